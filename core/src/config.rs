@@ -1,0 +1,207 @@
+//! Global settings from `.agentx/config.toml` (SPEC §6.3); every key optional.
+
+use serde::{Deserialize, Serialize};
+use toml::{Spanned, Value};
+
+use crate::error::ClarifyError;
+use crate::names::is_workflow_name;
+use crate::toml_value::Source;
+
+/// The `[clarify]` settings, defaults filled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Config {
+    /// Deadlock breaking: earlier = higher priority; unknown agents rank lowest.
+    pub priority: Vec<String>,
+    /// Jaccard similarity strictly above this counts as repetition.
+    pub stuck_similarity: f64,
+    /// Automatic retries of a stale clarification before escalation.
+    pub max_retries: u32,
+    pub max_topic_chars: u32,
+    pub max_body_chars: u32,
+    pub lock_timeout_ms: u64,
+    pub stale_lock_ms: u64,
+    pub default_workflow: String,
+}
+
+pub const DEFAULT_PRIORITY: &[&str] = &[
+    "product-manager",
+    "architect",
+    "ux-designer",
+    "engineer",
+    "reviewer",
+    "devops",
+    "devops-engineer",
+    "data-scientist",
+    "tester",
+    "customer-coach",
+];
+
+/// Suggestions: at most this many, each at most `MAX_SHORT_TEXT` characters.
+pub const MAX_SUGGESTIONS: usize = 10;
+/// Limit of `field`, each suggestion and `idempotencyKey`.
+pub const MAX_SHORT_TEXT: usize = 200;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            priority: DEFAULT_PRIORITY.iter().map(|s| (*s).to_owned()).collect(),
+            stuck_similarity: 0.8,
+            max_retries: 1,
+            max_topic_chars: 200,
+            max_body_chars: 2000,
+            lock_timeout_ms: 5000,
+            stale_lock_ms: 30_000,
+            default_workflow: String::from("feature"),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    clarify: Option<RawClarify>,
+}
+
+#[derive(Deserialize)]
+struct RawClarify {
+    priority: Option<Spanned<Value>>,
+    stuck_similarity: Option<Spanned<Value>>,
+    max_retries: Option<Spanned<Value>>,
+    max_topic_chars: Option<Spanned<Value>>,
+    max_body_chars: Option<Spanned<Value>>,
+    lock_timeout_ms: Option<Spanned<Value>>,
+    stale_lock_ms: Option<Spanned<Value>>,
+    default_workflow: Option<Spanned<Value>>,
+}
+
+fn to_u32(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+impl Config {
+    /// Parses `config.toml`. Unknown keys and other tables are ignored (the file may hold
+    /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
+    pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let src = Source { file, text };
+        let raw: RawFile = toml::from_str(text).map_err(|e| src.from_toml(&e))?;
+        let mut config = Config::default();
+        let Some(c) = raw.clarify else {
+            return Ok(config);
+        };
+        if let Some(v) = &c.priority {
+            config.priority = src.agents("priority", v)?;
+        }
+        if let Some(v) = &c.stuck_similarity {
+            config.stuck_similarity = src.float("stuck_similarity", v, 0.0, 1.0)?;
+        }
+        if let Some(v) = &c.max_retries {
+            config.max_retries = to_u32(src.int("max_retries", v, 0, 10)?);
+        }
+        if let Some(v) = &c.max_topic_chars {
+            config.max_topic_chars = to_u32(src.int("max_topic_chars", v, 1, 10_000)?);
+        }
+        if let Some(v) = &c.max_body_chars {
+            config.max_body_chars = to_u32(src.int("max_body_chars", v, 1, 100_000)?);
+        }
+        if let Some(v) = &c.lock_timeout_ms {
+            config.lock_timeout_ms = to_u64(src.int("lock_timeout_ms", v, 1, 600_000)?);
+        }
+        if let Some(v) = &c.stale_lock_ms {
+            config.stale_lock_ms = to_u64(src.int("stale_lock_ms", v, 1000, 3_600_000)?);
+        }
+        if let Some(v) = &c.default_workflow {
+            let name = src.string("default_workflow", v)?;
+            if !is_workflow_name(&name) {
+                return Err(src.error_at(
+                    &v.span(),
+                    format!("default_workflow '{name}' must match ^[a-z0-9][a-z0-9_-]{{0,63}}$"),
+                ));
+            }
+            config.default_workflow = name;
+        }
+        Ok(config)
+    }
+
+    /// Checks a config given as JSON (API input) against the same ranges as the TOML form.
+    pub fn validate(&self, file: &str) -> Result<(), ClarifyError> {
+        let bad = |message: String| ClarifyError::ConfigInvalid {
+            file: file.to_owned(),
+            location: None,
+            message,
+        };
+        if !(0.0..=1.0).contains(&self.stuck_similarity) {
+            return Err(bad(format!("stuckSimilarity must be from 0 to 1, found {}", self.stuck_similarity)));
+        }
+        let ranges: [(&str, u64, u64, u64); 5] = [
+            ("maxRetries", u64::from(self.max_retries), 0, 10),
+            ("maxTopicChars", u64::from(self.max_topic_chars), 1, 10_000),
+            ("maxBodyChars", u64::from(self.max_body_chars), 1, 100_000),
+            ("lockTimeoutMs", self.lock_timeout_ms, 1, 600_000),
+            ("staleLockMs", self.stale_lock_ms, 1000, 3_600_000),
+        ];
+        for (key, value, min, max) in ranges {
+            if !(min..=max).contains(&value) {
+                return Err(bad(format!("{key} must be an integer from {min} to {max}, found {value}")));
+            }
+        }
+        if let Some(p) = self.priority.iter().find(|p| crate::names::check_agent(p).is_err()) {
+            return Err(bad(format!("priority holds an invalid agent name '{p}'")));
+        }
+        if !is_workflow_name(&self.default_workflow) {
+            return Err(bad(format!("defaultWorkflow '{}' is not a valid workflow name", self.default_workflow)));
+        }
+        Ok(())
+    }
+
+    /// Rank in `priority` (0 = highest); unknown agents rank below every known one.
+    pub fn rank(&self, agent: &str) -> usize {
+        self.priority.iter().position(|p| p == agent).unwrap_or(usize::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        assert_eq!(Config::parse("config.toml", "").unwrap(), Config::default());
+        assert_eq!(Config::parse("config.toml", "[other]\nx = 1\n").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let c = Config::parse(
+            "config.toml",
+            "[clarify]\npriority = [\n  \"architect\", # comment\n  \"engineer\",\n]\nstuck_similarity = 1\nmax_retries = 0\ndefault_workflow = \"bug\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.priority, vec!["architect", "engineer"]);
+        assert!((c.stuck_similarity - 1.0).abs() < f64::EPSILON);
+        assert_eq!(c.max_retries, 0);
+        assert_eq!(c.default_workflow, "bug");
+    }
+
+    #[test]
+    fn wrong_types_and_ranges_are_located() {
+        let e = Config::parse("config.toml", "[clarify]\nmax_retries = \"two\"\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(e.to_string().starts_with("config.toml:2:15: max_retries must be an integer"), "{e}");
+        let e = Config::parse("config.toml", "[clarify]\n\nstuck_similarity = 1.5").unwrap_err();
+        assert!(e.to_string().starts_with("config.toml:3:20:"), "{e}");
+        let e = Config::parse("config.toml", "[clarify\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(e.to_string().starts_with("config.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn ranks_unknown_agents_last() {
+        let c = Config::default();
+        assert!(c.rank("product-manager") < c.rank("engineer"));
+        assert_eq!(c.rank("stranger"), usize::MAX);
+    }
+}

@@ -1,0 +1,178 @@
+//! Errors with stable codes (SPEC §9). Messages are lowercase, one line, name the offending
+//! value and say what is allowed; the code is what programs match on.
+
+use thiserror::Error;
+
+/// Every failure the core (and the shells around it) can report.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClarifyError {
+    #[error("invalid clarification id '{id}': {why}")]
+    InvalidId { id: String, why: String },
+    #[error("invalid agent name '{name}': {why}")]
+    InvalidAgent { name: String, why: String },
+    #[error("invalid issue number '{value}': expected a decimal integer from 0 to 2147483647")]
+    InvalidIssue { value: String },
+    #[error("{field} is empty: at least 1 character is required")]
+    TextEmpty { field: String },
+    #[error("{field} is too long: {len} characters, at most {max} allowed")]
+    TextTooLong { field: String, len: usize, max: usize },
+    #[error("agent '{agent}' cannot ask itself for clarification; ask another agent")]
+    SelfClarification { agent: String },
+    #[error("{message}")]
+    ScopeViolation { message: String },
+    #[error(
+        "step '{step}' of workflow '{workflow}' does not allow blocking clarifications; ask with --non-blocking"
+    )]
+    BlockingNotAllowed { workflow: String, step: String },
+    #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
+    MaxRoundsExceeded { id: String, max: u32 },
+    #[error("clarification {id} not found")]
+    NotFound { id: String },
+    #[error("agent '{actor}' cannot {op} {id}: only {allowed} may")]
+    NotParticipant {
+        actor: String,
+        op: String,
+        id: String,
+        allowed: String,
+    },
+    #[error("cannot {op} {id}: it is {status}; allowed: {allowed}")]
+    InvalidTransition {
+        op: String,
+        id: String,
+        status: String,
+        allowed: String,
+    },
+    #[error("idempotency key '{key}' already belongs to {id}, which was asked with different from/to/topic/question")]
+    IdempotencyConflict { key: String, id: String },
+    #[error("unknown workflow '{name}'; available: [{available}]")]
+    InvalidWorkflow { name: String, available: String },
+    #[error("{}", config_message(file, location, message))]
+    ConfigInvalid {
+        file: String,
+        /// 1-based (line, column), when the value could be located.
+        location: Option<(usize, usize)>,
+        message: String,
+    },
+    #[error("ledger {file} is corrupt: {message}")]
+    LedgerCorrupt { file: String, message: String },
+    #[error("{message}")]
+    LedgerInconsistent { message: String },
+    #[error("could not lock {path} within {ms} ms; another process holds it")]
+    LockTimeout { path: String, ms: u64 },
+    #[error("i/o error: {message}")]
+    Io { message: String },
+    #[error("invalid input: {message}")]
+    InvalidInput { message: String },
+    #[error("internal error: {message}")]
+    Internal { message: String },
+}
+
+fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
+    match location {
+        Some((line, column)) => format!("{file}:{line}:{column}: {message}"),
+        None => format!("{file}: {message}"),
+    }
+}
+
+impl ClarifyError {
+    /// The stable machine code, identical on every surface.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClarifyError::InvalidId { .. } => "INVALID_ID",
+            ClarifyError::InvalidAgent { .. } => "INVALID_AGENT",
+            ClarifyError::InvalidIssue { .. } => "INVALID_ISSUE",
+            ClarifyError::TextEmpty { .. } => "TEXT_EMPTY",
+            ClarifyError::TextTooLong { .. } => "TEXT_TOO_LONG",
+            ClarifyError::SelfClarification { .. } => "SELF_CLARIFICATION",
+            ClarifyError::ScopeViolation { .. } => "SCOPE_VIOLATION",
+            ClarifyError::BlockingNotAllowed { .. } => "BLOCKING_NOT_ALLOWED",
+            ClarifyError::MaxRoundsExceeded { .. } => "MAX_ROUNDS_EXCEEDED",
+            ClarifyError::NotFound { .. } => "NOT_FOUND",
+            ClarifyError::NotParticipant { .. } => "NOT_PARTICIPANT",
+            ClarifyError::InvalidTransition { .. } => "INVALID_TRANSITION",
+            ClarifyError::IdempotencyConflict { .. } => "IDEMPOTENCY_CONFLICT",
+            ClarifyError::InvalidWorkflow { .. } => "INVALID_WORKFLOW",
+            ClarifyError::ConfigInvalid { .. } => "CONFIG_INVALID",
+            ClarifyError::LedgerCorrupt { .. } => "LEDGER_CORRUPT",
+            ClarifyError::LedgerInconsistent { .. } => "LEDGER_INCONSISTENT",
+            ClarifyError::LockTimeout { .. } => "LOCK_TIMEOUT",
+            ClarifyError::Io { .. } => "IO_ERROR",
+            ClarifyError::InvalidInput { .. } => "INVALID_INPUT",
+            ClarifyError::Internal { .. } => "INTERNAL",
+        }
+    }
+
+    /// The CLI exit code for this error (SPEC §11.1).
+    pub fn exit_code(&self) -> i32 {
+        match self.code() {
+            "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
+            | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
+            "SCOPE_VIOLATION"
+            | "BLOCKING_NOT_ALLOWED"
+            | "MAX_ROUNDS_EXCEEDED"
+            | "NOT_PARTICIPANT"
+            | "IDEMPOTENCY_CONFLICT" => 4,
+            "NOT_FOUND" => 5,
+            "INVALID_TRANSITION" => 6,
+            "LOCK_TIMEOUT" => 7,
+            "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
+            _ => 1,
+        }
+    }
+
+    pub(crate) fn corrupt(file: impl Into<String>, message: impl Into<String>) -> Self {
+        ClarifyError::LedgerCorrupt {
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn input(message: impl Into<String>) -> Self {
+        ClarifyError::InvalidInput {
+            message: message.into(),
+        }
+    }
+}
+
+/// Every code, for tests and documentation.
+pub const ALL_CODES: &[&str] = &[
+    "INVALID_ID",
+    "INVALID_AGENT",
+    "INVALID_ISSUE",
+    "TEXT_EMPTY",
+    "TEXT_TOO_LONG",
+    "SELF_CLARIFICATION",
+    "SCOPE_VIOLATION",
+    "BLOCKING_NOT_ALLOWED",
+    "MAX_ROUNDS_EXCEEDED",
+    "NOT_FOUND",
+    "NOT_PARTICIPANT",
+    "INVALID_TRANSITION",
+    "IDEMPOTENCY_CONFLICT",
+    "INVALID_WORKFLOW",
+    "CONFIG_INVALID",
+    "LEDGER_CORRUPT",
+    "LEDGER_INCONSISTENT",
+    "LOCK_TIMEOUT",
+    "IO_ERROR",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_errors_carry_their_location() {
+        let e = ClarifyError::ConfigInvalid {
+            file: "feature.toml".into(),
+            location: Some((4, 22)),
+            message: "clarify_max_rounds must be an integer from 1 to 20, found 50".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "feature.toml:4:22: clarify_max_rounds must be an integer from 1 to 20, found 50"
+        );
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert_eq!(e.exit_code(), 3);
+    }
+}

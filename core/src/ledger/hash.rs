@@ -1,0 +1,211 @@
+//! The hash chain (tamper evidence): each entry's hash is
+//! `sha256(<record id> "\n" <previous hash or ""> "\n" <JCS of the entry without "hash">)`.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::Entry;
+
+/// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
+pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(record_id.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(prev.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(canonical_json(&entry_value(entry)).as_bytes());
+    let digest = hasher.finalize();
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+/// The entry as JSON, every field except `hash`, unknown ones included.
+fn entry_value(entry: &Entry) -> Value {
+    let mut map = Map::new();
+    for (k, v) in &entry.extra {
+        map.insert(k.clone(), v.clone());
+    }
+    map.insert("round".into(), Value::from(entry.round));
+    map.insert("from".into(), Value::from(entry.from.as_str()));
+    map.insert("type".into(), Value::from(entry.kind.as_str()));
+    map.insert("body".into(), Value::from(entry.body.as_str()));
+    map.insert("timestamp".into(), Value::from(entry.timestamp.as_str()));
+    map.remove("hash");
+    Value::Object(map)
+}
+
+/// Hashes every entry of a thread in order (used for legacy threads without any hash).
+pub(super) fn hash_all(record_id: &str, thread: &mut [Entry]) {
+    let mut prev = String::new();
+    for entry in thread.iter_mut() {
+        let h = entry_hash(record_id, &prev, entry);
+        entry.hash = Some(h.clone());
+        prev = h;
+    }
+}
+
+/// What `verify` finds in a record's chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainState {
+    /// Every entry carries the hash it should.
+    Intact,
+    /// No entry has a hash: a legacy record, hashed on its next write.
+    Unhashed,
+    /// Some entries have hashes and some do not.
+    Mixed,
+    /// The first entry (0-based) whose hash does not match.
+    BrokenAt(usize),
+}
+
+impl super::Record {
+    pub fn chain_state(&self) -> ChainState {
+        let hashed = self.thread.iter().filter(|e| e.hash.is_some()).count();
+        if hashed == 0 {
+            return ChainState::Unhashed;
+        }
+        if hashed != self.thread.len() {
+            return ChainState::Mixed;
+        }
+        let mut prev = "";
+        for (i, entry) in self.thread.iter().enumerate() {
+            let stored = entry.hash.as_deref().unwrap_or("");
+            if entry_hash(&self.id, prev, entry) != stored {
+                return ChainState::BrokenAt(i);
+            }
+            prev = stored;
+        }
+        ChainState::Intact
+    }
+}
+
+/// RFC 8785 (JCS) canonical JSON: keys sorted by UTF-16 code units, no whitespace, strings
+/// escaped only where JSON requires it, numbers in ECMAScript form.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(n, out),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(key, out);
+                out.push(':');
+                if let Some(v) = map.get(key) {
+                    write_canonical(v, out);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_string(s: &str, out: &mut String) {
+    // serde_json escapes exactly `"`, `\` and control characters (short forms for \b \t \n
+    // \f \r, lowercase \u00xx otherwise) and writes everything else as raw UTF-8: JCS's rules.
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+fn write_number(n: &serde_json::Number, out: &mut String) {
+    if let Some(i) = n.as_i64() {
+        let _ = write!(out, "{i}");
+    } else if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else if let Some(f) = n.as_f64() {
+        out.push_str(&es_number(f));
+    }
+}
+
+/// ECMAScript `Number.prototype.toString` for finite doubles (what JCS prescribes).
+fn es_number(f: f64) -> String {
+    if f == 0.0 {
+        return String::from("0");
+    }
+    let sign = if f < 0.0 { "-" } else { "" };
+    // `{:e}` prints the shortest round-trip digits: "1.2345e20", "5e-324".
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let k = i32::try_from(digits.len()).unwrap_or(1);
+    let n = exp + 1;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat(usize::try_from(n - k).unwrap_or(0)))
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
+        format!("{int}.{frac}")
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat(usize::try_from(-n).unwrap_or(0)))
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let e = n - 1;
+        let esign = if e < 0 { "-" } else { "+" };
+        if rest.is_empty() {
+            format!("{first}e{esign}{}", e.abs())
+        } else {
+            format!("{first}.{rest}e{esign}{}", e.abs())
+        }
+    };
+    format!("{sign}{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn jcs_sorts_keys_and_drops_whitespace() {
+        let v = json!({"b": 1, "a": [true, null, "x"], "é": "ü\n"});
+        assert_eq!(canonical_json(&v), "{\"a\":[true,null,\"x\"],\"b\":1,\"é\":\"ü\\n\"}");
+    }
+
+    #[test]
+    fn jcs_numbers_follow_ecmascript() {
+        for (f, s) in [
+            (1.0, "1"),
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (-2.5, "-2.5"),
+            (123.456, "123.456"),
+        ] {
+            assert_eq!(es_number(f), s, "{f}");
+        }
+    }
+
+    #[test]
+    fn jcs_sorts_by_utf16_units() {
+        // U+FF61 sorts after U+1F600 in UTF-8 but before it in UTF-16 (surrogates 0xD83D).
+        let v = json!({"\u{1F600}": 1, "\u{FF61}": 2});
+        assert_eq!(canonical_json(&v), "{\"\u{1F600}\":1,\"\u{FF61}\":2}");
+    }
+}

@@ -1,0 +1,349 @@
+//! The ledger: one JSON file per issue holding its clarification records (SPEC §3.1).
+//!
+//! A record's `thread` is an append-only event log. `status`, `round`, `retries`,
+//! `resolvedAt`, `staleAfter` and `created` are a snapshot of its fold: decisions always use
+//! the fold ([`Record::fold`]); the stored snapshot is kept as read so that `verify` can report
+//! a mismatch, and is rewritten from the fold whenever the ledger is sealed for writing.
+
+mod fold;
+mod hash;
+mod wire;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::ClarifyError;
+use crate::names::ClarificationId;
+use crate::time::Timestamp;
+
+pub use fold::Fold;
+pub use hash::{canonical_json, entry_hash, ChainState};
+
+/// Status of a clarification record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pending,
+    Answered,
+    Stale,
+    Escalated,
+    Resolved,
+    Abandoned,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Pending,
+        Status::Stale,
+        Status::Answered,
+        Status::Escalated,
+        Status::Resolved,
+        Status::Abandoned,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Answered => "answered",
+            Status::Stale => "stale",
+            Status::Escalated => "escalated",
+            Status::Resolved => "resolved",
+            Status::Abandoned => "abandoned",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// pending, stale or answered.
+    pub fn is_active(self) -> bool {
+        matches!(self, Status::Pending | Status::Stale | Status::Answered)
+    }
+
+    /// active or escalated.
+    pub fn is_open(self) -> bool {
+        self.is_active() || self == Status::Escalated
+    }
+
+    /// resolved or abandoned: nothing may follow.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Status::Resolved | Status::Abandoned)
+    }
+}
+
+/// Type of a thread entry; each leads to one status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Question,
+    Answer,
+    Stale,
+    Retry,
+    Escalation,
+    Resolution,
+    Abandonment,
+}
+
+impl EntryKind {
+    pub fn status_after(self) -> Status {
+        match self {
+            EntryKind::Question | EntryKind::Retry => Status::Pending,
+            EntryKind::Answer => Status::Answered,
+            EntryKind::Stale => Status::Stale,
+            EntryKind::Escalation => Status::Escalated,
+            EntryKind::Resolution => Status::Resolved,
+            EntryKind::Abandonment => Status::Abandoned,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Question => "question",
+            EntryKind::Answer => "answer",
+            EntryKind::Stale => "stale",
+            EntryKind::Retry => "retry",
+            EntryKind::Escalation => "escalation",
+            EntryKind::Resolution => "resolution",
+            EntryKind::Abandonment => "abandonment",
+        }
+    }
+}
+
+/// One entry of a record's thread.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    pub round: u32,
+    pub from: String,
+    #[serde(rename = "type")]
+    pub kind: EntryKind,
+    pub body: String,
+    pub timestamp: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// Fields this version does not know, kept verbatim (and covered by the hash).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One clarification: a question, its answers and follow-ups, and what the monitor did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub id: String,
+    pub from: String,
+    pub to: String,
+    pub topic: String,
+    pub blocking: bool,
+    pub status: Status,
+    pub round: u32,
+    pub max_rounds: u32,
+    pub sla_minutes: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_after: Option<Timestamp>,
+    pub retries: u32,
+    pub resolved_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    pub thread: Vec<Entry>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The ledger of one issue.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    pub issue_number: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
+    pub clarifications: Vec<Record>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Ledger {
+    pub fn new(issue_number: u32) -> Self {
+        Ledger {
+            issue_number,
+            workflow: None,
+            clarifications: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Parses ledger bytes. `file` names the source in errors; `issue` (from the file name)
+    /// fills a missing `issueNumber`. Reference-implementation ledgers are normalised here.
+    pub fn parse(file: &str, bytes: &[u8], issue: Option<u32>) -> Result<Ledger, ClarifyError> {
+        let raw: wire::RawLedger = serde_json::from_slice(bytes)
+            .map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
+        raw.normalise(file, issue)
+    }
+
+    /// Converts a JSON value (API input) into a ledger.
+    pub fn from_value(file: &str, value: &Value, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
+        let raw = wire::RawLedger::deserialize(value)
+            .map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
+        raw.normalise(file, issue)
+    }
+
+    /// Pretty-printed JSON with a trailing newline: the exact bytes of a ledger file.
+    pub fn to_pretty_json(&self) -> String {
+        let mut out = serde_json::to_string_pretty(self).unwrap_or_default();
+        out.push('\n');
+        out
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    pub fn find(&self, id: &str) -> Option<&Record> {
+        self.clarifications.iter().find(|r| r.id == id)
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.clarifications.iter().position(|r| r.id == id)
+    }
+
+    /// The next id: max(existing sequence) + 1 over this issue's valid ids (never count + 1).
+    pub fn next_id(&self) -> ClarificationId {
+        let max = self
+            .clarifications
+            .iter()
+            .filter_map(|r| ClarificationId::parse(&r.id).ok())
+            .filter(|id| id.issue == self.issue_number)
+            .map(|id| id.seq)
+            .max()
+            .unwrap_or(0);
+        ClarificationId::new(self.issue_number, max.saturating_add(1))
+    }
+
+    /// Prepares the ledger for writing: every snapshot becomes its fold and legacy threads
+    /// (no hash at all) are hashed in order. Idempotent.
+    pub fn seal(&mut self) {
+        for record in &mut self.clarifications {
+            record.seal();
+        }
+    }
+}
+
+impl Record {
+    /// The record's sequence number, when its id is valid.
+    pub fn seq(&self) -> Option<u64> {
+        ClarificationId::parse(&self.id).ok().map(|id| id.seq)
+    }
+
+    /// Sort key that orders records by sequence number, invalid ids last (by text).
+    pub fn order_key(&self) -> (u64, &str) {
+        (self.seq().unwrap_or(u64::MAX), &self.id)
+    }
+
+    /// A reference-implementation record with no thread (round 0): only escalate, abandon
+    /// and the monitor touch it.
+    pub fn is_legacy_empty(&self) -> bool {
+        self.thread.is_empty()
+    }
+
+    /// The status every decision uses: the fold of the thread, except that a legacy record
+    /// stored as `stale` whose fold is `pending` counts as stale (its `stale` entry is missing).
+    pub fn current_status(&self) -> Status {
+        let folded = self.fold().status;
+        if self.status == Status::Stale && folded == Status::Pending {
+            Status::Stale
+        } else {
+            folded
+        }
+    }
+
+    /// True when the thread says `pending` but the stored status says `stale` (legacy).
+    pub fn has_missing_stale_entry(&self) -> bool {
+        !self.thread.is_empty() && self.status == Status::Stale && self.fold().status == Status::Pending
+    }
+
+    pub fn last_timestamp_ms(&self) -> Option<i64> {
+        self.thread.last().map(|e| e.timestamp.ms())
+    }
+
+    /// The timestamp of a new entry: `now`, or the last entry's time when `now` is earlier
+    /// (clock skew between machines must not reorder history).
+    pub fn clamp_now(&self, now: i64) -> i64 {
+        match self.last_timestamp_ms() {
+            Some(last) if last > now => last,
+            _ => now,
+        }
+    }
+
+    /// Appends an entry, chaining its hash, and refreshes the snapshot. Returns the entry's
+    /// timestamp (epoch ms).
+    pub fn append(&mut self, kind: EntryKind, from: &str, body: &str, at_ms: i64) -> i64 {
+        let round = match kind {
+            EntryKind::Question => self.fold().round.saturating_add(1),
+            _ => self.fold().round,
+        };
+        let mut entry = Entry {
+            round,
+            from: from.to_owned(),
+            kind,
+            body: body.to_owned(),
+            timestamp: Timestamp::from_ms(at_ms),
+            hash: None,
+            extra: Map::new(),
+        };
+        let legacy = !self.thread.is_empty() && self.thread.iter().all(|e| e.hash.is_none());
+        if legacy {
+            hash::hash_all(&self.id, &mut self.thread);
+        }
+        let prev = self.thread.last().and_then(|e| e.hash.as_deref()).unwrap_or("");
+        entry.hash = Some(entry_hash(&self.id, prev, &entry));
+        let at = entry.timestamp.ms();
+        self.thread.push(entry);
+        // A new entry is a new fact: the snapshot follows the fold, legacy marker or not.
+        self.refresh(false);
+        at
+    }
+
+    /// Snapshot := fold; legacy (entirely unhashed) threads get their hashes. A legacy record
+    /// stored as `stale` whose thread lacks the `stale` entry keeps that status until the
+    /// monitor writes the entry.
+    pub fn seal(&mut self) {
+        let keep = self.has_missing_stale_entry();
+        self.refresh(keep);
+    }
+
+    fn refresh(&mut self, keep_stale_marker: bool) {
+        if self.thread.is_empty() {
+            return;
+        }
+        let f = self.fold();
+        self.status = if keep_stale_marker { Status::Stale } else { f.status };
+        self.round = f.round;
+        self.retries = f.retries;
+        self.resolved_at = f.resolved_at;
+        self.stale_after = f.stale_after;
+        if f.created.is_some() {
+            self.created = f.created;
+        }
+        if self.thread.iter().all(|e| e.hash.is_none()) {
+            hash::hash_all(&self.id, &mut self.thread);
+        }
+    }
+
+    /// The record as the outputs show it: with `issueNumber`.
+    pub fn to_output(&self, issue: u32) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert(String::from("issueNumber"), Value::from(issue));
+        }
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,119 @@
+//! The monitor (SPEC §7): pure (ledgers, statuses, config, now) → new ledgers, events, report.
+//!
+//! Phases run in order — stale, stuck, deadlock, abandoned — each on the state the previous
+//! one left, so no record is escalated twice and a second run at the same `now` finds nothing.
+//! Every rule looks at one issue at a time (deadlocks are per issue), so a ledger can be
+//! monitored on its own: the CLI re-runs [`monitor_ledger`] under the ledger's lock on a fresh
+//! read before writing, never writing from a stale copy.
+
+mod abandoned;
+mod deadlock;
+mod report;
+mod stale;
+mod stuck;
+
+pub use deadlock::{find_cycle_breaks, CycleBreak, WaitEdge};
+pub use report::{DeadlockReport, EscalatedReport, Report, ReportError};
+pub use stuck::{jaccard, tokens};
+
+use crate::agents::Statuses;
+use crate::config::Config;
+use crate::events::Event;
+use crate::ledger::{EntryKind, Ledger};
+use crate::names::MONITOR;
+
+/// What one ledger's monitor pass did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerOutcome {
+    pub ledger: Ledger,
+    pub changed: bool,
+    pub events: Vec<Event>,
+    pub report: Report,
+}
+
+/// What a monitor pass over a workspace did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Every ledger after the pass, ascending by issue.
+    pub ledgers: Vec<Ledger>,
+    /// Issues whose ledger changed (to be written).
+    pub changed: Vec<u32>,
+    pub events: Vec<Event>,
+    pub report: Report,
+}
+
+/// The working state of one ledger's pass.
+pub(crate) struct Pass<'a> {
+    pub ledger: Ledger,
+    pub statuses: &'a Statuses,
+    pub config: &'a Config,
+    pub now: i64,
+    pub events: Vec<Event>,
+    pub report: Report,
+    pub changed: bool,
+}
+
+impl Pass<'_> {
+    /// Appends a monitor entry to record `index`.
+    pub fn append(&mut self, index: usize, kind: EntryKind, body: &str) {
+        let issue = self.ledger.issue_number;
+        let Some(record) = self.ledger.clarifications.get_mut(index) else {
+            return;
+        };
+        let at = record.clamp_now(self.now);
+        let at = record.append(kind, MONITOR, body, at);
+        if let Some(event) = Event::for_entry(issue, record, kind, MONITOR, body, at) {
+            self.events.push(event);
+        }
+        self.changed = true;
+    }
+
+    /// Escalates record `index` and lists it in `escalated`.
+    pub fn escalate(&mut self, index: usize, reason: &str) {
+        self.append(index, EntryKind::Escalation, reason);
+        if let Some(r) = self.ledger.clarifications.get(index) {
+            self.report.escalated.push(EscalatedReport { id: r.id.clone(), reason: reason.to_owned() });
+        }
+    }
+
+    pub fn id(&self, index: usize) -> String {
+        self.ledger.clarifications.get(index).map(|r| r.id.clone()).unwrap_or_default()
+    }
+}
+
+/// Runs every phase over one ledger.
+pub fn monitor_ledger(ledger: Ledger, statuses: &Statuses, config: &Config, now: i64) -> LedgerOutcome {
+    let mut pass = Pass { ledger, statuses, config, now, events: Vec::new(), report: Report::default(), changed: false };
+    stale::run(&mut pass);
+    stuck::run(&mut pass);
+    deadlock::run(&mut pass);
+    abandoned::run(&mut pass);
+    if pass.changed {
+        pass.ledger.seal();
+    }
+    pass.report.sort();
+    LedgerOutcome { ledger: pass.ledger, changed: pass.changed, events: pass.events, report: pass.report }
+}
+
+/// Runs the monitor over a workspace. `errors` are ledgers that could not be read, reported
+/// and skipped.
+pub fn monitor(ledgers: Vec<Ledger>, errors: Vec<ReportError>, statuses: &Statuses, config: &Config, now: i64) -> Outcome {
+    let mut ledgers = ledgers;
+    ledgers.sort_by_key(|l| l.issue_number);
+    let mut out = Outcome { ledgers: Vec::with_capacity(ledgers.len()), changed: Vec::new(), events: Vec::new(), report: Report::default() };
+    for ledger in ledgers {
+        let one = monitor_ledger(ledger, statuses, config, now);
+        if one.changed {
+            out.changed.push(one.ledger.issue_number);
+        }
+        out.events.extend(one.events);
+        out.report.merge(one.report);
+        out.ledgers.push(one.ledger);
+    }
+    out.report.errors = errors;
+    out.report.errors.sort_by(|a, b| a.file.cmp(&b.file));
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! Operations on an existing record: answer, follow-up, resolve, abandon, escalate.
+
+use super::transition::{allowed_ops, who_may, Op};
+use super::{check_now, Applied};
+use crate::config::Config;
+use crate::error::ClarifyError;
+use crate::events::Event;
+use crate::ledger::{EntryKind, Ledger, Status};
+use crate::names::{check_agent, check_text, ClarificationId, AGENT_X, HUMAN};
+
+/// An operation on an existing record, with its actor and text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Answer { from: String, body: String },
+    FollowUp { from: String, question: String },
+    /// `from` defaults to `human` on an escalated record, else the requester.
+    Resolve { from: Option<String>, message: Option<String> },
+    /// `from` defaults to `human`.
+    Escalate { from: Option<String>, message: Option<String> },
+    /// `from` defaults to the requester.
+    Abandon { from: Option<String>, message: Option<String> },
+}
+
+impl Action {
+    fn op(&self) -> Op {
+        match self {
+            Action::Answer { .. } => Op::Answer,
+            Action::FollowUp { .. } => Op::FollowUp,
+            Action::Resolve { .. } => Op::Resolve,
+            Action::Escalate { .. } => Op::Escalate,
+            Action::Abandon { .. } => Op::Abandon,
+        }
+    }
+
+    fn explicit_actor(&self) -> Option<&str> {
+        match self {
+            Action::Answer { from, .. } | Action::FollowUp { from, .. } => Some(from),
+            Action::Resolve { from, .. } | Action::Escalate { from, .. } | Action::Abandon { from, .. } => from.as_deref(),
+        }
+    }
+
+    /// (field name, text) to validate.
+    fn text(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Action::Answer { body, .. } => Some(("answer", body)),
+            Action::FollowUp { question, .. } => Some(("question", question)),
+            Action::Resolve { message, .. } | Action::Escalate { message, .. } | Action::Abandon { message, .. } => {
+                message.as_deref().map(|m| ("message", m))
+            }
+        }
+    }
+}
+
+/// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
+/// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`.
+pub fn act(ledger: &Ledger, id: &str, action: &Action, config: &Config, now: i64) -> Result<Applied, ClarifyError> {
+    check_now(now)?;
+    let parsed = ClarificationId::parse(id)?;
+    if let Some(actor) = action.explicit_actor() {
+        check_agent(actor)?;
+    }
+    if let Some((field, text)) = action.text() {
+        check_text(field, text, config.max_body_chars as usize)?;
+    }
+    let index = (parsed.issue == ledger.issue_number)
+        .then(|| ledger.position(id))
+        .flatten()
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    let mut ledger = ledger.clone();
+    let issue = ledger.issue_number;
+    let Some(record) = ledger.clarifications.get_mut(index) else {
+        return Err(ClarifyError::NotFound { id: id.to_owned() });
+    };
+
+    let op = action.op();
+    let status = record.current_status();
+    let legacy_empty = record.is_legacy_empty();
+    let Some(who) = who_may(status, op, legacy_empty) else {
+        return Err(ClarifyError::InvalidTransition {
+            op: op.as_str().to_owned(),
+            id: id.to_owned(),
+            status: status.as_str().to_owned(),
+            allowed: allowed_ops(status, legacy_empty),
+        });
+    };
+    let actor = match action.explicit_actor() {
+        Some(a) => a.to_owned(),
+        None => match action {
+            Action::Resolve { .. } if status == Status::Escalated => HUMAN.to_owned(),
+            Action::Escalate { .. } => HUMAN.to_owned(),
+            _ => record.from.clone(),
+        },
+    };
+    if !who.admits(&actor, &record.from, &record.to) {
+        return Err(ClarifyError::NotParticipant {
+            actor,
+            op: op.as_str().to_owned(),
+            id: id.to_owned(),
+            allowed: who.describe(&record.from, &record.to),
+        });
+    }
+
+    let at = record.clamp_now(now);
+    let mut error = None;
+    let (kind, author, body) = match action {
+        Action::Answer { body, .. } => (EntryKind::Answer, actor, body.clone()),
+        Action::FollowUp { question, .. } => {
+            let round = record.fold().round;
+            if round >= record.max_rounds {
+                error = Some(ClarifyError::MaxRoundsExceeded { id: id.to_owned(), max: record.max_rounds });
+                let reason = format!("max rounds reached ({} of {})", round, record.max_rounds);
+                (EntryKind::Escalation, AGENT_X.to_owned(), reason)
+            } else {
+                (EntryKind::Question, actor, question.clone())
+            }
+        }
+        Action::Resolve { message, .. } => {
+            (EntryKind::Resolution, actor.clone(), message.clone().unwrap_or_else(|| format!("resolved by {actor}")))
+        }
+        Action::Escalate { message, .. } => {
+            (EntryKind::Escalation, actor.clone(), message.clone().unwrap_or_else(|| format!("escalated by {actor}")))
+        }
+        Action::Abandon { message, .. } => {
+            (EntryKind::Abandonment, actor.clone(), message.clone().unwrap_or_else(|| format!("abandoned by {actor}")))
+        }
+    };
+    let at = record.append(kind, &author, &body, at);
+    let events = Event::for_entry(issue, record, kind, &author, &body, at).into_iter().collect();
+    ledger.seal();
+    Ok(Applied { ledger, id: id.to_owned(), events, idempotent: false, error })
+}

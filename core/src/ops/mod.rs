@@ -1,0 +1,57 @@
+//! The clarification state machine (SPEC §4).
+//!
+//! ```text
+//!               request                 answer                  resolve (requester)
+//!    (none) ───────────▶ pending ─────────────▶ answered ─────────────────────▶ resolved
+//!                         │  ▲ ◀──── follow-up ────┘ │                            ▲
+//!           SLA expired   │  │ retry (retries < max) │ follow-up at max rounds    │
+//!                         ▼  │                       ▼                            │
+//!                         stale ── expiry with no retry left ──▶ escalated ── resolve (human)
+//!                         stale ── answer ──▶ answered
+//!    pending/stale/answered ── abandon ──▶ abandoned        (resolved, abandoned are terminal)
+//!    pending/stale/answered ── escalate (manual, stuck, deadlock) ──▶ escalated
+//! ```
+//!
+//! Every operation is a pure function of (ledger, input, policy, now) returning the new
+//! ledger and its events, or a typed refusal. Nothing is written on refusal, except the
+//! max-rounds escalation, which is returned *with* `MAX_ROUNDS_EXCEEDED`.
+
+mod act;
+mod request;
+mod transition;
+
+pub use act::{act, Action};
+pub use request::{request, NewRequest};
+pub use transition::{allowed_ops, who_may, Op, Who};
+
+use crate::error::ClarifyError;
+use crate::events::Event;
+use crate::ledger::Ledger;
+use crate::time::MAX_EPOCH_MS;
+
+/// The result of an operation that wrote something.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// The ledger to write (sealed: snapshots equal folds).
+    pub ledger: Ledger,
+    /// The record the operation concerned.
+    pub id: String,
+    /// What happened, in order.
+    pub events: Vec<Event>,
+    /// True for an idempotent replay: nothing changed.
+    pub idempotent: bool,
+    /// Set when the write is itself the answer to a refusal (`MAX_ROUNDS_EXCEEDED`): the
+    /// caller writes the ledger and still reports the error.
+    pub error: Option<ClarifyError>,
+}
+
+/// `now` must be a time the ledger format can hold.
+pub fn check_now(now: i64) -> Result<(), ClarifyError> {
+    if (0..=MAX_EPOCH_MS).contains(&now) {
+        Ok(())
+    } else {
+        Err(ClarifyError::input(format!(
+            "now {now} is out of range: expected epoch milliseconds from 0 to {MAX_EPOCH_MS}"
+        )))
+    }
+}

@@ -1,0 +1,143 @@
+//! `request`: a new clarification record (validation → idempotency → scope → write).
+
+use serde_json::Map;
+
+use super::{check_now, Applied};
+use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
+use crate::error::ClarifyError;
+use crate::events::Event;
+use crate::ledger::{EntryKind, Ledger, Record, Status};
+use crate::names::{check_agent, check_issue, check_text, check_workflow_name};
+use crate::scope::{self, Ask};
+use crate::time::Timestamp;
+use crate::workflow::Workflows;
+
+/// What an agent asks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewRequest {
+    pub issue_number: u64,
+    pub from: String,
+    pub to: String,
+    pub topic: String,
+    pub question: String,
+    pub blocking: bool,
+    pub workflow: Option<String>,
+    pub step: Option<String>,
+    pub field: Option<String>,
+    pub suggestions: Vec<String>,
+    pub idempotency_key: Option<String>,
+}
+
+impl NewRequest {
+    /// SPEC §6.4 step 1, in the documented order.
+    fn validate(&self, config: &Config) -> Result<u32, ClarifyError> {
+        let issue = check_issue(self.issue_number)?;
+        check_agent(&self.from)?;
+        check_agent(&self.to)?;
+        if let Some(w) = &self.workflow {
+            check_workflow_name(w)?;
+        }
+        check_text("topic", &self.topic, config.max_topic_chars as usize)?;
+        check_text("question", &self.question, config.max_body_chars as usize)?;
+        if let Some(f) = &self.field {
+            check_text("field", f, MAX_SHORT_TEXT)?;
+        }
+        if self.suggestions.len() > MAX_SUGGESTIONS {
+            return Err(ClarifyError::TextTooLong {
+                field: String::from("suggestions"),
+                len: self.suggestions.len(),
+                max: MAX_SUGGESTIONS,
+            });
+        }
+        for s in &self.suggestions {
+            check_text("suggestion", s, MAX_SHORT_TEXT)?;
+        }
+        if let Some(k) = &self.idempotency_key {
+            check_text("idempotency key", k, MAX_SHORT_TEXT)?;
+        }
+        Ok(issue)
+    }
+}
+
+/// Opens a clarification on `ledger` (None: the issue has no ledger yet).
+pub fn request(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
+    check_now(now)?;
+    let issue = req.validate(config)?;
+    let mut ledger = match ledger {
+        Some(l) if l.issue_number != issue => {
+            return Err(ClarifyError::input(format!(
+                "the ledger is for issue {} but the request is for issue {issue}",
+                l.issue_number
+            )))
+        }
+        Some(l) => l.clone(),
+        None => Ledger::new(issue),
+    };
+
+    // An agent that crashed and re-sends its request gets the original record back.
+    if let Some(key) = &req.idempotency_key {
+        if let Some(existing) = ledger.clarifications.iter().find(|r| r.idempotency_key.as_ref() == Some(key)) {
+            let first_question = existing.thread.iter().find(|e| e.kind == EntryKind::Question);
+            let same = existing.from == req.from
+                && existing.to == req.to
+                && existing.topic == req.topic
+                && first_question.is_some_and(|q| q.body == req.question);
+            if !same {
+                return Err(ClarifyError::IdempotencyConflict { key: key.clone(), id: existing.id.clone() });
+            }
+            let id = existing.id.clone();
+            return Ok(Applied { ledger, id, events: Vec::new(), idempotent: true, error: None });
+        }
+    }
+
+    let grant = scope::check(
+        &Ask {
+            from: &req.from,
+            to: &req.to,
+            blocking: req.blocking,
+            workflow: req.workflow.as_deref(),
+            step: req.step.as_deref(),
+            ledger_workflow: ledger.workflow.as_deref(),
+        },
+        config,
+        workflows,
+    )?;
+
+    let id = ledger.next_id().to_string();
+    let mut record = Record {
+        id: id.clone(),
+        from: req.from.clone(),
+        to: req.to.clone(),
+        topic: req.topic.clone(),
+        blocking: req.blocking,
+        status: Status::Pending,
+        round: 0,
+        max_rounds: grant.max_rounds,
+        sla_minutes: grant.sla_minutes,
+        created: Some(Timestamp::from_ms(now)),
+        stale_after: None,
+        retries: 0,
+        resolved_at: None,
+        field: req.field.clone(),
+        suggestions: req.suggestions.clone(),
+        idempotency_key: req.idempotency_key.clone(),
+        thread: Vec::new(),
+        extra: Map::new(),
+    };
+    let at = record.append(EntryKind::Question, &req.from, &req.question, now);
+    let events = Event::for_entry(issue, &record, EntryKind::Question, &req.from, &req.question, at)
+        .into_iter()
+        .collect();
+    if ledger.workflow.is_none() {
+        ledger.workflow = Some(grant.workflow);
+    }
+    ledger.clarifications.push(record);
+    ledger.seal();
+    Ok(Applied { ledger, id, events, idempotent: false, error: None })
+}

@@ -1,0 +1,105 @@
+//! Read-only views over ledgers: `list`, `show`, `ready`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ledger::{Ledger, Record, Status};
+
+/// Which records `list` shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    pub issue: Option<u32>,
+    /// Only these statuses (any of them); empty = the default set.
+    pub statuses: Vec<Status>,
+    /// Every record, terminal ones included.
+    pub all: bool,
+}
+
+/// Records matching `filter`, ordered by issue then sequence. Default: open records.
+pub fn list<'a>(ledgers: &'a [Ledger], filter: &ListFilter) -> Vec<(u32, &'a Record)> {
+    let mut out: Vec<(u32, &Record)> = ledgers
+        .iter()
+        .filter(|l| filter.issue.is_none_or(|n| n == l.issue_number))
+        .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)))
+        .filter(|(_, r)| {
+            let status = r.current_status();
+            if !filter.statuses.is_empty() {
+                filter.statuses.contains(&status)
+            } else {
+                filter.all || status.is_open()
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key())));
+    out
+}
+
+/// Records as outputs show them (with `issueNumber`).
+pub fn list_values(records: &[(u32, &Record)]) -> Vec<Value> {
+    records.iter().map(|(issue, r)| r.to_output(*issue)).collect()
+}
+
+/// One record by id across ledgers.
+pub fn find<'a>(ledgers: &'a [Ledger], id: &str) -> Option<(u32, &'a Record)> {
+    ledgers
+        .iter()
+        .find_map(|l| l.find(id).map(|r| (l.issue_number, r)))
+}
+
+/// An open blocking request that holds an issue up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blocker {
+    pub id: String,
+    pub waiting_on: String,
+}
+
+/// One issue in `agentx ready`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadyIssue {
+    pub issue_number: u32,
+    /// Blocking records in pending or stale, oldest first; empty = ready.
+    pub blocked: Vec<Blocker>,
+}
+
+/// The ready queue: every issue with a ledger, ascending.
+pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
+    let mut out: Vec<ReadyIssue> = ledgers
+        .iter()
+        .map(|l| {
+            let mut blockers: Vec<&Record> = l
+                .clarifications
+                .iter()
+                .filter(|r| r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale))
+                .collect();
+            blockers.sort_by_key(|r| (r.created.as_ref().map_or(i64::MAX, |t| t.ms()), r.order_key()));
+            ReadyIssue {
+                issue_number: l.issue_number,
+                blocked: blockers
+                    .into_iter()
+                    .map(|r| Blocker { id: r.id.clone(), waiting_on: r.to.clone() })
+                    .collect(),
+            }
+        })
+        .collect();
+    out.sort_by_key(|r| r.issue_number);
+    out
+}
+
+/// The human line for one ready-queue entry.
+pub fn ready_line(issue: &ReadyIssue) -> String {
+    match issue.blocked.split_first() {
+        None => format!("#{} ready", issue.issue_number),
+        Some((first, rest)) if rest.is_empty() => {
+            format!("#{} BLOCKED: {} waiting on {}", issue.issue_number, first.id, first.waiting_on)
+        }
+        Some((first, rest)) => format!(
+            "#{} BLOCKED: {} waiting on {} (+{} more)",
+            issue.issue_number,
+            first.id,
+            first.waiting_on,
+            rest.len()
+        ),
+    }
+}

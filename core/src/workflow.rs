@@ -1,0 +1,249 @@
+//! Workflow definitions `.agentx/workflows/<type>.toml` (SPEC §6.1): `[[steps]]` with an `id`,
+//! an `agent` and optional clarify fields. Other keys are allowed and left alone.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use toml::{Spanned, Value};
+
+use crate::error::ClarifyError;
+use crate::names::check_agent;
+use crate::toml_value::Source;
+
+/// A parsed workflow.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workflow {
+    pub steps: Vec<Step>,
+}
+
+/// One step and its clarify policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub id: String,
+    pub agent: String,
+    /// Agents this step may ask; empty = may not ask anyone.
+    #[serde(default)]
+    pub can_clarify: Vec<String>,
+    /// Round limit; unset = 5 for blocking, 6 for non-blocking requests.
+    #[serde(default)]
+    pub clarify_max_rounds: Option<u32>,
+    #[serde(default = "default_sla")]
+    pub clarify_sla_minutes: u32,
+    #[serde(default = "yes")]
+    pub clarify_blocking_allowed: bool,
+}
+
+fn default_sla() -> u32 {
+    30
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(default)]
+    steps: Vec<Spanned<RawStep>>,
+}
+
+#[derive(Deserialize)]
+struct RawStep {
+    id: Option<Spanned<Value>>,
+    agent: Option<Spanned<Value>>,
+    can_clarify: Option<Spanned<Value>>,
+    clarify_max_rounds: Option<Spanned<Value>>,
+    clarify_sla_minutes: Option<Spanned<Value>>,
+    clarify_blocking_allowed: Option<Spanned<Value>>,
+}
+
+impl Workflow {
+    /// Parses a workflow file; `CONFIG_INVALID` with file, line and column on any bad value.
+    pub fn parse(file: &str, text: &str) -> Result<Workflow, ClarifyError> {
+        let src = Source { file, text };
+        let raw: RawFile = toml::from_str(text).map_err(|e| src.from_toml(&e))?;
+        let mut steps = Vec::with_capacity(raw.steps.len());
+        for spanned in &raw.steps {
+            let step = spanned.get_ref();
+            let required = |key: &str, v: &Option<Spanned<Value>>| match v {
+                Some(v) => src.string(key, v),
+                None => Err(src.error_at(&spanned.span(), format!("a [[steps]] table is missing `{key}`"))),
+            };
+            let id = required("id", &step.id)?;
+            let agent = required("agent", &step.agent)?;
+            if check_agent(&agent).is_err() {
+                if let Some(v) = &step.agent {
+                    return Err(src.error_at(
+                        &v.span(),
+                        format!("agent '{agent}' must match ^[a-z0-9][a-z0-9-]{{0,63}}$"),
+                    ));
+                }
+            }
+            let can_clarify = match &step.can_clarify {
+                Some(v) => src.agents("can_clarify", v)?,
+                None => Vec::new(),
+            };
+            let clarify_max_rounds = match &step.clarify_max_rounds {
+                Some(v) => Some(u32::try_from(src.int("clarify_max_rounds", v, 1, 20)?).unwrap_or(20)),
+                None => None,
+            };
+            let clarify_sla_minutes = match &step.clarify_sla_minutes {
+                Some(v) => u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?).unwrap_or(30),
+                None => default_sla(),
+            };
+            let clarify_blocking_allowed = match &step.clarify_blocking_allowed {
+                Some(v) => src.boolean("clarify_blocking_allowed", v)?,
+                None => true,
+            };
+            steps.push(Step {
+                id,
+                agent,
+                can_clarify,
+                clarify_max_rounds,
+                clarify_sla_minutes,
+                clarify_blocking_allowed,
+            });
+        }
+        Ok(Workflow { steps })
+    }
+
+    /// Checks a workflow given as JSON (API input) against the TOML ranges.
+    pub fn validate(&self, file: &str) -> Result<(), ClarifyError> {
+        let bad = |message: String| ClarifyError::ConfigInvalid {
+            file: file.to_owned(),
+            location: None,
+            message,
+        };
+        for step in &self.steps {
+            if check_agent(&step.agent).is_err() {
+                return Err(bad(format!("step '{}' has an invalid agent '{}'", step.id, step.agent)));
+            }
+            if let Some(bad_name) = step.can_clarify.iter().find(|a| check_agent(a).is_err()) {
+                return Err(bad(format!("step '{}' may clarify with an invalid agent '{bad_name}'", step.id)));
+            }
+            if let Some(n) = step.clarify_max_rounds {
+                if !(1..=20).contains(&n) {
+                    return Err(bad(format!("clarifyMaxRounds must be from 1 to 20, found {n}")));
+                }
+            }
+            if !(1..=10_080).contains(&step.clarify_sla_minutes) {
+                return Err(bad(format!(
+                    "clarifySlaMinutes must be from 1 to 10080, found {}",
+                    step.clarify_sla_minutes
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a workflow comes from: file text (parsed when needed) or an already parsed value.
+#[derive(Clone, Debug)]
+pub enum WorkflowSource {
+    Text { file: String, text: String },
+    Parsed(Workflow),
+}
+
+/// The workspace's workflows by type. Only the one a request uses is parsed, so a broken
+/// file elsewhere does not stop unrelated requests.
+#[derive(Clone, Debug, Default)]
+pub struct Workflows {
+    by_type: BTreeMap<String, WorkflowSource>,
+}
+
+impl Workflows {
+    pub fn new() -> Self {
+        Workflows::default()
+    }
+
+    /// The §6.2 defaults, as `agentx init` writes them.
+    pub fn defaults() -> Self {
+        let mut w = Workflows::new();
+        for (name, text) in crate::defaults::DEFAULT_WORKFLOWS {
+            w.insert_text(name, text);
+        }
+        w
+    }
+
+    pub fn insert_text(&mut self, name: &str, text: &str) {
+        self.by_type.insert(
+            name.to_owned(),
+            WorkflowSource::Text {
+                file: format!("{name}.toml"),
+                text: text.to_owned(),
+            },
+        );
+    }
+
+    pub fn insert_parsed(&mut self, name: &str, workflow: Workflow) {
+        self.by_type.insert(name.to_owned(), WorkflowSource::Parsed(workflow));
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_type.keys().map(String::as_str)
+    }
+
+    /// The named workflow: `None` when there is no such file, `Err` when it does not parse.
+    pub fn get(&self, name: &str) -> Option<Result<Workflow, ClarifyError>> {
+        self.by_type.get(name).map(|source| match source {
+            WorkflowSource::Text { file, text } => Workflow::parse(file, text),
+            WorkflowSource::Parsed(w) => Ok(w.clone()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse_as_specified() {
+        let w = Workflows::defaults();
+        let feature = w.get("feature").unwrap().unwrap();
+        assert_eq!(feature.steps.len(), 2);
+        assert_eq!(feature.steps[0].id, "architecture");
+        assert_eq!(feature.steps[0].can_clarify, vec!["product-manager"]);
+        assert_eq!(feature.steps[1].can_clarify, vec!["architect", "product-manager"]);
+        assert_eq!(feature.steps[1].clarify_max_rounds, Some(3));
+        assert_eq!(feature.steps[1].clarify_sla_minutes, 60);
+        let bug = w.get("bug").unwrap().unwrap();
+        assert_eq!(bug.steps[0].clarify_max_rounds, Some(2));
+        assert_eq!(bug.steps[0].clarify_sla_minutes, 30);
+        assert!(!bug.steps[0].clarify_blocking_allowed);
+        assert!(w.get("story").unwrap().is_ok());
+        assert!(w.get("nope").is_none());
+    }
+
+    #[test]
+    fn other_keys_allowed_and_defaults_applied() {
+        let w = Workflow::parse(
+            "x.toml",
+            "name = \"x\"\n[[steps]]\nid = \"s\"\nagent = \"engineer\"\nprompt = \"do it\"\nneeds = [\"a\"]\n",
+        )
+        .unwrap();
+        let s = &w.steps[0];
+        assert!(s.can_clarify.is_empty());
+        assert_eq!(s.clarify_max_rounds, None);
+        assert_eq!(s.clarify_sla_minutes, 30);
+        assert!(s.clarify_blocking_allowed);
+    }
+
+    #[test]
+    fn bad_values_are_config_invalid_with_location() {
+        let text = "[[steps]]\nid = \"s\"\nagent = \"engineer\"\nclarify_max_rounds = \"three\"\n";
+        let e = Workflow::parse("feature.toml", text).unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(e.to_string().starts_with("feature.toml:4:22: clarify_max_rounds must be an integer from 1 to 20"), "{e}");
+        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_sla_minutes = 0\n").unwrap_err();
+        assert!(e.to_string().starts_with("f.toml:4:23:"), "{e}");
+        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\n").unwrap_err();
+        assert!(e.to_string().contains("missing `agent`"), "{e}");
+        let e = Workflow::parse("f.toml", "steps = 3\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\ncan_clarify = [\"Bad Name\"]\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_blocking_allowed = 1\n").unwrap_err();
+        assert!(e.to_string().contains("must be true or false"), "{e}");
+    }
+}
