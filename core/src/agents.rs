@@ -61,7 +61,14 @@ impl AgentStatus {
         }
     }
 
-    fn set(&mut self, status: &str, clarification: Option<&str>, waiting_on: Option<&str>, responding_to: Option<&str>, at_ms: i64) {
+    fn set(
+        &mut self,
+        status: &str,
+        clarification: Option<&str>,
+        waiting_on: Option<&str>,
+        responding_to: Option<&str>,
+        at_ms: i64,
+    ) {
         self.status = status.to_owned();
         self.clarification_id = clarification.map(str::to_owned);
         self.waiting_on = waiting_on.map(str::to_owned);
@@ -110,7 +117,9 @@ pub fn apply_events(statuses: &mut Statuses, events: &[Event]) {
 }
 
 fn slot<'a>(statuses: &'a mut Statuses, agent: &str) -> &'a mut AgentStatus {
-    statuses.entry(agent.to_owned()).or_insert_with(AgentStatus::fresh)
+    statuses
+        .entry(agent.to_owned())
+        .or_insert_with(AgentStatus::fresh)
 }
 
 fn apply_event(statuses: &mut Statuses, e: &Event) {
@@ -142,7 +151,9 @@ fn apply_event(statuses: &mut Statuses, e: &Event) {
 /// The requester goes back to work only if it is blocked on exactly this record.
 fn release_requester(statuses: &mut Statuses, e: &Event) {
     if let Some(req) = statuses.get_mut(&e.from_agent) {
-        if req.status == BLOCKED && req.clarification_id.as_deref() == Some(e.clarification_id.as_str()) {
+        if req.status == BLOCKED
+            && req.clarification_id.as_deref() == Some(e.clarification_id.as_str())
+        {
             req.set(WORKING, None, None, None, e.timestamp);
         }
     }
@@ -212,7 +223,10 @@ mod tests {
         assert_eq!(s["architect"].status, CLARIFYING);
         assert_eq!(s["architect"].responding_to.as_deref(), Some("engineer"));
         assert_eq!(s["architect"].issue, None, "new agents get issue null");
-        assert_eq!(s["architect"].last_activity.as_deref(), Some("2026-11-22T10:00:00.000Z"));
+        assert_eq!(
+            s["architect"].last_activity.as_deref(),
+            Some("2026-11-22T10:00:00.000Z")
+        );
         apply_events(&mut s, &[event(EventType::Answered, "CLR-42-001", true)]);
         assert_eq!(s["engineer"].status, WORKING);
         assert_eq!(s["architect"].status, WORKING);
@@ -229,15 +243,30 @@ mod tests {
     #[test]
     fn answer_releases_only_the_awaited_record() {
         let mut s = Statuses::new();
-        apply_events(&mut s, &[event(EventType::Requested, "CLR-42-001", true), event(EventType::Requested, "CLR-42-002", true)]);
+        apply_events(
+            &mut s,
+            &[
+                event(EventType::Requested, "CLR-42-001", true),
+                event(EventType::Requested, "CLR-42-002", true),
+            ],
+        );
         apply_events(&mut s, &[event(EventType::Answered, "CLR-42-001", true)]);
-        assert_eq!(s["engineer"].status, BLOCKED, "the latest request holds the slot");
+        assert_eq!(
+            s["engineer"].status, BLOCKED,
+            "the latest request holds the slot"
+        );
     }
 
     #[test]
     fn resolve_returns_clarifying_target() {
         let mut s = Statuses::new();
-        apply_events(&mut s, &[event(EventType::Requested, "CLR-42-001", true), event(EventType::Abandoned, "CLR-42-001", true)]);
+        apply_events(
+            &mut s,
+            &[
+                event(EventType::Requested, "CLR-42-001", true),
+                event(EventType::Abandoned, "CLR-42-001", true),
+            ],
+        );
         assert_eq!(s["engineer"].status, WORKING);
         assert_eq!(s["architect"].status, WORKING);
     }
@@ -251,6 +280,11 @@ mod tests {
         assert!(w.is_some());
         assert_eq!(written.status, IDLE);
         assert!(set_status(&mut s, "engineer", "sleeping", None, 0).is_err());
-        assert_eq!(set_status(&mut s, "Bad", WORKING, None, 0).unwrap_err().code(), "INVALID_AGENT");
+        assert_eq!(
+            set_status(&mut s, "Bad", WORKING, None, 0)
+                .unwrap_err()
+                .code(),
+            "INVALID_AGENT"
+        );
     }
 }

@@ -87,7 +87,7 @@ impl Config {
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
         let src = Source { file, text };
-        let raw: RawFile = toml::from_str(text).map_err(|e| src.from_toml(&e))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
         let mut config = Config::default();
         let Some(c) = raw.clarify else {
             return Ok(config);
@@ -134,7 +134,10 @@ impl Config {
             message,
         };
         if !(0.0..=1.0).contains(&self.stuck_similarity) {
-            return Err(bad(format!("stuckSimilarity must be from 0 to 1, found {}", self.stuck_similarity)));
+            return Err(bad(format!(
+                "stuckSimilarity must be from 0 to 1, found {}",
+                self.stuck_similarity
+            )));
         }
         let ranges: [(&str, u64, u64, u64); 5] = [
             ("maxRetries", u64::from(self.max_retries), 0, 10),
@@ -145,21 +148,33 @@ impl Config {
         ];
         for (key, value, min, max) in ranges {
             if !(min..=max).contains(&value) {
-                return Err(bad(format!("{key} must be an integer from {min} to {max}, found {value}")));
+                return Err(bad(format!(
+                    "{key} must be an integer from {min} to {max}, found {value}"
+                )));
             }
         }
-        if let Some(p) = self.priority.iter().find(|p| crate::names::check_agent(p).is_err()) {
+        if let Some(p) = self
+            .priority
+            .iter()
+            .find(|p| crate::names::check_agent(p).is_err())
+        {
             return Err(bad(format!("priority holds an invalid agent name '{p}'")));
         }
         if !is_workflow_name(&self.default_workflow) {
-            return Err(bad(format!("defaultWorkflow '{}' is not a valid workflow name", self.default_workflow)));
+            return Err(bad(format!(
+                "defaultWorkflow '{}' is not a valid workflow name",
+                self.default_workflow
+            )));
         }
         Ok(())
     }
 
     /// Rank in `priority` (0 = highest); unknown agents rank below every known one.
     pub fn rank(&self, agent: &str) -> usize {
-        self.priority.iter().position(|p| p == agent).unwrap_or(usize::MAX)
+        self.priority
+            .iter()
+            .position(|p| p == agent)
+            .unwrap_or(usize::MAX)
     }
 }
 
@@ -170,7 +185,10 @@ mod tests {
     #[test]
     fn empty_file_gives_defaults() {
         assert_eq!(Config::parse("config.toml", "").unwrap(), Config::default());
-        assert_eq!(Config::parse("config.toml", "[other]\nx = 1\n").unwrap(), Config::default());
+        assert_eq!(
+            Config::parse("config.toml", "[other]\nx = 1\n").unwrap(),
+            Config::default()
+        );
     }
 
     #[test]
@@ -190,7 +208,11 @@ mod tests {
     fn wrong_types_and_ranges_are_located() {
         let e = Config::parse("config.toml", "[clarify]\nmax_retries = \"two\"\n").unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
-        assert!(e.to_string().starts_with("config.toml:2:15: max_retries must be an integer"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("config.toml:2:15: max_retries must be an integer"),
+            "{e}"
+        );
         let e = Config::parse("config.toml", "[clarify]\n\nstuck_similarity = 1.5").unwrap_err();
         assert!(e.to_string().starts_with("config.toml:3:20:"), "{e}");
         let e = Config::parse("config.toml", "[clarify\n").unwrap_err();

@@ -47,8 +47,11 @@ clarify_blocking_allowed = false
 "#;
 
 /// `(type, file text)` for every default workflow.
-pub const DEFAULT_WORKFLOWS: [(&str, &str); 3] =
-    [("feature", FEATURE_TOML), ("story", STORY_TOML), ("bug", BUG_TOML)];
+pub const DEFAULT_WORKFLOWS: [(&str, &str); 3] = [
+    ("feature", FEATURE_TOML),
+    ("story", STORY_TOML),
+    ("bug", BUG_TOML),
+];
 
 /// The `config.toml` that `agentx init` writes: the defaults, commented.
 pub const CONFIG_TOML: &str = r#"# AgentX Clarify settings. Every key is optional; these are the defaults.

@@ -15,7 +15,11 @@ pub enum ClarifyError {
     #[error("{field} is empty: at least 1 character is required")]
     TextEmpty { field: String },
     #[error("{field} is too long: {len} characters, at most {max} allowed")]
-    TextTooLong { field: String, len: usize, max: usize },
+    TextTooLong {
+        field: String,
+        len: usize,
+        max: usize,
+    },
     #[error("agent '{agent}' cannot ask itself for clarification; ask another agent")]
     SelfClarification { agent: String },
     #[error("{message}")]
@@ -105,8 +109,9 @@ impl ClarifyError {
     /// The CLI exit code for this error (SPEC §11.1).
     pub fn exit_code(&self) -> i32 {
         match self.code() {
-            "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
-            | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
+            "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW"
+            | "TEXT_EMPTY" | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID"
+            | "INVALID_INPUT" => 3,
             "SCOPE_VIOLATION"
             | "BLOCKING_NOT_ALLOWED"
             | "MAX_ROUNDS_EXCEEDED"

@@ -57,9 +57,17 @@ pub struct Event {
 
 impl Event {
     /// The event for an entry just appended to `record` (None for a retry).
-    pub fn for_entry(issue: u32, record: &Record, kind: EntryKind, actor: &str, body: &str, at_ms: i64) -> Option<Event> {
+    pub fn for_entry(
+        issue: u32,
+        record: &Record,
+        kind: EntryKind,
+        actor: &str,
+        body: &str,
+        at_ms: i64,
+    ) -> Option<Event> {
         let event_kind = EventType::for_entry(kind)?;
-        let reason = matches!(kind, EntryKind::Escalation | EntryKind::Abandonment).then(|| body.to_owned());
+        let reason =
+            matches!(kind, EntryKind::Escalation | EntryKind::Abandonment).then(|| body.to_owned());
         Some(Event {
             kind: event_kind,
             clarification_id: record.id.clone(),

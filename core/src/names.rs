@@ -119,14 +119,16 @@ impl ClarificationId {
             id: text.to_owned(),
             why: why.to_owned(),
         };
-        let shape = "expected CLR-<issue>-<seq> with a sequence of at least 3 digits, e.g. CLR-42-001";
+        let shape =
+            "expected CLR-<issue>-<seq> with a sequence of at least 3 digits, e.g. CLR-42-001";
         let rest = text.strip_prefix("CLR-").ok_or_else(|| bad(shape))?;
         let (issue, seq) = rest.split_once('-').ok_or_else(|| bad(shape))?;
         if !is_canonical_decimal(issue) || seq.len() < 3 || !seq.bytes().all(|b| b.is_ascii_digit())
         {
             return Err(bad(shape));
         }
-        let issue = parse_issue(issue).map_err(|_| bad("the issue part must be at most 2147483647"))?;
+        let issue =
+            parse_issue(issue).map_err(|_| bad("the issue part must be at most 2147483647"))?;
         let seq = seq
             .parse::<u64>()
             .map_err(|_| bad("the sequence number is too large"))?;
@@ -166,8 +168,23 @@ mod tests {
     fn issue_numbers() {
         assert_eq!(parse_issue("0").unwrap(), 0);
         assert_eq!(parse_issue("2147483647").unwrap(), 2_147_483_647);
-        for bad in ["", "01", "-1", "+1", "2147483648", "../1", "1/2", "1.0", " 1", "99999999999"] {
-            assert_eq!(parse_issue(bad).unwrap_err().code(), "INVALID_ISSUE", "{bad}");
+        for bad in [
+            "",
+            "01",
+            "-1",
+            "+1",
+            "2147483648",
+            "../1",
+            "1/2",
+            "1.0",
+            " 1",
+            "99999999999",
+        ] {
+            assert_eq!(
+                parse_issue(bad).unwrap_err().code(),
+                "INVALID_ISSUE",
+                "{bad}"
+            );
         }
     }
 
@@ -176,8 +193,20 @@ mod tests {
         for ok in ["engineer", "product-manager", "a", "0x", &"a".repeat(64)] {
             assert!(check_agent(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "-a", "Engineer", "eng_ineer", "é", &"a".repeat(65), "a b"] {
-            assert_eq!(check_agent(bad).unwrap_err().code(), "INVALID_AGENT", "{bad}");
+        for bad in [
+            "",
+            "-a",
+            "Engineer",
+            "eng_ineer",
+            "é",
+            &"a".repeat(65),
+            "a b",
+        ] {
+            assert_eq!(
+                check_agent(bad).unwrap_err().code(),
+                "INVALID_AGENT",
+                "{bad}"
+            );
         }
     }
 
@@ -190,8 +219,21 @@ mod tests {
         assert_eq!(ClarificationId::parse("CLR-7-1000").unwrap().seq, 1000);
         assert_eq!(ClarificationId::new(7, 5).to_string(), "CLR-7-005");
         assert_eq!(ClarificationId::new(7, 1234).to_string(), "CLR-7-1234");
-        for bad in ["CLR-42-01", "CLR-042-001", "clr-42-001", "CLR-42", "CLR--001", "CLR-2147483648-001", "CLR-1-001x", "CLR-1-99999999999999999999999"] {
-            assert_eq!(ClarificationId::parse(bad).unwrap_err().code(), "INVALID_ID", "{bad}");
+        for bad in [
+            "CLR-42-01",
+            "CLR-042-001",
+            "clr-42-001",
+            "CLR-42",
+            "CLR--001",
+            "CLR-2147483648-001",
+            "CLR-1-001x",
+            "CLR-1-99999999999999999999999",
+        ] {
+            assert_eq!(
+                ClarificationId::parse(bad).unwrap_err().code(),
+                "INVALID_ID",
+                "{bad}"
+            );
         }
     }
 
@@ -199,8 +241,16 @@ mod tests {
     fn text_limits_count_scalars() {
         assert!(check_text("topic", &"é".repeat(200), 200).is_ok());
         assert!(check_text("topic", &"🦀".repeat(200), 200).is_ok());
-        assert_eq!(check_text("topic", &"🦀".repeat(201), 200).unwrap_err().code(), "TEXT_TOO_LONG");
-        assert_eq!(check_text("topic", " \n\t", 200).unwrap_err().code(), "TEXT_EMPTY");
+        assert_eq!(
+            check_text("topic", &"🦀".repeat(201), 200)
+                .unwrap_err()
+                .code(),
+            "TEXT_TOO_LONG"
+        );
+        assert_eq!(
+            check_text("topic", " \n\t", 200).unwrap_err().code(),
+            "TEXT_EMPTY"
+        );
     }
 
     #[test]

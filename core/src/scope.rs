@@ -35,7 +35,9 @@ pub struct Ask<'a> {
 pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Grant, ClarifyError> {
     // 2. Nobody asks itself; reserved actors are never asked.
     if ask.from == ask.to {
-        return Err(ClarifyError::SelfClarification { agent: ask.from.to_owned() });
+        return Err(ClarifyError::SelfClarification {
+            agent: ask.from.to_owned(),
+        });
     }
     if is_reserved(ask.to) {
         return Err(ClarifyError::InvalidAgent {
@@ -48,10 +50,12 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
         .workflow
         .or(ask.ledger_workflow)
         .unwrap_or(config.default_workflow.as_str());
-    let workflow = workflows.get(name).ok_or_else(|| ClarifyError::InvalidWorkflow {
-        name: name.to_owned(),
-        available: workflows.names().collect::<Vec<_>>().join(", "),
-    })??;
+    let workflow = workflows
+        .get(name)
+        .ok_or_else(|| ClarifyError::InvalidWorkflow {
+            name: name.to_owned(),
+            available: workflows.names().collect::<Vec<_>>().join(", "),
+        })??;
     // 4. Candidate steps: those run by the requester, narrowed by --step.
     let candidates: Vec<_> = workflow
         .steps
@@ -60,13 +64,22 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
         .collect();
     if candidates.is_empty() {
         let message = match ask.step {
-            Some(step) => format!("agent '{}' has no step '{step}' in workflow '{name}'", ask.from),
-            None => format!("agent '{}' has no step in workflow '{name}', so it cannot ask anyone", ask.from),
+            Some(step) => format!(
+                "agent '{}' has no step '{step}' in workflow '{name}'",
+                ask.from
+            ),
+            None => format!(
+                "agent '{}' has no step in workflow '{name}', so it cannot ask anyone",
+                ask.from
+            ),
         };
         return Err(ClarifyError::ScopeViolation { message });
     }
     // 5. The target must be allowed by at least one candidate; 6. the first such step governs.
-    let Some(governing) = candidates.iter().find(|s| s.can_clarify.iter().any(|a| a == ask.to)) else {
+    let Some(governing) = candidates
+        .iter()
+        .find(|s| s.can_clarify.iter().any(|a| a == ask.to))
+    else {
         let mut allowed: Vec<&str> = candidates
             .iter()
             .flat_map(|s| s.can_clarify.iter().map(String::as_str))
@@ -107,28 +120,59 @@ mod tests {
     use super::*;
 
     fn ask<'a>(from: &'a str, to: &'a str) -> Ask<'a> {
-        Ask { from, to, blocking: true, workflow: None, step: None, ledger_workflow: None }
+        Ask {
+            from,
+            to,
+            blocking: true,
+            workflow: None,
+            step: None,
+            ledger_workflow: None,
+        }
     }
 
     #[test]
     fn default_feature_workflow() {
         let (c, w) = (Config::default(), Workflows::defaults());
         let g = check(&ask("engineer", "architect"), &c, &w).unwrap();
-        assert_eq!((g.workflow.as_str(), g.step.as_str(), g.max_rounds, g.sla_minutes), ("feature", "implement", 3, 60));
+        assert_eq!(
+            (
+                g.workflow.as_str(),
+                g.step.as_str(),
+                g.max_rounds,
+                g.sla_minutes
+            ),
+            ("feature", "implement", 3, 60)
+        );
         let e = check(&ask("engineer", "reviewer"), &c, &w).unwrap_err();
         assert_eq!(e.to_string(), "agent 'engineer' cannot clarify with 'reviewer'; allowed: [architect, product-manager]");
-        assert_eq!(check(&ask("reviewer", "architect"), &c, &w).unwrap_err().code(), "SCOPE_VIOLATION");
+        assert_eq!(
+            check(&ask("reviewer", "architect"), &c, &w)
+                .unwrap_err()
+                .code(),
+            "SCOPE_VIOLATION"
+        );
     }
 
     #[test]
     fn order_of_checks() {
         let (c, w) = (Config::default(), Workflows::defaults());
-        assert_eq!(check(&ask("reviewer", "reviewer"), &c, &w).unwrap_err().code(), "SELF_CLARIFICATION");
-        assert_eq!(check(&ask("reviewer", "human"), &c, &w).unwrap_err().code(), "INVALID_AGENT");
+        assert_eq!(
+            check(&ask("reviewer", "reviewer"), &c, &w)
+                .unwrap_err()
+                .code(),
+            "SELF_CLARIFICATION"
+        );
+        assert_eq!(
+            check(&ask("reviewer", "human"), &c, &w).unwrap_err().code(),
+            "INVALID_AGENT"
+        );
         let mut a = ask("reviewer", "architect");
         a.workflow = Some("epic");
         let e = check(&a, &c, &w).unwrap_err();
-        assert_eq!(e.to_string(), "unknown workflow 'epic'; available: [bug, feature, story]");
+        assert_eq!(
+            e.to_string(),
+            "unknown workflow 'epic'; available: [bug, feature, story]"
+        );
     }
 
     #[test]
@@ -136,12 +180,23 @@ mod tests {
         let (c, w) = (Config::default(), Workflows::defaults());
         let mut a = ask("engineer", "architect");
         a.workflow = Some("bug");
-        assert_eq!(check(&a, &c, &w).unwrap_err().code(), "BLOCKING_NOT_ALLOWED");
+        assert_eq!(
+            check(&a, &c, &w).unwrap_err().code(),
+            "BLOCKING_NOT_ALLOWED"
+        );
         a.blocking = false;
         assert_eq!(check(&a, &c, &w).unwrap().max_rounds, 2);
         let mut custom = Workflows::new();
-        custom.insert_text("feature", "[[steps]]\nid = \"s\"\nagent = \"engineer\"\ncan_clarify = [\"architect\"]\n");
-        assert_eq!(check(&ask("engineer", "architect"), &c, &custom).unwrap().max_rounds, 5);
+        custom.insert_text(
+            "feature",
+            "[[steps]]\nid = \"s\"\nagent = \"engineer\"\ncan_clarify = [\"architect\"]\n",
+        );
+        assert_eq!(
+            check(&ask("engineer", "architect"), &c, &custom)
+                .unwrap()
+                .max_rounds,
+            5
+        );
         let mut nb = ask("engineer", "architect");
         nb.blocking = false;
         assert_eq!(check(&nb, &c, &custom).unwrap().max_rounds, 6);

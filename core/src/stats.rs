@@ -53,7 +53,11 @@ fn nearest_rank(sorted: &[i64], p: f64) -> Option<i64> {
     if sorted.is_empty() {
         return None;
     }
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
     let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
     sorted.get(rank - 1).copied()
 }
@@ -69,7 +73,10 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         .flat_map(|l| l.clarifications.iter())
         .filter(|r| since.is_none_or(|s| r.created.as_ref().is_some_and(|c| c.ms() >= s)))
         .collect();
-    let mut by_status: BTreeMap<String, usize> = Status::ALL.iter().map(|s| (s.as_str().to_owned(), 0)).collect();
+    let mut by_status: BTreeMap<String, usize> = Status::ALL
+        .iter()
+        .map(|s| (s.as_str().to_owned(), 0))
+        .collect();
     let mut terminal = 0;
     let mut auto_resolved = 0;
     let mut escalated = 0;
@@ -104,16 +111,20 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         if r.thread.iter().any(|e| e.kind == EntryKind::Stale) {
             stale_count += 1;
         }
-        if r.thread.iter().any(|e| e.kind == EntryKind::Escalation && e.from == MONITOR && e.body.starts_with("deadlock:")) {
+        if r.thread.iter().any(|e| {
+            e.kind == EntryKind::Escalation && e.from == MONITOR && e.body.starts_with("deadlock:")
+        }) {
             deadlock_count += 1;
         }
-        let pair = pairs.entry((r.from.as_str(), r.to.as_str())).or_insert_with(|| PairStats {
-            from: r.from.clone(),
-            to: r.to.clone(),
-            total: 0,
-            resolved: 0,
-            escalated: 0,
-        });
+        let pair = pairs
+            .entry((r.from.as_str(), r.to.as_str()))
+            .or_insert_with(|| PairStats {
+                from: r.from.clone(),
+                to: r.to.clone(),
+                total: 0,
+                resolved: 0,
+                escalated: 0,
+            });
         pair.total += 1;
         pair.resolved += usize::from(status == Status::Resolved);
         pair.escalated += usize::from(escalation);

@@ -33,7 +33,7 @@ impl Source<'_> {
     }
 
     /// Converts a TOML syntax or type error.
-    pub fn from_toml(&self, err: &toml::de::Error) -> ClarifyError {
+    pub fn toml_error(&self, err: &toml::de::Error) -> ClarifyError {
         let message = err.message().trim().replace('\n', " ");
         ClarifyError::ConfigInvalid {
             file: self.file.to_owned(),
@@ -42,17 +42,32 @@ impl Source<'_> {
         }
     }
 
-    pub fn int(&self, key: &str, v: &Spanned<Value>, min: i64, max: i64) -> Result<i64, ClarifyError> {
+    pub fn int(
+        &self,
+        key: &str,
+        v: &Spanned<Value>,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, ClarifyError> {
         match v.get_ref() {
             Value::Integer(n) if (min..=max).contains(n) => Ok(*n),
             other => Err(self.error_at(
                 &v.span(),
-                format!("{key} must be an integer from {min} to {max}, found {}", describe(other)),
+                format!(
+                    "{key} must be an integer from {min} to {max}, found {}",
+                    describe(other)
+                ),
             )),
         }
     }
 
-    pub fn float(&self, key: &str, v: &Spanned<Value>, min: f64, max: f64) -> Result<f64, ClarifyError> {
+    pub fn float(
+        &self,
+        key: &str,
+        v: &Spanned<Value>,
+        min: f64,
+        max: f64,
+    ) -> Result<f64, ClarifyError> {
         #[allow(clippy::cast_precision_loss)] // small integers written without a decimal point
         let n = match v.get_ref() {
             Value::Float(f) => Some(*f),
@@ -63,7 +78,10 @@ impl Source<'_> {
             Some(f) if f >= min && f <= max => Ok(f),
             _ => Err(self.error_at(
                 &v.span(),
-                format!("{key} must be a number from {min} to {max}, found {}", describe(v.get_ref())),
+                format!(
+                    "{key} must be a number from {min} to {max}, found {}",
+                    describe(v.get_ref())
+                ),
             )),
         }
     }
@@ -71,14 +89,20 @@ impl Source<'_> {
     pub fn boolean(&self, key: &str, v: &Spanned<Value>) -> Result<bool, ClarifyError> {
         match v.get_ref() {
             Value::Boolean(b) => Ok(*b),
-            other => Err(self.error_at(&v.span(), format!("{key} must be true or false, found {}", describe(other)))),
+            other => Err(self.error_at(
+                &v.span(),
+                format!("{key} must be true or false, found {}", describe(other)),
+            )),
         }
     }
 
     pub fn string(&self, key: &str, v: &Spanned<Value>) -> Result<String, ClarifyError> {
         match v.get_ref() {
             Value::String(s) => Ok(s.clone()),
-            other => Err(self.error_at(&v.span(), format!("{key} must be a string, found {}", describe(other)))),
+            other => Err(self.error_at(
+                &v.span(),
+                format!("{key} must be a string, found {}", describe(other)),
+            )),
         }
     }
 
@@ -87,7 +111,10 @@ impl Source<'_> {
         let Value::Array(items) = v.get_ref() else {
             return Err(self.error_at(
                 &v.span(),
-                format!("{key} must be an array of agent names, found {}", describe(v.get_ref())),
+                format!(
+                    "{key} must be an array of agent names, found {}",
+                    describe(v.get_ref())
+                ),
             ));
         };
         items

@@ -33,28 +33,48 @@ pub fn verify_file(file: &str, bytes: &[u8]) -> Vec<Problem> {
     let issue = issue_of_file_name(file).and_then(|n| u32::try_from(n).ok());
     match Ledger::parse(file, bytes, issue) {
         Ok(ledger) => verify_ledger(file, &ledger),
-        Err(e) => vec![Problem { file: file.to_owned(), id: None, message: e.to_string() }],
+        Err(e) => vec![Problem {
+            file: file.to_owned(),
+            id: None,
+            message: e.to_string(),
+        }],
     }
 }
 
 /// Verifies a parsed ledger.
 pub fn verify_ledger(file: &str, ledger: &Ledger) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let mut file_problem = |message: String| problems.push(Problem { file: file.to_owned(), id: None, message });
+    let mut file_problem = |message: String| {
+        problems.push(Problem {
+            file: file.to_owned(),
+            id: None,
+            message,
+        })
+    };
     if let Some(n) = issue_of_file_name(file) {
         if n != u64::from(ledger.issue_number) {
-            file_problem(format!("file {file} holds the ledger of issue {}", ledger.issue_number));
+            file_problem(format!(
+                "file {file} holds the ledger of issue {}",
+                ledger.issue_number
+            ));
         }
     }
     let mut seen = BTreeSet::new();
     for record in &ledger.clarifications {
         let mut report = |message: String| {
-            problems.push(Problem { file: file.to_owned(), id: Some(record.id.clone()), message });
+            problems.push(Problem {
+                file: file.to_owned(),
+                id: Some(record.id.clone()),
+                message,
+            });
         };
         match ClarificationId::parse(&record.id) {
             Err(e) => report(e.to_string()),
             Ok(id) if id.issue != ledger.issue_number => {
-                report(format!("id {} belongs to issue {}, not {}", record.id, id.issue, ledger.issue_number));
+                report(format!(
+                    "id {} belongs to issue {}, not {}",
+                    record.id, id.issue, ledger.issue_number
+                ));
             }
             Ok(id) => {
                 if !seen.insert(id.seq) {
@@ -77,28 +97,55 @@ fn record_problems(record: &Record) -> Vec<String> {
     }
     let fold = record.fold();
     if record.status != fold.status {
-        out.push(format!("status is {} but the thread says {}", record.status.as_str(), fold.status.as_str()));
+        out.push(format!(
+            "status is {} but the thread says {}",
+            record.status.as_str(),
+            fold.status.as_str()
+        ));
     }
     if record.round != fold.round {
-        out.push(format!("round is {} but the thread has {} question(s)", record.round, fold.round));
+        out.push(format!(
+            "round is {} but the thread has {} question(s)",
+            record.round, fold.round
+        ));
     }
     if record.retries != fold.retries {
-        out.push(format!("retries is {} but the thread has {} retry entries", record.retries, fold.retries));
+        out.push(format!(
+            "retries is {} but the thread has {} retry entries",
+            record.retries, fold.retries
+        ));
     }
-    let same = |a: &Option<Timestamp>, b: &Option<Timestamp>| a.as_ref().map(Timestamp::ms) == b.as_ref().map(Timestamp::ms);
+    let same = |a: &Option<Timestamp>, b: &Option<Timestamp>| {
+        a.as_ref().map(Timestamp::ms) == b.as_ref().map(Timestamp::ms)
+    };
     if !same(&record.resolved_at, &fold.resolved_at) {
-        out.push(format!("resolvedAt is {} but the thread says {}", show(&record.resolved_at), show(&fold.resolved_at)));
+        out.push(format!(
+            "resolvedAt is {} but the thread says {}",
+            show(&record.resolved_at),
+            show(&fold.resolved_at)
+        ));
     }
     if !same(&record.stale_after, &fold.stale_after) {
-        out.push(format!("staleAfter is {} but the thread says {}", show(&record.stale_after), show(&fold.stale_after)));
+        out.push(format!(
+            "staleAfter is {} but the thread says {}",
+            show(&record.stale_after),
+            show(&fold.stale_after)
+        ));
     }
     if !same(&record.created, &fold.created) {
-        out.push(format!("created is {} but the first question is at {}", show(&record.created), show(&fold.created)));
+        out.push(format!(
+            "created is {} but the first question is at {}",
+            show(&record.created),
+            show(&fold.created)
+        ));
     }
     for pair in record.thread.windows(2) {
         if let [a, b] = pair {
             if b.timestamp.ms() < a.timestamp.ms() {
-                out.push(format!("timestamps go backwards: {} after {}", b.timestamp, a.timestamp));
+                out.push(format!(
+                    "timestamps go backwards: {} after {}",
+                    b.timestamp, a.timestamp
+                ));
                 break;
             }
         }
@@ -106,13 +153,17 @@ fn record_problems(record: &Record) -> Vec<String> {
     match record.chain_state() {
         ChainState::Intact | ChainState::Unhashed => {}
         ChainState::Mixed => out.push(String::from("the thread mixes hashed and unhashed entries")),
-        ChainState::BrokenAt(i) => out.push(format!("hash chain broken at entry {} (history was edited)", i + 1)),
+        ChainState::BrokenAt(i) => out.push(format!(
+            "hash chain broken at entry {} (history was edited)",
+            i + 1
+        )),
     }
     out
 }
 
 fn show(t: &Option<Timestamp>) -> String {
-    t.as_ref().map_or_else(|| String::from("null"), |t| t.as_str().to_owned())
+    t.as_ref()
+        .map_or_else(|| String::from("null"), |t| t.as_str().to_owned())
 }
 
 #[cfg(test)]

@@ -36,7 +36,10 @@ pub fn list<'a>(ledgers: &'a [Ledger], filter: &ListFilter) -> Vec<(u32, &'a Rec
 
 /// Records as outputs show them (with `issueNumber`).
 pub fn list_values(records: &[(u32, &Record)]) -> Vec<Value> {
-    records.iter().map(|(issue, r)| r.to_output(*issue)).collect()
+    records
+        .iter()
+        .map(|(issue, r)| r.to_output(*issue))
+        .collect()
 }
 
 /// One record by id across ledgers.
@@ -71,14 +74,24 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
             let mut blockers: Vec<&Record> = l
                 .clarifications
                 .iter()
-                .filter(|r| r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale))
+                .filter(|r| {
+                    r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale)
+                })
                 .collect();
-            blockers.sort_by_key(|r| (r.created.as_ref().map_or(i64::MAX, |t| t.ms()), r.order_key()));
+            blockers.sort_by_key(|r| {
+                (
+                    r.created.as_ref().map_or(i64::MAX, |t| t.ms()),
+                    r.order_key(),
+                )
+            });
             ReadyIssue {
                 issue_number: l.issue_number,
                 blocked: blockers
                     .into_iter()
-                    .map(|r| Blocker { id: r.id.clone(), waiting_on: r.to.clone() })
+                    .map(|r| Blocker {
+                        id: r.id.clone(),
+                        waiting_on: r.to.clone(),
+                    })
                     .collect(),
             }
         })
@@ -91,8 +104,11 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
 pub fn ready_line(issue: &ReadyIssue) -> String {
     match issue.blocked.split_first() {
         None => format!("#{} ready", issue.issue_number),
-        Some((first, rest)) if rest.is_empty() => {
-            format!("#{} BLOCKED: {} waiting on {}", issue.issue_number, first.id, first.waiting_on)
+        Some((first, [])) => {
+            format!(
+                "#{} BLOCKED: {} waiting on {}",
+                issue.issue_number, first.id, first.waiting_on
+            )
         }
         Some((first, rest)) => format!(
             "#{} BLOCKED: {} waiting on {} (+{} more)",

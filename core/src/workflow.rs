@@ -62,13 +62,16 @@ impl Workflow {
     /// Parses a workflow file; `CONFIG_INVALID` with file, line and column on any bad value.
     pub fn parse(file: &str, text: &str) -> Result<Workflow, ClarifyError> {
         let src = Source { file, text };
-        let raw: RawFile = toml::from_str(text).map_err(|e| src.from_toml(&e))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
         let mut steps = Vec::with_capacity(raw.steps.len());
         for spanned in &raw.steps {
             let step = spanned.get_ref();
             let required = |key: &str, v: &Option<Spanned<Value>>| match v {
                 Some(v) => src.string(key, v),
-                None => Err(src.error_at(&spanned.span(), format!("a [[steps]] table is missing `{key}`"))),
+                None => Err(src.error_at(
+                    &spanned.span(),
+                    format!("a [[steps]] table is missing `{key}`"),
+                )),
             };
             let id = required("id", &step.id)?;
             let agent = required("agent", &step.agent)?;
@@ -85,11 +88,15 @@ impl Workflow {
                 None => Vec::new(),
             };
             let clarify_max_rounds = match &step.clarify_max_rounds {
-                Some(v) => Some(u32::try_from(src.int("clarify_max_rounds", v, 1, 20)?).unwrap_or(20)),
+                Some(v) => {
+                    Some(u32::try_from(src.int("clarify_max_rounds", v, 1, 20)?).unwrap_or(20))
+                }
                 None => None,
             };
             let clarify_sla_minutes = match &step.clarify_sla_minutes {
-                Some(v) => u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?).unwrap_or(30),
+                Some(v) => {
+                    u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?).unwrap_or(30)
+                }
                 None => default_sla(),
             };
             let clarify_blocking_allowed = match &step.clarify_blocking_allowed {
@@ -117,14 +124,22 @@ impl Workflow {
         };
         for step in &self.steps {
             if check_agent(&step.agent).is_err() {
-                return Err(bad(format!("step '{}' has an invalid agent '{}'", step.id, step.agent)));
+                return Err(bad(format!(
+                    "step '{}' has an invalid agent '{}'",
+                    step.id, step.agent
+                )));
             }
             if let Some(bad_name) = step.can_clarify.iter().find(|a| check_agent(a).is_err()) {
-                return Err(bad(format!("step '{}' may clarify with an invalid agent '{bad_name}'", step.id)));
+                return Err(bad(format!(
+                    "step '{}' may clarify with an invalid agent '{bad_name}'",
+                    step.id
+                )));
             }
             if let Some(n) = step.clarify_max_rounds {
                 if !(1..=20).contains(&n) {
-                    return Err(bad(format!("clarifyMaxRounds must be from 1 to 20, found {n}")));
+                    return Err(bad(format!(
+                        "clarifyMaxRounds must be from 1 to 20, found {n}"
+                    )));
                 }
             }
             if !(1..=10_080).contains(&step.clarify_sla_minutes) {
@@ -177,7 +192,8 @@ impl Workflows {
     }
 
     pub fn insert_parsed(&mut self, name: &str, workflow: Workflow) {
-        self.by_type.insert(name.to_owned(), WorkflowSource::Parsed(workflow));
+        self.by_type
+            .insert(name.to_owned(), WorkflowSource::Parsed(workflow));
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -204,7 +220,10 @@ mod tests {
         assert_eq!(feature.steps.len(), 2);
         assert_eq!(feature.steps[0].id, "architecture");
         assert_eq!(feature.steps[0].can_clarify, vec!["product-manager"]);
-        assert_eq!(feature.steps[1].can_clarify, vec!["architect", "product-manager"]);
+        assert_eq!(
+            feature.steps[1].can_clarify,
+            vec!["architect", "product-manager"]
+        );
         assert_eq!(feature.steps[1].clarify_max_rounds, Some(3));
         assert_eq!(feature.steps[1].clarify_sla_minutes, 60);
         let bug = w.get("bug").unwrap().unwrap();
@@ -234,16 +253,33 @@ mod tests {
         let text = "[[steps]]\nid = \"s\"\nagent = \"engineer\"\nclarify_max_rounds = \"three\"\n";
         let e = Workflow::parse("feature.toml", text).unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
-        assert!(e.to_string().starts_with("feature.toml:4:22: clarify_max_rounds must be an integer from 1 to 20"), "{e}");
-        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_sla_minutes = 0\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "feature.toml:4:22: clarify_max_rounds must be an integer from 1 to 20"
+            ),
+            "{e}"
+        );
+        let e = Workflow::parse(
+            "f.toml",
+            "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_sla_minutes = 0\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().starts_with("f.toml:4:23:"), "{e}");
         let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\n").unwrap_err();
         assert!(e.to_string().contains("missing `agent`"), "{e}");
         let e = Workflow::parse("f.toml", "steps = 3\n").unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
-        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\ncan_clarify = [\"Bad Name\"]\n").unwrap_err();
+        let e = Workflow::parse(
+            "f.toml",
+            "[[steps]]\nid = \"s\"\nagent = \"e\"\ncan_clarify = [\"Bad Name\"]\n",
+        )
+        .unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
-        let e = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_blocking_allowed = 1\n").unwrap_err();
+        let e = Workflow::parse(
+            "f.toml",
+            "[[steps]]\nid = \"s\"\nagent = \"e\"\nclarify_blocking_allowed = 1\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("must be true or false"), "{e}");
     }
 }

@@ -1,1 +1,398 @@
+//! The JSON facade: one entry point, [`call`], that every surface uses (the Node addon and
+//! the wasm package export one function per name; the CLI and tests call the typed API this
+//! is built on). It owns the spelling of every field; see `docs/api.md` for the shapes.
+//!
+//! `call` never panics and never fails: it returns `{"ok": true, …}` or
+//! `{"ok": false, "error": {"code", "message"}, …}`.
 
+mod input;
+
+use serde_json::{json, Map, Value};
+
+use crate::agents::{apply_events, set_status, Statuses};
+use crate::error::ClarifyError;
+use crate::events::Event;
+use crate::ledger::Status;
+use crate::monitor::{monitor, Report};
+use crate::ops::{act, request, Action, Applied, NewRequest};
+use crate::render::{self, Style};
+use crate::views::{self, ListFilter};
+use input::Obj;
+
+/// Every function `call` understands, in the order of `docs/api.md`.
+pub const FUNCTIONS: &[&str] = &[
+    "request",
+    "answer",
+    "followUp",
+    "resolve",
+    "escalate",
+    "abandon",
+    "monitor",
+    "verify",
+    "stats",
+    "list",
+    "show",
+    "ready",
+    "setStatus",
+    "parseWorkflow",
+    "parseConfig",
+    "defaultWorkflows",
+    "renderMarkdown",
+    "renderText",
+    "version",
+];
+
+/// A failure, with whatever was written anyway (`MAX_ROUNDS_EXCEEDED`). Boxed: failures are
+/// rare and `Result<Value, Failure>` stays small.
+struct Failure(Box<(ClarifyError, Map<String, Value>)>);
+
+impl From<ClarifyError> for Failure {
+    fn from(error: ClarifyError) -> Self {
+        Failure(Box::new((error, Map::new())))
+    }
+}
+
+/// Calls function `name` with one JSON object and returns the envelope.
+pub fn call(name: &str, input: &Value) -> Value {
+    match dispatch(name, input) {
+        Ok(Value::Object(mut map)) => {
+            let mut out = Map::new();
+            out.insert("ok".into(), Value::Bool(true));
+            out.append(&mut map);
+            Value::Object(out)
+        }
+        Ok(other) => json!({"ok": true, "value": other}),
+        Err(Failure(failure)) => {
+            let (error, mut written) = *failure;
+            let mut out = Map::new();
+            out.insert("ok".into(), Value::Bool(false));
+            out.insert("error".into(), error_value(&error));
+            out.append(&mut written);
+            Value::Object(out)
+        }
+    }
+}
+
+/// `{"code", "message"}` of an error.
+pub fn error_value(error: &ClarifyError) -> Value {
+    json!({"code": error.code(), "message": error.to_string()})
+}
+
+fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
+    let map = input::object(input)?;
+    match name {
+        "request" => mutation(map, |m, config| {
+            let req = NewRequest {
+                issue_number: input::issue(m, "issueNumber")?
+                    .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
+                from: input::string(m, "from")?,
+                to: input::string(m, "to")?,
+                topic: input::string(m, "topic")?,
+                question: input::string(m, "question")?,
+                blocking: input::opt_bool(m, "blocking")?.unwrap_or(true),
+                workflow: input::opt_string(m, "workflow")?,
+                step: input::opt_string(m, "step")?,
+                field: input::opt_string(m, "field")?,
+                suggestions: input::string_list(m, "suggestions")?,
+                idempotency_key: input::opt_string(m, "idempotencyKey")?,
+            };
+            let workflows = input::workflows(m)?;
+            request(
+                input::opt_ledger(m)?.as_ref(),
+                &req,
+                config,
+                &workflows,
+                input::now(m)?,
+            )
+        }),
+        "answer" => existing(map, |m| {
+            Ok(Action::Answer {
+                from: input::string(m, "from")?,
+                body: input::string(m, "body")?,
+            })
+        }),
+        "followUp" => existing(map, |m| {
+            Ok(Action::FollowUp {
+                from: input::string(m, "from")?,
+                question: input::string(m, "question")?,
+            })
+        }),
+        "resolve" => existing(map, |m| {
+            Ok(Action::Resolve {
+                from: input::opt_string(m, "from")?,
+                message: input::opt_string(m, "message")?,
+            })
+        }),
+        "escalate" => existing(map, |m| {
+            Ok(Action::Escalate {
+                from: input::opt_string(m, "from")?,
+                message: input::opt_string(m, "message")?,
+            })
+        }),
+        "abandon" => existing(map, |m| {
+            Ok(Action::Abandon {
+                from: input::opt_string(m, "from")?,
+                message: input::opt_string(m, "message")?,
+            })
+        }),
+        "monitor" => Ok(monitor_call(map)?),
+        "verify" => {
+            let (ledgers, errors) = input::workspace(map)?;
+            let mut problems: Vec<crate::verify::Problem> = errors
+                .into_iter()
+                .map(|e| crate::verify::Problem {
+                    file: e.file,
+                    id: None,
+                    message: e.message,
+                })
+                .collect();
+            for l in &ledgers {
+                problems.extend(crate::verify::verify_ledger(
+                    &format!("issue-{}.json", l.issue_number),
+                    l,
+                ));
+            }
+            Ok(json!({ "problems": problems }))
+        }
+        "stats" => {
+            let (ledgers, _) = input::workspace(map)?;
+            Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
+        }
+        "list" => {
+            let (ledgers, _) = input::workspace(map)?;
+            let filter = list_filter(map)?;
+            let records = views::list(&ledgers, &filter);
+            Ok(json!({ "clarifications": views::list_values(&records) }))
+        }
+        "show" => Ok(show(map)?),
+        "ready" => {
+            let (ledgers, _) = input::workspace(map)?;
+            Ok(json!({ "issues": views::ready(&ledgers) }))
+        }
+        "setStatus" => {
+            let mut statuses = input::statuses(map)?;
+            let issue = input::issue(map, "issue")?;
+            let (agent, warning) = set_status(
+                &mut statuses,
+                &input::string(map, "agent")?,
+                &input::string(map, "status")?,
+                issue,
+                input::now(map)?,
+            )?;
+            Ok(json!({ "statuses": statuses, "agent": agent, "warning": warning }))
+        }
+        "parseWorkflow" => {
+            let file =
+                input::opt_string(map, "file")?.unwrap_or_else(|| String::from("workflow.toml"));
+            let w = crate::workflow::Workflow::parse(&file, &input::string(map, "text")?)?;
+            Ok(json!({ "workflow": w }))
+        }
+        "parseConfig" => {
+            let file =
+                input::opt_string(map, "file")?.unwrap_or_else(|| String::from("config.toml"));
+            let c = crate::config::Config::parse(&file, &input::string(map, "text")?)?;
+            Ok(json!({ "config": c }))
+        }
+        "defaultWorkflows" => {
+            let workflows: Map<String, Value> = crate::defaults::DEFAULT_WORKFLOWS
+                .iter()
+                .map(|(name, text)| ((*name).to_owned(), Value::from(*text)))
+                .collect();
+            Ok(json!({ "workflows": workflows, "config": crate::defaults::CONFIG_TOML }))
+        }
+        "renderMarkdown" => Ok(json!({ "text": render_view(map, None)? })),
+        "renderText" => {
+            let color = input::opt_bool(map, "color")?.unwrap_or(false);
+            Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
+        }
+        "version" => Ok(json!({ "version": crate::VERSION })),
+        other => Err(ClarifyError::input(format!(
+            "unknown function '{other}'; known: {}",
+            FUNCTIONS.join(", ")
+        ))
+        .into()),
+    }
+}
+
+/// Runs a request and shapes its result.
+fn mutation(
+    map: &Obj,
+    op: impl FnOnce(&Obj, &crate::Config) -> Result<Applied, ClarifyError>,
+) -> Result<Value, Failure> {
+    let config = input::config(map)?;
+    let statuses = input::statuses(map)?;
+    let applied = op(map, &config)?;
+    applied_value(applied, statuses)
+}
+
+/// Runs an operation on an existing record.
+fn existing(
+    map: &Obj,
+    action: impl FnOnce(&Obj) -> Result<Action, ClarifyError>,
+) -> Result<Value, Failure> {
+    mutation(map, |m, config| {
+        let ledger = input::ledger(m)?;
+        let id = input::string(m, "id")?;
+        let action = action(m)?;
+        act(&ledger, &id, &action, config, input::now(m)?)
+    })
+}
+
+fn applied_value(applied: Applied, mut statuses: Statuses) -> Result<Value, Failure> {
+    apply_events(&mut statuses, &applied.events);
+    let issue = applied.ledger.issue_number;
+    let clarification = applied
+        .ledger
+        .find(&applied.id)
+        .map_or(Value::Null, |r| r.to_output(issue));
+    let mut fields = Map::new();
+    fields.insert("ledger".into(), applied.ledger.to_value());
+    fields.insert("clarification".into(), clarification);
+    fields.insert("events".into(), events_value(&applied.events));
+    fields.insert("statuses".into(), json!(statuses));
+    match applied.error {
+        Some(error) => Err(Failure(Box::new((error, fields)))),
+        None => {
+            fields.insert("idempotent".into(), Value::Bool(applied.idempotent));
+            Ok(Value::Object(fields))
+        }
+    }
+}
+
+fn events_value(events: &[Event]) -> Value {
+    serde_json::to_value(events).unwrap_or(Value::Array(Vec::new()))
+}
+
+fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
+    let (ledgers, errors) = input::workspace(map)?;
+    let config = input::config(map)?;
+    let mut statuses = input::statuses(map)?;
+    let now = input::now(map)?;
+    let outcome = monitor(ledgers, errors, &statuses, &config, now);
+    apply_events(&mut statuses, &outcome.events);
+    let ledgers: Vec<Value> = outcome
+        .ledgers
+        .iter()
+        .map(crate::Ledger::to_value)
+        .collect();
+    Ok(json!({
+        "ledgers": ledgers,
+        "changed": outcome.changed,
+        "report": outcome.report,
+        "events": events_value(&outcome.events),
+        "statuses": statuses,
+    }))
+}
+
+fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {
+    let statuses = input::string_list(map, "status")?
+        .iter()
+        .map(|s| {
+            Status::parse(s).ok_or_else(|| {
+                ClarifyError::input(format!(
+                    "unknown status '{s}'; allowed: pending, stale, answered, escalated, resolved, abandoned"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let issue = input::issue(map, "issue")?
+        .map(crate::names::check_issue)
+        .transpose()?;
+    Ok(ListFilter {
+        issue,
+        statuses,
+        all: input::opt_bool(map, "all")?.unwrap_or(false),
+    })
+}
+
+fn show(map: &Obj) -> Result<Value, ClarifyError> {
+    let (ledgers, _) = input::workspace(map)?;
+    if let Some(id) = input::opt_string(map, "id")? {
+        crate::names::ClarificationId::parse(&id)?;
+        let (issue, record) =
+            views::find(&ledgers, &id).ok_or(ClarifyError::NotFound { id: id.clone() })?;
+        return Ok(json!({ "clarification": record.to_output(issue) }));
+    }
+    let issue = input::issue(map, "issue")?
+        .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?;
+    let issue = crate::names::check_issue(issue)?;
+    let ledger = ledgers
+        .iter()
+        .find(|l| l.issue_number == issue)
+        .ok_or_else(|| ClarifyError::NotFound {
+            id: format!("issue #{issue}"),
+        })?;
+    Ok(json!({ "ledger": ledger.to_value() }))
+}
+
+/// Renders a view as markdown (`style` None) or terminal text.
+fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> {
+    let view = input::string(map, "view")?;
+    let one = || -> Result<(u32, crate::Record), ClarifyError> {
+        let v = map
+            .get("clarification")
+            .ok_or_else(|| ClarifyError::input("`clarification` is required"))?;
+        input::clarification(v)
+    };
+    Ok(match view.as_str() {
+        "thread" => {
+            let (issue, r) = one()?;
+            match style {
+                None => render::markdown_thread(issue, &r),
+                Some(s) => render::text_thread(issue, &r, s),
+            }
+        }
+        "round" => {
+            let (issue, r) = one()?;
+            let last = r.fold().round;
+            let round = input::opt_integer(map, "round")?
+                .map_or(last, |n| u32::try_from(n).unwrap_or(last));
+            match style {
+                None => render::markdown_round(&r, round),
+                Some(s) => render::text_round(issue, &r, round, s),
+            }
+        }
+        "escalation" => {
+            let (issue, r) = one()?;
+            match style {
+                None => render::markdown_escalation(issue, &r),
+                Some(s) => render::text_escalation(issue, &r, s),
+            }
+        }
+        "list" => {
+            let items = match map.get("clarifications") {
+                Some(Value::Array(items)) => items,
+                _ => return Err(ClarifyError::input("`clarifications` must be an array")),
+            };
+            let records = items
+                .iter()
+                .map(input::clarification)
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<(u32, &crate::Record)> = records.iter().map(|(i, r)| (*i, r)).collect();
+            match style {
+                None => render::markdown_list(&refs),
+                Some(s) => render::text_list(&refs, s),
+            }
+        }
+        "report" => {
+            let v = map
+                .get("report")
+                .ok_or_else(|| ClarifyError::input("`report` is required"))?;
+            let report: Report = serde::Deserialize::deserialize(v).map_err(|e| {
+                ClarifyError::input(format!("`report` is not a monitor report: {e}"))
+            })?;
+            match style {
+                None => render::markdown_report(&report),
+                Some(s) => render::text_report(&report, s),
+            }
+        }
+        other => {
+            return Err(ClarifyError::input(format!(
+                "unknown view '{other}'; allowed: thread, round, escalation, list, report"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

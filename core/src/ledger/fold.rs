@@ -52,7 +52,9 @@ impl Record {
             }
         }
         let stale_after = clock_start
-            .map(|start| Timestamp::from_ms(start.saturating_add(i64::from(self.sla_minutes) * 60_000)))
+            .map(|start| {
+                Timestamp::from_ms(start.saturating_add(i64::from(self.sla_minutes) * 60_000))
+            })
             .or_else(|| self.stale_after.clone());
         Fold {
             status,

@@ -156,7 +156,10 @@ fn es_number(f: f64) -> String {
     let k = i32::try_from(digits.len()).unwrap_or(1);
     let n = exp + 1;
     let body = if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat(usize::try_from(n - k).unwrap_or(0)))
+        format!(
+            "{digits}{}",
+            "0".repeat(usize::try_from(n - k).unwrap_or(0))
+        )
     } else if 0 < n && n <= 21 {
         let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
         format!("{int}.{frac}")
@@ -183,7 +186,10 @@ mod tests {
     #[test]
     fn jcs_sorts_keys_and_drops_whitespace() {
         let v = json!({"b": 1, "a": [true, null, "x"], "é": "ü\n"});
-        assert_eq!(canonical_json(&v), "{\"a\":[true,null,\"x\"],\"b\":1,\"é\":\"ü\\n\"}");
+        assert_eq!(
+            canonical_json(&v),
+            "{\"a\":[true,null,\"x\"],\"b\":1,\"é\":\"ü\\n\"}"
+        );
     }
 
     #[test]

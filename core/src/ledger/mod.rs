@@ -187,7 +187,11 @@ impl Ledger {
     }
 
     /// Converts a JSON value (API input) into a ledger.
-    pub fn from_value(file: &str, value: &Value, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
+    pub fn from_value(
+        file: &str,
+        value: &Value,
+        issue: Option<u32>,
+    ) -> Result<Ledger, ClarifyError> {
         let raw = wire::RawLedger::deserialize(value)
             .map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
         raw.normalise(file, issue)
@@ -264,7 +268,9 @@ impl Record {
 
     /// True when the thread says `pending` but the stored status says `stale` (legacy).
     pub fn has_missing_stale_entry(&self) -> bool {
-        !self.thread.is_empty() && self.status == Status::Stale && self.fold().status == Status::Pending
+        !self.thread.is_empty()
+            && self.status == Status::Stale
+            && self.fold().status == Status::Pending
     }
 
     pub fn last_timestamp_ms(&self) -> Option<i64> {
@@ -300,7 +306,11 @@ impl Record {
         if legacy {
             hash::hash_all(&self.id, &mut self.thread);
         }
-        let prev = self.thread.last().and_then(|e| e.hash.as_deref()).unwrap_or("");
+        let prev = self
+            .thread
+            .last()
+            .and_then(|e| e.hash.as_deref())
+            .unwrap_or("");
         entry.hash = Some(entry_hash(&self.id, prev, &entry));
         let at = entry.timestamp.ms();
         self.thread.push(entry);
@@ -322,7 +332,11 @@ impl Record {
             return;
         }
         let f = self.fold();
-        self.status = if keep_stale_marker { Status::Stale } else { f.status };
+        self.status = if keep_stale_marker {
+            Status::Stale
+        } else {
+            f.status
+        };
         self.round = f.round;
         self.retries = f.retries;
         self.resolved_at = f.resolved_at;

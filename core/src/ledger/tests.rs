@@ -41,7 +41,10 @@ fn legacy() -> Value {
 fn reads_reference_ledgers() {
     let ledger = Ledger::from_value("issue-42.json", &legacy(), None).unwrap();
     let r = &ledger.clarifications[0];
-    assert_eq!(r.sla_minutes, 45, "whole minutes between created and staleAfter");
+    assert_eq!(
+        r.sla_minutes, 45,
+        "whole minutes between created and staleAfter"
+    );
     assert_eq!(r.retries, 0);
     assert_eq!(r.extra.get("priority"), Some(&json!("high")));
     assert_eq!(ledger.extra.get("labels"), Some(&json!(["api"])));
@@ -60,7 +63,10 @@ fn sealing_upgrades_and_keeps_unknown_fields() {
     assert!(text.ends_with("}\n"));
     let v: Value = serde_json::from_str(&text).unwrap();
     let r = &v["clarifications"][0];
-    assert!(r.get("issueNumber").is_none(), "record-level issueNumber is dropped");
+    assert!(
+        r.get("issueNumber").is_none(),
+        "record-level issueNumber is dropped"
+    );
     assert_eq!(r["priority"], "high");
     assert_eq!(r["slaMinutes"], 45);
     assert_eq!(v["labels"], json!(["api"]));
@@ -74,7 +80,10 @@ fn sealing_upgrades_and_keeps_unknown_fields() {
 fn next_id_is_max_plus_one() {
     let mut ledger = Ledger::new(7);
     for id in ["CLR-7-001", "CLR-7-005", "CLR-8-900", "bogus"] {
-        let mut r = Ledger::from_value("x", &legacy(), None).unwrap().clarifications.remove(0);
+        let mut r = Ledger::from_value("x", &legacy(), None)
+            .unwrap()
+            .clarifications
+            .remove(0);
         r.id = id.into();
         ledger.clarifications.push(r);
     }
@@ -86,7 +95,10 @@ fn tampering_breaks_the_chain() {
     let mut ledger = Ledger::from_value("issue-42.json", &legacy(), None).unwrap();
     ledger.seal();
     ledger.clarifications[0].thread[0].body = "Memcached?".into();
-    assert_eq!(ledger.clarifications[0].chain_state(), ChainState::BrokenAt(0));
+    assert_eq!(
+        ledger.clarifications[0].chain_state(),
+        ChainState::BrokenAt(0)
+    );
     ledger.clarifications[0].thread[0].hash = None;
     assert_eq!(ledger.clarifications[0].chain_state(), ChainState::Mixed);
 }
@@ -95,8 +107,15 @@ fn tampering_breaks_the_chain() {
 fn corrupt_bytes_are_an_error() {
     let err = Ledger::parse("issue-9.json", b"{ not json", Some(9)).unwrap_err();
     assert_eq!(err.code(), "LEDGER_CORRUPT");
-    assert!(err.to_string().starts_with("ledger issue-9.json is corrupt"));
-    let err = Ledger::parse("issue-9.json", br#"{"issueNumber": 9, "clarifications": [{"id": 1}]}"#, None).unwrap_err();
+    assert!(err
+        .to_string()
+        .starts_with("ledger issue-9.json is corrupt"));
+    let err = Ledger::parse(
+        "issue-9.json",
+        br#"{"issueNumber": 9, "clarifications": [{"id": 1}]}"#,
+        None,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), "LEDGER_CORRUPT");
 }
 

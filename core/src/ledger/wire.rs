@@ -86,15 +86,20 @@ const DEFAULT_SLA_MINUTES: u32 = 30;
 impl RawLedger {
     pub(super) fn normalise(self, file: &str, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
         let issue_number = match (self.issue_number, issue) {
-            (Some(n), _) => check_issue(n)
-                .map_err(|_| ClarifyError::corrupt(file, format!("issueNumber {n} is out of range")))?,
+            (Some(n), _) => check_issue(n).map_err(|_| {
+                ClarifyError::corrupt(file, format!("issueNumber {n} is out of range"))
+            })?,
             (None, Some(n)) => n,
             (None, None) => return Err(ClarifyError::corrupt(file, "missing field `issueNumber`")),
         };
         Ok(Ledger {
             issue_number,
             workflow: self.workflow,
-            clarifications: self.clarifications.into_iter().map(RawRecord::normalise).collect(),
+            clarifications: self
+                .clarifications
+                .into_iter()
+                .map(RawRecord::normalise)
+                .collect(),
             extra: self.extra,
         })
     }
@@ -106,7 +111,11 @@ impl RawRecord {
         let mut round = 0u32;
         for raw in self.thread {
             // Entries other than questions carry the current round; a question opens the next.
-            let inferred = if raw.kind == EntryKind::Question { round.saturating_add(1) } else { round };
+            let inferred = if raw.kind == EntryKind::Question {
+                round.saturating_add(1)
+            } else {
+                round
+            };
             let entry_round = raw.round.unwrap_or(inferred);
             if raw.kind == EntryKind::Question {
                 round = entry_round;
@@ -122,12 +131,16 @@ impl RawRecord {
             });
         }
         let retries_in_thread = thread.iter().filter(|e| e.kind == EntryKind::Retry).count();
-        let sla_minutes = self.sla_minutes.unwrap_or_else(|| match (&self.created, &self.stale_after) {
-            (Some(c), Some(s)) if s.ms() > c.ms() => {
-                u32::try_from((s.ms() - c.ms()) / 60_000).unwrap_or(DEFAULT_SLA_MINUTES).max(1)
-            }
-            _ => DEFAULT_SLA_MINUTES,
-        });
+        let sla_minutes =
+            self.sla_minutes
+                .unwrap_or_else(|| match (&self.created, &self.stale_after) {
+                    (Some(c), Some(s)) if s.ms() > c.ms() => {
+                        u32::try_from((s.ms() - c.ms()) / 60_000)
+                            .unwrap_or(DEFAULT_SLA_MINUTES)
+                            .max(1)
+                    }
+                    _ => DEFAULT_SLA_MINUTES,
+                });
         Record {
             max_rounds: self.max_rounds.unwrap_or(if self.blocking { 5 } else { 6 }),
             id: self.id,

@@ -9,14 +9,20 @@ use crate::ledger::EntryKind;
 pub(super) fn run(pass: &mut Pass<'_>) {
     let issue = u64::from(pass.ledger.issue_number);
     for index in 0..pass.ledger.clarifications.len() {
-        let Some(record) = pass.ledger.clarifications.get(index) else { continue };
+        let Some(record) = pass.ledger.clarifications.get(index) else {
+            continue;
+        };
         if !record.current_status().is_active() {
             continue;
         }
-        let Some(status) = pass.statuses.get(&record.from) else { continue };
+        let Some(status) = pass.statuses.get(&record.from) else {
+            continue;
+        };
         let reason = match (status.status.as_str(), status.issue) {
             (DONE, _) => format!("requester {} is done", record.from),
-            (WORKING, Some(other)) if other != issue => format!("requester {} moved to issue {other}", record.from),
+            (WORKING, Some(other)) if other != issue => {
+                format!("requester {} moved to issue {other}", record.from)
+            }
             _ => continue,
         };
         pass.append(index, EntryKind::Abandonment, &reason);

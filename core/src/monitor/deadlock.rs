@@ -28,7 +28,11 @@ pub struct CycleBreak {
 
 /// Finds every cycle break over a graph of `node_count` nodes. `choose` picks the record to
 /// remove among a component's records (it receives their handles).
-pub fn find_cycle_breaks(node_count: usize, edges: &[WaitEdge], mut choose: impl FnMut(&[usize]) -> usize) -> Vec<CycleBreak> {
+pub fn find_cycle_breaks(
+    node_count: usize,
+    edges: &[WaitEdge],
+    mut choose: impl FnMut(&[usize]) -> usize,
+) -> Vec<CycleBreak> {
     let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); node_count];
     for (i, e) in edges.iter().enumerate() {
         if let Some(list) = out_edges.get_mut(e.from) {
@@ -60,20 +64,29 @@ pub fn find_cycle_breaks(node_count: usize, edges: &[WaitEdge], mut choose: impl
                 .flat_map(|&n| out_edges.get(n).into_iter().flatten().copied())
                 .filter(|&ei| {
                     alive.get(ei).copied().unwrap_or(false)
-                        && edges.get(ei).is_some_and(|e| tarjan.member.get(e.to) == Some(&set_id))
+                        && edges
+                            .get(ei)
+                            .is_some_and(|e| tarjan.member.get(e.to) == Some(&set_id))
                 })
                 .collect();
             if inside.is_empty() {
                 continue;
             }
-            let handles: Vec<usize> = inside.iter().filter_map(|&ei| edges.get(ei).map(|e| e.record)).collect();
+            let handles: Vec<usize> = inside
+                .iter()
+                .filter_map(|&ei| edges.get(ei).map(|e| e.record))
+                .collect();
             let victim = choose(&handles);
             if let Some(pos) = handles.iter().position(|&h| h == victim) {
                 if let Some(slot) = inside.get(pos).and_then(|&ei| alive.get_mut(ei)) {
                     *slot = false;
                 }
             }
-            breaks.push(CycleBreak { records: handles, nodes: component.clone(), victim });
+            breaks.push(CycleBreak {
+                records: handles,
+                nodes: component.clone(),
+                victim,
+            });
             work.push(component);
         }
     }
@@ -92,10 +105,22 @@ const UNSEEN: usize = usize::MAX;
 
 impl Tarjan {
     fn new(n: usize) -> Self {
-        Tarjan { index: vec![UNSEEN; n], low: vec![0; n], on_stack: vec![false; n], member: vec![0; n] }
+        Tarjan {
+            index: vec![UNSEEN; n],
+            low: vec![0; n],
+            on_stack: vec![false; n],
+            member: vec![0; n],
+        }
     }
 
-    fn run(&mut self, nodes: &[usize], set_id: usize, out: &[Vec<usize>], edges: &[WaitEdge], alive: &[bool]) -> Vec<Vec<usize>> {
+    fn run(
+        &mut self,
+        nodes: &[usize],
+        set_id: usize,
+        out: &[Vec<usize>],
+        edges: &[WaitEdge],
+        alive: &[bool],
+    ) -> Vec<Vec<usize>> {
         for &n in nodes {
             if let Some(i) = self.index.get_mut(n) {
                 *i = UNSEEN;
@@ -117,7 +142,9 @@ impl Tarjan {
                 if let Some(ei) = next_edge {
                     *pos += 1;
                     let Some(edge) = edges.get(ei) else { continue };
-                    if !alive.get(ei).copied().unwrap_or(false) || self.member.get(edge.to) != Some(&set_id) {
+                    if !alive.get(ei).copied().unwrap_or(false)
+                        || self.member.get(edge.to) != Some(&set_id)
+                    {
                         continue;
                     }
                     let w = edge.to;
@@ -172,7 +199,11 @@ impl Tarjan {
     }
 }
 
-fn intern<'a>(name: &'a str, node_of: &mut HashMap<&'a str, usize>, names: &mut Vec<&'a str>) -> usize {
+fn intern<'a>(
+    name: &'a str,
+    node_of: &mut HashMap<&'a str, usize>,
+    names: &mut Vec<&'a str>,
+) -> usize {
     if let Some(&n) = node_of.get(name) {
         return n;
     }
@@ -193,38 +224,75 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         }
         let from = intern(&r.from, &mut node_of, &mut names);
         let to = intern(&r.to, &mut node_of, &mut names);
-        edges.push(WaitEdge { from, to, record: index });
+        edges.push(WaitEdge {
+            from,
+            to,
+            record: index,
+        });
     }
     if edges.is_empty() {
         return;
     }
     let config = pass.config;
     let key = |i: usize| {
-        records.get(i).map(|r| (config.rank(&r.from), r.created.as_ref().map_or(i64::MIN, |t| t.ms()), r.order_key().0))
+        records.get(i).map(|r| {
+            (
+                config.rank(&r.from),
+                r.created.as_ref().map_or(i64::MIN, |t| t.ms()),
+                r.order_key().0,
+            )
+        })
     };
     let breaks = find_cycle_breaks(names.len(), &edges, |handles| {
         handles.iter().copied().max_by_key(|&h| key(h)).unwrap_or(0)
     });
     let mut decided = Vec::with_capacity(breaks.len());
     for b in breaks {
-        let mut ids: Vec<(u64, String)> =
-            b.records.iter().filter_map(|&h| records.get(h)).map(|r| (r.order_key().0, r.id.clone())).collect();
+        let mut ids: Vec<(u64, String)> = b
+            .records
+            .iter()
+            .filter_map(|&h| records.get(h))
+            .map(|r| (r.order_key().0, r.id.clone()))
+            .collect();
         ids.sort();
-        let mut agents: Vec<&str> = b.nodes.iter().filter_map(|&n| names.get(n).copied()).collect();
+        let mut agents: Vec<&str> = b
+            .nodes
+            .iter()
+            .filter_map(|&n| names.get(n).copied())
+            .collect();
         agents.sort_by_key(|a| (config.rank(a), *a));
-        let Some(victim) = records.get(b.victim) else { continue };
-        let others: Vec<&str> = agents.iter().copied().filter(|a| *a != victim.from).collect();
+        let Some(victim) = records.get(b.victim) else {
+            continue;
+        };
+        let others: Vec<&str> = agents
+            .iter()
+            .copied()
+            .filter(|a| *a != victim.from)
+            .collect();
         let ids: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
-        let mut reason = format!("deadlock: {} between {}; {} yields to a human", ids.join(", "), agents.join(", "), victim.from);
+        let mut reason = format!(
+            "deadlock: {} between {}; {} yields to a human",
+            ids.join(", "),
+            agents.join(", "),
+            victim.from
+        );
         if !others.is_empty() {
-            let verb = if others.len() == 1 { "continues" } else { "continue" };
+            let verb = if others.len() == 1 {
+                "continues"
+            } else {
+                "continue"
+            };
             reason.push_str(&format!(", {} {verb}", others.join(", ")));
         }
-        decided.push((b.victim, reason, DeadlockReport {
-            cycle: ids,
-            agents: agents.iter().map(|a| (*a).to_owned()).collect(),
-            escalated: victim.id.clone(),
-        }));
+        decided.push((
+            b.victim,
+            reason,
+            DeadlockReport {
+                cycle: ids,
+                agents: agents.iter().map(|a| (*a).to_owned()).collect(),
+                escalated: victim.id.clone(),
+            },
+        ));
     }
     for (index, reason, report) in decided {
         pass.escalate(index, &reason);
@@ -237,7 +305,13 @@ mod tests {
     use super::*;
 
     fn ring(n: usize) -> Vec<WaitEdge> {
-        (0..n).map(|i| WaitEdge { from: i, to: (i + 1) % n, record: i }).collect()
+        (0..n)
+            .map(|i| WaitEdge {
+                from: i,
+                to: (i + 1) % n,
+                record: i,
+            })
+            .collect()
     }
 
     #[test]
@@ -252,10 +326,26 @@ mod tests {
     fn two_cycles_sharing_a_node() {
         // 0 ⇄ 1 and 1 ⇄ 2: one component; breaking edge 1→2 (record 3) leaves 0 ⇄ 1.
         let edges = vec![
-            WaitEdge { from: 0, to: 1, record: 0 },
-            WaitEdge { from: 1, to: 0, record: 1 },
-            WaitEdge { from: 1, to: 2, record: 2 },
-            WaitEdge { from: 2, to: 1, record: 3 },
+            WaitEdge {
+                from: 0,
+                to: 1,
+                record: 0,
+            },
+            WaitEdge {
+                from: 1,
+                to: 0,
+                record: 1,
+            },
+            WaitEdge {
+                from: 1,
+                to: 2,
+                record: 2,
+            },
+            WaitEdge {
+                from: 2,
+                to: 1,
+                record: 3,
+            },
         ];
         let breaks = find_cycle_breaks(3, &edges, |h| *h.iter().max().unwrap());
         let victims: Vec<usize> = breaks.iter().map(|b| b.victim).collect();
@@ -266,13 +356,28 @@ mod tests {
 
     #[test]
     fn acyclic_graphs_need_no_break() {
-        let edges = vec![WaitEdge { from: 0, to: 1, record: 0 }, WaitEdge { from: 1, to: 2, record: 1 }];
+        let edges = vec![
+            WaitEdge {
+                from: 0,
+                to: 1,
+                record: 0,
+            },
+            WaitEdge {
+                from: 1,
+                to: 2,
+                record: 1,
+            },
+        ];
         assert!(find_cycle_breaks(3, &edges, |h| h[0]).is_empty());
     }
 
     #[test]
     fn self_loops_count() {
-        let edges = vec![WaitEdge { from: 0, to: 0, record: 7 }];
+        let edges = vec![WaitEdge {
+            from: 0,
+            to: 0,
+            record: 7,
+        }];
         assert_eq!(find_cycle_breaks(1, &edges, |h| h[0])[0].victim, 7);
     }
 }

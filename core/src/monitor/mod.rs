@@ -72,18 +72,38 @@ impl Pass<'_> {
     pub fn escalate(&mut self, index: usize, reason: &str) {
         self.append(index, EntryKind::Escalation, reason);
         if let Some(r) = self.ledger.clarifications.get(index) {
-            self.report.escalated.push(EscalatedReport { id: r.id.clone(), reason: reason.to_owned() });
+            self.report.escalated.push(EscalatedReport {
+                id: r.id.clone(),
+                reason: reason.to_owned(),
+            });
         }
     }
 
     pub fn id(&self, index: usize) -> String {
-        self.ledger.clarifications.get(index).map(|r| r.id.clone()).unwrap_or_default()
+        self.ledger
+            .clarifications
+            .get(index)
+            .map(|r| r.id.clone())
+            .unwrap_or_default()
     }
 }
 
 /// Runs every phase over one ledger.
-pub fn monitor_ledger(ledger: Ledger, statuses: &Statuses, config: &Config, now: i64) -> LedgerOutcome {
-    let mut pass = Pass { ledger, statuses, config, now, events: Vec::new(), report: Report::default(), changed: false };
+pub fn monitor_ledger(
+    ledger: Ledger,
+    statuses: &Statuses,
+    config: &Config,
+    now: i64,
+) -> LedgerOutcome {
+    let mut pass = Pass {
+        ledger,
+        statuses,
+        config,
+        now,
+        events: Vec::new(),
+        report: Report::default(),
+        changed: false,
+    };
     stale::run(&mut pass);
     stuck::run(&mut pass);
     deadlock::run(&mut pass);
@@ -92,15 +112,31 @@ pub fn monitor_ledger(ledger: Ledger, statuses: &Statuses, config: &Config, now:
         pass.ledger.seal();
     }
     pass.report.sort();
-    LedgerOutcome { ledger: pass.ledger, changed: pass.changed, events: pass.events, report: pass.report }
+    LedgerOutcome {
+        ledger: pass.ledger,
+        changed: pass.changed,
+        events: pass.events,
+        report: pass.report,
+    }
 }
 
 /// Runs the monitor over a workspace. `errors` are ledgers that could not be read, reported
 /// and skipped.
-pub fn monitor(ledgers: Vec<Ledger>, errors: Vec<ReportError>, statuses: &Statuses, config: &Config, now: i64) -> Outcome {
+pub fn monitor(
+    ledgers: Vec<Ledger>,
+    errors: Vec<ReportError>,
+    statuses: &Statuses,
+    config: &Config,
+    now: i64,
+) -> Outcome {
     let mut ledgers = ledgers;
     ledgers.sort_by_key(|l| l.issue_number);
-    let mut out = Outcome { ledgers: Vec::with_capacity(ledgers.len()), changed: Vec::new(), events: Vec::new(), report: Report::default() };
+    let mut out = Outcome {
+        ledgers: Vec::with_capacity(ledgers.len()),
+        changed: Vec::new(),
+        events: Vec::new(),
+        report: Report::default(),
+    };
     for ledger in ledgers {
         let one = monitor_ledger(ledger, statuses, config, now);
         if one.changed {

@@ -53,7 +53,12 @@ impl Report {
     /// Orders one ledger's lists by sequence number.
     pub(crate) fn sort(&mut self) {
         let seq = |id: &str| ClarificationId::parse(id).map_or(u64::MAX, |c| c.seq);
-        for list in [&mut self.stale, &mut self.retried, &mut self.stuck, &mut self.abandoned] {
+        for list in [
+            &mut self.stale,
+            &mut self.retried,
+            &mut self.stuck,
+            &mut self.abandoned,
+        ] {
             list.sort_by_key(|id| seq(id));
             list.dedup();
         }

@@ -6,7 +6,9 @@ use crate::ledger::{EntryKind, Status};
 
 pub(super) fn run(pass: &mut Pass<'_>) {
     for index in 0..pass.ledger.clarifications.len() {
-        let Some(record) = pass.ledger.clarifications.get(index) else { continue };
+        let Some(record) = pass.ledger.clarifications.get(index) else {
+            continue;
+        };
         let expired = record.fold().stale_after.is_some_and(|t| pass.now > t.ms());
         match record.current_status() {
             Status::Pending if expired => {
@@ -32,13 +34,24 @@ fn mark_stale(pass: &mut Pass<'_>, index: usize) {
 }
 
 fn retry_or_escalate(pass: &mut Pass<'_>, index: usize) {
-    let retries = pass.ledger.clarifications.get(index).map_or(0, |r| r.fold().retries);
+    let retries = pass
+        .ledger
+        .clarifications
+        .get(index)
+        .map_or(0, |r| r.fold().retries);
     let max = pass.config.max_retries;
     if retries < max {
-        pass.append(index, EntryKind::Retry, &format!("retry {} of {max}", retries + 1));
+        pass.append(
+            index,
+            EntryKind::Retry,
+            &format!("retry {} of {max}", retries + 1),
+        );
         let id = pass.id(index);
         pass.report.retried.push(id);
     } else {
-        pass.escalate(index, &format!("SLA expired; retries used: {retries} of {max}"));
+        pass.escalate(
+            index,
+            &format!("SLA expired; retries used: {retries} of {max}"),
+        );
     }
 }

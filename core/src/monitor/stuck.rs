@@ -50,7 +50,10 @@ fn similar(a: &str, b: &str, threshold: f64) -> bool {
 
 /// Which kind of entry repeats in the record's last two of that kind, if any.
 fn repetition(record: &Record, threshold: f64) -> Option<&'static str> {
-    for (kind, what) in [(EntryKind::Question, "questions"), (EntryKind::Answer, "answers")] {
+    for (kind, what) in [
+        (EntryKind::Question, "questions"),
+        (EntryKind::Answer, "answers"),
+    ] {
         let mut last = record.thread.iter().rev().filter(|e| e.kind == kind);
         if let (Some(b), Some(a)) = (last.next(), last.next()) {
             if similar(&a.body, &b.body, threshold) {
@@ -64,12 +67,18 @@ fn repetition(record: &Record, threshold: f64) -> Option<&'static str> {
 pub(super) fn run(pass: &mut Pass<'_>) {
     let threshold = pass.config.stuck_similarity;
     for index in 0..pass.ledger.clarifications.len() {
-        let Some(record) = pass.ledger.clarifications.get(index) else { continue };
+        let Some(record) = pass.ledger.clarifications.get(index) else {
+            continue;
+        };
         if !record.current_status().is_active() {
             continue;
         }
         if let Some(what) = repetition(record, threshold) {
-            flag(pass, index, &format!("circular: the last two {what} repeat each other"));
+            flag(
+                pass,
+                index,
+                &format!("circular: the last two {what} repeat each other"),
+            );
         }
     }
     direction_flips(pass, threshold);
@@ -82,7 +91,11 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
     let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (index, r) in pass.ledger.clarifications.iter().enumerate() {
         if r.current_status().is_active() {
-            let key = if r.from <= r.to { (r.from.clone(), r.to.clone()) } else { (r.to.clone(), r.from.clone()) };
+            let key = if r.from <= r.to {
+                (r.from.clone(), r.to.clone())
+            } else {
+                (r.to.clone(), r.from.clone())
+            };
             groups.entry(key).or_default().push(index);
         }
     }
@@ -91,17 +104,29 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
             continue;
         }
         let records = &pass.ledger.clarifications;
-        members.sort_by_key(|&i| records.get(i).map(|r| (r.created.as_ref().map_or(0, |t| t.ms()), r.order_key().0)));
+        members.sort_by_key(|&i| {
+            records
+                .get(i)
+                .map(|r| (r.created.as_ref().map_or(0, |t| t.ms()), r.order_key().0))
+        });
         for (pos, &later) in members.iter().enumerate() {
             let records = &pass.ledger.clarifications;
-            let Some(b) = records.get(later) else { continue };
+            let Some(b) = records.get(later) else {
+                continue;
+            };
             let earlier = members.iter().take(pos).copied().find(|&i| {
                 records.get(i).is_some_and(|a| {
-                    a.current_status().is_active() && a.from == b.to && a.to == b.from && similar(&a.topic, &b.topic, threshold)
+                    a.current_status().is_active()
+                        && a.from == b.to
+                        && a.to == b.from
+                        && similar(&a.topic, &b.topic, threshold)
                 })
             });
             if let Some(first) = earlier.and_then(|i| records.get(i)) {
-                let reason = format!("circular: {} asks {} what {} asked {} in {}", b.from, b.to, b.to, b.from, first.id);
+                let reason = format!(
+                    "circular: {} asks {} what {} asked {} in {}",
+                    b.from, b.to, b.to, b.from, first.id
+                );
                 flag(pass, later, &reason);
             }
         }
@@ -120,7 +145,10 @@ mod tests {
 
     #[test]
     fn tokens_are_unicode_words() {
-        assert_eq!(tokens("Café, CAFÉ! naïve-résumé 42"), vec!["42", "café", "naïve", "résumé"]);
+        assert_eq!(
+            tokens("Café, CAFÉ! naïve-résumé 42"),
+            vec!["42", "café", "naïve", "résumé"]
+        );
         assert_eq!(tokens("  ...  "), Vec::<String>::new());
     }
 
@@ -128,9 +156,15 @@ mod tests {
     fn jaccard_bounds() {
         let t = |s: &str| tokens(s);
         assert!((jaccard(&t("a b c d"), &t("a b c d e")) - 0.8).abs() < 1e-12);
-        assert!(jaccard(&t("a b c d"), &t("a b c d e")) <= 0.8, "exactly at threshold is not above it");
+        assert!(
+            jaccard(&t("a b c d"), &t("a b c d e")) <= 0.8,
+            "exactly at threshold is not above it"
+        );
         assert!((jaccard(&t(""), &t("")) - 1.0).abs() < f64::EPSILON);
         assert!(jaccard(&t("x"), &t("")).abs() < f64::EPSILON);
-        assert!((jaccard(&t("caf"), &t("café"))).abs() < f64::EPSILON, "café is not caf");
+        assert!(
+            (jaccard(&t("caf"), &t("café"))).abs() < f64::EPSILON,
+            "café is not caf"
+        );
     }
 }

@@ -12,7 +12,14 @@ const MIN: i64 = 60_000;
 fn open_workflows() -> Workflows {
     let mut w = Workflows::new();
     let mut text = String::new();
-    for agent in ["product-manager", "architect", "engineer", "reviewer", "tester", "stranger"] {
+    for agent in [
+        "product-manager",
+        "architect",
+        "engineer",
+        "reviewer",
+        "tester",
+        "stranger",
+    ] {
         text.push_str(&format!(
             "[[steps]]\nid = \"{agent}\"\nagent = \"{agent}\"\ncan_clarify = [\"product-manager\", \"architect\", \"engineer\", \"reviewer\", \"tester\", \"stranger\"]\nclarify_sla_minutes = 60\n"
         ));
@@ -21,7 +28,14 @@ fn open_workflows() -> Workflows {
     w
 }
 
-fn ask(ledger: Option<&Ledger>, from: &str, to: &str, topic: &str, blocking: bool, now: i64) -> Ledger {
+fn ask(
+    ledger: Option<&Ledger>,
+    from: &str,
+    to: &str,
+    topic: &str,
+    blocking: bool,
+    now: i64,
+) -> Ledger {
     let req = NewRequest {
         issue_number: 42,
         from: from.into(),
@@ -35,7 +49,9 @@ fn ask(ledger: Option<&Ledger>, from: &str, to: &str, topic: &str, blocking: boo
         suggestions: vec![],
         idempotency_key: None,
     };
-    request(ledger, &req, &Config::default(), &open_workflows(), now).unwrap().ledger
+    request(ledger, &req, &Config::default(), &open_workflows(), now)
+        .unwrap()
+        .ledger
 }
 
 fn run(ledger: Ledger, statuses: &Statuses, now: i64) -> LedgerOutcome {
@@ -54,11 +70,34 @@ fn stale_then_retry_then_escalate() {
     assert_eq!(r.status, Status::Pending);
     assert_eq!(r.thread[2].body, "retry 1 of 1");
     let again = run(first.ledger.clone(), &Statuses::new(), T0 + 60 * MIN + 1);
-    assert!(!again.changed, "a second run at the same now changes nothing");
+    assert!(
+        !again.changed,
+        "a second run at the same now changes nothing"
+    );
     let second = run(first.ledger, &Statuses::new(), T0 + 121 * MIN);
-    assert_eq!(second.report.escalated[0].reason, "SLA expired; retries used: 1 of 1");
+    assert_eq!(
+        second.report.escalated[0].reason,
+        "SLA expired; retries used: 1 of 1"
+    );
     assert_eq!(second.ledger.clarifications[0].status, Status::Escalated);
-    let kinds: Vec<&str> = second.events.iter().map(|e| serde_json::to_value(e.kind).unwrap().as_str().unwrap().to_owned()).map(|s| if s.ends_with("stale") { "stale" } else { "escalated" }).collect();
+    let kinds: Vec<&str> = second
+        .events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e.kind)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .map(|s| {
+            if s.ends_with("stale") {
+                "stale"
+            } else {
+                "escalated"
+            }
+        })
+        .collect();
     assert_eq!(kinds, vec!["stale", "escalated"]);
 }
 
@@ -71,7 +110,10 @@ fn mutual_wait_is_broken_by_priority() {
     let d = &out.report.deadlocks[0];
     assert_eq!(d.cycle, vec!["CLR-42-001", "CLR-42-002"]);
     assert_eq!(d.agents, vec!["architect", "engineer"]);
-    assert_eq!(d.escalated, "CLR-42-002", "the engineer ranks below the architect");
+    assert_eq!(
+        d.escalated, "CLR-42-002",
+        "the engineer ranks below the architect"
+    );
     assert_eq!(
         out.report.escalated[0].reason,
         "deadlock: CLR-42-001, CLR-42-002 between architect, engineer; engineer yields to a human, architect continues"
@@ -82,41 +124,106 @@ fn mutual_wait_is_broken_by_priority() {
 fn non_blocking_records_are_not_wait_edges() {
     let l = ask(None, "architect", "engineer", "Schema", true, T0);
     let l = ask(Some(&l), "engineer", "architect", "Deploy", false, T0 + MIN);
-    assert!(run(l, &Statuses::new(), T0 + 2 * MIN).report.deadlocks.is_empty());
+    assert!(run(l, &Statuses::new(), T0 + 2 * MIN)
+        .report
+        .deadlocks
+        .is_empty());
 }
 
 #[test]
 fn combined_case_escalates_each_record_once() {
     // Two mutual blocking requests with the same topic, both past their SLA with no retries left.
-    let l = ask(None, "architect", "engineer", "Which cache do we use", true, T0);
-    let l = ask(Some(&l), "engineer", "architect", "Which cache do we use", true, T0);
-    let config = Config { max_retries: 0, ..Config::default() };
+    let l = ask(
+        None,
+        "architect",
+        "engineer",
+        "Which cache do we use",
+        true,
+        T0,
+    );
+    let l = ask(
+        Some(&l),
+        "engineer",
+        "architect",
+        "Which cache do we use",
+        true,
+        T0,
+    );
+    let config = Config {
+        max_retries: 0,
+        ..Config::default()
+    };
     let out = monitor_ledger(l, &Statuses::new(), &config, T0 + 61 * MIN);
     let ids: Vec<&str> = out.report.escalated.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, vec!["CLR-42-001", "CLR-42-002"]);
-    assert!(out.report.deadlocks.is_empty(), "stale escalations already broke the wait");
+    assert!(
+        out.report.deadlocks.is_empty(),
+        "stale escalations already broke the wait"
+    );
     let again = monitor_ledger(out.ledger, &Statuses::new(), &config, T0 + 61 * MIN);
     assert!(!again.changed);
 }
 
 #[test]
 fn direction_flip_escalates_the_later_record() {
-    let l = ask(None, "engineer", "architect", "Cache eviction policy", false, T0);
-    let l = ask(Some(&l), "architect", "engineer", "cache eviction policy", false, T0 + MIN);
+    let l = ask(
+        None,
+        "engineer",
+        "architect",
+        "Cache eviction policy",
+        false,
+        T0,
+    );
+    let l = ask(
+        Some(&l),
+        "architect",
+        "engineer",
+        "cache eviction policy",
+        false,
+        T0 + MIN,
+    );
     let out = run(l, &Statuses::new(), T0 + 2 * MIN);
     assert_eq!(out.report.stuck, vec!["CLR-42-002"]);
-    assert_eq!(out.report.escalated[0].reason, "circular: architect asks engineer what engineer asked architect in CLR-42-001");
+    assert_eq!(
+        out.report.escalated[0].reason,
+        "circular: architect asks engineer what engineer asked architect in CLR-42-001"
+    );
 }
 
 #[test]
 fn repeated_questions_are_stuck() {
     let l = ask(None, "engineer", "architect", "Cache", true, T0);
     let cfg = Config::default();
-    let l = act(&l, "CLR-42-001", &Action::Answer { from: "architect".into(), body: "Redis.".into() }, &cfg, T0 + MIN).unwrap().ledger;
-    let l = act(&l, "CLR-42-001", &Action::FollowUp { from: "engineer".into(), question: "Cache?".into() }, &cfg, T0 + 2 * MIN).unwrap().ledger;
+    let l = act(
+        &l,
+        "CLR-42-001",
+        &Action::Answer {
+            from: "architect".into(),
+            body: "Redis.".into(),
+        },
+        &cfg,
+        T0 + MIN,
+    )
+    .unwrap()
+    .ledger;
+    let l = act(
+        &l,
+        "CLR-42-001",
+        &Action::FollowUp {
+            from: "engineer".into(),
+            question: "Cache?".into(),
+        },
+        &cfg,
+        T0 + 2 * MIN,
+    )
+    .unwrap()
+    .ledger;
     let out = run(l, &Statuses::new(), T0 + 3 * MIN);
     assert_eq!(out.report.stuck, vec!["CLR-42-001"]);
-    assert_eq!(out.report.escalated[0].reason, "circular: the last two questions repeat each other");
+    assert_eq!(
+        out.report.escalated[0].reason,
+        "circular: the last two questions repeat each other"
+    );
 }
 
 #[test]
@@ -124,15 +231,30 @@ fn abandonment_follows_the_requester() {
     let l = ask(None, "engineer", "architect", "Cache", true, T0);
     let mut statuses = Statuses::new();
     set_status(&mut statuses, "engineer", WORKING, None, T0).unwrap();
-    assert!(run(l.clone(), &statuses, T0 + MIN).report.abandoned.is_empty(), "working with issue null");
+    assert!(
+        run(l.clone(), &statuses, T0 + MIN)
+            .report
+            .abandoned
+            .is_empty(),
+        "working with issue null"
+    );
     set_status(&mut statuses, "engineer", WORKING, Some(42), T0).unwrap();
-    assert!(run(l.clone(), &statuses, T0 + MIN).report.abandoned.is_empty());
+    assert!(run(l.clone(), &statuses, T0 + MIN)
+        .report
+        .abandoned
+        .is_empty());
     set_status(&mut statuses, "engineer", WORKING, Some(7), T0).unwrap();
     let out = run(l.clone(), &statuses, T0 + MIN);
     assert_eq!(out.report.abandoned, vec!["CLR-42-001"]);
-    assert_eq!(out.events[0].reason.as_deref(), Some("requester engineer moved to issue 7"));
+    assert_eq!(
+        out.events[0].reason.as_deref(),
+        Some("requester engineer moved to issue 7")
+    );
     set_status(&mut statuses, "engineer", DONE, Some(42), T0).unwrap();
-    assert_eq!(run(l, &statuses, T0 + MIN).report.abandoned, vec!["CLR-42-001"]);
+    assert_eq!(
+        run(l, &statuses, T0 + MIN).report.abandoned,
+        vec!["CLR-42-001"]
+    );
 }
 
 #[test]
@@ -157,8 +279,18 @@ fn workspace_report_is_ordered_and_lists_errors() {
     for r in &mut b.clarifications {
         r.id = r.id.replace("CLR-42", "CLR-7");
     }
-    let errors = vec![ReportError { file: "issue-9.json".into(), code: "LEDGER_CORRUPT".into(), message: "x".into() }];
-    let out = monitor(vec![a, b], errors, &Statuses::new(), &Config::default(), T0 + 61 * MIN);
+    let errors = vec![ReportError {
+        file: "issue-9.json".into(),
+        code: "LEDGER_CORRUPT".into(),
+        message: "x".into(),
+    }];
+    let out = monitor(
+        vec![a, b],
+        errors,
+        &Statuses::new(),
+        &Config::default(),
+        T0 + 61 * MIN,
+    );
     assert_eq!(out.report.stale, vec!["CLR-7-001", "CLR-42-001"]);
     assert_eq!(out.changed, vec![7, 42]);
     assert_eq!(out.report.errors.len(), 1);

@@ -11,14 +11,29 @@ use crate::names::{check_agent, check_text, ClarificationId, AGENT_X, HUMAN};
 /// An operation on an existing record, with its actor and text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    Answer { from: String, body: String },
-    FollowUp { from: String, question: String },
+    Answer {
+        from: String,
+        body: String,
+    },
+    FollowUp {
+        from: String,
+        question: String,
+    },
     /// `from` defaults to `human` on an escalated record, else the requester.
-    Resolve { from: Option<String>, message: Option<String> },
+    Resolve {
+        from: Option<String>,
+        message: Option<String>,
+    },
     /// `from` defaults to `human`.
-    Escalate { from: Option<String>, message: Option<String> },
+    Escalate {
+        from: Option<String>,
+        message: Option<String>,
+    },
     /// `from` defaults to the requester.
-    Abandon { from: Option<String>, message: Option<String> },
+    Abandon {
+        from: Option<String>,
+        message: Option<String>,
+    },
 }
 
 impl Action {
@@ -35,7 +50,9 @@ impl Action {
     fn explicit_actor(&self) -> Option<&str> {
         match self {
             Action::Answer { from, .. } | Action::FollowUp { from, .. } => Some(from),
-            Action::Resolve { from, .. } | Action::Escalate { from, .. } | Action::Abandon { from, .. } => from.as_deref(),
+            Action::Resolve { from, .. }
+            | Action::Escalate { from, .. }
+            | Action::Abandon { from, .. } => from.as_deref(),
         }
     }
 
@@ -44,16 +61,22 @@ impl Action {
         match self {
             Action::Answer { body, .. } => Some(("answer", body)),
             Action::FollowUp { question, .. } => Some(("question", question)),
-            Action::Resolve { message, .. } | Action::Escalate { message, .. } | Action::Abandon { message, .. } => {
-                message.as_deref().map(|m| ("message", m))
-            }
+            Action::Resolve { message, .. }
+            | Action::Escalate { message, .. }
+            | Action::Abandon { message, .. } => message.as_deref().map(|m| ("message", m)),
         }
     }
 }
 
 /// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
 /// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`.
-pub fn act(ledger: &Ledger, id: &str, action: &Action, config: &Config, now: i64) -> Result<Applied, ClarifyError> {
+pub fn act(
+    ledger: &Ledger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
     check_now(now)?;
     let parsed = ClarificationId::parse(id)?;
     if let Some(actor) = action.explicit_actor() {
@@ -107,25 +130,48 @@ pub fn act(ledger: &Ledger, id: &str, action: &Action, config: &Config, now: i64
         Action::FollowUp { question, .. } => {
             let round = record.fold().round;
             if round >= record.max_rounds {
-                error = Some(ClarifyError::MaxRoundsExceeded { id: id.to_owned(), max: record.max_rounds });
+                error = Some(ClarifyError::MaxRoundsExceeded {
+                    id: id.to_owned(),
+                    max: record.max_rounds,
+                });
                 let reason = format!("max rounds reached ({} of {})", round, record.max_rounds);
                 (EntryKind::Escalation, AGENT_X.to_owned(), reason)
             } else {
                 (EntryKind::Question, actor, question.clone())
             }
         }
-        Action::Resolve { message, .. } => {
-            (EntryKind::Resolution, actor.clone(), message.clone().unwrap_or_else(|| format!("resolved by {actor}")))
-        }
-        Action::Escalate { message, .. } => {
-            (EntryKind::Escalation, actor.clone(), message.clone().unwrap_or_else(|| format!("escalated by {actor}")))
-        }
-        Action::Abandon { message, .. } => {
-            (EntryKind::Abandonment, actor.clone(), message.clone().unwrap_or_else(|| format!("abandoned by {actor}")))
-        }
+        Action::Resolve { message, .. } => (
+            EntryKind::Resolution,
+            actor.clone(),
+            message
+                .clone()
+                .unwrap_or_else(|| format!("resolved by {actor}")),
+        ),
+        Action::Escalate { message, .. } => (
+            EntryKind::Escalation,
+            actor.clone(),
+            message
+                .clone()
+                .unwrap_or_else(|| format!("escalated by {actor}")),
+        ),
+        Action::Abandon { message, .. } => (
+            EntryKind::Abandonment,
+            actor.clone(),
+            message
+                .clone()
+                .unwrap_or_else(|| format!("abandoned by {actor}")),
+        ),
     };
     let at = record.append(kind, &author, &body, at);
-    let events = Event::for_entry(issue, record, kind, &author, &body, at).into_iter().collect();
+    let events = Event::for_entry(issue, record, kind, &author, &body, at)
+        .into_iter()
+        .collect();
     ledger.seal();
-    Ok(Applied { ledger, id: id.to_owned(), events, idempotent: false, error })
+    Ok(Applied {
+        ledger,
+        id: id.to_owned(),
+        events,
+        idempotent: false,
+        error,
+    })
 }

@@ -82,17 +82,33 @@ pub fn request(
 
     // An agent that crashed and re-sends its request gets the original record back.
     if let Some(key) = &req.idempotency_key {
-        if let Some(existing) = ledger.clarifications.iter().find(|r| r.idempotency_key.as_ref() == Some(key)) {
-            let first_question = existing.thread.iter().find(|e| e.kind == EntryKind::Question);
+        if let Some(existing) = ledger
+            .clarifications
+            .iter()
+            .find(|r| r.idempotency_key.as_ref() == Some(key))
+        {
+            let first_question = existing
+                .thread
+                .iter()
+                .find(|e| e.kind == EntryKind::Question);
             let same = existing.from == req.from
                 && existing.to == req.to
                 && existing.topic == req.topic
                 && first_question.is_some_and(|q| q.body == req.question);
             if !same {
-                return Err(ClarifyError::IdempotencyConflict { key: key.clone(), id: existing.id.clone() });
+                return Err(ClarifyError::IdempotencyConflict {
+                    key: key.clone(),
+                    id: existing.id.clone(),
+                });
             }
             let id = existing.id.clone();
-            return Ok(Applied { ledger, id, events: Vec::new(), idempotent: true, error: None });
+            return Ok(Applied {
+                ledger,
+                id,
+                events: Vec::new(),
+                idempotent: true,
+                error: None,
+            });
         }
     }
 
@@ -131,13 +147,26 @@ pub fn request(
         extra: Map::new(),
     };
     let at = record.append(EntryKind::Question, &req.from, &req.question, now);
-    let events = Event::for_entry(issue, &record, EntryKind::Question, &req.from, &req.question, at)
-        .into_iter()
-        .collect();
+    let events = Event::for_entry(
+        issue,
+        &record,
+        EntryKind::Question,
+        &req.from,
+        &req.question,
+        at,
+    )
+    .into_iter()
+    .collect();
     if ledger.workflow.is_none() {
         ledger.workflow = Some(grant.workflow);
     }
     ledger.clarifications.push(record);
     ledger.seal();
-    Ok(Applied { ledger, id, events, idempotent: false, error: None })
+    Ok(Applied {
+        ledger,
+        id,
+        events,
+        idempotent: false,
+        error: None,
+    })
 }

@@ -24,7 +24,13 @@ impl Op {
         }
     }
 
-    const ALL: [Op; 5] = [Op::Answer, Op::FollowUp, Op::Resolve, Op::Abandon, Op::Escalate];
+    const ALL: [Op; 5] = [
+        Op::Answer,
+        Op::FollowUp,
+        Op::Resolve,
+        Op::Abandon,
+        Op::Escalate,
+    ];
 }
 
 /// Who may perform an operation in a given status.
@@ -109,13 +115,22 @@ mod tests {
             assert!(who_may(Status::Resolved, op, false).is_none());
             assert!(who_may(Status::Abandoned, op, false).is_none());
         }
-        assert_eq!(allowed_ops(Status::Resolved, false), "none (the record is closed)");
+        assert_eq!(
+            allowed_ops(Status::Resolved, false),
+            "none (the record is closed)"
+        );
     }
 
     #[test]
     fn allowed_lists() {
-        assert_eq!(allowed_ops(Status::Pending, false), "answer, abandon, escalate");
-        assert_eq!(allowed_ops(Status::Answered, false), "follow-up, resolve, abandon, escalate");
+        assert_eq!(
+            allowed_ops(Status::Pending, false),
+            "answer, abandon, escalate"
+        );
+        assert_eq!(
+            allowed_ops(Status::Answered, false),
+            "follow-up, resolve, abandon, escalate"
+        );
         assert_eq!(allowed_ops(Status::Escalated, false), "resolve (by human)");
         assert_eq!(allowed_ops(Status::Pending, true), "abandon, escalate");
     }

@@ -1,1 +1,82 @@
+//! Renderers (SPEC §11.2): markdown for chat and ANSI text for terminals, for a thread, the
+//! list of clarifications, a live round, an escalation block and a monitor report.
+//!
+//! Pure: the caller decides whether colour is wanted (`NO_COLOR`, `--color`); user text is
+//! escaped so that a body can neither break the surrounding markdown nor inject terminal
+//! control sequences. Times are shown as `HH:MM` UTC.
 
+mod escape;
+mod markdown;
+mod text;
+
+pub use escape::{escape_markdown, sanitize_terminal};
+pub use markdown::{
+    markdown_escalation, markdown_list, markdown_report, markdown_round, markdown_thread,
+};
+pub use text::{text_escalation, text_list, text_report, text_round, text_thread, Style};
+
+use crate::ledger::{Entry, EntryKind, Record};
+
+/// The entries of one round: its question and everything up to the next question.
+pub(crate) fn round_entries(record: &Record, round: u32) -> Vec<&Entry> {
+    let mut current = 0u32;
+    let mut out = Vec::new();
+    for e in &record.thread {
+        if e.kind == EntryKind::Question {
+            current = e.round;
+        }
+        if current == round {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// The rounds present in a thread (legacy records may have none).
+pub(crate) fn rounds(record: &Record) -> Vec<u32> {
+    let mut rounds: Vec<u32> = record
+        .thread
+        .iter()
+        .filter(|e| e.kind == EntryKind::Question)
+        .map(|e| e.round)
+        .collect();
+    rounds.dedup();
+    rounds
+}
+
+/// Entries before the first question (only in hand-made or legacy threads).
+pub(crate) fn preamble(record: &Record) -> Vec<&Entry> {
+    record
+        .thread
+        .iter()
+        .take_while(|e| e.kind != EntryKind::Question)
+        .collect()
+}
+
+/// A one-line summary of a text: first line, at most `max` characters.
+pub(crate) fn summary(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() <= max {
+        line.to_owned()
+    } else {
+        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// The reason of the record's latest escalation, if any.
+pub(crate) fn escalation_reason(record: &Record) -> Option<&str> {
+    record
+        .thread
+        .iter()
+        .rev()
+        .find(|e| e.kind == EntryKind::Escalation)
+        .map(|e| e.body.as_str())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! Decoding API input objects. Wrong shapes are `INVALID_INPUT`; bad ledgers `LEDGER_CORRUPT`;
+//! bad workflows or settings `CONFIG_INVALID`.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::agents::Statuses;
+use crate::config::Config;
+use crate::error::ClarifyError;
+use crate::ledger::{Ledger, Record};
+use crate::monitor::ReportError;
+use crate::names::ClarificationId;
+use crate::verify::issue_of_file_name;
+use crate::workflow::{Workflow, Workflows};
+
+pub(super) type Obj = Map<String, Value>;
+
+pub(super) fn object(input: &Value) -> Result<&Obj, ClarifyError> {
+    match input {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(empty()),
+        _ => Err(ClarifyError::input("the argument must be an object")),
+    }
+}
+
+fn empty() -> &'static Obj {
+    static EMPTY: std::sync::OnceLock<Obj> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Map::new)
+}
+
+fn present<'a>(map: &'a Obj, key: &str) -> Option<&'a Value> {
+    map.get(key).filter(|v| !v.is_null())
+}
+
+pub(super) fn string(map: &Obj, key: &str) -> Result<String, ClarifyError> {
+    opt_string(map, key)?
+        .ok_or_else(|| ClarifyError::input(format!("`{key}` is required (a string)")))
+}
+
+pub(super) fn opt_string(map: &Obj, key: &str) -> Result<Option<String>, ClarifyError> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ClarifyError::input(format!("`{key}` must be a string"))),
+    }
+}
+
+pub(super) fn opt_bool(map: &Obj, key: &str) -> Result<Option<bool>, ClarifyError> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ClarifyError::input(format!(
+            "`{key}` must be true or false"
+        ))),
+    }
+}
+
+/// An integer, also when a JS host sends it as a float with no fraction.
+fn as_integer(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| {
+        v.as_f64().and_then(|f| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            let ok = f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0;
+            #[allow(clippy::cast_possible_truncation)]
+            ok.then_some(f as i64)
+        })
+    })
+}
+
+pub(super) fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(v) => as_integer(v)
+            .map(Some)
+            .ok_or_else(|| ClarifyError::input(format!("`{key}` must be an integer"))),
+    }
+}
+
+pub(super) fn now(map: &Obj) -> Result<i64, ClarifyError> {
+    let n = opt_integer(map, "now")?
+        .ok_or_else(|| ClarifyError::input("`now` is required (epoch milliseconds)"))?;
+    crate::ops::check_now(n)?;
+    Ok(n)
+}
+
+/// An issue number given as a number or a decimal string.
+pub(super) fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(Value::String(s)) => crate::names::parse_issue(s).map(|n| Some(u64::from(n))),
+        Some(v) => match as_integer(v) {
+            Some(n) if n >= 0 => Ok(Some(n.unsigned_abs())),
+            _ => Err(ClarifyError::InvalidIssue {
+                value: v.to_string(),
+            }),
+        },
+    }
+}
+
+pub(super) fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
+    match present(map, key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| ClarifyError::input(format!("`{key}` must hold strings")))
+            })
+            .collect(),
+        Some(_) => Err(ClarifyError::input(format!(
+            "`{key}` must be an array of strings"
+        ))),
+    }
+}
+
+pub(super) fn opt_ledger(map: &Obj) -> Result<Option<Ledger>, ClarifyError> {
+    present(map, "ledger")
+        .map(|v| Ledger::from_value("ledger", v, None))
+        .transpose()
+}
+
+pub(super) fn ledger(map: &Obj) -> Result<Ledger, ClarifyError> {
+    opt_ledger(map)?.ok_or_else(|| ClarifyError::input("`ledger` is required"))
+}
+
+pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
+    let Some(value) = present(map, "workflows") else {
+        return Ok(Workflows::defaults());
+    };
+    let Value::Object(entries) = value else {
+        return Err(ClarifyError::input(
+            "`workflows` must be an object of name → TOML text or workflow",
+        ));
+    };
+    let mut out = Workflows::new();
+    for (name, w) in entries {
+        match w {
+            Value::String(text) => out.insert_text(name, text),
+            Value::Object(_) => {
+                let file = format!("{name}.toml");
+                let parsed = Workflow::deserialize(w).map_err(|e| ClarifyError::ConfigInvalid {
+                    file: file.clone(),
+                    location: None,
+                    message: e.to_string(),
+                })?;
+                parsed.validate(&file)?;
+                out.insert_parsed(name, parsed);
+            }
+            _ => {
+                return Err(ClarifyError::input(format!(
+                    "workflow `{name}` must be TOML text or an object"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
+    match present(map, "config") {
+        None => Ok(Config::default()),
+        Some(Value::String(text)) => Config::parse("config.toml", text),
+        Some(v @ Value::Object(_)) => {
+            let c = Config::deserialize(v).map_err(|e| ClarifyError::ConfigInvalid {
+                file: String::from("config"),
+                location: None,
+                message: e.to_string(),
+            })?;
+            c.validate("config")?;
+            Ok(c)
+        }
+        Some(_) => Err(ClarifyError::input(
+            "`config` must be TOML text or an object",
+        )),
+    }
+}
+
+pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
+    match present(map, "statuses") {
+        None => Ok(Statuses::new()),
+        Some(v) => Statuses::deserialize(v)
+            .map_err(|e| ClarifyError::corrupt("agent-status.json", e.to_string())),
+    }
+}
+
+/// `ledgers` (objects) and `files` (raw texts) of a workspace; unreadable ones become report
+/// errors rather than failures, so one bad file never hides the others.
+pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+    let mut ledgers = Vec::new();
+    let mut errors = Vec::new();
+    let mut fail = |file: String, e: ClarifyError| {
+        errors.push(ReportError {
+            file,
+            code: e.code().to_owned(),
+            message: e.to_string(),
+        });
+    };
+    match present(map, "ledgers") {
+        None => {}
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let file = item
+                    .get("issueNumber")
+                    .and_then(Value::as_u64)
+                    .map_or_else(|| format!("ledgers[{i}]"), |n| format!("issue-{n}.json"));
+                match Ledger::from_value(&file, item, None) {
+                    Ok(l) => ledgers.push(l),
+                    Err(e) => fail(file, e),
+                }
+            }
+        }
+        Some(_) => return Err(ClarifyError::input("`ledgers` must be an array of ledgers")),
+    }
+    match present(map, "files") {
+        None => {}
+        Some(Value::Object(files)) => {
+            for (name, text) in files {
+                let Some(text) = text.as_str() else {
+                    return Err(ClarifyError::input(format!(
+                        "file `{name}` must be a string"
+                    )));
+                };
+                match issue_of_file_name(name) {
+                    Some(n) if n > crate::names::MAX_ISSUE => {
+                        fail(
+                            name.clone(),
+                            ClarifyError::InvalidIssue {
+                                value: n.to_string(),
+                            },
+                        );
+                    }
+                    Some(n) => match Ledger::parse(name, text.as_bytes(), u32::try_from(n).ok()) {
+                        Ok(l) => ledgers.push(l),
+                        Err(e) => fail(name.clone(), e),
+                    },
+                    None => {}
+                }
+            }
+        }
+        Some(_) => {
+            return Err(ClarifyError::input(
+                "`files` must be an object of file name → text",
+            ))
+        }
+    }
+    Ok((ledgers, errors))
+}
+
+/// A record given as the outputs show it (with `issueNumber`), for the renderers.
+pub(super) fn clarification(value: &Value) -> Result<(u32, Record), ClarifyError> {
+    let issue = value
+        .get("issueNumber")
+        .and_then(Value::as_u64)
+        .or_else(|| {
+            value
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|id| ClarificationId::parse(id).ok())
+                .map(|id| u64::from(id.issue))
+        })
+        .ok_or_else(|| {
+            ClarifyError::input("a clarification needs `issueNumber` or a valid `id`")
+        })?;
+    let issue = crate::names::check_issue(issue)?;
+    let wrapped = serde_json::json!({"issueNumber": issue, "clarifications": [value]});
+    let mut ledger = Ledger::from_value("clarification", &wrapped, None)?;
+    let record = ledger
+        .clarifications
+        .pop()
+        .ok_or_else(|| ClarifyError::input("`clarification` is empty"))?;
+    Ok((issue, record))
+}

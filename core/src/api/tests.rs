@@ -1,0 +1,188 @@
+use serde_json::{json, Value};
+
+use super::*;
+
+const T0: i64 = 1_795_341_600_000;
+
+fn ok(v: Value) -> Value {
+    assert_eq!(v["ok"], true, "{v:#}");
+    v
+}
+
+fn ask(ledger: &Value, now: i64) -> Value {
+    ok(call(
+        "request",
+        &json!({"ledger": ledger, "issueNumber": 42, "from": "engineer", "to": "architect",
+                "topic": "Cache layer", "question": "Redis or in-process?", "now": now}),
+    ))
+}
+
+#[test]
+fn happy_path_through_the_facade() {
+    let r = ask(&Value::Null, T0);
+    assert_eq!(r["clarification"]["id"], "CLR-42-001");
+    assert_eq!(r["clarification"]["issueNumber"], 42);
+    assert_eq!(r["clarification"]["maxRounds"], 3);
+    assert_eq!(r["clarification"]["staleAfter"], "2026-11-22T11:00:00.000Z");
+    assert_eq!(r["ledger"]["workflow"], "feature");
+    assert_eq!(r["events"][0]["type"], "clarification-requested");
+    assert_eq!(r["statuses"]["engineer"]["status"], "blocked-clarification");
+    assert_eq!(r["idempotent"], false);
+    let a = ok(call(
+        "answer",
+        &json!({"ledger": r["ledger"], "statuses": r["statuses"], "id": "CLR-42-001", "from": "architect", "body": "Redis.", "now": T0 + 1000}),
+    ));
+    assert_eq!(a["clarification"]["status"], "answered");
+    assert_eq!(a["statuses"]["engineer"]["status"], "working");
+    let z = ok(call(
+        "resolve",
+        &json!({"ledger": a["ledger"], "id": "CLR-42-001", "now": T0 + 2000}),
+    ));
+    assert_eq!(z["clarification"]["status"], "resolved");
+    assert_eq!(
+        z["clarification"]["thread"][2]["body"],
+        "resolved by engineer"
+    );
+    assert_eq!(z["clarification"]["resolvedAt"], "2026-11-22T10:00:02.000Z");
+    let v = ok(call("verify", &json!({"ledgers": [z["ledger"]]})));
+    assert_eq!(v["problems"], json!([]));
+}
+
+#[test]
+fn refusals_are_envelopes() {
+    let r = call(
+        "answer",
+        &json!({"ledger": {"issueNumber": 1, "clarifications": []}, "id": "CLR-1-001", "from": "x", "body": "y", "now": T0}),
+    );
+    assert_eq!(
+        r,
+        json!({"ok": false, "error": {"code": "NOT_FOUND", "message": "clarification CLR-1-001 not found"}})
+    );
+    let r = call(
+        "request",
+        &json!({"issueNumber": 1, "from": "engineer", "to": "architect", "topic": "t", "question": "q"}),
+    );
+    assert_eq!(r["error"]["code"], "INVALID_INPUT");
+    assert_eq!(call("nope", &json!({}))["error"]["code"], "INVALID_INPUT");
+    assert_eq!(call("version", &json!(7))["error"]["code"], "INVALID_INPUT");
+    let r = call(
+        "answer",
+        &json!({"ledger": {"issueNumber": "x"}, "id": "CLR-1-001", "from": "x", "body": "y", "now": T0}),
+    );
+    assert_eq!(r["error"]["code"], "LEDGER_CORRUPT");
+}
+
+#[test]
+fn max_rounds_writes_and_fails() {
+    let mut l = ask(&Value::Null, T0)["ledger"].clone();
+    for round in 1..=3 {
+        let body = format!("answer number {round}");
+        l = ok(call(
+            "answer",
+            &json!({"ledger": l, "id": "CLR-42-001", "from": "architect", "body": body, "now": T0}),
+        ))["ledger"]
+            .clone();
+        if round < 3 {
+            let question = format!("question {round} different words {}", "x".repeat(round));
+            l = ok(call("followUp", &json!({"ledger": l, "id": "CLR-42-001", "from": "engineer", "question": question, "now": T0})))["ledger"].clone();
+        }
+    }
+    let r = call(
+        "followUp",
+        &json!({"ledger": l, "id": "CLR-42-001", "from": "engineer", "question": "again", "now": T0}),
+    );
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["error"]["code"], "MAX_ROUNDS_EXCEEDED");
+    assert_eq!(r["clarification"]["status"], "escalated");
+    let last = r["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["from"], "agent-x");
+    assert_eq!(last["body"], "max rounds reached (3 of 3)");
+    assert_eq!(r["events"][0]["type"], "clarification-escalated");
+    let human = ok(call(
+        "resolve",
+        &json!({"ledger": r["ledger"], "id": "CLR-42-001", "now": T0}),
+    ));
+    assert_eq!(human["clarification"]["thread"][7]["from"], "human");
+}
+
+#[test]
+fn js_numbers_may_arrive_as_floats() {
+    let r = call(
+        "request",
+        &json!({"issueNumber": 42.0, "from": "engineer", "to": "architect", "topic": "t", "question": "q", "now": 1_795_341_600_000.0}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let r = call(
+        "request",
+        &json!({"issueNumber": 42.5, "from": "engineer", "to": "architect", "topic": "t", "question": "q", "now": T0}),
+    );
+    assert_eq!(r["error"]["code"], "INVALID_ISSUE");
+}
+
+#[test]
+fn monitor_reports_corrupt_files_and_updates_statuses() {
+    let r = ask(&Value::Null, T0);
+    let m = ok(call(
+        "monitor",
+        &json!({"ledgers": [r["ledger"]], "files": {"issue-9.json": "{ nope", "issue-99999999999.json": "{}", "notes.txt": "x"},
+                "statuses": r["statuses"], "now": T0 + 61 * 60_000}),
+    ));
+    assert_eq!(m["report"]["stale"], json!(["CLR-42-001"]));
+    assert_eq!(m["report"]["retried"], json!(["CLR-42-001"]));
+    assert_eq!(m["changed"], json!([42]));
+    let files: Vec<&str> = m["report"]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, vec!["issue-9.json", "issue-99999999999.json"]);
+    assert_eq!(m["report"]["errors"][1]["code"], "INVALID_ISSUE");
+}
+
+#[test]
+fn views_and_renderers() {
+    let r = ask(&Value::Null, T0);
+    let list = ok(call("list", &json!({"ledgers": [r["ledger"]]})));
+    assert_eq!(list["clarifications"].as_array().unwrap().len(), 1);
+    let ready = ok(call("ready", &json!({"ledgers": [r["ledger"]]})));
+    assert_eq!(
+        ready["issues"],
+        json!([{"issueNumber": 42, "blocked": [{"id": "CLR-42-001", "waitingOn": "architect"}]}])
+    );
+    let md = ok(call(
+        "renderMarkdown",
+        &json!({"view": "thread", "clarification": r["clarification"]}),
+    ));
+    assert!(md["text"]
+        .as_str()
+        .unwrap()
+        .contains("> Round 1/3 | CLR-42-001 | blocking"));
+    let txt = ok(call(
+        "renderText",
+        &json!({"view": "list", "clarifications": list["clarifications"], "color": true}),
+    ));
+    assert!(txt["text"].as_str().unwrap().contains("\u{1b}[33m"));
+    let show = ok(call(
+        "show",
+        &json!({"ledgers": [r["ledger"]], "issue": 42}),
+    ));
+    assert_eq!(show["ledger"]["issueNumber"], 42);
+    assert_eq!(
+        call("show", &json!({"ledgers": [], "id": "CLR-1-001"}))["error"]["code"],
+        "NOT_FOUND"
+    );
+}
+
+#[test]
+fn every_function_answers() {
+    for f in FUNCTIONS {
+        let r = call(f, &json!({}));
+        assert!(r["ok"].is_boolean(), "{f}: {r}");
+    }
+}

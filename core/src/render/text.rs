@@ -1,0 +1,276 @@
+//! ANSI text for terminals. Colours per status: pending yellow, answered green, stale red,
+//! escalated magenta, resolved and abandoned dim. Without colour, the same text plain.
+
+use std::fmt::Write as _;
+
+use super::{
+    escalation_reason, preamble, round_entries, rounds, sanitize_terminal as clean, summary,
+};
+use crate::ledger::{Entry, EntryKind, Record, Status};
+use crate::monitor::Report;
+use crate::time::hh_mm;
+
+/// Whether to emit ANSI SGR sequences.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn sgr(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn status(self, status: Status) -> String {
+        self.status_padded(status, 0)
+    }
+
+    /// The status word, padded to `width` before colouring so columns stay aligned.
+    pub fn status_padded(self, status: Status, width: usize) -> String {
+        let code = match status {
+            Status::Pending => "33",
+            Status::Answered => "32",
+            Status::Stale => "31",
+            Status::Escalated => "35",
+            Status::Resolved | Status::Abandoned => "2",
+        };
+        self.sgr(code, &format!("{:<width$}", status.as_str()))
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        self.sgr("1", text)
+    }
+
+    pub fn dim(self, text: &str) -> String {
+        self.sgr("2", text)
+    }
+
+    pub fn warn(self, text: &str) -> String {
+        self.sgr("35", text)
+    }
+}
+
+fn header(record: &Record, issue: u32, style: Style) -> String {
+    format!(
+        "{}  #{issue}  {} -> {}  {}  round {}/{}  {}",
+        style.bold(&record.id),
+        record.from,
+        record.to,
+        style.status(record.current_status()),
+        record.fold().round,
+        record.max_rounds,
+        if record.blocking {
+            "blocking"
+        } else {
+            "non-blocking"
+        }
+    )
+}
+
+/// `  HH:MM  author     kind      body` with continuation lines indented under the body.
+fn entry_line(out: &mut String, e: &Entry, style: Style) {
+    let body = clean(&e.body);
+    let mut lines = body.lines();
+    let first = lines.next().unwrap_or("");
+    let kind = format!("{:<11}", e.kind.as_str());
+    let kind = match e.kind {
+        EntryKind::Escalation => style.warn(&kind),
+        EntryKind::Stale | EntryKind::Retry => style.dim(&kind),
+        _ => kind,
+    };
+    let _ = writeln!(
+        out,
+        "  {}  {:<16} {kind} {first}",
+        style.dim(&hh_mm(e.timestamp.ms())),
+        e.from
+    );
+    for more in lines {
+        let _ = writeln!(out, "{:38}{more}", "");
+    }
+}
+
+/// One round of a thread.
+pub fn text_round(issue: u32, record: &Record, round: u32, style: Style) -> String {
+    let mut out = format!(
+        "{}\n  round {round}: {}\n",
+        header(record, issue, style),
+        clean(&record.topic)
+    );
+    for e in round_entries(record, round) {
+        entry_line(&mut out, e, style);
+    }
+    trim_end(out)
+}
+
+/// A whole thread.
+pub fn text_thread(issue: u32, record: &Record, style: Style) -> String {
+    let mut out = format!(
+        "{}\n  {}\n",
+        header(record, issue, style),
+        clean(&record.topic)
+    );
+    if record.thread.is_empty() {
+        out.push_str("  (legacy record without a thread)\n");
+    }
+    for e in preamble(record) {
+        entry_line(&mut out, e, style);
+    }
+    for round in rounds(record) {
+        for e in round_entries(record, round) {
+            entry_line(&mut out, e, style);
+        }
+    }
+    if record.current_status() == Status::Escalated {
+        let _ = writeln!(out, "  resolve with: agentx clarify resolve {}", record.id);
+    }
+    trim_end(out)
+}
+
+/// The escalation block.
+pub fn text_escalation(issue: u32, record: &Record, style: Style) -> String {
+    let reason = escalation_reason(record).unwrap_or("not escalated yet");
+    let mut out = format!(
+        "{} {}  #{issue}  {}\n  agents:      {} -> {}\n  rounds used: {}/{}\n  reason:      {}\n",
+        style.warn("[ESCALATED]"),
+        style.bold(&record.id),
+        clean(&summary(&record.topic, 120)),
+        record.from,
+        record.to,
+        record.fold().round,
+        record.max_rounds,
+        clean(&summary(reason, 200))
+    );
+    for round in rounds(record) {
+        let entries = round_entries(record, round);
+        let q = entries
+            .iter()
+            .find(|e| e.kind == EntryKind::Question)
+            .map_or("", |e| e.body.as_str());
+        let a = entries.iter().find(|e| e.kind == EntryKind::Answer);
+        let answer = a.map_or_else(
+            || String::from("(no answer)"),
+            |a| format!("{}: {}", a.from, clean(&summary(&a.body, 60))),
+        );
+        let _ = writeln!(
+            out,
+            "  r{round}:          {}: {} -> {answer}",
+            record.from,
+            clean(&summary(q, 60))
+        );
+    }
+    let _ = write!(
+        out,
+        "  resolve:     agentx clarify resolve {} -m \"<decision>\"",
+        record.id
+    );
+    out
+}
+
+/// The list of clarifications, one aligned line each.
+pub fn text_list(records: &[(u32, &Record)], style: Style) -> String {
+    if records.is_empty() {
+        return String::from("no open clarifications");
+    }
+    let id_w = records.iter().map(|(_, r)| r.id.len()).max().unwrap_or(0);
+    let pair_w = records
+        .iter()
+        .map(|(_, r)| r.from.len() + r.to.len() + 4)
+        .max()
+        .unwrap_or(0);
+    let issue_w = records
+        .iter()
+        .map(|(i, _)| i.to_string().len() + 1)
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (issue, r) in records {
+        let painted = style.status_padded(r.current_status(), 9);
+        let _ = writeln!(
+            out,
+            "{}  {:<issue_w$}  {:<pair_w$}  {painted}  {:>2}/{:<2}  {:<12}  {}",
+            style.bold(&format!("{:<id_w$}", r.id)),
+            format!("#{issue}"),
+            format!("{} -> {}", r.from, r.to),
+            r.fold().round,
+            r.max_rounds,
+            if r.blocking {
+                "blocking"
+            } else {
+                "non-blocking"
+            },
+            clean(&summary(&r.topic, 60)),
+        );
+    }
+    trim_end(out)
+}
+
+/// A monitor report.
+pub fn text_report(report: &Report, style: Style) -> String {
+    let mut out = format!(
+        "monitor: {} stale, {} retried, {} escalated, {} stuck, {} deadlocks, {} abandoned",
+        report.stale.len(),
+        report.retried.len(),
+        report.escalated.len(),
+        report.stuck.len(),
+        report.deadlocks.len(),
+        report.abandoned.len()
+    );
+    if !report.errors.is_empty() {
+        let _ = write!(out, ", {} unreadable ledgers", report.errors.len());
+    }
+    out.push('\n');
+    // Labels are padded before colouring so the columns line up in both modes.
+    let row = |out: &mut String, label: &str, text: &str| {
+        let _ = writeln!(out, "  {label:<10} {text}");
+    };
+    let escalated_label = style.warn(&format!("{:<10}", "escalated"));
+    if !report.stale.is_empty() {
+        row(&mut out, "stale", &report.stale.join(", "));
+    }
+    if !report.retried.is_empty() {
+        row(&mut out, "retried", &report.retried.join(", "));
+    }
+    for e in &report.escalated {
+        row(
+            &mut out,
+            &escalated_label,
+            &format!("{}  {}", e.id, clean(&e.reason)),
+        );
+    }
+    if !report.stuck.is_empty() {
+        row(&mut out, "stuck", &report.stuck.join(", "));
+    }
+    for d in &report.deadlocks {
+        row(
+            &mut out,
+            "deadlock",
+            &format!(
+                "{} between {} -> escalated {}",
+                d.cycle.join(", "),
+                d.agents.join(", "),
+                d.escalated
+            ),
+        );
+    }
+    if !report.abandoned.is_empty() {
+        row(&mut out, "abandoned", &report.abandoned.join(", "));
+    }
+    for e in &report.errors {
+        row(
+            &mut out,
+            "error",
+            &format!("{}  {}  {}", clean(&e.file), e.code, clean(&e.message)),
+        );
+    }
+    trim_end(out)
+}
+
+fn trim_end(mut s: String) -> String {
+    let len = s.trim_end().len();
+    s.truncate(len);
+    s
+}
