@@ -68,6 +68,21 @@ impl Action {
     }
 }
 
+impl Action {
+    /// Input validation (the first guard): the id, the actor when given, the text. Shells call
+    /// it before reading the ledger the id names, so input errors win over file errors.
+    pub fn validate(&self, id: &str, config: &Config) -> Result<ClarificationId, ClarifyError> {
+        let parsed = ClarificationId::parse(id)?;
+        if let Some(actor) = self.explicit_actor() {
+            check_agent(actor)?;
+        }
+        if let Some((field, text)) = self.text() {
+            check_text(field, text, config.max_body_chars as usize)?;
+        }
+        Ok(parsed)
+    }
+}
+
 /// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
 /// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`.
 pub fn act(
@@ -78,13 +93,7 @@ pub fn act(
     now: i64,
 ) -> Result<Applied, ClarifyError> {
     check_now(now)?;
-    let parsed = ClarificationId::parse(id)?;
-    if let Some(actor) = action.explicit_actor() {
-        check_agent(actor)?;
-    }
-    if let Some((field, text)) = action.text() {
-        check_text(field, text, config.max_body_chars as usize)?;
-    }
+    let parsed = action.validate(id, config)?;
     let index = (parsed.issue == ledger.issue_number)
         .then(|| ledger.position(id))
         .flatten()

@@ -29,8 +29,9 @@ pub struct NewRequest {
 }
 
 impl NewRequest {
-    /// SPEC §6.4 step 1, in the documented order.
-    fn validate(&self, config: &Config) -> Result<u32, ClarifyError> {
+    /// SPEC §6.4 step 1, in the documented order. Shells call it before reading the ledger so
+    /// that input errors win over file errors; [`request`] runs it again (it is cheap).
+    pub fn validate(&self, config: &Config) -> Result<u32, ClarifyError> {
         let issue = check_issue(self.issue_number)?;
         check_agent(&self.from)?;
         check_agent(&self.to)?;

@@ -1,0 +1,264 @@
+//! Support for the conformance vectors in `tests/vectors/` (format: `tests/vectors/README.md`):
+//! loading, subset matching, materialising a scenario as a workspace on disk, and [`model`],
+//! a pure in-memory model of what the `agentx` CLI does for each operation.
+
+pub mod model;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The vectors directory.
+pub fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors")
+}
+
+/// Every vector file, sorted, with its path relative to the vectors directory.
+pub fn load_all() -> Vec<(String, Value)> {
+    let root = vectors_dir();
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+            let value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: invalid JSON: {e}"));
+            (rel, value)
+        })
+        .collect()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+/// A case's `now` in epoch milliseconds (RFC 3339 text or a number).
+pub fn now_ms(v: &Value) -> i64 {
+    match v {
+        Value::Number(n) => n
+            .as_i64()
+            .unwrap_or_else(|| panic!("now {n} is not an integer")),
+        Value::String(s) => chrono::DateTime::parse_from_rfc3339(s)
+            .unwrap_or_else(|e| panic!("now {s:?}: {e}"))
+            .timestamp_millis(),
+        other => panic!("now must be RFC 3339 text or epoch ms, found {other}"),
+    }
+}
+
+/// Checks `actual` against `expect` as a subset (see the vectors README). Returns the path
+/// and reason of the first mismatch.
+pub fn subset_match(expect: &Value, actual: &Value) -> Result<(), String> {
+    matches_at(expect, actual, "$")
+}
+
+fn matches_at(expect: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    if let Value::Object(e) = expect {
+        if let Some(n) = e.get("$len") {
+            return match actual {
+                Value::Array(items) if Some(items.len() as u64) == n.as_u64() => Ok(()),
+                _ => Err(format!(
+                    "{at}: expected an array of length {n}, found {}",
+                    short(actual)
+                )),
+            };
+        }
+    }
+    match (expect, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                let path = format!("{at}.{k}");
+                let absent = ev.get("$absent").and_then(Value::as_bool).unwrap_or(false);
+                match a.get(k) {
+                    None if absent => {}
+                    Some(av) if absent => {
+                        return Err(format!("{path}: expected absent, found {}", short(av)))
+                    }
+                    None => return Err(format!("{path}: missing")),
+                    Some(av) => matches_at(ev, av, &path)?,
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Err(format!(
+                    "{at}: expected {} items, found {}: {}",
+                    e.len(),
+                    a.len(),
+                    short(actual)
+                ));
+            }
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                matches_at(ev, av, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Value::Number(e), Value::Number(a)) => {
+            let same = match (e.as_i64(), a.as_i64()) {
+                (Some(x), Some(y)) => x == y,
+                _ => (e.as_f64().unwrap_or(f64::NAN) - a.as_f64().unwrap_or(f64::NAN)).abs() < 1e-9,
+            };
+            if same {
+                Ok(())
+            } else {
+                Err(format!("{at}: expected {e}, found {a}"))
+            }
+        }
+        (e, a) if e == a => Ok(()),
+        (e, a) => Err(format!("{at}: expected {}, found {}", short(e), short(a))),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 300 {
+        format!("{}…", s.chars().take(300).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// The workflow files a scenario's workspace holds: the given ones, else the §6.2 defaults.
+pub fn setup_workflows(setup: &Value) -> Vec<(String, String)> {
+    match setup.get("workflows").and_then(Value::as_object) {
+        Some(map) => map
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str()
+                        .unwrap_or_else(|| panic!("workflow {k} must be TOML text"))
+                        .to_owned(),
+                )
+            })
+            .collect(),
+        None => agentx_clarify_core::defaults::DEFAULT_WORKFLOWS
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
+/// The ledger files of a scenario: name → bytes (objects pretty-printed, strings verbatim).
+pub fn setup_ledgers(setup: &Value) -> Vec<(String, String)> {
+    setup
+        .get("ledgers")
+        .and_then(Value::as_object)
+        .map(|map| {
+            map.iter()
+                .map(|(name, v)| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        other => format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(other).unwrap_or_default()
+                        ),
+                    };
+                    (name.clone(), text)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Writes a scenario's setup as a workspace under `root` (`.agentx/...`).
+pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
+    let agentx = root.join(".agentx");
+    let clar = agentx.join("state").join("clarifications");
+    std::fs::create_dir_all(&clar)?;
+    std::fs::create_dir_all(agentx.join("workflows"))?;
+    for (name, text) in setup_workflows(setup) {
+        std::fs::write(agentx.join("workflows").join(format!("{name}.toml")), text)?;
+    }
+    if let Some(config) = setup.get("config").and_then(Value::as_str) {
+        std::fs::write(agentx.join("config.toml"), config)?;
+    }
+    for (name, text) in setup_ledgers(setup) {
+        std::fs::write(clar.join(name), text)?;
+    }
+    if let Some(statuses) = setup.get("statuses") {
+        let text = format!(
+            "{}\n",
+            serde_json::to_string_pretty(statuses).unwrap_or_default()
+        );
+        std::fs::write(agentx.join("state").join("agent-status.json"), text)?;
+    }
+    Ok(())
+}
+
+/// The exit code the CLI gives for a result envelope (SPEC §11.1).
+pub fn exit_code_for(result: &Value) -> i32 {
+    if result.get("ok") == Some(&Value::Bool(true)) {
+        return 0;
+    }
+    match result
+        .pointer("/error/code")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+    {
+        "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
+        | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
+        "SCOPE_VIOLATION"
+        | "BLOCKING_NOT_ALLOWED"
+        | "MAX_ROUNDS_EXCEEDED"
+        | "NOT_PARTICIPANT"
+        | "IDEMPOTENCY_CONFLICT" => 4,
+        "NOT_FOUND" => 5,
+        "INVALID_TRANSITION" => 6,
+        "LOCK_TIMEOUT" => 7,
+        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn subset_rules() {
+        let actual = json!({"a": 1, "b": [1, {"c": 2, "d": 3}], "e": "x"});
+        assert!(subset_match(&json!({"a": 1}), &actual).is_ok());
+        assert!(subset_match(&json!({"b": [1, {"c": 2}]}), &actual).is_ok());
+        assert!(
+            subset_match(&json!({"b": [1]}), &actual).is_err(),
+            "arrays need equal length"
+        );
+        assert!(subset_match(&json!({"b": {"$len": 2}}), &actual).is_ok());
+        assert!(subset_match(&json!({"z": {"$absent": true}}), &actual).is_ok());
+        assert!(subset_match(&json!({"e": {"$absent": true}}), &actual).is_err());
+        assert!(subset_match(&json!({"a": 2}), &actual).is_err());
+        assert!(
+            subset_match(&json!({"f": null}), &actual).is_err(),
+            "null is not absent"
+        );
+    }
+
+    #[test]
+    fn now_forms() {
+        assert_eq!(
+            now_ms(&json!("2026-11-22T10:00:00.000Z")),
+            1_795_341_600_000
+        );
+        assert_eq!(now_ms(&json!(5)), 5);
+    }
+}
