@@ -136,24 +136,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             })
         }),
         "monitor" => Ok(monitor_call(map)?),
-        "verify" => {
-            let (ledgers, errors) = input::workspace(map)?;
-            let mut problems: Vec<crate::verify::Problem> = errors
-                .into_iter()
-                .map(|e| crate::verify::Problem {
-                    file: e.file,
-                    id: None,
-                    message: e.message,
-                })
-                .collect();
-            for l in &ledgers {
-                problems.extend(crate::verify::verify_ledger(
-                    &format!("issue-{}.json", l.issue_number),
-                    l,
-                ));
-            }
-            Ok(json!({ "problems": problems }))
-        }
+        "verify" => Ok(json!({ "problems": verify_call(map)? })),
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
             Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
@@ -282,6 +265,47 @@ fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
         "events": events_value(&outcome.events),
         "statuses": statuses,
     }))
+}
+
+/// Raw files are verified under their own names (a misnamed ledger is a problem); ledger
+/// objects under the name their issue number gives them.
+fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
+    let mut problems = Vec::new();
+    if let Some(files) = map.get("files").filter(|v| !v.is_null()) {
+        let Value::Object(files) = files else {
+            return Err(ClarifyError::input(
+                "`files` must be an object of file name → text",
+            ));
+        };
+        let mut named: Vec<(u64, &String, &Value)> = files
+            .iter()
+            .filter_map(|(name, text)| {
+                crate::verify::issue_of_file_name(name).map(|n| (n, name, text))
+            })
+            .collect();
+        named.sort_by_key(|(n, _, _)| *n);
+        for (_, name, text) in named {
+            let text = text
+                .as_str()
+                .ok_or_else(|| ClarifyError::input(format!("file `{name}` must be a string")))?;
+            problems.extend(crate::verify::verify_file(name, text.as_bytes()));
+        }
+    }
+    let mut ledgers_only = map.clone();
+    ledgers_only.remove("files");
+    let (ledgers, errors) = input::workspace(&ledgers_only)?;
+    problems.extend(errors.into_iter().map(|e| crate::verify::Problem {
+        file: e.file,
+        id: None,
+        message: e.message,
+    }));
+    for l in &ledgers {
+        problems.extend(crate::verify::verify_ledger(
+            &format!("issue-{}.json", l.issue_number),
+            l,
+        ));
+    }
+    Ok(problems)
 }
 
 fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {

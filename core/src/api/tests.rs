@@ -186,3 +186,11 @@ fn every_function_answers() {
         assert!(r["ok"].is_boolean(), "{f}: {r}");
     }
 }
+
+#[test]
+fn verify_uses_real_file_names() {
+    let text = r#"{"issueNumber": 36, "clarifications": []}"#;
+    let v = ok(call("verify", &json!({"files": {"issue-35.json": text}})));
+    assert_eq!(v["problems"][0]["file"], "issue-35.json");
+    assert_eq!(v["problems"][0]["id"], Value::Null);
+}
