@@ -191,6 +191,17 @@ impl Workflows {
         );
     }
 
+    /// Like [`Workflows::insert_text`], naming the file as the user knows it in errors.
+    pub fn insert_text_as(&mut self, name: &str, file: &str, text: &str) {
+        self.by_type.insert(
+            name.to_owned(),
+            WorkflowSource::Text {
+                file: file.to_owned(),
+                text: text.to_owned(),
+            },
+        );
+    }
+
     pub fn insert_parsed(&mut self, name: &str, workflow: Workflow) {
         self.by_type
             .insert(name.to_owned(), WorkflowSource::Parsed(workflow));

@@ -351,11 +351,15 @@ impl Record {
 
     /// The record as the outputs show it: with `issueNumber`.
     pub fn to_output(&self, issue: u32) -> Value {
-        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut value {
-            map.insert(String::from("issueNumber"), Value::from(issue));
+        match serde_json::to_value(self) {
+            Ok(Value::Object(record)) => {
+                let mut out = Map::with_capacity(record.len() + 1);
+                out.insert(String::from("issueNumber"), Value::from(issue));
+                out.extend(record);
+                Value::Object(out)
+            }
+            _ => Value::Null,
         }
-        value
     }
 }
 

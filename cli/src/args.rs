@@ -1,0 +1,271 @@
+//! Command-line grammar (SPEC §11.1), with an example in every command's help.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "agentx",
+    version,
+    about = "AgentX Clarify: agents ask instead of guessing, with an audit trail you can trust",
+    after_help = "Examples:\n  agentx init\n  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Cache layer\" --question \"Redis or in-process?\"\n  agentx clarify list\n  agentx demo"
+)]
+pub struct Cli {
+    /// Workspace root (default: the nearest ancestor holding .agentx/, else the current directory)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Machine output: one JSON document on stdout, nothing else there
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The time of the operation: RFC 3339 or epoch milliseconds (for tests and replays)
+    #[arg(long, global = true, env = "AGENTX_NOW", value_name = "TIME")]
+    pub now: Option<String>,
+    /// When to colour human output (NO_COLOR is respected in auto mode)
+    #[arg(long, global = true, value_enum, default_value_t = ColorMode::Auto, value_name = "WHEN")]
+    pub color: ColorMode,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorMode {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create .agentx/ with the default workflows and an empty state directory
+    #[command(after_help = "Example:\n  agentx init\n  agentx --root ./my-project init")]
+    Init,
+    /// Ask, answer, follow up, resolve, escalate, abandon, inspect and monitor clarifications
+    #[command(subcommand)]
+    Clarify(Clarify),
+    /// Report that an agent starts or finishes work (then runs the monitor)
+    #[command(subcommand)]
+    Hook(Hook),
+    /// Run the monitor, then show which issues are blocked by open clarifications
+    #[command(after_help = "Example:\n  agentx ready\n  agentx ready --json")]
+    Ready,
+    /// Show agent statuses, or set one (--agent A --status S [--issue N])
+    #[command(
+        after_help = "Examples:\n  agentx state\n  agentx state --agent engineer --status working --issue 42"
+    )]
+    State(StateArgs),
+    /// Play a realistic story in a fresh workspace and print it as it happens
+    #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
+    Demo,
+    /// Print a shell completion script
+    #[command(
+        after_help = "Example:\n  agentx completions bash > ~/.local/share/bash-completion/completions/agentx"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Clarify {
+    /// Ask another agent a structured question
+    #[command(
+        after_help = "Example:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru"
+    )]
+    Ask(AskArgs),
+    /// Answer a pending or stale clarification (only its target may)
+    #[command(
+        after_help = "Example:\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\""
+    )]
+    Answer {
+        id: String,
+        #[arg(long)]
+        from: String,
+        #[arg(long)]
+        body: String,
+    },
+    /// Ask the next round of an answered clarification (only its requester may)
+    #[command(
+        name = "follow-up",
+        after_help = "Example:\n  agentx clarify follow-up CLR-42-001 --from engineer --question \"Which eviction policy?\""
+    )]
+    FollowUp {
+        id: String,
+        #[arg(long)]
+        from: String,
+        #[arg(long)]
+        question: String,
+    },
+    /// Close a clarification (the requester once answered; a human once escalated)
+    #[command(
+        after_help = "Examples:\n  agentx clarify resolve CLR-42-001\n  agentx clarify resolve CLR-42-001 -m \"Use Redis with LRU eviction.\""
+    )]
+    Resolve(CloseArgs),
+    /// Hand a clarification to a human (default actor: human)
+    #[command(
+        after_help = "Example:\n  agentx clarify escalate CLR-42-001 -m \"Needs a product decision\""
+    )]
+    Escalate(CloseArgs),
+    /// Withdraw a clarification (the requester or the monitor)
+    #[command(
+        after_help = "Example:\n  agentx clarify abandon CLR-42-001 --from engineer -m \"Found it in the ADR\""
+    )]
+    Abandon(CloseArgs),
+    /// List clarifications (default: open ones)
+    #[command(
+        after_help = "Examples:\n  agentx clarify list\n  agentx clarify list --issue 42 --all\n  agentx clarify list --status stale --status escalated --json"
+    )]
+    List {
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+        #[arg(long, value_enum, value_name = "STATUS")]
+        status: Vec<StatusArg>,
+        /// Include resolved and abandoned records
+        #[arg(long)]
+        all: bool,
+    },
+    /// Show one clarification's thread, or every thread of an issue
+    #[command(
+        after_help = "Examples:\n  agentx clarify show CLR-42-001\n  agentx clarify show --issue 42"
+    )]
+    Show {
+        #[arg(required_unless_present = "issue", conflicts_with = "issue")]
+        id: Option<String>,
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+    },
+    /// Find stale, stuck, deadlocked and abandoned clarifications and act on them
+    #[command(
+        alias = "stale",
+        after_help = "Examples:\n  agentx clarify monitor\n  agentx clarify stale --dry-run --json"
+    )]
+    Monitor {
+        /// Report what would be done without writing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check every ledger: parses, ids, snapshot = fold, hash chain, timestamp order
+    #[command(after_help = "Example:\n  agentx clarify verify")]
+    Verify,
+    /// Analytics: totals, auto-resolution and escalation rates, time to first answer
+    #[command(
+        after_help = "Examples:\n  agentx clarify stats\n  agentx clarify stats --since 2026-11-01T00:00:00Z --json"
+    )]
+    Stats {
+        #[arg(long, value_name = "TIME")]
+        since: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct AskArgs {
+    #[arg(long, value_name = "N")]
+    pub issue: String,
+    #[arg(long)]
+    pub from: String,
+    #[arg(long)]
+    pub to: String,
+    #[arg(long)]
+    pub topic: String,
+    #[arg(long)]
+    pub question: String,
+    /// Do not block the requester while waiting
+    #[arg(long)]
+    pub non_blocking: bool,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[arg(long)]
+    pub step: Option<String>,
+    /// The exact field the gap concerns (e.g. storage.cache)
+    #[arg(long)]
+    pub field: Option<String>,
+    /// An answer the asker would accept (repeatable)
+    #[arg(long = "suggest", value_name = "S")]
+    pub suggestions: Vec<String>,
+    /// Re-sending a request with the same key returns the original record
+    #[arg(long, value_name = "K")]
+    pub idempotency_key: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CloseArgs {
+    pub id: String,
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Hook {
+    /// The agent starts working (status working)
+    #[command(after_help = "Example:\n  agentx hook start engineer 42")]
+    Start {
+        agent: String,
+        issue: Option<String>,
+    },
+    /// The agent finished (status done)
+    #[command(after_help = "Example:\n  agentx hook finish engineer 42")]
+    Finish {
+        agent: String,
+        issue: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct StateArgs {
+    #[arg(long, requires = "status")]
+    pub agent: Option<String>,
+    #[arg(long, value_enum, requires = "agent")]
+    pub status: Option<AgentStateArg>,
+    #[arg(long, value_name = "N", requires = "agent")]
+    pub issue: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatusArg {
+    Pending,
+    Stale,
+    Answered,
+    Escalated,
+    Resolved,
+    Abandoned,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AgentStateArg {
+    Idle,
+    Working,
+    Clarifying,
+    BlockedClarification,
+    Done,
+    Stuck,
+}
+
+impl AgentStateArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStateArg::Idle => "idle",
+            AgentStateArg::Working => "working",
+            AgentStateArg::Clarifying => "clarifying",
+            AgentStateArg::BlockedClarification => "blocked-clarification",
+            AgentStateArg::Done => "done",
+            AgentStateArg::Stuck => "stuck",
+        }
+    }
+}
+
+impl StatusArg {
+    pub fn status(self) -> agentx_clarify_core::Status {
+        use agentx_clarify_core::Status;
+        match self {
+            StatusArg::Pending => Status::Pending,
+            StatusArg::Stale => Status::Stale,
+            StatusArg::Answered => Status::Answered,
+            StatusArg::Escalated => Status::Escalated,
+            StatusArg::Resolved => Status::Resolved,
+            StatusArg::Abandoned => Status::Abandoned,
+        }
+    }
+}

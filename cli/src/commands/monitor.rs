@@ -1,0 +1,124 @@
+//! The monitor as every command runs it (SPEC §7): one parallel pass reads, parses and decides
+//! every ledger; each ledger that would change is then re-read and re-decided under its lock
+//! (never written from a stale copy) and written; statuses take the events under their lock.
+
+use agentx_clarify_core::agents::apply_events;
+use agentx_clarify_core::monitor::{monitor_ledger, LedgerOutcome, Report, ReportError};
+use agentx_clarify_core::names::MAX_ISSUE;
+use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
+use serde_json::{json, Value};
+
+use crate::store::{parallel_map, refuse_symlink, Workspace, STATUS_FILE};
+
+/// What a monitor run found and did.
+#[derive(Clone, Debug, Default)]
+pub struct MonitorRun {
+    pub report: Report,
+    pub events: Vec<Event>,
+}
+
+impl MonitorRun {
+    /// `agentx clarify monitor --json`.
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "report": self.report, "events": self.events})
+    }
+}
+
+fn report_error(file: &str, e: &ClarifyError) -> ReportError {
+    ReportError {
+        file: file.to_owned(),
+        code: e.code().to_owned(),
+        message: e.to_string(),
+    }
+}
+
+/// Runs the monitor at `now`; with `dry_run` nothing is written.
+pub fn run_monitor(
+    ws: &Workspace,
+    config: &Config,
+    now: i64,
+    dry_run: bool,
+) -> Result<MonitorRun, ClarifyError> {
+    let mut errors = Vec::new();
+    // Statuses are read without a lock (SPEC §8); a corrupt file only disables abandonment.
+    let statuses = ws.read_statuses().unwrap_or_else(|e| {
+        errors.push(report_error(STATUS_FILE, &e));
+        Statuses::new()
+    });
+    let status_readable = errors.is_empty();
+    let files = ws.ledger_files()?;
+    let first_pass: Vec<Result<LedgerOutcome, ReportError>> = parallel_map(&files, |(n, path)| {
+        let name = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if *n > MAX_ISSUE {
+            return Err(report_error(
+                &name,
+                &ClarifyError::InvalidIssue {
+                    value: n.to_string(),
+                },
+            ));
+        }
+        let issue = u32::try_from(*n).unwrap_or(0);
+        refuse_symlink(path).map_err(|e| report_error(&name, &e))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| report_error(&name, &crate::store::io_error("read", path, &e)))?;
+        let ledger =
+            Ledger::parse(&name, &bytes, Some(issue)).map_err(|e| report_error(&name, &e))?;
+        Ok(monitor_ledger(ledger, &statuses, config, now))
+    });
+
+    let mut run = MonitorRun::default();
+    for (outcome, (_, path)) in first_pass.into_iter().zip(&files) {
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        if !outcome.changed {
+            continue;
+        }
+        let decided = if dry_run {
+            Some((outcome.report, outcome.events))
+        } else {
+            let issue = outcome.ledger.issue_number;
+            let name = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let result = ws.update_ledger(issue, config, "monitor", |current| match current {
+                None => Ok((None, None)),
+                Some(fresh) => {
+                    let again = monitor_ledger(fresh, &statuses, config, now);
+                    if again.changed {
+                        Ok((Some(again.ledger), Some((again.report, again.events))))
+                    } else {
+                        Ok((None, None))
+                    }
+                }
+            });
+            result.unwrap_or_else(|e| {
+                errors.push(report_error(&name, &e));
+                None
+            })
+        };
+        if let Some((report, events)) = decided {
+            run.report.merge(report);
+            run.events.extend(events);
+        }
+    }
+    if !dry_run && status_readable && !run.events.is_empty() {
+        if let Err(e) = ws.update_statuses(config, "monitor", |s| {
+            apply_events(s, &run.events);
+            Ok(())
+        }) {
+            errors.push(report_error(STATUS_FILE, &e));
+        }
+    }
+    errors.sort_by(|a, b| a.file.cmp(&b.file));
+    run.report.errors = errors;
+    Ok(run)
+}

@@ -1,0 +1,30 @@
+//! `agentx ready`: the monitor, then one line per issue with a ledger.
+
+use agentx_clarify_core::views::{ready as ready_view, ReadyIssue};
+use agentx_clarify_core::ClarifyError;
+use serde_json::{json, Value};
+
+use super::{run_monitor, MonitorRun};
+use crate::store::Workspace;
+
+#[derive(Clone, Debug)]
+pub struct ReadyOutcome {
+    pub issues: Vec<ReadyIssue>,
+    pub monitor: MonitorRun,
+}
+
+impl ReadyOutcome {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report})
+    }
+}
+
+pub fn ready(ws: &Workspace, now: i64) -> Result<ReadyOutcome, ClarifyError> {
+    let config = ws.load_config()?;
+    let monitor = run_monitor(ws, &config, now, false)?;
+    let (ledgers, _) = ws.read_all()?;
+    Ok(ReadyOutcome {
+        issues: ready_view(&ledgers),
+        monitor,
+    })
+}

@@ -1,0 +1,43 @@
+//! Output: JSON on stdout for `--json`, coloured text otherwise (through anstream, which
+//! strips colour for pipes, `NO_COLOR` and `--color never`). Errors go to stderr unless
+//! `--json`, where the failure envelope is the output.
+
+use std::io::Write;
+
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::render::Style;
+use agentx_clarify_core::ClarifyError;
+use serde_json::{json, Value};
+
+/// Renderers always colour; anstream removes the codes where colour is not wanted.
+pub const STYLE: Style = Style { color: true };
+
+pub fn json(value: &Value) {
+    let mut out = anstream::stdout();
+    let _ = writeln!(out, "{}", serde_json::to_string(value).unwrap_or_default());
+}
+
+pub fn text(text: &str) {
+    let mut out = anstream::stdout();
+    let _ = writeln!(out, "{text}");
+}
+
+pub fn warn(message: &str) {
+    let mut err = anstream::stderr();
+    let _ = writeln!(err, "{}: {message}", Style { color: true }.warn("warning"));
+}
+
+pub fn error_line(e: &ClarifyError) {
+    let mut err = anstream::stderr();
+    let _ = writeln!(err, "\u{1b}[31;1merror[{}]\u{1b}[0m: {e}", e.code());
+}
+
+/// Reports a failure and returns its exit code.
+pub fn fail(as_json: bool, e: &ClarifyError) -> i32 {
+    if as_json {
+        json(&json!({"ok": false, "error": error_value(e)}));
+    } else {
+        error_line(e);
+    }
+    e.exit_code()
+}

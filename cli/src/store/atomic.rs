@@ -1,0 +1,56 @@
+//! Crash-safe file replacement: write a temp file in the same directory, fsync it, rename it
+//! over the target, fsync the directory. A crash at any instant leaves the old file or the new
+//! one, never a torn one.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use agentx_clarify_core::ClarifyError;
+
+use super::io_error;
+
+/// Refuses paths that are symlinks (a ledger or lock redirected elsewhere is an attack or a
+/// mistake, never something to follow).
+pub fn refuse_symlink(path: &Path) -> Result<(), ClarifyError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(ClarifyError::Io {
+            message: format!("refusing to use {}: it is a symbolic link", path.display()),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Test-only fault injection: `AGENTX_TEST_SLOW_WRITE_MS` makes every write pause (inside the
+/// lock) before and after the temp file is written, so crash tests can kill a writer there.
+fn test_pause() {
+    if let Some(ms) =
+        std::env::var_os("AGENTX_TEST_SLOW_WRITE_MS").and_then(|v| v.to_str()?.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(fastrand::u64(0..=ms)));
+    }
+}
+
+/// Atomically replaces `path` with `bytes`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
+    refuse_symlink(path)?;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".agentx-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io_error("create a temporary file in", dir, &e))?;
+    test_pause();
+    tmp.write_all(bytes)
+        .map_err(|e| io_error("write", tmp.path(), &e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| io_error("sync", tmp.path(), &e))?;
+    test_pause();
+    tmp.persist(path)
+        .map_err(|e| io_error("replace", path, &e.error))?;
+    // The rename is durable only once the directory entry is.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}

@@ -1,0 +1,322 @@
+//! Cross-process locks: `<file>.lock`, created atomically (create-new), holding
+//! `{"pid", "hostname", "timestamp", "agent"}`. A lock is stale when older than `stale_lock_ms`
+//! or when its pid is dead on this host; a stale lock is broken and acquisition retried.
+//! The reference PowerShell CLI's locks (`{"agent", "created"}`) are understood; an unreadable
+//! lock is judged by its mtime alone. Waiting backs off exponentially with jitter from about
+//! 1 ms to a 50 ms cap, up to `lock_timeout_ms`. Locks live in real time: the system clock,
+//! never `--now`.
+//!
+//! Inside one process (the Node binding serves many callers), operations on the same file are
+//! first serialised on an in-process mutex, so threads queue instead of spinning on the file.
+
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use agentx_clarify_core::ClarifyError;
+use serde_json::{json, Value};
+
+use super::atomic::refuse_symlink;
+use super::io_error;
+
+/// Timing of lock acquisition.
+#[derive(Clone, Copy, Debug)]
+pub struct LockPolicy {
+    pub timeout_ms: u64,
+    pub stale_ms: u64,
+}
+
+/// A held lock; released (the lock file removed) when dropped, also on error paths.
+pub struct FileLock {
+    path: PathBuf,
+    content: Vec<u8>,
+    _local: MutexGuard<'static, ()>,
+}
+
+fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn this_host() -> String {
+    hostname::get()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The in-process mutex for a path (created on first use, kept for the process's life).
+fn local_mutex(path: &Path) -> &'static Mutex<()> {
+    static MAP: OnceLock<Mutex<HashMap<PathBuf, &'static Mutex<()>>>> = OnceLock::new();
+    let map = MAP.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    map.entry(path.to_path_buf())
+        .or_insert_with(|| Box::leak(Box::new(Mutex::new(()))))
+}
+
+/// Whether a process with this pid exists on this host (Linux `/proc`; a zombie is dead).
+fn pid_alive(pid: u64) -> bool {
+    let proc_dir = Path::new("/proc");
+    if !proc_dir.exists() {
+        return true; // cannot tell: only age decides
+    }
+    match std::fs::read_to_string(proc_dir.join(pid.to_string()).join("stat")) {
+        Err(_) => false,
+        // "pid (comm) S ..." — the state follows the last ')'.
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// Why an existing lock may be broken, if it may.
+fn staleness(lock: &Path, policy: LockPolicy) -> Option<String> {
+    let bytes = std::fs::read(lock).ok()?;
+    let now = wall_ms();
+    let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
+    let stamp = parsed.as_ref().and_then(|v| {
+        v.get("timestamp").and_then(Value::as_i64).or_else(|| {
+            // PowerShell locks: {"agent", "created": "<ISO time>"}.
+            v.get("created")
+                .and_then(Value::as_str)
+                .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+                .map(|t| t.timestamp_millis())
+        })
+    });
+    let age = match stamp {
+        Some(t) => now.saturating_sub(t),
+        None => {
+            // Unreadable (possibly half-written): judged by mtime only.
+            let mtime = std::fs::metadata(lock).and_then(|m| m.modified()).ok()?;
+            i64::try_from(
+                SystemTime::now()
+                    .duration_since(mtime)
+                    .unwrap_or_default()
+                    .as_millis(),
+            )
+            .unwrap_or(i64::MAX)
+        }
+    };
+    if age > i64::try_from(policy.stale_ms).unwrap_or(i64::MAX) {
+        return Some(format!("older than {} ms", policy.stale_ms));
+    }
+    let v = parsed?;
+    let pid = v.get("pid").and_then(Value::as_u64)?;
+    let host = v.get("hostname").and_then(Value::as_str)?;
+    (host == this_host() && !pid_alive(pid)).then(|| format!("its process {pid} is gone"))
+}
+
+/// Breaks a stale lock without ever removing a fresh one: the lock is renamed aside, checked
+/// to be the one judged stale, and only then deleted; otherwise it is put back.
+fn break_lock(lock: &Path, judged: &[u8]) {
+    let aside = lock.with_extension(format!(
+        "lock.stale-{}-{}",
+        std::process::id(),
+        fastrand::u64(..)
+    ));
+    if std::fs::rename(lock, &aside).is_err() {
+        return;
+    }
+    match std::fs::read(&aside) {
+        Ok(bytes) if bytes == judged => {
+            let _ = std::fs::remove_file(&aside);
+        }
+        _ => {
+            // Someone took the lock between our judgement and the rename: restore it unless a
+            // newer lock exists (hard_link fails if the name is taken).
+            let _ = std::fs::hard_link(&aside, lock);
+            let _ = std::fs::remove_file(&aside);
+        }
+    }
+}
+
+impl FileLock {
+    /// Locks `target` (`<target>.lock`) for `agent`.
+    pub fn acquire(
+        target: &Path,
+        agent: &str,
+        policy: LockPolicy,
+    ) -> Result<FileLock, ClarifyError> {
+        let lock = lock_path(target);
+        refuse_symlink(target)?;
+        refuse_symlink(&lock)?;
+        let local_mutex = local_mutex(&lock);
+        let mut local: Option<MutexGuard<'static, ()>> = None;
+        let start = std::time::Instant::now();
+        let mut delay_us: u64 = 1000;
+        loop {
+            if local.is_none() {
+                local = match local_mutex.try_lock() {
+                    Ok(guard) => Some(guard),
+                    Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                };
+            }
+            if let Some(guard) = local.take() {
+                match try_create(&lock, agent, policy)? {
+                    Some(content) => {
+                        return Ok(FileLock {
+                            path: lock,
+                            content,
+                            _local: guard,
+                        })
+                    }
+                    None => local = Some(guard),
+                }
+            }
+            let waited = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if waited >= policy.timeout_ms {
+                return Err(ClarifyError::LockTimeout {
+                    path: target.display().to_string(),
+                    ms: policy.timeout_ms,
+                });
+            }
+            // Exponential backoff with jitter: ~1 ms doubling to a 50 ms cap.
+            let jittered = delay_us / 2 + fastrand::u64(0..=delay_us);
+            let left_us = policy
+                .timeout_ms
+                .saturating_sub(waited)
+                .saturating_mul(1000)
+                .max(100);
+            std::thread::sleep(Duration::from_micros(jittered.min(left_us)));
+            delay_us = (delay_us * 2).min(50_000);
+        }
+    }
+}
+
+/// One attempt: `Some(content)` when the lock is ours, `None` when someone else holds it.
+/// A stale lock is broken and the creation retried at once: a dead writer costs no backoff.
+fn try_create(
+    lock: &Path,
+    agent: &str,
+    policy: LockPolicy,
+) -> Result<Option<Vec<u8>>, ClarifyError> {
+    if let Some(content) = create_lock_file(lock, agent)? {
+        return Ok(Some(content));
+    }
+    refuse_symlink(lock)?;
+    if staleness(lock, policy).is_none() {
+        return Ok(None);
+    }
+    if let Ok(judged) = std::fs::read(lock) {
+        break_lock(lock, &judged);
+    }
+    create_lock_file(lock, agent)
+}
+
+/// Creates the lock file (create-new) with our identity; `None` if it already exists.
+fn create_lock_file(lock: &Path, agent: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+    let content = serde_json::to_vec(&json!({
+        "pid": std::process::id(),
+        "hostname": this_host(),
+        "timestamp": wall_ms(),
+        "agent": agent,
+    }))
+    .unwrap_or_default();
+    match OpenOptions::new().write(true).create_new(true).open(lock) {
+        Ok(mut file) => {
+            if let Err(e) = file.write_all(&content) {
+                let _ = std::fs::remove_file(lock);
+                return Err(io_error("write", lock, &e));
+            }
+            Ok(Some(content))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(e) => Err(io_error("create", lock, &e)),
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Remove only our own lock: if it was broken as stale and retaken, it is not ours.
+        if std::fs::read(&self.path).is_ok_and(|bytes| bytes == self.content) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+pub fn lock_path(target: &Path) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    target.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> LockPolicy {
+        LockPolicy {
+            timeout_ms: 300,
+            stale_ms: 30_000,
+        }
+    }
+
+    #[test]
+    fn lock_is_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("issue-1.json");
+        let held = FileLock::acquire(&target, "a", policy()).unwrap();
+        let lock = lock_path(&target);
+        let content: Value = serde_json::from_slice(&std::fs::read(&lock).unwrap()).unwrap();
+        assert_eq!(content["agent"], "a");
+        assert_eq!(content["pid"], std::process::id());
+        let other =
+            std::thread::spawn(move || FileLock::acquire(&target, "b", policy()).map(|_| ()));
+        let err = other.join().unwrap().unwrap_err();
+        assert_eq!(err.code(), "LOCK_TIMEOUT");
+        drop(held);
+        assert!(!lock.exists());
+    }
+
+    #[test]
+    fn dead_pid_and_old_locks_are_broken_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("issue-2.json");
+        let lock = lock_path(&target);
+        // A pid far above pid_max cannot exist.
+        std::fs::write(&lock, json!({"pid": 999_999_999u64, "hostname": this_host(), "timestamp": wall_ms(), "agent": "x"}).to_string()).unwrap();
+        let t = std::time::Instant::now();
+        drop(FileLock::acquire(&target, "a", policy()).unwrap());
+        assert!(t.elapsed() < Duration::from_millis(200));
+        // A PowerShell lock from an hour ago.
+        std::fs::write(
+            &lock,
+            r#"{"agent":"engineer","created":"2000-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+        drop(FileLock::acquire(&target, "a", policy()).unwrap());
+        // A fresh PowerShell lock is respected.
+        let fresh = chrono::DateTime::from_timestamp_millis(wall_ms())
+            .unwrap()
+            .to_rfc3339();
+        std::fs::write(
+            &lock,
+            json!({"agent": "engineer", "created": fresh}).to_string(),
+        )
+        .unwrap();
+        assert_eq!(
+            FileLock::acquire(&target, "a", policy())
+                .err()
+                .map(|e| e.code()),
+            Some("LOCK_TIMEOUT")
+        );
+    }
+
+    #[test]
+    fn symlinked_locks_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("issue-3.json");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), lock_path(&target)).unwrap();
+        assert_eq!(
+            FileLock::acquire(&target, "a", policy())
+                .err()
+                .map(|e| e.code()),
+            Some("IO_ERROR")
+        );
+    }
+}
