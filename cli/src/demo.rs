@@ -39,6 +39,8 @@ clarify_sla_minutes = 120
 struct Story {
     ws: Workspace,
     now: i64,
+    /// Narrate as the story plays; off for `--json`, whose stdout is one JSON document.
+    loud: bool,
 }
 
 fn heading(text: &str) {
@@ -64,6 +66,9 @@ fn indent(block: &str) -> String {
 impl Story {
     fn advance(&mut self, minutes: i64) {
         self.now += minutes * MINUTE;
+        if !self.loud {
+            return;
+        }
         let unit = if minutes == 1 { "minute" } else { "minutes" };
         say(&STYLE.dim(&format!(
             "… {minutes} {unit} pass (simulated clock: {})",
@@ -81,7 +86,9 @@ impl Story {
         workflow: Option<&str>,
     ) -> Result<Mutation, ClarifyError> {
         let wf = workflow.map_or_else(String::new, |w| format!(" --workflow {w}"));
-        command(&format!("clarify ask --issue {issue} --from {from} --to {to} --topic {topic:?} --question {question:?}{wf}"));
+        if self.loud {
+            command(&format!("clarify ask --issue {issue} --from {from} --to {to} --topic {topic:?} --question {question:?}{wf}"));
+        }
         let req = NewRequest {
             issue_number: u64::from(issue),
             from: from.into(),
@@ -99,12 +106,16 @@ impl Story {
     }
 
     fn act(&mut self, id: &str, action: Action, shown: &str) -> Result<Mutation, ClarifyError> {
-        command(shown);
+        if self.loud {
+            command(shown);
+        }
         commands::act(&self.ws, self.now, id, &action)
     }
 
     fn hook(&mut self, agent: &str, issue: u32) -> Result<(), ClarifyError> {
-        command(&format!("hook start {agent} {issue}"));
+        if self.loud {
+            command(&format!("hook start {agent} {issue}"));
+        }
         commands::hook(&self.ws, self.now, HookEvent::Start, agent, Some(issue))?;
         Ok(())
     }
@@ -144,6 +155,7 @@ pub fn run(
     let mut s = Story {
         ws,
         now: start.unwrap_or_else(system_now_ms),
+        loud: !json,
     };
     if json {
         // Machine output: play silently, then print the outcome.
@@ -228,7 +240,9 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         say("the feature workflow gives the product manager 60 minutes to answer…");
     }
     s.advance(61);
-    command("clarify monitor");
+    if loud {
+        command("clarify monitor");
+    }
     let config = s.ws.load_config()?;
     let run = commands::run_monitor(&s.ws, &config, s.now, false)?;
     if loud {
@@ -236,7 +250,9 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         say("the monitor re-routed the question (retry 1 of 1); still no answer…");
     }
     s.advance(61);
-    command("clarify monitor");
+    if loud {
+        command("clarify monitor");
+    }
     let run = commands::run_monitor(&s.ws, &config, s.now, false)?;
     if loud {
         print::text(&indent(&text_report(&run.report, STYLE)));
