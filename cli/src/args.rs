@@ -41,10 +41,16 @@ pub enum Command {
     #[command(after_help = "Example:\n  agentx init\n  agentx --root ./my-project init")]
     Init,
     /// Ask, answer, follow up, resolve, escalate, abandon, inspect and monitor clarifications
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Cache layer\" --question \"Redis or in-process?\"\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\"\n  agentx clarify list --all"
+    )]
     Clarify(Clarify),
     /// Report that an agent starts or finishes work (then runs the monitor)
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx hook start engineer 42\n  agentx hook finish engineer 42"
+    )]
     Hook(Hook),
     /// Run the monitor, then show which issues are blocked by open clarifications
     #[command(after_help = "Example:\n  agentx ready\n  agentx ready --json")]
