@@ -10,6 +10,7 @@
 
 pub mod clock;
 pub mod commands;
+pub mod json_api;
 pub mod store;
 
 pub use store::Workspace;

@@ -308,15 +308,20 @@ impl Model {
     }
 
     fn verify(&self) -> Value {
+        let files = self.ledger_files();
         let mut problems: Vec<Problem> = Vec::new();
-        for (_, name, text) in self.ledger_files() {
+        for (_, name, text) in &files {
             problems.extend(verify_file(name, text.as_bytes()));
         }
         if problems.is_empty() {
             json!({"ok": true, "problems": []})
         } else {
             let e = ClarifyError::LedgerInconsistent {
-                message: format!("verify found {} problem(s)", problems.len()),
+                message: format!(
+                    "verify found {} problem(s) in {} ledger file(s)",
+                    problems.len(),
+                    files.len()
+                ),
             };
             json!({"ok": false, "error": error_value(&e), "problems": problems})
         }

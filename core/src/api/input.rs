@@ -114,14 +114,15 @@ pub(super) fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyEr
     }
 }
 
-pub(super) fn opt_ledger(map: &Obj) -> Result<Option<Ledger>, ClarifyError> {
-    present(map, "ledger")
-        .map(|v| Ledger::from_value("ledger", v, None))
-        .transpose()
-}
-
-pub(super) fn ledger(map: &Obj) -> Result<Ledger, ClarifyError> {
-    opt_ledger(map)?.ok_or_else(|| ClarifyError::input("`ledger` is required"))
+/// The issue's ledger: an object, or the raw text of its file (parsed here, so a corrupt file
+/// is `LEDGER_CORRUPT` with the same message on every surface).
+pub(super) fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+    let file = format!("issue-{issue}.json");
+    match present(map, "ledger") {
+        None => Ok(None),
+        Some(Value::String(text)) => Ledger::parse(&file, text.as_bytes(), Some(issue)).map(Some),
+        Some(v) => Ledger::from_value(&file, v, Some(issue)).map(Some),
+    }
 }
 
 pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
@@ -176,9 +177,13 @@ pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
     }
 }
 
+/// `agent-status.json` as an object or as the file's raw text.
 pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
     match present(map, "statuses") {
         None => Ok(Statuses::new()),
+        Some(Value::String(text)) => {
+            crate::agents::parse_statuses("agent-status.json", text.as_bytes())
+        }
         Some(v) => Statuses::deserialize(v)
             .map_err(|e| ClarifyError::corrupt("agent-status.json", e.to_string())),
     }
@@ -245,6 +250,25 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
         }
     }
     Ok((ledgers, errors))
+}
+
+/// The ledger of one issue from `files` (raw text, parse errors reported) or `ledgers`.
+pub(super) fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+    let name = format!("issue-{issue}.json");
+    if let Some(text) = present(map, "files").and_then(|f| f.get(&name)) {
+        let text = text
+            .as_str()
+            .ok_or_else(|| ClarifyError::input(format!("file `{name}` must be a string")))?;
+        return Ledger::parse(&name, text.as_bytes(), Some(issue)).map(Some);
+    }
+    if let Some(Value::Array(items)) = present(map, "ledgers") {
+        for item in items {
+            if item.get("issueNumber").and_then(Value::as_u64) == Some(u64::from(issue)) {
+                return Ledger::from_value(&name, item, Some(issue)).map(Some);
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// A record given as the outputs show it (with `issueNumber`), for the renderers.

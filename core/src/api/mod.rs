@@ -81,30 +81,33 @@ pub fn error_value(error: &ClarifyError) -> Value {
 fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
     let map = input::object(input)?;
     match name {
-        "request" => mutation(map, |m, config| {
+        "request" => {
+            let config = input::config(map)?;
             let req = NewRequest {
-                issue_number: input::issue(m, "issueNumber")?
+                issue_number: input::issue(map, "issueNumber")?
                     .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
-                from: input::string(m, "from")?,
-                to: input::string(m, "to")?,
-                topic: input::string(m, "topic")?,
-                question: input::string(m, "question")?,
-                blocking: input::opt_bool(m, "blocking")?.unwrap_or(true),
-                workflow: input::opt_string(m, "workflow")?,
-                step: input::opt_string(m, "step")?,
-                field: input::opt_string(m, "field")?,
-                suggestions: input::string_list(m, "suggestions")?,
-                idempotency_key: input::opt_string(m, "idempotencyKey")?,
+                from: input::string(map, "from")?,
+                to: input::string(map, "to")?,
+                topic: input::string(map, "topic")?,
+                question: input::string(map, "question")?,
+                blocking: input::opt_bool(map, "blocking")?.unwrap_or(true),
+                workflow: input::opt_string(map, "workflow")?,
+                step: input::opt_string(map, "step")?,
+                field: input::opt_string(map, "field")?,
+                suggestions: input::string_list(map, "suggestions")?,
+                idempotency_key: input::opt_string(map, "idempotencyKey")?,
             };
-            let workflows = input::workflows(m)?;
-            request(
-                input::opt_ledger(m)?.as_ref(),
-                &req,
-                config,
-                &workflows,
-                input::now(m)?,
+            let now = input::now(map)?;
+            // The CLI's order: input, then the status file, then the ledger.
+            let issue = req.validate(&config)?;
+            let statuses = input::statuses(map)?;
+            let ledger = input::opt_ledger(map, issue)?;
+            let workflows = input::workflows(map)?;
+            applied_value(
+                request(ledger.as_ref(), &req, &config, &workflows, now)?,
+                statuses,
             )
-        }),
+        }
         "answer" => existing(map, |m| {
             Ok(Action::Answer {
                 from: input::string(m, "from")?,
@@ -197,28 +200,21 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
     }
 }
 
-/// Runs a request and shapes its result.
-fn mutation(
-    map: &Obj,
-    op: impl FnOnce(&Obj, &crate::Config) -> Result<Applied, ClarifyError>,
-) -> Result<Value, Failure> {
-    let config = input::config(map)?;
-    let statuses = input::statuses(map)?;
-    let applied = op(map, &config)?;
-    applied_value(applied, statuses)
-}
-
-/// Runs an operation on an existing record.
+/// Runs an operation on an existing record, with the CLI's order of checks: settings, input,
+/// the status file, then the ledger the id names (absent → `NOT_FOUND`).
 fn existing(
     map: &Obj,
     action: impl FnOnce(&Obj) -> Result<Action, ClarifyError>,
 ) -> Result<Value, Failure> {
-    mutation(map, |m, config| {
-        let ledger = input::ledger(m)?;
-        let id = input::string(m, "id")?;
-        let action = action(m)?;
-        act(&ledger, &id, &action, config, input::now(m)?)
-    })
+    let config = input::config(map)?;
+    let id = input::string(map, "id")?;
+    let action = action(map)?;
+    let now = input::now(map)?;
+    let parsed = action.validate(&id, &config)?;
+    let statuses = input::statuses(map)?;
+    let ledger =
+        input::opt_ledger(map, parsed.issue)?.ok_or(ClarifyError::NotFound { id: id.clone() })?;
+    applied_value(act(&ledger, &id, &action, &config, now)?, statuses)
 }
 
 fn applied_value(applied: Applied, mut statuses: Statuses) -> Result<Value, Failure> {
@@ -329,24 +325,34 @@ fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {
     })
 }
 
+/// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
+/// `LEDGER_CORRUPT`, a missing one `NOT_FOUND`.
 fn show(map: &Obj) -> Result<Value, ClarifyError> {
-    let (ledgers, _) = input::workspace(map)?;
-    if let Some(id) = input::opt_string(map, "id")? {
-        crate::names::ClarificationId::parse(&id)?;
-        let (issue, record) =
-            views::find(&ledgers, &id).ok_or(ClarifyError::NotFound { id: id.clone() })?;
-        return Ok(json!({ "clarification": record.to_output(issue) }));
+    let id = input::opt_string(map, "id")?;
+    let issue = match &id {
+        Some(id) => crate::names::ClarificationId::parse(id)?.issue,
+        None => {
+            let n = input::issue(map, "issue")?
+                .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?;
+            crate::names::check_issue(n)?
+        }
+    };
+    let ledger = input::workspace_ledger(map, issue)?;
+    match id {
+        Some(id) => {
+            let record = ledger
+                .as_ref()
+                .and_then(|l| l.find(&id))
+                .ok_or(ClarifyError::NotFound { id: id.clone() })?;
+            Ok(json!({ "clarification": record.to_output(issue) }))
+        }
+        None => {
+            let ledger = ledger.ok_or_else(|| ClarifyError::NotFound {
+                id: format!("issue #{issue}"),
+            })?;
+            Ok(json!({ "ledger": ledger.to_value() }))
+        }
     }
-    let issue = input::issue(map, "issue")?
-        .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?;
-    let issue = crate::names::check_issue(issue)?;
-    let ledger = ledgers
-        .iter()
-        .find(|l| l.issue_number == issue)
-        .ok_or_else(|| ClarifyError::NotFound {
-            id: format!("issue #{issue}"),
-        })?;
-    Ok(json!({ "ledger": ledger.to_value() }))
 }
 
 /// Renders a view as markdown (`style` None) or terminal text.

@@ -1,0 +1,262 @@
+//! The store's JSON facade: the CLI's commands over plain JSON objects, returning exactly the
+//! CLI's `--json` output. The Node binding exposes it as `Workspace` methods; everything here
+//! is conversion — the commands decide.
+
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::names::parse_issue;
+use agentx_clarify_core::views::ListFilter;
+use agentx_clarify_core::{Action, ClarifyError, NewRequest, Status};
+use serde_json::{json, Map, Value};
+
+use crate::clock::system_now_ms;
+use crate::commands::{self, HookEvent};
+use crate::store::Workspace;
+
+/// Operations `call` understands.
+pub const OPERATIONS: &[&str] = &[
+    "init",
+    "ask",
+    "answer",
+    "followUp",
+    "resolve",
+    "escalate",
+    "abandon",
+    "monitor",
+    "verify",
+    "list",
+    "show",
+    "stats",
+    "hookStart",
+    "hookFinish",
+    "ready",
+    "state",
+];
+
+type Obj = Map<String, Value>;
+
+fn bad(message: impl Into<String>) -> ClarifyError {
+    ClarifyError::InvalidInput {
+        message: message.into(),
+    }
+}
+
+fn opt_str(m: &Obj, key: &str) -> Result<Option<String>, ClarifyError> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("`{key}` must be a string"))),
+    }
+}
+
+fn req_str(m: &Obj, key: &str) -> Result<String, ClarifyError> {
+    opt_str(m, key)?.ok_or_else(|| bad(format!("`{key}` is required (a string)")))
+}
+
+fn opt_bool(m: &Obj, key: &str) -> Result<bool, ClarifyError> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(bad(format!("`{key}` must be true or false"))),
+    }
+}
+
+/// An issue number given as a number or a decimal string (validated like the CLI's).
+fn opt_issue(m: &Obj, key: &str) -> Result<Option<u32>, ClarifyError> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => parse_issue(s).map(Some),
+        Some(Value::Number(n)) => {
+            let text = n.as_u64().map_or_else(|| n.to_string(), |u| u.to_string());
+            parse_issue(&text).map(Some)
+        }
+        Some(other) => Err(ClarifyError::InvalidIssue {
+            value: other.to_string(),
+        }),
+    }
+}
+
+/// `now` (epoch ms, or RFC 3339 text) when given, else the system clock: the one reading.
+fn now(m: &Obj) -> Result<i64, ClarifyError> {
+    match m.get("now") {
+        None | Some(Value::Null) => Ok(system_now_ms()),
+        Some(Value::String(s)) => crate::clock::parse_now(s).map_err(bad),
+        Some(Value::Number(n)) => {
+            let ms = n
+                .as_i64()
+                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64));
+            let ms = ms.ok_or_else(|| bad("`now` must be an integer (epoch ms)"))?;
+            agentx_clarify_core::ops::check_now(ms)?;
+            Ok(ms)
+        }
+        Some(_) => Err(bad("`now` must be epoch milliseconds or RFC 3339 text")),
+    }
+}
+
+fn close(m: &Obj) -> Result<(Option<String>, Option<String>), ClarifyError> {
+    Ok((opt_str(m, "from")?, opt_str(m, "message")?))
+}
+
+/// Runs `op` on the workspace at `ws` and returns the CLI's `--json` document.
+pub fn call(ws: &Workspace, op: &str, input: &Value) -> Value {
+    let empty = Map::new();
+    let m = match input {
+        Value::Object(m) => m,
+        Value::Null => &empty,
+        _ => return failure(&bad("the argument must be an object")),
+    };
+    run(ws, op, m).unwrap_or_else(|e| failure(&e))
+}
+
+fn failure(e: &ClarifyError) -> Value {
+    json!({"ok": false, "error": error_value(e)})
+}
+
+fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
+    Ok(match op {
+        "init" => json!({"ok": true, "created": commands::init(ws)?}),
+        "ask" => {
+            let issue =
+                opt_issue(m, "issueNumber")?.ok_or_else(|| bad("`issueNumber` is required"))?;
+            let suggestions = match m.get("suggestions") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad("`suggestions` must hold strings"))
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(bad("`suggestions` must be an array of strings")),
+            };
+            let blocking = match m.get("blocking") {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(bad("`blocking` must be true or false")),
+            };
+            let req = NewRequest {
+                issue_number: u64::from(issue),
+                from: req_str(m, "from")?,
+                to: req_str(m, "to")?,
+                topic: req_str(m, "topic")?,
+                question: req_str(m, "question")?,
+                blocking,
+                workflow: opt_str(m, "workflow")?,
+                step: opt_str(m, "step")?,
+                field: opt_str(m, "field")?,
+                suggestions,
+                idempotency_key: opt_str(m, "idempotencyKey")?,
+            };
+            commands::ask(ws, now(m)?, &req)?.to_json()
+        }
+        "answer" | "followUp" | "resolve" | "escalate" | "abandon" => {
+            let id = req_str(m, "id")?;
+            let action = match op {
+                "answer" => Action::Answer {
+                    from: req_str(m, "from")?,
+                    body: req_str(m, "body")?,
+                },
+                "followUp" => Action::FollowUp {
+                    from: req_str(m, "from")?,
+                    question: req_str(m, "question")?,
+                },
+                "resolve" => {
+                    let (from, message) = close(m)?;
+                    Action::Resolve { from, message }
+                }
+                "escalate" => {
+                    let (from, message) = close(m)?;
+                    Action::Escalate { from, message }
+                }
+                _ => {
+                    let (from, message) = close(m)?;
+                    Action::Abandon { from, message }
+                }
+            };
+            commands::act(ws, now(m)?, &id, &action)?.to_json()
+        }
+        "monitor" => {
+            let config = ws.load_config()?;
+            commands::run_monitor(ws, &config, now(m)?, opt_bool(m, "dryRun")?)?.to_json()
+        }
+        "verify" => commands::verify(ws)?.to_json(),
+        "list" => {
+            let statuses = match m.get("status") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| {
+                        v.as_str()
+                            .and_then(Status::parse)
+                            .ok_or_else(|| bad(format!("unknown status {v}")))
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(bad("`status` must be an array of statuses")),
+            };
+            let filter = ListFilter {
+                issue: opt_issue(m, "issue")?,
+                statuses,
+                all: opt_bool(m, "all")?,
+            };
+            let records = commands::list(ws, &filter)?;
+            let values: Vec<Value> = records.iter().map(|(i, r)| r.to_output(*i)).collect();
+            json!({"ok": true, "clarifications": values})
+        }
+        "show" => match (opt_str(m, "id")?, opt_issue(m, "issue")?) {
+            (Some(id), _) => {
+                let (issue, record) = commands::show_id(ws, &id)?;
+                json!({"ok": true, "clarification": record.to_output(issue)})
+            }
+            (None, Some(issue)) => {
+                json!({"ok": true, "ledger": commands::show_issue(ws, issue)?.to_value()})
+            }
+            (None, None) => return Err(bad("`id` or `issue` is required")),
+        },
+        "stats" => {
+            let since = opt_str(m, "since")?
+                .map(|s| crate::clock::parse_now(&s).map_err(bad))
+                .transpose()?;
+            json!({"ok": true, "stats": commands::stats(ws, since)?})
+        }
+        "hookStart" | "hookFinish" => {
+            let event = if op == "hookStart" {
+                HookEvent::Start
+            } else {
+                HookEvent::Finish
+            };
+            let outcome = commands::hook(
+                ws,
+                now(m)?,
+                event,
+                &req_str(m, "agent")?,
+                opt_issue(m, "issue")?,
+            )?;
+            let mut v = outcome.to_json();
+            if let (Some(w), Value::Object(map)) = (&outcome.warning, &mut v) {
+                map.insert("warning".into(), Value::from(w.as_str()));
+            }
+            v
+        }
+        "ready" => commands::ready(ws, now(m)?)?.to_json(),
+        "state" => {
+            let outcome = match (opt_str(m, "agent")?, opt_str(m, "status")?) {
+                (Some(agent), Some(status)) => {
+                    commands::state_set(ws, now(m)?, &agent, &status, opt_issue(m, "issue")?)?
+                }
+                (None, None) => commands::state_get(ws)?,
+                _ => return Err(bad("`agent` and `status` go together")),
+            };
+            let mut v = outcome.to_json();
+            if let (Some(w), Value::Object(map)) = (&outcome.warning, &mut v) {
+                map.insert("warning".into(), Value::from(w.as_str()));
+            }
+            v
+        }
+        other => {
+            return Err(bad(format!(
+                "unknown operation '{other}'; known: {}",
+                OPERATIONS.join(", ")
+            )))
+        }
+    })
+}

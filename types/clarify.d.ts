@@ -1,0 +1,286 @@
+/* AgentX Clarify — the JSON shapes every surface shares (docs/api.md, SPEC §3, §5, §7, §10).
+ * This file is the single source of the TypeScript types of @agentx/clarify-node and
+ * @agentx/clarify-wasm. */
+
+export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
+export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment'
+export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
+export type ErrorCode =
+  | 'INVALID_ID' | 'INVALID_AGENT' | 'INVALID_ISSUE' | 'TEXT_EMPTY' | 'TEXT_TOO_LONG'
+  | 'SELF_CLARIFICATION' | 'SCOPE_VIOLATION' | 'BLOCKING_NOT_ALLOWED' | 'MAX_ROUNDS_EXCEEDED'
+  | 'NOT_FOUND' | 'NOT_PARTICIPANT' | 'INVALID_TRANSITION' | 'IDEMPOTENCY_CONFLICT'
+  | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
+  | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'INTERNAL'
+
+/** One entry of a thread (an append-only log). Unknown fields are kept. */
+export interface Entry {
+  round: number
+  from: string
+  type: EntryType
+  body: string
+  /** RFC 3339 UTC with milliseconds. */
+  timestamp: string
+  /** Lowercase hex SHA-256 chained to the previous entry. */
+  hash?: string
+  [unknown: string]: unknown
+}
+
+/** A clarification record as stored in a ledger. */
+export interface ClarificationRecord {
+  id: string
+  from: string
+  to: string
+  topic: string
+  blocking: boolean
+  status: Status
+  round: number
+  maxRounds: number
+  slaMinutes: number
+  created?: string
+  staleAfter?: string
+  retries: number
+  resolvedAt: string | null
+  field?: string
+  suggestions?: string[]
+  idempotencyKey?: string
+  thread: Entry[]
+  [unknown: string]: unknown
+}
+
+/** A record as outputs show it: with its issue number. */
+export interface Clarification extends ClarificationRecord {
+  issueNumber: number
+}
+
+/** The ledger file `issue-<n>.json`. */
+export interface Ledger {
+  issueNumber: number
+  workflow?: string
+  clarifications: ClarificationRecord[]
+  [unknown: string]: unknown
+}
+
+export interface AgentStatus {
+  status: AgentState | string
+  issue: number | null
+  lastActivity: string | null
+  clarificationId: string | null
+  waitingOn: string | null
+  respondingTo: string | null
+  [unknown: string]: unknown
+}
+
+/** `agent-status.json`, keyed by agent name. */
+export type Statuses = Record<string, AgentStatus>
+
+export type EventType =
+  | 'clarification-requested' | 'clarification-answered' | 'clarification-stale'
+  | 'clarification-resolved' | 'clarification-escalated' | 'clarification-abandoned'
+
+export interface ClarifyEvent {
+  type: EventType
+  clarificationId: string
+  issueNumber: number
+  fromAgent: string
+  toAgent: string
+  topic: string
+  blocking: boolean
+  /** Epoch milliseconds. */
+  timestamp: number
+  actor: string
+  reason?: string
+}
+
+export interface MonitorReport {
+  stale: string[]
+  retried: string[]
+  escalated: { id: string; reason: string }[]
+  stuck: string[]
+  deadlocks: { cycle: string[]; agents: string[]; escalated: string }[]
+  abandoned: string[]
+  errors: { file: string; code: ErrorCode | string; message: string }[]
+}
+
+export interface Problem {
+  file: string
+  id: string | null
+  message: string
+}
+
+export interface Stats {
+  total: number
+  byStatus: Record<Status, number>
+  autoResolutionRate: number | null
+  escalationRate: number | null
+  averageRoundsToResolution: number | null
+  timeToFirstAnswerMs: { count: number; median: number | null; p90: number | null }
+  staleCount: number
+  deadlockCount: number
+  pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
+}
+
+export interface WorkflowStep {
+  id: string
+  agent: string
+  canClarify: string[]
+  clarifyMaxRounds: number | null
+  clarifySlaMinutes: number
+  clarifyBlockingAllowed: boolean
+}
+
+export interface Workflow {
+  steps: WorkflowStep[]
+}
+
+export interface Config {
+  priority: string[]
+  stuckSimilarity: number
+  maxRetries: number
+  maxTopicChars: number
+  maxBodyChars: number
+  lockTimeoutMs: number
+  staleLockMs: number
+  defaultWorkflow: string
+}
+
+export interface ReadyIssue {
+  issueNumber: number
+  blocked: { id: string; waitingOn: string }[]
+}
+
+/** `{ok: true, …}` on success; the bindings throw a {@link ClarifyError} otherwise. */
+export type Ok<T> = { ok: true } & T
+export type Failure = { ok: false; error: { code: ErrorCode; message: string } } & Partial<MutationResult>
+export type Envelope<T> = Ok<T> | Failure
+
+/** The error the bindings throw: `code` is the stable SPEC §9 code. */
+export interface ClarifyError extends Error {
+  code: ErrorCode
+  /** Present on MAX_ROUNDS_EXCEEDED: what was written anyway. */
+  ledger?: Ledger
+  clarification?: Clarification
+  events?: ClarifyEvent[]
+  statuses?: Statuses
+}
+
+// ── inputs of the pure functions ────────────────────────────────────────────────────────────
+/** Workflow files by type: TOML text or a parsed {@link Workflow}. Default: the built-in ones. */
+export type Workflows = Record<string, string | Workflow>
+
+interface Common {
+  /** Epoch milliseconds. */
+  now: number
+  /** `.agentx/config.toml` as TOML text or a parsed {@link Config}. */
+  config?: string | Partial<Config>
+  /** `agent-status.json` as an object or raw text. */
+  statuses?: Statuses | string
+}
+
+export interface RequestInput extends Common {
+  /** The issue's ledger (object or raw file text); absent for a new issue. */
+  ledger?: Ledger | string | null
+  issueNumber: number | string
+  from: string
+  to: string
+  topic: string
+  question: string
+  blocking?: boolean
+  workflow?: string
+  step?: string
+  field?: string
+  suggestions?: string[]
+  idempotencyKey?: string
+  workflows?: Workflows
+}
+
+interface OnRecord extends Common {
+  ledger: Ledger | string
+  id: string
+}
+
+export interface AnswerInput extends OnRecord { from: string; body: string }
+export interface FollowUpInput extends OnRecord { from: string; question: string }
+export interface CloseInput extends OnRecord { from?: string; message?: string }
+
+export interface MutationResult {
+  ledger: Ledger
+  clarification: Clarification
+  events: ClarifyEvent[]
+  statuses: Statuses
+  idempotent: boolean
+}
+
+export interface WorkspaceInput {
+  ledgers?: Ledger[]
+  /** Raw ledger files by name (`issue-<n>.json`). */
+  files?: Record<string, string>
+}
+
+export interface MonitorInput extends WorkspaceInput, Common {}
+export interface MonitorResult {
+  ledgers: Ledger[]
+  changed: number[]
+  report: MonitorReport
+  events: ClarifyEvent[]
+  statuses: Statuses
+}
+
+export interface VerifyResult { problems: Problem[] }
+export interface StatsInput extends WorkspaceInput { since?: number }
+export interface StatsResult { stats: Stats }
+export interface ListInput extends WorkspaceInput { issue?: number | string; status?: Status[]; all?: boolean }
+export interface ListResult { clarifications: Clarification[] }
+export interface ShowInput extends WorkspaceInput { id?: string; issue?: number | string }
+export interface ShowResult { clarification?: Clarification; ledger?: Ledger }
+export interface ReadyResult { issues: ReadyIssue[] }
+export interface SetStatusInput {
+  statuses?: Statuses | string
+  agent: string
+  status: AgentState
+  issue?: number | string | null
+  now: number
+}
+export interface SetStatusResult { statuses: Statuses; agent: AgentStatus; warning: string | null }
+export interface ParseInput { text: string; file?: string }
+
+export type RenderInput =
+  | { view: 'thread' | 'escalation'; clarification: Clarification }
+  | { view: 'round'; clarification: Clarification; round?: number }
+  | { view: 'list'; clarifications: Clarification[] }
+  | { view: 'report'; report: MonitorReport }
+
+// ── the file store (Node only): the CLI's operations and `--json` shapes ─────────────────────
+export type StoreOperation =
+  | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
+  | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
+
+/** `now` defaults to the system clock; RFC 3339 text is accepted too. */
+interface StoreCommon { now?: number | string }
+export interface AskInput extends StoreCommon {
+  issueNumber: number | string
+  from: string
+  to: string
+  topic: string
+  question: string
+  blocking?: boolean
+  workflow?: string
+  step?: string
+  field?: string
+  suggestions?: string[]
+  idempotencyKey?: string
+}
+export interface StoreAnswerInput extends StoreCommon { id: string; from: string; body: string }
+export interface StoreFollowUpInput extends StoreCommon { id: string; from: string; question: string }
+export interface StoreCloseInput extends StoreCommon { id: string; from?: string; message?: string }
+
+/** The CLI's `--json` output of a mutation. */
+export interface StoreMutation {
+  clarification: Clarification
+  events: ClarifyEvent[]
+  idempotent: boolean
+  monitor: MonitorReport
+}
+export interface StoreMonitor { report: MonitorReport; events: ClarifyEvent[] }
+export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string }
+export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
+export interface StoreState { statuses: Statuses; warning?: string }
