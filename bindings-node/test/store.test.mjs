@@ -1,0 +1,90 @@
+// The Node store shares the CLI's store code: same shapes, same locks, same refusals.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { Worker } from 'node:worker_threads'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { c, AGENTX, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
+
+const run = promisify(execFile)
+const cli = async (root, ...args) => JSON.parse((await run(AGENTX, ['--root', root, '--json', ...args])).stdout)
+
+test('the store returns the CLI --json shapes', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  assert.ok((await ws.init()).created.includes('.agentx/workflows/feature.toml'))
+  const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?', now: '2026-11-22T10:00:00Z' })
+  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor'])
+  assert.equal(asked.clarification.id, 'CLR-42-001')
+  await ws.answer({ id: 'CLR-42-001', from: 'architect', body: 'Yes, Redis.', now: '2026-11-22T10:05:00Z' })
+  const resolved = await ws.resolve({ id: 'CLR-42-001', now: '2026-11-22T10:06:00Z' })
+  assert.equal(resolved.clarification.status, 'resolved')
+  // The CLI reads exactly what Node wrote, and both show it identically.
+  assert.deepEqual(await ws.show({ id: 'CLR-42-001' }), await cli(root, 'clarify', 'show', 'CLR-42-001'))
+  assert.deepEqual(await ws.list({ all: true }), await cli(root, 'clarify', 'list', '--all'))
+  assert.deepEqual(await ws.stats({}), await cli(root, 'clarify', 'stats'))
+  assert.deepEqual(await ws.verify(), { ok: true, problems: [] })
+  const hook = await ws.hookStart({ agent: 'engineer', issue: 42 })
+  assert.equal(hook.agent.status, 'working')
+  const ready = await ws.ready({})
+  assert.deepEqual(ready.issues, [{ issueNumber: 42, blocked: [] }])
+  assert.equal((await ws.state({})).statuses.engineer.issue, 42)
+  assert.equal(c.Workspace.discover(path.join(root, '.agentx/workflows')).root, root)
+})
+
+test('a corrupt ledger is refused and left byte-identical', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  const bytes = '{"issueNumber": 5, "clarifications": [ oops'
+  fs.writeFileSync(ledgerPath(root, 5), bytes)
+  const e = await caught(() => ws.ask({ issueNumber: 5, from: 'engineer', to: 'architect', topic: 't', question: 'q' }))
+  assert.equal(e.code, 'LEDGER_CORRUPT')
+  assert.equal(fs.readFileSync(ledgerPath(root, 5), 'utf8'), bytes)
+  const m = await ws.monitor({})
+  assert.deepEqual(m.report.errors.map((x) => [x.file, x.code]), [['issue-5.json', 'LEDGER_CORRUPT']])
+  assert.equal(fs.readFileSync(ledgerPath(root, 5), 'utf8'), bytes)
+})
+
+test('a lock left by a dead process is taken at once', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  fs.writeFileSync(ledgerPath(root, 3) + '.lock', JSON.stringify({ pid: 999999999, hostname: os.hostname(), timestamp: Date.now(), agent: 'ghost' }))
+  const t = performance.now()
+  await ws.ask({ issueNumber: 3, from: 'engineer', to: 'architect', topic: 't', question: 'q' })
+  assert.ok(performance.now() - t < 1000, 'no waiting for the 30 s stale age')
+  assert.ok(!fs.existsSync(ledgerPath(root, 3) + '.lock'))
+})
+
+test('4 CLI processes and 4 Node workers × 50 asks on one ledger: no lost update', async () => {
+  const root = tempWorkspace()
+  await new c.Workspace(root).init()
+  const PER = 50
+  const cliWriter = async (w) => {
+    for (let i = 0; i < PER; i++) {
+      await run(AGENTX, ['--root', root, '--json', 'clarify', 'ask', '--issue', '9', '--from', 'engineer', '--to', 'architect', '--topic', `cli ${w} ${i}`, '--question', `question ${w}/${i}?`, '--non-blocking'])
+    }
+  }
+  const nodeWriter = (w) => new Promise((resolve, reject) => {
+    const worker = new Worker(path.join(here, 'worker-asks.mjs'), { workerData: { root, w, n: PER } })
+    worker.on('message', resolve)
+    worker.on('error', reject)
+    worker.on('exit', (code) => code !== 0 && reject(new Error(`worker exited ${code}`)))
+  })
+  const t = performance.now()
+  await Promise.all([0, 1, 2, 3].flatMap((w) => [cliWriter(w), nodeWriter(w)]))
+  const seconds = ((performance.now() - t) / 1000).toFixed(1)
+  const ledger = JSON.parse(fs.readFileSync(ledgerPath(root, 9), 'utf8'))
+  const ids = ledger.clarifications.map((r) => r.id)
+  assert.equal(ids.length, 8 * PER, 'every ask landed')
+  assert.equal(new Set(ids).size, ids.length, 'ids are unique')
+  assert.deepEqual(ids, Array.from({ length: 8 * PER }, (_, i) => `CLR-9-${String(i + 1).padStart(3, '0')}`))
+  const topics = new Set(ledger.clarifications.map((r) => r.topic))
+  assert.equal(topics.size, 8 * PER)
+  assert.deepEqual(await cli(root, 'clarify', 'verify'), { ok: true, problems: [] })
+  console.log(`400 asks from 4 CLI processes + 4 Node workers in ${seconds}s, ids unique, verify clean`)
+})
