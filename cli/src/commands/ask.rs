@@ -13,6 +13,11 @@ pub fn ask(ws: &Workspace, now: i64, req: &NewRequest) -> Result<Mutation, Clari
     // A corrupt status file stops the command before anything is written.
     ws.read_statuses()?;
     let workflows = ws.load_workflows()?;
+    // A refused request writes nothing, not even the state directories the lock needs: while
+    // they do not exist there is no ledger, so the decision can be taken before creating them.
+    if !ws.clarifications_dir().is_dir() {
+        request(None, req, &config, &workflows, now)?;
+    }
     let applied = ws.update_ledger(issue, &config, &req.from, |current| {
         let applied = request(current.as_ref(), req, &config, &workflows, now)?;
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
