@@ -35,10 +35,20 @@ fn test_pause() {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
     refuse_symlink(path)?;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".agentx-tmp-")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".agentx-tmp-");
+    // tempfile creates owner-only (0600) files; a new ledger gets the mode any new file gets
+    // (0666 less the umask), and a rewritten one keeps its own.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| io_error("create a temporary file in", dir, &e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(|e| io_error("set the permissions of", tmp.path(), &e))?;
+    }
     test_pause();
     tmp.write_all(bytes)
         .map_err(|e| io_error("write", tmp.path(), &e))?;
