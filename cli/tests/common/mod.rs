@@ -1,0 +1,192 @@
+//! Helpers shared by the `agentx` integration tests: run the real binary (never through a
+//! shell), capture its output, parse its one-line JSON, and build workspaces.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_agentx");
+
+/// A fixed, realistic `now` (2026-11-22T10:00:00.000Z).
+pub const T0: i64 = 1_795_341_600_000;
+pub const MINUTE: i64 = 60_000;
+
+/// Environment variables that change the binary's behaviour; removed from every child so the
+/// tests do not depend on the environment they run in.
+const SCRUBBED: &[&str] = &[
+    "AGENTX_NOW",
+    "AGENTX_TEST_SLOW_WRITE_MS",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "CI",
+];
+
+/// A `Command` for the binary with a scrubbed environment.
+pub fn agentx() -> Command {
+    let mut cmd = Command::new(BIN);
+    for var in SCRUBBED {
+        cmd.env_remove(var);
+    }
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// What one run of the binary produced.
+#[derive(Debug)]
+pub struct Out {
+    /// The exit code; -1 when the process died from a signal.
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Out {
+    pub fn from_output(out: &Output) -> Out {
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// stdout as one JSON document on exactly one line (SPEC §11.1: `--json` prints nothing
+    /// else on stdout). Panics with the whole output otherwise.
+    pub fn json(&self) -> Value {
+        self.try_json()
+            .unwrap_or_else(|why| panic!("{why}\n{self:#?}"))
+    }
+
+    pub fn try_json(&self) -> Result<Value, String> {
+        let line = self
+            .stdout
+            .strip_suffix('\n')
+            .ok_or_else(|| "stdout does not end with a newline".to_owned())?;
+        if line.contains('\n') {
+            return Err("stdout holds more than one line".to_owned());
+        }
+        serde_json::from_str(line).map_err(|e| format!("stdout is not JSON: {e}"))
+    }
+
+    /// The error code of a failure envelope.
+    pub fn code_str(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+}
+
+/// Runs the binary with `args` (each one argv entry).
+pub fn run<I, S>(args: I) -> Out
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = agentx().args(args).output().expect("spawn agentx");
+    Out::from_output(&out)
+}
+
+/// Runs `agentx --root=<root> --json <args…>`.
+pub fn json_in(root: &Path, args: &[&str]) -> Out {
+    let mut all = vec![root_arg(root), "--json".to_owned()];
+    all.extend(args.iter().map(|s| (*s).to_owned()));
+    run(all)
+}
+
+/// Runs `agentx --root=<root> --json --now=<now> <args…>`.
+pub fn json_at(root: &Path, now: i64, args: &[&str]) -> Out {
+    let mut all = vec![root_arg(root), "--json".to_owned(), format!("--now={now}")];
+    all.extend(args.iter().map(|s| (*s).to_owned()));
+    run(all)
+}
+
+pub fn root_arg(root: &Path) -> String {
+    format!("--root={}", root.display())
+}
+
+/// A fresh temporary directory with an initialised workspace in it.
+pub fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = json_in(dir.path(), &["init"]);
+    assert_eq!(out.code, 0, "init failed: {out:#?}");
+    dir
+}
+
+pub fn clarifications_dir(root: &Path) -> PathBuf {
+    root.join(".agentx/state/clarifications")
+}
+
+pub fn ledger_path(root: &Path, issue: u32) -> PathBuf {
+    clarifications_dir(root).join(format!("issue-{issue}.json"))
+}
+
+pub fn status_path(root: &Path) -> PathBuf {
+    root.join(".agentx/state/agent-status.json")
+}
+
+/// The parsed ledger of an issue (panics when absent or not JSON).
+pub fn read_ledger(root: &Path, issue: u32) -> Value {
+    let path = ledger_path(root, issue);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?} is not JSON: {e}\n{text}"))
+}
+
+/// The ids of a ledger's records, in file order.
+pub fn ledger_ids(ledger: &Value) -> Vec<String> {
+    ledger["clarifications"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| r["id"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The argv of `clarify ask` (engineer → architect, non-blocking: allowed by the default
+/// feature workflow).
+pub fn ask_args(issue: u32, topic: &str, question: &str) -> Vec<String> {
+    vec![
+        "clarify".into(),
+        "ask".into(),
+        format!("--issue={issue}"),
+        "--from=engineer".into(),
+        "--to=architect".into(),
+        format!("--topic={topic}"),
+        format!("--question={question}"),
+        "--non-blocking".into(),
+    ]
+}
+
+/// Every file and directory under `dir` (relative paths, sorted), with file contents.
+pub fn snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Option<Vec<u8>>)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            if meta.is_dir() {
+                out.push((format!("{rel}/"), None));
+                walk(base, &path, out);
+            } else {
+                out.push((rel, std::fs::read(&path).ok()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}

@@ -1,0 +1,241 @@
+//! Plays every conformance vector (`tests/vectors/**/*.json`) through the `agentx` binary:
+//! one fresh temporary workspace per file, one process per case
+//! (`agentx --root=<root> --json --now=<now> <command…>`, arguments mapped as the vectors
+//! README says), stdout parsed as exactly one JSON line, matched as a subset against the case's
+//! `expect`, and the exit code checked against the envelope (SPEC §11.1). Every failing case is
+//! named at the end.
+
+mod common;
+
+use std::path::Path;
+
+use agentx_clarify_tests::{exit_code_for, load_all, materialize, subset_match};
+use common::{agentx, root_arg, Out};
+use serde_json::{json, Value};
+
+/// A string argument, or a number/bool rendered as text (issue numbers are ints in vectors).
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn opt(args: &Value, key: &str) -> Option<String> {
+    match args.get(key) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(text(v)),
+    }
+}
+
+fn req(args: &Value, key: &str, file: &str) -> String {
+    opt(args, key).unwrap_or_else(|| panic!("{file}: argument `{key}` missing"))
+}
+
+fn flag(args: &Value, key: &str) -> bool {
+    args.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// `--name=value` for a present argument (the `=` form lets values start with `-`).
+fn push_opt(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
+    if let Some(v) = opt(args, key) {
+        argv.push(format!("--{name}={v}"));
+    }
+}
+
+/// The command (after the global options) a case runs, per the README table. Positional
+/// arguments follow `--`, so any text (even one starting with `-`) is taken literally.
+fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
+    let mut argv: Vec<String> = Vec::new();
+    let s = |x: &str| x.to_owned();
+    match op {
+        "request" => {
+            argv.extend([s("clarify"), s("ask")]);
+            argv.push(format!("--issue={}", req(args, "issueNumber", file)));
+            argv.push(format!("--from={}", req(args, "from", file)));
+            argv.push(format!("--to={}", req(args, "to", file)));
+            argv.push(format!("--topic={}", req(args, "topic", file)));
+            argv.push(format!("--question={}", req(args, "question", file)));
+            if args.get("blocking") == Some(&Value::Bool(false)) {
+                argv.push(s("--non-blocking"));
+            }
+            push_opt(&mut argv, "workflow", args, "workflow");
+            push_opt(&mut argv, "step", args, "step");
+            push_opt(&mut argv, "field", args, "field");
+            if let Some(items) = args.get("suggestions").and_then(Value::as_array) {
+                for item in items {
+                    argv.push(format!("--suggest={}", text(item)));
+                }
+            }
+            push_opt(&mut argv, "idempotency-key", args, "idempotencyKey");
+        }
+        "answer" => {
+            argv.extend([s("clarify"), s("answer")]);
+            argv.push(format!("--from={}", req(args, "from", file)));
+            argv.push(format!("--body={}", req(args, "body", file)));
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "followUp" => {
+            argv.extend([s("clarify"), s("follow-up")]);
+            argv.push(format!("--from={}", req(args, "from", file)));
+            argv.push(format!("--question={}", req(args, "question", file)));
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "resolve" | "escalate" | "abandon" => {
+            argv.extend([s("clarify"), s(op)]);
+            push_opt(&mut argv, "from", args, "from");
+            push_opt(&mut argv, "message", args, "message");
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "monitor" => {
+            argv.extend([s("clarify"), s("monitor")]);
+            if flag(args, "dryRun") {
+                argv.push(s("--dry-run"));
+            }
+        }
+        "verify" => argv.extend([s("clarify"), s("verify")]),
+        "stats" => {
+            argv.extend([s("clarify"), s("stats")]);
+            push_opt(&mut argv, "since", args, "since");
+        }
+        "list" => {
+            argv.extend([s("clarify"), s("list")]);
+            push_opt(&mut argv, "issue", args, "issue");
+            if let Some(items) = args.get("status").and_then(Value::as_array) {
+                for item in items {
+                    argv.push(format!("--status={}", text(item)));
+                }
+            }
+            if flag(args, "all") {
+                argv.push(s("--all"));
+            }
+        }
+        "show" => {
+            argv.extend([s("clarify"), s("show")]);
+            match opt(args, "id") {
+                Some(id) => argv.extend([s("--"), id]),
+                None => push_opt(&mut argv, "issue", args, "issue"),
+            }
+        }
+        "state" => {
+            argv.push(s("state"));
+            if let (Some(agent), Some(status)) = (opt(args, "agent"), opt(args, "status")) {
+                argv.push(format!("--agent={agent}"));
+                argv.push(format!("--status={status}"));
+                push_opt(&mut argv, "issue", args, "issue");
+            }
+        }
+        "hook" => {
+            argv.push(s("hook"));
+            argv.push(req(args, "event", file));
+            argv.push(s("--"));
+            argv.push(req(args, "agent", file));
+            if let Some(issue) = opt(args, "issue") {
+                argv.push(issue);
+            }
+        }
+        "ready" => argv.push(s("ready")),
+        other => panic!("{file}: unknown op {other}"),
+    }
+    argv
+}
+
+/// The `file` op: read a workspace file and report it as the runners do.
+fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
+    let name = req(args, "name", file);
+    let path = if name == "agent-status.json" {
+        root.join(".agentx/state/agent-status.json")
+    } else {
+        root.join(".agentx/state/clarifications").join(&name)
+    };
+    let content = match std::fs::read_to_string(&path) {
+        Err(_) => Value::Null,
+        Ok(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
+    };
+    json!({"ok": true, "content": content})
+}
+
+/// The `--now` text of a case: RFC 3339 as written, or epoch milliseconds.
+fn now_arg(now: &Value) -> String {
+    match now {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        other => panic!("now must be text or a number, found {other}"),
+    }
+}
+
+#[test]
+fn every_vector_through_the_binary() {
+    let vectors = load_all();
+    assert!(!vectors.is_empty(), "no vectors found");
+    let mut failures = Vec::new();
+    let mut cases = 0usize;
+    let mut processes = 0usize;
+    let started = std::time::Instant::now();
+    for (file, vector) in &vectors {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
+        materialize(&setup, root).unwrap_or_else(|e| panic!("{file}: materialize: {e}"));
+        let list = vector["cases"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{file}: `cases` must be an array"));
+        for case in list {
+            cases += 1;
+            let name = case["name"].as_str().unwrap_or("?");
+            let op = case["op"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{file}/{name}: `op` missing"));
+            let args = case.get("args").cloned().unwrap_or(Value::Null);
+            if op == "file" {
+                let actual = read_file_op(root, &args, file);
+                if let Err(why) = subset_match(&case["expect"], &actual) {
+                    failures.push(format!("{file} / {name}: {why}"));
+                }
+                continue;
+            }
+            let mut argv = vec![
+                root_arg(root),
+                "--json".to_owned(),
+                format!("--now={}", now_arg(&case["now"])),
+            ];
+            argv.extend(command_argv(op, &args, file));
+            processes += 1;
+            let output = agentx().args(&argv).output().expect("spawn agentx");
+            let out = Out::from_output(&output);
+            let actual = match out.try_json() {
+                Ok(v) => v,
+                Err(why) => {
+                    failures.push(format!(
+                        "{file} / {name}: {why}; exit {}; argv {argv:?}; stdout {:?}; stderr {:?}",
+                        out.code, out.stdout, out.stderr
+                    ));
+                    continue;
+                }
+            };
+            if let Err(why) = subset_match(&case["expect"], &actual) {
+                failures.push(format!("{file} / {name}: {why}"));
+            }
+            let want = exit_code_for(&actual);
+            if out.code != want {
+                failures.push(format!(
+                    "{file} / {name}: exit code {} but the envelope calls for {want}: {}",
+                    out.code,
+                    out.stdout.trim_end()
+                ));
+            }
+        }
+    }
+    println!(
+        "{} vector files, {cases} cases ({processes} agentx runs) through the binary in {:.1?}: {} failures",
+        vectors.len(),
+        started.elapsed(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failure(s) over {cases} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
