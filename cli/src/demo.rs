@@ -382,8 +382,8 @@ pub fn stats_text(s: &Stats) -> String {
         s.total,
         s.by_status
             .iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(k, n)| format!("{n} {k}"))
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{n} {}", k.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
     )];

@@ -11,11 +11,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ClarifyError;
 use crate::events::{Event, EventType};
+use crate::extensible::extensible_deserialize;
 use crate::names::check_agent;
 use crate::time::format_ms;
 
@@ -30,22 +32,67 @@ pub const STUCK: &str = "stuck";
 pub const AGENT_STATES: [&str; 6] = [IDLE, WORKING, CLARIFYING, BLOCKED, DONE, STUCK];
 
 /// One agent's slot. Unknown fields written by other tools are kept.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AgentStatus {
     pub status: String,
-    #[serde(default)]
     pub issue: Option<u64>,
-    #[serde(default)]
     pub last_activity: Option<String>,
-    #[serde(default)]
     pub clarification_id: Option<String>,
-    #[serde(default)]
     pub waiting_on: Option<String>,
-    #[serde(default)]
     pub responding_to: Option<String>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Serialize for AgentStatus {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("status", &self.status)?;
+        m.serialize_entry("issue", &self.issue)?;
+        m.serialize_entry("lastActivity", &self.last_activity)?;
+        m.serialize_entry("clarificationId", &self.clarification_id)?;
+        m.serialize_entry("waitingOn", &self.waiting_on)?;
+        m.serialize_entry("respondingTo", &self.responding_to)?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The file's shape as read: everything optional but `status`.
+#[derive(Default)]
+struct RawStatus {
+    status: Option<String>,
+    issue: Option<u64>,
+    last_activity: Option<String>,
+    clarification_id: Option<String>,
+    waiting_on: Option<String>,
+    responding_to: Option<String>,
+    extra: Map<String, Value>,
+}
+
+extensible_deserialize!(RawStatus, required: [status], fields: {
+    status => "status",
+    issue => "issue",
+    last_activity => "lastActivity",
+    clarification_id => "clarificationId",
+    waiting_on => "waitingOn",
+    responding_to => "respondingTo",
+});
+
+impl<'de> Deserialize<'de> for AgentStatus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawStatus::deserialize(d)?;
+        Ok(AgentStatus {
+            status: raw.status.unwrap_or_default(),
+            issue: raw.issue,
+            last_activity: raw.last_activity,
+            clarification_id: raw.clarification_id,
+            waiting_on: raw.waiting_on,
+            responding_to: raw.responding_to,
+            extra: raw.extra,
+        })
+    }
 }
 
 impl AgentStatus {

@@ -1,11 +1,10 @@
 //! Global settings from `.agentx/config.toml` (SPEC §6.3); every key optional.
 
 use serde::{Deserialize, Serialize};
-use toml::{Spanned, Value};
 
 use crate::error::ClarifyError;
 use crate::names::is_workflow_name;
-use crate::toml_value::Source;
+use crate::toml_value::{get, Source};
 
 /// The `[clarify]` settings, defaults filled.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,23 +56,6 @@ impl Default for Config {
     }
 }
 
-#[derive(Deserialize)]
-struct RawFile {
-    clarify: Option<RawClarify>,
-}
-
-#[derive(Deserialize)]
-struct RawClarify {
-    priority: Option<Spanned<Value>>,
-    stuck_similarity: Option<Spanned<Value>>,
-    max_retries: Option<Spanned<Value>>,
-    max_topic_chars: Option<Spanned<Value>>,
-    max_body_chars: Option<Spanned<Value>>,
-    lock_timeout_ms: Option<Spanned<Value>>,
-    stale_lock_ms: Option<Spanned<Value>>,
-    default_workflow: Option<Spanned<Value>>,
-}
-
 fn to_u32(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -87,33 +69,35 @@ impl Config {
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
         let src = Source { file, text };
-        let raw: RawFile = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
+        let root = src.parse()?;
         let mut config = Config::default();
-        let Some(c) = raw.clarify else {
+        let Some(section) = get(root.get_ref(), "clarify") else {
             return Ok(config);
         };
-        if let Some(v) = &c.priority {
+        let c = src.table("clarify", section)?;
+        let key = |name: &str| get(c, name);
+        if let Some(v) = key("priority") {
             config.priority = src.agents("priority", v)?;
         }
-        if let Some(v) = &c.stuck_similarity {
-            config.stuck_similarity = src.float("stuck_similarity", v, 0.0, 1.0)?;
+        if let Some(v) = key("stuck_similarity") {
+            config.stuck_similarity = src.float("stuck_similarity", v, 0.0, 1.0, "0 to 1")?;
         }
-        if let Some(v) = &c.max_retries {
+        if let Some(v) = key("max_retries") {
             config.max_retries = to_u32(src.int("max_retries", v, 0, 10)?);
         }
-        if let Some(v) = &c.max_topic_chars {
+        if let Some(v) = key("max_topic_chars") {
             config.max_topic_chars = to_u32(src.int("max_topic_chars", v, 1, 10_000)?);
         }
-        if let Some(v) = &c.max_body_chars {
+        if let Some(v) = key("max_body_chars") {
             config.max_body_chars = to_u32(src.int("max_body_chars", v, 1, 100_000)?);
         }
-        if let Some(v) = &c.lock_timeout_ms {
+        if let Some(v) = key("lock_timeout_ms") {
             config.lock_timeout_ms = to_u64(src.int("lock_timeout_ms", v, 1, 600_000)?);
         }
-        if let Some(v) = &c.stale_lock_ms {
+        if let Some(v) = key("stale_lock_ms") {
             config.stale_lock_ms = to_u64(src.int("stale_lock_ms", v, 1000, 3_600_000)?);
         }
-        if let Some(v) = &c.default_workflow {
+        if let Some(v) = key("default_workflow") {
             let name = src.string("default_workflow", v)?;
             if !is_workflow_name(&name) {
                 return Err(src.error_at(

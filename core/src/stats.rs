@@ -1,7 +1,5 @@
 //! Analytics (SPEC §11.5), computed purely from ledgers.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::ledger::{EntryKind, Ledger, Record, Status};
@@ -25,11 +23,59 @@ pub struct PairStats {
     pub escalated: usize,
 }
 
+/// Records per status, serialised as an object in [`Status::ALL`] order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ByStatus(pub [usize; 6]);
+
+impl ByStatus {
+    fn slot(status: Status) -> usize {
+        Status::ALL.iter().position(|s| *s == status).unwrap_or(0)
+    }
+
+    pub fn get(&self, status: Status) -> usize {
+        self.0.get(Self::slot(status)).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, status: Status) {
+        if let Some(n) = self.0.get_mut(Self::slot(status)) {
+            *n += 1;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (Status, usize)> + '_ {
+        Status::ALL.iter().zip(self.0.iter()).map(|(s, n)| (*s, *n))
+    }
+}
+
+impl Serialize for ByStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(Status::ALL.len()))?;
+        for (status, n) in self.iter() {
+            m.serialize_entry(status.as_str(), &n)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ByStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::deserialize(d)?;
+        let mut out = ByStatus::default();
+        for (slot, s) in out.0.iter_mut().zip(Status::ALL) {
+            if let Some(n) = map.get(s.as_str()).and_then(serde_json::Value::as_u64) {
+                *slot = usize::try_from(n).unwrap_or(usize::MAX);
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     pub total: usize,
-    pub by_status: BTreeMap<String, usize>,
+    pub by_status: ByStatus,
     /// Resolved without any escalation ÷ terminal records.
     pub auto_resolution_rate: Option<f64>,
     /// Records with at least one escalation ÷ all records.
@@ -73,22 +119,16 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         .flat_map(|l| l.clarifications.iter())
         .filter(|r| since.is_none_or(|s| r.created.as_ref().is_some_and(|c| c.ms() >= s)))
         .collect();
-    let mut by_status: BTreeMap<String, usize> = Status::ALL
-        .iter()
-        .map(|s| (s.as_str().to_owned(), 0))
-        .collect();
-    let mut terminal = 0;
-    let mut auto_resolved = 0;
-    let mut escalated = 0;
+    let mut by_status = ByStatus::default();
+    let (mut terminal, mut auto_resolved, mut escalated, mut resolved) = (0, 0, 0, 0usize);
     let mut rounds_sum = 0u64;
-    let mut resolved = 0usize;
     let mut latencies = Vec::new();
-    let mut stale_count = 0;
-    let mut deadlock_count = 0;
-    let mut pairs: BTreeMap<(&str, &str), PairStats> = BTreeMap::new();
+    let (mut stale_count, mut deadlock_count) = (0, 0);
+    // Few distinct pairs: a list scanned linearly, sorted once at the end.
+    let mut pairs: Vec<PairStats> = Vec::new();
     for r in &records {
         let status = r.current_status();
-        *by_status.entry(status.as_str().to_owned()).or_default() += 1;
+        by_status.add(status);
         let escalation = has_escalation(r);
         if status.is_terminal() {
             terminal += 1;
@@ -116,20 +156,27 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         }) {
             deadlock_count += 1;
         }
-        let pair = pairs
-            .entry((r.from.as_str(), r.to.as_str()))
-            .or_insert_with(|| PairStats {
-                from: r.from.clone(),
-                to: r.to.clone(),
-                total: 0,
-                resolved: 0,
-                escalated: 0,
-            });
-        pair.total += 1;
-        pair.resolved += usize::from(status == Status::Resolved);
-        pair.escalated += usize::from(escalation);
+        let index = match pairs.iter().position(|p| p.from == r.from && p.to == r.to) {
+            Some(i) => i,
+            None => {
+                pairs.push(PairStats {
+                    from: r.from.clone(),
+                    to: r.to.clone(),
+                    total: 0,
+                    resolved: 0,
+                    escalated: 0,
+                });
+                pairs.len() - 1
+            }
+        };
+        if let Some(pair) = pairs.get_mut(index) {
+            pair.total += 1;
+            pair.resolved += usize::from(status == Status::Resolved);
+            pair.escalated += usize::from(escalation);
+        }
     }
-    latencies.sort_unstable();
+    crate::order::sort_by(&mut latencies, Ord::cmp);
+    crate::order::sort_by(&mut pairs, |a, b| (&a.from, &a.to).cmp(&(&b.from, &b.to)));
     #[allow(clippy::cast_precision_loss)]
     let average_rounds = (resolved > 0).then(|| rounds_sum as f64 / resolved as f64);
     Stats {
@@ -145,7 +192,7 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         },
         stale_count,
         deadlock_count,
-        pairs: pairs.into_values().collect(),
+        pairs,
     }
 }
 
@@ -166,7 +213,8 @@ mod tests {
     fn empty_stats() {
         let s = stats(&[], None);
         assert_eq!(s.total, 0);
-        assert_eq!(s.by_status.len(), 6);
+        let by_status = serde_json::to_value(&s.by_status).unwrap();
+        assert_eq!(by_status.as_object().unwrap().len(), 6);
         assert_eq!(s.escalation_rate, None);
     }
 }

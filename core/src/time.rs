@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, SecondsFormat};
+use chrono::{Datelike, NaiveDate};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Largest `now` accepted: 9999-12-31T23:59:59.999Z.
@@ -31,9 +31,8 @@ impl Timestamp {
 
     /// Parses any RFC 3339 time (legacy ledgers may lack milliseconds or use offsets).
     pub fn parse(text: &str) -> Option<Self> {
-        let parsed = DateTime::parse_from_rfc3339(text).ok()?;
         Some(Timestamp {
-            ms: parsed.timestamp_millis(),
+            ms: parse_ms(text)?,
             text: text.to_owned(),
         })
     }
@@ -47,27 +46,106 @@ impl Timestamp {
     }
 }
 
+/// Days from 0001-01-01 (day 1 of the common era) to 1970-01-01.
+const UNIX_EPOCH_DAYS_CE: i64 = 719_163;
+const MS_PER_DAY: i64 = 86_400_000;
+
 /// Formats epoch milliseconds as RFC 3339 UTC with milliseconds and `Z`.
+///
+/// chrono does the calendar; the text is written here, which keeps chrono's general
+/// formatting engine out of the wasm build.
 pub fn format_ms(ms: i64) -> String {
-    match DateTime::from_timestamp_millis(ms) {
-        Some(t) => t.to_rfc3339_opts(SecondsFormat::Millis, true),
+    let days = ms.div_euclid(MS_PER_DAY);
+    let in_day = ms.rem_euclid(MS_PER_DAY);
+    let date = i32::try_from(days + UNIX_EPOCH_DAYS_CE)
+        .ok()
+        .and_then(NaiveDate::from_num_days_from_ce_opt);
+    match date {
+        Some(d) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            d.year(),
+            d.month(),
+            d.day(),
+            in_day / 3_600_000,
+            in_day / 60_000 % 60,
+            in_day / 1000 % 60,
+            in_day % 1000
+        ),
         None => String::from("1970-01-01T00:00:00.000Z"),
     }
 }
 
-/// Parses RFC 3339 text to epoch milliseconds.
+/// Parses RFC 3339 text (`2026-11-22T10:00:00.123Z`, `…T11:00:00+01:00`, with `T`, `t` or a
+/// space between date and time; fractions beyond milliseconds are truncated) to epoch ms.
 pub fn parse_ms(text: &str) -> Option<i64> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.timestamp_millis())
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let digits = b.get(from..from + len)?;
+        digits.iter().try_fold(0i64, |acc, d| {
+            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+        })
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(at(4, b'-')
+        && at(7, b'-')
+        && matches!(b.get(10), Some(b'T' | b't' | b' '))
+        && at(13, b':')
+        && at(16, b':'))
+    {
+        return None;
+    }
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let mut i = 19;
+    let mut millis = 0i64;
+    if at(i, b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            if i - start < 3 {
+                millis = millis * 10 + i64::from(b.get(i).copied().unwrap_or(b'0') - b'0');
+            }
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        for _ in (i - start)..3 {
+            millis *= 10;
+        }
+    }
+    let offset_minutes = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(sign @ (b'+' | b'-')) if i + 6 == b.len() && at(i + 3, b':') => {
+            let (oh, om) = (num(i + 1, 2)?, num(i + 4, 2)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let m = oh * 60 + om;
+            if *sign == b'+' {
+                m
+            } else {
+                -m
+            }
+        }
+        _ => return None,
+    };
+    let date = NaiveDate::from_ymd_opt(
+        i32::try_from(year).ok()?,
+        u32::try_from(month).ok()?,
+        u32::try_from(day).ok()?,
+    )?;
+    let days = i64::from(date.num_days_from_ce()) - UNIX_EPOCH_DAYS_CE;
+    Some(days * MS_PER_DAY + ((hour * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
 }
 
 /// `HH:MM` in UTC, for the terminal and chat renderers.
 pub fn hh_mm(ms: i64) -> String {
-    match DateTime::from_timestamp_millis(ms) {
-        Some(t) => t.format("%H:%M").to_string(),
-        None => String::from("--:--"),
-    }
+    let in_day = ms.rem_euclid(MS_PER_DAY);
+    format!("{:02}:{:02}", in_day / 3_600_000, in_day / 60_000 % 60)
 }
 
 impl fmt::Display for Timestamp {
@@ -115,6 +193,42 @@ mod tests {
         assert_eq!(t.ms(), 1_795_341_600_000);
         assert_eq!(t.as_str(), "2026-11-22T11:00:00+01:00");
         assert!(Timestamp::parse("yesterday").is_none());
+    }
+
+    #[test]
+    fn parsing_rules() {
+        assert_eq!(parse_ms("2026-11-22T10:00:00Z"), Some(1_795_341_600_000));
+        assert_eq!(
+            parse_ms("2026-11-22t10:00:00.1239z"),
+            Some(1_795_341_600_123)
+        );
+        assert_eq!(
+            parse_ms("2026-11-22 09:30:00.5-00:30"),
+            Some(1_795_341_600_500)
+        );
+        assert_eq!(parse_ms("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_ms("1969-12-31T23:59:59.999Z"), Some(-1));
+        for bad in [
+            "2026-02-30T00:00:00Z",
+            "2026-11-22T24:00:00Z",
+            "2026-11-22T10:00:00",
+            "2026-11-22T10:00:00.Z",
+            "2026-11-22",
+            "2026-11-22T10:00:00+0100",
+            "x",
+        ] {
+            assert_eq!(parse_ms(bad), None, "{bad}");
+        }
+        for ms in [
+            0,
+            1,
+            951_782_400_000,
+            1_795_341_600_123,
+            253_402_300_799_999,
+        ] {
+            assert_eq!(parse_ms(&format_ms(ms)), Some(ms));
+        }
+        assert_eq!(format_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]

@@ -30,7 +30,9 @@ pub fn list<'a>(ledgers: &'a [Ledger], filter: &ListFilter) -> Vec<(u32, &'a Rec
             }
         })
         .collect();
-    out.sort_by(|a, b| (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key())));
+    crate::order::sort_by(&mut out, |a, b| {
+        (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key()))
+    });
     out
 }
 
@@ -78,7 +80,7 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
                     r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale)
                 })
                 .collect();
-            blockers.sort_by_key(|r| {
+            crate::order::sort_by_key(&mut blockers, |r| {
                 (
                     r.created.as_ref().map_or(i64::MAX, |t| t.ms()),
                     r.order_key(),
@@ -96,7 +98,7 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
             }
         })
         .collect();
-    out.sort_by_key(|r| r.issue_number);
+    crate::order::sort_by_key(&mut out, |r| r.issue_number);
     out
 }
 

@@ -4,11 +4,10 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use toml::{Spanned, Value};
 
 use crate::error::ClarifyError;
 use crate::names::check_agent;
-use crate::toml_value::Source;
+use crate::toml_value::{get, Source};
 
 /// A parsed workflow.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,64 +41,58 @@ fn yes() -> bool {
     true
 }
 
-#[derive(Deserialize)]
-struct RawFile {
-    #[serde(default)]
-    steps: Vec<Spanned<RawStep>>,
-}
-
-#[derive(Deserialize)]
-struct RawStep {
-    id: Option<Spanned<Value>>,
-    agent: Option<Spanned<Value>>,
-    can_clarify: Option<Spanned<Value>>,
-    clarify_max_rounds: Option<Spanned<Value>>,
-    clarify_sla_minutes: Option<Spanned<Value>>,
-    clarify_blocking_allowed: Option<Spanned<Value>>,
-}
-
 impl Workflow {
     /// Parses a workflow file; `CONFIG_INVALID` with file, line and column on any bad value.
     pub fn parse(file: &str, text: &str) -> Result<Workflow, ClarifyError> {
         let src = Source { file, text };
-        let raw: RawFile = toml::from_str(text).map_err(|e| src.toml_error(&e))?;
-        let mut steps = Vec::with_capacity(raw.steps.len());
-        for spanned in &raw.steps {
-            let step = spanned.get_ref();
-            let required = |key: &str, v: &Option<Spanned<Value>>| match v {
-                Some(v) => src.string(key, v),
+        let root = src.parse()?;
+        let Some(list) = get(root.get_ref(), "steps") else {
+            return Ok(Workflow { steps: Vec::new() });
+        };
+        let toml::de::DeValue::Array(items) = list.get_ref() else {
+            return Err(src.error_at(
+                &list.span(),
+                "`steps` must be an array of tables ([[steps]])",
+            ));
+        };
+        let mut steps = Vec::with_capacity(items.len());
+        for item in items.iter() {
+            let step = src.table("a [[steps]] entry", item)?;
+            let key = |name: &str| get(step, name);
+            let required = |name: &str| match key(name) {
+                Some(v) => src.string(name, v),
                 None => Err(src.error_at(
-                    &spanned.span(),
-                    format!("a [[steps]] table is missing `{key}`"),
+                    &item.span(),
+                    format!("a [[steps]] table is missing `{name}`"),
                 )),
             };
-            let id = required("id", &step.id)?;
-            let agent = required("agent", &step.agent)?;
+            let id = required("id")?;
+            let agent = required("agent")?;
             if check_agent(&agent).is_err() {
-                if let Some(v) = &step.agent {
+                if let Some(v) = key("agent") {
                     return Err(src.error_at(
                         &v.span(),
                         format!("agent '{agent}' must match ^[a-z0-9][a-z0-9-]{{0,63}}$"),
                     ));
                 }
             }
-            let can_clarify = match &step.can_clarify {
+            let can_clarify = match key("can_clarify") {
                 Some(v) => src.agents("can_clarify", v)?,
                 None => Vec::new(),
             };
-            let clarify_max_rounds = match &step.clarify_max_rounds {
+            let clarify_max_rounds = match key("clarify_max_rounds") {
                 Some(v) => {
                     Some(u32::try_from(src.int("clarify_max_rounds", v, 1, 20)?).unwrap_or(20))
                 }
                 None => None,
             };
-            let clarify_sla_minutes = match &step.clarify_sla_minutes {
+            let clarify_sla_minutes = match key("clarify_sla_minutes") {
                 Some(v) => {
                     u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?).unwrap_or(30)
                 }
                 None => default_sla(),
             };
-            let clarify_blocking_allowed = match &step.clarify_blocking_allowed {
+            let clarify_blocking_allowed = match key("clarify_blocking_allowed") {
                 Some(v) => src.boolean("clarify_blocking_allowed", v)?,
                 None => true,
             };

@@ -14,7 +14,7 @@ export function load() {
     case 'node':
       return require(path.join(root, 'bindings-node/clarify.js'))
     case 'wasm':
-      return require(path.join(root, 'bindings-wasm/pkg-node/clarify.js'))
+      return require(path.join(root, 'bindings-wasm/pkg/node/clarify.cjs'))
     default:
       throw new Error(`AGENTX_IMPL must be node or wasm, not ${IMPL}`)
   }

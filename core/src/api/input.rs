@@ -140,10 +140,12 @@ pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
             Value::String(text) => out.insert_text(name, text),
             Value::Object(_) => {
                 let file = format!("{name}.toml");
-                let parsed = Workflow::deserialize(w).map_err(|e| ClarifyError::ConfigInvalid {
-                    file: file.clone(),
-                    location: None,
-                    message: e.to_string(),
+                let parsed = serde_json::from_str::<Workflow>(&w.to_string()).map_err(|e| {
+                    ClarifyError::ConfigInvalid {
+                        file: file.clone(),
+                        location: None,
+                        message: e.to_string(),
+                    }
                 })?;
                 parsed.validate(&file)?;
                 out.insert_parsed(name, parsed);
@@ -163,10 +165,12 @@ pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
         None => Ok(Config::default()),
         Some(Value::String(text)) => Config::parse("config.toml", text),
         Some(v @ Value::Object(_)) => {
-            let c = Config::deserialize(v).map_err(|e| ClarifyError::ConfigInvalid {
-                file: String::from("config"),
-                location: None,
-                message: e.to_string(),
+            let c = serde_json::from_str::<Config>(&v.to_string()).map_err(|e| {
+                ClarifyError::ConfigInvalid {
+                    file: String::from("config"),
+                    location: None,
+                    message: e.to_string(),
+                }
             })?;
             c.validate("config")?;
             Ok(c)

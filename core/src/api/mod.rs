@@ -279,7 +279,7 @@ fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
                 crate::verify::issue_of_file_name(name).map(|n| (n, name, text))
             })
             .collect();
-        named.sort_by_key(|(n, _, _)| *n);
+        crate::order::sort_by_key(&mut named, |(n, _, _)| *n);
         for (_, name, text) in named {
             let text = text
                 .as_str()
@@ -408,9 +408,8 @@ fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> 
             let v = map
                 .get("report")
                 .ok_or_else(|| ClarifyError::input("`report` is required"))?;
-            let report: Report = serde::Deserialize::deserialize(v).map_err(|e| {
-                ClarifyError::input(format!("`report` is not a monitor report: {e}"))
-            })?;
+            let report = Report::from_json(v)
+                .ok_or_else(|| ClarifyError::input("`report` is not a monitor report"))?;
             match style {
                 None => render::markdown_report(&report),
                 Some(s) => render::text_report(&report, s),

@@ -109,7 +109,7 @@ fn write_canonical(value: &Value, out: &mut String) {
         }
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            crate::order::sort_by(&mut keys, |a, b| a.encode_utf16().cmp(b.encode_utf16()));
             out.push('{');
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
@@ -142,40 +142,49 @@ fn write_number(n: &serde_json::Number, out: &mut String) {
     }
 }
 
-/// ECMAScript `Number.prototype.toString` for finite doubles (what JCS prescribes).
+/// ECMAScript `Number.prototype.toString` for finite doubles (what JCS prescribes), from
+/// ryu's shortest round-trip digits.
 fn es_number(f: f64) -> String {
-    if f == 0.0 {
+    if f == 0.0 || !f.is_finite() {
         return String::from("0");
     }
-    let sign = if f < 0.0 { "-" } else { "" };
-    // `{:e}` prints the shortest round-trip digits: "1.2345e20", "5e-324".
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let mut buf = ryu::Buffer::new();
+    let shortest = buf.format_finite(f.abs());
+    // ryu writes `d.ddd`, `0.000ddd` or `d.ddde±x`: split into digits and a decimal exponent.
+    let (mantissa, exp) = shortest.split_once('e').unwrap_or((shortest, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    // The value is 0.<digits> × 10^n.
+    let n = i32::try_from(int.len()).unwrap_or(0) - i32::try_from(leading).unwrap_or(0) + exp;
     let k = i32::try_from(digits.len()).unwrap_or(1);
-    let n = exp + 1;
+    let zeros = |count: i32| "0".repeat(usize::try_from(count).unwrap_or(0));
     let body = if k <= n && n <= 21 {
-        format!(
-            "{digits}{}",
-            "0".repeat(usize::try_from(n - k).unwrap_or(0))
-        )
+        format!("{digits}{}", zeros(n - k))
     } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
-        format!("{int}.{frac}")
+        let (i, f) = digits.split_at(usize::try_from(n).unwrap_or(0));
+        format!("{i}.{f}")
     } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat(usize::try_from(-n).unwrap_or(0)))
+        format!("0.{}{digits}", zeros(-n))
     } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let (first, rest) = digits.split_at(1);
         let e = n - 1;
-        let esign = if e < 0 { "-" } else { "+" };
-        if rest.is_empty() {
-            format!("{first}e{esign}{}", e.abs())
+        let sign = if e < 0 { "-" } else { "+" };
+        let point = if rest.is_empty() {
+            String::new()
         } else {
-            format!("{first}.{rest}e{esign}{}", e.abs())
-        }
+            format!(".{rest}")
+        };
+        format!("{first}{point}e{sign}{}", e.abs())
     };
-    format!("{sign}{body}")
+    if f < 0.0 {
+        format!("-{body}")
+    } else {
+        body
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +212,10 @@ mod tests {
             (0.000001, "0.000001"),
             (-2.5, "-2.5"),
             (123.456, "123.456"),
+            (0.001, "0.001"),
+            (1.2345678901234568e20, "123456789012345680000"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
         ] {
             assert_eq!(es_number(f), s, "{f}");
         }

@@ -9,6 +9,7 @@ mod fold;
 mod hash;
 mod wire;
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -111,24 +112,20 @@ impl EntryKind {
 }
 
 /// One entry of a record's thread.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub round: u32,
     pub from: String,
-    #[serde(rename = "type")]
     pub kind: EntryKind,
     pub body: String,
     pub timestamp: Timestamp,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
     /// Fields this version does not know, kept verbatim (and covered by the hash).
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// One clarification: a question, its answers and follow-ups, and what the monitor did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     pub id: String,
     pub from: String,
@@ -139,33 +136,114 @@ pub struct Record {
     pub round: u32,
     pub max_rounds: u32,
     pub sla_minutes: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stale_after: Option<Timestamp>,
     pub retries: u32,
     pub resolved_at: Option<Timestamp>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
     pub thread: Vec<Entry>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 /// The ledger of one issue.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Ledger {
     pub issue_number: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub workflow: Option<String>,
     pub clarifications: Vec<Record>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+// Serialised by hand (field order as SPEC §3.1, unknown fields last): no `flatten`.
+impl Serialize for Entry {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("round", &self.round)?;
+        m.serialize_entry("from", &self.from)?;
+        m.serialize_entry("type", &self.kind)?;
+        m.serialize_entry("body", &self.body)?;
+        m.serialize_entry("timestamp", &self.timestamp)?;
+        if let Some(h) = &self.hash {
+            m.serialize_entry("hash", h)?;
+        }
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl Record {
+    fn serialize_fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("from", &self.from)?;
+        m.serialize_entry("to", &self.to)?;
+        m.serialize_entry("topic", &self.topic)?;
+        m.serialize_entry("blocking", &self.blocking)?;
+        m.serialize_entry("status", &self.status)?;
+        m.serialize_entry("round", &self.round)?;
+        m.serialize_entry("maxRounds", &self.max_rounds)?;
+        m.serialize_entry("slaMinutes", &self.sla_minutes)?;
+        if let Some(t) = &self.created {
+            m.serialize_entry("created", t)?;
+        }
+        if let Some(t) = &self.stale_after {
+            m.serialize_entry("staleAfter", t)?;
+        }
+        m.serialize_entry("retries", &self.retries)?;
+        m.serialize_entry("resolvedAt", &self.resolved_at)?;
+        if let Some(f) = &self.field {
+            m.serialize_entry("field", f)?;
+        }
+        if !self.suggestions.is_empty() {
+            m.serialize_entry("suggestions", &self.suggestions)?;
+        }
+        if let Some(k) = &self.idempotency_key {
+            m.serialize_entry("idempotencyKey", k)?;
+        }
+        m.serialize_entry("thread", &self.thread)?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        self.serialize_fields(&mut m)?;
+        m.end()
+    }
+}
+
+/// A record as outputs show it: `issueNumber` first.
+struct RecordOutput<'a>(u32, &'a Record);
+
+impl Serialize for RecordOutput<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("issueNumber", &self.0)?;
+        self.1.serialize_fields(&mut m)?;
+        m.end()
+    }
+}
+
+impl Serialize for Ledger {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("issueNumber", &self.issue_number)?;
+        if let Some(w) = &self.workflow {
+            m.serialize_entry("workflow", w)?;
+        }
+        m.serialize_entry("clarifications", &self.clarifications)?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
 }
 
 impl Ledger {
@@ -186,15 +264,16 @@ impl Ledger {
         raw.normalise(file, issue)
     }
 
-    /// Converts a JSON value (API input) into a ledger.
+    /// Converts a JSON value (API input) into a ledger. It goes through the same text parser
+    /// as files: one deserializer for both paths (and one copy of it in the wasm build).
     pub fn from_value(
         file: &str,
         value: &Value,
         issue: Option<u32>,
     ) -> Result<Ledger, ClarifyError> {
-        let raw = wire::RawLedger::deserialize(value)
-            .map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
-        raw.normalise(file, issue)
+        let text =
+            serde_json::to_vec(value).map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
+        Ledger::parse(file, &text, issue)
     }
 
     /// Pretty-printed JSON with a trailing newline: the exact bytes of a ledger file.
@@ -349,17 +428,9 @@ impl Record {
         }
     }
 
-    /// The record as the outputs show it: with `issueNumber`.
+    /// The record as the outputs show it: with `issueNumber` (first).
     pub fn to_output(&self, issue: u32) -> Value {
-        match serde_json::to_value(self) {
-            Ok(Value::Object(record)) => {
-                let mut out = Map::with_capacity(record.len() + 1);
-                out.insert(String::from("issueNumber"), Value::from(issue));
-                out.extend(record);
-                Value::Object(out)
-            }
-            _ => Value::Null,
-        }
+        serde_json::to_value(RecordOutput(issue, self)).unwrap_or(Value::Null)
     }
 }
 

@@ -2,84 +2,93 @@
 //! (record-level `issueNumber`, missing `slaMinutes`/`retries`/`hash`/`round`), strict about
 //! types. `normalise` turns it into the in-memory model.
 
-use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use super::{Entry, EntryKind, Ledger, Record, Status};
 use crate::error::ClarifyError;
+use crate::extensible::extensible_deserialize;
 use crate::names::check_issue;
 use crate::time::Timestamp;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 pub(super) struct RawLedger {
-    #[serde(default)]
     issue_number: Option<u64>,
-    #[serde(default)]
     workflow: Option<String>,
-    #[serde(default)]
-    clarifications: Vec<RawRecord>,
-    #[serde(flatten)]
+    clarifications: Option<Vec<RawRecord>>,
     extra: Map<String, Value>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+extensible_deserialize!(RawLedger, required: [], fields: {
+    issue_number => "issueNumber",
+    workflow => "workflow",
+    clarifications => "clarifications",
+});
+
+#[derive(Default)]
 struct RawRecord {
-    id: String,
+    id: Option<String>,
     /// Written per record by the reference implementation; dropped on write.
-    #[serde(default, rename = "issueNumber")]
-    _issue_number: Option<Value>,
-    from: String,
-    to: String,
-    topic: String,
-    #[serde(default = "yes")]
-    blocking: bool,
-    status: Status,
-    #[serde(default)]
+    issue_number: Option<IgnoredAny>,
+    from: Option<String>,
+    to: Option<String>,
+    topic: Option<String>,
+    blocking: Option<bool>,
+    status: Option<Status>,
     round: Option<u32>,
-    #[serde(default)]
     max_rounds: Option<u32>,
-    #[serde(default)]
     sla_minutes: Option<u32>,
-    #[serde(default)]
     created: Option<Timestamp>,
-    #[serde(default)]
     stale_after: Option<Timestamp>,
-    #[serde(default)]
     retries: Option<u32>,
-    #[serde(default)]
     resolved_at: Option<Timestamp>,
-    #[serde(default)]
     field: Option<String>,
-    #[serde(default)]
-    suggestions: Vec<String>,
-    #[serde(default)]
+    suggestions: Option<Vec<String>>,
     idempotency_key: Option<String>,
-    #[serde(default)]
-    thread: Vec<RawEntry>,
-    #[serde(flatten)]
+    thread: Option<Vec<RawEntry>>,
     extra: Map<String, Value>,
 }
 
-#[derive(Deserialize)]
+extensible_deserialize!(RawRecord, required: [id, from, to, topic, status], fields: {
+    id => "id",
+    issue_number => "issueNumber",
+    from => "from",
+    to => "to",
+    topic => "topic",
+    blocking => "blocking",
+    status => "status",
+    round => "round",
+    max_rounds => "maxRounds",
+    sla_minutes => "slaMinutes",
+    created => "created",
+    stale_after => "staleAfter",
+    retries => "retries",
+    resolved_at => "resolvedAt",
+    field => "field",
+    suggestions => "suggestions",
+    idempotency_key => "idempotencyKey",
+    thread => "thread",
+});
+
+#[derive(Default)]
 struct RawEntry {
-    #[serde(default)]
     round: Option<u32>,
-    from: String,
-    #[serde(rename = "type")]
-    kind: EntryKind,
-    body: String,
-    timestamp: Timestamp,
-    #[serde(default)]
+    from: Option<String>,
+    kind: Option<EntryKind>,
+    body: Option<String>,
+    timestamp: Option<Timestamp>,
     hash: Option<String>,
-    #[serde(flatten)]
     extra: Map<String, Value>,
 }
 
-fn yes() -> bool {
-    true
-}
+extensible_deserialize!(RawEntry, required: [from, kind, body, timestamp], fields: {
+    round => "round",
+    from => "from",
+    kind => "type",
+    body => "body",
+    timestamp => "timestamp",
+    hash => "hash",
+});
 
 const DEFAULT_SLA_MINUTES: u32 = 30;
 
@@ -97,6 +106,7 @@ impl RawLedger {
             workflow: self.workflow,
             clarifications: self
                 .clarifications
+                .unwrap_or_default()
                 .into_iter()
                 .map(RawRecord::normalise)
                 .collect(),
@@ -106,26 +116,30 @@ impl RawLedger {
 }
 
 impl RawRecord {
+    // Required fields (id, from, to, topic, status; an entry's from, type, body, timestamp)
+    // were checked while reading: the fallbacks below are never taken.
     fn normalise(self) -> Record {
-        let mut thread = Vec::with_capacity(self.thread.len());
+        let raw_thread = self.thread.unwrap_or_default();
+        let mut thread = Vec::with_capacity(raw_thread.len());
         let mut round = 0u32;
-        for raw in self.thread {
+        for raw in raw_thread {
+            let kind = raw.kind.unwrap_or(EntryKind::Question);
             // Entries other than questions carry the current round; a question opens the next.
-            let inferred = if raw.kind == EntryKind::Question {
+            let inferred = if kind == EntryKind::Question {
                 round.saturating_add(1)
             } else {
                 round
             };
             let entry_round = raw.round.unwrap_or(inferred);
-            if raw.kind == EntryKind::Question {
+            if kind == EntryKind::Question {
                 round = entry_round;
             }
             thread.push(Entry {
                 round: entry_round,
-                from: raw.from,
-                kind: raw.kind,
-                body: raw.body,
-                timestamp: raw.timestamp,
+                from: raw.from.unwrap_or_default(),
+                kind,
+                body: raw.body.unwrap_or_default(),
+                timestamp: raw.timestamp.unwrap_or_else(|| Timestamp::from_ms(0)),
                 hash: raw.hash,
                 extra: raw.extra,
             });
@@ -141,15 +155,16 @@ impl RawRecord {
                     }
                     _ => DEFAULT_SLA_MINUTES,
                 });
+        let blocking = self.blocking.unwrap_or(true);
         Record {
-            max_rounds: self.max_rounds.unwrap_or(if self.blocking { 5 } else { 6 }),
-            id: self.id,
-            from: self.from,
-            to: self.to,
-            topic: self.topic,
-            blocking: self.blocking,
-            status: self.status,
+            id: self.id.unwrap_or_default(),
+            from: self.from.unwrap_or_default(),
+            to: self.to.unwrap_or_default(),
+            topic: self.topic.unwrap_or_default(),
+            blocking,
+            status: self.status.unwrap_or(Status::Pending),
             round: self.round.unwrap_or(round),
+            max_rounds: self.max_rounds.unwrap_or(if blocking { 5 } else { 6 }),
             sla_minutes,
             created: self.created,
             stale_after: self.stale_after,
@@ -158,7 +173,7 @@ impl RawRecord {
                 .unwrap_or_else(|| u32::try_from(retries_in_thread).unwrap_or(u32::MAX)),
             resolved_at: self.resolved_at,
             field: self.field,
-            suggestions: self.suggestions,
+            suggestions: self.suggestions.unwrap_or_default(),
             idempotency_key: self.idempotency_key,
             thread,
             extra: self.extra,

@@ -130,7 +130,7 @@ pub fn monitor(
     now: i64,
 ) -> Outcome {
     let mut ledgers = ledgers;
-    ledgers.sort_by_key(|l| l.issue_number);
+    crate::order::sort_by_key(&mut ledgers, |l| l.issue_number);
     let mut out = Outcome {
         ledgers: Vec::with_capacity(ledgers.len()),
         changed: Vec::new(),
@@ -147,7 +147,7 @@ pub fn monitor(
         out.ledgers.push(one.ledger);
     }
     out.report.errors = errors;
-    out.report.errors.sort_by(|a, b| a.file.cmp(&b.file));
+    crate::order::sort_by(&mut out.report.errors, |a, b| a.file.cmp(&b.file));
     out
 }
 

@@ -40,6 +40,63 @@ pub struct Report {
 }
 
 impl Report {
+    /// Reads a report given as JSON (render input) by hand: a few lines instead of a second
+    /// copy of the deserializer for every nested type.
+    pub fn from_json(v: &serde_json::Value) -> Option<Report> {
+        use serde_json::Value;
+        let strings = |key: &str| -> Option<Vec<String>> {
+            v.get(key)?
+                .as_array()?
+                .iter()
+                .map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        };
+        let text = |o: &Value, key: &str| o.get(key).and_then(Value::as_str).map(str::to_owned);
+        let objects = |key: &str| -> Option<&Vec<Value>> { v.get(key)?.as_array() };
+        Some(Report {
+            stale: strings("stale")?,
+            retried: strings("retried")?,
+            escalated: objects("escalated")?
+                .iter()
+                .map(|o| {
+                    Some(EscalatedReport {
+                        id: text(o, "id")?,
+                        reason: text(o, "reason")?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+            stuck: strings("stuck")?,
+            deadlocks: objects("deadlocks")?
+                .iter()
+                .map(|o| {
+                    let list = |key: &str| -> Option<Vec<String>> {
+                        o.get(key)?
+                            .as_array()?
+                            .iter()
+                            .map(|x| x.as_str().map(str::to_owned))
+                            .collect()
+                    };
+                    Some(DeadlockReport {
+                        cycle: list("cycle")?,
+                        agents: list("agents")?,
+                        escalated: text(o, "escalated")?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+            abandoned: strings("abandoned")?,
+            errors: objects("errors")?
+                .iter()
+                .map(|o| {
+                    Some(ReportError {
+                        file: text(o, "file")?,
+                        code: text(o, "code")?,
+                        message: text(o, "message")?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+        })
+    }
+
     /// True when the pass found nothing (errors aside).
     pub fn is_quiet(&self) -> bool {
         self.stale.is_empty()
@@ -59,11 +116,11 @@ impl Report {
             &mut self.stuck,
             &mut self.abandoned,
         ] {
-            list.sort_by_key(|id| seq(id));
+            crate::order::sort_by_key(list, |id| seq(id));
             list.dedup();
         }
-        self.escalated.sort_by_key(|e| seq(&e.id));
-        self.deadlocks.sort_by_key(|d| seq(&d.escalated));
+        crate::order::sort_by_key(&mut self.escalated, |e| seq(&e.id));
+        crate::order::sort_by_key(&mut self.deadlocks, |d| seq(&d.escalated));
     }
 
     /// Appends a later ledger's report (ledgers are merged in ascending issue order).

@@ -16,8 +16,7 @@ pub fn tokens(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect();
-    words.sort_unstable();
-    words.dedup();
+    crate::order::sort_dedup(&mut words);
     words
 }
 
@@ -104,7 +103,7 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
             continue;
         }
         let records = &pass.ledger.clarifications;
-        members.sort_by_key(|&i| {
+        crate::order::sort_by_key(&mut members, |&i| {
             records
                 .get(i)
                 .map(|r| (r.created.as_ref().map_or(0, |t| t.ms()), r.order_key().0))
