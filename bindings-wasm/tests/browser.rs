@@ -1,0 +1,24 @@
+//! The same tests in headless Chromium (Debian's chromium + chromium-driver):
+//! `… cargo test -p agentx-clarify-wasm --target wasm32-unknown-unknown --test browser`.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn ask_answer_resolve() {
+    common::ask_answer_resolve();
+}
+
+#[wasm_bindgen_test]
+fn refusals_are_envelopes_with_codes() {
+    common::refusals_are_envelopes_with_codes();
+}
+
+#[wasm_bindgen_test]
+fn monitor_and_render() {
+    common::monitor_and_render();
+}

@@ -1,0 +1,22 @@
+//! wasm-bindgen tests in Node: `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+//! cargo test -p agentx-clarify-wasm --target wasm32-unknown-unknown --test node`.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen_test]
+fn ask_answer_resolve() {
+    common::ask_answer_resolve();
+}
+
+#[wasm_bindgen_test]
+fn refusals_are_envelopes_with_codes() {
+    common::refusals_are_envelopes_with_codes();
+}
+
+#[wasm_bindgen_test]
+fn monitor_and_render() {
+    common::monitor_and_render();
+}
