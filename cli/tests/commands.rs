@@ -2231,3 +2231,32 @@ fn written_files_get_ordinary_permissions_and_keep_their_own() {
     assert_eq!(mode(&ledger_path(root, 1)), 0o640);
     assert_eq!(mode(&status_path(root)), 0o604);
 }
+
+#[test]
+fn monitor_sweeps_temp_files_left_by_crashed_writers() {
+    let ws = workspace();
+    let dir = clarifications_dir(ws.path());
+    let old = dir.join(".agentx-tmp-crashed");
+    let fresh = dir.join(".agentx-tmp-in-flight");
+    std::fs::write(&old, b"half a ledger").unwrap();
+    std::fs::write(&fresh, b"being written").unwrap();
+    let aged = std::process::Command::new("touch")
+        .args(["-d", "1 hour ago"])
+        .arg(&old)
+        .status()
+        .unwrap();
+    assert!(aged.success());
+    let out = json_in(ws.path(), &["clarify", "monitor", "--dry-run"]);
+    assert_eq!(out.code, 0);
+    assert!(old.exists(), "a dry run writes nothing");
+    let out = json_in(ws.path(), &["clarify", "monitor"]);
+    assert_eq!(out.code, 0);
+    assert!(
+        !old.exists(),
+        "an hour-old temp file belongs to no live writer"
+    );
+    assert!(
+        fresh.exists(),
+        "a fresh one may belong to a writer holding its lock"
+    );
+}

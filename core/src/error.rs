@@ -6,19 +6,24 @@ use thiserror::Error;
 /// Every failure the core (and the shells around it) can report.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ClarifyError {
-    #[error("invalid clarification id '{id}': {why}")]
+    #[error("invalid clarification id '{}': {why}", shown(id))]
     InvalidId { id: String, why: String },
-    #[error("invalid agent name '{name}': {why}")]
+    #[error("invalid agent name '{}': {why}", shown(name))]
     InvalidAgent { name: String, why: String },
-    #[error("invalid issue number '{value}': expected a decimal integer from 0 to 2147483647")]
+    #[error(
+        "invalid issue number '{}': expected a decimal integer from 0 to 2147483647",
+        shown(value)
+    )]
     InvalidIssue { value: String },
     #[error("{field} is empty: at least 1 character is required")]
     TextEmpty { field: String },
-    #[error("{field} is too long: {len} characters, at most {max} allowed")]
+    #[error("{field} is too long: {len} {unit}, at most {max} allowed")]
     TextTooLong {
         field: String,
         len: usize,
         max: usize,
+        /// What is counted: "characters" (Unicode scalar values) or "suggestions".
+        unit: &'static str,
     },
     #[error("agent '{agent}' cannot ask itself for clarification; ask another agent")]
     SelfClarification { agent: String },
@@ -46,10 +51,10 @@ pub enum ClarifyError {
         status: String,
         allowed: String,
     },
-    #[error("idempotency key '{key}' already belongs to {id}, which was asked with different from/to/topic/question")]
+    #[error("idempotency key '{}' already belongs to {id}, which was asked with different from/to/topic/question", shown(key))]
     IdempotencyConflict { key: String, id: String },
-    #[error("unknown workflow '{name}'; available: [{available}]")]
-    InvalidWorkflow { name: String, available: String },
+    #[error("workflow '{}' {why}", shown(name))]
+    InvalidWorkflow { name: String, why: String },
     #[error("{}", config_message(file, location, message))]
     ConfigInvalid {
         file: String,
@@ -57,7 +62,7 @@ pub enum ClarifyError {
         location: Option<(usize, usize)>,
         message: String,
     },
-    #[error("ledger {file} is corrupt: {message}")]
+    #[error("{file} is corrupt ({message}); it was left untouched")]
     LedgerCorrupt { file: String, message: String },
     #[error("{message}")]
     LedgerInconsistent { message: String },
@@ -69,6 +74,24 @@ pub enum ClarifyError {
     InvalidInput { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
+}
+
+/// A user-supplied value inside a one-line message: control characters escaped, long values
+/// cut, so a message never spans lines nor drowns the reader.
+pub(crate) fn shown(value: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i == 80 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
@@ -165,6 +188,17 @@ pub const ALL_CODES: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_stay_on_one_line() {
+        let e = ClarifyError::InvalidAgent {
+            name: "eng\nineer".into(),
+            why: "x".into(),
+        };
+        assert_eq!(e.to_string(), "invalid agent name 'eng\\nineer': x");
+        let long = "a".repeat(500);
+        assert!(ClarifyError::InvalidIssue { value: long }.to_string().len() < 200);
+    }
 
     #[test]
     fn config_errors_carry_their_location() {

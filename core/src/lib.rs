@@ -1,21 +1,4 @@
-//! # agentx-clarify-core
-//!
-//! The pure decision core of AgentX Clarify. **It reads no clock, no file, no environment
-//! variable, spawns no thread and opens no connection**: time enters as `now` (Unix epoch
-//! milliseconds), ledgers, statuses, workflows and settings enter as data, and every decision
-//! comes back as data — new ledgers, events, reports, or a typed error with a stable code.
-//! `core/clippy.toml` forbids clocks, files, env, threads and hash-order iteration, and CI
-//! builds this crate for `wasm32-unknown-unknown`. The CLI and the Node store own the clock
-//! and the files; the bindings only convert.
-//!
-//! Map of the crate:
-//! - [`ledger`]: the per-issue ledger, the fold of a thread, the hash chain;
-//! - [`ops`]: the clarification state machine (request, answer, follow-up, resolve, …);
-//! - [`scope`], [`workflow`], [`config`]: who may ask whom, round limits, SLAs;
-//! - [`agents`]: agent statuses and how operations change them;
-//! - [`monitor`]: stale → retry → escalate, stuck, deadlock, abandoned;
-//! - [`verify`], [`views`], [`stats`], [`render`]: reading, checking and showing;
-//! - [`api`]: the JSON facade every surface calls, so all share one spelling.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,

@@ -96,7 +96,7 @@ pub fn check_workflow_name(name: &str) -> Result<(), ClarifyError> {
     } else {
         Err(ClarifyError::InvalidWorkflow {
             name: name.to_owned(),
-            available: String::from("names match ^[a-z0-9][a-z0-9_-]{0,63}$"),
+            why: String::from("is not a valid name: expected ^[a-z0-9][a-z0-9_-]{0,63}$"),
         })
     }
 }
@@ -155,6 +155,7 @@ pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), ClarifyErro
             field: field.to_owned(),
             len,
             max,
+            unit: "characters",
         });
     }
     Ok(())

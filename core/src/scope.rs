@@ -54,7 +54,10 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
         .get(name)
         .ok_or_else(|| ClarifyError::InvalidWorkflow {
             name: name.to_owned(),
-            available: workflows.names().collect::<Vec<_>>().join(", "),
+            why: format!(
+                "does not exist; available: [{}]",
+                workflows.names().collect::<Vec<_>>().join(", ")
+            ),
         })??;
     // 4. Candidate steps: those run by the requester, narrowed by --step.
     let candidates: Vec<_> = workflow
@@ -170,7 +173,7 @@ mod tests {
         let e = check(&a, &c, &w).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown workflow 'epic'; available: [bug, feature, story]"
+            "workflow 'epic' does not exist; available: [bug, feature, story]"
         );
     }
 

@@ -118,6 +118,9 @@ pub fn run_monitor(
             errors.push(report_error(STATUS_FILE, &e));
         }
     }
+    if !dry_run {
+        ws.sweep_temp_files(config);
+    }
     errors.sort_by(|a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok(run)

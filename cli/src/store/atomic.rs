@@ -10,6 +10,9 @@ use agentx_clarify_core::ClarifyError;
 
 use super::io_error;
 
+/// Temp files of in-flight writes start with this.
+pub const TEMP_PREFIX: &str = ".agentx-tmp-";
+
 /// Refuses paths that are symlinks (a ledger or lock redirected elsewhere is an attack or a
 /// mistake, never something to follow).
 pub fn refuse_symlink(path: &Path) -> Result<(), ClarifyError> {
@@ -36,7 +39,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
     refuse_symlink(path)?;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".agentx-tmp-");
+    builder.prefix(TEMP_PREFIX);
     // tempfile creates owner-only (0600) files; a new ledger gets the mode any new file gets
     // (0666 less the umask), and a rewritten one keeps its own.
     #[cfg(unix)]

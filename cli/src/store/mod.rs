@@ -241,6 +241,32 @@ impl Workspace {
         Ok((ledgers, errors))
     }
 
+    /// Removes temp files left by writers that crashed mid-write (`.agentx-tmp-*` older than
+    /// `stale_lock_ms`: a live writer holds its lock far less long). Best effort.
+    pub fn sweep_temp_files(&self, config: &Config) {
+        let max_age = std::time::Duration::from_millis(config.stale_lock_ms);
+        for dir in [self.clarifications_dir(), self.state_dir()] {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let is_temp = entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with(atomic::TEMP_PREFIX));
+                let old = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > max_age);
+                if is_temp && old {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+
     /// Raw bytes of every ledger file, for `verify` (which reports parse errors as problems).
     pub fn read_all_raw(&self) -> Result<Vec<RawFile>, ClarifyError> {
         let files = self.ledger_files()?;

@@ -107,9 +107,10 @@ fn tampering_breaks_the_chain() {
 fn corrupt_bytes_are_an_error() {
     let err = Ledger::parse("issue-9.json", b"{ not json", Some(9)).unwrap_err();
     assert_eq!(err.code(), "LEDGER_CORRUPT");
-    assert!(err
-        .to_string()
-        .starts_with("ledger issue-9.json is corrupt"));
+    assert!(
+        err.to_string().starts_with("issue-9.json is corrupt ("),
+        "{err}"
+    );
     let err = Ledger::parse(
         "issue-9.json",
         br#"{"issueNumber": 9, "clarifications": [{"id": 1}]}"#,

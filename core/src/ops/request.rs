@@ -48,6 +48,7 @@ impl NewRequest {
                 field: String::from("suggestions"),
                 len: self.suggestions.len(),
                 max: MAX_SUGGESTIONS,
+                unit: "suggestions",
             });
         }
         for s in &self.suggestions {
