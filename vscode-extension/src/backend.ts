@@ -1,0 +1,257 @@
+// Decides which implementation of the core the extension talks to. The native addon
+// (@agentx/clarify-node) mutates ledgers through its locked file store, exactly like the
+// `agentx` CLI. When it cannot load (another platform, a missing .node file) the wasm package
+// (@agentx/clarify-wasm) still reads and renders: it gets the raw files from here and never
+// writes. Both are behind one interface, so the chat participant, the trees and the commands
+// never ask which one they have.
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import type * as T from '../../bindings-node/clarify'
+
+/** Code of the error a mutation throws in read-only (wasm) mode. */
+export const READ_ONLY = 'READ_ONLY'
+
+export interface Backend {
+  readonly kind: 'native' | 'wasm'
+  readonly root: string
+  /** Why the native addon did not load (wasm mode only). */
+  readonly fallbackReason?: string
+  readonly canEdit: boolean
+  list(input?: { issue?: number; all?: boolean }): Promise<T.Clarification[]>
+  show(input: { id?: string; issue?: number }): Promise<T.ShowResult>
+  /** All ledgers' ready lines, read-only (no monitor run). */
+  ready(): Promise<T.ReadyIssue[]>
+  statuses(): Promise<T.Statuses>
+  /** Runs the monitor; in wasm mode a dry run (nothing written). */
+  monitor(): Promise<{ report: T.MonitorReport; events: T.ClarifyEvent[]; dryRun: boolean }>
+  ask(input: T.AskInput): Promise<T.StoreMutation>
+  resolve(input: T.StoreCloseInput): Promise<T.StoreMutation>
+  escalate(input: T.StoreCloseInput): Promise<T.StoreMutation>
+  render(input: T.RenderInput): string
+  version(): string
+}
+
+/** The pure API shared by both packages (bindings-node/functions.d.ts). */
+type Pure = typeof import('../../bindings-node/functions')
+type NativeModule = typeof import('../../bindings-node/clarify')
+type NativeWorkspace = InstanceType<NativeModule['Workspace']>
+
+export interface LoadOptions {
+  /** Paths tried in order for the native `clarify.js`; the first that loads wins. */
+  native?: string[]
+  /** Paths tried in order for the wasm `clarify.cjs`. */
+  wasm?: string[]
+}
+
+/** Where the packaged extension (native/, wasm/) and a repository checkout keep the packages. */
+export function defaultLoadOptions(extensionRoot: string): Required<LoadOptions> {
+  const fromEnv = (name: string) => {
+    const v = process.env[name]
+    return v === undefined ? undefined : v === 'off' ? [] : [v]
+  }
+  return {
+    native: fromEnv('AGENTX_CLARIFY_NATIVE') ?? [
+      path.join(extensionRoot, 'native', 'clarify.js'),
+      path.join(extensionRoot, '..', 'bindings-node', 'clarify.js'),
+    ],
+    wasm: fromEnv('AGENTX_CLARIFY_WASM') ?? [
+      path.join(extensionRoot, 'wasm', 'clarify.cjs'),
+      path.join(extensionRoot, '..', 'bindings-wasm', 'pkg', 'node', 'clarify.cjs'),
+    ],
+  }
+}
+
+function firstLoadable<M>(candidates: string[]): { module?: M; errors: string[] } {
+  const errors: string[] = []
+  for (const file of candidates) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return { module: require(file) as M, errors }
+    } catch (e) {
+      errors.push(`${file}: ${firstLine(e)}`)
+    }
+  }
+  if (candidates.length === 0) errors.push('disabled')
+  return { errors }
+}
+
+function firstLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e)
+  return text.split('\n')[0]
+}
+
+/** Loads the native addon, else the wasm package; throws only when neither loads. */
+export function loadBackend(root: string, options: Required<LoadOptions>): Backend {
+  const native = firstLoadable<NativeModule>(options.native)
+  if (native.module && typeof native.module.Workspace === 'function') {
+    return new NativeBackend(root, native.module)
+  }
+  const wasm = firstLoadable<Pure>(options.wasm)
+  if (wasm.module) {
+    return new WasmBackend(root, wasm.module, `the native addon did not load (${native.errors.join('; ')})`)
+  }
+  throw new Error(
+    `neither the native addon nor the wasm package loaded: ${[...native.errors, ...wasm.errors].join('; ')}`,
+  )
+}
+
+const STATE = ['.agentx', 'state']
+const LEDGER_FILE = /^issue-(0|[1-9][0-9]*)\.json$/
+
+/** The raw files of a workspace, as the pure functions take them. */
+export function readWorkspaceFiles(root: string): {
+  files: Record<string, string>
+  statuses?: string
+  config?: string
+} {
+  const dir = path.join(root, ...STATE, 'clarifications')
+  const files: Record<string, string> = {}
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    // no ledgers yet
+  }
+  for (const name of names.filter((n) => LEDGER_FILE.test(n)).sort()) {
+    try {
+      files[name] = fs.readFileSync(path.join(dir, name), 'utf8')
+    } catch {
+      // removed between readdir and read
+    }
+  }
+  return {
+    files,
+    statuses: readOptional(path.join(root, ...STATE, 'agent-status.json')),
+    config: readOptional(path.join(root, '.agentx', 'config.toml')),
+  }
+}
+
+function readOptional(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+function parseStatuses(text: string | undefined): T.Statuses {
+  if (!text) return {}
+  try {
+    const value = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : {}
+  } catch {
+    return {}
+  }
+}
+
+class NativeBackend implements Backend {
+  readonly kind = 'native'
+  readonly canEdit = true
+  private readonly ws: NativeWorkspace
+
+  constructor(
+    readonly root: string,
+    private readonly api: NativeModule,
+  ) {
+    this.ws = new api.Workspace(root)
+  }
+
+  async list(input: { issue?: number; all?: boolean } = {}) {
+    return (await this.ws.list(input)).clarifications
+  }
+  async show(input: { id?: string; issue?: number }) {
+    const { ok: _ok, ...result } = await this.ws.show(input)
+    return result
+  }
+  async ready() {
+    // The store's `ready` runs the monitor (and may write); the views only read.
+    return this.api.ready({ files: readWorkspaceFiles(this.root).files }).issues
+  }
+  async statuses() {
+    // Read without the store: `state` would create nothing, but the views must never lock.
+    return parseStatuses(readWorkspaceFiles(this.root).statuses)
+  }
+  async monitor() {
+    const { report, events } = await this.ws.monitor({})
+    return { report, events, dryRun: false }
+  }
+  async ask(input: T.AskInput) {
+    return strip(await this.ws.ask(input))
+  }
+  async resolve(input: T.StoreCloseInput) {
+    return strip(await this.ws.resolve(input))
+  }
+  async escalate(input: T.StoreCloseInput) {
+    return strip(await this.ws.escalate(input))
+  }
+  render(input: T.RenderInput) {
+    return this.api.renderMarkdown(input).text
+  }
+  version() {
+    return this.api.version().version
+  }
+}
+
+function strip<R extends { ok: true }>(envelope: R): Omit<R, 'ok'> {
+  const { ok: _ok, ...rest } = envelope
+  return rest
+}
+
+class WasmBackend implements Backend {
+  readonly kind = 'wasm'
+  readonly canEdit = false
+
+  constructor(
+    readonly root: string,
+    private readonly api: Pure,
+    readonly fallbackReason: string,
+  ) {}
+
+  async list(input: { issue?: number; all?: boolean } = {}) {
+    return this.api.list({ files: readWorkspaceFiles(this.root).files, ...input }).clarifications
+  }
+  async show(input: { id?: string; issue?: number }) {
+    const { ok: _ok, ...result } = this.api.show({ files: readWorkspaceFiles(this.root).files, ...input })
+    return result
+  }
+  async ready() {
+    return this.api.ready({ files: readWorkspaceFiles(this.root).files }).issues
+  }
+  async statuses() {
+    return parseStatuses(readWorkspaceFiles(this.root).statuses)
+  }
+  async monitor() {
+    const { files, statuses, config } = readWorkspaceFiles(this.root)
+    const result = this.api.monitor({
+      files,
+      statuses: parseStatuses(statuses),
+      ...(config === undefined ? {} : { config }),
+      now: Date.now(),
+    })
+    return { report: result.report, events: result.events, dryRun: true }
+  }
+  ask(): Promise<T.StoreMutation> {
+    return Promise.reject(readOnly(this.fallbackReason))
+  }
+  resolve(): Promise<T.StoreMutation> {
+    return Promise.reject(readOnly(this.fallbackReason))
+  }
+  escalate(): Promise<T.StoreMutation> {
+    return Promise.reject(readOnly(this.fallbackReason))
+  }
+  render(input: T.RenderInput) {
+    return this.api.renderMarkdown(input).text
+  }
+  version() {
+    return this.api.version().version
+  }
+}
+
+function readOnly(reason: string): Error & { code: string } {
+  const err = new Error(
+    `editing needs the native addon: this window runs the read-only wasm fallback because ${reason}`,
+  ) as Error & { code: string }
+  err.name = 'ClarifyError'
+  err.code = READ_ONLY
+  return err
+}

@@ -1,0 +1,135 @@
+// Wires the extension together: finds the workspace root, loads the backend (native addon,
+// else the read-only wasm fallback), and connects the event bus, the file watcher, the trees,
+// the status bar, the commands and the chat participant. Everything re-wires when the
+// `agentx.root` setting or the workspace folders change.
+import * as vscode from 'vscode'
+import { defaultLoadOptions, loadBackend, type Backend, type LoadOptions } from './backend'
+import { registerParticipant } from './chat/participant'
+import { DOC_SCHEME, MarkdownDocs, registerCommands } from './commands'
+import { EventBus, watchState } from './events'
+import { resolveRoot } from './root'
+import { ClarifyStatusBar } from './statusBar'
+import { AgentsTree } from './trees/agents'
+import { ReadyTree } from './trees/ready'
+
+/** What `activate` returns: handles for tests and for other extensions. */
+export interface ClarifyApi {
+  bus: EventBus
+  backend(): Backend | undefined
+  /** Why there is no backend, when there is none. */
+  problem(): string | undefined
+  agents: AgentsTree
+  ready: ReadyTree
+  statusBar: ClarifyStatusBar
+  docs: MarkdownDocs
+  /** Re-reads the settings and reloads the backend. */
+  reload(): void
+  /** Resolves once the monitor-on-change run triggered by the latest change is done. */
+  idle(): Promise<void>
+}
+
+export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOptions): ClarifyApi {
+  const bus = new EventBus()
+  let backend: Backend | undefined
+  let problem: string | undefined
+  let watcher: vscode.Disposable | undefined
+
+  const reload = () => {
+    watcher?.dispose()
+    watcher = undefined
+    const config = vscode.workspace.getConfiguration('agentx')
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)
+    const root = resolveRoot(config.get<string>('root'), folders)
+    backend = undefined
+    problem = undefined
+    if (!root) {
+      problem = 'open a folder (or set `agentx.root`) to use AgentX Clarify'
+    } else {
+      try {
+        const defaults = defaultLoadOptions(context.extensionPath)
+        backend = loadBackend(root, { ...defaults, ...loadOptions })
+      } catch (e) {
+        problem = e instanceof Error ? e.message : String(e)
+      }
+      watcher = watchState(root, bus)
+    }
+    void vscode.commands.executeCommand('setContext', 'agentx.readOnly', backend ? !backend.canEdit : false)
+    bus.refresh()
+  }
+
+  const current = () => backend
+  const unavailable = () => problem
+  const docs = new MarkdownDocs()
+  const agents = new AgentsTree(current, bus)
+  const ready = new ReadyTree(current, bus)
+  const statusBar = new ClarifyStatusBar(current, bus)
+  const readyView = vscode.window.createTreeView('agentx.ready', { treeDataProvider: ready, showCollapseAll: true })
+  ready.onDidLoad((issues) => {
+    const blocked = issues.filter((i) => i.blocked.length > 0).length
+    readyView.badge = blocked > 0 ? { value: blocked, tooltip: `${blocked} blocked issue${blocked === 1 ? '' : 's'}` } : undefined
+  })
+
+  // SPEC §7: the monitor runs on ledger changes. Its own writes trigger one more (empty) run,
+  // and a second run on its result writes nothing, so this settles.
+  let monitorRun: Promise<void> = Promise.resolve()
+  let monitorTimer: NodeJS.Timeout | undefined
+  const scheduleMonitor = () => {
+    if (monitorTimer) clearTimeout(monitorTimer)
+    monitorTimer = setTimeout(() => {
+      monitorTimer = undefined
+      const b = backend
+      if (!b || !b.canEdit || !vscode.workspace.getConfiguration('agentx').get<boolean>('monitorOnChange', true)) return
+      monitorRun = monitorRun.then(async () => {
+        try {
+          const { events } = await b.monitor()
+          if (events.length > 0) bus.publish(events)
+        } catch {
+          // a lock timeout or a corrupt ledger: the next change retries; `/clarify stale` shows it
+        }
+      })
+    }, 250)
+  }
+
+  context.subscriptions.push(
+    bus,
+    docs,
+    agents,
+    ready,
+    statusBar,
+    readyView,
+    vscode.window.registerTreeDataProvider('agentx.agents', agents),
+    vscode.window.registerFileDecorationProvider(ready),
+    vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, docs),
+    ...registerCommands({ backend: current, bus, docs, unavailable }),
+    registerParticipant({ backend: current, bus, unavailable }, context.extensionUri),
+    bus.onDidChange((change) => {
+      if (change.source === 'files') scheduleMonitor()
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('agentx.root')) reload()
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => reload()),
+    { dispose: () => watcher?.dispose() },
+    { dispose: () => monitorTimer && clearTimeout(monitorTimer) },
+  )
+
+  reload()
+  return {
+    bus,
+    backend: current,
+    problem: unavailable,
+    agents,
+    ready,
+    statusBar,
+    docs,
+    reload,
+    idle: async () => {
+      while (monitorTimer) await new Promise((r) => setTimeout(r, 20))
+      await monitorRun
+    },
+  }
+}
+
+export function deactivate(): void {
+  // everything is in context.subscriptions
+}

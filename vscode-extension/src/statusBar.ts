@@ -1,0 +1,63 @@
+// Decides what the status bar says: the number of open blocking clarifications (pending,
+// stale, answered or escalated, and blocking), plus a read-only marker in wasm mode.
+import * as vscode from 'vscode'
+import type { Clarification } from '../../bindings-node/clarify'
+import type { Backend } from './backend'
+import type { EventBus } from './events'
+
+export function countOpenBlocking(records: readonly Clarification[]): number {
+  return records.filter((r) => r.blocking && ['pending', 'stale', 'answered', 'escalated'].includes(r.status)).length
+}
+
+export function statusText(count: number, readOnly: boolean): string {
+  const icon = count > 0 ? '$(warning)' : '$(comment-discussion)'
+  return `${icon} ${count} blocking${readOnly ? ' (read-only)' : ''}`
+}
+
+export class ClarifyStatusBar implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem
+  private readonly subscription: vscode.Disposable
+  private generation = 0
+
+  constructor(
+    private backend: () => Backend | undefined,
+    bus: EventBus,
+  ) {
+    this.item = vscode.window.createStatusBarItem('agentx.blocking', vscode.StatusBarAlignment.Left, 50)
+    this.item.name = 'AgentX Clarify'
+    this.item.command = 'agentx.showClarifications'
+    this.subscription = bus.onDidChange(() => void this.update())
+  }
+
+  /** Re-reads the open records; a slower, older read never overwrites a newer one. */
+  async update(): Promise<void> {
+    const generation = ++this.generation
+    const backend = this.backend()
+    if (!backend) {
+      this.item.hide()
+      return
+    }
+    let count: number
+    try {
+      count = countOpenBlocking(await backend.list({}))
+    } catch (e) {
+      if (generation !== this.generation) return
+      this.item.text = '$(error) clarifications'
+      this.item.tooltip = `AgentX Clarify: ${e instanceof Error ? e.message : String(e)}`
+      this.item.show()
+      return
+    }
+    if (generation !== this.generation) return
+    this.item.text = statusText(count, !backend.canEdit)
+    this.item.tooltip =
+      `${count} open blocking clarification${count === 1 ? '' : 's'} in ${backend.root}` +
+      (backend.canEdit ? '' : `\nRead-only: editing needs the native addon (${backend.fallbackReason ?? ''})`)
+    this.item.backgroundColor = count > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined
+    this.item.show()
+  }
+
+  dispose(): void {
+    this.subscription.dispose()
+    this.item.dispose()
+  }
+}
