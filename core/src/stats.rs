@@ -135,7 +135,7 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         }
         if status == Status::Resolved {
             resolved += 1;
-            rounds_sum += u64::from(r.fold().round);
+            rounds_sum += u64::from(r.folded_round());
             if !escalation {
                 auto_resolved += 1;
             }

@@ -2,6 +2,7 @@
 //! loading, subset matching, materialising a scenario as a workspace on disk, and [`model`],
 //! a pure in-memory model of what the `agentx` CLI does for each operation.
 
+pub mod fixtures;
 pub mod model;
 
 use std::path::{Path, PathBuf};

@@ -374,7 +374,7 @@ fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> 
         }
         "round" => {
             let (issue, r) = one()?;
-            let last = r.fold().round;
+            let last = r.folded_round();
             let round = input::opt_integer(map, "round")?
                 .map_or(last, |n| u32::try_from(n).unwrap_or(last));
             match style {

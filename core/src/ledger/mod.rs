@@ -337,7 +337,7 @@ impl Record {
     /// The status every decision uses: the fold of the thread, except that a legacy record
     /// stored as `stale` whose fold is `pending` counts as stale (its `stale` entry is missing).
     pub fn current_status(&self) -> Status {
-        let folded = self.fold().status;
+        let folded = self.folded_status();
         if self.status == Status::Stale && folded == Status::Pending {
             Status::Stale
         } else {
@@ -345,11 +345,59 @@ impl Record {
         }
     }
 
+    /// The fold's status without the whole fold: every entry sets the status, so it is the
+    /// last entry's (the stored one for a legacy record without a thread).
+    pub fn folded_status(&self) -> Status {
+        self.thread
+            .last()
+            .map_or(self.status, |e| e.kind.status_after())
+    }
+
+    /// The fold's round: the number of questions (stored round for a legacy empty thread).
+    pub fn folded_round(&self) -> u32 {
+        if self.thread.is_empty() {
+            return self.round;
+        }
+        let n = self
+            .thread
+            .iter()
+            .filter(|e| e.kind == EntryKind::Question)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The fold's retries: the number of retry entries.
+    pub fn folded_retries(&self) -> u32 {
+        if self.thread.is_empty() {
+            return self.retries;
+        }
+        let n = self
+            .thread
+            .iter()
+            .filter(|e| e.kind == EntryKind::Retry)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The fold's `staleAfter` in epoch ms: the latest question or retry plus the SLA.
+    pub fn stale_after_ms(&self) -> Option<i64> {
+        self.thread
+            .iter()
+            .rev()
+            .find(|e| matches!(e.kind, EntryKind::Question | EntryKind::Retry))
+            .map(|e| {
+                e.timestamp
+                    .ms()
+                    .saturating_add(i64::from(self.sla_minutes) * 60_000)
+            })
+            .or_else(|| self.stale_after.as_ref().map(Timestamp::ms))
+    }
+
     /// True when the thread says `pending` but the stored status says `stale` (legacy).
     pub fn has_missing_stale_entry(&self) -> bool {
         !self.thread.is_empty()
             && self.status == Status::Stale
-            && self.fold().status == Status::Pending
+            && self.folded_status() == Status::Pending
     }
 
     pub fn last_timestamp_ms(&self) -> Option<i64> {
@@ -369,8 +417,8 @@ impl Record {
     /// timestamp (epoch ms).
     pub fn append(&mut self, kind: EntryKind, from: &str, body: &str, at_ms: i64) -> i64 {
         let round = match kind {
-            EntryKind::Question => self.fold().round.saturating_add(1),
-            _ => self.fold().round,
+            EntryKind::Question => self.folded_round().saturating_add(1),
+            _ => self.folded_round(),
         };
         let mut entry = Entry {
             round,

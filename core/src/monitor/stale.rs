@@ -9,7 +9,7 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         let Some(record) = pass.ledger.clarifications.get(index) else {
             continue;
         };
-        let expired = record.fold().stale_after.is_some_and(|t| pass.now > t.ms());
+        let expired = record.stale_after_ms().is_some_and(|t| pass.now > t);
         match record.current_status() {
             Status::Pending if expired => {
                 mark_stale(pass, index);
@@ -38,7 +38,7 @@ fn retry_or_escalate(pass: &mut Pass<'_>, index: usize) {
         .ledger
         .clarifications
         .get(index)
-        .map_or(0, |r| r.fold().retries);
+        .map_or(0, crate::ledger::Record::folded_retries);
     let max = pass.config.max_retries;
     if retries < max {
         pass.append(

@@ -2,8 +2,6 @@
 //! repeat each other, or a record that asks back what its target asked (the direction flip),
 //! is escalated. Similarity is the Jaccard index of word sets, strictly above the threshold.
 
-use std::collections::BTreeMap;
-
 use super::Pass;
 use crate::ledger::{EntryKind, Record};
 
@@ -11,20 +9,26 @@ use crate::ledger::{EntryKind, Record};
 /// (so `café` stays `café`), sorted and deduplicated.
 pub fn tokens(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
-    let mut words: Vec<String> = lower
+    words(&lower).into_iter().map(str::to_owned).collect()
+}
+
+/// The distinct words of an already lowercased text, as slices of it (one allocation for the
+/// list, none per word: the monitor compares texts on every run).
+fn words(lower: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_owned)
         .collect();
-    crate::order::sort_dedup(&mut words);
-    words
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// |A ∩ B| / |A ∪ B| of two sorted, deduplicated word lists; two empty sets are identical.
-pub fn jaccard(a: &[String], b: &[String]) -> f64 {
+pub fn jaccard<S: AsRef<str>>(a: &[S], b: &[S]) -> f64 {
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.cmp(y) {
+        match x.as_ref().cmp(y.as_ref()) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -44,7 +48,56 @@ pub fn jaccard(a: &[String], b: &[String]) -> f64 {
 }
 
 fn similar(a: &str, b: &str, threshold: f64) -> bool {
-    jaccard(&tokens(a), &tokens(b)) > threshold
+    if a == b {
+        // Identical texts have identical word sets (similarity 1).
+        return 1.0 > threshold;
+    }
+    if a.is_ascii() && b.is_ascii() {
+        // ASCII fast path (the common case, run on every monitor pass): words compared
+        // case-insensitively in place, without lowercased copies. Same sets as below.
+        return jaccard_ascii(&ascii_words(a), &ascii_words(b)) > threshold;
+    }
+    let (la, lb) = (a.to_lowercase(), b.to_lowercase());
+    jaccard(&words(&la), &words(&lb)) > threshold
+}
+
+fn cmp_ascii_ci(x: &str, y: &str) -> std::cmp::Ordering {
+    x.bytes()
+        .map(|c| c.to_ascii_lowercase())
+        .cmp(y.bytes().map(|c| c.to_ascii_lowercase()))
+}
+
+/// Distinct words of an ASCII text, sorted case-insensitively.
+fn ascii_words(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    out.sort_unstable_by(|x, y| cmp_ascii_ci(x, y));
+    out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
+    out
+}
+
+fn jaccard_ascii(a: &[&str], b: &[&str]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        match cmp_ascii_ci(x, y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        return 1.0;
+    }
+    #[allow(clippy::cast_precision_loss)] // word counts far below 2^52
+    let sim = common as f64 / union as f64;
+    sim
 }
 
 /// Which kind of entry repeats in the record's last two of that kind, if any.
@@ -87,33 +140,60 @@ pub(super) fn run(pass: &mut Pass<'_>) {
 /// similar topics, the later one (by `created`, then sequence) is escalated. Records are grouped
 /// by agent pair, so the cost stays linear in the number of records.
 fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
-    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for (index, r) in pass.ledger.clarifications.iter().enumerate() {
-        if r.current_status().is_active() {
-            let key = if r.from <= r.to {
-                (r.from.clone(), r.to.clone())
-            } else {
-                (r.to.clone(), r.from.clone())
-            };
-            groups.entry(key).or_default().push(index);
-        }
-    }
-    for mut members in groups.into_values() {
-        if members.len() < 2 {
-            continue;
-        }
-        let records = &pass.ledger.clarifications;
-        crate::order::sort_by_key(&mut members, |&i| {
+    let records = &pass.ledger.clarifications;
+    let mut active: Vec<usize> = (0..records.len())
+        .filter(|&i| {
             records
                 .get(i)
-                .map(|r| (r.created.as_ref().map_or(0, |t| t.ms()), r.order_key().0))
-        });
-        for (pos, &later) in members.iter().enumerate() {
+                .is_some_and(|r| r.current_status().is_active())
+        })
+        .collect();
+    if active.len() < 2 {
+        return;
+    }
+    // Opposite directions share their unordered agent pair: order by (pair, created, sequence)
+    // and look inside each pair's run only, so the cost stays n·log n for any n.
+    let key = |i: usize| {
+        records.get(i).map(|r| {
+            let pair = if r.from <= r.to {
+                (r.from.as_str(), r.to.as_str())
+            } else {
+                (r.to.as_str(), r.from.as_str())
+            };
+            (
+                pair,
+                r.created.as_ref().map_or(0, |t| t.ms()),
+                r.order_key().0,
+            )
+        })
+    };
+    crate::order::sort_by_key(&mut active, |&i| key(i));
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut start = 0;
+    while start < active.len() {
+        let pair_of = |i: usize| key(i).map(|k| k.0);
+        let first = active.get(start).copied().and_then(pair_of);
+        let len = active
+            .iter()
+            .skip(start)
+            .take_while(|&&i| pair_of(i) == first)
+            .count()
+            .max(1);
+        if len >= 2 {
+            runs.push(active.iter().skip(start).take(len).copied().collect());
+        }
+        start += len;
+    }
+    for run in runs {
+        for (pos, &later) in run.iter().enumerate() {
             let records = &pass.ledger.clarifications;
             let Some(b) = records.get(later) else {
                 continue;
             };
-            let earlier = members.iter().take(pos).copied().find(|&i| {
+            if !b.current_status().is_active() {
+                continue;
+            }
+            let earlier = run.iter().take(pos).copied().find(|&i| {
                 records.get(i).is_some_and(|a| {
                     a.current_status().is_active()
                         && a.from == b.to
@@ -165,5 +245,26 @@ mod tests {
             (jaccard(&t("caf"), &t("café"))).abs() < f64::EPSILON,
             "café is not caf"
         );
+    }
+
+    #[test]
+    fn ascii_fast_path_agrees_with_the_general_one() {
+        let cases = [
+            ("Which CACHE do we use?", "which cache do we use"),
+            ("a b c d", "a b c d e"),
+            ("Redis, Redis, redis!", "REDIS"),
+            ("x-y_z 42", "X Y Z 42"),
+            ("", "..."),
+            ("one", ""),
+        ];
+        for (a, b) in cases {
+            let general = jaccard(&tokens(a), &tokens(b));
+            let fast = jaccard_ascii(&ascii_words(a), &ascii_words(b));
+            assert!(
+                (general - fast).abs() < 1e-12,
+                "{a:?} vs {b:?}: {general} != {fast}"
+            );
+            assert_eq!(similar(a, b, 0.5), general > 0.5);
+        }
     }
 }

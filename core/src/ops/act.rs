@@ -137,7 +137,7 @@ pub fn act(
     let (kind, author, body) = match action {
         Action::Answer { body, .. } => (EntryKind::Answer, actor, body.clone()),
         Action::FollowUp { question, .. } => {
-            let round = record.fold().round;
+            let round = record.folded_round();
             if round >= record.max_rounds {
                 error = Some(ClarifyError::MaxRoundsExceeded {
                     id: id.to_owned(),

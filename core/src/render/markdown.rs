@@ -69,7 +69,7 @@ pub fn markdown_thread(issue: u32, record: &Record) -> String {
         "**{}** · issue #{issue} · {} · round {}/{}\n\n",
         record.id,
         status.as_str(),
-        record.fold().round,
+        record.folded_round(),
         record.max_rounds
     );
     if record.thread.is_empty() {
@@ -104,7 +104,7 @@ pub fn markdown_escalation(issue: u32, record: &Record) -> String {
         esc(&summary(&record.topic, 120)),
         record.from,
         record.to,
-        record.fold().round,
+        record.folded_round(),
         record.max_rounds,
         esc(&summary(reason, 200))
     );
@@ -164,7 +164,7 @@ pub fn markdown_list(records: &[(u32, &Record)]) -> String {
             r.to,
             esc(&summary(&r.topic, 80)),
             r.current_status().as_str(),
-            r.fold().round,
+            r.folded_round(),
             r.max_rounds,
             if r.blocking { "yes" } else { "no" }
         );

@@ -61,7 +61,7 @@ fn header(record: &Record, issue: u32, style: Style) -> String {
         record.from,
         record.to,
         style.status(record.current_status()),
-        record.fold().round,
+        record.folded_round(),
         record.max_rounds,
         if record.blocking {
             "blocking"
@@ -140,7 +140,7 @@ pub fn text_escalation(issue: u32, record: &Record, style: Style) -> String {
         clean(&summary(&record.topic, 120)),
         record.from,
         record.to,
-        record.fold().round,
+        record.folded_round(),
         record.max_rounds,
         clean(&summary(reason, 200))
     );
@@ -195,7 +195,7 @@ pub fn text_list(records: &[(u32, &Record)], style: Style) -> String {
             style.bold(&format!("{:<id_w$}", r.id)),
             format!("#{issue}"),
             format!("{} -> {}", r.from, r.to),
-            r.fold().round,
+            r.folded_round(),
             r.max_rounds,
             if r.blocking {
                 "blocking"

@@ -1,0 +1,47 @@
+//! Writes a benchmark workspace: `agentx-gen-workspace DIR N [--mixed]` creates `DIR/.agentx/`
+//! (default workflows) and N ledgers of the benchmarks' shape (about 3 KB each, real hash
+//! chains), timed so that a monitor run at the current time finds what `--mixed` planted.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use agentx_clarify_tests::fixtures::{kind_of, ledger};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(dir), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse::<u64>().ok()))
+    else {
+        eprintln!("usage: agentx-gen-workspace DIR N [--mixed]");
+        std::process::exit(2);
+    };
+    let mixed = args.iter().any(|a| a == "--mixed");
+    let root = PathBuf::from(dir);
+    let clar = root.join(".agentx/state/clarifications");
+    std::fs::create_dir_all(&clar).expect("create the workspace");
+    std::fs::create_dir_all(root.join(".agentx/workflows")).expect("create the workflows dir");
+    for (name, text) in agentx_clarify_core::defaults::DEFAULT_WORKFLOWS {
+        std::fs::write(root.join(format!(".agentx/workflows/{name}.toml")), text)
+            .expect("write a workflow");
+    }
+    let now = i64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    let mut bytes = 0usize;
+    for i in 1..=n {
+        let text = ledger(i, kind_of(i, mixed), now).to_pretty_json();
+        bytes += text.len();
+        std::fs::write(clar.join(format!("issue-{i}.json")), text).expect("write a ledger");
+    }
+    println!(
+        "{} ledgers, {} bytes ({} bytes per ledger) in {}",
+        n,
+        bytes,
+        bytes / usize::try_from(n.max(1)).unwrap(),
+        clar.display()
+    );
+}

@@ -1,0 +1,183 @@
+//! Ledgers of the benchmarks' shape (issues 3 and 4): three records each — one resolved with
+//! three entries, one answered after two rounds, one fresh pending — plus, in a mixed
+//! workspace, 1 % stale, 1 % stuck (repeated question) and 0.5 % deadlocked (mutual wait).
+#![allow(clippy::unwrap_used)]
+
+use agentx_clarify_core::{act, request, Action, Config, Ledger, NewRequest, Workflows};
+
+const MIN: i64 = 60_000;
+
+fn workflows() -> Workflows {
+    let mut w = Workflows::new();
+    w.insert_text(
+        "feature",
+        "[[steps]]\nid = \"e\"\nagent = \"engineer\"\ncan_clarify = [\"architect\", \"product-manager\"]\nclarify_sla_minutes = 60\n\
+         [[steps]]\nid = \"a\"\nagent = \"architect\"\ncan_clarify = [\"engineer\", \"product-manager\"]\nclarify_sla_minutes = 60\n",
+    );
+    w
+}
+
+pub fn ask_blocking(
+    l: Option<&Ledger>,
+    issue: u64,
+    from: &str,
+    to: &str,
+    topic: &str,
+    q: &str,
+    now: i64,
+) -> Ledger {
+    let req = NewRequest {
+        issue_number: issue,
+        from: from.into(),
+        to: to.into(),
+        topic: topic.into(),
+        question: q.into(),
+        blocking: true,
+        workflow: None,
+        step: None,
+        field: None,
+        suggestions: vec![],
+        idempotency_key: None,
+    };
+    request(l, &req, &Config::default(), &workflows(), now)
+        .unwrap()
+        .ledger
+}
+
+fn step(l: &Ledger, id: &str, a: Action, now: i64) -> Ledger {
+    act(l, id, &a, &Config::default(), now).unwrap().ledger
+}
+
+/// What a benchmark ledger holds besides its three ordinary records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Clean,
+    Stale,
+    Stuck,
+    Deadlock,
+}
+
+/// One ledger of the benchmark's shape; `kind` adds the situation the monitor must find.
+pub fn ledger(issue: u64, kind: Kind, now: i64) -> Ledger {
+    let answer = |b: &str| Action::Answer {
+        from: "architect".into(),
+        body: b.into(),
+    };
+    let mut l = ask_blocking(
+        None,
+        issue,
+        "engineer",
+        "architect",
+        "Session cache",
+        "Redis or an in-process LRU for the session cache?",
+        now - 50 * MIN,
+    );
+    l = step(
+        &l,
+        &format!("CLR-{issue}-001"),
+        answer("Redis: sessions must survive a deploy."),
+        now - 49 * MIN,
+    );
+    l = step(
+        &l,
+        &format!("CLR-{issue}-001"),
+        Action::Resolve {
+            from: None,
+            message: None,
+        },
+        now - 48 * MIN,
+    );
+    let second_question = match kind {
+        Kind::Stuck => "Which eviction policy should the session keys use?",
+        _ => "And the TTL for idle sessions, in hours?",
+    };
+    l = ask_blocking(
+        Some(&l),
+        issue,
+        "engineer",
+        "architect",
+        "Eviction",
+        "Which eviction policy should the session keys use?",
+        now - 40 * MIN,
+    );
+    let id2 = format!("CLR-{issue}-002");
+    l = step(&l, &id2, answer("allkeys-lru."), now - 39 * MIN);
+    l = step(
+        &l,
+        &id2,
+        Action::FollowUp {
+            from: "engineer".into(),
+            question: second_question.into(),
+        },
+        now - 38 * MIN,
+    );
+    l = step(&l, &id2, answer("24 hours, sliding."), now - 37 * MIN);
+    let asked_at = match kind {
+        Kind::Stale => now - 90 * MIN,
+        _ => now - MIN,
+    };
+    l = ask_blocking(
+        Some(&l),
+        issue,
+        "engineer",
+        "product-manager",
+        "Export scope",
+        "Is CSV export of invoices in scope for v1?",
+        asked_at,
+    );
+    if let Kind::Deadlock = kind {
+        l = ask_blocking(
+            Some(&l),
+            issue,
+            "engineer",
+            "architect",
+            "Schema",
+            "Is the orders schema final?",
+            now - MIN,
+        );
+        l = ask_blocking(
+            Some(&l),
+            issue,
+            "architect",
+            "engineer",
+            "Migrations",
+            "Which migrations ran in staging?",
+            now - MIN,
+        );
+    }
+    l
+}
+
+/// The kind of ledger `i` in a workspace; `mixed` makes 1 % stale, 1 % stuck and 0.5 %
+/// deadlocked.
+pub fn kind_of(i: u64, mixed: bool) -> Kind {
+    match (mixed, i % 200) {
+        (true, 0 | 1) => Kind::Stale,
+        (true, 2 | 3) => Kind::Stuck,
+        (true, 4) => Kind::Deadlock,
+        _ => Kind::Clean,
+    }
+}
+
+/// `n` in-memory ledgers (renumbered copies of four templates; their hashes are not
+/// recomputed, which the monitor never looks at).
+pub fn workspace(n: u64, mixed: bool, now: i64) -> Vec<Ledger> {
+    let templates = [
+        ledger(1, Kind::Clean, now),
+        ledger(1, Kind::Stale, now),
+        ledger(1, Kind::Stuck, now),
+        ledger(1, Kind::Deadlock, now),
+    ];
+    (0..n)
+        .map(|i| {
+            let kind = kind_of(i, mixed) as usize;
+            // Renumbered copies: ids follow the issue (hashes are irrelevant to the monitor).
+            let mut l = templates[kind].clone();
+            l.issue_number = u32::try_from(i).unwrap();
+            for r in &mut l.clarifications {
+                r.id = r.id.replacen("CLR-1-", &format!("CLR-{i}-"), 1);
+            }
+            l
+        })
+        .collect()
+}
