@@ -54,10 +54,11 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
         .get(name)
         .ok_or_else(|| ClarifyError::InvalidWorkflow {
             name: name.to_owned(),
-            why: format!(
-                "does not exist; available: [{}]",
-                workflows.names().collect::<Vec<_>>().join(", ")
-            ),
+            why: if workflows.names().next().is_none() {
+                String::from("does not exist: no workflows are defined; run `agentx init` to create the defaults")
+            } else {
+                format!("does not exist; available: [{}]", workflows.names().collect::<Vec<_>>().join(", "))
+            },
         })??;
     // 4. Candidate steps: those run by the requester, narrowed by --step.
     let candidates: Vec<_> = workflow
