@@ -30,6 +30,7 @@ export interface ClarifyApi {
 
 export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOptions): ClarifyApi {
   const bus = new EventBus()
+  const log = vscode.window.createOutputChannel('AgentX Clarify', { log: true })
   let backend: Backend | undefined
   let problem: string | undefined
   let watcher: vscode.Disposable | undefined
@@ -44,12 +45,16 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
     problem = undefined
     if (!root) {
       problem = 'open a folder (or set `agentx.root`) to use AgentX Clarify'
+      log.info(problem)
     } else {
       try {
         const defaults = defaultLoadOptions(context.extensionPath)
         backend = loadBackend(root, { ...defaults, ...loadOptions })
+        log.info(`workspace ${root}: ${backend.kind} backend, core ${backend.version()}`)
+        if (backend.fallbackReason) log.warn(`read-only: ${backend.fallbackReason}`)
       } catch (e) {
         problem = e instanceof Error ? e.message : String(e)
+        log.error(problem)
       }
       watcher = watchState(root, bus)
     }
@@ -65,6 +70,7 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
   const statusBar = new ClarifyStatusBar(current, bus)
   const readyView = vscode.window.createTreeView('agentx.ready', { treeDataProvider: ready, showCollapseAll: true })
   ready.onDidLoad((issues) => {
+    log.info(`ready queue: ${issues.map((i) => `#${i.issueNumber}${i.blocked.length ? ' blocked' : ' ready'}`).join(', ')}`)
     const blocked = issues.filter((i) => i.blocked.length > 0).length
     readyView.badge = blocked > 0 ? { value: blocked, tooltip: `${blocked} blocked issue${blocked === 1 ? '' : 's'}` } : undefined
   })
@@ -82,15 +88,24 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
       monitorRun = monitorRun.then(async () => {
         try {
           const { events } = await b.monitor()
+          log.debug(`monitor after a change: ${events.length} events`)
           if (events.length > 0) bus.publish(events)
-        } catch {
+        } catch (e) {
           // a lock timeout or a corrupt ledger: the next change retries; `/clarify stale` shows it
+          log.warn(`monitor after a change: ${e instanceof Error ? e.message : String(e)}`)
         }
       })
     }, 250)
   }
 
   context.subscriptions.push(
+    log,
+    bus.onEvents((events) => {
+      for (const e of events) log.info(`event ${e.type} ${e.clarificationId} by ${e.actor}${e.reason ? `: ${e.reason}` : ''}`)
+    }),
+    bus.onDidChange((change) => {
+      if (change.source === 'files') log.info(`changed on disk: ${change.files.join(', ')}`)
+    }),
     bus,
     docs,
     agents,

@@ -12,6 +12,8 @@ test('no argument lists the active clarifications; `all` lists every one', () =>
   assert.deepEqual(parseClarify('all'), { kind: 'list', all: true })
   assert.deepEqual(parseClarify('list all'), { kind: 'list', all: true })
   assert.deepEqual(parseClarify('/clarify'), { kind: 'list', all: false }, 'a leading /clarify is tolerated')
+  assert.deepEqual(parseClarify('@agentx /clarify #42'), { kind: 'issue', issue: 42 }, 'so is a repeated @agentx')
+  assert.deepEqual(parseClarify('@agentx  @agentx stale'), { kind: 'stale' })
 })
 
 test('#42, 42 and `issue 42` show the threads of an issue', () => {

@@ -40,6 +40,7 @@ test('agent items: clarifying names whom it answers, blocked names whom it waits
   const blocked = new AgentItem('engineer', status('blocked-clarification', { issue: 42, clarificationId: 'CLR-42-002', waitingOn: 'product-manager' }))
   assert.equal(blocked.label, 'engineer')
   assert.equal(blocked.description, 'blocked · waiting on product-manager · CLR-42-002 · #42')
+  assert.deepEqual(blocked.accessibilityInformation, { label: 'engineer blocked · waiting on product-manager · CLR-42-002 · #42', role: 'treeitem' })
   assert.deepEqual(blocked.command, { command: 'agentx.showClarification', title: 'Show Clarification Thread', arguments: ['CLR-42-002'] })
   assert.ok(blocked.tooltip instanceof vscode.MarkdownString)
   assert.match(blocked.tooltip.value, /\*\*engineer\*\*: blocked\\-clarification/)
@@ -83,6 +84,11 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
     ['#43', 'BLOCKED: CLR-43-001 waiting on product-manager', 'circle-slash', 'issue.blocked'],
     ['#44', 'ready', 'pass', 'issue.ready'],
   ])
+  assert.deepEqual(issues.map((i) => i.accessibilityInformation.label), [
+    '#42 BLOCKED: CLR-42-002 waiting on product-manager',
+    '#43 BLOCKED: CLR-43-001 waiting on product-manager',
+    '#44 ready',
+  ], 'screen readers (and the e2e test) read the row as shown')
   assert.equal(loaded.length, 1)
   const [i42, , i44] = issues
   assert.ok(i42.tooltip instanceof vscode.MarkdownString)

@@ -38,9 +38,11 @@ export const ASK_SYNTAX = 'ask #42 engineer -> architect "Topic" Question text'
 const ISSUE = /^(?:#)?(0|[1-9][0-9]{0,9})$/
 const ID_LIKE = /^clr-\S+$/i
 
-/** Parses the text after `/clarify` (a leading `/clarify` is tolerated). */
+/** Parses the text after `/clarify` (a leading `@agentx` or `/clarify` is tolerated). */
 export function parseClarify(prompt: string): Command {
-  const text = prompt.trim().replace(/^\/clarify\b\s*/i, '')
+  // The chat view keeps `@agentx` in the input after an answer (the participant is sticky):
+  // a second mention or a literal `/clarify` in the text must not change the meaning.
+  const text = prompt.trim().replace(/^(?:@agentx\s+)*(?:\/clarify\b\s*)?/i, '').trim()
   if (text === '') return { kind: 'list', all: false }
   const [head, rest] = splitFirst(text)
   const word = head.toLowerCase()

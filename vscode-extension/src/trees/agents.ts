@@ -34,6 +34,7 @@ export class AgentItem extends vscode.TreeItem {
     this.description = describe(status, look)
     this.tooltip = tooltip(agent, status)
     this.contextValue = `agent.${status.status}`
+    this.accessibilityInformation = { label: `${agent} ${this.description}`, role: 'treeitem' }
     if (status.clarificationId) {
       this.command = {
         command: 'agentx.showClarification',

@@ -41,6 +41,8 @@ export class IssueItem extends vscode.TreeItem {
       this.tooltip = `Issue #${issue.issueNumber} is ready: no open blocking clarification`
       this.contextValue = 'issue.ready'
     }
+    // What screen readers (and the e2e test) read: the row as it reads on screen.
+    this.accessibilityInformation = { label: `#${issue.issueNumber} ${this.description}`, role: 'treeitem' }
   }
 }
 
@@ -61,6 +63,7 @@ export class ClarificationItem extends vscode.TreeItem {
     this.description = `${record.from} -> ${record.to} · ${record.status} · ${record.topic}`
     this.tooltip = `${record.id} (${record.blocking ? 'blocking' : 'non-blocking'}): ${record.from} -> ${record.to}, ${record.status}, round ${record.round}/${record.maxRounds}\n${record.topic}`
     this.contextValue = `clarification.${record.status}`
+    this.accessibilityInformation = { label: `${record.id} ${this.description}`, role: 'treeitem' }
     this.command = { command: 'agentx.showClarification', title: 'Show Clarification Thread', arguments: [record.id] }
   }
 }

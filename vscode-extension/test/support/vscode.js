@@ -160,6 +160,7 @@ const testing = {
   contentProviders: new Map(),
   participants: new Map(),
   watchers: [],
+  outputChannels: new Map(),
   quickPickAnswers: [],
   inputBoxAnswers: [],
   configEmitter: new EventEmitter(),
@@ -182,6 +183,7 @@ const testing = {
     testing.contentProviders.clear()
     testing.participants.clear()
     testing.watchers = []
+    testing.outputChannels.clear()
     testing.quickPickAnswers = []
     testing.inputBoxAnswers = []
     testing.configEmitter = new EventEmitter()
@@ -328,7 +330,31 @@ function message(level) {
   }
 }
 
+function createOutputChannel(name, options) {
+  const lines = []
+  testing.outputChannels.set(name, { lines, options })
+  const at = (level) => (message, ...args) => lines.push(`[${level}] ${[message, ...args].join(' ')}`)
+  return {
+    name,
+    logLevel: 2,
+    onDidChangeLogLevel: new EventEmitter().event,
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warning'),
+    error: (e, ...args) => lines.push(`[error] ${[e instanceof Error ? e.message : e, ...args].join(' ')}`),
+    append: (v) => lines.push(v),
+    appendLine: (v) => lines.push(v),
+    replace: (v) => lines.splice(0, lines.length, v),
+    clear: () => lines.splice(0, lines.length),
+    show() {},
+    hide() {},
+    dispose() {},
+  }
+}
+
 const window = {
+  createOutputChannel,
   createStatusBarItem,
   createTreeView(id, options) {
     const view = { id, treeDataProvider: options.treeDataProvider, badge: undefined, title: undefined, message: undefined, disposed: false, dispose() { this.disposed = true } }

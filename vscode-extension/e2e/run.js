@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+// End to end in real VS Code (code-server in headless Chromium, driven by playwright-core).
+// scripts/test-vscode prepares everything and passes, through the environment:
+//   AGENTX_E2E_URL        the code-server URL (auth none)
+//   AGENTX_E2E_WORKSPACE  a workspace prepared with the CLI (see scripts/test-vscode)
+//   AGENTX_BIN            the agentx CLI, to change the workspace "from a terminal"
+//   AGENTX_E2E_OUT        where screenshots go (vscode-*.png)
+//   CHROMIUM              the browser (default /usr/bin/chromium)
+// Every wait is on a condition with a generous deadline, never a fixed sleep.
+'use strict'
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { chromium } = require('playwright-core')
+
+const URL = need('AGENTX_E2E_URL')
+const WORKSPACE = need('AGENTX_E2E_WORKSPACE')
+const CLI = need('AGENTX_BIN')
+const OUT = process.env.AGENTX_E2E_OUT ?? path.resolve(__dirname, '..', '..', 'test-output')
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
+
+function need(name) {
+  const v = process.env[name]
+  if (!v) {
+    console.error(`e2e: ${name} is not set (run scripts/test-vscode)`)
+    process.exit(2)
+  }
+  return v
+}
+
+const started = Date.now()
+let stepStarted = started
+function step(text) {
+  const now = Date.now()
+  console.log(`  [${((now - started) / 1000).toFixed(1)}s] ${text}`)
+  stepStarted = now
+}
+
+function ledger(issue) {
+  return JSON.parse(fs.readFileSync(path.join(WORKSPACE, '.agentx', 'state', 'clarifications', `issue-${issue}.json`), 'utf8'))
+}
+
+const shots = []
+async function screenshot(page, name) {
+  const file = path.join(OUT, `vscode-${name}.png`)
+  await page.screenshot({ path: file })
+  shots.push(file)
+}
+
+/** Polls a condition (sync or async) until truthy; fails with what was last seen. */
+async function until(what, check, timeout = 30_000) {
+  const deadline = Date.now() + timeout
+  let last
+  for (;;) {
+    try {
+      last = await check()
+      if (last) return last
+    } catch (e) {
+      last = e instanceof Error ? e.message : e
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout / 1000}s waiting for ${what}; last seen: ${JSON.stringify(last)?.slice(0, 500)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1')
+  const input = page.locator('.quick-input-widget input')
+  await input.waitFor({ state: 'visible', timeout: 15_000 })
+  await input.fill(`>${title}`)
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first()
+  await row.waitFor({ state: 'visible', timeout: 15_000 })
+  await row.click()
+}
+
+async function rowText(page, label) {
+  const rows = await page.locator('.pane-body .monaco-list-row').evaluateAll((els) =>
+    els.map((e) => ({ aria: e.getAttribute('aria-label') ?? '', html: e.innerHTML })),
+  )
+  return rows.find((r) => r.aria === label || r.aria.startsWith(`${label} `))
+}
+
+async function statusBarText(page) {
+  const texts = await page.locator('.statusbar-item').allInnerTexts()
+  return texts.find((t) => /\d+ blocking/.test(t))?.trim()
+}
+
+/** Sends a chat message and waits for the participant's answer containing `expect`. The chat
+ * list is virtualised (rows leave the DOM when scrolled away), so the answer is recognised as a
+ * new last response that matches, not by counting rows. */
+async function chat(page, prompt, expect, timeout = 60_000) {
+  const responses = page.locator('.interactive-item-container.interactive-response')
+  const lastText = async () => ((await responses.count()) ? await responses.last().innerText() : '')
+  const previous = await lastText()
+  const input = page.locator('.interactive-input-editor').first()
+  await input.click()
+  // The participant is sticky: the input may already hold `@agentx `. Start from empty.
+  await page.keyboard.press('Control+A')
+  await page.keyboard.press('Backspace')
+  await page.keyboard.type(prompt, { delay: 5 })
+  await until('the chat input to hold the prompt', async () => (await input.innerText()).replace(/\s+/g, ' ').includes(prompt.slice(-12)), 10_000)
+  // The completion list for @participants and /commands may be open: close it so Enter sends.
+  if (await page.locator('.suggest-widget.visible').count()) await page.keyboard.press('Escape')
+  await page.keyboard.press('Enter')
+  return until(
+    `the answer to "${prompt}" to contain ${expect}`,
+    async () => {
+      const text = await lastText()
+      return text !== previous && expect.test(text) ? text : false
+    },
+    timeout,
+  )
+}
+
+async function main() {
+  fs.mkdirSync(OUT, { recursive: true })
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-e2e-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const consoleErrors = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text().slice(0, 300))
+  })
+  try {
+    step(`open ${URL} on ${WORKSPACE}`)
+    await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`)
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 })
+
+    step('the extension activates: status bar shows the open blocking count')
+    // CLR-42-001 answered, CLR-42-002 pending, CLR-43-001 pending: all blocking.
+    await until('the status bar item "3 blocking"', async () => (await statusBarText(page)) === '3 blocking', 90_000)
+
+    step('sidebar: Agents tree and Ready queue with the blocked badge')
+    await page.locator('.activitybar .action-item a[aria-label^="AgentX"]').click()
+    const engineer = await until('the engineer row in the Agents tree', () => rowText(page, 'engineer'))
+    if (!/codicon-warning/.test(engineer.html) || !/blocked · waiting on product-manager · CLR-42-002/.test(engineer.aria)) {
+      throw new Error(`engineer row: ${engineer.aria} ${engineer.html.slice(0, 300)}`)
+    }
+    const pm = await until('the product-manager row', () => rowText(page, 'product-manager'))
+    if (!/codicon-sync/.test(pm.html) || !/codicon-modifier-spin/.test(pm.html) || !/clarifying · answering/.test(pm.aria)) {
+      throw new Error(`product-manager row: ${pm.aria} ${pm.html.slice(0, 300)}`)
+    }
+    const issue42 = await until('the #42 row in the Ready queue', () => rowText(page, '#42'))
+    if (issue42.aria !== '#42 BLOCKED: CLR-42-002 waiting on product-manager') throw new Error(`#42 row: ${issue42.aria}`)
+    if (!/codicon-circle-slash/.test(issue42.html)) throw new Error(`#42 row has no blocked icon: ${issue42.html.slice(0, 500)}`)
+    // Decorations arrive after the row is drawn.
+    await until('the blocked badge on the #42 row', async () => /monaco-decoration-itemBadge/.test((await rowText(page, '#42'))?.html ?? ''), 15_000)
+    const badge = await page
+      .locator('.pane-body .monaco-list-row[aria-label^="#42 "] .monaco-icon-label')
+      .evaluate((el) => getComputedStyle(el, '::after').content)
+    if (!/"B"/.test(badge)) throw new Error(`#42 badge content: ${badge}`)
+    // The tooltip names the blocking record and the agent it waits on.
+    await page.locator('.pane-body .monaco-list-row[aria-label^="#42 "]').hover()
+    await until('the #42 tooltip', async () => {
+      const hovers = await page.locator('.monaco-hover, .workbench-hover').allInnerTexts()
+      return hovers.some((t) => /Issue #42 is blocked/.test(t) && /CLR-42-002 is waiting on product-manager/.test(t))
+    }, 15_000)
+    const activityBadge = await page.locator('.activitybar .action-item:has(a[aria-label^="AgentX"]) .badge-content').innerText()
+    if (activityBadge.trim() !== '2') throw new Error(`activity bar badge: ${activityBadge}`)
+    await screenshot(page, 'sidebar')
+    await page.mouse.move(700, 450)
+
+    step('chat: @agentx /clarify lists the active clarifications')
+    await runCommand(page, 'Chat: Open Chat')
+    await page.locator('.interactive-input-editor').first().waitFor({ state: 'visible', timeout: 30_000 })
+    const list = await chat(page, '@agentx /clarify', /CLR-43-001[\s\S]*architect -> product-manager[\s\S]*Export scope/)
+    for (const id of ['CLR-42-001', 'CLR-42-002', 'CLR-43-001']) if (!list.includes(id)) throw new Error(`list lacks ${id}: ${list}`)
+    await page.getByText('Show the thread of CLR-42-001').last().waitFor({ state: 'visible', timeout: 15_000 })
+    await screenshot(page, 'chat-list')
+
+    step('chat: @agentx /clarify #42 renders both threads')
+    const threads = await chat(page, '@agentx /clarify #42', /Issue #42[\s\S]*Redis, see ADR-7\.[\s\S]*How long do we keep sessions\?/)
+    if (!/\[engineer -> architect\] Clarification: Cache layer/.test(threads)) throw new Error(`thread header missing: ${threads}`)
+    if (!/Round 1\/3 \| CLR-42-001 \| blocking/.test(threads)) throw new Error(`round line missing: ${threads}`)
+    await screenshot(page, 'chat-issue')
+
+    step('chat: a scope refusal is a clear message with its code')
+    const refused = await chat(page, '@agentx /clarify ask #46 engineer -> reviewer "Checklist" Which checklist applies?', /SCOPE_VIOLATION/)
+    if (!/Refused SCOPE_VIOLATION: agent 'engineer' cannot clarify with 'reviewer'/.test(refused.replace(/\s+/g, ' '))) throw new Error(`refusal: ${refused}`)
+    if (fs.existsSync(path.join(WORKSPACE, '.agentx', 'state', 'clarifications', 'issue-46.json'))) throw new Error('a refused ask wrote a ledger')
+
+    step('chat: resolve CLR-42-001 writes the ledger on disk')
+    await chat(page, '@agentx /clarify resolve CLR-42-001 Redis with allkeys-lru, 24h TTL.', /Resolved: CLR-42-001/)
+    const record = ledger(42).clarifications.find((c) => c.id === 'CLR-42-001')
+    const last = record.thread.at(-1)
+    if (record.status !== 'resolved' || last.type !== 'resolution' || last.body !== 'Redis with allkeys-lru, 24h TTL.') {
+      throw new Error(`ledger after resolve: ${JSON.stringify(record)}`)
+    }
+    await until('the status bar after resolve ("2 blocking")', async () => (await statusBarText(page)) === '2 blocking', 10_000)
+    await screenshot(page, 'chat-resolve')
+
+    step('CLI in a terminal answers CLR-42-002: the Ready queue follows')
+    const before = Date.now()
+    execFileSync(CLI, ['--root', WORKSPACE, 'clarify', 'answer', 'CLR-42-002', '--from', 'product-manager', '--body', 'Thirty days.'])
+    const written = Date.now()
+    await until('#42 to become ready', async () => (await rowText(page, '#42'))?.aria === '#42 ready', 10_000)
+    const seen = Date.now() - written
+    console.log(`     the view showed the CLI's change ${seen} ms after the command returned (command: ${written - before} ms)`)
+    if (seen > 3000) throw new Error(`the Ready queue took ${seen} ms to show a CLI change`)
+    const pmAfter = await until('product-manager back to working', async () => {
+      const r = await rowText(page, 'product-manager')
+      return r && /codicon-tools/.test(r.html) && r
+    }, 10_000)
+    void pmAfter
+    await screenshot(page, 'after-cli')
+
+    const serious = consoleErrors.filter((t) => /agentx|clarify/i.test(t))
+    if (serious.length) throw new Error(`console errors from the extension:\n${serious.join('\n')}`)
+    step(`passed; screenshots: ${shots.map((s) => path.relative(process.cwd(), s)).join(', ')}`)
+  } catch (e) {
+    await page.screenshot({ path: path.join(OUT, 'vscode-failure.png') }).catch(() => {})
+    console.error(`e2e failed (${((Date.now() - stepStarted) / 1000).toFixed(1)}s into the step): ${e instanceof Error ? e.message : e}`)
+    console.error(`screenshot: ${path.join(OUT, 'vscode-failure.png')}`)
+    if (consoleErrors.length) console.error(`browser console errors:\n  ${consoleErrors.slice(-15).join('\n  ')}`)
+    process.exitCode = 1
+  } finally {
+    await context.close()
+    fs.rmSync(profile, { recursive: true, force: true })
+  }
+}
+
+main()
