@@ -119,7 +119,8 @@ function setScenario(next, { push = false } = {}) {
 function runStep(step) {
   scenario.steps.push(step)
   const result = rt.workspace.run(step.op, step.args ?? {}, step.now)
-  rt.results.push({ step, result, snapshot: rt.workspace.snapshot() })
+  const warning = rt.workspace.takeWarning()
+  rt.results.push({ step, result, warning, snapshot: rt.workspace.snapshot() })
   ui.step = null
   const id = result.clarification?.id
   if (id) {
@@ -313,7 +314,7 @@ function whenHtml(now, prevNow) {
 }
 
 function timelineItem(entry, i, prevNow) {
-  const { step, result } = entry
+  const { step, result, warning } = entry
   const refused = result.ok === false
   const quiet = step.op === 'monitor' && !refused && !(result.events?.length) && !(result.report?.retried?.length)
   const cls = ['step', `op-${step.op}`, refused ? 'refused' : 'ok', quiet ? 'quiet' : '', ui.step === i ? 'selected' : '', ui.step === null && i === rt.results.length - 1 ? 'current' : ''].filter(Boolean).join(' ')
@@ -323,7 +324,7 @@ function timelineItem(entry, i, prevNow) {
   const ch = chips(result)
   if (ch) body += `<div class="chips">${ch}</div>`
   else if (quiet) body += '<div class="muted small">nothing due</div>'
-  if (result.warning) body += `<div class="muted small">warning: ${esc(result.warning)}</div>`
+  if (warning) body += `<div class="muted small">warning: ${esc(warning)}</div>`
   return `<li class="${cls}" data-step="${i}" tabindex="0" aria-current="${ui.step === i ? 'step' : 'false'}">
     <div class="when">${when}</div>
     <div class="body"><div class="what"><span class="op-badge">${OP_LABEL[step.op] ?? esc(step.op)}</span> ${opSummary(step, prevNow)}</div>
@@ -728,7 +729,7 @@ function showOutcome(form, html, kind) {
   box.innerHTML = html
 }
 
-function outcomeText(step, result) {
+function outcomeText(step, result, warning) {
   if (result.ok === false) {
     return refusalHtml(result.error, !!result.clarification) + (result.clarification ? `<div class="chips">${chips(result)}</div>` : '')
   }
@@ -742,7 +743,7 @@ function outcomeText(step, result) {
   else text = '✓ done'
   const ch = chips({ events: (result.events ?? []).filter((e) => e.actor === 'monitor'), monitor: result.monitor })
   if (ch) text += `<div class="chips">monitor: ${ch}</div>`
-  if (result.warning) text += `<div class="muted small">warning: ${esc(result.warning)}</div>`
+  if (warning) text += `<div class="muted small">warning: ${esc(warning)}</div>`
   return text
 }
 
@@ -783,7 +784,7 @@ function submitForm(form) {
     step = { op, args, now }
   }
   const result = runStep(step)
-  showOutcome(form, outcomeText(step, result), result.ok === false ? 'error' : 'ok')
+  showOutcome(form, outcomeText(step, result, rt.results.at(-1)?.warning), result.ok === false ? 'error' : 'ok')
   if (result.ok !== false) {
     if (op === 'request') {
       const [topic, question] = nextSample('ask')

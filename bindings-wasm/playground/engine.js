@@ -54,7 +54,10 @@ export class Workspace {
   }
 
   /** Runs one operation of tests/vectors/README.md (plus the playground's `workflows`). */
+  /** The CLI's `--json` result of one operation (a transition warning, which the CLI prints on
+   * stderr, is kept apart: see `takeWarning`). */
   run(op, args = {}, now) {
+    this.warning = null
     try {
       switch (op) {
         case 'request': case 'answer': case 'followUp': case 'resolve': case 'escalate': case 'abandon':
@@ -97,6 +100,13 @@ export class Workspace {
     } catch (e) {
       return failure(e)
     }
+  }
+
+  /** The status-table warning of the last `state`/`hook`, if any (the CLI's stderr line). */
+  takeWarning() {
+    const w = this.warning ?? null
+    this.warning = null
+    return w
   }
 
   checkConfig() {
@@ -224,7 +234,8 @@ export class Workspace {
         now,
       })
       this.statuses = pretty(r.statuses)
-      return { ok: true, statuses: r.statuses, warning: r.warning }
+      this.warning = r.warning ?? null
+      return { ok: true, statuses: r.statuses }
     }
     return { ok: true, statuses: this.readStatuses(now) }
   }
@@ -242,7 +253,8 @@ export class Workspace {
     })
     this.statuses = pretty(r.statuses)
     const { report, events } = this.runMonitor(now, false)
-    return { ok: true, agent: r.agent, monitor: report, events, warning: r.warning }
+    this.warning = r.warning ?? null
+    return { ok: true, agent: r.agent, monitor: report, events }
   }
 
   file(args) {
@@ -313,7 +325,7 @@ export function parseStatuses(text) {
 
 /**
  * Replays a scenario: `{setup, steps: [{op, args, now}]}` → the workspace after every step.
- * Returns `{workspace, initial: snapshot, results: [{step, result, snapshot}]}`.
+ * Returns `{workspace, initial: snapshot, results: [{step, result, warning, snapshot}]}`.
  */
 export function replay(c, scenario) {
   const ws = new Workspace(c, scenario.setup ?? {})
@@ -321,7 +333,7 @@ export function replay(c, scenario) {
   const results = []
   for (const step of scenario.steps ?? []) {
     const result = ws.run(step.op, step.args ?? {}, step.now)
-    results.push({ step, result, snapshot: ws.snapshot() })
+    results.push({ step, result, warning: ws.takeWarning(), snapshot: ws.snapshot() })
   }
   return { workspace: ws, initial, results }
 }

@@ -131,21 +131,7 @@ impl ClarifyError {
 
     /// The CLI exit code for this error (SPEC §11.1).
     pub fn exit_code(&self) -> i32 {
-        match self.code() {
-            "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW"
-            | "TEXT_EMPTY" | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID"
-            | "INVALID_INPUT" => 3,
-            "SCOPE_VIOLATION"
-            | "BLOCKING_NOT_ALLOWED"
-            | "MAX_ROUNDS_EXCEEDED"
-            | "NOT_PARTICIPANT"
-            | "IDEMPOTENCY_CONFLICT" => 4,
-            "NOT_FOUND" => 5,
-            "INVALID_TRANSITION" => 6,
-            "LOCK_TIMEOUT" => 7,
-            "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
-            _ => 1,
-        }
+        exit_code_of(self.code())
     }
 
     pub(crate) fn corrupt(file: impl Into<String>, message: impl Into<String>) -> Self {
@@ -159,6 +145,24 @@ impl ClarifyError {
         ClarifyError::InvalidInput {
             message: message.into(),
         }
+    }
+}
+
+/// The CLI exit code for an error code (SPEC §11.1); unknown codes are internal errors (1).
+pub fn exit_code_of(code: &str) -> i32 {
+    match code {
+        "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
+        | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
+        "SCOPE_VIOLATION"
+        | "BLOCKING_NOT_ALLOWED"
+        | "MAX_ROUNDS_EXCEEDED"
+        | "NOT_PARTICIPANT"
+        | "IDEMPOTENCY_CONFLICT" => 4,
+        "NOT_FOUND" => 5,
+        "INVALID_TRANSITION" => 6,
+        "LOCK_TIMEOUT" => 7,
+        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
+        _ => 1,
     }
 }
 

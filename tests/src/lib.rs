@@ -209,24 +209,12 @@ pub fn exit_code_for(result: &Value) -> i32 {
     if result.get("ok") == Some(&Value::Bool(true)) {
         return 0;
     }
-    match result
-        .pointer("/error/code")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-    {
-        "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
-        | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
-        "SCOPE_VIOLATION"
-        | "BLOCKING_NOT_ALLOWED"
-        | "MAX_ROUNDS_EXCEEDED"
-        | "NOT_PARTICIPANT"
-        | "IDEMPOTENCY_CONFLICT" => 4,
-        "NOT_FOUND" => 5,
-        "INVALID_TRANSITION" => 6,
-        "LOCK_TIMEOUT" => 7,
-        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
-        _ => 1,
-    }
+    agentx_clarify_core::error::exit_code_of(
+        result
+            .pointer("/error/code")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+    )
 }
 
 #[cfg(test)]

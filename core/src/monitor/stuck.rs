@@ -26,9 +26,14 @@ fn words(lower: &str) -> Vec<&str> {
 
 /// |A ∩ B| / |A ∪ B| of two sorted, deduplicated word lists; two empty sets are identical.
 pub fn jaccard<S: AsRef<str>>(a: &[S], b: &[S]) -> f64 {
+    jaccard_by(a, b, |x, y| x.as_ref().cmp(y.as_ref()))
+}
+
+/// Jaccard index of two lists sorted and deduplicated under `cmp`.
+fn jaccard_by<T>(a: &[T], b: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> f64 {
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.as_ref().cmp(y.as_ref()) {
+        match cmp(x, y) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -79,25 +84,7 @@ fn ascii_words(text: &str) -> Vec<&str> {
 }
 
 fn jaccard_ascii(a: &[&str], b: &[&str]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match cmp_ascii_ci(x, y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        return 1.0;
-    }
-    #[allow(clippy::cast_precision_loss)] // word counts far below 2^52
-    let sim = common as f64 / union as f64;
-    sim
+    jaccard_by(a, b, |x, y| cmp_ascii_ci(x, y))
 }
 
 /// Which kind of entry repeats in the record's last two of that kind, if any.
