@@ -119,7 +119,7 @@ async function main() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1440, height: 900 },
+    viewport: { width: 1600, height: 1000 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   })
   const page = context.pages()[0] ?? (await context.newPage())
@@ -161,8 +161,8 @@ async function main() {
       const hovers = await page.locator('.monaco-hover, .workbench-hover').allInnerTexts()
       return hovers.some((t) => /Issue #42 is blocked/.test(t) && /CLR-42-002 is waiting on product-manager/.test(t))
     }, 15_000)
-    const activityBadge = await page.locator('.activitybar .action-item:has(a[aria-label^="AgentX"]) .badge-content').innerText()
-    if (activityBadge.trim() !== '2') throw new Error(`activity bar badge: ${activityBadge}`)
+    // The view's badge: the number of blocked issues, on the activity bar icon.
+    await until('the activity bar badge "2"', async () => (await page.locator('.activitybar .action-item:has(a[aria-label^="AgentX"]) .badge-content').innerText()).trim() === '2', 15_000)
     await screenshot(page, 'sidebar')
     await page.mouse.move(700, 450)
 
@@ -203,14 +203,13 @@ async function main() {
     const seen = Date.now() - written
     console.log(`     the view showed the CLI's change ${seen} ms after the command returned (command: ${written - before} ms)`)
     if (seen > 3000) throw new Error(`the Ready queue took ${seen} ms to show a CLI change`)
-    const pmAfter = await until('product-manager back to working', async () => {
+    await until('the Agents tree: product-manager back to working', async () => {
       const r = await rowText(page, 'product-manager')
-      return r && /codicon-tools/.test(r.html) && r
+      return r && /codicon-tools/.test(r.html) && r.aria === 'product-manager working'
     }, 10_000)
-    void pmAfter
     await screenshot(page, 'after-cli')
 
-    const serious = consoleErrors.filter((t) => /agentx|clarify/i.test(t))
+    const serious = consoleErrors.filter((t) => /agentx-clarify|agentx\.agentx/i.test(t))
     if (serious.length) throw new Error(`console errors from the extension:\n${serious.join('\n')}`)
     step(`passed; screenshots: ${shots.map((s) => path.relative(process.cwd(), s)).join(', ')}`)
   } catch (e) {
