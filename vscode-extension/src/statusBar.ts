@@ -1,5 +1,7 @@
 // Decides what the status bar says: the number of open blocking clarifications (pending,
 // stale, answered or escalated, and blocking), plus a read-only marker in wasm mode.
+import * as fs from 'node:fs'
+import * as path from 'node:path'
 import * as vscode from 'vscode'
 import type { Clarification } from '../../bindings-node/clarify'
 import type { Backend } from './backend'
@@ -33,7 +35,8 @@ export class ClarifyStatusBar implements vscode.Disposable {
   async update(): Promise<void> {
     const generation = ++this.generation
     const backend = this.backend()
-    if (!backend) {
+    // Not an AgentX workspace (no `.agentx/`): stay out of the way.
+    if (!backend || !fs.existsSync(path.join(backend.root, '.agentx'))) {
       this.item.hide()
       return
     }

@@ -175,3 +175,16 @@ test('the root is discovered upwards from the workspace folder, like the CLI doe
   assert.equal(api.backend().root, root)
   stop()
 })
+
+test('outside an AgentX workspace the status bar stays hidden until `agentx init` creates one', async () => {
+  const root = tempDir()
+  const { api, stop } = await start(root)
+  await new Promise((r) => setTimeout(r, 200))
+  assert.equal(api.backend().kind, 'native')
+  assert.equal(statusBar().visible, false)
+  await otherProcess(root, ['init'], 'await ws.init()')
+  await waitFor(() => statusBar().visible && statusBar().text === '$(comment-discussion) 0 blocking', 2000, 'the status bar after init')
+  const r = await vscode.sendChat('agentx-clarify.agentx', '')
+  assert.equal(r.text, 'No open clarifications.')
+  stop()
+})
