@@ -34,7 +34,7 @@ test('/clarify: the active list, rendered by the core, with follow-ups', async (
   assert.match(text, /\| CLR-42-001 \| #42 \| engineer -> architect \| Cache layer \| answered \|/)
   assert.match(text, /CLR-44-001 .* escalated/)
   assert.equal(metadata.records.length, 4)
-  assert.deepEqual(prompts(followups), ['show CLR-42-001', 'show CLR-42-002', 'stale'])
+  assert.deepEqual(prompts(followups), ['show CLR-42-001', 'show CLR-42-002', 'resolve CLR-42-001', 'stale'])
   assert.ok(followups.every((f) => f.command === 'clarify' && f.label))
 })
 

@@ -183,10 +183,13 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
   }
   const records = meta.records
   switch (meta.command) {
-    case 'list':
+    case 'list': {
       for (const r of records.slice(0, 2)) add(`show ${r.id}`, `Show the thread of ${r.id}`)
+      const closable = records.find((r) => r.status === 'answered' || r.status === 'escalated')
+      if (closable) add(`resolve ${closable.id}`, `Resolve ${closable.id}`)
       add('stale', 'Run the monitor')
       break
+    }
     case 'issue':
     case 'show':
       for (const r of records) {
