@@ -6,7 +6,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { ext, makeWorkspace, snapshot, waitFor, NATIVE, WASM } = require('./support/fixtures')
+const { ext, makeWorkspace, snapshot, tempDir, waitFor, NATIVE, WASM } = require('./support/fixtures')
 const { loadBackend, defaultLoadOptions, readWorkspaceFiles, READ_ONLY } = require('../out/backend')
 const { EventBus } = require('../out/events')
 const { runClarify } = require('../out/chat/participant')
@@ -16,7 +16,7 @@ const { testing } = vscode
 
 /** A native module that fails like a .node built for another platform. */
 function brokenNative() {
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'agentx-broken-'))
+  const dir = tempDir('agentx-broken-')
   const file = path.join(dir, 'clarify.js')
   fs.writeFileSync(file, "throw new Error('Cannot find native binding. npm has a bug related to optional dependencies')\n")
   return file

@@ -12,9 +12,16 @@ const WASM = process.env.AGENTX_TEST_WASM ?? path.join(repo, 'bindings-wasm', 'p
 const CLI = process.env.AGENTX_BIN ?? path.join(repo, 'target', 'debug', 'agentx')
 const native = require(NATIVE)
 
+const made = []
+/** A fresh directory, removed when the test process exits. */
 function tempDir(prefix = 'agentx-vscode-') {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
 }
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 /**
  * #42: CLR-42-001 answered (engineer -> architect), CLR-42-002 pending (engineer -> product-manager)
