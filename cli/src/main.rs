@@ -18,6 +18,9 @@ use args::{Clarify, Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let choice = match cli.color {
@@ -176,8 +179,16 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             };
             let records = commands::list(ws, &filter)?;
             if json {
-                let values: Vec<_> = records.iter().map(|(i, r)| r.to_output(*i)).collect();
-                print::json(&json!({"ok": true, "clarifications": values}));
+                #[derive(serde::Serialize)]
+                struct ListJson<'a> {
+                    ok: bool,
+                    clarifications: Vec<agentx_clarify_core::ledger::RecordOutput<'a>>,
+                }
+                let clarifications = records.iter().map(|(i, r)| r.output(*i)).collect();
+                print::json(&ListJson {
+                    ok: true,
+                    clarifications,
+                });
             } else {
                 let refs: Vec<_> = records.iter().map(|(i, r)| (*i, r)).collect();
                 print::text(&text_list(&refs, print::STYLE));

@@ -7,14 +7,20 @@ use std::io::Write;
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::render::Style;
 use agentx_clarify_core::ClarifyError;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Renderers always colour; anstream removes the codes where colour is not wanted.
 pub const STYLE: Style = Style { color: true };
 
-pub fn json(value: &Value) {
-    let mut out = anstream::stdout();
-    let _ = writeln!(out, "{}", serde_json::to_string(value).unwrap_or_default());
+/// One JSON document on one line. Straight to a buffered stdout: JSON has no colour to
+/// strip, and `list` can print megabytes.
+pub fn json(value: &impl serde::Serialize) {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    if serde_json::to_writer(&mut out, value).is_ok() {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
 }
 
 pub fn text(text: &str) {

@@ -3,12 +3,11 @@
 //! (never written from a stale copy) and written; statuses take the events under their lock.
 
 use agentx_clarify_core::agents::apply_events;
-use agentx_clarify_core::monitor::{monitor_ledger, LedgerOutcome, Report, ReportError};
-use agentx_clarify_core::names::MAX_ISSUE;
-use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
+use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
+use agentx_clarify_core::{ClarifyError, Config, Event, Statuses};
 use serde_json::{json, Value};
 
-use crate::store::{parallel_map, refuse_symlink, Workspace, STATUS_FILE};
+use crate::store::{parallel_map, read_one, Workspace, STATUS_FILE};
 
 /// What a monitor run found and did.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +31,14 @@ fn report_error(file: &str, e: &ClarifyError) -> ReportError {
     }
 }
 
+/// What the monitor would do to one ledger, as found by the first (read-only) pass.
+struct Finding {
+    issue: u32,
+    changed: bool,
+    report: Report,
+    events: Vec<Event>,
+}
+
 /// Runs the monitor at `now`; with `dry_run` nothing is written.
 pub fn run_monitor(
     ws: &Workspace,
@@ -47,26 +54,19 @@ pub fn run_monitor(
     });
     let status_readable = errors.is_empty();
     let files = ws.ledger_files()?;
-    let first_pass: Vec<Result<LedgerOutcome, ReportError>> = parallel_map(&files, |(n, path)| {
-        let name = path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if *n > MAX_ISSUE {
-            return Err(report_error(
-                &name,
-                &ClarifyError::InvalidIssue {
-                    value: n.to_string(),
-                },
-            ));
-        }
-        let issue = u32::try_from(*n).unwrap_or(0);
-        refuse_symlink(path).map_err(|e| report_error(&name, &e))?;
-        let bytes = std::fs::read(path)
-            .map_err(|e| report_error(&name, &crate::store::io_error("read", path, &e)))?;
-        let ledger =
-            Ledger::parse(&name, &bytes, Some(issue)).map_err(|e| report_error(&name, &e))?;
-        Ok(monitor_ledger(ledger, &statuses, config, now))
+    // The first pass keeps only what each ledger's monitor found: the ledger itself is dropped
+    // in its worker (a changed one is re-read under its lock below, never written from here).
+    let first_pass: Vec<Result<Finding, ReportError>> = parallel_map(&files, |(n, path)| {
+        read_one(*n, path).map(|ledger| {
+            let issue = ledger.issue_number;
+            let outcome = monitor_ledger(ledger, &statuses, config, now);
+            Finding {
+                issue,
+                changed: outcome.changed,
+                report: outcome.report,
+                events: outcome.events,
+            }
+        })
     });
 
     let mut run = MonitorRun::default();
@@ -84,7 +84,7 @@ pub fn run_monitor(
         let decided = if dry_run {
             Some((outcome.report, outcome.events))
         } else {
-            let issue = outcome.ledger.issue_number;
+            let issue = outcome.issue;
             let name = path
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())

@@ -282,7 +282,8 @@ impl Workspace {
     }
 }
 
-fn read_one(n: u64, path: &Path) -> Result<Ledger, ReportError> {
+/// Reads and parses one ledger file for a workspace-wide pass; failures become report errors.
+pub fn read_one(n: u64, path: &Path) -> Result<Ledger, ReportError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -297,9 +298,47 @@ fn read_one(n: u64, path: &Path) -> Result<Ledger, ReportError> {
             value: n.to_string(),
         }));
     }
-    refuse_symlink(path).map_err(fail)?;
-    let bytes = std::fs::read(path).map_err(|e| fail(io_error("read", path, &e)))?;
-    Ledger::parse(&name, &bytes, u32::try_from(n).ok()).map_err(fail)
+    READ_BUFFER.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        read_into(path, &mut buf).map_err(fail)?;
+        Ledger::parse(&name, &buf, u32::try_from(n).ok()).map_err(fail)
+    })
+}
+
+thread_local! {
+    /// One read buffer per worker thread, reused for every file it reads.
+    static READ_BUFFER: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::with_capacity(16 * 1024));
+}
+
+/// Reads a whole file into `buf` (reusing its allocation) with one `open` that refuses
+/// symlinks (`O_NOFOLLOW`), one `fstat` and, normally, one `read`: a workspace pass reads
+/// thousands of files, and the syscalls are most of its cost.
+pub fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => ClarifyError::Io {
+                message: format!("refusing to use {}: it is a symbolic link", path.display()),
+            },
+            _ => io_error("read", path, &e),
+        })?;
+    let len = file
+        .metadata()
+        .map_err(|e| io_error("read", path, &e))?
+        .len();
+    buf.clear();
+    buf.reserve(usize::try_from(len).unwrap_or(0));
+    // Ledgers are replaced by rename, never rewritten in place, so the size read by fstat is
+    // the size of this inode: read exactly that much.
+    (&mut file)
+        .take(len)
+        .read_to_end(buf)
+        .map_err(|e| io_error("read", path, &e))?;
+    Ok(())
 }
 
 /// Maps `f` over `items` on all cores, keeping the order.

@@ -219,8 +219,8 @@ impl Serialize for Record {
     }
 }
 
-/// A record as outputs show it: `issueNumber` first.
-struct RecordOutput<'a>(u32, &'a Record);
+/// A record as outputs show it: `issueNumber` first (see [`Record::output`]).
+pub struct RecordOutput<'a>(u32, &'a Record);
 
 impl Serialize for RecordOutput<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -259,8 +259,12 @@ impl Ledger {
     /// Parses ledger bytes. `file` names the source in errors; `issue` (from the file name)
     /// fills a missing `issueNumber`. Reference-implementation ledgers are normalised here.
     pub fn parse(file: &str, bytes: &[u8], issue: Option<u32>) -> Result<Ledger, ClarifyError> {
-        let raw: wire::RawLedger = serde_json::from_slice(bytes)
-            .map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
+        // One UTF-8 check of the whole file, then a `&str` parse that need not re-check every
+        // string: most of a workspace pass is spent here.
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| ClarifyError::corrupt(file, format!("not UTF-8: {e}")))?;
+        let raw: wire::RawLedger =
+            serde_json::from_str(text).map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
         raw.normalise(file, issue)
     }
 
@@ -474,6 +478,11 @@ impl Record {
         if self.thread.iter().all(|e| e.hash.is_none()) {
             hash::hash_all(&self.id, &mut self.thread);
         }
+    }
+
+    /// The record as the outputs show it, ready to serialise without an intermediate value.
+    pub fn output(&self, issue: u32) -> RecordOutput<'_> {
+        RecordOutput(issue, self)
     }
 
     /// The record as the outputs show it: with `issueNumber` (first).

@@ -60,6 +60,9 @@ fn similar(a: &str, b: &str, threshold: f64) -> bool {
     if a.is_ascii() && b.is_ascii() {
         // ASCII fast path (the common case, run on every monitor pass): words compared
         // case-insensitively in place, without lowercased copies. Same sets as below.
+        if let (Some(x), Some(y)) = (ShortWords::of(a), ShortWords::of(b)) {
+            return x.jaccard(&y) > threshold;
+        }
         return jaccard_ascii(&ascii_words(a), &ascii_words(b)) > threshold;
     }
     let (la, lb) = (a.to_lowercase(), b.to_lowercase());
@@ -81,6 +84,52 @@ fn ascii_words(text: &str) -> Vec<&str> {
     out.sort_unstable_by(|x, y| cmp_ascii_ci(x, y));
     out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
     out
+}
+
+/// The distinct words of a short ASCII text, on the stack (no allocation, no sort): most
+/// questions and answers have a handful of words, and the monitor compares them on every run.
+struct ShortWords<'a> {
+    words: [&'a str; 24],
+    len: usize,
+}
+
+impl<'a> ShortWords<'a> {
+    /// `None` when the text has more distinct words than fit.
+    fn of(text: &'a str) -> Option<ShortWords<'a>> {
+        let mut out = ShortWords {
+            words: [""; 24],
+            len: 0,
+        };
+        for word in text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            if !out.contains(word) {
+                *out.words.get_mut(out.len)? = word;
+                out.len += 1;
+            }
+        }
+        Some(out)
+    }
+
+    fn as_slice(&self) -> &[&'a str] {
+        self.words.get(..self.len).unwrap_or(&[])
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        self.as_slice().iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+
+    fn jaccard(&self, other: &ShortWords<'_>) -> f64 {
+        let common = self.as_slice().iter().filter(|w| other.contains(w)).count();
+        let union = self.len + other.len - common;
+        if union == 0 {
+            return 1.0;
+        }
+        #[allow(clippy::cast_precision_loss)] // at most 24 words
+        let sim = common as f64 / union as f64;
+        sim
+    }
 }
 
 fn jaccard_ascii(a: &[&str], b: &[&str]) -> f64 {
@@ -231,6 +280,16 @@ mod tests {
         assert!(
             (jaccard(&t("caf"), &t("café"))).abs() < f64::EPSILON,
             "café is not caf"
+        );
+    }
+
+    #[test]
+    fn long_texts_leave_the_stack_path() {
+        let many: String = (0..30).map(|i| format!("w{i} ")).collect();
+        assert!(ShortWords::of(&many).is_none());
+        assert!(
+            similar(&many, &many.to_uppercase(), 0.8),
+            "falls back to the sorted path"
         );
     }
 
