@@ -200,6 +200,7 @@ async function main() {
     execFileSync(CLI, ['--root', WORKSPACE, 'clarify', 'answer', 'CLR-42-002', '--from', 'product-manager', '--body', 'Thirty days.'])
     const written = Date.now()
     await until('#42 to become ready', async () => (await rowText(page, '#42'))?.aria === '#42 ready', 10_000)
+    await until('the blocked badge to leave #42', async () => !/monaco-decoration-itemBadge/.test((await rowText(page, '#42'))?.html ?? 'badge'), 10_000)
     const seen = Date.now() - written
     console.log(`     the view showed the CLI's change ${seen} ms after the command returned (command: ${written - before} ms)`)
     if (seen > 3000) throw new Error(`the Ready queue took ${seen} ms to show a CLI change`)
@@ -207,6 +208,7 @@ async function main() {
       const r = await rowText(page, 'product-manager')
       return r && /codicon-tools/.test(r.html) && r.aria === 'product-manager working'
     }, 10_000)
+    await until('#43 to keep its blocked badge', async () => /monaco-decoration-itemBadge/.test((await rowText(page, '#43'))?.html ?? ''), 10_000)
     await screenshot(page, 'after-cli')
 
     const serious = consoleErrors.filter((t) => /agentx-clarify|agentx\.agentx/i.test(t))

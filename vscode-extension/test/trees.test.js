@@ -4,7 +4,7 @@
 const vscode = require('./support/register')
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { makeWorkspace, NATIVE, WASM } = require('./support/fixtures')
+const { makeWorkspace, NATIVE, WASM, native } = require('./support/fixtures')
 const { loadBackend } = require('../out/backend')
 const { EventBus } = require('../out/events')
 const { AgentsTree, AgentItem, STATUS_LOOK } = require('../out/trees/agents')
@@ -78,6 +78,8 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
   const tree = new ReadyTree(() => backend, new EventBus())
   const loaded = []
   tree.onDidLoad((issues) => loaded.push(issues))
+  const redecorated = []
+  tree.onDidChangeFileDecorations((uris) => redecorated.push(uris.map((u) => u.toString())))
   const issues = await tree.getChildren()
   assert.deepEqual(issues.map((i) => [i.label, i.description, i.iconPath.id, i.contextValue]), [
     ['#42', 'BLOCKED: CLR-42-002 waiting on product-manager', 'circle-slash', 'issue.blocked'],
@@ -90,6 +92,9 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
     '#44 ready',
   ], 'screen readers (and the e2e test) read the row as shown')
   assert.equal(loaded.length, 1)
+  assert.deepEqual(redecorated, [['agentx-ready:/issue/42', 'agentx-ready:/issue/43']], 'the badges that appeared')
+  await tree.getChildren()
+  assert.equal(redecorated.length, 1, 'a re-read with the same badges redraws none')
   const [i42, , i44] = issues
   assert.ok(i42.tooltip instanceof vscode.MarkdownString)
   assert.equal(i42.tooltip.value, '**Issue #42 is blocked**\n\n- CLR-42-002 is waiting on product-manager\n')
@@ -111,6 +116,12 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
   ])
   assert.deepEqual(children[0].command.arguments, ['CLR-42-001'])
   assert.deepEqual(await tree.getChildren(children[0]), [])
+  await new native.Workspace(root).answer({ id: 'CLR-42-002', from: 'product-manager', body: 'Thirty days.' })
+  const after = await tree.getChildren()
+  assert.equal(after[0].description, 'ready')
+  assert.deepEqual(redecorated.at(-1), ['agentx-ready:/issue/42'], 'only the badge that went away')
+  assert.equal(tree.provideFileDecoration(issueUri(42)), undefined)
+  assert.equal(tree.provideFileDecoration(issueUri(43)).badge, BLOCKED_BADGE)
 })
 
 test('(+k more) when an issue waits on several records; the tooltip names each', () => {

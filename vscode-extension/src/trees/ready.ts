@@ -70,6 +70,10 @@ export class ClarificationItem extends vscode.TreeItem {
 
 export type ReadyNode = IssueItem | ClarificationItem
 
+function badgeKey(issue: ReadyIssue | undefined): string {
+  return issue && issue.blocked.length > 0 ? `${issue.blocked[0].id}>${issue.blocked[0].waitingOn}` : ''
+}
+
 export class ReadyTree implements vscode.TreeDataProvider<ReadyNode>, vscode.FileDecorationProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ReadyNode | undefined>()
   readonly onDidChangeTreeData = this.changed.event
@@ -97,9 +101,15 @@ export class ReadyTree implements vscode.TreeDataProvider<ReadyNode>, vscode.Fil
     if (!backend) return []
     if (!parent) {
       const issues = await backend.ready()
+      const before = this.issues
       this.issues = new Map(issues.map((i) => [i.issueNumber, i]))
       this.loaded.fire(issues)
-      this.decorationsChanged.fire(undefined)
+      // Only the badges that changed: a blanket "everything changed" makes VS Code drop the
+      // decorations of rows it does not redraw.
+      const changed = [...new Set([...before.keys(), ...this.issues.keys()])].filter(
+        (n) => badgeKey(before.get(n)) !== badgeKey(this.issues.get(n)),
+      )
+      if (changed.length > 0) this.decorationsChanged.fire(changed.map(issueUri))
       return issues.map((i) => new IssueItem(i))
     }
     if (parent instanceof IssueItem) {
