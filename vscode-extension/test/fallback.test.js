@@ -153,3 +153,14 @@ test('readWorkspaceFiles takes only ledger files, and tolerates a missing state 
   assert.match(config, /^\[clarify\]$/m, 'init writes config.toml; the monitor gets it')
   assert.deepEqual(readWorkspaceFiles('/nonexistent'), { files: {}, statuses: undefined, config: undefined })
 })
+
+test('the copies bundled into the .vsix (native/, wasm/) load, each on its own', async () => {
+  const { root } = await makeWorkspace()
+  const bundled = defaultLoadOptions(ext)
+  const nativeCopy = loadBackend(root, { native: [bundled.native[0]], wasm: [] })
+  assert.equal(nativeCopy.kind, 'native')
+  const wasmCopy = loadBackend(root, { native: [], wasm: [bundled.wasm[0]] })
+  assert.equal(wasmCopy.kind, 'wasm')
+  assert.deepEqual(await wasmCopy.list({}), await nativeCopy.list({}))
+  assert.equal(wasmCopy.version(), nativeCopy.version())
+})
