@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
   const statusBar = new ClarifyStatusBar(current, bus)
   const readyView = vscode.window.createTreeView('agentx.ready', { treeDataProvider: ready, showCollapseAll: true })
   ready.onDidLoad((issues) => {
-    log.info(`ready queue: ${issues.map((i) => `#${i.issueNumber}${i.blocked.length ? ' blocked' : ' ready'}`).join(', ')}`)
+    log.debug(`ready queue: ${issues.map((i) => `#${i.issueNumber}${i.blocked.length ? ' blocked' : ' ready'}`).join(', ')}`)
     const blocked = issues.filter((i) => i.blocked.length > 0).length
     readyView.badge = blocked > 0 ? { value: blocked, tooltip: `${blocked} blocked issue${blocked === 1 ? '' : 's'}` } : undefined
   })
@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
       for (const e of events) log.info(`event ${e.type} ${e.clarificationId} by ${e.actor}${e.reason ? `: ${e.reason}` : ''}`)
     }),
     bus.onDidChange((change) => {
-      if (change.source === 'files') log.info(`changed on disk: ${change.files.join(', ')}`)
+      if (change.source === 'files') log.debug(`changed on disk: ${change.files.join(', ')}`)
     }),
     bus,
     docs,
