@@ -7,9 +7,9 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-/// The shared declarations (types/clarify.d.ts), so the generated `.d.ts` spells every shape.
+/// The shared declarations (types/types.d.ts), so the generated `.d.ts` spells every shape.
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = include_str!("../../types/clarify.d.ts");
+const TYPES: &str = include_str!("../../types/types.d.ts");
 
 #[wasm_bindgen(start)]
 pub fn start() {

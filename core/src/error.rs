@@ -35,8 +35,11 @@ pub enum ClarifyError {
     BlockingNotAllowed { workflow: String, step: String },
     #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
     MaxRoundsExceeded { id: String, max: u32 },
-    #[error("clarification {id} not found")]
-    NotFound { id: String },
+    #[error("{}", not_found_message(id))]
+    NotFound {
+        /// A clarification id, or `issue #<n>` for an issue without a ledger.
+        id: String,
+    },
     #[error("agent '{actor}' cannot {op} {id}: only {allowed} may")]
     NotParticipant {
         actor: String,
@@ -92,6 +95,14 @@ pub(crate) fn shown(value: &str) -> String {
         }
     }
     out
+}
+
+fn not_found_message(id: &str) -> String {
+    if id.starts_with("issue #") {
+        format!("{id} has no clarifications (there is no ledger for it)")
+    } else {
+        format!("clarification {} not found", shown(id))
+    }
 }
 
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {

@@ -9,7 +9,10 @@ use std::cmp::Ordering;
 /// Stable sort of `items` by `cmp`.
 pub fn sort_by<T>(items: &mut Vec<T>, cmp: impl Fn(&T, &T) -> Ordering) {
     // Already in order (the common case for ledgers listed by issue): nothing to move.
-    if items.windows(2).all(|w| matches!(w, [a, b] if cmp(a, b) != Ordering::Greater)) {
+    if items
+        .windows(2)
+        .all(|w| matches!(w, [a, b] if cmp(a, b) != Ordering::Greater))
+    {
         return;
     }
     let mut order: Vec<usize> = (0..items.len()).collect();

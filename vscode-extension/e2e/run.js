@@ -132,9 +132,10 @@ async function main() {
     await page.goto(`${URL}/?folder=${encodeURIComponent(WORKSPACE)}`)
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 })
 
-    step('the extension activates: status bar shows the open blocking count')
-    // CLR-42-001 answered, CLR-42-002 pending, CLR-43-001 pending: all blocking.
-    await until('the status bar item "3 blocking"', async () => (await statusBarText(page)) === '3 blocking', 90_000)
+    step('the extension activates: status bar shows the count of blocking clarifications that wait')
+    // CLR-42-002 and CLR-43-001 are pending and blocking; CLR-42-001 was answered (its requester
+    // is no longer waiting), so it does not count.
+    await until('the status bar item "2 blocking"', async () => (await statusBarText(page)) === '2 blocking', 90_000)
 
     step('sidebar: Agents tree and Ready queue with the blocked badge')
     await page.locator('.activitybar .action-item a[aria-label^="AgentX"]').click()
@@ -192,7 +193,7 @@ async function main() {
     if (record.status !== 'resolved' || last.type !== 'resolution' || last.body !== 'Redis with allkeys-lru, 24h TTL.') {
       throw new Error(`ledger after resolve: ${JSON.stringify(record)}`)
     }
-    await until('the status bar after resolve ("2 blocking")', async () => (await statusBarText(page)) === '2 blocking', 10_000)
+    await until('the status bar after resolve (still "2 blocking")', async () => (await statusBarText(page)) === '2 blocking', 10_000)
     await screenshot(page, 'chat-resolve')
 
     step('CLI in a terminal answers CLR-42-002: the Ready queue follows')
@@ -209,6 +210,7 @@ async function main() {
       return r && /codicon-tools/.test(r.html) && r.aria === 'product-manager working'
     }, 10_000)
     await until('#43 to keep its blocked badge', async () => /monaco-decoration-itemBadge/.test((await rowText(page, '#43'))?.html ?? ''), 10_000)
+    await until('the status bar after the answer ("1 blocking")', async () => (await statusBarText(page)) === '1 blocking', 10_000)
     await screenshot(page, 'after-cli')
 
     const serious = consoleErrors.filter((t) => /agentx-clarify|agentx\.agentx/i.test(t))

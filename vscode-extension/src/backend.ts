@@ -7,6 +7,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import type * as T from '../../bindings-node/clarify'
+import { readyQueue } from './blocking'
 
 /** Code of the error a mutation throws in read-only (wasm) mode. */
 export const READ_ONLY = 'READ_ONLY'
@@ -164,8 +165,8 @@ class NativeBackend implements Backend {
     return result
   }
   async ready() {
-    // The store's `ready` runs the monitor (and may write); the views only read.
-    return this.api.ready({ files: readWorkspaceFiles(this.root).files }).issues
+    // Not the store's `ready`: it runs the monitor (and may write); the views only read.
+    return readyQueue(this.api.list({ files: readWorkspaceFiles(this.root).files, all: true }).clarifications)
   }
   async statuses() {
     // Read without the store: `state` would create nothing, but the views must never lock.
@@ -215,7 +216,7 @@ class WasmBackend implements Backend {
     return result
   }
   async ready() {
-    return this.api.ready({ files: readWorkspaceFiles(this.root).files }).issues
+    return readyQueue(this.api.list({ files: readWorkspaceFiles(this.root).files, all: true }).clarifications)
   }
   async statuses() {
     return parseStatuses(readWorkspaceFiles(this.root).statuses)

@@ -1,14 +1,15 @@
-// Decides what the status bar says: the number of open blocking clarifications (pending,
-// stale, answered or escalated, and blocking), plus a read-only marker in wasm mode.
+// Decides what the status bar says: the number of blocking clarifications that hold their
+// issue up (see blocking.ts), plus a read-only marker in wasm mode.
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as vscode from 'vscode'
 import type { Clarification } from '../../bindings-node/clarify'
 import type { Backend } from './backend'
+import { holdsUp } from './blocking'
 import type { EventBus } from './events'
 
 export function countOpenBlocking(records: readonly Clarification[]): number {
-  return records.filter((r) => r.blocking && ['pending', 'stale', 'answered', 'escalated'].includes(r.status)).length
+  return records.filter(holdsUp).length
 }
 
 export function statusText(count: number, readOnly: boolean): string {

@@ -61,10 +61,10 @@ test('the watcher coalesces a burst of writes into one change, without locks', a
   assert.equal(changes.length, 1, 'disposed: silent')
 })
 
-test('status bar: open blocking = pending, stale, answered, escalated and blocking', () => {
+test('status bar: blocking records whose requester waits (pending, stale, escalated)', () => {
   const r = (status, blocking = true) => ({ status, blocking })
   const all = ['pending', 'stale', 'answered', 'escalated', 'resolved', 'abandoned'].map((s) => r(s))
-  assert.equal(countOpenBlocking(all), 4)
+  assert.equal(countOpenBlocking(all), 3)
   assert.equal(countOpenBlocking([r('pending', false)]), 0)
   assert.equal(statusText(0, false), '$(comment-discussion) 0 blocking')
   assert.equal(statusText(2, true), '$(warning) 2 blocking (read-only)')

@@ -75,6 +75,12 @@ test('the Agents tree lists every agent of agent-status.json, by name', async ()
 test('the Ready queue: one row per issue with a ledger, a blocked badge and a tooltip', async () => {
   const { root } = await makeWorkspace()
   const backend = loadBackend(root, { native: [NATIVE], wasm: [WASM] })
+  // An escalated blocking record holds its issue: the requester waits on a human until one
+  // resolves it.
+  const before = await new ReadyTree(() => backend, new EventBus()).getChildren()
+  assert.equal(before[2].description, 'BLOCKED: CLR-44-001 waiting on a human')
+  assert.equal(before[2].tooltip.value, '**Issue #44 is blocked**\n\n- CLR-44-001 is waiting on a human\n')
+  await new (require('../../bindings-node/clarify.js').Workspace)(root).resolve({ id: 'CLR-44-001', message: 'v2 schema' })
   const tree = new ReadyTree(() => backend, new EventBus())
   const loaded = []
   tree.onDidLoad((issues) => loaded.push(issues))
@@ -98,7 +104,7 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
   const [i42, , i44] = issues
   assert.ok(i42.tooltip instanceof vscode.MarkdownString)
   assert.equal(i42.tooltip.value, '**Issue #42 is blocked**\n\n- CLR-42-002 is waiting on product-manager\n')
-  assert.match(i44.tooltip, /ready: no open blocking clarification/)
+  assert.match(i44.tooltip, /ready: no blocking clarification is waiting/)
   // The badge: a file decoration on the row's resource URI.
   assert.equal(i42.resourceUri.toString(), issueUri(42).toString())
   const badge = tree.provideFileDecoration(i42.resourceUri)

@@ -38,7 +38,7 @@ export class IssueItem extends vscode.TreeItem {
     } else {
       this.description = 'ready'
       this.iconPath = new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
-      this.tooltip = `Issue #${issue.issueNumber} is ready: no open blocking clarification`
+      this.tooltip = `Issue #${issue.issueNumber} is ready: no blocking clarification is waiting`
       this.contextValue = 'issue.ready'
     }
     // What screen readers (and the e2e test) read: the row as it reads on screen.
