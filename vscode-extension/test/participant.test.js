@@ -76,7 +76,7 @@ test('/clarify #42: every thread of the issue, round by round', async () => {
 test('/clarify #99 on an issue without a ledger is a clear NOT_FOUND', async () => {
   const { chat } = await setup()
   const { text, metadata } = await chat('#99')
-  assert.match(text, /^\*\*Not found\*\* `NOT_FOUND`: issue \\\\#99 has no clarifications/)
+  assert.match(text, /^\*\*Not found\*\* `NOT_FOUND`: issue \\#99 has no clarifications/)
   assert.doesNotMatch(text, /at .*\.js/, 'no stack trace')
   assert.equal(metadata.command, 'error')
 })
