@@ -44,7 +44,7 @@ pub struct Outcome {
 
 /// The working state of one ledger's pass.
 pub(crate) struct Pass<'a> {
-    pub ledger: Ledger,
+    pub ledger: &'a mut Ledger,
     pub statuses: &'a Statuses,
     pub config: &'a Config,
     pub now: i64,
@@ -90,11 +90,27 @@ impl Pass<'_> {
 
 /// Runs every phase over one ledger.
 pub fn monitor_ledger(
-    ledger: Ledger,
+    mut ledger: Ledger,
     statuses: &Statuses,
     config: &Config,
     now: i64,
 ) -> LedgerOutcome {
+    let (changed, events, report) = run_phases(&mut ledger, statuses, config, now);
+    LedgerOutcome {
+        ledger,
+        changed,
+        events,
+        report,
+    }
+}
+
+/// The phases, in order, on a ledger in place (a workspace pass moves no ledger around).
+fn run_phases(
+    ledger: &mut Ledger,
+    statuses: &Statuses,
+    config: &Config,
+    now: i64,
+) -> (bool, Vec<Event>, Report) {
     let mut pass = Pass {
         ledger,
         statuses,
@@ -110,14 +126,9 @@ pub fn monitor_ledger(
     abandoned::run(&mut pass);
     if pass.changed {
         pass.ledger.seal();
+        pass.report.sort();
     }
-    pass.report.sort();
-    LedgerOutcome {
-        ledger: pass.ledger,
-        changed: pass.changed,
-        events: pass.events,
-        report: pass.report,
-    }
+    (pass.changed, pass.events, pass.report)
 }
 
 /// Runs the monitor over a workspace. `errors` are ledgers that could not be read, reported
@@ -131,21 +142,21 @@ pub fn monitor(
 ) -> Outcome {
     let mut ledgers = ledgers;
     crate::order::sort_by_key(&mut ledgers, |l| l.issue_number);
-    let mut out = Outcome {
-        ledgers: Vec::with_capacity(ledgers.len()),
-        changed: Vec::new(),
-        events: Vec::new(),
-        report: Report::default(),
-    };
-    for ledger in ledgers {
-        let one = monitor_ledger(ledger, statuses, config, now);
-        if one.changed {
-            out.changed.push(one.ledger.issue_number);
+    let (mut changed_issues, mut events, mut report) = (Vec::new(), Vec::new(), Report::default());
+    for ledger in &mut ledgers {
+        let (changed, found, one) = run_phases(ledger, statuses, config, now);
+        if changed {
+            changed_issues.push(ledger.issue_number);
+            events.extend(found);
+            report.merge(one);
         }
-        out.events.extend(one.events);
-        out.report.merge(one.report);
-        out.ledgers.push(one.ledger);
     }
+    let mut out = Outcome {
+        ledgers,
+        changed: changed_issues,
+        events,
+        report,
+    };
     out.report.errors = errors;
     crate::order::sort_by(&mut out.report.errors, |a, b| a.file.cmp(&b.file));
     out

@@ -9,9 +9,8 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         let Some(record) = pass.ledger.clarifications.get(index) else {
             continue;
         };
-        let expired = record.stale_after_ms().is_some_and(|t| pass.now > t);
         match record.current_status() {
-            Status::Pending if expired => {
+            Status::Pending if record.stale_after_ms().is_some_and(|t| pass.now > t) => {
                 mark_stale(pass, index);
                 retry_or_escalate(pass, index);
             }

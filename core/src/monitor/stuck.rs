@@ -88,40 +88,89 @@ fn ascii_words(text: &str) -> Vec<&str> {
 
 /// The distinct words of a short ASCII text, on the stack (no allocation, no sort): most
 /// questions and answers have a handful of words, and the monitor compares them on every run.
+/// Each word carries its length and a hash of its lowercased bytes, so unequal words are
+/// told apart in one comparison; equal hashes are confirmed byte by byte (exact, not
+/// probabilistic).
 struct ShortWords<'a> {
-    words: [&'a str; 24],
+    text: &'a str,
+    /// (start, length, hash) of each distinct word.
+    words: [(u16, u16, u32); 24],
     len: usize,
 }
 
+/// FNV-1a over the lowercased bytes.
+fn fold_hash(word: &[u8]) -> u32 {
+    word.iter().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193)
+    })
+}
+
 impl<'a> ShortWords<'a> {
-    /// `None` when the text has more distinct words than fit.
+    /// `None` when the text has more distinct words than fit (or is too long to index).
     fn of(text: &'a str) -> Option<ShortWords<'a>> {
+        if text.len() > usize::from(u16::MAX) {
+            return None;
+        }
         let mut out = ShortWords {
-            words: [""; 24],
+            text,
+            words: [(0, 0, 0); 24],
             len: 0,
         };
-        for word in text
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-        {
-            if !out.contains(word) {
-                *out.words.get_mut(out.len)? = word;
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            // ASCII only (checked by the caller): byte offsets are character boundaries.
+            if !bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                i += 1;
+            }
+            let word = bytes.get(start..i).unwrap_or(&[]);
+            let hash = fold_hash(word);
+            if !out.contains(word, hash) {
+                *out.words.get_mut(out.len)? = (
+                    u16::try_from(start).ok()?,
+                    u16::try_from(word.len()).ok()?,
+                    hash,
+                );
                 out.len += 1;
             }
         }
         Some(out)
     }
 
-    fn as_slice(&self) -> &[&'a str] {
+    fn entries(&self) -> &[(u16, u16, u32)] {
         self.words.get(..self.len).unwrap_or(&[])
     }
 
-    fn contains(&self, word: &str) -> bool {
-        self.as_slice().iter().any(|w| w.eq_ignore_ascii_case(word))
+    fn contains(&self, word: &[u8], hash: u32) -> bool {
+        self.entries().iter().any(|&(s, l, h)| {
+            h == hash
+                && usize::from(l) == word.len()
+                && self
+                    .text
+                    .as_bytes()
+                    .get(usize::from(s)..usize::from(s) + usize::from(l))
+                    .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        })
     }
 
     fn jaccard(&self, other: &ShortWords<'_>) -> f64 {
-        let common = self.as_slice().iter().filter(|w| other.contains(w)).count();
+        let common = self
+            .entries()
+            .iter()
+            .filter(|&&(s, l, h)| {
+                let word = self
+                    .text
+                    .as_bytes()
+                    .get(usize::from(s)..usize::from(s) + usize::from(l))
+                    .unwrap_or(&[]);
+                other.contains(word, h)
+            })
+            .count();
         let union = self.len + other.len - common;
         if union == 0 {
             return 1.0;
@@ -177,6 +226,21 @@ pub(super) fn run(pass: &mut Pass<'_>) {
 /// by agent pair, so the cost stays linear in the number of records.
 fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
     let records = &pass.ledger.clarifications;
+    // Most issues have no two active records in opposite directions: find out without
+    // allocating (a ledger holds a handful of records; large ones take the sorted path below).
+    if records.len() <= 32 {
+        let active = |r: &&crate::ledger::Record| r.current_status().is_active();
+        let any_opposite = records.iter().filter(active).enumerate().any(|(n, a)| {
+            records
+                .iter()
+                .filter(active)
+                .skip(n + 1)
+                .any(|b| a.from == b.to && a.to == b.from)
+        });
+        if !any_opposite {
+            return;
+        }
+    }
     let mut active: Vec<usize> = (0..records.len())
         .filter(|&i| {
             records
