@@ -23,8 +23,21 @@ const PURE = [
   'defaultWorkflows', 'renderMarkdown', 'renderText', 'version',
 ]
 
+// Inputs and envelopes cross as JSON text: V8's JSON is faster than converting nested
+// objects field by field (docs/benchmarks.md), and the result is the same plain data.
+function toJson(input) {
+  try {
+    return JSON.stringify(input ?? null)
+  } catch (e) {
+    // A BigInt, a cycle…: the same refusal every surface gives.
+    return unwrap({ ok: false, error: { code: 'INVALID_INPUT', message: `invalid input: ${e.message}` } })
+  }
+}
+
 const api = {}
-for (const name of PURE) api[name] = (input) => unwrap(native[name](input))
+for (const name of PURE) {
+  api[name] = (input) => unwrap(JSON.parse(native.callJson(name, toJson(input))))
+}
 
 /**
  * A workspace on disk: the same locked, atomic operations as the `agentx` CLI, returning its

@@ -33,6 +33,10 @@ test('input validation codes', () => {
   assert.equal(codeOf(() => c.request(ask({ to: 'engineer' }))), 'SELF_CLARIFICATION')
   assert.equal(codeOf(() => c.request(ask({ now: undefined }))), 'INVALID_INPUT')
   assert.equal(codeOf(() => c.request('not an object')), 'INVALID_INPUT')
+  assert.equal(codeOf(() => c.request({ issueNumber: 1n })), 'INVALID_INPUT', 'a BigInt cannot cross')
+  const cycle = {}
+  cycle.self = cycle
+  assert.equal(codeOf(() => c.request(cycle)), 'INVALID_INPUT', 'nor can a cycle')
 })
 
 test('policy codes', () => {
