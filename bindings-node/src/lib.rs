@@ -62,7 +62,10 @@ pure! {
 
 /// Any core function over JSON text: `clarify.js` sends `JSON.stringify(input)` and parses the
 /// envelope it gets back. V8's JSON is faster than converting nested objects field by field.
-#[napi(ts_args_type = "name: string, input: string", ts_return_type = "string")]
+#[napi(
+    ts_args_type = "name: string, input: string",
+    ts_return_type = "string"
+)]
 pub fn call_json(name: String, input: String) -> String {
     guarded(|| match serde_json::from_str::<Value>(&input) {
         Ok(v) => agentx_clarify_core::api::call(&name, &v),
