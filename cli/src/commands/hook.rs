@@ -5,7 +5,7 @@ use agentx_clarify_core::agents::{set_status, AgentStatus, Statuses, DONE, WORKI
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use super::{run_monitor, MonitorRun};
+use super::MonitorRun;
 use crate::store::Workspace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub fn hook(
     let (written, warning) = ws.update_statuses(&config, agent, |s| {
         set_status(s, agent, status, issue.map(u64::from), now)
     })?;
-    let monitor = run_monitor(ws, &config, now, false)?;
+    let monitor = super::monitor_after(ws, &config, now);
     Ok(HookOutcome {
         agent: agent.to_owned(),
         written,

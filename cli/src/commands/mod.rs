@@ -65,6 +65,22 @@ impl Mutation {
     }
 }
 
+/// The monitor run that follows a command (SPEC §7): its failures are reported in its
+/// `errors`, never turned into the command's failure — the command's own write stands.
+pub(crate) fn monitor_after(ws: &Workspace, config: &Config, now: i64) -> MonitorRun {
+    run_monitor(ws, config, now, false).unwrap_or_else(|e| {
+        let mut run = MonitorRun::default();
+        run.report
+            .errors
+            .push(agentx_clarify_core::monitor::ReportError {
+                file: String::from(".agentx/state/clarifications"),
+                code: e.code().to_owned(),
+                message: e.to_string(),
+            });
+        run
+    })
+}
+
 /// After a ledger write: the statuses (under their own lock), then the monitor, then the
 /// record as it now stands.
 fn finish(
@@ -80,7 +96,7 @@ fn finish(
             Ok(())
         })?;
     }
-    let monitor = run_monitor(ws, config, now, false)?;
+    let monitor = monitor_after(ws, config, now);
     let issue = applied.ledger.issue_number;
     let clarification = ws
         .read_ledger(issue)?
