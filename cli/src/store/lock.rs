@@ -73,8 +73,11 @@ fn pid_alive(pid: u64) -> bool {
     }
 }
 
-/// Why an existing lock may be broken, if it may.
-fn staleness(lock: &Path, policy: LockPolicy) -> Option<String> {
+/// The lock's bytes, if they show a stale lock: older than `stale_ms`, or held by a process
+/// that is gone from this host. The bytes are what was judged: only a lock still holding
+/// exactly them may be broken (a released lock's pid is dead too, and by then someone else
+/// may hold a fresh one).
+fn stale_bytes(lock: &Path, policy: LockPolicy) -> Option<Vec<u8>> {
     let bytes = std::fs::read(lock).ok()?;
     let now = wall_ms();
     let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
@@ -83,8 +86,7 @@ fn staleness(lock: &Path, policy: LockPolicy) -> Option<String> {
             // PowerShell locks: {"agent", "created": "<ISO time>"}.
             v.get("created")
                 .and_then(Value::as_str)
-                .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
-                .map(|t| t.timestamp_millis())
+                .and_then(agentx_clarify_core::time::parse_ms)
         })
     });
     let age = match stamp {
@@ -102,34 +104,46 @@ fn staleness(lock: &Path, policy: LockPolicy) -> Option<String> {
         }
     };
     if age > i64::try_from(policy.stale_ms).unwrap_or(i64::MAX) {
-        return Some(format!("older than {} ms", policy.stale_ms));
+        return Some(bytes);
     }
     let v = parsed?;
     let pid = v.get("pid").and_then(Value::as_u64)?;
     let host = v.get("hostname").and_then(Value::as_str)?;
-    (host == this_host() && !pid_alive(pid)).then(|| format!("its process {pid} is gone"))
+    (host == this_host() && !pid_alive(pid)).then_some(bytes)
 }
 
-/// Breaks a stale lock without ever removing a fresh one: the lock is renamed aside, checked
-/// to be the one judged stale, and only then deleted; otherwise it is put back.
-fn break_lock(lock: &Path, judged: &[u8]) {
-    let aside = lock.with_extension(format!(
-        "lock.stale-{}-{}",
-        std::process::id(),
-        fastrand::u64(..)
-    ));
-    if std::fs::rename(lock, &aside).is_err() {
-        return;
-    }
-    match std::fs::read(&aside) {
-        Ok(bytes) if bytes == judged => {
-            let _ = std::fs::remove_file(&aside);
+/// A breaker lock older than this belongs to a breaker that died inside its few syscalls.
+const BREAKER_STALE_MS: u128 = 2_000;
+
+/// Removes the lock only if it still holds exactly `judged`. Breakers take turns on
+/// `<lock>.break` (create-new), so no breaker can remove a lock another one just let someone
+/// create: with breakers serialised, a file still holding the judged bytes can only be that
+/// stale lock (its owner is gone and cannot release or rewrite it).
+fn break_stale(lock: &Path, judged: &[u8]) {
+    let mut name = lock.file_name().unwrap_or_default().to_os_string();
+    name.push(".break");
+    let breaker = lock.with_file_name(name);
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&breaker)
+    {
+        Ok(_) => {
+            if std::fs::read(lock).is_ok_and(|now| now == judged) {
+                let _ = std::fs::remove_file(lock);
+            }
+            let _ = std::fs::remove_file(&breaker);
         }
-        _ => {
-            // Someone took the lock between our judgement and the rename: restore it unless a
-            // newer lock exists (hard_link fails if the name is taken).
-            let _ = std::fs::hard_link(&aside, lock);
-            let _ = std::fs::remove_file(&aside);
+        Err(_) => {
+            // Another breaker is at work; if it died there, clear its turn for the next try.
+            let old = std::fs::metadata(&breaker)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_millis() > BREAKER_STALE_MS);
+            if old {
+                let _ = std::fs::remove_file(&breaker);
+            }
         }
     }
 }
@@ -199,12 +213,10 @@ fn try_create(
         return Ok(Some(content));
     }
     refuse_symlink(lock)?;
-    if staleness(lock, policy).is_none() {
+    let Some(judged) = stale_bytes(lock, policy) else {
         return Ok(None);
-    }
-    if let Ok(judged) = std::fs::read(lock) {
-        break_lock(lock, &judged);
-    }
+    };
+    break_stale(lock, &judged);
     create_lock_file(lock, agent)
 }
 
@@ -305,6 +317,38 @@ mod tests {
                 .map(|e| e.code()),
             Some("LOCK_TIMEOUT")
         );
+    }
+
+    #[test]
+    fn breaking_removes_only_the_lock_that_was_judged() {
+        // The race this guards against: B reads A's lock, A releases it and exits, B finds A's
+        // pid gone and judges those bytes stale, C meanwhile holds a fresh lock. B must not
+        // remove C's lock.
+        let dir = tempfile::tempdir().unwrap();
+        let lock = lock_path(&dir.path().join("issue-4.json"));
+        let judged = json!({"pid": 999_999_999u64, "hostname": this_host(), "timestamp": wall_ms(), "agent": "a"}).to_string();
+        let fresh = json!({"pid": std::process::id(), "hostname": this_host(), "timestamp": wall_ms(), "agent": "c"}).to_string();
+        std::fs::write(&lock, &fresh).unwrap();
+        break_stale(&lock, judged.as_bytes());
+        assert_eq!(
+            std::fs::read_to_string(&lock).unwrap(),
+            fresh,
+            "a fresh lock survives"
+        );
+        std::fs::write(&lock, &judged).unwrap();
+        assert_eq!(
+            stale_bytes(&lock, policy()).as_deref(),
+            Some(judged.as_bytes())
+        );
+        break_stale(&lock, judged.as_bytes());
+        assert!(!lock.exists(), "the stale lock itself is removed");
+        // While another breaker holds its turn, nothing is removed.
+        std::fs::write(&lock, &judged).unwrap();
+        let breaker = lock.with_file_name("issue-4.json.lock.break");
+        std::fs::write(&breaker, b"").unwrap();
+        break_stale(&lock, judged.as_bytes());
+        assert!(lock.exists());
+        std::fs::remove_file(&breaker).unwrap();
     }
 
     #[test]
