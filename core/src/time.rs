@@ -12,11 +12,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub const MAX_EPOCH_MS: i64 = 253_402_300_799_999;
 
 /// A point in time as stored in a ledger.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// The canonical text (what this crate writes) is 24 bytes and lives inline; only other
+/// spellings from legacy or hand-written ledgers take a heap allocation. Ledgers hold many
+/// timestamps and the monitor folds threads often: no allocation per copy keeps both cheap.
+#[derive(Clone, Debug)]
 pub struct Timestamp {
     ms: i64,
-    text: String,
+    text: Text,
 }
+
+#[derive(Clone, Debug)]
+enum Text {
+    /// `format_ms(ms)`, as ASCII.
+    Canonical([u8; CANONICAL_LEN]),
+    /// Any other RFC 3339 spelling, verbatim.
+    Verbatim(Box<str>),
+}
+
+const CANONICAL_LEN: usize = 24;
 
 impl Timestamp {
     /// The canonical form (`2026-11-22T10:00:00.000Z`) of an epoch-millisecond time.
@@ -25,16 +39,19 @@ impl Timestamp {
         let ms = ms.clamp(0, MAX_EPOCH_MS);
         Timestamp {
             ms,
-            text: format_ms(ms),
+            text: Text::Canonical(canonical(ms)),
         }
     }
 
     /// Parses any RFC 3339 time (legacy ledgers may lack milliseconds or use offsets).
     pub fn parse(text: &str) -> Option<Self> {
-        Some(Timestamp {
-            ms: parse_ms(text)?,
-            text: text.to_owned(),
-        })
+        let ms = parse_ms(text)?;
+        let canonical = (0..=MAX_EPOCH_MS).contains(&ms).then(|| canonical(ms));
+        let text = match canonical {
+            Some(c) if c.as_slice() == text.as_bytes() => Text::Canonical(c),
+            _ => Text::Verbatim(text.into()),
+        };
+        Some(Timestamp { ms, text })
     }
 
     pub fn ms(&self) -> i64 {
@@ -42,37 +59,63 @@ impl Timestamp {
     }
 
     pub fn as_str(&self) -> &str {
-        &self.text
+        match &self.text {
+            // Always ASCII digits and separators (see `canonical`).
+            Text::Canonical(bytes) => std::str::from_utf8(bytes).unwrap_or_default(),
+            Text::Verbatim(text) => text,
+        }
     }
 }
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        self.ms == other.ms && self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Timestamp {}
 
 /// Days from 0001-01-01 (day 1 of the common era) to 1970-01-01.
 const UNIX_EPOCH_DAYS_CE: i64 = 719_163;
 const MS_PER_DAY: i64 = 86_400_000;
 
 /// Formats epoch milliseconds as RFC 3339 UTC with milliseconds and `Z`.
+pub fn format_ms(ms: i64) -> String {
+    Timestamp::from_ms(ms).as_str().to_owned()
+}
+
+/// The canonical text of a time in `0..=MAX_EPOCH_MS`, written digit by digit.
 ///
 /// chrono does the calendar; the text is written here, which keeps chrono's general
-/// formatting engine out of the wasm build.
-pub fn format_ms(ms: i64) -> String {
+/// formatting engine out of the wasm build and `core::fmt` out of every append.
+fn canonical(ms: i64) -> [u8; CANONICAL_LEN] {
     let days = ms.div_euclid(MS_PER_DAY);
     let in_day = ms.rem_euclid(MS_PER_DAY);
     let date = i32::try_from(days + UNIX_EPOCH_DAYS_CE)
         .ok()
         .and_then(NaiveDate::from_num_days_from_ce_opt);
-    match date {
-        Some(d) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            d.year(),
-            d.month(),
-            d.day(),
-            in_day / 3_600_000,
-            in_day / 60_000 % 60,
-            in_day / 1000 % 60,
-            in_day % 1000
-        ),
-        None => String::from("1970-01-01T00:00:00.000Z"),
-    }
+    let Some(d) = date else {
+        return *b"1970-01-01T00:00:00.000Z";
+    };
+    let mut out = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, value: i64| {
+        let mut v = value;
+        for i in (at..at + width).rev() {
+            if let Some(slot) = out.get_mut(i) {
+                // `v % 10` is a digit: the cast cannot truncate.
+                *slot = b'0' + u8::try_from(v % 10).unwrap_or(0);
+            }
+            v /= 10;
+        }
+    };
+    put(0, 4, i64::from(d.year()));
+    put(5, 2, i64::from(d.month()));
+    put(8, 2, i64::from(d.day()));
+    put(11, 2, in_day / 3_600_000);
+    put(14, 2, in_day / 60_000 % 60);
+    put(17, 2, in_day / 1000 % 60);
+    put(20, 3, in_day % 1000);
+    out
 }
 
 /// Parses RFC 3339 text (`2026-11-22T10:00:00.123Z`, `…T11:00:00+01:00`, with `T`, `t` or a
@@ -150,13 +193,13 @@ pub fn hh_mm(ms: i64) -> String {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(self.as_str())
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -229,6 +272,40 @@ mod tests {
             assert_eq!(parse_ms(&format_ms(ms)), Some(ms));
         }
         assert_eq!(format_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn canonical_text_matches_chrono_over_the_calendar() {
+        // Every day boundary of years 1970..=2100 plus the extremes, against chrono's own
+        // formatting, and canonical texts parse back to the inline form.
+        let mut days: Vec<i64> = (0..47_847).collect();
+        days.extend([2_932_896]);
+        for day in days {
+            for offset in [0, 1, 59_999, 3_600_000, MS_PER_DAY - 1] {
+                let ms = (day * MS_PER_DAY + offset).min(MAX_EPOCH_MS);
+                let t = Timestamp::from_ms(ms);
+                let expected = chrono::DateTime::from_timestamp_millis(ms)
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                    .to_string();
+                assert_eq!(t.as_str(), expected);
+                assert!(matches!(
+                    Timestamp::parse(&expected).unwrap().text,
+                    Text::Canonical(_)
+                ));
+            }
+        }
+        assert_eq!(Timestamp::from_ms(-5).as_str(), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn other_spellings_are_kept_and_compare_by_text() {
+        let verbatim = Timestamp::parse("2026-11-22T10:00:00Z").unwrap();
+        let canonical = Timestamp::parse("2026-11-22T10:00:00.000Z").unwrap();
+        assert!(matches!(verbatim.text, Text::Verbatim(_)));
+        assert_eq!(verbatim.ms(), canonical.ms());
+        assert_ne!(verbatim, canonical);
+        assert_eq!(canonical, Timestamp::from_ms(canonical.ms()));
     }
 
     #[test]

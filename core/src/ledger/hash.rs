@@ -15,13 +15,38 @@ pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
     hasher.update(b"\n");
     hasher.update(prev.as_bytes());
     hasher.update(b"\n");
-    hasher.update(canonical_json(&entry_value(entry)).as_bytes());
+    if entry.extra.is_empty() {
+        hasher.update(known_fields_jcs(entry));
+    } else {
+        hasher.update(canonical_json(&entry_value(entry)).as_bytes());
+    }
     let digest = hasher.finalize();
     let mut hex = String::with_capacity(64);
     for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
+        for nibble in [byte >> 4, byte & 15] {
+            hex.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
     }
     hex
+}
+
+/// The JCS of an entry without unknown fields, written straight out: the keys in their JCS
+/// order (`body`, `from`, `round`, `timestamp`, `type`) with no map built or sorted. Appends
+/// and `verify` hash every entry, so this is the common path.
+fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96 + entry.body.len() + entry.from.len());
+    out.extend_from_slice(b"{\"body\":");
+    write_string_bytes(&entry.body, &mut out);
+    out.extend_from_slice(b",\"from\":");
+    write_string_bytes(&entry.from, &mut out);
+    out.extend_from_slice(b",\"round\":");
+    out.extend_from_slice(entry.round.to_string().as_bytes());
+    out.extend_from_slice(b",\"timestamp\":");
+    write_string_bytes(entry.timestamp.as_str(), &mut out);
+    out.extend_from_slice(b",\"type\":");
+    write_string_bytes(entry.kind.as_str(), &mut out);
+    out.push(b'}');
+    out
 }
 
 /// The entry as JSON, every field except `hash`, unknown ones included.
@@ -127,9 +152,15 @@ fn write_canonical(value: &Value, out: &mut String) {
 }
 
 fn write_string(s: &str, out: &mut String) {
-    // serde_json escapes exactly `"`, `\` and control characters (short forms for \b \t \n
-    // \f \r, lowercase \u00xx otherwise) and writes everything else as raw UTF-8: JCS's rules.
     out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+/// A JSON string as JCS writes it. serde_json escapes exactly `"`, `\` and control
+/// characters (short forms for \b \t \n \f \r, lowercase \u00xx otherwise) and writes
+/// everything else as raw UTF-8: JCS's rules.
+fn write_string_bytes(s: &str, out: &mut Vec<u8>) {
+    // Writing into a Vec cannot fail.
+    let _ = serde_json::to_writer(out, s);
 }
 
 fn write_number(n: &serde_json::Number, out: &mut String) {
@@ -218,6 +249,38 @@ mod tests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
         ] {
             assert_eq!(es_number(f), s, "{f}");
+        }
+    }
+
+    #[test]
+    fn entry_fast_path_equals_the_generic_jcs() {
+        use crate::ledger::EntryKind;
+        use crate::time::Timestamp;
+        for (body, from) in [
+            ("plain", "engineer"),
+            ("quote \" back \\ nl \n tab \t nul \u{0} del \u{7f}", "a"),
+            ("é ü \u{1F600} \u{2028}", "human"),
+            ("", "x"),
+        ] {
+            for kind in [
+                EntryKind::Question,
+                EntryKind::Answer,
+                EntryKind::Escalation,
+            ] {
+                let entry = Entry {
+                    round: 12,
+                    from: from.into(),
+                    kind,
+                    body: body.into(),
+                    timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
+                    hash: None,
+                    extra: Map::new(),
+                };
+                assert_eq!(
+                    String::from_utf8(known_fields_jcs(&entry)).unwrap(),
+                    canonical_json(&entry_value(&entry))
+                );
+            }
         }
     }
 

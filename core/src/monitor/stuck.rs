@@ -43,13 +43,7 @@ fn jaccard_by<T>(a: &[T], b: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -
             }
         }
     }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        return 1.0;
-    }
-    #[allow(clippy::cast_precision_loss)] // word counts far below 2^52
-    let sim = common as f64 / union as f64;
-    sim
+    ratio(common, a.len() + b.len() - common)
 }
 
 fn similar(a: &str, b: &str, threshold: f64) -> bool {
@@ -60,8 +54,8 @@ fn similar(a: &str, b: &str, threshold: f64) -> bool {
     if a.is_ascii() && b.is_ascii() {
         // ASCII fast path (the common case, run on every monitor pass): words compared
         // case-insensitively in place, without lowercased copies. Same sets as below.
-        if let (Some(x), Some(y)) = (ShortWords::of(a), ShortWords::of(b)) {
-            return x.jaccard(&y) > threshold;
+        if let Some(similar) = ShortWords::of(b).and_then(|y| y.similar_to(a, threshold)) {
+            return similar;
         }
         return jaccard_ascii(&ascii_words(a), &ascii_words(b)) > threshold;
     }
@@ -108,38 +102,59 @@ fn fold_hash(word: &[u8]) -> u32 {
 impl<'a> ShortWords<'a> {
     /// `None` when the text has more distinct words than fit (or is too long to index).
     fn of(text: &'a str) -> Option<ShortWords<'a>> {
-        if text.len() > usize::from(u16::MAX) {
-            return None;
+        let mut out = ShortWords::empty(text)?;
+        for (start, word) in ascii_word_spans(text) {
+            out.insert(start, word, fold_hash(word))?;
         }
-        let mut out = ShortWords {
+        Some(out)
+    }
+
+    fn empty(text: &'a str) -> Option<ShortWords<'a>> {
+        (text.len() <= usize::from(u16::MAX)).then_some(ShortWords {
             text,
             words: [(0, 0, 0); 24],
             len: 0,
-        };
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            // ASCII only (checked by the caller): byte offsets are character boundaries.
-            if !bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
-                i += 1;
+        })
+    }
+
+    /// Adds a word unless present; true when it was new, `None` when full.
+    fn insert(&mut self, start: usize, word: &[u8], hash: u32) -> Option<bool> {
+        if self.contains(word, hash) {
+            return Some(false);
+        }
+        *self.words.get_mut(self.len)? = (
+            u16::try_from(start).ok()?,
+            u16::try_from(word.len()).ok()?,
+            hash,
+        );
+        self.len += 1;
+        Some(true)
+    }
+
+    /// Whether the Jaccard index of `a`'s words and these is strictly above `threshold`;
+    /// `None` when `a` has too many distinct words. Gives up on `a` as soon as the answer is
+    /// known: with `m` of `a`'s words missing here, the index is at most `|B| / (|B| + m)`
+    /// whatever the rest of `a` holds, and most compared texts differ within a few words.
+    fn similar_to(&self, a: &'a str, threshold: f64) -> Option<bool> {
+        let mut seen = ShortWords::empty(a)?;
+        let (mut common, mut missing) = (0usize, 0usize);
+        for (start, word) in ascii_word_spans(a) {
+            let hash = fold_hash(word);
+            if !seen.insert(start, word, hash)? {
                 continue;
             }
-            let start = i;
-            while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
-                i += 1;
-            }
-            let word = bytes.get(start..i).unwrap_or(&[]);
-            let hash = fold_hash(word);
-            if !out.contains(word, hash) {
-                *out.words.get_mut(out.len)? = (
-                    u16::try_from(start).ok()?,
-                    u16::try_from(word.len()).ok()?,
-                    hash,
-                );
-                out.len += 1;
+            if self.contains(word, hash) {
+                common += 1;
+            } else {
+                missing += 1;
+                #[allow(clippy::cast_precision_loss)] // at most 24 words
+                let bound = self.len as f64 / (self.len + missing) as f64;
+                if bound <= threshold {
+                    return Some(false);
+                }
             }
         }
-        Some(out)
+        Some(ratio(common, seen.len + self.len - common) > threshold)
     }
 
     fn entries(&self) -> &[(u16, u16, u32)] {
@@ -157,28 +172,32 @@ impl<'a> ShortWords<'a> {
                     .is_some_and(|w| w.eq_ignore_ascii_case(word))
         })
     }
+}
 
-    fn jaccard(&self, other: &ShortWords<'_>) -> f64 {
-        let common = self
-            .entries()
-            .iter()
-            .filter(|&&(s, l, h)| {
-                let word = self
-                    .text
-                    .as_bytes()
-                    .get(usize::from(s)..usize::from(s) + usize::from(l))
-                    .unwrap_or(&[]);
-                other.contains(word, h)
-            })
-            .count();
-        let union = self.len + other.len - common;
-        if union == 0 {
-            return 1.0;
-        }
-        #[allow(clippy::cast_precision_loss)] // at most 24 words
-        let sim = common as f64 / union as f64;
-        sim
+/// `common / union`; two empty sets are identical.
+fn ratio(common: usize, union: usize) -> f64 {
+    if union == 0 {
+        return 1.0;
     }
+    #[allow(clippy::cast_precision_loss)] // word counts far below 2^52
+    let sim = common as f64 / union as f64;
+    sim
+}
+
+/// `(start, word)` for each maximal run of ASCII letters and digits.
+fn ascii_word_spans(text: &str) -> impl Iterator<Item = (usize, &[u8])> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while bytes.get(i).is_some_and(|b| !b.is_ascii_alphanumeric()) {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+            i += 1;
+        }
+        (i > start).then(|| (start, bytes.get(start..i).unwrap_or(&[])))
+    })
 }
 
 fn jaccard_ascii(a: &[&str], b: &[&str]) -> f64 {
@@ -355,6 +374,29 @@ mod tests {
             similar(&many, &many.to_uppercase(), 0.8),
             "falls back to the sorted path"
         );
+    }
+
+    #[test]
+    fn early_exit_decides_as_the_full_index_does() {
+        let texts = [
+            "Which eviction policy should the session keys use?",
+            "And the TTL for idle sessions, in hours?",
+            "which policy should the session KEYS use for eviction",
+            "a b c d",
+            "a b c d e",
+            "e d c b a a a",
+            "x y z",
+            "24 hours, sliding.",
+            "",
+        ];
+        for a in texts {
+            for b in texts {
+                let general = jaccard(&tokens(a), &tokens(b));
+                for t in [0.0, 0.2, 0.5, 0.75, 0.8, 0.95] {
+                    assert_eq!(similar(a, b, t), general > t, "{a:?} vs {b:?} at {t}");
+                }
+            }
+        }
     }
 
     #[test]
