@@ -41,7 +41,8 @@ pub fn parse_issue(text: &str) -> Result<u32, ClarifyError> {
     check_issue(n).map_err(|_| bad())
 }
 
-fn is_canonical_decimal(text: &str) -> bool {
+/// Decimal digits without a leading zero (`0` itself allowed).
+pub(crate) fn is_canonical_decimal(text: &str) -> bool {
     let bytes = text.as_bytes();
     match bytes {
         [] => false,

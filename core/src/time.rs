@@ -46,10 +46,14 @@ impl Timestamp {
     /// Parses any RFC 3339 time (legacy ledgers may lack milliseconds or use offsets).
     pub fn parse(text: &str) -> Option<Self> {
         let ms = parse_ms(text)?;
-        let canonical = (0..=MAX_EPOCH_MS).contains(&ms).then(|| canonical(ms));
+        // Only a text of the canonical length can be canonical: other spellings skip the
+        // calendar work of writing `ms` out again.
+        let canonical = (text.len() == CANONICAL_LEN && (0..=MAX_EPOCH_MS).contains(&ms))
+            .then(|| canonical(ms))
+            .filter(|c| c.as_slice() == text.as_bytes());
         let text = match canonical {
-            Some(c) if c.as_slice() == text.as_bytes() => Text::Canonical(c),
-            _ => Text::Verbatim(text.into()),
+            Some(c) => Text::Canonical(c),
+            None => Text::Verbatim(text.into()),
         };
         Some(Timestamp { ms, text })
     }

@@ -20,8 +20,8 @@ pub struct Problem {
 /// The issue number a ledger file name stands for (`issue-<n>.json`), if it is one.
 pub fn issue_of_file_name(name: &str) -> Option<u64> {
     let digits = name.strip_prefix("issue-")?.strip_suffix(".json")?;
-    let canonical = digits == "0" || (!digits.starts_with('0') && !digits.is_empty());
-    if canonical && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit()) {
+    if crate::names::is_canonical_decimal(digits) {
+        // Too many digits for a u64 fail here.
         digits.parse().ok()
     } else {
         None

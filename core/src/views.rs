@@ -73,13 +73,8 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
     let mut out: Vec<ReadyIssue> = ledgers
         .iter()
         .map(|l| {
-            let mut blockers: Vec<&Record> = l
-                .clarifications
-                .iter()
-                .filter(|r| {
-                    r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale)
-                })
-                .collect();
+            let mut blockers: Vec<&Record> =
+                l.clarifications.iter().filter(|r| r.waits()).collect();
             crate::order::sort_by_key(&mut blockers, |r| {
                 (
                     r.created.as_ref().map_or(i64::MAX, |t| t.ms()),

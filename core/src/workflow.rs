@@ -33,8 +33,11 @@ pub struct Step {
     pub clarify_blocking_allowed: bool,
 }
 
+/// A step's SLA when it sets none (also a legacy record's without `slaMinutes`).
+pub const DEFAULT_SLA_MINUTES: u32 = 30;
+
 fn default_sla() -> u32 {
-    30
+    DEFAULT_SLA_MINUTES
 }
 
 fn yes() -> bool {
@@ -87,9 +90,8 @@ impl Workflow {
                 None => None,
             };
             let clarify_sla_minutes = match key("clarify_sla_minutes") {
-                Some(v) => {
-                    u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?).unwrap_or(30)
-                }
+                Some(v) => u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?)
+                    .unwrap_or(DEFAULT_SLA_MINUTES),
                 None => default_sla(),
             };
             let clarify_blocking_allowed = match key("clarify_blocking_allowed") {

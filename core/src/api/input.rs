@@ -196,31 +196,7 @@ pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
 /// `ledgers` (objects) and `files` (raw texts) of a workspace; unreadable ones become report
 /// errors rather than failures, so one bad file never hides the others.
 pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
-    let mut ledgers = Vec::new();
-    let mut errors = Vec::new();
-    let mut fail = |file: String, e: ClarifyError| {
-        errors.push(ReportError {
-            file,
-            code: e.code().to_owned(),
-            message: e.to_string(),
-        });
-    };
-    match present(map, "ledgers") {
-        None => {}
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                let file = item
-                    .get("issueNumber")
-                    .and_then(Value::as_u64)
-                    .map_or_else(|| format!("ledgers[{i}]"), |n| format!("issue-{n}.json"));
-                match Ledger::from_value(&file, item, None) {
-                    Ok(l) => ledgers.push(l),
-                    Err(e) => fail(file, e),
-                }
-            }
-        }
-        Some(_) => return Err(ClarifyError::input("`ledgers` must be an array of ledgers")),
-    }
+    let (mut ledgers, mut errors) = object_ledgers(map)?;
     match present(map, "files") {
         None => {}
         Some(Value::Object(files)) => {
@@ -232,16 +208,14 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
                 };
                 match issue_of_file_name(name) {
                     Some(n) if n > crate::names::MAX_ISSUE => {
-                        fail(
-                            name.clone(),
-                            ClarifyError::InvalidIssue {
-                                value: n.to_string(),
-                            },
-                        );
+                        let e = ClarifyError::InvalidIssue {
+                            value: n.to_string(),
+                        };
+                        errors.push(report_error(name.clone(), &e));
                     }
                     Some(n) => match Ledger::parse(name, text.as_bytes(), u32::try_from(n).ok()) {
                         Ok(l) => ledgers.push(l),
-                        Err(e) => fail(name.clone(), e),
+                        Err(e) => errors.push(report_error(name.clone(), &e)),
                     },
                     None => {}
                 }
@@ -254,6 +228,37 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
         }
     }
     Ok((ledgers, errors))
+}
+
+/// The `ledgers` (objects) of a workspace alone, unreadable ones as report errors.
+pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+    let mut ledgers = Vec::new();
+    let mut errors = Vec::new();
+    match present(map, "ledgers") {
+        None => {}
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let file = item
+                    .get("issueNumber")
+                    .and_then(Value::as_u64)
+                    .map_or_else(|| format!("ledgers[{i}]"), |n| format!("issue-{n}.json"));
+                match Ledger::from_value(&file, item, None) {
+                    Ok(l) => ledgers.push(l),
+                    Err(e) => errors.push(report_error(file, &e)),
+                }
+            }
+        }
+        Some(_) => return Err(ClarifyError::input("`ledgers` must be an array of ledgers")),
+    }
+    Ok((ledgers, errors))
+}
+
+fn report_error(file: String, e: &ClarifyError) -> ReportError {
+    ReportError {
+        file,
+        code: e.code().to_owned(),
+        message: e.to_string(),
+    }
 }
 
 /// The ledger of one issue from `files` (raw text, parse errors reported) or `ledgers`.

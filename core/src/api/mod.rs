@@ -287,9 +287,8 @@ fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
             problems.extend(crate::verify::verify_file(name, text.as_bytes()));
         }
     }
-    let mut ledgers_only = map.clone();
-    ledgers_only.remove("files");
-    let (ledgers, errors) = input::workspace(&ledgers_only)?;
+    // The files were verified above, byte by byte: only the ledger objects are left.
+    let (ledgers, errors) = input::object_ledgers(map)?;
     problems.extend(errors.into_iter().map(|e| crate::verify::Problem {
         file: e.file,
         id: None,

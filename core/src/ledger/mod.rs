@@ -341,12 +341,16 @@ impl Record {
     /// The status every decision uses: the fold of the thread, except that a legacy record
     /// stored as `stale` whose fold is `pending` counts as stale (its `stale` entry is missing).
     pub fn current_status(&self) -> Status {
-        let folded = self.folded_status();
-        if self.status == Status::Stale && folded == Status::Pending {
+        if self.has_missing_stale_entry() {
             Status::Stale
         } else {
-            folded
+            self.folded_status()
         }
+    }
+
+    /// A wait-for edge: a blocking record whose requester still waits (pending or stale).
+    pub fn waits(&self) -> bool {
+        self.blocking && matches!(self.current_status(), Status::Pending | Status::Stale)
     }
 
     /// The fold's status without the whole fold: every entry sets the status, so it is the
@@ -359,27 +363,20 @@ impl Record {
 
     /// The fold's round: the number of questions (stored round for a legacy empty thread).
     pub fn folded_round(&self) -> u32 {
-        if self.thread.is_empty() {
-            return self.round;
-        }
-        let n = self
-            .thread
-            .iter()
-            .filter(|e| e.kind == EntryKind::Question)
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
+        self.count_or(EntryKind::Question, self.round)
     }
 
     /// The fold's retries: the number of retry entries.
     pub fn folded_retries(&self) -> u32 {
+        self.count_or(EntryKind::Retry, self.retries)
+    }
+
+    /// How many entries of `kind` the thread holds; `stored` for a legacy empty thread.
+    fn count_or(&self, kind: EntryKind, stored: u32) -> u32 {
         if self.thread.is_empty() {
-            return self.retries;
+            return stored;
         }
-        let n = self
-            .thread
-            .iter()
-            .filter(|e| e.kind == EntryKind::Retry)
-            .count();
+        let n = self.thread.iter().filter(|e| e.kind == kind).count();
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
@@ -399,9 +396,8 @@ impl Record {
 
     /// True when the thread says `pending` but the stored status says `stale` (legacy).
     pub fn has_missing_stale_entry(&self) -> bool {
-        !self.thread.is_empty()
-            && self.status == Status::Stale
-            && self.folded_status() == Status::Pending
+        // An empty thread folds to the stored status, which cannot be both.
+        self.status == Status::Stale && self.folded_status() == Status::Pending
     }
 
     pub fn last_timestamp_ms(&self) -> Option<i64> {
@@ -417,9 +413,11 @@ impl Record {
         }
     }
 
-    /// Appends an entry, chaining its hash, and refreshes the snapshot. Returns the entry's
-    /// timestamp (epoch ms).
+    /// Appends an entry, chaining its hash, and refreshes the snapshot. The entry is dated
+    /// `at_ms` clamped by [`Record::clamp_now`], so no caller can write history out of order.
+    /// Returns the entry's timestamp (epoch ms).
     pub fn append(&mut self, kind: EntryKind, from: &str, body: &str, at_ms: i64) -> i64 {
+        let at_ms = self.clamp_now(at_ms);
         let round = match kind {
             EntryKind::Question => self.folded_round().saturating_add(1),
             _ => self.folded_round(),

@@ -10,6 +10,7 @@ use crate::error::ClarifyError;
 use crate::extensible::extensible_deserialize;
 use crate::names::check_issue;
 use crate::time::Timestamp;
+use crate::workflow::DEFAULT_SLA_MINUTES;
 
 #[derive(Default)]
 pub(super) struct RawLedger {
@@ -90,8 +91,6 @@ extensible_deserialize!(RawEntry, required: [from, kind, body, timestamp], field
     hash => "hash",
 });
 
-const DEFAULT_SLA_MINUTES: u32 = 30;
-
 impl RawLedger {
     pub(super) fn normalise(self, file: &str, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
         let issue_number = match (self.issue_number, issue) {
@@ -164,7 +163,11 @@ impl RawRecord {
             blocking,
             status: self.status.unwrap_or(Status::Pending),
             round: self.round.unwrap_or(round),
-            max_rounds: self.max_rounds.unwrap_or(if blocking { 5 } else { 6 }),
+            max_rounds: self.max_rounds.unwrap_or(if blocking {
+                crate::scope::DEFAULT_MAX_ROUNDS_BLOCKING
+            } else {
+                crate::scope::DEFAULT_MAX_ROUNDS_NON_BLOCKING
+            }),
             sla_minutes,
             created: self.created,
             stale_after: self.stale_after,

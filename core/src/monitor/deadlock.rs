@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 
 use super::{DeadlockReport, Pass};
-use crate::ledger::Status;
 
 /// An edge `from → to` standing for one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,13 +213,10 @@ fn intern<'a>(
 
 pub(super) fn run(pass: &mut Pass<'_>) {
     let records = &pass.ledger.clarifications;
-    let waits = |r: &&crate::ledger::Record| {
-        r.blocking && matches!(r.current_status(), Status::Pending | Status::Stale)
-    };
     // A cycle needs two wait edges, or one agent waiting on itself (only in hand-made files).
     let mut edges_seen = 0;
     let mut self_loop = false;
-    for r in records.iter().filter(waits) {
+    for r in records.iter().filter(|r| r.waits()) {
         edges_seen += 1;
         self_loop |= r.from == r.to;
     }
@@ -232,7 +228,7 @@ pub(super) fn run(pass: &mut Pass<'_>) {
     let mut names: Vec<&str> = Vec::new();
     let mut edges = Vec::new();
     for (index, r) in records.iter().enumerate() {
-        if !r.blocking || !matches!(r.current_status(), Status::Pending | Status::Stale) {
+        if !r.waits() {
             continue;
         }
         let from = intern(&r.from, &mut node_of, &mut names);
@@ -242,9 +238,6 @@ pub(super) fn run(pass: &mut Pass<'_>) {
             to,
             record: index,
         });
-    }
-    if edges.is_empty() {
-        return;
     }
     let config = pass.config;
     let key = |i: usize| {

@@ -60,8 +60,7 @@ impl Pass<'_> {
         let Some(record) = self.ledger.clarifications.get_mut(index) else {
             return;
         };
-        let at = record.clamp_now(self.now);
-        let at = record.append(kind, MONITOR, body, at);
+        let at = record.append(kind, MONITOR, body, self.now);
         if let Some(event) = Event::for_entry(issue, record, kind, MONITOR, body, at) {
             self.events.push(event);
         }

@@ -132,7 +132,6 @@ pub fn act(
         });
     }
 
-    let at = record.clamp_now(now);
     let mut error = None;
     let (kind, author, body) = match action {
         Action::Answer { body, .. } => (EntryKind::Answer, actor, body.clone()),
@@ -171,7 +170,7 @@ pub fn act(
                 .unwrap_or_else(|| format!("abandoned by {actor}")),
         ),
     };
-    let at = record.append(kind, &author, &body, at);
+    let at = record.append(kind, &author, &body, now);
     let events = Event::for_entry(issue, record, kind, &author, &body, at)
         .into_iter()
         .collect();

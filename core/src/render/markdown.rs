@@ -2,19 +2,14 @@
 
 use std::fmt::Write as _;
 
-use super::{escalation_reason, preamble, round_entries, rounds, summary};
+use super::{
+    blocking_word, escalation_reason, preamble, report_counts, round_entries, rounds, summary,
+    trim_end,
+};
 use crate::ledger::{Entry, EntryKind, Record, Status};
 use crate::monitor::Report;
 use crate::render::escape_markdown as esc;
 use crate::time::hh_mm;
-
-fn blocking_word(r: &Record) -> &'static str {
-    if r.blocking {
-        "blocking"
-    } else {
-        "non-blocking"
-    }
-}
 
 /// One round: the question with its header and quote line, then what followed it.
 pub fn markdown_round(record: &Record, round: u32) -> String {
@@ -174,19 +169,7 @@ pub fn markdown_list(records: &[(u32, &Record)]) -> String {
 
 /// A monitor report.
 pub fn markdown_report(report: &Report) -> String {
-    let mut out = format!(
-        "**Monitor report:** {} stale, {} retried, {} escalated, {} stuck, {} deadlocks, {} abandoned",
-        report.stale.len(),
-        report.retried.len(),
-        report.escalated.len(),
-        report.stuck.len(),
-        report.deadlocks.len(),
-        report.abandoned.len()
-    );
-    if !report.errors.is_empty() {
-        let _ = write!(out, ", {} unreadable ledgers", report.errors.len());
-    }
-    out.push('\n');
+    let mut out = format!("**Monitor report:** {}\n", report_counts(report));
     if report.is_quiet() && report.errors.is_empty() {
         out.push_str("\nNothing is stale, stuck, deadlocked or abandoned.");
         return out;
@@ -227,10 +210,4 @@ pub fn markdown_report(report: &Report) -> String {
         );
     }
     trim_end(out)
-}
-
-fn trim_end(mut s: String) -> String {
-    let len = s.trim_end().len();
-    s.truncate(len);
-    s
 }

@@ -16,6 +16,7 @@ pub use markdown::{
 pub use text::{text_escalation, text_list, text_report, text_round, text_thread, Style};
 
 use crate::ledger::{Entry, EntryKind, Record};
+use crate::monitor::Report;
 
 /// The entries of one round: its question and everything up to the next question.
 pub(crate) fn round_entries(record: &Record, round: u32) -> Vec<&Entry> {
@@ -76,6 +77,39 @@ pub(crate) fn escalation_reason(record: &Record) -> Option<&str> {
         .rev()
         .find(|e| e.kind == EntryKind::Escalation)
         .map(|e| e.body.as_str())
+}
+
+/// `blocking` or `non-blocking`.
+pub(crate) fn blocking_word(record: &Record) -> &'static str {
+    if record.blocking {
+        "blocking"
+    } else {
+        "non-blocking"
+    }
+}
+
+/// The counts a monitor report opens with: `N stale, …, N abandoned[, N unreadable ledgers]`.
+pub(crate) fn report_counts(report: &Report) -> String {
+    let mut out = format!(
+        "{} stale, {} retried, {} escalated, {} stuck, {} deadlocks, {} abandoned",
+        report.stale.len(),
+        report.retried.len(),
+        report.escalated.len(),
+        report.stuck.len(),
+        report.deadlocks.len(),
+        report.abandoned.len()
+    );
+    if !report.errors.is_empty() {
+        out.push_str(&format!(", {} unreadable ledgers", report.errors.len()));
+    }
+    out
+}
+
+/// The text without trailing whitespace, reusing its buffer.
+pub(crate) fn trim_end(mut s: String) -> String {
+    let len = s.trim_end().len();
+    s.truncate(len);
+    s
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    escalation_reason, preamble, round_entries, rounds, sanitize_terminal as clean, summary,
+    blocking_word, escalation_reason, preamble, report_counts, round_entries, rounds,
+    sanitize_terminal as clean, summary, trim_end,
 };
 use crate::ledger::{Entry, EntryKind, Record, Status};
 use crate::monitor::Report;
@@ -63,11 +64,7 @@ fn header(record: &Record, issue: u32, style: Style) -> String {
         style.status(record.current_status()),
         record.folded_round(),
         record.max_rounds,
-        if record.blocking {
-            "blocking"
-        } else {
-            "non-blocking"
-        }
+        blocking_word(record)
     )
 }
 
@@ -197,11 +194,7 @@ pub fn text_list(records: &[(u32, &Record)], style: Style) -> String {
             format!("{} -> {}", r.from, r.to),
             r.folded_round(),
             r.max_rounds,
-            if r.blocking {
-                "blocking"
-            } else {
-                "non-blocking"
-            },
+            blocking_word(r),
             clean(&summary(&r.topic, 60)),
         );
     }
@@ -210,19 +203,7 @@ pub fn text_list(records: &[(u32, &Record)], style: Style) -> String {
 
 /// A monitor report.
 pub fn text_report(report: &Report, style: Style) -> String {
-    let mut out = format!(
-        "monitor: {} stale, {} retried, {} escalated, {} stuck, {} deadlocks, {} abandoned",
-        report.stale.len(),
-        report.retried.len(),
-        report.escalated.len(),
-        report.stuck.len(),
-        report.deadlocks.len(),
-        report.abandoned.len()
-    );
-    if !report.errors.is_empty() {
-        let _ = write!(out, ", {} unreadable ledgers", report.errors.len());
-    }
-    out.push('\n');
+    let mut out = format!("monitor: {}\n", report_counts(report));
     // Labels are padded before colouring so the columns line up in both modes.
     let row = |out: &mut String, label: &str, text: &str| {
         let _ = writeln!(out, "  {label:<10} {text}");
@@ -267,10 +248,4 @@ pub fn text_report(report: &Report, style: Style) -> String {
         );
     }
     trim_end(out)
-}
-
-fn trim_end(mut s: String) -> String {
-    let len = s.trim_end().len();
-    s.truncate(len);
-    s
 }
