@@ -3,9 +3,13 @@
 //! is conversion — the commands decide.
 
 use agentx_clarify_core::api::error_value;
+// Fields are decoded by the core API's own helpers: the same fields, the same messages.
+use agentx_clarify_core::api::input::{
+    opt_bool, opt_string as opt_str, string as req_str, string_list, Obj,
+};
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::views::ListFilter;
-use agentx_clarify_core::{Action, ClarifyError, NewRequest, Status};
+use agentx_clarify_core::{ClarifyError, NewRequest, Status};
 use serde_json::{json, Map, Value};
 
 use crate::clock::system_now_ms;
@@ -32,32 +36,13 @@ pub const OPERATIONS: &[&str] = &[
     "state",
 ];
 
-type Obj = Map<String, Value>;
-
 fn bad(message: impl Into<String>) -> ClarifyError {
-    ClarifyError::InvalidInput {
-        message: message.into(),
-    }
+    ClarifyError::input(message)
 }
 
-fn opt_str(m: &Obj, key: &str) -> Result<Option<String>, ClarifyError> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(bad(format!("`{key}` must be a string"))),
-    }
-}
-
-fn req_str(m: &Obj, key: &str) -> Result<String, ClarifyError> {
-    opt_str(m, key)?.ok_or_else(|| bad(format!("`{key}` is required (a string)")))
-}
-
-fn opt_bool(m: &Obj, key: &str) -> Result<bool, ClarifyError> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(bad(format!("`{key}` must be true or false"))),
-    }
+/// A flag: absent or null is false.
+fn flag(m: &Obj, key: &str) -> Result<bool, ClarifyError> {
+    Ok(opt_bool(m, key)?.unwrap_or(false))
 }
 
 /// An issue number given as a number or a decimal string (validated like the CLI's).
@@ -92,10 +77,6 @@ fn now(m: &Obj) -> Result<i64, ClarifyError> {
     }
 }
 
-fn close(m: &Obj) -> Result<(Option<String>, Option<String>), ClarifyError> {
-    Ok((opt_str(m, "from")?, opt_str(m, "message")?))
-}
-
 /// Runs `op` on the workspace at `ws` and returns the CLI's `--json` document.
 pub fn call(ws: &Workspace, op: &str, input: &Value) -> Value {
     let empty = Map::new();
@@ -117,23 +98,8 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
         "ask" => {
             let issue =
                 opt_issue(m, "issueNumber")?.ok_or_else(|| bad("`issueNumber` is required"))?;
-            let suggestions = match m.get("suggestions") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| bad("`suggestions` must hold strings"))
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err(bad("`suggestions` must be an array of strings")),
-            };
-            let blocking = match m.get("blocking") {
-                None | Some(Value::Null) => true,
-                Some(Value::Bool(b)) => *b,
-                Some(_) => return Err(bad("`blocking` must be true or false")),
-            };
+            let suggestions = string_list(m, "suggestions")?;
+            let blocking = opt_bool(m, "blocking")?.unwrap_or(true);
             let req = NewRequest {
                 issue_number: u64::from(issue),
                 from: req_str(m, "from")?,
@@ -151,33 +117,12 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
         }
         "answer" | "followUp" | "resolve" | "escalate" | "abandon" => {
             let id = req_str(m, "id")?;
-            let action = match op {
-                "answer" => Action::Answer {
-                    from: req_str(m, "from")?,
-                    body: req_str(m, "body")?,
-                },
-                "followUp" => Action::FollowUp {
-                    from: req_str(m, "from")?,
-                    question: req_str(m, "question")?,
-                },
-                "resolve" => {
-                    let (from, message) = close(m)?;
-                    Action::Resolve { from, message }
-                }
-                "escalate" => {
-                    let (from, message) = close(m)?;
-                    Action::Escalate { from, message }
-                }
-                _ => {
-                    let (from, message) = close(m)?;
-                    Action::Abandon { from, message }
-                }
-            };
+            let action = agentx_clarify_core::api::input::action(op, m)?;
             commands::act(ws, now(m)?, &id, &action)?.to_json()
         }
         "monitor" => {
             let config = ws.load_config()?;
-            commands::run_monitor(ws, &config, now(m)?, opt_bool(m, "dryRun")?)?.to_json()
+            commands::run_monitor(ws, &config, now(m)?, flag(m, "dryRun")?)?.to_json()
         }
         "verify" => commands::verify(ws)?.to_json(),
         "list" => {
@@ -196,7 +141,7 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
             let filter = ListFilter {
                 issue: opt_issue(m, "issue")?,
                 statuses,
-                all: opt_bool(m, "all")?,
+                all: flag(m, "all")?,
             };
             let records = commands::list(ws, &filter)?;
             let values: Vec<Value> = records.iter().map(|(i, r)| r.to_output(*i)).collect();

@@ -152,7 +152,8 @@ impl ClarifyError {
         }
     }
 
-    pub(crate) fn input(message: impl Into<String>) -> Self {
+    /// `INVALID_INPUT` with `message`.
+    pub fn input(message: impl Into<String>) -> Self {
         ClarifyError::InvalidInput {
             message: message.into(),
         }

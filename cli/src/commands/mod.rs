@@ -16,7 +16,7 @@ pub use act::act;
 pub use ask::ask;
 pub use hook::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use init::init;
-pub use monitor::{run_monitor, MonitorRun};
+pub use monitor::{run_monitor, run_monitor_keeping_ledgers, MonitorRun};
 pub use query::{list, show_id, show_issue, stats};
 pub use ready::{ready, ReadyOutcome};
 pub use verify::{verify, VerifyOutcome};
@@ -72,11 +72,10 @@ pub(crate) fn monitor_after(ws: &Workspace, config: &Config, now: i64) -> Monito
         let mut run = MonitorRun::default();
         run.report
             .errors
-            .push(agentx_clarify_core::monitor::ReportError {
-                file: String::from(".agentx/state/clarifications"),
-                code: e.code().to_owned(),
-                message: e.to_string(),
-            });
+            .push(agentx_clarify_core::monitor::ReportError::new(
+                ".agentx/state/clarifications",
+                &e,
+            ));
         run
     })
 }

@@ -4,7 +4,7 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
-use agentx_clarify_core::{ClarifyError, Config, Event, Statuses};
+use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
 use crate::store::{parallel_map, read_one, Workspace, STATUS_FILE};
@@ -23,20 +23,14 @@ impl MonitorRun {
     }
 }
 
-fn report_error(file: &str, e: &ClarifyError) -> ReportError {
-    ReportError {
-        file: file.to_owned(),
-        code: e.code().to_owned(),
-        message: e.to_string(),
-    }
-}
-
 /// What the monitor would do to one ledger, as found by the first (read-only) pass.
 struct Finding {
     issue: u32,
     changed: bool,
     report: Report,
     events: Vec<Event>,
+    /// The ledger as read, when asked for and the monitor leaves it unchanged.
+    unchanged: Option<Ledger>,
 }
 
 /// Runs the monitor at `now`; with `dry_run` nothing is written.
@@ -46,16 +40,38 @@ pub fn run_monitor(
     now: i64,
     dry_run: bool,
 ) -> Result<MonitorRun, ClarifyError> {
+    monitor_pass(ws, config, now, dry_run, false).map(|(run, _)| run)
+}
+
+/// Runs the monitor at `now` and returns every readable ledger as it stands afterwards, for
+/// views over the whole workspace (`ready`): the ledgers the monitor left alone come from its
+/// own read, the rest are read again, so no file is parsed twice without need.
+pub fn run_monitor_keeping_ledgers(
+    ws: &Workspace,
+    config: &Config,
+    now: i64,
+) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
+    monitor_pass(ws, config, now, false, true)
+}
+
+fn monitor_pass(
+    ws: &Workspace,
+    config: &Config,
+    now: i64,
+    dry_run: bool,
+    keep: bool,
+) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let mut errors = Vec::new();
     // Statuses are read without a lock (SPEC §8); a corrupt file only disables abandonment.
     let statuses = ws.read_statuses().unwrap_or_else(|e| {
-        errors.push(report_error(STATUS_FILE, &e));
+        errors.push(ReportError::new(STATUS_FILE, &e));
         Statuses::new()
     });
     let status_readable = errors.is_empty();
     let files = ws.ledger_files()?;
     // The first pass keeps only what each ledger's monitor found: the ledger itself is dropped
-    // in its worker (a changed one is re-read under its lock below, never written from here).
+    // in its worker unless asked for (a changed one is re-read under its lock below, never
+    // written from here).
     let first_pass: Vec<Result<Finding, ReportError>> = parallel_map(&files, |(n, path)| {
         read_one(*n, path).map(|ledger| {
             let issue = ledger.issue_number;
@@ -65,12 +81,14 @@ pub fn run_monitor(
                 changed: outcome.changed,
                 report: outcome.report,
                 events: outcome.events,
+                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
             }
         })
     });
 
     let mut run = MonitorRun::default();
-    for (outcome, (_, path)) in first_pass.into_iter().zip(&files) {
+    let mut kept = Vec::new();
+    for (outcome, (n, path)) in first_pass.into_iter().zip(&files) {
         let outcome = match outcome {
             Ok(o) => o,
             Err(e) => {
@@ -78,6 +96,10 @@ pub fn run_monitor(
                 continue;
             }
         };
+        if let Some(ledger) = outcome.unchanged {
+            kept.push(ledger);
+            continue;
+        }
         if !outcome.changed {
             continue;
         }
@@ -101,7 +123,7 @@ pub fn run_monitor(
                 }
             });
             result.unwrap_or_else(|e| {
-                errors.push(report_error(&name, &e));
+                errors.push(ReportError::new(name.as_str(), &e));
                 None
             })
         };
@@ -109,13 +131,17 @@ pub fn run_monitor(
             run.report.merge(report);
             run.events.extend(events);
         }
+        if keep {
+            // Whatever the write did (or another writer did meanwhile): the file as it is now.
+            kept.extend(read_one(*n, path).ok());
+        }
     }
     if !dry_run && status_readable && !run.events.is_empty() {
         if let Err(e) = ws.update_statuses(config, "monitor", |s| {
             apply_events(s, &run.events);
             Ok(())
         }) {
-            errors.push(report_error(STATUS_FILE, &e));
+            errors.push(ReportError::new(STATUS_FILE, &e));
         }
     }
     if !dry_run {
@@ -123,5 +149,5 @@ pub fn run_monitor(
     }
     errors.sort_by(|a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
-    Ok(run)
+    Ok((run, kept))
 }

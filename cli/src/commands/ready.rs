@@ -4,7 +4,7 @@ use agentx_clarify_core::views::{ready as ready_view, ReadyIssue};
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use super::{run_monitor, MonitorRun};
+use super::{run_monitor_keeping_ledgers, MonitorRun};
 use crate::store::Workspace;
 
 #[derive(Clone, Debug)]
@@ -21,8 +21,7 @@ impl ReadyOutcome {
 
 pub fn ready(ws: &Workspace, now: i64) -> Result<ReadyOutcome, ClarifyError> {
     let config = ws.load_config()?;
-    let monitor = run_monitor(ws, &config, now, false)?;
-    let (ledgers, _) = ws.read_all()?;
+    let (monitor, ledgers) = run_monitor_keeping_ledgers(ws, &config, now)?;
     Ok(ReadyOutcome {
         issues: ready_view(&ledgers),
         monitor,

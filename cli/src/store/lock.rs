@@ -12,9 +12,10 @@
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
@@ -36,16 +37,16 @@ pub struct FileLock {
     _local: MutexGuard<'static, ()>,
 }
 
-fn wall_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+use crate::clock::system_now_ms as wall_ms;
 
-fn this_host() -> String {
-    hostname::get()
-        .map(|h| h.to_string_lossy().into_owned())
-        .unwrap_or_default()
+/// This machine's name, asked once: every poll of a held lock compares against it.
+fn this_host() -> &'static str {
+    static HOST: OnceLock<String> = OnceLock::new();
+    HOST.get_or_init(|| {
+        hostname::get()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    })
 }
 
 /// The in-process mutex for a path (created on first use, kept for the process's life).
@@ -112,39 +113,41 @@ fn stale_bytes(lock: &Path, policy: LockPolicy) -> Option<Vec<u8>> {
     (host == this_host() && !pid_alive(pid)).then_some(bytes)
 }
 
-/// A breaker lock older than this belongs to a breaker that died inside its few syscalls.
-const BREAKER_STALE_MS: u128 = 2_000;
-
-/// Removes the lock only if it still holds exactly `judged`. Breakers take turns on
-/// `<lock>.break` (create-new), so no breaker can remove a lock another one just let someone
-/// create: with breakers serialised, a file still holding the judged bytes can only be that
-/// stale lock (its owner is gone and cannot release or rewrite it).
+/// Removes the lock only if it still holds exactly `judged`. Breakers take turns under a
+/// kernel lock (`flock`) on `<lock>.break`, so no breaker can remove a lock another one just
+/// let someone create: with breakers serialised, a file still holding the judged bytes can
+/// only be that stale lock (its owner is gone and cannot release or rewrite it). The kernel
+/// ends a dead breaker's turn and a slow one keeps it, so no timeout guesses at either. The
+/// turn file is removed by the breaker holding it; a breaker that locked a file already
+/// removed (it opened it just before) sees a different inode at the path and tries again.
 fn break_stale(lock: &Path, judged: &[u8]) {
     let mut name = lock.file_name().unwrap_or_default().to_os_string();
     name.push(".break");
-    let breaker = lock.with_file_name(name);
-    match OpenOptions::new()
+    let path = lock.with_file_name(name);
+    let turn = OpenOptions::new()
         .write(true)
-        .create_new(true)
-        .open(&breaker)
-    {
-        Ok(_) => {
-            if std::fs::read(lock).is_ok_and(|now| now == judged) {
-                let _ = std::fs::remove_file(lock);
-            }
-            let _ = std::fs::remove_file(&breaker);
-        }
-        Err(_) => {
-            // Another breaker is at work; if it died there, clear its turn for the next try.
-            let old = std::fs::metadata(&breaker)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age.as_millis() > BREAKER_STALE_MS);
-            if old {
-                let _ = std::fs::remove_file(&breaker);
-            }
-        }
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path);
+    // Busy (another breaker is at work) or unusable: the caller polls again.
+    let Ok(turn) = turn else { return };
+    if turn.try_lock().is_err() || !same_file(&turn, &path) {
+        return;
+    }
+    if std::fs::read(lock).is_ok_and(|now| now == judged) {
+        let _ = std::fs::remove_file(lock);
+    }
+    // Removed while still locked; the turn ends when `turn` is dropped.
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Whether `path` still names the file `open` refers to.
+fn same_file(open: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (open.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -344,11 +347,11 @@ mod tests {
         assert!(!lock.exists(), "the stale lock itself is removed");
         // While another breaker holds its turn, nothing is removed.
         std::fs::write(&lock, &judged).unwrap();
-        let breaker = lock.with_file_name("issue-4.json.lock.break");
-        std::fs::write(&breaker, b"").unwrap();
+        let turn = std::fs::File::create(lock.with_file_name("issue-4.json.lock.break")).unwrap();
+        turn.lock().unwrap();
         break_stale(&lock, judged.as_bytes());
         assert!(lock.exists());
-        std::fs::remove_file(&breaker).unwrap();
+        drop(turn);
     }
 
     #[test]

@@ -254,13 +254,17 @@ impl Workspace {
                     .file_name()
                     .to_str()
                     .is_some_and(|n| n.starts_with(atomic::TEMP_PREFIX));
+                if !is_temp {
+                    // No `stat` for the ledgers: this runs after every command that writes.
+                    continue;
+                }
                 let old = entry
                     .metadata()
                     .and_then(|m| m.modified())
                     .ok()
                     .and_then(|t| t.elapsed().ok())
                     .is_some_and(|age| age > max_age);
-                if is_temp && old {
+                if old {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
@@ -288,11 +292,7 @@ pub fn read_one(n: u64, path: &Path) -> Result<Ledger, ReportError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let fail = |e: ClarifyError| ReportError {
-        file: name.clone(),
-        code: e.code().to_owned(),
-        message: e.to_string(),
-    };
+    let fail = |e: ClarifyError| ReportError::new(name.as_str(), &e);
     if n > MAX_ISSUE {
         return Err(fail(ClarifyError::InvalidIssue {
             value: n.to_string(),

@@ -1,5 +1,6 @@
 //! Decoding API input objects. Wrong shapes are `INVALID_INPUT`; bad ledgers `LEDGER_CORRUPT`;
-//! bad workflows or settings `CONFIG_INVALID`.
+//! bad workflows or settings `CONFIG_INVALID`. Public so the CLI's JSON facade (the Node
+//! store) decodes the same fields with the same messages.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -10,10 +11,11 @@ use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
+use crate::ops::Action;
 use crate::verify::issue_of_file_name;
 use crate::workflow::{Workflow, Workflows};
 
-pub(super) type Obj = Map<String, Value>;
+pub type Obj = Map<String, Value>;
 
 pub(super) fn object(input: &Value) -> Result<&Obj, ClarifyError> {
     match input {
@@ -32,12 +34,12 @@ fn present<'a>(map: &'a Obj, key: &str) -> Option<&'a Value> {
     map.get(key).filter(|v| !v.is_null())
 }
 
-pub(super) fn string(map: &Obj, key: &str) -> Result<String, ClarifyError> {
+pub fn string(map: &Obj, key: &str) -> Result<String, ClarifyError> {
     opt_string(map, key)?
         .ok_or_else(|| ClarifyError::input(format!("`{key}` is required (a string)")))
 }
 
-pub(super) fn opt_string(map: &Obj, key: &str) -> Result<Option<String>, ClarifyError> {
+pub fn opt_string(map: &Obj, key: &str) -> Result<Option<String>, ClarifyError> {
     match present(map, key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -45,7 +47,7 @@ pub(super) fn opt_string(map: &Obj, key: &str) -> Result<Option<String>, Clarify
     }
 }
 
-pub(super) fn opt_bool(map: &Obj, key: &str) -> Result<Option<bool>, ClarifyError> {
+pub fn opt_bool(map: &Obj, key: &str) -> Result<Option<bool>, ClarifyError> {
     match present(map, key) {
         None => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -97,7 +99,7 @@ pub(super) fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
     }
 }
 
-pub(super) fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
+pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
     match present(map, key) {
         None => Ok(Vec::new()),
         Some(Value::Array(items)) => items
@@ -112,6 +114,34 @@ pub(super) fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyEr
             "`{key}` must be an array of strings"
         ))),
     }
+}
+
+/// The action of `op` (`answer`, `followUp`, `resolve`, `escalate` or `abandon`) from its
+/// fields, in the order every surface reads them.
+pub fn action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
+    Ok(match op {
+        "answer" => Action::Answer {
+            from: string(map, "from")?,
+            body: string(map, "body")?,
+        },
+        "followUp" => Action::FollowUp {
+            from: string(map, "from")?,
+            question: string(map, "question")?,
+        },
+        "resolve" => Action::Resolve {
+            from: opt_string(map, "from")?,
+            message: opt_string(map, "message")?,
+        },
+        "escalate" => Action::Escalate {
+            from: opt_string(map, "from")?,
+            message: opt_string(map, "message")?,
+        },
+        "abandon" => Action::Abandon {
+            from: opt_string(map, "from")?,
+            message: opt_string(map, "message")?,
+        },
+        other => return Err(ClarifyError::input(format!("'{other}' takes no action"))),
+    })
 }
 
 /// The issue's ledger: an object, or the raw text of its file (parsed here, so a corrupt file
@@ -211,11 +241,11 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
                         let e = ClarifyError::InvalidIssue {
                             value: n.to_string(),
                         };
-                        errors.push(report_error(name.clone(), &e));
+                        errors.push(ReportError::new(name.clone(), &e));
                     }
                     Some(n) => match Ledger::parse(name, text.as_bytes(), u32::try_from(n).ok()) {
                         Ok(l) => ledgers.push(l),
-                        Err(e) => errors.push(report_error(name.clone(), &e)),
+                        Err(e) => errors.push(ReportError::new(name.clone(), &e)),
                     },
                     None => {}
                 }
@@ -244,21 +274,13 @@ pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>
                     .map_or_else(|| format!("ledgers[{i}]"), |n| format!("issue-{n}.json"));
                 match Ledger::from_value(&file, item, None) {
                     Ok(l) => ledgers.push(l),
-                    Err(e) => errors.push(report_error(file, &e)),
+                    Err(e) => errors.push(ReportError::new(file, &e)),
                 }
             }
         }
         Some(_) => return Err(ClarifyError::input("`ledgers` must be an array of ledgers")),
     }
     Ok((ledgers, errors))
-}
-
-fn report_error(file: String, e: &ClarifyError) -> ReportError {
-    ReportError {
-        file,
-        code: e.code().to_owned(),
-        message: e.to_string(),
-    }
 }
 
 /// The ledger of one issue from `files` (raw text, parse errors reported) or `ledgers`.

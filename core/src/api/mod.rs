@@ -5,7 +5,7 @@
 //! `call` never panics and never fails: it returns `{"ok": true, …}` or
 //! `{"ok": false, "error": {"code", "message"}, …}`.
 
-mod input;
+pub mod input;
 
 use serde_json::{json, Map, Value};
 
@@ -108,36 +108,9 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
                 statuses,
             )
         }
-        "answer" => existing(map, |m| {
-            Ok(Action::Answer {
-                from: input::string(m, "from")?,
-                body: input::string(m, "body")?,
-            })
-        }),
-        "followUp" => existing(map, |m| {
-            Ok(Action::FollowUp {
-                from: input::string(m, "from")?,
-                question: input::string(m, "question")?,
-            })
-        }),
-        "resolve" => existing(map, |m| {
-            Ok(Action::Resolve {
-                from: input::opt_string(m, "from")?,
-                message: input::opt_string(m, "message")?,
-            })
-        }),
-        "escalate" => existing(map, |m| {
-            Ok(Action::Escalate {
-                from: input::opt_string(m, "from")?,
-                message: input::opt_string(m, "message")?,
-            })
-        }),
-        "abandon" => existing(map, |m| {
-            Ok(Action::Abandon {
-                from: input::opt_string(m, "from")?,
-                message: input::opt_string(m, "message")?,
-            })
-        }),
+        "answer" | "followUp" | "resolve" | "escalate" | "abandon" => {
+            existing(map, |m| input::action(name, m))
+        }
         "monitor" => Ok(monitor_call(map)?),
         "verify" => Ok(json!({ "problems": verify_call(map)? })),
         "stats" => {

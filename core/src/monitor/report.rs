@@ -28,6 +28,17 @@ pub struct ReportError {
     pub message: String,
 }
 
+impl ReportError {
+    /// `file` could not be used because of `error`.
+    pub fn new(file: impl Into<String>, error: &crate::ClarifyError) -> Self {
+        ReportError {
+            file: file.into(),
+            code: error.code().to_owned(),
+            message: error.to_string(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     pub stale: Vec<String>,
