@@ -176,9 +176,8 @@ interface Common {
   statuses?: Statuses | string
 }
 
-export interface RequestInput extends Common {
-  /** The issue's ledger (object or raw file text); absent for a new issue. */
-  ledger?: Ledger | string | null
+/** The fields of a new clarification (pure `request` and the store's `ask`). */
+interface AskFields {
   issueNumber: number | string
   from: string
   to: string
@@ -190,17 +189,25 @@ export interface RequestInput extends Common {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
+}
+/** The fields of each operation on an existing clarification. */
+interface AnswerFields { id: string; from: string; body: string }
+interface FollowUpFields { id: string; from: string; question: string }
+interface CloseFields { id: string; from?: string; message?: string }
+
+export interface RequestInput extends Common, AskFields {
+  /** The issue's ledger (object or raw file text); absent for a new issue. */
+  ledger?: Ledger | string | null
   workflows?: Workflows
 }
 
 interface OnRecord extends Common {
   ledger: Ledger | string
-  id: string
 }
 
-export interface AnswerInput extends OnRecord { from: string; body: string }
-export interface FollowUpInput extends OnRecord { from: string; question: string }
-export interface CloseInput extends OnRecord { from?: string; message?: string }
+export interface AnswerInput extends OnRecord, AnswerFields {}
+export interface FollowUpInput extends OnRecord, FollowUpFields {}
+export interface CloseInput extends OnRecord, CloseFields {}
 
 export interface MutationResult {
   ledger: Ledger
@@ -256,22 +263,10 @@ export type StoreOperation =
 
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
 interface StoreCommon { now?: number | string }
-export interface AskInput extends StoreCommon {
-  issueNumber: number | string
-  from: string
-  to: string
-  topic: string
-  question: string
-  blocking?: boolean
-  workflow?: string
-  step?: string
-  field?: string
-  suggestions?: string[]
-  idempotencyKey?: string
-}
-export interface StoreAnswerInput extends StoreCommon { id: string; from: string; body: string }
-export interface StoreFollowUpInput extends StoreCommon { id: string; from: string; question: string }
-export interface StoreCloseInput extends StoreCommon { id: string; from?: string; message?: string }
+export interface AskInput extends StoreCommon, AskFields {}
+export interface StoreAnswerInput extends StoreCommon, AnswerFields {}
+export interface StoreFollowUpInput extends StoreCommon, FollowUpFields {}
+export interface StoreCloseInput extends StoreCommon, CloseFields {}
 
 /** The CLI's `--json` output of a mutation. */
 export interface StoreMutation {

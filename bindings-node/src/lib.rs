@@ -23,45 +23,9 @@ fn guarded(f: impl FnOnce() -> Value) -> Value {
     })
 }
 
-fn core(name: &str, input: Option<Value>) -> Value {
-    let input = input.unwrap_or(Value::Null);
-    guarded(|| agentx_clarify_core::api::call(name, &input))
-}
-
-macro_rules! pure {
-    ($($rust:ident => $js:literal, $args:literal, $ret:literal;)*) => {$(
-        #[doc = concat!("Core `", $js, "`: returns the envelope of docs/api.md.")]
-        #[napi(ts_args_type = $args, ts_return_type = $ret)]
-        pub fn $rust(input: Option<Value>) -> Value {
-            core($js, input)
-        }
-    )*};
-}
-
-pure! {
-    request => "request", "input: RequestInput", "Envelope<MutationResult>";
-    answer => "answer", "input: AnswerInput", "Envelope<MutationResult>";
-    follow_up => "followUp", "input: FollowUpInput", "Envelope<MutationResult>";
-    resolve => "resolve", "input: CloseInput", "Envelope<MutationResult>";
-    escalate => "escalate", "input: CloseInput", "Envelope<MutationResult>";
-    abandon => "abandon", "input: CloseInput", "Envelope<MutationResult>";
-    monitor => "monitor", "input: MonitorInput", "Envelope<MonitorResult>";
-    verify => "verify", "input: WorkspaceInput", "Envelope<VerifyResult>";
-    stats => "stats", "input: StatsInput", "Envelope<StatsResult>";
-    list => "list", "input: ListInput", "Envelope<ListResult>";
-    show => "show", "input: ShowInput", "Envelope<ShowResult>";
-    ready => "ready", "input: WorkspaceInput", "Envelope<ReadyResult>";
-    set_status => "setStatus", "input: SetStatusInput", "Envelope<SetStatusResult>";
-    parse_workflow => "parseWorkflow", "input: ParseInput", "Envelope<{ workflow: Workflow }>";
-    parse_config => "parseConfig", "input: ParseInput", "Envelope<{ config: Config }>";
-    default_workflows => "defaultWorkflows", "input?: {}", "Envelope<{ workflows: Record<string, string>, config: string }>";
-    render_markdown => "renderMarkdown", "input: RenderInput", "Envelope<{ text: string }>";
-    render_text => "renderText", "input: RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
-    version => "version", "input?: {}", "Envelope<{ version: string }>";
-}
-
 /// Any core function over JSON text: `clarify.js` sends `JSON.stringify(input)` and parses the
-/// envelope it gets back. V8's JSON is faster than converting nested objects field by field.
+/// envelope it gets back. This is the only path for the pure functions: V8's JSON is faster
+/// than napi's conversion of nested objects field by field (docs/benchmarks.md).
 #[napi(
     ts_args_type = "name: string, input: string",
     ts_return_type = "string"

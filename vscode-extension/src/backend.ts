@@ -122,9 +122,23 @@ export function readWorkspaceFiles(root: string): {
   }
   return {
     files,
-    statuses: readOptional(path.join(root, ...STATE, 'agent-status.json')),
+    statuses: readOptional(statusFile(root)),
     config: readOptional(path.join(root, '.agentx', 'config.toml')),
   }
+}
+
+function statusFile(root: string): string {
+  return path.join(root, ...STATE, 'agent-status.json')
+}
+
+/** The agents' statuses, read straight from their file (no ledger is read for them). */
+function readStatuses(root: string): T.Statuses {
+  return parseStatuses(readOptional(statusFile(root)))
+}
+
+/** The ready queue from the ledger files and the pure `list` (the views never lock). */
+function readReady(api: Pure, root: string): T.ReadyIssue[] {
+  return readyQueue(api.list({ files: readWorkspaceFiles(root).files, all: true }).clarifications)
 }
 
 function readOptional(file: string): string | undefined {
@@ -166,11 +180,11 @@ class NativeBackend implements Backend {
   }
   async ready() {
     // Not the store's `ready`: it runs the monitor (and may write); the views only read.
-    return readyQueue(this.api.list({ files: readWorkspaceFiles(this.root).files, all: true }).clarifications)
+    return readReady(this.api, this.root)
   }
   async statuses() {
     // Read without the store: `state` would create nothing, but the views must never lock.
-    return parseStatuses(readWorkspaceFiles(this.root).statuses)
+    return readStatuses(this.root)
   }
   async monitor() {
     const { report, events } = await this.ws.monitor({})
@@ -216,10 +230,10 @@ class WasmBackend implements Backend {
     return result
   }
   async ready() {
-    return readyQueue(this.api.list({ files: readWorkspaceFiles(this.root).files, all: true }).clarifications)
+    return readReady(this.api, this.root)
   }
   async statuses() {
-    return parseStatuses(readWorkspaceFiles(this.root).statuses)
+    return readStatuses(this.root)
   }
   async monitor() {
     const { files, statuses, config } = readWorkspaceFiles(this.root)
