@@ -64,6 +64,13 @@ fn to_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
+/// The allowed ranges (inclusive) of the integer settings, for TOML and JSON alike.
+const MAX_RETRIES: (i64, i64) = (0, 10);
+const MAX_TOPIC_CHARS: (i64, i64) = (1, 10_000);
+const MAX_BODY_CHARS: (i64, i64) = (1, 100_000);
+const LOCK_TIMEOUT_MS: (i64, i64) = (1, 600_000);
+const STALE_LOCK_MS: (i64, i64) = (1000, 3_600_000);
+
 impl Config {
     /// Parses `config.toml`. Unknown keys and other tables are ignored (the file may hold
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
@@ -83,19 +90,23 @@ impl Config {
             config.stuck_similarity = src.float("stuck_similarity", v, 0.0, 1.0, "0 to 1")?;
         }
         if let Some(v) = key("max_retries") {
-            config.max_retries = to_u32(src.int("max_retries", v, 0, 10)?);
+            config.max_retries = to_u32(src.int("max_retries", v, MAX_RETRIES.0, MAX_RETRIES.1)?);
         }
         if let Some(v) = key("max_topic_chars") {
-            config.max_topic_chars = to_u32(src.int("max_topic_chars", v, 1, 10_000)?);
+            let (min, max) = MAX_TOPIC_CHARS;
+            config.max_topic_chars = to_u32(src.int("max_topic_chars", v, min, max)?);
         }
         if let Some(v) = key("max_body_chars") {
-            config.max_body_chars = to_u32(src.int("max_body_chars", v, 1, 100_000)?);
+            let (min, max) = MAX_BODY_CHARS;
+            config.max_body_chars = to_u32(src.int("max_body_chars", v, min, max)?);
         }
         if let Some(v) = key("lock_timeout_ms") {
-            config.lock_timeout_ms = to_u64(src.int("lock_timeout_ms", v, 1, 600_000)?);
+            let (min, max) = LOCK_TIMEOUT_MS;
+            config.lock_timeout_ms = to_u64(src.int("lock_timeout_ms", v, min, max)?);
         }
         if let Some(v) = key("stale_lock_ms") {
-            config.stale_lock_ms = to_u64(src.int("stale_lock_ms", v, 1000, 3_600_000)?);
+            let (min, max) = STALE_LOCK_MS;
+            config.stale_lock_ms = to_u64(src.int("stale_lock_ms", v, min, max)?);
         }
         if let Some(v) = key("default_workflow") {
             let name = src.string("default_workflow", v)?;
@@ -123,14 +134,24 @@ impl Config {
                 self.stuck_similarity
             )));
         }
-        let ranges: [(&str, u64, u64, u64); 5] = [
-            ("maxRetries", u64::from(self.max_retries), 0, 10),
-            ("maxTopicChars", u64::from(self.max_topic_chars), 1, 10_000),
-            ("maxBodyChars", u64::from(self.max_body_chars), 1, 100_000),
-            ("lockTimeoutMs", self.lock_timeout_ms, 1, 600_000),
-            ("staleLockMs", self.stale_lock_ms, 1000, 3_600_000),
+        let ranges = [
+            ("maxRetries", u64::from(self.max_retries), MAX_RETRIES),
+            (
+                "maxTopicChars",
+                u64::from(self.max_topic_chars),
+                MAX_TOPIC_CHARS,
+            ),
+            (
+                "maxBodyChars",
+                u64::from(self.max_body_chars),
+                MAX_BODY_CHARS,
+            ),
+            ("lockTimeoutMs", self.lock_timeout_ms, LOCK_TIMEOUT_MS),
+            ("staleLockMs", self.stale_lock_ms, STALE_LOCK_MS),
         ];
-        for (key, value, min, max) in ranges {
+        for (key, value, (min, max)) in ranges {
+            // The ranges are positive: the casts cannot wrap.
+            let (min, max) = (min.unsigned_abs(), max.unsigned_abs());
             if !(min..=max).contains(&value) {
                 return Err(bad(format!(
                     "{key} must be an integer from {min} to {max}, found {value}"

@@ -36,6 +36,10 @@ pub struct Step {
 /// A step's SLA when it sets none (also a legacy record's without `slaMinutes`).
 pub const DEFAULT_SLA_MINUTES: u32 = 30;
 
+/// The allowed ranges (inclusive) of a step's round limit and SLA, for TOML and JSON alike.
+const MAX_ROUNDS_RANGE: (u32, u32) = (1, 20);
+const SLA_MINUTES_RANGE: (u32, u32) = (1, 10_080);
+
 fn default_sla() -> u32 {
     DEFAULT_SLA_MINUTES
 }
@@ -85,13 +89,18 @@ impl Workflow {
             };
             let clarify_max_rounds = match key("clarify_max_rounds") {
                 Some(v) => {
-                    Some(u32::try_from(src.int("clarify_max_rounds", v, 1, 20)?).unwrap_or(20))
+                    let (min, max) = MAX_ROUNDS_RANGE;
+                    let n = src.int("clarify_max_rounds", v, min.into(), max.into())?;
+                    Some(u32::try_from(n).unwrap_or(max))
                 }
                 None => None,
             };
             let clarify_sla_minutes = match key("clarify_sla_minutes") {
-                Some(v) => u32::try_from(src.int("clarify_sla_minutes", v, 1, 10_080)?)
-                    .unwrap_or(DEFAULT_SLA_MINUTES),
+                Some(v) => {
+                    let (min, max) = SLA_MINUTES_RANGE;
+                    let n = src.int("clarify_sla_minutes", v, min.into(), max.into())?;
+                    u32::try_from(n).unwrap_or(DEFAULT_SLA_MINUTES)
+                }
                 None => default_sla(),
             };
             let clarify_blocking_allowed = match key("clarify_blocking_allowed") {
@@ -130,16 +139,18 @@ impl Workflow {
                     step.id
                 )));
             }
+            let (min, max) = MAX_ROUNDS_RANGE;
             if let Some(n) = step.clarify_max_rounds {
-                if !(1..=20).contains(&n) {
+                if !(min..=max).contains(&n) {
                     return Err(bad(format!(
-                        "clarifyMaxRounds must be from 1 to 20, found {n}"
+                        "clarifyMaxRounds must be from {min} to {max}, found {n}"
                     )));
                 }
             }
-            if !(1..=10_080).contains(&step.clarify_sla_minutes) {
+            let (min, max) = SLA_MINUTES_RANGE;
+            if !(min..=max).contains(&step.clarify_sla_minutes) {
                 return Err(bad(format!(
-                    "clarifySlaMinutes must be from 1 to 10080, found {}",
+                    "clarifySlaMinutes must be from {min} to {max}, found {}",
                     step.clarify_sla_minutes
                 )));
             }

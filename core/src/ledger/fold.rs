@@ -31,30 +31,26 @@ impl Record {
         let mut round = 0u32;
         let mut retries = 0u32;
         let mut resolved_at = None;
-        let mut clock_start: Option<i64> = None;
         let mut created = None;
         for entry in &self.thread {
             status = entry.kind.status_after();
             match entry.kind {
                 EntryKind::Question => {
                     round = round.saturating_add(1);
-                    clock_start = Some(entry.timestamp.ms());
                     if created.is_none() {
                         created = Some(entry.timestamp.clone());
                     }
                 }
                 EntryKind::Retry => {
                     retries = retries.saturating_add(1);
-                    clock_start = Some(entry.timestamp.ms());
                 }
                 EntryKind::Resolution => resolved_at = Some(entry.timestamp.clone()),
                 _ => {}
             }
         }
-        let stale_after = clock_start
-            .map(|start| {
-                Timestamp::from_ms(start.saturating_add(i64::from(self.sla_minutes) * 60_000))
-            })
+        let stale_after = self
+            .sla_deadline_ms()
+            .map(Timestamp::from_ms)
             .or_else(|| self.stale_after.clone());
         Fold {
             status,

@@ -382,6 +382,13 @@ impl Record {
 
     /// The fold's `staleAfter` in epoch ms: the latest question or retry plus the SLA.
     pub fn stale_after_ms(&self) -> Option<i64> {
+        self.sla_deadline_ms()
+            .or_else(|| self.stale_after.as_ref().map(Timestamp::ms))
+    }
+
+    /// The latest question or retry plus the SLA; `None` for a thread with neither (a legacy
+    /// record then keeps its stored `staleAfter`).
+    pub(crate) fn sla_deadline_ms(&self) -> Option<i64> {
         self.thread
             .iter()
             .rev()
@@ -391,7 +398,6 @@ impl Record {
                     .ms()
                     .saturating_add(i64::from(self.sla_minutes) * 60_000)
             })
-            .or_else(|| self.stale_after.as_ref().map(Timestamp::ms))
     }
 
     /// True when the thread says `pending` but the stored status says `stale` (legacy).
