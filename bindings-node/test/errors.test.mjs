@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { c, native, T0, tempWorkspace, ledgerPath, caught } from './helpers.mjs'
+import { spawnSync } from 'node:child_process'
+import { c, T0, tempWorkspace, ledgerPath, caught } from './helpers.mjs'
 
 const ask = (over = {}) => ({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache layer', question: 'Redis or in-process?', now: T0, ...over })
 
@@ -75,10 +76,21 @@ test('MAX_ROUNDS_EXCEEDED throws and carries the written escalation', () => {
 })
 
 test('a Rust panic becomes INTERNAL, not a crash', () => {
-  const e = (() => { try { c.unwrap(native.panicForTest()) } catch (e) { return e } })()
-  assert.equal(e.code, 'INTERNAL')
-  assert.match(e.message, /deliberate test panic/)
-  assert.equal(c.version().version.length > 0, true, 'the addon still works after a panic')
+  // In a child process, so the panic's report on stderr is captured and checked here instead of
+  // landing in the test log, where it reads like a real failure.
+  const helpers = JSON.stringify(new URL('./helpers.mjs', import.meta.url).href)
+  const script = `
+    import { c, native } from ${helpers}
+    let e
+    try { c.unwrap(native.panicForTest()) } catch (err) { e = err }
+    process.stdout.write(JSON.stringify({ code: e?.code, message: e?.message, alive: c.version().version.length > 0 }))`
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, RUST_BACKTRACE: '0' } })
+  assert.equal(r.status, 0, `the process survived the panic (stderr: ${r.stderr})`)
+  const out = JSON.parse(r.stdout)
+  assert.equal(out.code, 'INTERNAL')
+  assert.match(out.message, /deliberate test panic/)
+  assert.equal(out.alive, true, 'the addon still works after a panic')
+  assert.match(r.stderr, /deliberate test panic/, 'the panic is still reported on stderr')
 })
 
 test('store codes: LEDGER_CORRUPT, LEDGER_INCONSISTENT, LOCK_TIMEOUT, IO_ERROR', async () => {

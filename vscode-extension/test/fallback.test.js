@@ -103,7 +103,7 @@ test('the extension activates on the fallback: views work, the status bar says r
     assert.equal(api.backend().kind, 'wasm')
     assert.deepEqual(testing.executed.find((e) => e.command === 'setContext').args, ['agentx.readOnly', true])
     const item = () => testing.statusBarItems.find((i) => i.id === 'agentx.blocking')
-    await waitFor(() => item()?.text === '$(warning) 3 blocking (read-only)', 2000, 'the read-only status bar')
+    await waitFor(() => item()?.text === '$(warning) 3 blocking (read-only)', 10000, 'the read-only status bar')
     assert.match(item().tooltip, /Read-only: editing needs the native addon/)
     const agents = await api.agents.getChildren()
     assert.equal(agents.length, 7)

@@ -8,7 +8,7 @@ const path = require('node:path')
 const { isStateFile, EventBus, EVENT_TYPES, watchState } = require('../out/events')
 const { countOpenBlocking, statusText } = require('../out/statusBar')
 const { resolveRoot, discoverRoot } = require('../out/root')
-const { tempDir } = require('./support/fixtures')
+const { tempDir, waitFor } = require('./support/fixtures')
 const fs = require('node:fs')
 
 test('lock and temp files are not state changes', () => {
@@ -46,18 +46,21 @@ test('the watcher coalesces a burst of writes into one change, without locks', a
   const bus = new EventBus()
   const changes = []
   bus.onDidChange((c) => changes.push(c))
-  const watcher = watchState(root, bus, 60)
+  // A 200 ms quiet period: the four writes below take microseconds, so even a loaded machine
+  // delivers their events inside it.
+  const watcher = watchState(root, bus, 200)
   await new Promise((r) => setTimeout(r, 50))
   fs.writeFileSync(path.join(dir, 'issue-1.json.lock'), '{}')
   fs.writeFileSync(path.join(dir, 'issue-1.json'), '{}')
   fs.writeFileSync(path.join(dir, 'issue-2.json'), '{}')
   fs.rmSync(path.join(dir, 'issue-1.json.lock'))
-  await new Promise((r) => setTimeout(r, 300))
+  await waitFor(() => changes.length > 0, 10000, 'the coalesced change')
+  await new Promise((r) => setTimeout(r, 400))
   assert.equal(changes.length, 1)
   assert.deepEqual(changes[0].files.map((f) => path.basename(f)), ['issue-1.json', 'issue-2.json'])
   watcher.dispose()
   fs.writeFileSync(path.join(dir, 'issue-3.json'), '{}')
-  await new Promise((r) => setTimeout(r, 200))
+  await new Promise((r) => setTimeout(r, 400))
   assert.equal(changes.length, 1, 'disposed: silent')
 })
 

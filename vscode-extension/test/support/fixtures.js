@@ -65,7 +65,7 @@ function snapshot(root) {
 }
 
 /** Polls `check` until it returns a truthy value, or fails after `ms`. */
-async function waitFor(check, ms = 3000, what = 'condition') {
+async function waitFor(check, ms = 10000, what = 'condition') {
   const start = Date.now()
   let last
   for (;;) {
