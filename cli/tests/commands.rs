@@ -1404,7 +1404,8 @@ fn dead_pid_and_old_locks_are_taken_at_once() {
         let started = Instant::now();
         ask(root, T0, 4, &format!("topic {i}"), "q?");
         let took = started.elapsed();
-        assert!(took < Duration::from_millis(1500), "{what}: took {took:?}");
+        // Well under the 5 s lock timeout and the 30 s stale age: the lock was broken at once.
+        assert!(took < Duration::from_secs(4), "{what}: took {took:?}");
         assert!(!lock.exists(), "{what}: lock left behind");
     }
     assert_eq!(
