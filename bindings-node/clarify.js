@@ -20,7 +20,7 @@ function unwrap(envelope) {
 const PURE = [
   'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'version',
+  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'version',
 ]
 
 // Inputs and envelopes cross as JSON text: V8's JSON is faster than converting nested

@@ -20,5 +20,6 @@ export declare function parseConfig(input: T.ParseInput): T.Ok<{ config: T.Confi
 export declare function defaultWorkflows(input?: {}): T.Ok<{ workflows: Record<string, string>; config: string }>
 export declare function renderMarkdown(input: T.RenderInput): T.Ok<{ text: string }>
 export declare function renderText(input: T.RenderInput & { color?: boolean }): T.Ok<{ text: string }>
+export declare function transitions(input?: {}): T.Ok<{ transitions: T.Transitions }>
 export declare function version(input?: {}): T.Ok<{ version: string }>
 export declare function unwrap<R>(envelope: T.Envelope<R>): T.Ok<R>

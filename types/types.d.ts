@@ -249,6 +249,10 @@ export interface SetStatusInput {
 }
 export interface SetStatusResult { statuses: Statuses; agent: AgentStatus; warning: string | null }
 export interface ParseInput { text: string; file?: string }
+/** Who may perform an operation: the record's target, its requester (or the monitor), a human, anyone. */
+export type Who = 'target' | 'requester' | 'requesterOrMonitor' | 'human' | 'anyone'
+/** The state machine (SPEC §4): for each operation, the statuses that admit it and who may act. */
+export type Transitions = Record<'answer' | 'followUp' | 'resolve' | 'abandon' | 'escalate', Partial<Record<Status, Who>>>
 
 export type RenderInput =
   | { view: 'thread' | 'escalation'; clarification: Clarification }

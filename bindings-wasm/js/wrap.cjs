@@ -3,7 +3,7 @@
 const FUNCTIONS = [
   'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'version',
+  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'version',
 ]
 
 function unwrap(envelope) {

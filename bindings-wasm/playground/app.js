@@ -26,13 +26,9 @@ const ui = {
   ledgerFile: null,
 }
 
-const STATUS_OK = {
-  answer: ['pending', 'stale'],
-  followUp: ['answered'],
-  resolve: ['answered', 'escalated'],
-  escalate: ['pending', 'stale', 'answered'],
-  abandon: ['pending', 'stale', 'answered'],
-}
+// The statuses that admit each operation: the core's state machine, asked once after init.
+let transitions
+const statusesFor = (op) => Object.keys((transitions ??= core.transitions().transitions)[op])
 const OP_LABEL = { request: 'ask', answer: 'answer', followUp: 'follow-up', resolve: 'resolve', escalate: 'escalate', abandon: 'abandon', monitor: 'monitor', hook: 'hook', state: 'state', workflows: 'workflows' }
 
 // Sample texts so a click on a button always does something meaningful.
@@ -680,13 +676,14 @@ function recordLabel(r) {
 function renderRecordForm(op) {
   const form = $(`#form-${op}`)
   const recs = records(latest())
-  const ok = recs.filter((r) => STATUS_OK[op].includes(r.status))
-  const other = recs.filter((r) => !STATUS_OK[op].includes(r.status))
+  const admitting = statusesFor(op)
+  const ok = recs.filter((r) => admitting.includes(r.status))
+  const other = recs.filter((r) => !admitting.includes(r.status))
   const opt = (r) => `<option value="${esc(r.id)}">${esc(recordLabel(r))}</option>`
   let html = ''
   if (!recs.length) html = '<option value="">no clarifications yet</option>'
   else {
-    if (ok.length) html += `<optgroup label="${ok.length} can be ${esc(OP_LABEL[op] === 'follow-up' ? 'followed up' : OP_LABEL[op] + (OP_LABEL[op].endsWith('e') ? 'd' : 'ed'))} (${esc(STATUS_OK[op].join(', '))})">${ok.map(opt).join('')}</optgroup>`
+    if (ok.length) html += `<optgroup label="${ok.length} can be ${esc(OP_LABEL[op] === 'follow-up' ? 'followed up' : OP_LABEL[op] + (OP_LABEL[op].endsWith('e') ? 'd' : 'ed'))} (${esc(admitting.join(', '))})">${ok.map(opt).join('')}</optgroup>`
     if (other.length) html += `<optgroup label="other records (the core will refuse)">${other.map(opt).join('')}</optgroup>`
   }
   const prefer = ok.some((r) => r.id === ui.selectedId) ? ui.selectedId : ok.length ? (form.elements.record.value && ok.some((r) => r.id === form.elements.record.value) ? form.elements.record.value : ok[ok.length - 1].id) : undefined

@@ -72,6 +72,7 @@ exports! {
     default_workflows => "defaultWorkflows", "{} | undefined", "Envelope<{ workflows: Record<string, string>, config: string }>";
     render_markdown => "renderMarkdown", "RenderInput", "Envelope<{ text: string }>";
     render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
+    transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
     version => "version", "{} | undefined", "Envelope<{ version: string }>";
 }
 

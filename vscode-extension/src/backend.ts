@@ -29,6 +29,8 @@ export interface Backend {
   resolve(input: T.StoreCloseInput): Promise<T.StoreMutation>
   escalate(input: T.StoreCloseInput): Promise<T.StoreMutation>
   render(input: T.RenderInput): string
+  /** The core's state machine: which statuses admit each operation, and who may act. */
+  transitions(): T.Transitions
   version(): string
 }
 
@@ -202,6 +204,9 @@ class NativeBackend implements Backend {
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text
   }
+  transitions() {
+    return this.api.transitions().transitions
+  }
   version() {
     return this.api.version().version
   }
@@ -256,6 +261,9 @@ class WasmBackend implements Backend {
   }
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text
+  }
+  transitions() {
+    return this.api.transitions().transitions
   }
   version() {
     return this.api.version().version

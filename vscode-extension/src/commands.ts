@@ -109,7 +109,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         idOf(arg) ??
         (await pick(
           backend,
-          kind === 'resolve' ? ['answered', 'escalated'] : ['pending', 'stale', 'answered'],
+          Object.keys(backend.transitions()[kind]) as Status[],
           kind === 'resolve' ? 'Resolve which clarification?' : 'Escalate which clarification?',
         ))
       if (!id) return undefined

@@ -69,7 +69,7 @@ test('chat through the registered participant, as the chat view sends it', async
   const { stop } = await start(root)
   const r = await vscode.sendChat('agentx-clarify.agentx', '#43')
   assert.match(r.text, /\*\*Issue #43\*\*: 1 clarification/)
-  assert.deepEqual(r.result.metadata.records, [{ id: 'CLR-43-001', issueNumber: 43, status: 'pending' }])
+  assert.deepEqual(r.result.metadata.records, [{ id: 'CLR-43-001', issueNumber: 43, status: 'pending', admits: ['answer', 'abandon', 'escalate'] }])
   assert.deepEqual(r.followups.map((f) => f.prompt), ['show CLR-43-001', 'stale'])
   const resolved = await vscode.sendChat('agentx-clarify.agentx', 'resolve CLR-42-001 Redis.')
   assert.match(resolved.text, /^Resolved: \*\*CLR-42-001\*\*/)

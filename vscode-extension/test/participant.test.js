@@ -239,11 +239,11 @@ test('an error that wrote anyway (MAX_ROUNDS_EXCEEDED) publishes its events and 
     thrown = e
   }
   assert.equal(thrown.code, 'MAX_ROUNDS_EXCEEDED')
-  const failing = { ...backend, kind: 'native', canEdit: true, root, render: (i) => backend.render(i), resolve: () => Promise.reject(thrown) }
+  const failing = { ...backend, kind: 'native', canEdit: true, root, render: (i) => backend.render(i), transitions: () => backend.transitions(), resolve: () => Promise.reject(thrown) }
   const stream = new vscode.ChatResponseStream()
   const meta = await runClarify('resolve CLR-42-001', { backend: () => failing, bus }, stream)
   assert.match(stream.text, /^\*\*Refused\*\* `MAX_ROUNDS_EXCEEDED`: /)
   assert.match(stream.text, /\*\*CLR-42-001\*\* · issue #42 · escalated/)
   assert.deepEqual(seen.map((e) => e.type), ['clarification-escalated'])
-  assert.deepEqual(meta.records, [{ id: 'CLR-42-001', issueNumber: 42, status: 'escalated' }])
+  assert.deepEqual(meta.records, [{ id: 'CLR-42-001', issueNumber: 42, status: 'escalated', admits: ['resolve'] }])
 })

@@ -39,6 +39,7 @@ pub const FUNCTIONS: &[&str] = &[
     "defaultWorkflows",
     "renderMarkdown",
     "renderText",
+    "transitions",
     "version",
 ];
 
@@ -164,6 +165,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             let color = input::opt_bool(map, "color")?.unwrap_or(false);
             Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
         }
+        "transitions" => Ok(json!({ "transitions": transitions() })),
         "version" => Ok(json!({ "version": crate::VERSION })),
         other => Err(ClarifyError::input(format!(
             "unknown function '{other}'; known: {}",
@@ -328,6 +330,25 @@ fn show(map: &Obj) -> Result<Value, ClarifyError> {
 }
 
 /// Renders a view as markdown (`style` None) or terminal text.
+/// The state machine's table (SPEC §4) for front ends that offer only the operations a record
+/// admits: `{op: {status: who}}`, e.g. `resolve: {answered: "requester", escalated: "human"}`.
+fn transitions() -> Map<String, Value> {
+    use crate::ops::{who_may, Op};
+    Op::ALL
+        .into_iter()
+        .map(|op| {
+            let statuses: Map<String, Value> = Status::ALL
+                .into_iter()
+                .filter_map(|status| {
+                    who_may(status, op, false)
+                        .map(|who| (status.as_str().to_owned(), Value::from(who.as_str())))
+                })
+                .collect();
+            (op.api_name().to_owned(), Value::Object(statuses))
+        })
+        .collect()
+}
+
 fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> {
     let view = input::string(map, "view")?;
     let one = || -> Result<(u32, crate::Record), ClarifyError> {

@@ -194,3 +194,22 @@ fn verify_uses_real_file_names() {
     assert_eq!(v["problems"][0]["file"], "issue-35.json");
     assert_eq!(v["problems"][0]["id"], Value::Null);
 }
+
+#[test]
+fn transitions_spell_the_state_machine() {
+    let t = ok(call("transitions", &json!({})));
+    assert_eq!(
+        t["transitions"],
+        json!({
+            "answer": {"pending": "target", "stale": "target"},
+            "followUp": {"answered": "requester"},
+            "resolve": {"answered": "requester", "escalated": "human"},
+            "abandon": {"pending": "requesterOrMonitor", "stale": "requesterOrMonitor", "answered": "requesterOrMonitor"},
+            "escalate": {"pending": "anyone", "stale": "anyone", "answered": "anyone"},
+        })
+    );
+    assert_eq!(
+        call("transitions", &json!(7))["error"]["code"],
+        "INVALID_INPUT"
+    );
+}

@@ -24,7 +24,15 @@ impl Op {
         }
     }
 
-    const ALL: [Op; 5] = [
+    /// The spelling of the JSON API and the bindings (`followUp`).
+    pub fn api_name(self) -> &'static str {
+        match self {
+            Op::FollowUp => "followUp",
+            other => other.as_str(),
+        }
+    }
+
+    pub const ALL: [Op; 5] = [
         Op::Answer,
         Op::FollowUp,
         Op::Resolve,
@@ -56,6 +64,17 @@ impl Who {
             Who::RequesterOrMonitor => actor == requester || actor == MONITOR,
             Who::Human => actor == HUMAN,
             Who::Anyone => true,
+        }
+    }
+
+    /// The spelling of the JSON API's `transitions` table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Who::Target => "target",
+            Who::Requester => "requester",
+            Who::RequesterOrMonitor => "requesterOrMonitor",
+            Who::Human => "human",
+            Who::Anyone => "anyone",
         }
     }
 

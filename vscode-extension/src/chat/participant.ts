@@ -3,7 +3,7 @@
 // next step as follow-ups. Errors become a short markdown message with their code, never a
 // stack trace.
 import * as vscode from 'vscode'
-import type { Clarification, ClarifyError, MonitorReport } from '../../../bindings-node/clarify'
+import type { Clarification, ClarifyError, MonitorReport, Transitions } from '../../../bindings-node/clarify'
 import { READ_ONLY, type Backend } from '../backend'
 import type { EventBus } from '../events'
 import { helpMarkdown, parseClarify, type Command } from './parse'
@@ -14,7 +14,9 @@ export const PARTICIPANT_ID = 'agentx-clarify.agentx'
 export interface ClarifyMetadata {
   command: Command['kind'] | 'error'
   /** Records shown or changed, with their status after the command. */
-  records: { id: string; issueNumber: number; status: string }[]
+  /** Records shown or changed: their status after the command and the operations it admits
+   *  (the core's `transitions` table). */
+  records: { id: string; issueNumber: number; status: string; admits: Operation[] }[]
   issue?: number
   /** Escalated by a monitor run. */
   escalated?: string[]
@@ -53,11 +55,13 @@ export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink):
     if (Array.isArray(err.events)) deps.bus.publish(err.events)
     out.markdown(errorMarkdown(e))
     if (err.clarification) out.markdown('\n\n' + backend.render({ view: 'thread', clarification: err.clarification }))
-    return { command: 'error', records: err.clarification ? [summary(err.clarification)] : [] }
+    return { command: 'error', records: err.clarification ? [summaryOf(err.clarification, backend.transitions())] : [] }
   }
 }
 
 async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Backend, bus: EventBus, out: MarkdownSink): Promise<ClarifyMetadata> {
+  const table = backend.transitions()
+  const summary = (r: Clarification) => summaryOf(r, table)
   switch (command.kind) {
     case 'list': {
       const records = await backend.list({ all: command.all })
@@ -123,8 +127,11 @@ function appendReport(report: MonitorReport | undefined, backend: Backend, out: 
   if (acted > 0) out.markdown('\n\n' + backend.render({ view: 'report', report }))
 }
 
-function summary(r: Clarification): ClarifyMetadata['records'][number] {
-  return { id: r.id, issueNumber: r.issueNumber, status: r.status }
+type Operation = keyof Transitions
+
+function summaryOf(r: Clarification, table: Transitions): ClarifyMetadata['records'][number] {
+  const admits = (Object.keys(table) as Operation[]).filter((op) => table[op][r.status] !== undefined)
+  return { id: r.id, issueNumber: r.issueNumber, status: r.status, admits }
 }
 
 const POLICY = ['SCOPE_VIOLATION', 'BLOCKING_NOT_ALLOWED', 'MAX_ROUNDS_EXCEEDED', 'NOT_PARTICIPANT', 'IDEMPOTENCY_CONFLICT']
@@ -185,7 +192,7 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
   switch (meta.command) {
     case 'list': {
       for (const r of records.slice(0, 2)) add(`show ${r.id}`, `Show the thread of ${r.id}`)
-      const closable = records.find((r) => r.status === 'answered' || r.status === 'escalated')
+      const closable = records.find((r) => r.admits.includes('resolve'))
       if (closable) add(`resolve ${closable.id}`, `Resolve ${closable.id}`)
       add('stale', 'Run the monitor')
       break
@@ -193,13 +200,15 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
     case 'issue':
     case 'show':
       for (const r of records) {
-        if (r.status === 'answered' || r.status === 'escalated') add(`resolve ${r.id}`, `Resolve ${r.id}`)
+        if (r.admits.includes('resolve')) add(`resolve ${r.id}`, `Resolve ${r.id}`)
       }
       if (meta.command === 'show') {
-        for (const r of records) if (['pending', 'stale'].includes(r.status)) add(`escalate ${r.id}`, `Escalate ${r.id}`)
+        // Escalation is offered where the requester cannot close the record yet (an answered one
+        // is resolved, not escalated, as its natural next step).
+        for (const r of records) if (r.admits.includes('escalate') && !r.admits.includes('resolve')) add(`escalate ${r.id}`, `Escalate ${r.id}`)
         if (meta.issue !== undefined) add(`#${meta.issue}`, `Show every thread of issue #${meta.issue}`)
       } else {
-        for (const r of records) if (r.status !== 'resolved' && r.status !== 'abandoned') add(`show ${r.id}`, `Show the thread of ${r.id}`)
+        for (const r of records) if (r.admits.length > 0) add(`show ${r.id}`, `Show the thread of ${r.id}`)
       }
       add('stale', 'Run the monitor')
       break
