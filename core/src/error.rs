@@ -35,11 +35,10 @@ pub enum ClarifyError {
     BlockingNotAllowed { workflow: String, step: String },
     #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
     MaxRoundsExceeded { id: String, max: u32 },
-    #[error("{}", not_found_message(id))]
-    NotFound {
-        /// A clarification id, or `issue #<n>` for an issue without a ledger.
-        id: String,
-    },
+    #[error("clarification {} not found", shown(id))]
+    NotFound { id: String },
+    #[error("issue #{issue} has no clarifications (there is no ledger for it)")]
+    NoLedger { issue: u32 },
     #[error("agent '{actor}' cannot {op} {id}: only {allowed} may")]
     NotParticipant {
         actor: String,
@@ -97,14 +96,6 @@ pub(crate) fn shown(value: &str) -> String {
     out
 }
 
-fn not_found_message(id: &str) -> String {
-    if id.starts_with("issue #") {
-        format!("{id} has no clarifications (there is no ledger for it)")
-    } else {
-        format!("clarification {} not found", shown(id))
-    }
-}
-
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
     match location {
         Some((line, column)) => format!("{file}:{line}:{column}: {message}"),
@@ -125,7 +116,7 @@ impl ClarifyError {
             ClarifyError::ScopeViolation { .. } => "SCOPE_VIOLATION",
             ClarifyError::BlockingNotAllowed { .. } => "BLOCKING_NOT_ALLOWED",
             ClarifyError::MaxRoundsExceeded { .. } => "MAX_ROUNDS_EXCEEDED",
-            ClarifyError::NotFound { .. } => "NOT_FOUND",
+            ClarifyError::NotFound { .. } | ClarifyError::NoLedger { .. } => "NOT_FOUND",
             ClarifyError::NotParticipant { .. } => "NOT_PARTICIPANT",
             ClarifyError::InvalidTransition { .. } => "INVALID_TRANSITION",
             ClarifyError::IdempotencyConflict { .. } => "IDEMPOTENCY_CONFLICT",

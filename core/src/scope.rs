@@ -18,6 +18,15 @@ pub struct Grant {
 pub const DEFAULT_MAX_ROUNDS_BLOCKING: u32 = 5;
 pub const DEFAULT_MAX_ROUNDS_NON_BLOCKING: u32 = 6;
 
+/// The round limit of a record whose governing step sets none (SPEC §4, §6.1).
+pub fn default_max_rounds(blocking: bool) -> u32 {
+    if blocking {
+        DEFAULT_MAX_ROUNDS_BLOCKING
+    } else {
+        DEFAULT_MAX_ROUNDS_NON_BLOCKING
+    }
+}
+
 /// The question a scope check answers.
 pub struct Ask<'a> {
     pub from: &'a str,
@@ -105,15 +114,12 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
             step: governing.id.clone(),
         });
     }
-    let default_rounds = if ask.blocking {
-        DEFAULT_MAX_ROUNDS_BLOCKING
-    } else {
-        DEFAULT_MAX_ROUNDS_NON_BLOCKING
-    };
     Ok(Grant {
         workflow: name.to_owned(),
         step: governing.id.clone(),
-        max_rounds: governing.clarify_max_rounds.unwrap_or(default_rounds),
+        max_rounds: governing
+            .clarify_max_rounds
+            .unwrap_or_else(|| default_max_rounds(ask.blocking)),
         sla_minutes: governing.clarify_sla_minutes,
     })
 }

@@ -369,9 +369,9 @@ impl Model {
             return Ok(json!({"ok": true, "clarification": record.to_output(ledger.issue_number)}));
         }
         let issue = parse_issue(&arg_issue(args, "issue").unwrap_or_default())?;
-        let ledger = self.ledger(issue)?.ok_or(ClarifyError::NotFound {
-            id: format!("issue #{issue}"),
-        })?;
+        let ledger = self
+            .ledger(issue)?
+            .ok_or(ClarifyError::NoLedger { issue })?;
         Ok(json!({"ok": true, "ledger": ledger.to_value()}))
     }
 

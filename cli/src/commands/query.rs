@@ -28,9 +28,7 @@ pub fn show_id(ws: &Workspace, id: &str) -> Result<(u32, Record), ClarifyError> 
 /// The whole ledger of an issue.
 pub fn show_issue(ws: &Workspace, issue: u32) -> Result<Ledger, ClarifyError> {
     ws.read_ledger(issue)?
-        .ok_or_else(|| ClarifyError::NotFound {
-            id: format!("issue #{issue}"),
-        })
+        .ok_or(ClarifyError::NoLedger { issue })
 }
 
 /// Analytics over every readable ledger, optionally only records created since `since`.

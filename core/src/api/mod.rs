@@ -321,15 +321,12 @@ fn show(map: &Obj) -> Result<Value, ClarifyError> {
             Ok(json!({ "clarification": record.to_output(issue) }))
         }
         None => {
-            let ledger = ledger.ok_or_else(|| ClarifyError::NotFound {
-                id: format!("issue #{issue}"),
-            })?;
+            let ledger = ledger.ok_or(ClarifyError::NoLedger { issue })?;
             Ok(json!({ "ledger": ledger.to_value() }))
         }
     }
 }
 
-/// Renders a view as markdown (`style` None) or terminal text.
 /// The state machine's table (SPEC §4) for front ends that offer only the operations a record
 /// admits: `{op: {status: who}}`, e.g. `resolve: {answered: "requester", escalated: "human"}`.
 fn transitions() -> Map<String, Value> {
@@ -349,6 +346,7 @@ fn transitions() -> Map<String, Value> {
         .collect()
 }
 
+/// Renders a view as markdown (`style` None) or terminal text.
 fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> {
     let view = input::string(map, "view")?;
     let one = || -> Result<(u32, crate::Record), ClarifyError> {

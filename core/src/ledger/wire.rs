@@ -163,11 +163,9 @@ impl RawRecord {
             blocking,
             status: self.status.unwrap_or(Status::Pending),
             round: self.round.unwrap_or(round),
-            max_rounds: self.max_rounds.unwrap_or(if blocking {
-                crate::scope::DEFAULT_MAX_ROUNDS_BLOCKING
-            } else {
-                crate::scope::DEFAULT_MAX_ROUNDS_NON_BLOCKING
-            }),
+            max_rounds: self
+                .max_rounds
+                .unwrap_or_else(|| crate::scope::default_max_rounds(blocking)),
             sla_minutes,
             created: self.created,
             stale_after: self.stale_after,

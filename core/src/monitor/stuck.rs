@@ -54,8 +54,10 @@ fn similar(a: &str, b: &str, threshold: f64) -> bool {
     if a.is_ascii() && b.is_ascii() {
         // ASCII fast path (the common case, run on every monitor pass): words compared
         // case-insensitively in place, without lowercased copies. Same sets as below.
-        if let Some(similar) = ShortWords::of(b).and_then(|y| y.similar_to(a, threshold)) {
-            return similar;
+        if a.len() <= SHORT_TEXT_BYTES && b.len() <= SHORT_TEXT_BYTES {
+            if let Some(similar) = ShortWords::of(b).and_then(|y| y.similar_to(a, threshold)) {
+                return similar;
+            }
         }
         return jaccard_ascii(&ascii_words(a), &ascii_words(b)) > threshold;
     }
@@ -71,62 +73,56 @@ fn cmp_ascii_ci(x: &str, y: &str) -> std::cmp::Ordering {
 
 /// Distinct words of an ASCII text, sorted case-insensitively.
 fn ascii_words(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = text
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let mut out: Vec<&str> = ascii_word_spans(text).collect();
     out.sort_unstable_by(|x, y| cmp_ascii_ci(x, y));
     out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
     out
 }
 
+/// Texts up to this length take the short path; longer ones (likely over its 24 distinct
+/// words) go straight to the sorted lists rather than being split twice.
+const SHORT_TEXT_BYTES: usize = 256;
+
 /// The distinct words of a short ASCII text, on the stack (no allocation, no sort): most
 /// questions and answers have a handful of words, and the monitor compares them on every run.
-/// Each word carries its length and a hash of its lowercased bytes, so unequal words are
-/// told apart in one comparison; equal hashes are confirmed byte by byte (exact, not
-/// probabilistic).
+/// Each word carries a hash of its lowercased bytes, so unequal words are told apart in one
+/// comparison; equal hashes are confirmed byte by byte (exact, not probabilistic).
 struct ShortWords<'a> {
-    text: &'a str,
-    /// (start, length, hash) of each distinct word.
-    words: [(u16, u16, u32); 24],
+    /// Each distinct word and its hash.
+    words: [(&'a str, u32); 24],
     len: usize,
 }
 
 /// FNV-1a over the lowercased bytes.
-fn fold_hash(word: &[u8]) -> u32 {
-    word.iter().fold(0x811c_9dc5u32, |h, b| {
+fn fold_hash(word: &str) -> u32 {
+    word.bytes().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193)
     })
 }
 
 impl<'a> ShortWords<'a> {
-    /// `None` when the text has more distinct words than fit (or is too long to index).
+    /// `None` when the text has more distinct words than fit.
     fn of(text: &'a str) -> Option<ShortWords<'a>> {
-        let mut out = ShortWords::empty(text)?;
-        for (start, word) in ascii_word_spans(text) {
-            out.insert(start, word, fold_hash(word))?;
+        let mut out = ShortWords::new();
+        for word in ascii_word_spans(text) {
+            out.insert(word, fold_hash(word))?;
         }
         Some(out)
     }
 
-    fn empty(text: &'a str) -> Option<ShortWords<'a>> {
-        (text.len() <= usize::from(u16::MAX)).then_some(ShortWords {
-            text,
-            words: [(0, 0, 0); 24],
+    fn new() -> ShortWords<'a> {
+        ShortWords {
+            words: [("", 0); 24],
             len: 0,
-        })
+        }
     }
 
     /// Adds a word unless present; true when it was new, `None` when full.
-    fn insert(&mut self, start: usize, word: &[u8], hash: u32) -> Option<bool> {
+    fn insert(&mut self, word: &'a str, hash: u32) -> Option<bool> {
         if self.contains(word, hash) {
             return Some(false);
         }
-        *self.words.get_mut(self.len)? = (
-            u16::try_from(start).ok()?,
-            u16::try_from(word.len()).ok()?,
-            hash,
-        );
+        *self.words.get_mut(self.len)? = (word, hash);
         self.len += 1;
         Some(true)
     }
@@ -135,12 +131,12 @@ impl<'a> ShortWords<'a> {
     /// `None` when `a` has too many distinct words. Gives up on `a` as soon as the answer is
     /// known: with `m` of `a`'s words missing here, the index is at most `|B| / (|B| + m)`
     /// whatever the rest of `a` holds, and most compared texts differ within a few words.
-    fn similar_to(&self, a: &'a str, threshold: f64) -> Option<bool> {
-        let mut seen = ShortWords::empty(a)?;
+    fn similar_to(&self, a: &str, threshold: f64) -> Option<bool> {
+        let mut seen = ShortWords::new();
         let (mut common, mut missing) = (0usize, 0usize);
-        for (start, word) in ascii_word_spans(a) {
+        for word in ascii_word_spans(a) {
             let hash = fold_hash(word);
-            if !seen.insert(start, word, hash)? {
+            if !seen.insert(word, hash)? {
                 continue;
             }
             if self.contains(word, hash) {
@@ -157,20 +153,12 @@ impl<'a> ShortWords<'a> {
         Some(ratio(common, seen.len + self.len - common) > threshold)
     }
 
-    fn entries(&self) -> &[(u16, u16, u32)] {
-        self.words.get(..self.len).unwrap_or(&[])
-    }
-
-    fn contains(&self, word: &[u8], hash: u32) -> bool {
-        self.entries().iter().any(|&(s, l, h)| {
-            h == hash
-                && usize::from(l) == word.len()
-                && self
-                    .text
-                    .as_bytes()
-                    .get(usize::from(s)..usize::from(s) + usize::from(l))
-                    .is_some_and(|w| w.eq_ignore_ascii_case(word))
-        })
+    fn contains(&self, word: &str, hash: u32) -> bool {
+        self.words
+            .get(..self.len)
+            .unwrap_or(&[])
+            .iter()
+            .any(|&(w, h)| h == hash && w.eq_ignore_ascii_case(word))
     }
 }
 
@@ -184,8 +172,8 @@ fn ratio(common: usize, union: usize) -> f64 {
     sim
 }
 
-/// `(start, word)` for each maximal run of ASCII letters and digits.
-fn ascii_word_spans(text: &str) -> impl Iterator<Item = (usize, &[u8])> {
+/// Each maximal run of ASCII letters and digits.
+fn ascii_word_spans(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
@@ -196,7 +184,8 @@ fn ascii_word_spans(text: &str) -> impl Iterator<Item = (usize, &[u8])> {
         while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
             i += 1;
         }
-        (i > start).then(|| (start, bytes.get(start..i).unwrap_or(&[])))
+        // ASCII boundaries are char boundaries, so the slice always exists.
+        (i > start).then(|| text.get(start..i).unwrap_or(""))
     })
 }
 
