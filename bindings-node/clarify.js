@@ -17,12 +17,6 @@ function unwrap(envelope) {
   throw err
 }
 
-const PURE = [
-  'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'version',
-]
-
 // Inputs and envelopes cross as JSON text: V8's JSON is faster than converting nested
 // objects field by field (docs/benchmarks.md), and the result is the same plain data.
 function toJson(input) {
@@ -30,12 +24,13 @@ function toJson(input) {
     return JSON.stringify(input ?? null)
   } catch (e) {
     // A BigInt, a cycle…: the same refusal every surface gives.
-    return unwrap({ ok: false, error: { code: 'INVALID_INPUT', message: `invalid input: ${e.message}` } })
+    unwrap({ ok: false, error: { code: 'INVALID_INPUT', message: `invalid input: ${e.message}` } })
   }
 }
 
+// Every function of the core, by the names it lists (functions.d.ts types them).
 const api = {}
-for (const name of PURE) {
+for (const name of native.functions()) {
   api[name] = (input) => unwrap(JSON.parse(native.callJson(name, toJson(input))))
 }
 

@@ -5,6 +5,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::ClarifyError;
 use agentx_cli::Workspace;
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
@@ -33,9 +35,18 @@ fn guarded(f: impl FnOnce() -> Value) -> Value {
 pub fn call_json(name: String, input: String) -> String {
     guarded(|| match serde_json::from_str::<Value>(&input) {
         Ok(v) => agentx_clarify_core::api::call(&name, &v),
-        Err(e) => json!({"ok": false, "error": {"code": "INVALID_INPUT", "message": format!("invalid input: {e}")}}),
+        Err(e) => json!({"ok": false, "error": error_value(&ClarifyError::input(e.to_string()))}),
     })
     .to_string()
+}
+
+/// The names of the core's functions (`callJson` understands exactly these).
+#[napi]
+pub fn functions() -> Vec<String> {
+    agentx_clarify_core::api::FUNCTIONS
+        .iter()
+        .map(|f| (*f).to_owned())
+        .collect()
 }
 
 /// One store operation on a workspace, run on the libuv thread pool (off the JS thread).

@@ -1371,8 +1371,8 @@ fn exit_7_lock_timeout_on_a_fresh_foreign_lock() {
 fn dead_pid_and_old_locks_are_taken_at_once() {
     let dir = workspace();
     let root = dir.path();
-    // Far below lock_timeout: if the dead lock were not broken at once, this would fail (7).
-    write_config(root, "[clarify]\nlock_timeout_ms = 3000\n");
+    // A lock that was not broken at once would be waited on for up to 10 s (then exit 7).
+    write_config(root, "[clarify]\nlock_timeout_ms = 10000\n");
     let lock = clarifications_dir(root).join("issue-4.json.lock");
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = u64::from(child.id());
@@ -1404,7 +1404,7 @@ fn dead_pid_and_old_locks_are_taken_at_once() {
         let started = Instant::now();
         ask(root, T0, 4, &format!("topic {i}"), "q?");
         let took = started.elapsed();
-        // Well under the 5 s lock timeout and the 30 s stale age: the lock was broken at once.
+        // Well under the 10 s lock timeout and the 30 s stale age: the lock was broken at once.
         assert!(took < Duration::from_secs(4), "{what}: took {took:?}");
         assert!(!lock.exists(), "{what}: lock left behind");
     }

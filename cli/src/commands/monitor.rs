@@ -68,7 +68,8 @@ fn monitor_pass(
         Statuses::new()
     });
     let status_readable = errors.is_empty();
-    let files = ws.ledger_files()?;
+    let listing = ws.list_clarifications()?;
+    let files = listing.ledgers;
     // The first pass keeps only what each ledger's monitor found: the ledger itself is dropped
     // in its worker unless asked for (a changed one is re-read under its lock below, never
     // written from here).
@@ -145,7 +146,7 @@ fn monitor_pass(
         }
     }
     if !dry_run {
-        ws.sweep_temp_files(config);
+        ws.sweep_temp_files(config, &listing.temp_files);
     }
     errors.sort_by(|a, b| a.file.cmp(&b.file));
     run.report.errors = errors;

@@ -17,10 +17,14 @@ pub const TEMP_PREFIX: &str = ".agentx-tmp-";
 /// mistake, never something to follow).
 pub fn refuse_symlink(path: &Path) -> Result<(), ClarifyError> {
     match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(ClarifyError::Io {
-            message: format!("refusing to use {}: it is a symbolic link", path.display()),
-        }),
+        Ok(meta) if meta.file_type().is_symlink() => Err(symlink_refused(path)),
         _ => Ok(()),
+    }
+}
+
+pub(super) fn symlink_refused(path: &Path) -> ClarifyError {
+    ClarifyError::Io {
+        message: format!("refusing to use {}: it is a symbolic link", path.display()),
     }
 }
 

@@ -25,6 +25,15 @@ pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyEr
 
 pub const STATUS_FILE: &str = "agent-status.json";
 
+/// What the clarifications directory holds.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// Ledger files, ascending by issue number.
+    pub ledgers: Vec<(u64, PathBuf)>,
+    /// Temp files of writes in flight or of writers that crashed.
+    pub temp_files: Vec<PathBuf>,
+}
+
 /// A ledger file's name and its bytes (or why they could not be read).
 pub type RawFile = (String, Result<Vec<u8>, ClarifyError>);
 
@@ -131,26 +140,15 @@ impl Workspace {
     /// The ledger of `issue`, if the file exists. A file that does not parse is
     /// `LEDGER_CORRUPT`, and it is never overwritten.
     pub fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        let path = self.ledger_path(issue);
-        refuse_symlink(&path)?;
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                Ledger::parse(&format!("issue-{issue}.json"), &bytes, Some(issue)).map(Some)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_error("read", &path, &e)),
-        }
+        read_existing(&self.ledger_path(issue), |bytes| {
+            Ledger::parse(&format!("issue-{issue}.json"), bytes, Some(issue))
+        })
     }
 
     /// The agent statuses (empty when the file does not exist yet).
     pub fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        let path = self.status_path();
-        refuse_symlink(&path)?;
-        match std::fs::read(&path) {
-            Ok(bytes) => parse_statuses(STATUS_FILE, &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Statuses::new()),
-            Err(e) => Err(io_error("read", &path, &e)),
-        }
+        let statuses = read_existing(&self.status_path(), |b| parse_statuses(STATUS_FILE, b))?;
+        Ok(statuses.unwrap_or_default())
     }
 
     fn policy(config: &Config) -> LockPolicy {
@@ -207,22 +205,29 @@ impl Workspace {
 
     /// Ledger files, ascending by issue number (numbers above 2^31−1 included, to be reported).
     pub fn ledger_files(&self) -> Result<Vec<(u64, PathBuf)>, ClarifyError> {
+        Ok(self.list_clarifications()?.ledgers)
+    }
+
+    /// One listing of the clarifications directory: its ledgers and its temp files.
+    pub fn list_clarifications(&self) -> Result<Listing, ClarifyError> {
         let dir = self.clarifications_dir();
+        let mut listing = Listing::default();
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(listing),
             Err(e) => return Err(io_error("read", &dir, &e)),
         };
-        let mut files: Vec<(u64, PathBuf)> = entries
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name();
-                let n = issue_of_file_name(name.to_str()?)?;
-                Some((n, entry.path()))
-            })
-            .collect();
-        files.sort();
-        Ok(files)
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if let Some(n) = issue_of_file_name(name) {
+                listing.ledgers.push((n, entry.path()));
+            } else if name.starts_with(atomic::TEMP_PREFIX) {
+                listing.temp_files.push(entry.path());
+            }
+        }
+        listing.ledgers.sort();
+        Ok(listing)
     }
 
     /// Reads and parses every ledger, in parallel across the machine's cores (each file read
@@ -242,31 +247,29 @@ impl Workspace {
     }
 
     /// Removes temp files left by writers that crashed mid-write (`.agentx-tmp-*` older than
-    /// `stale_lock_ms`: a live writer holds its lock far less long). Best effort.
-    pub fn sweep_temp_files(&self, config: &Config) {
+    /// `stale_lock_ms`: a live writer holds its lock far less long): those of the
+    /// clarifications directory found by its listing, and the state directory's. Best effort.
+    pub fn sweep_temp_files(&self, config: &Config, listed: &[PathBuf]) {
         let max_age = std::time::Duration::from_millis(config.stale_lock_ms);
-        for dir in [self.clarifications_dir(), self.state_dir()] {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let is_temp = entry
+        let state_temps = std::fs::read_dir(self.state_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
                     .file_name()
                     .to_str()
-                    .is_some_and(|n| n.starts_with(atomic::TEMP_PREFIX));
-                if !is_temp {
-                    // No `stat` for the ledgers: this runs after every command that writes.
-                    continue;
-                }
-                let old = entry
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age > max_age);
-                if old {
-                    let _ = std::fs::remove_file(entry.path());
-                }
+                    .is_some_and(|n| n.starts_with(atomic::TEMP_PREFIX))
+            })
+            .map(|entry| entry.path());
+        for path in listed.iter().cloned().chain(state_temps) {
+            let old = std::fs::symlink_metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > max_age);
+            if old {
+                let _ = std::fs::remove_file(&path);
             }
         }
     }
@@ -279,9 +282,8 @@ impl Workspace {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let bytes = refuse_symlink(path)
-                .and_then(|()| std::fs::read(path).map_err(|e| io_error("read", path, &e)));
-            (name, bytes)
+            let mut bytes = Vec::new();
+            (name, read_into(path, &mut bytes).map(|()| bytes))
         }))
     }
 }
@@ -314,18 +316,46 @@ thread_local! {
 /// symlinks (`O_NOFOLLOW`), one `fstat` and, normally, one `read`: a workspace pass reads
 /// thousands of files, and the syscalls are most of its cost.
 pub fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
-    use std::io::Read;
+    let file = open_nofollow(path).map_err(|e| read_error(path, &e))?;
+    read_open(file, path, buf)
+}
+
+/// Reads a file, if it exists, into this thread's buffer and decodes it with `decode`.
+fn read_existing<T>(
+    path: &Path,
+    decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
+) -> Result<Option<T>, ClarifyError> {
+    let file = match open_nofollow(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(read_error(path, &e)),
+    };
+    READ_BUFFER.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        read_open(file, path, &mut buf)?;
+        decode(&buf).map(Some)
+    })
+}
+
+/// Opens a file for reading; a symlink as its last component fails (`ELOOP`).
+fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => ClarifyError::Io {
-                message: format!("refusing to use {}: it is a symbolic link", path.display()),
-            },
-            _ => io_error("read", path, &e),
-        })?;
+}
+
+fn read_error(path: &Path, e: &std::io::Error) -> ClarifyError {
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => atomic::symlink_refused(path),
+        _ => io_error("read", path, e),
+    }
+}
+
+/// Reads the whole of an open file into `buf`.
+fn read_open(mut file: std::fs::File, path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
+    use std::io::Read;
     let len = file
         .metadata()
         .map_err(|e| io_error("read", path, &e))?
