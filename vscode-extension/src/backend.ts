@@ -204,8 +204,10 @@ class NativeBackend implements Backend {
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text
   }
+  private table?: T.Transitions
   transitions() {
-    return this.api.transitions().transitions
+    // A constant of the core: asked once.
+    return (this.table ??= this.api.transitions().transitions)
   }
   version() {
     return this.api.version().version
@@ -262,8 +264,10 @@ class WasmBackend implements Backend {
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text
   }
+  private table?: T.Transitions
   transitions() {
-    return this.api.transitions().transitions
+    // A constant of the core: asked once.
+    return (this.table ??= this.api.transitions().transitions)
   }
   version() {
     return this.api.version().version
