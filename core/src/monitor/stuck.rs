@@ -73,7 +73,7 @@ fn cmp_ascii_ci(x: &str, y: &str) -> std::cmp::Ordering {
 
 /// Distinct words of an ASCII text, sorted case-insensitively.
 fn ascii_words(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = ascii_word_spans(text).collect();
+    let mut out: Vec<&str> = ascii_word_spans(text).map(|(_, word)| word).collect();
     out.sort_unstable_by(|x, y| cmp_ascii_ci(x, y));
     out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
     out
@@ -85,11 +85,14 @@ const SHORT_TEXT_BYTES: usize = 256;
 
 /// The distinct words of a short ASCII text, on the stack (no allocation, no sort): most
 /// questions and answers have a handful of words, and the monitor compares them on every run.
-/// Each word carries a hash of its lowercased bytes, so unequal words are told apart in one
-/// comparison; equal hashes are confirmed byte by byte (exact, not probabilistic).
+/// Each word carries its length and a hash of its lowercased bytes, so unequal words are
+/// told apart in one comparison; equal hashes are confirmed byte by byte (exact, not
+/// probabilistic). Words are kept as (offset, length) into the text: 8 bytes a word, so the
+/// two sets built per comparison stay small to initialise.
 struct ShortWords<'a> {
-    /// Each distinct word and its hash.
-    words: [(&'a str, u32); 24],
+    text: &'a str,
+    /// (start, length, hash) of each distinct word.
+    words: [(u16, u16, u32); 24],
     len: usize,
 }
 
@@ -101,28 +104,33 @@ fn fold_hash(word: &str) -> u32 {
 }
 
 impl<'a> ShortWords<'a> {
-    /// `None` when the text has more distinct words than fit.
+    /// `None` when the text has more distinct words than fit (or is too long to index).
     fn of(text: &'a str) -> Option<ShortWords<'a>> {
-        let mut out = ShortWords::new();
-        for word in ascii_word_spans(text) {
-            out.insert(word, fold_hash(word))?;
+        let mut out = ShortWords::empty(text)?;
+        for (start, word) in ascii_word_spans(text) {
+            out.insert(start, word.as_bytes(), fold_hash(word))?;
         }
         Some(out)
     }
 
-    fn new() -> ShortWords<'a> {
-        ShortWords {
-            words: [("", 0); 24],
+    fn empty(text: &'a str) -> Option<ShortWords<'a>> {
+        (text.len() <= usize::from(u16::MAX)).then_some(ShortWords {
+            text,
+            words: [(0, 0, 0); 24],
             len: 0,
-        }
+        })
     }
 
     /// Adds a word unless present; true when it was new, `None` when full.
-    fn insert(&mut self, word: &'a str, hash: u32) -> Option<bool> {
+    fn insert(&mut self, start: usize, word: &[u8], hash: u32) -> Option<bool> {
         if self.contains(word, hash) {
             return Some(false);
         }
-        *self.words.get_mut(self.len)? = (word, hash);
+        *self.words.get_mut(self.len)? = (
+            u16::try_from(start).ok()?,
+            u16::try_from(word.len()).ok()?,
+            hash,
+        );
         self.len += 1;
         Some(true)
     }
@@ -131,15 +139,15 @@ impl<'a> ShortWords<'a> {
     /// `None` when `a` has too many distinct words. Gives up on `a` as soon as the answer is
     /// known: with `m` of `a`'s words missing here, the index is at most `|B| / (|B| + m)`
     /// whatever the rest of `a` holds, and most compared texts differ within a few words.
-    fn similar_to(&self, a: &str, threshold: f64) -> Option<bool> {
-        let mut seen = ShortWords::new();
+    fn similar_to(&self, a: &'a str, threshold: f64) -> Option<bool> {
+        let mut seen = ShortWords::empty(a)?;
         let (mut common, mut missing) = (0usize, 0usize);
-        for word in ascii_word_spans(a) {
+        for (start, word) in ascii_word_spans(a) {
             let hash = fold_hash(word);
-            if !seen.insert(word, hash)? {
+            if !seen.insert(start, word.as_bytes(), hash)? {
                 continue;
             }
-            if self.contains(word, hash) {
+            if self.contains(word.as_bytes(), hash) {
                 common += 1;
             } else {
                 missing += 1;
@@ -153,12 +161,20 @@ impl<'a> ShortWords<'a> {
         Some(ratio(common, seen.len + self.len - common) > threshold)
     }
 
-    fn contains(&self, word: &str, hash: u32) -> bool {
-        self.words
-            .get(..self.len)
-            .unwrap_or(&[])
-            .iter()
-            .any(|&(w, h)| h == hash && w.eq_ignore_ascii_case(word))
+    fn entries(&self) -> &[(u16, u16, u32)] {
+        self.words.get(..self.len).unwrap_or(&[])
+    }
+
+    fn contains(&self, word: &[u8], hash: u32) -> bool {
+        self.entries().iter().any(|&(s, l, h)| {
+            h == hash
+                && usize::from(l) == word.len()
+                && self
+                    .text
+                    .as_bytes()
+                    .get(usize::from(s)..usize::from(s) + usize::from(l))
+                    .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        })
     }
 }
 
@@ -172,8 +188,8 @@ fn ratio(common: usize, union: usize) -> f64 {
     sim
 }
 
-/// Each maximal run of ASCII letters and digits.
-fn ascii_word_spans(text: &str) -> impl Iterator<Item = &str> {
+/// `(start, word)` for each maximal run of ASCII letters and digits.
+fn ascii_word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
@@ -185,7 +201,7 @@ fn ascii_word_spans(text: &str) -> impl Iterator<Item = &str> {
             i += 1;
         }
         // ASCII boundaries are char boundaries, so the slice always exists.
-        (i > start).then(|| text.get(start..i).unwrap_or(""))
+        (i > start).then(|| (start, text.get(start..i).unwrap_or("")))
     })
 }
 
