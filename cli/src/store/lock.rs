@@ -116,7 +116,8 @@ fn stale_bytes(lock: &Path, policy: LockPolicy) -> Option<Vec<u8>> {
 /// Removes the lock only if it still holds exactly `judged`. Breakers take turns under a
 /// kernel lock (`flock`) on `<lock>.break`, so no breaker can remove a lock another one just
 /// let someone create: with breakers serialised, a file still holding the judged bytes can
-/// only be that stale lock (its owner is gone and cannot release or rewrite it). The kernel
+/// only be that stale lock (its owner is gone and cannot release or rewrite it; a lock stale
+/// by age alone has a limit, docs/decisions.md "Locks"). The kernel
 /// ends a dead breaker's turn and a slow one keeps it, so no timeout guesses at either. The
 /// turn file is removed by the breaker holding it; a breaker that locked a file already
 /// removed (it opened it just before) sees a different inode at the path and tries again.
