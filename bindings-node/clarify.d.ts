@@ -24,7 +24,7 @@ export declare class Workspace {
   stats(input?: { since?: string }): Promise<T.Ok<T.StatsResult>>
   hookStart(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   hookFinish(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
-  ready(input?: { now?: number | string }): Promise<T.Ok<T.StoreReady>>
+  ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }

@@ -13,7 +13,7 @@ export declare function verify(input: T.WorkspaceInput): T.Ok<T.VerifyResult>
 export declare function stats(input: T.StatsInput): T.Ok<T.StatsResult>
 export declare function list(input: T.ListInput): T.Ok<T.ListResult>
 export declare function show(input: T.ShowInput): T.Ok<T.ShowResult>
-export declare function ready(input: T.WorkspaceInput): T.Ok<T.ReadyResult>
+export declare function ready(input: T.ReadyInput): T.Ok<T.ReadyResult>
 export declare function setStatus(input: T.SetStatusInput): T.Ok<T.SetStatusResult>
 export declare function parseWorkflow(input: T.ParseInput): T.Ok<{ workflow: T.Workflow }>
 export declare function parseConfig(input: T.ParseInput): T.Ok<{ config: T.Config }>

@@ -237,6 +237,8 @@ export interface StatsInput extends WorkspaceInput { since?: number }
 export interface StatsResult { stats: Stats }
 export interface ListInput extends WorkspaceInput { issue?: number | string; status?: Status[]; all?: boolean }
 export interface ListResult { clarifications: Clarification[] }
+/** `includeEscalated`: an escalated blocking record holds its issue too (`waitingOn: "human"`). */
+export interface ReadyInput extends WorkspaceInput { includeEscalated?: boolean }
 export interface ShowInput extends WorkspaceInput { id?: string; issue?: number | string }
 export interface ShowResult { clarification?: Clarification; ledger?: Ledger }
 export interface ReadyResult { issues: ReadyIssue[] }

@@ -91,7 +91,8 @@ export class Workspace {
         case 'ready': {
           this.checkConfig()
           const { report } = this.runMonitor(now, false)
-          return { ok: true, issues: this.c.ready({ files: this.ledgerFiles() }).issues, monitor: report }
+          const { issues } = this.c.ready({ files: this.ledgerFiles(), includeEscalated: args.includeEscalated === true })
+          return { ok: true, issues, monitor: report }
         }
         case 'file': return this.file(args)
         case 'workflows': return this.setWorkflows(args)

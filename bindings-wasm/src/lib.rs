@@ -65,7 +65,7 @@ exports! {
     stats => "stats", "StatsInput", "Envelope<StatsResult>";
     list => "list", "ListInput", "Envelope<ListResult>";
     show => "show", "ShowInput", "Envelope<ShowResult>";
-    ready => "ready", "WorkspaceInput", "Envelope<ReadyResult>";
+    ready => "ready", "ReadyInput", "Envelope<ReadyResult>";
     set_status => "setStatus", "SetStatusInput", "Envelope<SetStatusResult>";
     parse_workflow => "parseWorkflow", "ParseInput", "Envelope<{ workflow: Workflow }>";
     parse_config => "parseConfig", "ParseInput", "Envelope<{ config: Config }>";

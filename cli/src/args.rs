@@ -53,8 +53,10 @@ pub enum Command {
     )]
     Hook(Hook),
     /// Run the monitor, then show which issues are blocked by open clarifications
-    #[command(after_help = "Example:\n  agentx ready\n  agentx ready --json")]
-    Ready,
+    #[command(
+        after_help = "Examples:\n  agentx ready\n  agentx ready --include-escalated\n  agentx ready --json"
+    )]
+    Ready(ReadyArgs),
     /// Show agent statuses, or set one (--agent A --status S [--issue N])
     #[command(
         after_help = "Examples:\n  agentx state\n  agentx state --agent engineer --status working --issue 42"
@@ -217,6 +219,13 @@ pub enum Hook {
         agent: String,
         issue: Option<String>,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct ReadyArgs {
+    /// Also count escalated blocking records (their requester waits on a human)
+    #[arg(long)]
+    pub include_escalated: bool,
 }
 
 #[derive(Args, Debug)]

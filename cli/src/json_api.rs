@@ -182,7 +182,7 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
             }
             v
         }
-        "ready" => commands::ready(ws, now(m)?)?.to_json(),
+        "ready" => commands::ready(ws, now(m)?, flag(m, "includeEscalated")?)?.to_json(),
         "state" => {
             let outcome = match (opt_str(m, "agent")?, opt_str(m, "status")?) {
                 (Some(agent), Some(status)) => {

@@ -68,7 +68,7 @@ fn run(cli: Cli) -> i32 {
         Command::Hook(Hook::Finish { agent, issue }) => {
             hook(&ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
         }
-        Command::Ready => ready(&ws, now, json),
+        Command::Ready(a) => ready(&ws, now, json, a.include_escalated),
         Command::State(a) => state(&ws, now, json, a),
         Command::Demo => demo::run(
             &ws,
@@ -327,8 +327,8 @@ fn hook(
     Ok(0)
 }
 
-fn ready(ws: &Workspace, now: i64, json: bool) -> Outcome {
-    let outcome = commands::ready(ws, now)?;
+fn ready(ws: &Workspace, now: i64, json: bool, include_escalated: bool) -> Outcome {
+    let outcome = commands::ready(ws, now, include_escalated)?;
     if json {
         print::json(&outcome.to_json());
     } else {

@@ -134,7 +134,12 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 argv.push(issue);
             }
         }
-        "ready" => argv.push(s("ready")),
+        "ready" => {
+            argv.push(s("ready"));
+            if flag(args, "includeEscalated") {
+                argv.push(s("--include-escalated"));
+            }
+        }
         other => panic!("{file}: unknown op {other}"),
     }
     argv

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ledger::{Ledger, Record, Status};
+use crate::names;
 
 /// Which records `list` shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,17 +65,23 @@ pub struct Blocker {
 #[serde(rename_all = "camelCase")]
 pub struct ReadyIssue {
     pub issue_number: u32,
-    /// Blocking records in pending or stale, oldest first; empty = ready.
+    /// Blocking records in pending or stale (and escalated, when asked), oldest first;
+    /// empty = ready.
     pub blocked: Vec<Blocker>,
 }
 
-/// The ready queue: every issue with a ledger, ascending.
-pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
+/// The ready queue: every issue with a ledger, ascending. `agentx ready` (SPEC §11.1) counts
+/// pending and stale records; with `include_escalated` an escalated blocking record holds its
+/// issue too, waiting on `human` (who resolves it, SPEC §4) — the editor's view of who waits.
+pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
+    let holds_up = |r: &Record| {
+        r.waits() || (include_escalated && r.blocking && r.current_status() == Status::Escalated)
+    };
     let mut out: Vec<ReadyIssue> = ledgers
         .iter()
         .map(|l| {
             let mut blockers: Vec<&Record> =
-                l.clarifications.iter().filter(|r| r.waits()).collect();
+                l.clarifications.iter().filter(|r| holds_up(r)).collect();
             crate::order::sort_by_key(&mut blockers, |r| {
                 (
                     r.created.as_ref().map_or(i64::MAX, |t| t.ms()),
@@ -87,7 +94,11 @@ pub fn ready(ledgers: &[Ledger]) -> Vec<ReadyIssue> {
                     .into_iter()
                     .map(|r| Blocker {
                         id: r.id.clone(),
-                        waiting_on: r.to.clone(),
+                        waiting_on: if r.current_status() == Status::Escalated {
+                            String::from(names::HUMAN)
+                        } else {
+                            r.to.clone()
+                        },
                     })
                     .collect(),
             }

@@ -79,7 +79,7 @@ impl Model {
             "show" => self.show(args),
             "state" => self.state(args, now),
             "hook" => self.hook(args, now),
-            "ready" => self.ready(now),
+            "ready" => self.ready(args, now),
             "file" => Ok(self.file(args)),
             other => panic!("unknown op {other}"),
         };
@@ -406,11 +406,14 @@ impl Model {
         Ok(json!({"ok": true, "agent": written, "monitor": report, "events": events}))
     }
 
-    fn ready(&mut self, now: i64) -> Res {
+    fn ready(&mut self, args: &Value, now: i64) -> Res {
+        let include_escalated = args.get("includeEscalated") == Some(&Value::Bool(true));
         let config = self.config()?;
         let (report, _) = self.run_monitor(&config, now, false);
         let (ledgers, _) = self.all_ledgers();
-        Ok(json!({"ok": true, "issues": views::ready(&ledgers), "monitor": report}))
+        Ok(
+            json!({"ok": true, "issues": views::ready(&ledgers, include_escalated), "monitor": report}),
+        )
     }
 
     fn file(&self, args: &Value) -> Value {

@@ -7,7 +7,6 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import type * as T from '../../bindings-node/clarify'
-import { readyQueue } from './blocking'
 
 /** Code of the error a mutation throws in read-only (wasm) mode. */
 export const READ_ONLY = 'READ_ONLY'
@@ -20,7 +19,10 @@ export interface Backend {
   readonly canEdit: boolean
   list(input?: { issue?: number; all?: boolean }): Promise<T.Clarification[]>
   show(input: { id?: string; issue?: number }): Promise<T.ShowResult>
-  /** All ledgers' ready lines, read-only (no monitor run). */
+  /**
+   * Every ledger's ready line, read-only (no monitor run). Unlike `agentx ready`, an escalated
+   * blocking record holds its issue up too: its requester waits on a human.
+   */
   ready(): Promise<T.ReadyIssue[]>
   statuses(): Promise<T.Statuses>
   /** Runs the monitor; in wasm mode a dry run (nothing written). */
@@ -109,13 +111,7 @@ export function readWorkspaceFiles(root: string): {
 } {
   const dir = path.join(root, ...STATE, 'clarifications')
   const files: Record<string, string> = {}
-  let names: string[] = []
-  try {
-    names = fs.readdirSync(dir)
-  } catch {
-    // no ledgers yet
-  }
-  for (const name of names.filter((n) => LEDGER_FILE.test(n)).sort()) {
+  for (const name of ledgerNames(dir)) {
     try {
       files[name] = fs.readFileSync(path.join(dir, name), 'utf8')
     } catch {
@@ -138,9 +134,48 @@ function readStatuses(root: string): T.Statuses {
   return parseStatuses(readOptional(statusFile(root)))
 }
 
-/** The ready queue from the ledger files and the pure `list` (the views never lock). */
-function readReady(api: Pure, root: string): T.ReadyIssue[] {
-  return readyQueue(api.list({ files: readWorkspaceFiles(root).files, all: true }).clarifications)
+/**
+ * The ready queue from the ledger files and the core's pure `ready` (the views never lock).
+ * The tree and the status bar both ask on every change, and a mutation in this window is seen
+ * twice (its events, then the watcher): while no ledger file's inode, size or mtime differs
+ * from the last read (the store replaces a ledger by rename, so a write is a new inode), the
+ * last answer stands and no ledger is read or parsed.
+ */
+export class ReadyReader {
+  private key?: string
+  private issues: T.ReadyIssue[] = []
+
+  constructor(
+    private readonly api: Pure,
+    private readonly root: string,
+  ) {}
+
+  read(): T.ReadyIssue[] {
+    const dir = path.join(this.root, ...STATE, 'clarifications')
+    const key = ledgerNames(dir)
+      .map((name) => {
+        try {
+          const s = fs.statSync(path.join(dir, name), { bigint: true })
+          return `${name}:${s.ino}:${s.size}:${s.mtimeNs}`
+        } catch {
+          return '' // removed since the listing: the key differs from any complete one
+        }
+      })
+      .join('/')
+    if (key !== this.key) {
+      this.issues = this.api.ready({ files: readWorkspaceFiles(this.root).files, includeEscalated: true }).issues
+      this.key = key
+    }
+    return this.issues
+  }
+}
+
+function ledgerNames(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((n) => LEDGER_FILE.test(n)).sort()
+  } catch {
+    return [] // no ledgers yet
+  }
 }
 
 function readOptional(file: string): string | undefined {
@@ -165,12 +200,14 @@ class NativeBackend implements Backend {
   readonly kind = 'native'
   readonly canEdit = true
   private readonly ws: NativeWorkspace
+  private readonly readyReader: ReadyReader
 
   constructor(
     readonly root: string,
     private readonly api: NativeModule,
   ) {
     this.ws = new api.Workspace(root)
+    this.readyReader = new ReadyReader(api, root)
   }
 
   async list(input: { issue?: number; all?: boolean } = {}) {
@@ -182,7 +219,7 @@ class NativeBackend implements Backend {
   }
   async ready() {
     // Not the store's `ready`: it runs the monitor (and may write); the views only read.
-    return readReady(this.api, this.root)
+    return this.readyReader.read()
   }
   async statuses() {
     // Read without the store: `state` would create nothing, but the views must never lock.
@@ -222,12 +259,15 @@ function strip<R extends { ok: true }>(envelope: R): Omit<R, 'ok'> {
 class WasmBackend implements Backend {
   readonly kind = 'wasm'
   readonly canEdit = false
+  private readonly readyReader: ReadyReader
 
   constructor(
     readonly root: string,
     private readonly api: Pure,
     readonly fallbackReason: string,
-  ) {}
+  ) {
+    this.readyReader = new ReadyReader(api, root)
+  }
 
   async list(input: { issue?: number; all?: boolean } = {}) {
     return this.api.list({ files: readWorkspaceFiles(this.root).files, ...input }).clarifications
@@ -237,7 +277,7 @@ class WasmBackend implements Backend {
     return result
   }
   async ready() {
-    return readReady(this.api, this.root)
+    return this.readyReader.read()
   }
   async statuses() {
     return readStatuses(this.root)

@@ -1,15 +1,15 @@
 // Decides what the status bar says: the number of blocking clarifications that hold their
-// issue up (see blocking.ts), plus a read-only marker in wasm mode.
+// issue up (the ready queue's blockers: pending, stale or escalated), plus a read-only marker
+// in wasm mode.
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as vscode from 'vscode'
-import type { Clarification } from '../../bindings-node/clarify'
+import type { ReadyIssue } from '../../bindings-node/clarify'
 import type { Backend } from './backend'
-import { holdsUp } from './blocking'
 import type { EventBus } from './events'
 
-export function countOpenBlocking(records: readonly Clarification[]): number {
-  return records.filter(holdsUp).length
+export function countBlocking(issues: readonly ReadyIssue[]): number {
+  return issues.reduce((n, issue) => n + issue.blocked.length, 0)
 }
 
 export function statusText(count: number, readOnly: boolean): string {
@@ -32,7 +32,7 @@ export class ClarifyStatusBar implements vscode.Disposable {
     this.subscription = bus.onDidChange(() => void this.update())
   }
 
-  /** Re-reads the open records; a slower, older read never overwrites a newer one. */
+  /** Re-reads the ready queue; a slower, older read never overwrites a newer one. */
   async update(): Promise<void> {
     const generation = ++this.generation
     const backend = this.backend()
@@ -43,7 +43,7 @@ export class ClarifyStatusBar implements vscode.Disposable {
     }
     let count: number
     try {
-      count = countOpenBlocking(await backend.list({}))
+      count = countBlocking(await backend.ready())
     } catch (e) {
       if (generation !== this.generation) return
       this.item.text = '$(error) clarifications'

@@ -97,7 +97,7 @@ test('mutations from chat publish their events; trees and status bar refresh at 
   assert.ok(agentsChanged >= 1 && readyChanged >= 1, 'both trees were told')
   const ready = await api.ready.getChildren()
   // An escalated blocking record still holds its issue: the requester waits on a human.
-  assert.equal(ready.find((i) => i.label === '#43').description, 'BLOCKED: CLR-43-001 waiting on a human')
+  assert.equal(ready.find((i) => i.label === '#43').description, 'BLOCKED: CLR-43-001 waiting on human')
   stop()
 })
 

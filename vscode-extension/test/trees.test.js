@@ -5,7 +5,7 @@ const vscode = require('./support/register')
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { makeWorkspace, NATIVE, WASM, native } = require('./support/fixtures')
-const { loadBackend } = require('../out/backend')
+const { loadBackend, ReadyReader } = require('../out/backend')
 const { EventBus } = require('../out/events')
 const { AgentsTree, AgentItem, STATUS_LOOK } = require('../out/trees/agents')
 const { ReadyTree, IssueItem, ClarificationItem, BLOCKED_BADGE, issueUri } = require('../out/trees/ready')
@@ -78,8 +78,8 @@ test('the Ready queue: one row per issue with a ledger, a blocked badge and a to
   // An escalated blocking record holds its issue: the requester waits on a human until one
   // resolves it.
   const before = await new ReadyTree(() => backend, new EventBus()).getChildren()
-  assert.equal(before[2].description, 'BLOCKED: CLR-44-001 waiting on a human')
-  assert.equal(before[2].tooltip.value, '**Issue #44 is blocked**\n\n- CLR-44-001 is waiting on a human\n')
+  assert.equal(before[2].description, 'BLOCKED: CLR-44-001 waiting on human')
+  assert.equal(before[2].tooltip.value, '**Issue #44 is blocked**\n\n- CLR-44-001 is waiting on human\n')
   await new (require('../../bindings-node/clarify.js').Workspace)(root).resolve({ id: 'CLR-44-001', message: 'v2 schema' })
   const tree = new ReadyTree(() => backend, new EventBus())
   const loaded = []
@@ -156,4 +156,31 @@ test('both trees refresh on bus events and file changes', async () => {
   ready.dispose()
   bus.publish([])
   assert.deepEqual([a, r], [3, 3], 'disposed trees no longer listen')
+})
+
+test('the ready queue is read again only when a ledger file changed, appeared or went', async () => {
+  const { root, ws } = await makeWorkspace()
+  let reads = 0
+  const counting = { ready: (input) => (reads++, native.ready(input)) }
+  const reader = new ReadyReader(counting, root)
+  const first = reader.read()
+  assert.deepEqual(reader.read(), first)
+  assert.equal(reads, 1, 'unchanged files: the last answer stands')
+  assert.deepEqual(first.find((i) => i.issueNumber === 44).blocked, [{ id: 'CLR-44-001', waitingOn: 'human' }])
+
+  await ws.answer({ id: 'CLR-42-002', from: 'product-manager', body: 'Thirty days.' })
+  assert.deepEqual(reader.read().find((i) => i.issueNumber === 42).blocked, [])
+  assert.equal(reads, 2, 'a ledger rewritten')
+
+  await ws.ask({ issueNumber: 46, from: 'engineer', to: 'architect', topic: 'Queue', question: 'Kafka?' })
+  assert.deepEqual(reader.read().find((i) => i.issueNumber === 46).blocked, [{ id: 'CLR-46-001', waitingOn: 'architect' }])
+  assert.equal(reads, 3, 'a new ledger')
+
+  const fs = require('node:fs')
+  const path = require('node:path')
+  fs.rmSync(path.join(root, '.agentx', 'state', 'clarifications', 'issue-46.json'))
+  assert.equal(reader.read().some((i) => i.issueNumber === 46), false)
+  assert.equal(reads, 4, 'a ledger removed')
+  reader.read()
+  assert.equal(reads, 4)
 })

@@ -19,11 +19,16 @@ impl ReadyOutcome {
     }
 }
 
-pub fn ready(ws: &Workspace, now: i64) -> Result<ReadyOutcome, ClarifyError> {
+/// `include_escalated`: see `views::ready`.
+pub fn ready(
+    ws: &Workspace,
+    now: i64,
+    include_escalated: bool,
+) -> Result<ReadyOutcome, ClarifyError> {
     let config = ws.load_config()?;
     let (monitor, ledgers) = run_monitor_keeping_ledgers(ws, &config, now)?;
     Ok(ReadyOutcome {
-        issues: ready_view(&ledgers),
+        issues: ready_view(&ledgers, include_escalated),
         monitor,
     })
 }

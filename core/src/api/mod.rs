@@ -127,7 +127,8 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         "show" => Ok(show(map)?),
         "ready" => {
             let (ledgers, _) = input::workspace(map)?;
-            Ok(json!({ "issues": views::ready(&ledgers) }))
+            let escalated = input::opt_bool(map, "includeEscalated")?.unwrap_or(false);
+            Ok(json!({ "issues": views::ready(&ledgers, escalated) }))
         }
         "setStatus" => {
             let mut statuses = input::statuses(map)?;
