@@ -115,3 +115,29 @@ test('store codes: LEDGER_CORRUPT, LEDGER_INCONSISTENT, LOCK_TIMEOUT, IO_ERROR',
   assert.equal((await caught(() => ws.ask(ask({ issueNumber: 7, now: undefined })))).code, 'IO_ERROR')
   assert.equal((await caught(() => ws.ask({ issueNumber: 1 }))).code, 'INVALID_INPUT')
 })
+
+test('the store decodes its fields with the helpers of the pure API: the same errors, word for word', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  const same = async (store, pure) => {
+    const a = await caught(store)
+    let b
+    try {
+      pure()
+    } catch (e) {
+      b = e
+    }
+    assert.ok(b, 'the pure call must throw too')
+    assert.deepEqual({ code: a.code, message: a.message }, { code: b.code, message: b.message })
+    return a.code
+  }
+  // An integral float is an integer from JS; a fraction, a huge number or a path is refused.
+  assert.deepEqual((await ws.list({ issue: 42.0 })).clarifications, [])
+  assert.equal(await same(() => ws.list({ issue: 4.5 }), () => c.list({ issue: 4.5 })), 'INVALID_ISSUE')
+  assert.equal(await same(() => ws.show({ issue: 2 ** 31 }), () => c.show({ issue: 2 ** 31 })), 'INVALID_ISSUE')
+  assert.equal(await same(() => ws.list({ issue: '../1' }), () => c.list({ issue: '../1' })), 'INVALID_ISSUE')
+  assert.equal(await same(() => ws.list({ status: ['open'] }), () => c.list({ status: ['open'] })), 'INVALID_INPUT')
+  assert.equal(await same(() => ws.list({ status: 'pending' }), () => c.list({ status: 'pending' })), 'INVALID_INPUT')
+  assert.equal(await same(() => ws.ask(ask({ issueNumber: 2 ** 31 })), () => c.request(ask({ issueNumber: 2 ** 31 }))), 'INVALID_ISSUE')
+})

@@ -5,11 +5,10 @@
 use agentx_clarify_core::api::error_value;
 // Fields are decoded by the core API's own helpers: the same fields, the same messages.
 use agentx_clarify_core::api::input::{
-    opt_bool, opt_string as opt_str, string as req_str, string_list, Obj,
+    issue, issue_number as opt_issue, list_filter, opt_bool, opt_string as opt_str,
+    string as req_str, string_list, Obj,
 };
-use agentx_clarify_core::names::parse_issue;
-use agentx_clarify_core::views::ListFilter;
-use agentx_clarify_core::{ClarifyError, NewRequest, Status};
+use agentx_clarify_core::{ClarifyError, NewRequest};
 use serde_json::{json, Map, Value};
 
 use crate::clock::system_now_ms;
@@ -43,21 +42,6 @@ fn bad(message: impl Into<String>) -> ClarifyError {
 /// A flag: absent or null is false.
 fn flag(m: &Obj, key: &str) -> Result<bool, ClarifyError> {
     Ok(opt_bool(m, key)?.unwrap_or(false))
-}
-
-/// An issue number given as a number or a decimal string (validated like the CLI's).
-fn opt_issue(m: &Obj, key: &str) -> Result<Option<u32>, ClarifyError> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => parse_issue(s).map(Some),
-        Some(Value::Number(n)) => {
-            let text = n.as_u64().map_or_else(|| n.to_string(), |u| u.to_string());
-            parse_issue(&text).map(Some)
-        }
-        Some(other) => Err(ClarifyError::InvalidIssue {
-            value: other.to_string(),
-        }),
-    }
 }
 
 /// `now` (epoch ms, or RFC 3339 text) when given, else the system clock: the one reading.
@@ -96,12 +80,12 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
     Ok(match op {
         "init" => json!({"ok": true, "created": commands::init(ws)?}),
         "ask" => {
-            let issue =
-                opt_issue(m, "issueNumber")?.ok_or_else(|| bad("`issueNumber` is required"))?;
+            // Range checked with the other fields, in the core's order (as the pure API does).
+            let issue = issue(m, "issueNumber")?.ok_or_else(|| bad("`issueNumber` is required"))?;
             let suggestions = string_list(m, "suggestions")?;
             let blocking = opt_bool(m, "blocking")?.unwrap_or(true);
             let req = NewRequest {
-                issue_number: u64::from(issue),
+                issue_number: issue,
                 from: req_str(m, "from")?,
                 to: req_str(m, "to")?,
                 topic: req_str(m, "topic")?,
@@ -126,24 +110,7 @@ fn run(ws: &Workspace, op: &str, m: &Obj) -> Result<Value, ClarifyError> {
         }
         "verify" => commands::verify(ws)?.to_json(),
         "list" => {
-            let statuses = match m.get("status") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|v| {
-                        v.as_str()
-                            .and_then(Status::parse)
-                            .ok_or_else(|| bad(format!("unknown status {v}")))
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err(bad("`status` must be an array of statuses")),
-            };
-            let filter = ListFilter {
-                issue: opt_issue(m, "issue")?,
-                statuses,
-                all: flag(m, "all")?,
-            };
-            let records = commands::list(ws, &filter)?;
+            let records = commands::list(ws, &list_filter(m)?)?;
             let values: Vec<Value> = records.iter().map(|(i, r)| r.to_output(*i)).collect();
             json!({"ok": true, "clarifications": values})
         }

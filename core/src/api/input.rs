@@ -8,11 +8,12 @@ use serde_json::{Map, Value};
 use crate::agents::Statuses;
 use crate::config::Config;
 use crate::error::ClarifyError;
-use crate::ledger::{Ledger, Record};
+use crate::ledger::{Ledger, Record, Status};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
 use crate::ops::Action;
 use crate::verify::issue_of_file_name;
+use crate::views::ListFilter;
 use crate::workflow::{Workflow, Workflows};
 
 pub type Obj = Map<String, Value>;
@@ -85,8 +86,9 @@ pub(super) fn now(map: &Obj) -> Result<i64, ClarifyError> {
     Ok(n)
 }
 
-/// An issue number given as a number or a decimal string.
-pub(super) fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
+/// An issue number given as a number or a decimal string (range checked by the caller, in its
+/// order of checks: `request` validates it with the other fields).
+pub fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
     match present(map, key) {
         None => Ok(None),
         Some(Value::String(s)) => crate::names::parse_issue(s).map(|n| Some(u64::from(n))),
@@ -97,6 +99,31 @@ pub(super) fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
             }),
         },
     }
+}
+
+/// An issue number, range checked (SPEC §3).
+pub fn issue_number(map: &Obj, key: &str) -> Result<Option<u32>, ClarifyError> {
+    issue(map, key)?.map(crate::names::check_issue).transpose()
+}
+
+/// `list`'s filter: `issue?`, `status?` (array of statuses), `all?`.
+pub fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {
+    let statuses = string_list(map, "status")?
+        .iter()
+        .map(|s| {
+            Status::parse(s).ok_or_else(|| {
+                ClarifyError::input(format!(
+                    "unknown status '{s}'; allowed: pending, stale, answered, escalated, resolved, abandoned"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let issue = issue_number(map, "issue")?;
+    Ok(ListFilter {
+        issue,
+        statuses,
+        all: opt_bool(map, "all")?.unwrap_or(false),
+    })
 }
 
 pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {

@@ -16,7 +16,7 @@ use crate::ledger::Status;
 use crate::monitor::{monitor, Report};
 use crate::ops::{act, request, Action, Applied, NewRequest};
 use crate::render::{self, Style};
-use crate::views::{self, ListFilter};
+use crate::views;
 use input::Obj;
 
 /// Every function `call` understands, in the order of `docs/api.md`.
@@ -120,7 +120,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         }
         "list" => {
             let (ledgers, _) = input::workspace(map)?;
-            let filter = list_filter(map)?;
+            let filter = input::list_filter(map)?;
             let records = views::list(&ledgers, &filter);
             Ok(json!({ "clarifications": views::list_values(&records) }))
         }
@@ -279,38 +279,14 @@ fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
     Ok(problems)
 }
 
-fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {
-    let statuses = input::string_list(map, "status")?
-        .iter()
-        .map(|s| {
-            Status::parse(s).ok_or_else(|| {
-                ClarifyError::input(format!(
-                    "unknown status '{s}'; allowed: pending, stale, answered, escalated, resolved, abandoned"
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let issue = input::issue(map, "issue")?
-        .map(crate::names::check_issue)
-        .transpose()?;
-    Ok(ListFilter {
-        issue,
-        statuses,
-        all: input::opt_bool(map, "all")?.unwrap_or(false),
-    })
-}
-
 /// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
 /// `LEDGER_CORRUPT`, a missing one `NOT_FOUND`.
 fn show(map: &Obj) -> Result<Value, ClarifyError> {
     let id = input::opt_string(map, "id")?;
     let issue = match &id {
         Some(id) => crate::names::ClarificationId::parse(id)?.issue,
-        None => {
-            let n = input::issue(map, "issue")?
-                .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?;
-            crate::names::check_issue(n)?
-        }
+        None => input::issue_number(map, "issue")?
+            .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?,
     };
     let ledger = input::workspace_ledger(map, issue)?;
     match id {
