@@ -226,6 +226,44 @@ mod tests {
     }
 
     #[test]
+    fn floats_in_every_toml_spelling() {
+        let similarity = |text: &str| {
+            Config::parse(
+                "config.toml",
+                &format!("[clarify]\nstuck_similarity = {text}\n"),
+            )
+            .map(|c| c.stuck_similarity)
+        };
+        for (text, want) in [
+            ("0.5", 0.5),
+            ("+0.5", 0.5),
+            ("5e-1", 0.5),
+            ("5E-1", 0.5),
+            ("0.000_5", 0.0005),
+            ("1", 1.0),
+            ("-0.0", 0.0),
+            ("0.30000000000000004", 0.300_000_000_000_000_04),
+        ] {
+            let got = similarity(text).unwrap();
+            assert!((got - want).abs() < f64::EPSILON, "{text}: {got}");
+        }
+        for text in ["inf", "+inf", "nan", "-0.5", "1.000_1"] {
+            let e = similarity(text).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("stuck_similarity must be a number from 0 to 1"),
+                "{text}: {e}"
+            );
+        }
+        let c = Config {
+            stuck_similarity: 1.5,
+            ..Config::default()
+        };
+        let e = c.validate("config").unwrap_err();
+        assert!(e.to_string().contains("found 1.5"), "{e}");
+    }
+
+    #[test]
     fn ranks_unknown_agents_last() {
         let c = Config::default();
         assert!(c.rank("product-manager") < c.rank("engineer"));

@@ -77,7 +77,7 @@ impl<'a> Source<'a> {
     ) -> Result<f64, ClarifyError> {
         #[allow(clippy::cast_precision_loss)] // small integers written without a decimal point
         let n = match v.get_ref() {
-            DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok(),
+            DeValue::Float(f) => float_text(f.as_str()),
             other => integer(other).map(|i| i as f64),
         };
         match n {
@@ -187,4 +187,13 @@ fn lowercase_first(s: &str) -> String {
         Some(c) => c.to_lowercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// A TOML float's text as a number, through the JSON number parser the module already has:
+/// `str::parse::<f64>` would bring std's second float parser (18 KB of the wasm module). Once
+/// the TOML parser has accepted the text, the grammars differ only in `_` between digits, a
+/// leading `+`, and `inf`/`nan` (refused here: no setting takes them).
+fn float_text(text: &str) -> Option<f64> {
+    let digits = text.replace('_', "");
+    serde_json::from_str::<f64>(digits.strip_prefix('+').unwrap_or(&digits)).ok()
 }
