@@ -109,7 +109,20 @@ export function readWorkspaceFiles(root: string): {
   statuses?: string
   config?: string
 } {
-  const dir = path.join(root, ...STATE, 'clarifications')
+  return {
+    files: readLedgerFiles(root),
+    statuses: readOptional(statusFile(root)),
+    config: readOptional(path.join(root, '.agentx', 'config.toml')),
+  }
+}
+
+function ledgerDir(root: string): string {
+  return path.join(root, ...STATE, 'clarifications')
+}
+
+/** The ledger files by name (`issue-<n>.json`), as the pure functions take them. */
+function readLedgerFiles(root: string): Record<string, string> {
+  const dir = ledgerDir(root)
   const files: Record<string, string> = {}
   for (const name of ledgerNames(dir)) {
     try {
@@ -118,11 +131,7 @@ export function readWorkspaceFiles(root: string): {
       // removed between readdir and read
     }
   }
-  return {
-    files,
-    statuses: readOptional(statusFile(root)),
-    config: readOptional(path.join(root, '.agentx', 'config.toml')),
-  }
+  return files
 }
 
 function statusFile(root: string): string {
@@ -151,7 +160,7 @@ export class ReadyReader {
   ) {}
 
   read(): T.ReadyIssue[] {
-    const dir = path.join(this.root, ...STATE, 'clarifications')
+    const dir = ledgerDir(this.root)
     const key = ledgerNames(dir)
       .map((name) => {
         try {
@@ -163,7 +172,7 @@ export class ReadyReader {
       })
       .join('/')
     if (key !== this.key) {
-      this.issues = this.api.ready({ files: readWorkspaceFiles(this.root).files, includeEscalated: true }).issues
+      this.issues = this.api.ready({ files: readLedgerFiles(this.root), includeEscalated: true }).issues
       this.key = key
     }
     return this.issues
@@ -270,10 +279,10 @@ class WasmBackend implements Backend {
   }
 
   async list(input: { issue?: number; all?: boolean } = {}) {
-    return this.api.list({ files: readWorkspaceFiles(this.root).files, ...input }).clarifications
+    return this.api.list({ files: readLedgerFiles(this.root), ...input }).clarifications
   }
   async show(input: { id?: string; issue?: number }) {
-    const { ok: _ok, ...result } = this.api.show({ files: readWorkspaceFiles(this.root).files, ...input })
+    const { ok: _ok, ...result } = this.api.show({ files: readLedgerFiles(this.root), ...input })
     return result
   }
   async ready() {
