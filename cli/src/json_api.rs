@@ -5,7 +5,7 @@
 use agentx_clarify_core::api::error_value;
 // Fields are decoded by the core API's own helpers: the same fields, the same messages.
 use agentx_clarify_core::api::input::{
-    issue, issue_number as opt_issue, list_filter, opt_bool, opt_string as opt_str,
+    flag, issue, issue_number as opt_issue, list_filter, opt_bool, opt_string as opt_str,
     string as req_str, string_list, Obj,
 };
 use agentx_clarify_core::{ClarifyError, NewRequest};
@@ -37,11 +37,6 @@ pub const OPERATIONS: &[&str] = &[
 
 fn bad(message: impl Into<String>) -> ClarifyError {
     ClarifyError::input(message)
-}
-
-/// A flag: absent or null is false.
-fn flag(m: &Obj, key: &str) -> Result<bool, ClarifyError> {
-    Ok(opt_bool(m, key)?.unwrap_or(false))
 }
 
 /// `now` (epoch ms, or RFC 3339 text) when given, else the system clock: the one reading.

@@ -74,14 +74,17 @@ pub struct ReadyIssue {
 /// pending and stale records; with `include_escalated` an escalated blocking record holds its
 /// issue too, waiting on `human` (who resolves it, SPEC §4) — the editor's view of who waits.
 pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
-    let holds_up = |r: &Record| {
-        r.waits() || (include_escalated && r.blocking && r.current_status() == Status::Escalated)
-    };
+    let waiting_on = |r| waiting_on(r, include_escalated);
     let mut out: Vec<ReadyIssue> = ledgers
         .iter()
         .map(|l| {
-            let mut blockers: Vec<&Record> =
-                l.clarifications.iter().filter(|r| holds_up(r)).collect();
+            // Records are sorted, not (record, name) pairs: the one sort of `&Record` the wasm
+            // module already carries serves.
+            let mut blockers: Vec<&Record> = l
+                .clarifications
+                .iter()
+                .filter(|r| waiting_on(r).is_some())
+                .collect();
             crate::order::sort_by_key(&mut blockers, |r| {
                 (
                     r.created.as_ref().map_or(i64::MAX, |t| t.ms()),
@@ -92,13 +95,11 @@ pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
                 issue_number: l.issue_number,
                 blocked: blockers
                     .into_iter()
-                    .map(|r| Blocker {
-                        id: r.id.clone(),
-                        waiting_on: if r.current_status() == Status::Escalated {
-                            String::from(names::HUMAN)
-                        } else {
-                            r.to.clone()
-                        },
+                    .filter_map(|r| {
+                        Some(Blocker {
+                            id: r.id.clone(),
+                            waiting_on: waiting_on(r)?.to_owned(),
+                        })
                     })
                     .collect(),
             }
@@ -106,6 +107,17 @@ pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
         .collect();
     crate::order::sort_by_key(&mut out, |r| r.issue_number);
     out
+}
+
+/// Whom a record's requester waits on, if the record holds its issue up.
+fn waiting_on(r: &Record, include_escalated: bool) -> Option<&str> {
+    if r.waits() {
+        Some(&r.to)
+    } else if include_escalated && r.blocking && r.current_status() == Status::Escalated {
+        Some(names::HUMAN)
+    } else {
+        None
+    }
 }
 
 /// The human line for one ready-queue entry.

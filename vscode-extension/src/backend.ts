@@ -121,10 +121,9 @@ function ledgerDir(root: string): string {
 }
 
 /** The ledger files by name (`issue-<n>.json`), as the pure functions take them. */
-function readLedgerFiles(root: string): Record<string, string> {
-  const dir = ledgerDir(root)
+function readLedgerFiles(root: string, dir = ledgerDir(root), names = ledgerNames(dir)): Record<string, string> {
   const files: Record<string, string> = {}
-  for (const name of ledgerNames(dir)) {
+  for (const name of names) {
     try {
       files[name] = fs.readFileSync(path.join(dir, name), 'utf8')
     } catch {
@@ -161,7 +160,8 @@ export class ReadyReader {
 
   read(): T.ReadyIssue[] {
     const dir = ledgerDir(this.root)
-    const key = ledgerNames(dir)
+    const names = ledgerNames(dir)
+    const key = names
       .map((name) => {
         try {
           const s = fs.statSync(path.join(dir, name), { bigint: true })
@@ -172,7 +172,7 @@ export class ReadyReader {
       })
       .join('/')
     if (key !== this.key) {
-      this.issues = this.api.ready({ files: readLedgerFiles(this.root), includeEscalated: true }).issues
+      this.issues = this.api.ready({ files: readLedgerFiles(this.root, dir, names), includeEscalated: true }).issues
       this.key = key
     }
     return this.issues

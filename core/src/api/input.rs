@@ -58,6 +58,11 @@ pub fn opt_bool(map: &Obj, key: &str) -> Result<Option<bool>, ClarifyError> {
     }
 }
 
+/// A flag: absent or null is false.
+pub fn flag(map: &Obj, key: &str) -> Result<bool, ClarifyError> {
+    Ok(opt_bool(map, key)?.unwrap_or(false))
+}
+
 /// An integer, also when a JS host sends it as a float with no fraction.
 fn as_integer(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| {
@@ -122,7 +127,7 @@ pub fn list_filter(map: &Obj) -> Result<ListFilter, ClarifyError> {
     Ok(ListFilter {
         issue,
         statuses,
-        all: opt_bool(map, "all")?.unwrap_or(false),
+        all: flag(map, "all")?,
     })
 }
 

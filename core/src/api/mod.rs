@@ -127,7 +127,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         "show" => Ok(show(map)?),
         "ready" => {
             let (ledgers, _) = input::workspace(map)?;
-            let escalated = input::opt_bool(map, "includeEscalated")?.unwrap_or(false);
+            let escalated = input::flag(map, "includeEscalated")?;
             Ok(json!({ "issues": views::ready(&ledgers, escalated) }))
         }
         "setStatus" => {
@@ -163,7 +163,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         }
         "renderMarkdown" => Ok(json!({ "text": render_view(map, None)? })),
         "renderText" => {
-            let color = input::opt_bool(map, "color")?.unwrap_or(false);
+            let color = input::flag(map, "color")?;
             Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
         }
         "transitions" => Ok(json!({ "transitions": transitions() })),
