@@ -1,10 +1,12 @@
-//! Plays every conformance vector against the core (through [`Model`], the pure model of the
-//! CLI) and names every failing case. Actual results are written to
-//! `target/vector-results/<file>` so the JS runners can check they get deep-equal results.
+//! Plays every conformance vector through the command layer over a `MemStore` and names every
+//! failing case (`AGENTX_VECTOR=<part of a path>` plays only the files whose path contains
+//! it). Actual results are written to `target/vector-results/<file>` so the other runners
+//! (the binary, Node, wasm, the playground) can check they get deep-equal results. Every
+//! ledger the corpus produces is checked against the published schema.
 
 use std::path::PathBuf;
 
-use agentx_clarify_tests::model::Model;
+use agentx_clarify_command::{vector, MemStore};
 use agentx_clarify_tests::{load_all, now_ms, subset_match};
 use serde_json::Value;
 
@@ -18,11 +20,11 @@ fn conformance_vectors() {
     assert!(!vectors.is_empty(), "no vectors found");
     let mut failures = Vec::new();
     let mut cases = 0;
-    for (file, vector) in &vectors {
-        let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
-        let mut model = Model::new(&setup);
+    for (file, v) in &vectors {
+        let setup = v.get("setup").cloned().unwrap_or(Value::Null);
+        let store = MemStore::from_setup(&setup).unwrap_or_else(|e| panic!("{file}: setup: {e}"));
         let mut results = Vec::new();
-        for case in vector["cases"]
+        for case in v["cases"]
             .as_array()
             .unwrap_or_else(|| panic!("{file}: `cases` must be an array"))
         {
@@ -32,7 +34,7 @@ fn conformance_vectors() {
                 .as_str()
                 .unwrap_or_else(|| panic!("{file}/{name}: `op` missing"));
             let args = case.get("args").cloned().unwrap_or(Value::Null);
-            let actual = model.run(op, &args, now_ms(&case["now"]));
+            let actual = vector::play(&store, op, &args, now_ms(&case["now"]), |p| store.file(p));
             if let Err(why) = subset_match(&case["expect"], &actual) {
                 failures.push(format!("{file} / {name}: {why}"));
             }

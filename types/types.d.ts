@@ -267,6 +267,17 @@ export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
 
+/** A workspace's initial files, as the conformance vectors give them. */
+export interface WorkspaceSetup {
+  /** Workflow name → TOML text (default: the workflows `agentx init` writes). */
+  workflows?: Record<string, string>
+  /** `.agentx/config.toml` text. */
+  config?: string
+  /** Ledger file name → ledger object, or the file's exact text. */
+  ledgers?: Record<string, unknown>
+  statuses?: unknown
+}
+
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
 interface StoreCommon { now?: number | string }
 export interface AskInput extends StoreCommon, AskFields {}

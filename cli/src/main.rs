@@ -3,17 +3,18 @@
 
 mod args;
 mod demo;
+mod exit;
 mod print;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use agentx_clarify_core::render::{text_list, text_report, text_thread};
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
 use agentx_clarify_core::views::{ready_line, ListFilter};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest};
-use agentx_cli::clock::{parse_now, system_now_ms};
-use agentx_cli::commands::{self, HookEvent, Mutation};
-use agentx_cli::Workspace;
+use agentx_clarify_store::clock::{parse_now, system_now_ms};
+use agentx_clarify_store::DiskStore as Workspace;
 use args::{Clarify, Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
@@ -92,7 +93,7 @@ fn parse_issue_opt(text: Option<&str>) -> Result<Option<u32>, ClarifyError> {
 }
 
 fn init(ws: &Workspace, json: bool) -> Outcome {
-    let created = commands::init(ws)?;
+    let created = ws.init()?;
     if json {
         print::json(&json!({"ok": true, "created": created}));
     } else if created.is_empty() {
@@ -179,16 +180,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             };
             let records = commands::list(ws, &filter)?;
             if json {
-                #[derive(serde::Serialize)]
-                struct ListJson<'a> {
-                    ok: bool,
-                    clarifications: Vec<agentx_clarify_core::ledger::RecordOutput<'a>>,
-                }
-                let clarifications = records.iter().map(|(i, r)| r.output(*i)).collect();
-                print::json(&ListJson {
-                    ok: true,
-                    clarifications,
-                });
+                print::json(&commands::query::list_json(&records));
             } else {
                 let refs: Vec<_> = records.iter().map(|(i, r)| (*i, r)).collect();
                 print::text(&text_list(&refs, print::STYLE));
@@ -224,7 +216,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
         }
         Clarify::Monitor { dry_run } => {
             let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run)?;
+            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::All)?;
             if json {
                 print::json(&run.to_json());
             } else {
@@ -258,7 +250,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 if !json {
                     print::error_line(&e);
                 }
-                e.exit_code()
+                exit::code(&e)
             }))
         }
         Clarify::Stats { since } => {
@@ -271,7 +263,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             if json {
                 print::json(&json!({"ok": true, "stats": stats}));
             } else {
-                print::text(&demo::stats_text(&stats));
+                print::text(&text_stats(&stats));
             }
             Ok(0)
         }
@@ -299,7 +291,7 @@ fn mutation(json: bool, m: &Mutation) -> Outcome {
             print::error_line(e);
         }
     }
-    Ok(m.error.as_ref().map_or(0, ClarifyError::exit_code))
+    Ok(m.error.as_ref().map_or(0, exit::code))
 }
 
 fn hook(

@@ -189,6 +189,26 @@ pub fn parse_ms(text: &str) -> Option<i64> {
     Some(days * MS_PER_DAY + ((hour * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
 }
 
+/// Parses a time given by a person or a script (`--now`, `--since`, a store call's `now`):
+/// RFC 3339 (fractions beyond milliseconds truncated) or epoch milliseconds, within
+/// 1970-01-01 … 9999-12-31. The error says what was expected.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let ms = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        text.parse::<i64>()
+            .map_err(|_| format!("'{text}' is too large for epoch milliseconds"))?
+    } else {
+        parse_ms(text).ok_or_else(|| {
+            format!("'{text}' is neither RFC 3339 (2026-11-22T10:00:00Z) nor epoch milliseconds")
+        })?
+    };
+    if (0..=MAX_EPOCH_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(format!("'{text}' is outside 1970-01-01 … 9999-12-31"))
+    }
+}
+
 /// `HH:MM` in UTC, for the terminal and chat renderers.
 pub fn hh_mm(ms: i64) -> String {
     let in_day = ms.rem_euclid(MS_PER_DAY);
@@ -226,6 +246,20 @@ impl<'de> Deserialize<'de> for Timestamp {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn instants_given_by_people() {
+        assert_eq!(parse_instant("1795341600000"), Ok(1_795_341_600_000));
+        assert_eq!(parse_instant("2026-11-22T10:00:00Z"), Ok(1_795_341_600_000));
+        assert_eq!(
+            parse_instant(" 2026-11-22T10:00:00.1239Z "),
+            Ok(1_795_341_600_123),
+            "truncated to ms"
+        );
+        assert!(parse_instant("tomorrow").is_err());
+        assert!(parse_instant("-5").is_err());
+        assert!(parse_instant("99999999999999999999").is_err());
+    }
     use super::*;
 
     #[test]

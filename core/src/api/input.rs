@@ -11,14 +11,14 @@ use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Status};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
-use crate::ops::Action;
+use crate::ops::{Action, NewRequest};
 use crate::verify::issue_of_file_name;
 use crate::views::ListFilter;
 use crate::workflow::{Workflow, Workflows};
 
 pub type Obj = Map<String, Value>;
 
-pub(super) fn object(input: &Value) -> Result<&Obj, ClarifyError> {
+pub fn object(input: &Value) -> Result<&Obj, ClarifyError> {
     match input {
         Value::Object(map) => Ok(map),
         Value::Null => Ok(empty()),
@@ -75,7 +75,7 @@ fn as_integer(v: &Value) -> Option<i64> {
     })
 }
 
-pub(super) fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
+pub fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     match present(map, key) {
         None => Ok(None),
         Some(v) => as_integer(v)
@@ -146,6 +146,26 @@ pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
             "`{key}` must be an array of strings"
         ))),
     }
+}
+
+/// A new request's fields (`request` of the pure API, `ask` of the command layer), in the
+/// order every surface reads them. The issue number's range is checked with the other fields
+/// by `NewRequest::validate`, in the core's order.
+pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
+    Ok(NewRequest {
+        issue_number: issue(map, "issueNumber")?
+            .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
+        from: string(map, "from")?,
+        to: string(map, "to")?,
+        topic: string(map, "topic")?,
+        question: string(map, "question")?,
+        blocking: opt_bool(map, "blocking")?.unwrap_or(true),
+        workflow: opt_string(map, "workflow")?,
+        step: opt_string(map, "step")?,
+        field: opt_string(map, "field")?,
+        suggestions: string_list(map, "suggestions")?,
+        idempotency_key: opt_string(map, "idempotencyKey")?,
+    })
 }
 
 /// The action of `op` (`answer`, `followUp`, `resolve`, `escalate` or `abandon`) from its

@@ -14,7 +14,7 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::Status;
 use crate::monitor::{monitor, Report};
-use crate::ops::{act, request, Action, Applied, NewRequest};
+use crate::ops::{act, request, Action, Applied};
 use crate::render::{self, Style};
 use crate::views;
 use input::Obj;
@@ -84,20 +84,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
     match name {
         "request" => {
             let config = input::config(map)?;
-            let req = NewRequest {
-                issue_number: input::issue(map, "issueNumber")?
-                    .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
-                from: input::string(map, "from")?,
-                to: input::string(map, "to")?,
-                topic: input::string(map, "topic")?,
-                question: input::string(map, "question")?,
-                blocking: input::opt_bool(map, "blocking")?.unwrap_or(true),
-                workflow: input::opt_string(map, "workflow")?,
-                step: input::opt_string(map, "step")?,
-                field: input::opt_string(map, "field")?,
-                suggestions: input::string_list(map, "suggestions")?,
-                idempotency_key: input::opt_string(map, "idempotencyKey")?,
-            };
+            let req = input::new_request(map)?;
             let now = input::now(map)?;
             // The CLI's order: input, then the status file, then the ledger.
             let issue = req.validate(&config)?;

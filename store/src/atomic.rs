@@ -8,7 +8,7 @@ use std::path::Path;
 
 use agentx_clarify_core::ClarifyError;
 
-use super::io_error;
+use crate::io_error;
 
 /// Temp files of in-flight writes start with this.
 pub const TEMP_PREFIX: &str = ".agentx-tmp-";
@@ -22,14 +22,16 @@ pub fn refuse_symlink(path: &Path) -> Result<(), ClarifyError> {
     }
 }
 
-pub(super) fn symlink_refused(path: &Path) -> ClarifyError {
+pub(crate) fn symlink_refused(path: &Path) -> ClarifyError {
     ClarifyError::Io {
         message: format!("refusing to use {}: it is a symbolic link", path.display()),
     }
 }
 
-/// Test-only fault injection: `AGENTX_TEST_SLOW_WRITE_MS` makes every write pause (inside the
-/// lock) before and after the temp file is written, so crash tests can kill a writer there.
+/// Test-only fault injection (feature `test-hooks`, never in a release build):
+/// `AGENTX_TEST_SLOW_WRITE_MS` makes every write pause (inside the lock) before and after the
+/// temp file is written, so crash tests can kill a writer there.
+#[cfg(feature = "test-hooks")]
 fn test_pause() {
     if let Some(ms) =
         std::env::var_os("AGENTX_TEST_SLOW_WRITE_MS").and_then(|v| v.to_str()?.parse::<u64>().ok())
@@ -37,6 +39,9 @@ fn test_pause() {
         std::thread::sleep(std::time::Duration::from_millis(fastrand::u64(0..=ms)));
     }
 }
+
+#[cfg(not(feature = "test-hooks"))]
+fn test_pause() {}
 
 /// Atomically replaces `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {

@@ -20,8 +20,8 @@ use std::time::{Duration, SystemTime};
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use super::atomic::refuse_symlink;
-use super::io_error;
+use crate::atomic::refuse_symlink;
+use crate::io_error;
 
 /// Timing of lock acquisition.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,148 @@
+//! The reading commands: `list`, `show`, `stats`, `verify`, and `ready` (which runs the
+//! monitor first).
+
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::ledger::RecordOutput;
+use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::stats::Stats;
+use agentx_clarify_core::verify::{verify_file, Problem};
+use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
+use agentx_clarify_core::{ClarifyError, Ledger, Record};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::monitor::{run_monitor_keeping_ledgers, MonitorRun};
+use crate::store::{LedgerRead, Scope, Store};
+
+/// Every readable ledger, and why the others could not be read.
+pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+    let reads = store.scan(Scope::All, |read: LedgerRead| read.ledger)?;
+    let mut ledgers = Vec::with_capacity(reads.len());
+    let mut errors = Vec::new();
+    for read in reads {
+        match read {
+            Ok(l) => ledgers.push(l),
+            Err(e) => errors.push(e),
+        }
+    }
+    Ok((ledgers, errors))
+}
+
+/// Records matching `filter` (default: open ones), by issue then sequence.
+pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record)>, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(views::list(&ledgers, filter)
+        .into_iter()
+        .map(|(i, r)| (i, r.clone()))
+        .collect())
+}
+
+/// `list --json`: serialised straight from the records (a list can be megabytes).
+#[derive(Serialize)]
+pub struct ListJson<'a> {
+    ok: bool,
+    clarifications: Vec<RecordOutput<'a>>,
+}
+
+pub fn list_json(records: &[(u32, Record)]) -> ListJson<'_> {
+    ListJson {
+        ok: true,
+        clarifications: records.iter().map(|(i, r)| r.output(*i)).collect(),
+    }
+}
+
+/// One record by id.
+pub fn show_id<S: Store>(store: &S, id: &str) -> Result<(u32, Record), ClarifyError> {
+    let parsed = ClarificationId::parse(id)?;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    let ledger = store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
+    let record = ledger.find(id).cloned().ok_or_else(not_found)?;
+    Ok((parsed.issue, record))
+}
+
+/// The whole ledger of an issue.
+pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyError> {
+    store
+        .read_ledger(issue)?
+        .ok_or(ClarifyError::NoLedger { issue })
+}
+
+/// Analytics over every readable ledger, optionally only records created since `since`.
+pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<Stats, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(agentx_clarify_core::stats::stats(&ledgers, since))
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug)]
+pub struct VerifyOutcome {
+    pub files: usize,
+    pub problems: Vec<Problem>,
+}
+
+impl VerifyOutcome {
+    /// The failure `verify` turns its problems into (exit 8), if there are any.
+    pub fn error(&self) -> Option<ClarifyError> {
+        (!self.problems.is_empty()).then(|| ClarifyError::LedgerInconsistent {
+            message: format!(
+                "verify found {} problem(s) in {} ledger file(s)",
+                self.problems.len(),
+                self.files
+            ),
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self.error() {
+            None => json!({"ok": true, "problems": []}),
+            Some(e) => json!({"ok": false, "error": error_value(&e), "problems": self.problems}),
+        }
+    }
+}
+
+/// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
+/// parse is a problem, not a failure.
+pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
+    let raw = store.raw_ledgers()?;
+    let files = raw.len();
+    let mut problems = Vec::new();
+    for (name, bytes) in raw {
+        match bytes {
+            Ok(bytes) => problems.extend(verify_file(&name, &bytes)),
+            Err(e) => problems.push(Problem {
+                file: name,
+                id: None,
+                message: e.to_string(),
+            }),
+        }
+    }
+    Ok(VerifyOutcome { files, problems })
+}
+
+/// `agentx ready`: the monitor, then one entry per issue with a ledger.
+#[derive(Clone, Debug)]
+pub struct ReadyOutcome {
+    pub issues: Vec<ReadyIssue>,
+    pub monitor: MonitorRun,
+}
+
+impl ReadyOutcome {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report})
+    }
+}
+
+/// `include_escalated`: see `views::ready`.
+pub fn ready<S: Store>(
+    store: &S,
+    now: i64,
+    include_escalated: bool,
+) -> Result<ReadyOutcome, ClarifyError> {
+    let config = store.load_config()?;
+    let (monitor, ledgers) = run_monitor_keeping_ledgers(store, &config, now)?;
+    Ok(ReadyOutcome {
+        issues: views::ready(&ledgers, include_escalated),
+        monitor,
+    })
+}
