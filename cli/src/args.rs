@@ -164,6 +164,42 @@ pub enum Clarify {
         #[arg(long, value_name = "TIME")]
         since: Option<String>,
     },
+    /// Whom an agent may ask, under which workflow and step, with which limits (scope preview)
+    #[command(
+        after_help = "Examples:\n  agentx clarify scope --from engineer\n  agentx clarify scope --from engineer --to architect --issue 42 --json"
+    )]
+    Scope(ScopeArgs),
+    /// When the monitor next has something to do by time alone (for schedulers)
+    #[command(
+        after_help = "Examples:\n  agentx clarify wakeup\n  sleep_until \"$(agentx clarify wakeup --json | jq -r .wakeup)\""
+    )]
+    Wakeup,
+    /// Who waits on whom (blocking records pending or stale), and the cycles among them
+    #[command(
+        after_help = "Examples:\n  agentx clarify graph\n  agentx clarify graph --issue 42 --json"
+    )]
+    Graph {
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ScopeArgs {
+    /// The requester (without it: which agents may ask at all)
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub to: Option<String>,
+    /// The issue (its ledger records the workflow of its first request)
+    #[arg(long, value_name = "N")]
+    pub issue: Option<String>,
+    #[arg(long)]
+    pub non_blocking: bool,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[arg(long)]
+    pub step: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod exit;
 mod print;
+mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -253,6 +254,29 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 exit::code(&e)
             }))
         }
+        Clarify::Scope(a) => {
+            let question = agentx_clarify_core::scope::Question {
+                from: a.from.unwrap_or_default(),
+                to: a.to.unwrap_or_default(),
+                blocking: !a.non_blocking,
+                workflow: a.workflow,
+                step: a.step,
+            };
+            let issue = parse_issue_opt(a.issue.as_deref())?;
+            let preview = commands::query::scope_preview(ws, &question, issue)?;
+            let v = json!({"ok": true, "preview": preview});
+            print_or(json, &v, || views::scope_text(&question, &preview))
+        }
+        Clarify::Wakeup => {
+            let wakeup = commands::query::next_wakeup(ws, now)?;
+            let v = json!({"ok": true, "wakeup": wakeup});
+            print_or(json, &v, || views::wakeup_text(wakeup, now))
+        }
+        Clarify::Graph { issue } => {
+            let graphs = commands::query::wait_for_graphs(ws, parse_issue_opt(issue.as_deref())?)?;
+            let v = json!({"ok": true, "graphs": graphs});
+            print_or(json, &v, || views::graph_text(&graphs))
+        }
         Clarify::Stats { since } => {
             let since = since.as_deref().map(parse_now).transpose().map_err(|why| {
                 ClarifyError::InvalidInput {
@@ -268,6 +292,15 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             Ok(0)
         }
     }
+}
+
+fn print_or(json: bool, v: &serde_json::Value, text: impl FnOnce() -> String) -> Outcome {
+    if json {
+        print::json(v);
+    } else {
+        print::text(&text());
+    }
+    Ok(0)
 }
 
 /// Prints a mutation; `MAX_ROUNDS_EXCEEDED` prints the escalated thread and fails with 4.

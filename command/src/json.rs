@@ -6,7 +6,8 @@
 
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::api::input::{
-    action, flag, issue_number, list_filter, new_request, object, opt_string, string, Obj,
+    action, flag, issue_number, list_filter, new_request, object, opt_string, scope_question,
+    string, Obj,
 };
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
@@ -36,6 +37,9 @@ pub const OPERATIONS: &[&str] = &[
     "hookFinish",
     "ready",
     "state",
+    "scopePreview",
+    "nextWakeup",
+    "waitForGraph",
 ];
 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
@@ -138,6 +142,16 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             (None, None) => status::state_get(store)?.to_json(),
             _ => return Err(bad("`agent` and `status` go together")),
         },
+        "scopePreview" => {
+            let question = scope_question(m)?;
+            let issue = issue_number(m, "issueNumber")?;
+            json!({"ok": true, "preview": query::scope_preview(store, &question, issue)?})
+        }
+        "nextWakeup" => json!({"ok": true, "wakeup": query::next_wakeup(store, now()?)?}),
+        "waitForGraph" => {
+            let graphs = query::wait_for_graphs(store, issue_number(m, "issue")?)?;
+            json!({"ok": true, "graphs": graphs})
+        }
         other => {
             return Err(bad(format!(
                 "unknown operation '{other}'; known: {}",

@@ -69,6 +69,25 @@ impl MemStore {
         }
     }
 
+    /// The body of every ledger update, compiled once (the generic method only wraps it:
+    /// the wasm package carries one copy, not one per command).
+    fn update_ledger_once(
+        &self,
+        issue: u32,
+        decide: &mut dyn FnMut(Option<Ledger>) -> Result<Option<Ledger>, ClarifyError>,
+    ) -> Result<(), ClarifyError> {
+        if let Some(ledger) = decide(self.read_ledger(issue)?)? {
+            self.dirs
+                .borrow_mut()
+                .extend(paths::STATE_DIRS.map(String::from));
+            self.put(
+                &paths::ledger_path(issue),
+                Some(ledger.to_pretty_json().into_bytes()),
+            );
+        }
+        Ok(())
+    }
+
     fn text(&self, path: &str) -> Option<Vec<u8>> {
         self.files.borrow().get(path).cloned()
     }
@@ -128,18 +147,15 @@ impl Store for MemStore {
         _agent: &str,
         mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let current = self.read_ledger(issue)?;
-        let (write, result) = decide(current)?;
-        if let Some(ledger) = write {
-            self.dirs
-                .borrow_mut()
-                .extend(paths::STATE_DIRS.map(String::from));
-            self.put(
-                &paths::ledger_path(issue),
-                Some(ledger.to_pretty_json().into_bytes()),
-            );
-        }
-        Ok(result)
+        let mut result = None;
+        self.update_ledger_once(issue, &mut |current| {
+            let (write, r) = decide(current)?;
+            result = Some(r);
+            Ok(write)
+        })?;
+        result.ok_or_else(|| ClarifyError::Internal {
+            message: String::from("a ledger update returned no result"),
+        })
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {

@@ -3,8 +3,9 @@
 
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ledger::RecordOutput;
-use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::scope::{Preview, Question};
 use agentx_clarify_core::stats::Stats;
 use agentx_clarify_core::verify::{verify_file, Problem};
 use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
@@ -145,4 +146,41 @@ pub fn ready<S: Store>(
         issues: views::ready(&ledgers, include_escalated),
         monitor,
     })
+}
+
+/// The scope preview of a request on `issue` (whose ledger may record its workflow).
+pub fn scope_preview<S: Store>(
+    store: &S,
+    question: &Question,
+    issue: Option<u32>,
+) -> Result<Preview, ClarifyError> {
+    let config = store.load_config()?;
+    let workflows = store.load_workflows()?;
+    let ledger = match issue {
+        Some(n) => store.read_ledger(n)?,
+        None => None,
+    };
+    let ask = question.ask(ledger.as_ref().and_then(|l| l.workflow.as_deref()));
+    Ok(agentx_clarify_core::scope::preview(
+        &ask, &config, &workflows,
+    ))
+}
+
+/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`).
+pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(agentx_clarify_core::monitor::next_wakeup(&ledgers, now))
+}
+
+/// The wait-for graph of one issue, or of every issue with a ledger.
+pub fn wait_for_graphs<S: Store>(
+    store: &S,
+    issue: Option<u32>,
+) -> Result<Vec<WaitForGraph>, ClarifyError> {
+    let config = store.load_config()?;
+    let ledgers = match issue {
+        Some(n) => store.read_ledger(n)?.into_iter().collect(),
+        None => read_all(store)?.0,
+    };
+    Ok(ledgers.iter().map(|l| wait_for_graph(l, &config)).collect())
 }

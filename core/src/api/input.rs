@@ -84,7 +84,7 @@ pub fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     }
 }
 
-pub(super) fn now(map: &Obj) -> Result<i64, ClarifyError> {
+pub fn now(map: &Obj) -> Result<i64, ClarifyError> {
     let n = opt_integer(map, "now")?
         .ok_or_else(|| ClarifyError::input("`now` is required (epoch milliseconds)"))?;
     crate::ops::check_now(n)?;
@@ -168,6 +168,17 @@ pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
     })
 }
 
+/// A scope preview's fields (`from`, `to`, `blocking`, `workflow`, `step`), any absent.
+pub fn scope_question(map: &Obj) -> Result<crate::scope::Question, ClarifyError> {
+    Ok(crate::scope::Question {
+        from: opt_string(map, "from")?.unwrap_or_default(),
+        to: opt_string(map, "to")?.unwrap_or_default(),
+        blocking: opt_bool(map, "blocking")?.unwrap_or(true),
+        workflow: opt_string(map, "workflow")?,
+        step: opt_string(map, "step")?,
+    })
+}
+
 /// The action of `op` (`answer`, `followUp`, `resolve`, `escalate` or `abandon`) from its
 /// fields, in the order every surface reads them.
 pub fn action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
@@ -198,7 +209,7 @@ pub fn action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
 
 /// The issue's ledger: an object, or the raw text of its file (parsed here, so a corrupt file
 /// is `LEDGER_CORRUPT` with the same message on every surface).
-pub(super) fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+pub fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
     let file = format!("issue-{issue}.json");
     match present(map, "ledger") {
         None => Ok(None),
@@ -207,7 +218,7 @@ pub(super) fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, Clarif
     }
 }
 
-pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
+pub fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
     let Some(value) = present(map, "workflows") else {
         return Ok(Workflows::defaults());
     };
@@ -242,7 +253,7 @@ pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
     Ok(out)
 }
 
-pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
+pub fn config(map: &Obj) -> Result<Config, ClarifyError> {
     match present(map, "config") {
         None => Ok(Config::default()),
         Some(Value::String(text)) => Config::parse("config.toml", text),
@@ -264,7 +275,7 @@ pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
 }
 
 /// `agent-status.json` as an object or as the file's raw text.
-pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
+pub fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
     match present(map, "statuses") {
         None => Ok(Statuses::new()),
         Some(Value::String(text)) => {
@@ -277,7 +288,7 @@ pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
 
 /// `ledgers` (objects) and `files` (raw texts) of a workspace; unreadable ones become report
 /// errors rather than failures, so one bad file never hides the others.
-pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+pub fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
     let (mut ledgers, mut errors) = object_ledgers(map)?;
     match present(map, "files") {
         None => {}
@@ -313,7 +324,7 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
 }
 
 /// The `ledgers` (objects) of a workspace alone, unreadable ones as report errors.
-pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+pub fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
     let mut ledgers = Vec::new();
     let mut errors = Vec::new();
     match present(map, "ledgers") {
@@ -336,7 +347,7 @@ pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>
 }
 
 /// The ledger of one issue from `files` (raw text, parse errors reported) or `ledgers`.
-pub(super) fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+pub fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
     let name = format!("issue-{issue}.json");
     if let Some(text) = present(map, "files").and_then(|f| f.get(&name)) {
         let text = text

@@ -1,4 +1,9 @@
-//! Who may ask whom (SPEC §6.4, steps 2–7, in this order; the first failure wins).
+//! Who may ask whom (SPEC §6.4, steps 2–7, in this order; the first failure wins), and the
+//! preview a request form shows before asking.
+
+mod preview;
+
+pub use preview::{preview, Governing, Preview, Question};
 
 use crate::config::Config;
 use crate::error::ClarifyError;
@@ -25,6 +30,18 @@ pub fn default_max_rounds(blocking: bool) -> u32 {
     } else {
         DEFAULT_MAX_ROUNDS_NON_BLOCKING
     }
+}
+
+/// The workflow a request runs under (SPEC §6.4 step 3): the one it names, else the one its
+/// issue's ledger records, else the default.
+pub fn workflow_name<'a>(
+    explicit: Option<&'a str>,
+    ledger: Option<&'a str>,
+    config: &'a Config,
+) -> &'a str {
+    explicit
+        .or(ledger)
+        .unwrap_or(config.default_workflow.as_str())
 }
 
 /// The question a scope check answers.
@@ -55,10 +72,7 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
         });
     }
     // 3. The workflow: explicit, else the issue's, else the default.
-    let name = ask
-        .workflow
-        .or(ask.ledger_workflow)
-        .unwrap_or(config.default_workflow.as_str());
+    let name = workflow_name(ask.workflow, ask.ledger_workflow, config);
     let workflow = workflows
         .get(name)
         .ok_or_else(|| ClarifyError::InvalidWorkflow {
