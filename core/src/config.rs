@@ -21,6 +21,10 @@ pub struct Config {
     pub lock_timeout_ms: u64,
     pub stale_lock_ms: u64,
     pub default_workflow: String,
+    /// Runners from the `[agents.*]` tables (SPEC §14.1). Not part of the JSON form: only
+    /// the shells that start processes read them, from the TOML.
+    #[serde(skip)]
+    pub agents: crate::routing::Runners,
 }
 
 pub const DEFAULT_PRIORITY: &[&str] = &[
@@ -52,6 +56,7 @@ impl Default for Config {
             lock_timeout_ms: 5000,
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
+            agents: crate::routing::Runners::default(),
         }
     }
 }
@@ -77,7 +82,10 @@ impl Config {
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
         let src = Source { file, text };
         let root = src.parse()?;
-        let mut config = Config::default();
+        let mut config = Config {
+            agents: crate::routing::Runners::parse(&src, root.get_ref())?,
+            ..Config::default()
+        };
         let Some(section) = get(root.get_ref(), "clarify") else {
             return Ok(config);
         };
