@@ -62,6 +62,35 @@ fn pids(file: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// A spec whose agent appends the pids it starts to a file of a fresh directory.
+struct Tracked {
+    _dir: tempfile::TempDir,
+    pidfile: PathBuf,
+    spec: Spec,
+}
+
+impl Tracked {
+    fn new(name: &str, timeout: Duration, env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pids");
+        let mut all = env.to_vec();
+        all.push(("AGENT_PIDFILE", pidfile.to_str().unwrap()));
+        let spec = spec(name, timeout, &all);
+        Tracked {
+            _dir: dir,
+            pidfile,
+            spec,
+        }
+    }
+
+    /// Runs it: the output, how long it took, and the pids the agent noted.
+    fn run(&self) -> (agentx_clarify_runner::RunOutput, Duration, Vec<u32>) {
+        let started = Instant::now();
+        let out = run(&self.spec).unwrap();
+        (out, started.elapsed(), pids(&self.pidfile))
+    }
+}
+
 #[test]
 fn answers_a_prompt_from_stdin() {
     let mut s = spec("plain", Duration::from_secs(30), &[]);
@@ -117,28 +146,19 @@ fn env_and_cwd_reach_the_program() {
 
 #[test]
 fn a_slow_agent_is_killed_at_the_timeout_with_its_group() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pids");
-    let s = spec(
+    let t = Tracked::new(
         "claude",
-        Duration::from_millis(400),
-        &[
-            ("AGENT_MODE", "slow"),
-            ("AGENT_SLEEP", "30"),
-            ("AGENT_PIDFILE", pidfile.to_str().unwrap()),
-        ],
+        Duration::from_secs(1),
+        &[("AGENT_MODE", "slow"), ("AGENT_SLEEP", "30")],
     );
-    let started = Instant::now();
-    let out = run(&s).unwrap();
-    let took = started.elapsed();
+    let (out, took, pids) = t.run();
     assert!(out.timed_out);
     assert_eq!(out.exit, Exit::Signal(9));
     assert_eq!(out.stdout, b"", "killed before it answered");
     assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_secs(10),
+        took >= Duration::from_secs(1) && took < Duration::from_secs(10),
         "{took:?}"
     );
-    let pids = pids(&pidfile);
     assert_eq!(pids.len(), 2, "the agent and its sleeping child: {pids:?}");
     assert!(all_dead(&pids), "a process of the group survived: {pids:?}");
 }
@@ -215,22 +235,16 @@ fn five_mib_of_chatter_is_capped_on_both_streams_without_deadlock() {
 
 #[test]
 fn an_agent_that_never_exits_dies_with_all_its_children() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pids");
-    let s = spec(
-        "copilot",
-        Duration::from_millis(500),
-        &[
-            ("AGENT_MODE", "hang"),
-            ("AGENT_PIDFILE", pidfile.to_str().unwrap()),
-        ],
+    let t = Tracked::new("copilot", Duration::from_secs(1), &[("AGENT_MODE", "hang")]);
+    let (out, took, pids) = t.run();
+    assert_eq!(
+        out.stderr_text(),
+        "started everything\n",
+        "read from pipes its children still held"
     );
-    let started = Instant::now();
-    let out = run(&s).unwrap();
     assert!(out.timed_out);
     assert_eq!(out.exit, Exit::Signal(9));
-    assert!(started.elapsed() < Duration::from_secs(10));
-    let pids = pids(&pidfile);
+    assert!(took < Duration::from_secs(10), "{took:?}");
     assert_eq!(
         pids.len(),
         4,
@@ -241,48 +255,33 @@ fn an_agent_that_never_exits_dies_with_all_its_children() {
 
 #[test]
 fn children_left_holding_the_pipes_do_not_hold_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pids");
-    let mut s = spec(
+    let mut t = Tracked::new(
         "plain",
         Duration::from_secs(60),
-        &[
-            ("AGENT_MODE", "orphan"),
-            ("AGENT_PIDFILE", pidfile.to_str().unwrap()),
-        ],
+        &[("AGENT_MODE", "orphan")],
     );
-    s.stdin = Some(CACHE_PROMPT.as_bytes().to_vec());
-    let started = Instant::now();
-    let out = run(&s).unwrap();
+    t.spec.stdin = Some(CACHE_PROMPT.as_bytes().to_vec());
+    let (out, took, pids) = t.run();
     assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "waited for the orphan"
+        took < Duration::from_secs(10),
+        "waited for the orphan: {took:?}"
     );
     assert!(!out.timed_out);
     assert_eq!(out.exit, Exit::Code(0));
     assert_eq!(out.stdout_text(), CACHE_ANSWER);
-    let pids = pids(&pidfile);
     assert_eq!(pids.len(), 1);
     assert!(all_dead(&pids), "the helper left behind was not killed");
 }
 
 #[test]
 fn a_process_that_escaped_the_group_costs_only_the_drain_grace() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pids");
-    let mut s = spec(
+    let mut t = Tracked::new(
         "plain",
         Duration::from_secs(60),
-        &[
-            ("AGENT_MODE", "escape"),
-            ("AGENT_PIDFILE", pidfile.to_str().unwrap()),
-        ],
+        &[("AGENT_MODE", "escape")],
     );
-    s.stdin = Some(CACHE_PROMPT.as_bytes().to_vec());
-    let started = Instant::now();
-    let out = run(&s).unwrap();
-    let took = started.elapsed();
-    let escaped = pids(&pidfile);
+    t.spec.stdin = Some(CACHE_PROMPT.as_bytes().to_vec());
+    let (out, took, escaped) = t.run();
     let still_there: Vec<u32> = escaped.iter().copied().filter(|p| alive(*p)).collect();
     for p in &escaped {
         let _ = std::process::Command::new("kill")

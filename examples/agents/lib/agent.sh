@@ -188,6 +188,12 @@ case $mode in
     pid_note $$
     sleep 100000 & pid_note $!
     sh -c 'sleep 100000 & echo $! >>"${AGENT_PIDFILE:-/dev/null}"; wait' & pid_note $!
+    # Noted: the leader, its child, the child shell; the grandchild is noted by that shell.
+    i=0
+    while [ -n "${AGENT_PIDFILE-}" ] && [ "$(wc -l <"$AGENT_PIDFILE")" -lt 4 ] && [ $i -lt 500 ]; do
+      sleep 0.01; i=$((i + 1))
+    done
+    echo "started everything" >&2
     while :; do sleep 1; done ;;
   orphan)
     # Exits at once, leaving a child that holds stdout open.
@@ -195,8 +201,15 @@ case $mode in
     ;;
   escape)
     # Leaves a child in a session of its own, out of reach of a group kill, holding stdout.
-    setsid sleep 100000 & pid_note $!
-    ;;
+    setsid sleep 100000 &
+    child=$!
+    pid_note $child
+    # Exit only once it has its own session: before that, the group kill would still reach it.
+    mine=$(ps -o sid= -p $$)
+    i=0
+    while [ "$(ps -o sid= -p $child)" = "$mine" ] && [ $i -lt 500 ]; do
+      sleep 0.01; i=$((i + 1))
+    done ;;
   ask)
     text="[CLARIFICATION_NEEDED]
 agent_id: ${me:-agent}
