@@ -55,7 +55,7 @@ fn route(table: &str, persona: Option<&str>, env: &[(&str, &str)]) -> Routed {
         text.push_str(&format!(", {k} = {v:?}"));
     }
     text.push_str(" }\n");
-    let config = Config::parse("config.toml", &text).unwrap();
+    let config = Config::parse_with_runners("config.toml", &text).unwrap();
     let invocation = Invocation::resolve(&config.agents, "architect", persona).unwrap();
     let l = ledger();
     let prompt = build_prompt(&PromptInput {

@@ -148,7 +148,9 @@ mod tests {
     use crate::routing::output::{AnswerAt, Test};
 
     fn runners(text: &str) -> Runners {
-        Config::parse("config.toml", text).unwrap().agents
+        Config::parse_with_runners("config.toml", text)
+            .unwrap()
+            .agents
     }
 
     fn resolve(text: &str, target: &str, persona: Option<&str>) -> Invocation {

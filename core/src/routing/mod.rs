@@ -2,7 +2,7 @@
 //! command line each preset runs, where its answer is, and the prompt an agent receives.
 //! Pure like the rest of the core: starting the process belongs to the `runner` crate.
 //!
-//! The flow: [`Runners::for_agent`] finds the target's runner (none: `NO_RUNNER`); the shell
+//! The flow: [`crate::Config::parse_with_runners`] reads the runners; [`Runners::for_agent`] finds the target's runner (none: `NO_RUNNER`); the shell
 //! reads its [`RunnerSpec::persona_file`]; [`Invocation::resolve`] gives the process to
 //! start; [`build_prompt`] the text to send, bound with [`Invocation::argv`] and
 //! [`Invocation::stdin`]; [`Invocation::output`] says where the answer will be.

@@ -487,13 +487,35 @@ mod tests {
     use crate::config::Config;
 
     fn runners(text: &str) -> Runners {
-        Config::parse("config.toml", text).unwrap().agents
+        Config::parse_with_runners("config.toml", text)
+            .unwrap()
+            .agents
     }
 
     fn error(text: &str) -> String {
-        let e = Config::parse("config.toml", text).unwrap_err();
+        let e = Config::parse_with_runners("config.toml", text).unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
         e.to_string()
+    }
+
+    #[test]
+    fn only_parse_with_runners_reads_runner_tables() {
+        let text = "[clarify]\nmax_retries = 2\n[agents.architect]\npreset = 3\n";
+        let plain = Config::parse("config.toml", text).unwrap();
+        assert!(plain.agents.is_empty());
+        assert_eq!(plain.max_retries, 2);
+        assert!(
+            error(text).starts_with("config.toml:4:10: agents.architect.preset must be a string")
+        );
+        let ok = "[agents.architect]\npreset = \"claude\"\n";
+        assert_eq!(
+            Config::parse_with_runners("config.toml", ok)
+                .unwrap()
+                .agents
+                .agents
+                .len(),
+            1
+        );
     }
 
     #[test]
