@@ -2,7 +2,9 @@
 //! and process group, the prompt on stdin or in its arguments, stdout and stderr captured
 //! within a cap each (the rest drained, dropped and counted), and a timeout that kills the
 //! whole group. Neither a chatty agent nor a grandchild that keeps a pipe open can hang the
-//! hub. Unix only; std and libc, no async runtime.
+//! hub. Unix only; std and libc, no async runtime. The calling process must ignore SIGPIPE
+//! (Rust binaries and Node do): a program that closes its stdin early then costs a failed
+//! write, not the hub.
 //!
 //! What to run comes from the core ([`agentx_clarify_core::routing::Invocation`], see
 //! [`Spec::for_invocation`]); what the output means is the core's business too. Writing the

@@ -39,7 +39,13 @@ json_str() {
         else printf "%s", ch[b] } }'
   printf '"'
 }
-json() { printf '%s' "$1" | json_str; }
+# Most strings need no escaping: those cost no process.
+json() {
+  case $1 in
+    *[[:cntrl:]\"\\]*) printf '%s' "$1" | json_str ;;
+    *) printf '"%s"' "$1" ;;
+  esac
+}
 
 args_json=""
 add_arg() { args_json="$args_json${args_json:+,}$(json "$1")"; }
@@ -144,11 +150,19 @@ if [ -n "${AGENT_RECORD-}" ]; then
     >"$AGENT_RECORD"
 fi
 
-line_after() { printf '%s\n' "$input" | sed -n "s/^- $1: //p" | head -n 1; }
-topic=$(line_after Topic)
-me=$(line_after To | sed 's/ (you)$//')
-from=$(line_after From)
-id=$(line_after Clarification)
+# The record's facts, from the prompt's "- Key: value" lines (bodies are quoted with "> ",
+# so the first match is the facts list).
+topic= me= from= id=
+while IFS= read -r line; do
+  case $line in
+    "- Topic: "*) [ -n "$topic" ] || topic=${line#- Topic: } ;;
+    "- To: "*) [ -n "$me" ] || { me=${line#- To: }; me=${me% (you)}; } ;;
+    "- From: "*) [ -n "$from" ] || from=${line#- From: } ;;
+    "- Clarification: "*) [ -n "$id" ] || id=${line#- Clarification: } ;;
+  esac
+done <<EOF_INPUT
+$input
+EOF_INPUT
 
 canned() {
   case $topic in
@@ -205,9 +219,10 @@ case $mode in
     child=$!
     pid_note $child
     # Exit only once it has its own session: before that, the group kill would still reach it.
-    mine=$(ps -o sid= -p $$)
+    sid() { awk '{ print $6 }' "/proc/$1/stat" 2>/dev/null; }
+    mine=$(sid $$)
     i=0
-    while [ "$(ps -o sid= -p $child)" = "$mine" ] && [ $i -lt 500 ]; do
+    while [ "$(sid $child)" = "$mine" ] && [ $i -lt 500 ]; do
       sleep 0.01; i=$((i + 1))
     done ;;
   ask)
