@@ -16,6 +16,9 @@ use crate::{Exit, RunError, RunOutput, Spec, DRAIN_GRACE};
 /// Without a pidfd, how often the loop looks for the child's exit.
 const EXIT_CHECK: Duration = Duration::from_millis(5);
 const CHUNK: usize = 64 * 1024;
+/// A program that writes as fast as it is read would keep one read loop busy forever: after
+/// this many chunks the loop goes back to the clock.
+const READS_PER_WAKE: usize = 16;
 
 /// Runs `spec` to its end: exit, signal or timeout. Blocks the calling thread, which must be
 /// the one that waits for the child (see `sys::new_session`).
@@ -127,12 +130,13 @@ impl Stream {
         })
     }
 
-    /// Reads what is there; closes the pipe at end of file.
+    /// Reads what is there, up to [`READS_PER_WAKE`] chunks; closes the pipe at end of
+    /// file.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<()> {
         let Some(pipe) = &mut self.pipe else {
             return Ok(());
         };
-        loop {
+        for _ in 0..READS_PER_WAKE {
             match pipe.read(buf) {
                 Ok(0) => {
                     self.pipe = None;
@@ -144,6 +148,7 @@ impl Stream {
                 Err(e) => return Err(e),
             }
         }
+        Ok(())
     }
 }
 

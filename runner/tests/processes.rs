@@ -234,6 +234,20 @@ fn five_mib_of_chatter_is_capped_on_both_streams_without_deadlock() {
 }
 
 #[test]
+fn an_endless_writer_is_stopped_at_the_timeout() {
+    // Four writers on one pipe: reading alone never catches up.
+    let mut s = Spec::new("sh", Duration::from_millis(300));
+    s.args = vec!["-c".into(), "yes & yes & yes & yes & wait".into()];
+    let started = Instant::now();
+    let out = run(&s).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(out.timed_out);
+    assert_eq!(out.exit, Exit::Signal(9));
+    assert_eq!(out.stdout.len(), OUTPUT_CAP);
+    assert!(out.stdout_dropped > 0 && out.stdout.starts_with(b"y\ny\n"));
+}
+
+#[test]
 fn an_agent_that_never_exits_dies_with_all_its_children() {
     let t = Tracked::new("copilot", Duration::from_secs(1), &[("AGENT_MODE", "hang")]);
     let (out, took, pids) = t.run();
