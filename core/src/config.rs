@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ClarifyError;
 use crate::names::is_workflow_name;
+use toml::de::DeTable;
+
 use crate::toml_value::{get, Source};
 
 /// The `[clarify]` settings, defaults filled.
@@ -21,6 +23,11 @@ pub struct Config {
     pub lock_timeout_ms: u64,
     pub stale_lock_ms: u64,
     pub default_workflow: String,
+    /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
+    /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
+    /// processes use them.
+    #[serde(skip)]
+    pub agents: crate::routing::Runners,
 }
 
 pub const DEFAULT_PRIORITY: &[&str] = &[
@@ -52,6 +59,7 @@ impl Default for Config {
             lock_timeout_ms: 5000,
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
+            agents: crate::routing::Runners::default(),
         }
     }
 }
@@ -74,11 +82,27 @@ const STALE_LOCK_MS: (i64, i64) = (1000, 3_600_000);
 impl Config {
     /// Parses `config.toml`. Unknown keys and other tables are ignored (the file may hold
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
+    /// The runner tables are not read: see [`Config::parse_with_runners`].
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
         let src = Source { file, text };
         let root = src.parse()?;
+        Config::from_document(&src, root.get_ref())
+    }
+
+    /// [`Config::parse`] plus the `[agents.*]` runner tables (SPEC §14.1), which must be valid
+    /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
+    /// and so does not carry the runner reader (about 30 KB of the module).
+    pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let src = Source { file, text };
+        let root = src.parse()?;
+        let mut config = Config::from_document(&src, root.get_ref())?;
+        config.agents = crate::routing::Runners::parse(&src, root.get_ref())?;
+        Ok(config)
+    }
+
+    fn from_document(src: &Source<'_>, root: &DeTable<'_>) -> Result<Config, ClarifyError> {
         let mut config = Config::default();
-        let Some(section) = get(root.get_ref(), "clarify") else {
+        let Some(section) = get(root, "clarify") else {
             return Ok(config);
         };
         let c = src.table("clarify", section)?;

@@ -23,6 +23,7 @@ pub mod names;
 pub mod ops;
 mod order;
 pub mod render;
+pub mod routing;
 pub mod scope;
 pub mod stats;
 pub mod time;

@@ -169,7 +169,7 @@ fn integer(v: &DeValue<'_>) -> Option<i64> {
     }
 }
 
-fn describe(v: &DeValue<'_>) -> String {
+pub(crate) fn describe(v: &DeValue<'_>) -> String {
     match v {
         DeValue::String(s) => format!("string \"{s}\""),
         DeValue::Integer(i) => i.as_str().to_owned(),
