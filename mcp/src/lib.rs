@@ -19,6 +19,7 @@
     )
 )]
 
+mod eof;
 pub mod hub;
 mod input;
 mod reply;
@@ -102,6 +103,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let read = eof::SignalEof::new(read, server.input_closed.clone());
     let transport =
         AsyncRwTransport::new_server(read, write).with_max_line_length(MAX_MESSAGE_BYTES);
     let running = match server.serve(transport).await {

@@ -13,6 +13,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
 
+use tokio_util::sync::CancellationToken;
+
 use crate::hub::Hub;
 use crate::resources::{self, Target, Watch};
 
@@ -23,6 +25,8 @@ pub struct Server {
     pub(crate) agent: Arc<str>,
     /// The default issue of `clarify_ask` and `clarify_show`.
     pub(crate) issue: Option<u32>,
+    /// Fired when the client closes its input: waits return instead of holding the exit.
+    pub(crate) input_closed: CancellationToken,
     watch: Arc<Watch>,
     tool_router: ToolRouter<Self>,
 }
@@ -34,6 +38,7 @@ impl Server {
             hub,
             agent: Arc::from(agent),
             issue,
+            input_closed: CancellationToken::new(),
             watch: Arc::default(),
             tool_router: Self::router(),
         }

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
 use crate::reply;
 use crate::server::Server;
-use crate::wait::{self, Progress};
+use crate::wait::{self, Progress, Stop};
 
 /// Decodes `$args` as `$ty`, or returns the `INVALID_INPUT` refusal from the tool.
 macro_rules! args {
@@ -74,7 +74,11 @@ impl Server {
             peer: ctx.peer.clone(),
         });
         let timeout = Duration::from_secs_f64(seconds);
-        wait::wait(&self.hub, w.id, timeout, progress, ctx.ct).await
+        let stop = Stop {
+            request: ctx.ct,
+            input_closed: self.input_closed.clone(),
+        };
+        wait::wait(&self.hub, w.id, timeout, progress, stop).await
     }
 
     #[tool(

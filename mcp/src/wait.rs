@@ -48,13 +48,33 @@ pub struct Progress {
     pub peer: Peer<RoleServer>,
 }
 
-/// Waits until record `id` leaves pending/stale, `timeout` passes or `cancel` fires.
+/// Why a wait stops early: the request was cancelled, or the client closed its input.
+pub struct Stop {
+    pub request: CancellationToken,
+    pub input_closed: CancellationToken,
+}
+
+impl Stop {
+    fn fired(&self) -> bool {
+        self.request.is_cancelled() || self.input_closed.is_cancelled()
+    }
+
+    async fn fires(&self) {
+        tokio::select! {
+            () = self.request.cancelled() => {}
+            () = self.input_closed.cancelled() => {}
+        }
+    }
+}
+
+/// Waits until record `id` leaves pending/stale, `timeout` passes or `stop` fires (then it
+/// answers like a timeout: the status now, `timedOut: true`).
 pub async fn wait(
     hub: &Hub,
     id: String,
     timeout: Duration,
     progress: Option<Progress>,
-    cancel: CancellationToken,
+    stop: Stop,
 ) -> CallToolResult {
     let started = Instant::now();
     let deadline = started + timeout;
@@ -76,9 +96,9 @@ pub async fn wait(
             .unwrap_or_default()
             .to_owned();
         let waiting = status == "pending" || status == "stale";
-        let timed_out = waiting && Instant::now() >= deadline;
-        if !waiting || timed_out || cancel.is_cancelled() {
-            return outcome(&id, &status, record.clone(), timed_out, timeout);
+        let timed_out = waiting && (Instant::now() >= deadline || stop.fired());
+        if !waiting || timed_out {
+            return outcome(&id, &status, record.clone(), timed_out, started.elapsed());
         }
         let ledger = match &path {
             Some(p) => p,
@@ -96,7 +116,7 @@ pub async fn wait(
         loop {
             tokio::select! {
                 () = tokio::time::sleep(POLL) => {}
-                () = cancel.cancelled() => break,
+                () = stop.fires() => break,
             }
             let now = Instant::now();
             if now >= deadline || stamp(ledger) != before {
@@ -121,13 +141,13 @@ fn outcome(
     status: &str,
     record: Value,
     timed_out: bool,
-    timeout: Duration,
+    waited: Duration,
 ) -> CallToolResult {
     let answer = reply::latest_body(&record, &["answer"]).map(str::to_owned);
     let text = if timed_out {
         format!(
             "{id} is still {status} after {} s; call clarify_wait again to keep waiting",
-            timeout.as_secs_f64().round()
+            waited.as_secs_f64().round()
         )
     } else {
         match (status, &answer) {
