@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
+use agentx_clarify_core::Status;
 use rmcp::model::JsonObject;
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -103,31 +104,6 @@ pub struct Show {
     pub issue: Option<u32>,
 }
 
-/// A clarification's status.
-#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Pending,
-    Stale,
-    Answered,
-    Escalated,
-    Resolved,
-    Abandoned,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::Stale => "stale",
-            Status::Answered => "answered",
-            Status::Escalated => "escalated",
-            Status::Resolved => "resolved",
-            Status::Abandoned => "abandoned",
-        }
-    }
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct List {
@@ -135,6 +111,8 @@ pub struct List {
     #[schemars(range(max = 2147483647))]
     pub issue: Option<u32>,
     /// Only these statuses, e.g. ["pending", "stale"].
+    #[serde(default)]
+    #[schemars(schema_with = "statuses")]
     pub status: Option<Vec<Status>>,
     /// Include resolved and abandoned ones (default: open ones only).
     pub all: Option<bool>,
@@ -145,4 +123,13 @@ pub struct List {
 pub struct Monitor {
     /// Report what the monitor would do without writing anything.
     pub dry_run: Option<bool>,
+}
+
+/// `status`: an array of the core's statuses (its names, so the schema cannot drift).
+fn statuses(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    schemars::json_schema!({
+        "type": ["array", "null"],
+        "items": { "type": "string", "enum": names },
+    })
 }

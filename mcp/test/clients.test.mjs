@@ -65,6 +65,11 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     assert.deepEqual(byName.clarify_answer.inputSchema.required.sort(), ["body", "id"]);
     assert.deepEqual(Object.keys(byName.clarify_inbox.inputSchema.properties ?? {}), []);
     assert.equal(byName.clarify_show.annotations?.readOnlyHint, true);
+    const list = byName.clarify_list.inputSchema;
+    assert.equal(list.required, undefined, "every filter is optional");
+    assert.deepEqual(list.properties.status.items.enum.sort(), [
+      "abandoned", "answered", "escalated", "pending", "resolved", "stale",
+    ]);
   });
 
   it("asks, the other side sees it in its inbox, answers, wait returns the answer, resolve and show", async () => {
@@ -118,6 +123,8 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     assert.equal(byIssue.structuredContent.ledger.issueNumber, 42, "show defaults to --issue");
     const listed = await call(engineer, "clarify_list", { issue: 42, all: true });
     assert.deepEqual(listed.structuredContent.clarifications.map((r) => r.status), ["resolved"]);
+    const open = await call(engineer, "clarify_list", { status: ["resolved", "pending"] });
+    assert.deepEqual(open.structuredContent.clarifications.map((r) => r.id), ["CLR-42-001"]);
   });
 
   it("refuses what the workflow forbids as an isError result with the store's code", async () => {
