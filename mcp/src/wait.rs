@@ -143,7 +143,7 @@ fn outcome(
     timed_out: bool,
     waited: Duration,
 ) -> CallToolResult {
-    let answer = reply::latest_body(&record, &["answer"]).map(str::to_owned);
+    let answer = current_answer(&record);
     let text = if timed_out {
         format!(
             "{id} is still {status} after {} s; call clarify_wait again to keep waiting",
@@ -175,4 +175,19 @@ fn outcome(
         "clarification": record,
     });
     reply::envelope(value, |_| text)
+}
+
+/// The answer of the record's current round, if it has one (a follow-up opens a new round
+/// whose answer is still to come).
+fn current_answer(record: &Value) -> Option<String> {
+    let round = record.get("round")?;
+    record
+        .get("thread")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|e| e.get("type") == Some(&json!("answer")) && e.get("round") == Some(round))
+        .and_then(|e| e.get("body"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }

@@ -127,6 +127,24 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     assert.deepEqual(open.structuredContent.clarifications.map((r) => r.id), ["CLR-42-001"]);
   });
 
+  it("follows up: wait hears the next round's answer, not the previous one", async () => {
+    const asked = await call(engineer, "clarify_ask", { to: "architect", topic: "Eviction", question: "Which policy?" });
+    const id = asked.structuredContent.clarification.id;
+    await call(architect, "clarify_answer", { id, body: "LRU." });
+    const followed = await call(engineer, "clarify_follow_up", { id, question: "allkeys or volatile?" });
+    assert.equal(followed.structuredContent.clarification.status, "pending");
+    assert.equal(followed.structuredContent.clarification.round, 2);
+    const early = await call(engineer, "clarify_wait", { id, timeoutSeconds: 0.2 });
+    assert.equal(early.structuredContent.timedOut, true);
+    assert.equal(early.structuredContent.answer, null);
+    assert.match(early.content[0].text, /still pending/);
+    await call(architect, "clarify_answer", { id, body: "allkeys-lru." });
+    const late = await call(engineer, "clarify_wait", { id, timeoutSeconds: 5 });
+    assert.equal(late.structuredContent.answer, "allkeys-lru.");
+    const closed = await call(engineer, "clarify_resolve", { id });
+    assert.equal(closed.structuredContent.clarification.status, "resolved");
+  });
+
   it("refuses what the workflow forbids as an isError result with the store's code", async () => {
     // The feature workflow lets the architect ask only the product manager.
     const refused = await call(architect, "clarify_ask", {
