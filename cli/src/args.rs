@@ -65,6 +65,19 @@ pub enum Command {
     /// Play a realistic story in a fresh workspace and print it as it happens
     #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
     Demo,
+    /// Serve the hub to one agent over the Model Context Protocol (stdio)
+    #[cfg(feature = "mcp")]
+    #[command(
+        after_help = "Examples:\n  agentx mcp --agent engineer --issue 42\n  claude mcp add clarify -- agentx mcp --agent engineer"
+    )]
+    Mcp {
+        /// The agent every tool call acts as
+        #[arg(long)]
+        agent: String,
+        /// The default issue of clarify_ask and clarify_show
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+    },
     /// Print a shell completion script
     #[command(
         after_help = "Example:\n  agentx completions bash > ~/.local/share/bash-completion/completions/agentx"

@@ -78,6 +78,12 @@ fn run(cli: Cli) -> i32 {
             cli.now.is_some().then_some(now),
             json,
         ),
+        #[cfg(feature = "mcp")]
+        Command::Mcp { agent, issue } => {
+            agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
+                commands::call(&Workspace::new(root), op, v, system_now_ms())
+            })
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
             Ok(0)
