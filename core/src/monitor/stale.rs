@@ -1,14 +1,32 @@
 //! Phase 1: a pending record past its SLA goes stale, then is retried while retries remain,
-//! else escalated. A record found already stale gets the retry-or-escalate step.
+//! else escalated. A record found already stale gets the retry-or-escalate step. A legacy
+//! record without a question is escalated instead, never retried.
 
 use super::Pass;
 use crate::ledger::{EntryKind, Status};
+
+/// The escalation reason of a legacy record that never got its question.
+const LEGACY_WITHOUT_QUESTION: &str = "legacy record without a question";
 
 pub(super) fn run(pass: &mut Pass<'_>) {
     for index in 0..pass.ledger.clarifications.len() {
         let Some(record) = pass.ledger.clarifications.get(index) else {
             continue;
         };
+        if record.is_legacy_empty() {
+            // AgentX's router crashed between creating the record (round 0) and writing its
+            // question. A retry would re-route nothing and an answer would answer nothing: a
+            // human decides (SPEC §20). Stored `stale` was already past its SLA.
+            let expired = match record.current_status() {
+                Status::Pending => record.stale_after_ms().is_some_and(|t| pass.now > t),
+                Status::Stale => true,
+                _ => false,
+            };
+            if expired {
+                pass.escalate(index, LEGACY_WITHOUT_QUESTION);
+            }
+            continue;
+        }
         match record.current_status() {
             Status::Pending if record.stale_after_ms().is_some_and(|t| pass.now > t) => {
                 mark_stale(pass, index);
