@@ -1,9 +1,11 @@
 //! Support for the conformance vectors in `tests/vectors/` (format: `tests/vectors/README.md`):
 //! loading, subset matching, materialising a scenario as a workspace on disk, and [`model`],
-//! a pure in-memory model of what the `agentx` CLI does for each operation.
+//! a pure in-memory model of what the `agentx` CLI does for each operation, and [`schema`],
+//! the published ledger schemas and their validator.
 
 pub mod fixtures;
 pub mod model;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 
