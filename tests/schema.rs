@@ -155,34 +155,35 @@ fn a_scenario_of_core_operations() {
     .unwrap()
     .ledger;
     produced.push(l.clone());
+    let step = |l: &Ledger, id: &str, action: Action, at: i64| {
+        act(l, id, &action, &config, at).unwrap().ledger
+    };
     let answer = Action::Answer {
         from: "architect".into(),
         body: "Redis.".into(),
     };
-    let l = act(&l, "CLR-42-001", &answer, &config, T0 + 2 * MIN)
-        .unwrap()
-        .ledger;
-    produced.push(l.clone());
     let follow = Action::FollowUp {
         from: "engineer".into(),
         question: "TTL?".into(),
     };
-    let l = act(&l, "CLR-42-001", &follow, &config, T0 + 3 * MIN)
-        .unwrap()
-        .ledger;
+    produced.push(step(&l, "CLR-42-001", answer, T0 + 2 * MIN));
+    let l = step(&produced[2], "CLR-42-001", follow, T0 + 3 * MIN);
     produced.push(l.clone());
     // The monitor: stale, retry, then escalation of the second record.
-    let l = monitor_ledger(l, &statuses, &config, T0 + 62 * MIN).ledger;
-    produced.push(l.clone());
-    let l = monitor_ledger(l, &statuses, &config, T0 + 200 * MIN).ledger;
-    produced.push(l.clone());
+    for at in [T0 + 62 * MIN, T0 + 200 * MIN] {
+        let l = monitor_ledger(produced[produced.len() - 1].clone(), &statuses, &config, at).ledger;
+        produced.push(l);
+    }
     let resolve = Action::Resolve {
         from: None,
         message: None,
     };
-    let l = act(&l, "CLR-42-002", &resolve, &config, T0 + 201 * MIN)
-        .unwrap()
-        .ledger;
+    let l = step(
+        &produced[produced.len() - 1],
+        "CLR-42-002",
+        resolve,
+        T0 + 201 * MIN,
+    );
     produced.push(l.clone());
     // The requester moves on: abandonment.
     statuses.insert(
@@ -211,28 +212,15 @@ fn a_scenario_of_core_operations() {
 
 #[test]
 fn the_written_schema_is_strict_about_what_we_write() {
-    let mut l = Ledger::new(7);
-    l = request(
-        Some(&l),
-        &NewRequest {
-            issue_number: 7,
-            from: "engineer".into(),
-            to: "architect".into(),
-            topic: "t".into(),
-            question: "q".into(),
-            blocking: true,
-            workflow: None,
-            step: None,
-            field: None,
-            suggestions: vec![],
-            idempotency_key: None,
-        },
-        &Config::default(),
-        &workflows(),
+    let l = agentx_clarify_tests::fixtures::ask_blocking(
+        None,
+        7,
+        "engineer",
+        "architect",
+        "t",
+        "q",
         T0,
-    )
-    .unwrap()
-    .ledger;
+    );
     let good = l.to_value();
     assert_eq!(validate_ledger(&good), Ok(()));
     let broken = [

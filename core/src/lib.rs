@@ -27,6 +27,8 @@ mod order;
 pub mod render;
 pub mod scope;
 pub mod stats;
+#[cfg(test)]
+mod test_ledgers;
 pub mod time;
 mod toml_value;
 pub mod verify;

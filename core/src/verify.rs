@@ -273,20 +273,11 @@ mod tests {
     use serde_json::{json, Value};
 
     /// A record as AgentX's TypeScript writes it: no hashes, `created` 2 ms before the
-    /// question, `staleAfter` from `created`.
+    /// question, `staleAfter` from `created`; its stored status agrees with the thread.
     fn agentx_record() -> Value {
-        json!({
-            "id": "CLR-1-001", "issueNumber": 1, "from": "engineer", "to": "architect",
-            "topic": "Cache", "blocking": true, "status": "answered", "round": 1,
-            "maxRounds": 5, "created": "2026-11-22T10:00:00.940Z",
-            "staleAfter": "2026-11-22T10:30:00.940Z", "resolvedAt": null,
-            "thread": [
-                {"round": 1, "from": "engineer", "type": "question", "body": "Redis?",
-                 "timestamp": "2026-11-22T10:00:00.942Z"},
-                {"round": 1, "from": "architect", "type": "answer", "body": "Yes.",
-                 "timestamp": "2026-11-22T10:04:00.000Z"}
-            ]
-        })
+        let mut r = crate::test_ledgers::agentx_ts()["clarifications"][0].take();
+        r["status"] = json!("answered");
+        r
     }
 
     fn check(records: Vec<Value>) -> Verification {

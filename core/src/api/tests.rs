@@ -263,29 +263,7 @@ fn a_misfiled_ledger_is_corrupt_for_every_operation() {
 #[test]
 fn show_and_verify_report_what_another_tool_wrote() {
     // AgentX left `pending` on a record whose thread has its answer.
-    let text = r#"{
-  "issueNumber": 1,
-  "clarifications": [
-    {
-      "id": "CLR-1-001",
-      "issueNumber": 1,
-      "from": "engineer",
-      "to": "architect",
-      "topic": "Cache",
-      "blocking": true,
-      "status": "pending",
-      "round": 1,
-      "maxRounds": 5,
-      "created": "2026-11-22T10:00:00.940Z",
-      "staleAfter": "2026-11-22T10:30:00.940Z",
-      "resolvedAt": null,
-      "thread": [
-        {"round": 1, "from": "engineer", "type": "question", "body": "Redis?", "timestamp": "2026-11-22T10:00:00.942Z"},
-        {"round": 1, "from": "architect", "type": "answer", "body": "Yes.", "timestamp": "2026-11-22T10:04:00.000Z"}
-      ]
-    }
-  ]
-}"#;
+    let text = crate::test_ledgers::AGENTX_TS;
     let shown = ok(call(
         "show",
         &json!({"files": {"issue-1.json": text}, "issue": 1}),

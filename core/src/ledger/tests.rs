@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::test_ledgers::agentx_ts;
 
 fn legacy() -> Value {
     json!({
@@ -126,27 +127,6 @@ fn missing_issue_number_comes_from_the_file() {
     assert_eq!(l.issue_number, 3);
 }
 
-/// A ledger as AgentX's TypeScript router writes it (`JSON.stringify(ledger, null, 2)`):
-/// record-level `issueNumber`, no hashes, no `slaMinutes`/`retries`, `created` a few ms before
-/// the question, written by a second `new Date()`.
-fn agentx_ts() -> Value {
-    json!({
-        "issueNumber": 1,
-        "clarifications": [{
-            "id": "CLR-1-001", "issueNumber": 1, "from": "engineer", "to": "architect",
-            "topic": "Cache", "blocking": true, "status": "pending", "round": 1, "maxRounds": 5,
-            "created": "2026-11-22T10:00:00.940Z", "staleAfter": "2026-11-22T10:30:00.940Z",
-            "resolvedAt": null,
-            "thread": [
-                {"round": 1, "from": "engineer", "type": "question", "body": "Redis?",
-                 "timestamp": "2026-11-22T10:00:00.942Z"},
-                {"round": 1, "from": "architect", "type": "answer", "body": "Yes.",
-                 "timestamp": "2026-11-22T10:04:00.000Z"}
-            ]
-        }]
-    })
-}
-
 #[test]
 fn a_misfiled_ledger_is_corrupt() {
     let text = br#"{"issueNumber": 7, "clarifications": []}"#;
@@ -188,7 +168,7 @@ fn a_byte_order_mark_is_read_and_never_written() {
     let mut bytes = crate::encoding::BOM.to_vec();
     bytes.extend_from_slice(agentx_ts().to_string().as_bytes());
     let mut ledger = Ledger::parse("issue-1.json", &bytes, Some(1)).unwrap();
-    assert_eq!(ledger.clarifications.len(), 1);
+    assert_eq!(ledger.clarifications.len(), 2);
     ledger.seal();
     assert!(ledger.to_pretty_json().starts_with("{\n"));
     // Only a leading BOM: one inside the JSON is still not JSON.

@@ -2,62 +2,8 @@ use serde_json::json;
 
 use super::*;
 use crate::ledger::ChainState;
+use crate::test_ledgers::AGENTX_TS;
 use crate::verify::check_file;
-
-/// A ledger as AgentX's TypeScript router writes it: `JSON.stringify(ledger, null, 2)`,
-/// record-level `issueNumber`, no hashes, `created` 2 ms before the question, and a record
-/// whose router crashed before its question (round 0).
-const AGENTX_TS: &str = r#"{
-  "issueNumber": 1,
-  "clarifications": [
-    {
-      "id": "CLR-1-001",
-      "issueNumber": 1,
-      "from": "engineer",
-      "to": "architect",
-      "topic": "Cache",
-      "blocking": true,
-      "status": "pending",
-      "round": 1,
-      "maxRounds": 5,
-      "created": "2026-11-22T10:00:00.940Z",
-      "staleAfter": "2026-11-22T10:30:00.940Z",
-      "resolvedAt": null,
-      "thread": [
-        {
-          "round": 1,
-          "from": "engineer",
-          "type": "question",
-          "body": "Redis?",
-          "timestamp": "2026-11-22T10:00:00.942Z"
-        },
-        {
-          "round": 1,
-          "from": "architect",
-          "type": "answer",
-          "body": "Yes.",
-          "timestamp": "2026-11-22T10:04:00.000Z"
-        }
-      ],
-      "recordType": "clarification"
-    },
-    {
-      "id": "CLR-1-002",
-      "issueNumber": 1,
-      "from": "engineer",
-      "to": "reviewer",
-      "topic": "Crash",
-      "blocking": true,
-      "status": "pending",
-      "round": 0,
-      "maxRounds": 5,
-      "created": "2026-11-22T10:00:00.000Z",
-      "staleAfter": "2026-11-22T10:30:00.000Z",
-      "resolvedAt": null,
-      "thread": []
-    }
-  ]
-}"#;
 
 fn messages(m: &Migration) -> Vec<(Option<&str>, &str)> {
     m.changes
