@@ -232,7 +232,12 @@ export interface MonitorResult {
   statuses: Statuses
 }
 
-export interface VerifyResult { problems: Problem[] }
+/**
+ * `problems` make verify fail (LEDGER_INCONSISTENT); `warnings` (same shape) list what another
+ * tool's writer left (legacy records, entries appended without a hash, snapshots it did not
+ * keep) for `agentx migrate` or the next write to upgrade, and never fail it (SPEC §20).
+ */
+export interface VerifyResult { problems: Problem[]; warnings: Problem[] }
 export interface StatsInput extends WorkspaceInput { since?: number }
 export interface StatsResult { stats: Stats }
 export interface ListInput extends WorkspaceInput { issue?: number | string; status?: Status[]; all?: boolean }

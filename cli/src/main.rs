@@ -207,7 +207,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                     agentx_clarify_core::names::parse_issue(issue.as_deref().unwrap_or(""))?;
                 let ledger = commands::show_issue(ws, issue)?;
                 if json {
-                    print::json(&json!({"ok": true, "ledger": ledger.to_value()}));
+                    print::json(&json!({"ok": true, "ledger": ledger.output()}));
                 } else if ledger.clarifications.is_empty() {
                     print::text(&format!("issue #{issue} has no clarifications"));
                 } else {
@@ -236,12 +236,28 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
         }
         Clarify::Verify => {
             let outcome = commands::verify(ws)?;
+            if !json {
+                // Records written by another tool: `agentx migrate` upgrades them.
+                for w in &outcome.warnings {
+                    print::warn(&format!(
+                        "{}  {}  {}",
+                        w.file,
+                        w.id.as_deref().unwrap_or("-"),
+                        w.message
+                    ));
+                }
+            }
             if json {
                 print::json(&outcome.to_json());
             } else if outcome.problems.is_empty() {
                 print::text(&format!(
-                    "verified {} ledger file(s): no problems",
-                    outcome.files
+                    "verified {} ledger file(s): no problems{}",
+                    outcome.files,
+                    if outcome.warnings.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} warning(s)", outcome.warnings.len())
+                    }
                 ));
             } else {
                 for p in &outcome.problems {

@@ -111,7 +111,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
                 json!({"ok": true, "clarification": record.to_output(issue)})
             }
             (None, Some(issue)) => {
-                json!({"ok": true, "ledger": query::show_issue(store, issue)?.to_value()})
+                json!({"ok": true, "ledger": query::show_issue(store, issue)?.to_output_value()})
             }
             (None, None) => return Err(bad("`id` or `issue` is required")),
         },

@@ -112,7 +112,7 @@ impl Store for MemStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
         match self.text(paths::CONFIG) {
             None => Ok(Config::default()),
-            Some(bytes) => Config::parse(paths::CONFIG, &utf8(paths::CONFIG, &bytes)?),
+            Some(bytes) => Config::parse_bytes(paths::CONFIG, &bytes),
         }
     }
 
@@ -127,7 +127,7 @@ impl Store for MemStore {
                 continue;
             };
             if is_workflow_name(name) {
-                workflows.insert_text_as(name, path, &utf8(path, bytes)?);
+                workflows.insert_bytes_as(name, path, bytes);
             }
         }
         Ok(workflows)
@@ -222,13 +222,4 @@ impl Store for MemStore {
         }
         Ok(created)
     }
-}
-
-/// Settings and workflows are text: bytes that are not UTF-8 are an invalid file.
-fn utf8(file: &str, bytes: &[u8]) -> Result<String, ClarifyError> {
-    String::from_utf8(bytes.to_vec()).map_err(|e| ClarifyError::ConfigInvalid {
-        file: file.to_owned(),
-        location: None,
-        message: format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-    })
 }

@@ -7,7 +7,7 @@ use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
 use agentx_clarify_core::stats::Stats;
-use agentx_clarify_core::verify::{verify_file, Problem};
+use agentx_clarify_core::verify::{check_file, Problem, Verification};
 use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 use serde::Serialize;
@@ -80,6 +80,8 @@ pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<Stats, ClarifyEr
 pub struct VerifyOutcome {
     pub files: usize,
     pub problems: Vec<Problem>,
+    /// What `agentx migrate` would upgrade (records written by another tool), never a failure.
+    pub warnings: Vec<Problem>,
 }
 
 impl VerifyOutcome {
@@ -96,8 +98,9 @@ impl VerifyOutcome {
 
     pub fn to_json(&self) -> Value {
         match self.error() {
-            None => json!({"ok": true, "problems": []}),
-            Some(e) => json!({"ok": false, "error": error_value(&e), "problems": self.problems}),
+            None => json!({"ok": true, "problems": [], "warnings": self.warnings}),
+            Some(e) => json!({"ok": false, "error": error_value(&e), "problems": self.problems,
+                "warnings": self.warnings}),
         }
     }
 }
@@ -107,18 +110,22 @@ impl VerifyOutcome {
 pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
     let raw = store.raw_ledgers()?;
     let files = raw.len();
-    let mut problems = Vec::new();
+    let mut found = Verification::default();
     for (name, bytes) in raw {
         match bytes {
-            Ok(bytes) => problems.extend(verify_file(&name, &bytes)),
-            Err(e) => problems.push(Problem {
+            Ok(bytes) => found.extend(check_file(&name, &bytes)),
+            Err(e) => found.problems.push(Problem {
                 file: name,
                 id: None,
                 message: e.to_string(),
             }),
         }
     }
-    Ok(VerifyOutcome { files, problems })
+    Ok(VerifyOutcome {
+        files,
+        problems: found.problems,
+        warnings: found.warnings,
+    })
 }
 
 /// `agentx ready`: the monitor, then one entry per issue with a ledger.

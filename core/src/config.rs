@@ -84,6 +84,7 @@ impl Config {
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
     /// The runner tables are not read: see [`Config::parse_with_runners`].
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
         Config::from_document(&src, root.get_ref())
@@ -143,6 +144,12 @@ impl Config {
             config.default_workflow = name;
         }
         Ok(config)
+    }
+
+    /// Parses the bytes of `config.toml` as read from disk: a UTF-8 BOM is skipped, invalid
+    /// UTF-8 is `CONFIG_INVALID` with the file and byte offset (never an I/O error).
+    pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
+        Config::parse(file, crate::toml_value::toml_text(file, bytes)?)
     }
 
     /// Checks a config given as JSON (API input) against the same ranges as the TOML form.
@@ -292,5 +299,25 @@ mod tests {
         let c = Config::default();
         assert!(c.rank("product-manager") < c.rank("engineer"));
         assert_eq!(c.rank("stranger"), usize::MAX);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_config_invalid_with_the_offset() {
+        let e =
+            Config::parse_bytes("config.toml", b"[clarify]\nmax_retries = 2 # \xff\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert_eq!(
+            e.to_string(),
+            "config.toml:2:19: invalid UTF-8 (byte 0xff) at byte offset 28; the file must be UTF-8 text"
+        );
+        let bom = Config::parse_bytes("config.toml", b"\xEF\xBB\xBF[clarify]\nmax_retries = 2\n")
+            .unwrap();
+        assert_eq!(bom.max_retries, 2);
+        assert_eq!(
+            Config::parse("config.toml", "\u{feff}[clarify]\nmax_retries = 3\n")
+                .unwrap()
+                .max_retries,
+            3
+        );
     }
 }

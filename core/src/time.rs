@@ -3,6 +3,7 @@
 //! A stored timestamp keeps its original text so that re-serialising a ledger never changes
 //! bytes that the hash chain covers; the parsed milliseconds are kept beside it for arithmetic.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use chrono::{Datelike, NaiveDate};
@@ -60,6 +61,34 @@ impl Timestamp {
 
     pub fn ms(&self) -> i64 {
         self.ms
+    }
+
+    /// True when the text is the canonical spelling of its instant.
+    pub fn is_canonical(&self) -> bool {
+        matches!(self.text, Text::Canonical(_))
+    }
+
+    /// The canonical spelling of this instant (SPEC §3.1), when it has one: the same time
+    /// written `…T10:00:00.940Z`. A time outside `0..=MAX_EPOCH_MS` keeps its text.
+    pub fn canonicalised(&self) -> Timestamp {
+        if self.is_canonical() || !(0..=MAX_EPOCH_MS).contains(&self.ms) {
+            self.clone()
+        } else {
+            Timestamp::from_ms(self.ms)
+        }
+    }
+
+    /// The text the hash chain covers: the instant in canonical form, not the stored spelling
+    /// (SPEC §16: a writer that re-spells `.940Z` as `.94Z` breaks no chain). Borrowed for a
+    /// canonical text, which is what this crate writes: no work on the common path.
+    pub fn instant_text(&self) -> Cow<'_, str> {
+        match &self.text {
+            Text::Verbatim(text) if (0..=MAX_EPOCH_MS).contains(&self.ms) => {
+                let c = canonical(self.ms);
+                Cow::Owned(std::str::from_utf8(&c).unwrap_or(text).to_owned())
+            }
+            _ => Cow::Borrowed(self.as_str()),
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -349,5 +378,26 @@ mod tests {
     #[test]
     fn hh_mm_is_utc() {
         assert_eq!(hh_mm(1_795_341_600_000 + 4 * 60_000), "10:04");
+    }
+
+    #[test]
+    fn instants_have_one_canonical_text() {
+        for (spelling, canonical) in [
+            ("2026-11-22T10:00:00.94Z", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22T10:00:00Z", "2026-11-22T10:00:00.000Z"),
+            ("2026-11-22T11:00:00.940+01:00", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22t10:00:00.9401z", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22T10:00:00.940Z", "2026-11-22T10:00:00.940Z"),
+        ] {
+            let t = Timestamp::parse(spelling).unwrap();
+            assert_eq!(t.instant_text(), canonical, "{spelling}");
+            assert_eq!(t.canonicalised().as_str(), canonical);
+            assert!(t.canonicalised().is_canonical());
+            assert_eq!(t.as_str(), spelling, "the stored text is kept");
+        }
+        // Before 1970 there is no canonical text: the spelling stands.
+        let old = Timestamp::parse("1969-12-31T23:59:59.999Z").unwrap();
+        assert_eq!(old.instant_text(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(old.canonicalised(), old);
     }
 }

@@ -19,6 +19,16 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
 }
 
+/// The text of a TOML file's bytes (a BOM skipped); invalid UTF-8 is `CONFIG_INVALID` naming
+/// the file, the line and column, and the byte offset (SPEC §20).
+pub(crate) fn toml_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, ClarifyError> {
+    crate::encoding::utf8_text(bytes).map_err(|e| ClarifyError::ConfigInvalid {
+        file: file.to_owned(),
+        location: Some((e.line, e.column)),
+        message: e.message(),
+    })
+}
+
 impl<'a> Source<'a> {
     /// Parses the document into its top-level table.
     pub fn parse(&self) -> Result<Spanned<DeTable<'a>>, ClarifyError> {

@@ -141,8 +141,8 @@ fn file_name(path: &Path) -> String {
 impl Store for DiskStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
         let path = self.path(paths::CONFIG);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Config::parse(&self.relative(&path), &text),
+        match std::fs::read(&path) {
+            Ok(bytes) => Config::parse_bytes(&self.relative(&path), &bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(io_error("read", &path, &e)),
         }
@@ -170,8 +170,8 @@ impl Store for DiskStore {
             .collect();
         files.sort();
         for (name, path) in files {
-            let text = std::fs::read_to_string(&path).map_err(|e| io_error("read", &path, &e))?;
-            workflows.insert_text_as(&name, &self.relative(&path), &text);
+            let bytes = std::fs::read(&path).map_err(|e| io_error("read", &path, &e))?;
+            workflows.insert_bytes_as(&name, &self.relative(&path), &bytes);
         }
         Ok(workflows)
     }

@@ -1,9 +1,11 @@
 //! Support for the conformance vectors in `tests/vectors/` (format: `tests/vectors/README.md`):
 //! loading (all, or the one file `AGENTX_VECTOR` names), subset matching, materialising a
-//! scenario as a workspace on disk. The vectors are played through the command layer
+//! scenario as a workspace on disk, and [`schema`], the published ledger schemas and their
+//! validator. The vectors are played through the command layer
 //! (`agentx_clarify_command::vector::play`) over each store.
 
 pub mod fixtures;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 

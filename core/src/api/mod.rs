@@ -100,7 +100,10 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             existing(map, |m| input::action(name, m))
         }
         "monitor" => Ok(monitor_call(map)?),
-        "verify" => Ok(json!({ "problems": verify_call(map)? })),
+        "verify" => {
+            let found = verify_call(map)?;
+            Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
+        }
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
             Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
@@ -228,8 +231,8 @@ fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
 
 /// Raw files are verified under their own names (a misnamed ledger is a problem); ledger
 /// objects under the name their issue number gives them.
-fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
-    let mut problems = Vec::new();
+fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
+    let mut found = crate::verify::Verification::default();
     if let Some(files) = map.get("files").filter(|v| !v.is_null()) {
         let Value::Object(files) = files else {
             return Err(ClarifyError::input(
@@ -247,23 +250,25 @@ fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
             let text = text
                 .as_str()
                 .ok_or_else(|| ClarifyError::input(format!("file `{name}` must be a string")))?;
-            problems.extend(crate::verify::verify_file(name, text.as_bytes()));
+            found.extend(crate::verify::check_file(name, text.as_bytes()));
         }
     }
     // The files were verified above, byte by byte: only the ledger objects are left.
     let (ledgers, errors) = input::object_ledgers(map)?;
-    problems.extend(errors.into_iter().map(|e| crate::verify::Problem {
-        file: e.file,
-        id: None,
-        message: e.message,
-    }));
+    found
+        .problems
+        .extend(errors.into_iter().map(|e| crate::verify::Problem {
+            file: e.file,
+            id: None,
+            message: e.message,
+        }));
     for l in &ledgers {
-        problems.extend(crate::verify::verify_ledger(
+        found.extend(crate::verify::check_ledger(
             &format!("issue-{}.json", l.issue_number),
             l,
         ));
     }
-    Ok(problems)
+    Ok(found)
 }
 
 /// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
@@ -286,7 +291,7 @@ fn show(map: &Obj) -> Result<Value, ClarifyError> {
         }
         None => {
             let ledger = ledger.ok_or(ClarifyError::NoLedger { issue })?;
-            Ok(json!({ "ledger": ledger.to_value() }))
+            Ok(json!({ "ledger": ledger.to_output_value() }))
         }
     }
 }

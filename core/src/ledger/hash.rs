@@ -1,5 +1,6 @@
 //! The hash chain (tamper evidence): each entry's hash is
-//! `sha256(<record id> "\n" <previous hash or ""> "\n" <JCS of the entry without "hash">)`.
+//! `sha256(<record id> "\n" <previous hash or ""> "\n" <JCS of the entry without "hash">)`,
+//! with the entry's `timestamp` in canonical form: hashing is over instants, not spellings.
 
 use std::fmt::Write as _;
 
@@ -42,7 +43,7 @@ fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
     out.extend_from_slice(b",\"round\":");
     out.extend_from_slice(entry.round.to_string().as_bytes());
     out.extend_from_slice(b",\"timestamp\":");
-    write_string_bytes(entry.timestamp.as_str(), &mut out);
+    write_string_bytes(&entry.timestamp.instant_text(), &mut out);
     out.extend_from_slice(b",\"type\":");
     write_string_bytes(entry.kind.as_str(), &mut out);
     out.push(b'}');
@@ -59,15 +60,29 @@ fn entry_value(entry: &Entry) -> Value {
     map.insert("from".into(), Value::from(entry.from.as_str()));
     map.insert("type".into(), Value::from(entry.kind.as_str()));
     map.insert("body".into(), Value::from(entry.body.as_str()));
-    map.insert("timestamp".into(), Value::from(entry.timestamp.as_str()));
+    map.insert(
+        "timestamp".into(),
+        Value::from(entry.timestamp.instant_text().into_owned()),
+    );
     map.remove("hash");
     Value::Object(map)
 }
 
-/// Hashes every entry of a thread in order (used for legacy threads without any hash).
-pub(super) fn hash_all(record_id: &str, thread: &mut [Entry]) {
-    let mut prev = String::new();
-    for entry in thread.iter_mut() {
+/// Hashes, in order, the entries after the last hashed one (every entry of a legacy thread
+/// without any hash), chained to it. Entries appended by a writer that does not hash (AgentX's
+/// TypeScript) join the chain on the next write; an unhashed entry *before* a hashed one is
+/// left alone for `verify` to report. Scans from the end: O(1) on a thread this crate wrote.
+pub(super) fn hash_tail(record_id: &str, thread: &mut [Entry]) {
+    let start = thread
+        .iter()
+        .rposition(|e| e.hash.is_some())
+        .map_or(0, |i| i + 1);
+    let mut prev = start
+        .checked_sub(1)
+        .and_then(|i| thread.get(i))
+        .and_then(|e| e.hash.clone())
+        .unwrap_or_default();
+    for entry in thread.iter_mut().skip(start) {
         let h = entry_hash(record_id, &prev, entry);
         entry.hash = Some(h.clone());
         prev = h;
@@ -81,7 +96,10 @@ pub enum ChainState {
     Intact,
     /// No entry has a hash: a legacy record, hashed on its next write.
     Unhashed,
-    /// Some entries have hashes and some do not.
+    /// The hashed entries are intact and the ones from this index (0-based) on have no hash:
+    /// appended by a writer that does not hash, hashed on the next write.
+    UnhashedTail(usize),
+    /// An entry without a hash comes before one with a hash (a hash was removed).
     Mixed,
     /// The first entry (0-based) whose hash does not match.
     BrokenAt(usize),
@@ -89,22 +107,25 @@ pub enum ChainState {
 
 impl super::Record {
     pub fn chain_state(&self) -> ChainState {
-        let hashed = self.thread.iter().filter(|e| e.hash.is_some()).count();
-        if hashed == 0 {
+        let Some(last_hashed) = self.thread.iter().rposition(|e| e.hash.is_some()) else {
             return ChainState::Unhashed;
-        }
-        if hashed != self.thread.len() {
+        };
+        let first_unhashed = self.thread.iter().position(|e| e.hash.is_none());
+        if first_unhashed.is_some_and(|u| u < last_hashed) {
             return ChainState::Mixed;
         }
         let mut prev = "";
-        for (i, entry) in self.thread.iter().enumerate() {
+        for (i, entry) in self.thread.iter().enumerate().take(last_hashed + 1) {
             let stored = entry.hash.as_deref().unwrap_or("");
             if entry_hash(&self.id, prev, entry) != stored {
                 return ChainState::BrokenAt(i);
             }
             prev = stored;
         }
-        ChainState::Intact
+        match first_unhashed {
+            Some(u) => ChainState::UnhashedTail(u),
+            None => ChainState::Intact,
+        }
     }
 }
 
