@@ -10,16 +10,46 @@ use super::Entry;
 
 /// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
 pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
+    if entry.extra.is_empty() {
+        chain_hash(record_id, prev, &known_fields_jcs(entry))
+    } else {
+        chain_hash(
+            record_id,
+            prev,
+            canonical_json(&entry_value(entry)).as_bytes(),
+        )
+    }
+}
+
+/// The same chain over any JSON entry (delegation threads use it): the JCS of `entry`
+/// without its top-level `hash`.
+pub fn value_hash(record_id: &str, prev: &str, entry: &Value) -> String {
+    match entry {
+        Value::Object(map) if map.contains_key("hash") => {
+            let mut map = map.clone();
+            map.remove("hash");
+            chain_hash(
+                record_id,
+                prev,
+                canonical_json(&Value::Object(map)).as_bytes(),
+            )
+        }
+        other => chain_hash(record_id, prev, canonical_json(other).as_bytes()),
+    }
+}
+
+fn chain_hash(record_id: &str, prev: &str, jcs: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(record_id.as_bytes());
     hasher.update(b"\n");
     hasher.update(prev.as_bytes());
     hasher.update(b"\n");
-    if entry.extra.is_empty() {
-        hasher.update(known_fields_jcs(entry));
-    } else {
-        hasher.update(canonical_json(&entry_value(entry)).as_bytes());
-    }
+    hasher.update(jcs);
+    sha256_hex_of(hasher)
+}
+
+/// The lowercase hex of a finished SHA-256.
+pub(crate) fn sha256_hex_of(hasher: Sha256) -> String {
     let digest = hasher.finalize();
     let mut hex = String::with_capacity(64);
     for byte in digest {

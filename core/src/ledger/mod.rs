@@ -18,6 +18,8 @@ use crate::names::ClarificationId;
 use crate::time::Timestamp;
 
 pub use fold::Fold;
+pub(crate) use hash::sha256_hex_of;
+pub use hash::value_hash;
 pub use hash::{canonical_json, entry_hash, ChainState};
 
 /// Status of a clarification record.

@@ -1,16 +1,17 @@
-//! `request`: a new clarification record (validation → idempotency → scope → write).
+//! `request`: a new clarification record (validation → idempotency → scope → write), and
+//! `request_escalated`: one created already escalated to a human (no scope: no one is asked).
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
 use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Status};
-use crate::names::{check_agent, check_issue, check_text, check_workflow_name};
-use crate::scope::{self, Ask};
+use crate::names::{check_agent, check_issue, check_text, check_workflow_name, AGENT_X};
+use crate::scope::{self, default_max_rounds, Ask};
 use crate::time::Timestamp;
-use crate::workflow::Workflows;
+use crate::workflow::{Workflows, DEFAULT_SLA_MINUTES};
 
 /// What an agent asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,51 +70,23 @@ pub fn request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    check_now(now)?;
-    let issue = req.validate(config)?;
-    let mut ledger = match ledger {
-        Some(l) if l.issue_number != issue => {
-            return Err(ClarifyError::input(format!(
-                "the ledger is for issue {} but the request is for issue {issue}",
-                l.issue_number
-            )))
-        }
-        Some(l) => l.clone(),
-        None => Ledger::new(issue),
-    };
+    request_with(ledger, req, Map::new(), config, workflows, now)
+}
 
-    // An agent that crashed and re-sends its request gets the original record back.
-    if let Some(key) = &req.idempotency_key {
-        if let Some(existing) = ledger
-            .clarifications
-            .iter()
-            .find(|r| r.idempotency_key.as_ref() == Some(key))
-        {
-            let first_question = existing
-                .thread
-                .iter()
-                .find(|e| e.kind == EntryKind::Question);
-            let same = existing.from == req.from
-                && existing.to == req.to
-                && existing.topic == req.topic
-                && first_question.is_some_and(|q| q.body == req.question);
-            if !same {
-                return Err(ClarifyError::IdempotencyConflict {
-                    key: key.clone(),
-                    id: existing.id.clone(),
-                });
-            }
-            let id = existing.id.clone();
-            return Ok(Applied {
-                ledger,
-                id,
-                events: Vec::new(),
-                idempotent: true,
-                error: None,
-            });
-        }
+/// [`request`], with record fields beyond the protocol's kept on the new record (e.g. the
+/// `signal` an ingested block came from).
+pub fn request_with(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    extra: Map<String, Value>,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
+    let (issue, ledger) = prepare(ledger, req, config, now)?;
+    if let Some(replay) = replay(&ledger, req)? {
+        return Ok(replay);
     }
-
     let grant = scope::check(
         &Ask {
             from: &req.from,
@@ -126,7 +99,118 @@ pub fn request(
         config,
         workflows,
     )?;
+    let limits = Limits {
+        max_rounds: grant.max_rounds,
+        sla_minutes: grant.sla_minutes,
+        workflow: Some(grant.workflow),
+    };
+    Ok(open(ledger, issue, req, extra, limits, None, now))
+}
 
+/// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
+/// particular, or stops work): the question by the requester, then an escalation by `agent-x`
+/// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
+/// default round limit and SLA. Validation and idempotency are `request`'s.
+pub fn request_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    extra: Map<String, Value>,
+    config: &Config,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
+    let (issue, ledger) = prepare(ledger, req, config, now)?;
+    check_text("reason", reason, config.max_body_chars as usize)?;
+    if req.from == req.to {
+        return Err(ClarifyError::SelfClarification {
+            agent: req.from.clone(),
+        });
+    }
+    if let Some(replay) = replay(&ledger, req)? {
+        return Ok(replay);
+    }
+    let limits = Limits {
+        max_rounds: default_max_rounds(req.blocking),
+        sla_minutes: DEFAULT_SLA_MINUTES,
+        workflow: None,
+    };
+    Ok(open(ledger, issue, req, extra, limits, Some(reason), now))
+}
+
+/// Validation, `now`, and the ledger to write into.
+fn prepare(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    now: i64,
+) -> Result<(u32, Ledger), ClarifyError> {
+    check_now(now)?;
+    let issue = req.validate(config)?;
+    let ledger = match ledger {
+        Some(l) if l.issue_number != issue => {
+            return Err(ClarifyError::input(format!(
+                "the ledger is for issue {} but the request is for issue {issue}",
+                l.issue_number
+            )))
+        }
+        Some(l) => l.clone(),
+        None => Ledger::new(issue),
+    };
+    Ok((issue, ledger))
+}
+
+/// An agent that crashed and re-sends its request gets the original record back.
+fn replay(ledger: &Ledger, req: &NewRequest) -> Result<Option<Applied>, ClarifyError> {
+    let Some(key) = &req.idempotency_key else {
+        return Ok(None);
+    };
+    let Some(existing) = ledger
+        .clarifications
+        .iter()
+        .find(|r| r.idempotency_key.as_ref() == Some(key))
+    else {
+        return Ok(None);
+    };
+    let first_question = existing
+        .thread
+        .iter()
+        .find(|e| e.kind == EntryKind::Question);
+    let same = existing.from == req.from
+        && existing.to == req.to
+        && existing.topic == req.topic
+        && first_question.is_some_and(|q| q.body == req.question);
+    if !same {
+        return Err(ClarifyError::IdempotencyConflict {
+            key: key.clone(),
+            id: existing.id.clone(),
+        });
+    }
+    Ok(Some(Applied {
+        ledger: ledger.clone(),
+        id: existing.id.clone(),
+        events: Vec::new(),
+        idempotent: true,
+        error: None,
+    }))
+}
+
+/// What governs a new record: its round limit, SLA, and the workflow a new ledger records.
+struct Limits {
+    max_rounds: u32,
+    sla_minutes: u32,
+    workflow: Option<String>,
+}
+
+/// Appends the new record: its question, and the escalation when `escalate` gives a reason.
+fn open(
+    mut ledger: Ledger,
+    issue: u32,
+    req: &NewRequest,
+    extra: Map<String, Value>,
+    limits: Limits,
+    escalate: Option<&str>,
+    now: i64,
+) -> Applied {
     let id = ledger.next_id().to_string();
     let mut record = Record {
         id: id.clone(),
@@ -136,8 +220,8 @@ pub fn request(
         blocking: req.blocking,
         status: Status::Pending,
         round: 0,
-        max_rounds: grant.max_rounds,
-        sla_minutes: grant.sla_minutes,
+        max_rounds: limits.max_rounds,
+        sla_minutes: limits.sla_minutes,
         created: Some(Timestamp::from_ms(now)),
         stale_after: None,
         retries: 0,
@@ -146,10 +230,10 @@ pub fn request(
         suggestions: req.suggestions.clone(),
         idempotency_key: req.idempotency_key.clone(),
         thread: Vec::new(),
-        extra: Map::new(),
+        extra,
     };
     let at = record.append(EntryKind::Question, &req.from, &req.question, now);
-    let events = Event::for_entry(
+    let mut events: Vec<Event> = Event::for_entry(
         issue,
         &record,
         EntryKind::Question,
@@ -159,16 +243,27 @@ pub fn request(
     )
     .into_iter()
     .collect();
+    if let Some(reason) = escalate {
+        let at = record.append(EntryKind::Escalation, AGENT_X, reason, now);
+        events.extend(Event::for_entry(
+            issue,
+            &record,
+            EntryKind::Escalation,
+            AGENT_X,
+            reason,
+            at,
+        ));
+    }
     if ledger.workflow.is_none() {
-        ledger.workflow = Some(grant.workflow);
+        ledger.workflow = limits.workflow;
     }
     ledger.clarifications.push(record);
     ledger.seal();
-    Ok(Applied {
+    Applied {
         ledger,
         id,
         events,
         idempotent: false,
         error: None,
-    })
+    }
 }

@@ -1,0 +1,583 @@
+//! The block grammar of SPEC §17, scanned line by line in one pass.
+//!
+//! A block opens with a line that is exactly `[NAME]` and closes with `[/NAME]` (whitespace
+//! around the tag allowed, CRLF or LF line ends). Inside: `key: value` lines; `key:` followed
+//! by `- item` lines (a list); `key: |` followed by more-indented lines (multi-line text).
+//! Everything outside blocks is ignored. Each line is looked at a bounded number of times and
+//! every structure is a vector or an ordered map, so hostile input costs linear time.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+use crate::error::shown;
+
+/// The four signal names (seed 002).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BlockName {
+    ClarificationNeeded,
+    StopWork,
+    DelegateWork,
+    CompletionReport,
+}
+
+impl BlockName {
+    pub const ALL: [BlockName; 4] = [
+        BlockName::ClarificationNeeded,
+        BlockName::StopWork,
+        BlockName::DelegateWork,
+        BlockName::CompletionReport,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockName::ClarificationNeeded => "CLARIFICATION_NEEDED",
+            BlockName::StopWork => "STOP_WORK",
+            BlockName::DelegateWork => "DELEGATE_WORK",
+            BlockName::CompletionReport => "COMPLETION_REPORT",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BlockName> {
+        BlockName::ALL.into_iter().find(|n| n.as_str() == text)
+    }
+}
+
+impl fmt::Display for BlockName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for BlockName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A field's value: one text (a `key: value` line, a `key: |` text, or an empty value), or a
+/// list (`key:` followed by `- item` lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Serialize for FieldValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FieldValue::Text(t) => s.serialize_str(t),
+            FieldValue::List(items) => items.serialize(s),
+        }
+    }
+}
+
+/// One `key: …` of a block, with the line its key is on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub key: String,
+    pub value: FieldValue,
+    pub line: usize,
+}
+
+/// Something wrong at a line (1-based) of the parsed text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub line: usize,
+    pub message: String,
+}
+
+impl Problem {
+    pub(crate) fn new(line: usize, message: impl Into<String>) -> Problem {
+        Problem {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// One block as found in the text, well-formed or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub name: BlockName,
+    /// Line of the opening tag (1-based).
+    pub start_line: usize,
+    /// Line of the closing tag; `None` when the block is not closed before the end.
+    pub end_line: Option<usize>,
+    /// The source lines from the opening to the closing tag, line ends normalised to `\n`
+    /// (a trailing `\r` dropped), nothing else changed: what the idempotency key hashes.
+    pub text: String,
+    /// The fields in source order (a repeated key keeps its first value, and is a problem).
+    pub fields: Vec<Field>,
+    /// Syntax problems; a block with any is never acted on.
+    pub problems: Vec<Problem>,
+}
+
+impl Block {
+    /// Closed, and no syntax problem.
+    pub fn is_well_formed(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    pub fn field(&self, key: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.key == key)
+    }
+}
+
+impl Serialize for Block {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("block", &self.name)?;
+        m.serialize_entry("startLine", &self.start_line)?;
+        m.serialize_entry("endLine", &self.end_line)?;
+        m.serialize_entry("wellFormed", &self.is_well_formed())?;
+        m.serialize_entry("fields", &FieldsObject(&self.fields))?;
+        m.serialize_entry("problems", &self.problems)?;
+        m.serialize_entry("text", &self.text)?;
+        m.end()
+    }
+}
+
+/// The fields as one JSON object, in source order.
+struct FieldsObject<'a>(&'a [Field]);
+
+impl Serialize for FieldsObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for f in self.0 {
+            m.serialize_entry(&f.key, &f.value)?;
+        }
+        m.end()
+    }
+}
+
+/// What [`parse`] found: every block, and the problems outside any block (closing tags that
+/// close nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Parsed {
+    pub blocks: Vec<Block>,
+    pub problems: Vec<Problem>,
+}
+
+/// At most this many problems are listed per block; the rest are counted in one more.
+pub const MAX_PROBLEMS_PER_BLOCK: usize = 20;
+
+/// Longest key accepted (longer `word:` prefixes are prose, not keys).
+const MAX_KEY_LEN: usize = 64;
+
+/// Finds every signal block in `text` (SPEC §17). Never fails: what is wrong is reported in
+/// the blocks' and the result's `problems`.
+pub fn parse(text: &str) -> Parsed {
+    let mut out = Parsed::default();
+    let mut open: Option<OpenBlock> = None;
+    for (index, raw) in text.split('\n').enumerate() {
+        let n = index + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let tag = tag_of(line);
+        match (open.as_mut(), tag) {
+            (None, None) => {}
+            (None, Some(Tag::Open(name))) => open = Some(OpenBlock::new(name, n, line)),
+            (None, Some(Tag::Close(name))) => out
+                .problems
+                .push(Problem::new(n, format!("[/{name}] closes no open block"))),
+            (Some(block), Some(Tag::Close(name))) if name == block.name => {
+                block.push_text(line);
+                if let Some(block) = open.take() {
+                    out.blocks.push(block.finish(Some(n)));
+                }
+            }
+            (Some(block), Some(Tag::Close(name))) => {
+                block.push_text(line);
+                let message = format!(
+                    "[/{name}] does not close [{}] opened at line {}",
+                    block.name, block.start
+                );
+                block.end_field();
+                block.problem(n, message);
+            }
+            (Some(block), Some(Tag::Open(name))) => {
+                block.push_text(line);
+                let message = format!(
+                    "[{name}] is nested in [{}] opened at line {}; blocks cannot nest",
+                    block.name, block.start
+                );
+                block.end_field();
+                block.problem(n, message);
+            }
+            (Some(block), None) => {
+                block.push_text(line);
+                block.body_line(n, line);
+            }
+        }
+    }
+    if let Some(block) = open {
+        out.blocks.push(block.finish(None));
+    }
+    out
+}
+
+enum Tag {
+    Open(BlockName),
+    Close(BlockName),
+}
+
+/// `[NAME]` or `[/NAME]` alone on the line (surrounding whitespace allowed).
+fn tag_of(line: &str) -> Option<Tag> {
+    // Most lines of agent output are not tags: reject on the first visible byte.
+    let start = line.trim_start();
+    if !start.starts_with('[') {
+        return None;
+    }
+    let inner = start.trim_end().strip_prefix('[')?.strip_suffix(']')?;
+    match inner.strip_prefix('/') {
+        Some(name) => BlockName::parse(name).map(Tag::Close),
+        None => BlockName::parse(inner).map(Tag::Open),
+    }
+}
+
+/// Indentation width of a line: a space is one column, a tab moves to the next multiple of 8
+/// (the terminal convention: agent output is terminal text).
+fn indent_width(line: &str) -> usize {
+    let mut width = 0usize;
+    for b in line.bytes() {
+        match b {
+            b' ' => width += 1,
+            b'\t' => width = (width / 8 + 1) * 8,
+            _ => break,
+        }
+    }
+    width
+}
+
+/// `line` without the leading whitespace that makes up the first `width` columns.
+fn dedent(line: &str, width: usize) -> &str {
+    let mut col = 0usize;
+    for (i, b) in line.bytes().enumerate() {
+        if col >= width {
+            return line.get(i..).unwrap_or("");
+        }
+        match b {
+            b' ' => col += 1,
+            b'\t' => col = (col / 8 + 1) * 8,
+            _ => return line.get(i..).unwrap_or(""),
+        }
+    }
+    ""
+}
+
+/// `key: value` (or `key:` alone): the key and the trimmed value.
+fn key_line(text: &str) -> Option<(&str, &str)> {
+    let colon = text.find(':')?;
+    let key = text.get(..colon)?;
+    let rest = text.get(colon + 1..)?;
+    let mut bytes = key.bytes();
+    let first_ok = bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    let separated = rest.is_empty() || rest.starts_with([' ', '\t']);
+    (first_ok && rest_ok && key.len() <= MAX_KEY_LEN && separated).then(|| (key, rest.trim()))
+}
+
+/// `- item` (or a lone `-`): the item's text.
+fn item_text(text: &str) -> Option<&str> {
+    if text == "-" {
+        return Some("");
+    }
+    text.strip_prefix("- ")
+        .or_else(|| text.strip_prefix("-\t"))
+        .map(str::trim)
+}
+
+fn is_comment(text: &str) -> bool {
+    text.starts_with('#')
+}
+
+/// A quoted value without its quotes: `"…"` as a JSON string (escapes decoded), `'…'` with
+/// `''` standing for `'`. Anything else, or quotes that do not enclose one string, verbatim.
+fn unquote(value: &str) -> String {
+    if value.len() >= 2 && value.starts_with('"') && value.ends_with('"') {
+        if let Ok(s) = serde_json::from_str::<String>(value) {
+            return s;
+        }
+    } else if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+        if !inner.replace("''", "").contains('\'') {
+            return inner.replace("''", "'");
+        }
+    }
+    value.to_owned()
+}
+
+/// A field being read.
+struct Builder {
+    key: String,
+    line: usize,
+    indent: usize,
+    /// A repeated key: read (so its lines are not errors) but not kept.
+    repeated: bool,
+    kind: Kind,
+}
+
+enum Kind {
+    /// `key: value`, possibly folded with more-indented continuation lines.
+    Scalar(String),
+    /// `key:` with nothing yet: becomes a list, a text, or stays empty.
+    Empty,
+    /// `- item` lines; `dash` is the indentation of the first item.
+    List { items: Vec<String>, dash: usize },
+    /// `key: |` (or `key:` followed by more-indented lines): `content` is the indentation of
+    /// the first non-blank line, stripped from every line; blank lines wait in `blanks` until
+    /// a later line shows they are inside the text.
+    Text {
+        lines: Vec<String>,
+        content: Option<usize>,
+        blanks: usize,
+    },
+}
+
+impl Kind {
+    fn text_line(
+        lines: &mut Vec<String>,
+        content: &mut Option<usize>,
+        blanks: &mut usize,
+        line: &str,
+    ) {
+        let width = *content.get_or_insert_with(|| indent_width(line));
+        if !lines.is_empty() {
+            lines.extend(std::iter::repeat_n(String::new(), *blanks));
+        }
+        *blanks = 0;
+        lines.push(dedent(line, width).to_owned());
+    }
+}
+
+struct OpenBlock {
+    name: BlockName,
+    start: usize,
+    text: String,
+    fields: Vec<Field>,
+    /// key → line of its first occurrence.
+    seen: BTreeMap<String, usize>,
+    current: Option<Builder>,
+    problems: Vec<Problem>,
+    unlisted: usize,
+}
+
+impl OpenBlock {
+    fn new(name: BlockName, start: usize, line: &str) -> OpenBlock {
+        OpenBlock {
+            name,
+            start,
+            text: line.to_owned(),
+            fields: Vec::new(),
+            seen: BTreeMap::new(),
+            current: None,
+            problems: Vec::new(),
+            unlisted: 0,
+        }
+    }
+
+    fn push_text(&mut self, line: &str) {
+        self.text.push('\n');
+        self.text.push_str(line);
+    }
+
+    fn problem(&mut self, line: usize, message: String) {
+        if self.problems.len() < MAX_PROBLEMS_PER_BLOCK {
+            self.problems.push(Problem::new(line, message));
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    fn body_line(&mut self, n: usize, line: &str) {
+        let start = line.trim_start_matches([' ', '\t']);
+        let blank = start.trim().is_empty();
+        let indent = indent_width(line);
+        if let Some(b) = self.current.as_mut() {
+            if continues(b, line, start, blank, indent) {
+                return;
+            }
+        }
+        if blank || is_comment(start) {
+            return;
+        }
+        if let Some((key, value)) = key_line(start) {
+            self.end_field();
+            let repeated = match self.seen.get(key) {
+                Some(first) => {
+                    let message = format!("key `{key}` repeats line {first}");
+                    self.problem(n, message);
+                    true
+                }
+                None => {
+                    self.seen.insert(key.to_owned(), n);
+                    false
+                }
+            };
+            let kind = match value {
+                "" => Kind::Empty,
+                "|" => Kind::Text {
+                    lines: Vec::new(),
+                    content: None,
+                    blanks: 0,
+                },
+                v => Kind::Scalar(v.to_owned()),
+            };
+            self.current = Some(Builder {
+                key: key.to_owned(),
+                line: n,
+                indent,
+                repeated,
+                kind,
+            });
+            return;
+        }
+        self.end_field();
+        let message = if item_text(start).is_some() {
+            String::from("`- item` outside a list: items follow a line `key:` with no value")
+        } else {
+            format!(
+                "expected `key: value`, `key:` with `- item` lines, `key: |` with indented text, or [/{}]; found '{}'",
+                self.name,
+                shown(start.trim_end())
+            )
+        };
+        self.problem(n, message);
+    }
+
+    fn end_field(&mut self) {
+        let Some(b) = self.current.take() else {
+            return;
+        };
+        if b.repeated {
+            return;
+        }
+        let value = match b.kind {
+            Kind::Scalar(s) => FieldValue::Text(unquote(&s)),
+            Kind::Empty => FieldValue::Text(String::new()),
+            Kind::List { items, .. } => {
+                FieldValue::List(items.iter().map(|i| unquote(i)).collect())
+            }
+            Kind::Text { lines, .. } => FieldValue::Text(lines.join("\n")),
+        };
+        self.fields.push(Field {
+            key: b.key,
+            value,
+            line: b.line,
+        });
+    }
+
+    fn finish(mut self, end: Option<usize>) -> Block {
+        self.end_field();
+        if end.is_none() {
+            let message = format!(
+                "[{}] opened at line {} is not closed by [/{}] before the end of the output",
+                self.name, self.start, self.name
+            );
+            // Listed even past the cap: it is the problem that explains the others.
+            self.problems.push(Problem::new(self.start, message));
+        }
+        if self.unlisted > 0 {
+            let message = format!("{} more problems not listed", self.unlisted);
+            self.problems.push(Problem::new(self.start, message));
+        }
+        Block {
+            name: self.name,
+            start_line: self.start,
+            end_line: end,
+            text: self.text,
+            fields: self.fields,
+            problems: self.problems,
+        }
+    }
+}
+
+/// Whether `line` continues the field being read (and takes it in if so).
+fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usize) -> bool {
+    match &mut b.kind {
+        Kind::Text {
+            lines,
+            content,
+            blanks,
+        } => {
+            if blank {
+                if content.is_some() {
+                    *blanks += 1;
+                }
+                true
+            } else if indent > b.indent {
+                Kind::text_line(lines, content, blanks, line);
+                true
+            } else {
+                false
+            }
+        }
+        Kind::Empty => {
+            if blank {
+                return true;
+            }
+            if let Some(item) = item_text(start) {
+                if indent >= b.indent {
+                    b.kind = Kind::List {
+                        items: vec![item.to_owned()],
+                        dash: indent,
+                    };
+                    return true;
+                }
+                return false;
+            }
+            if indent > b.indent && !is_comment(start) {
+                let (mut lines, mut content, mut blanks) = (Vec::new(), None, 0);
+                Kind::text_line(&mut lines, &mut content, &mut blanks, line);
+                b.kind = Kind::Text {
+                    lines,
+                    content,
+                    blanks,
+                };
+                return true;
+            }
+            false
+        }
+        Kind::List { items, dash } => {
+            if blank || is_comment(start) {
+                return true;
+            }
+            match item_text(start) {
+                Some(item) if indent >= b.indent && indent <= *dash => {
+                    items.push(item.to_owned());
+                    true
+                }
+                _ if indent > *dash => {
+                    // A wrapped item (or a deeper list): folded into the item, as YAML folds
+                    // a plain scalar's continuation lines.
+                    if let Some(last) = items.last_mut() {
+                        last.push(' ');
+                        last.push_str(start.trim_end());
+                    }
+                    true
+                }
+                _ => false,
+            }
+        }
+        Kind::Scalar(s) => {
+            if blank {
+                return true;
+            }
+            if indent > b.indent && !is_comment(start) {
+                s.push(' ');
+                s.push_str(start.trim_end());
+                return true;
+            }
+            false
+        }
+    }
+}
