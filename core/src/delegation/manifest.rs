@@ -318,7 +318,7 @@ confidence = 0.5
         assert_eq!(e.code(), "CONFIG_INVALID");
         assert!(
             e.to_string()
-                .starts_with("research-agent.toml:22:8: capability 'content' has one segment"),
+                .starts_with("research-agent.toml:21:8: capability 'content' has one segment"),
             "{e}"
         );
         let text = RESEARCH.replace("name = \"content\"", "name = \"content.script\"");
@@ -348,11 +348,11 @@ confidence = 0.5
             ("role = \"r\"\ncapabilities = []\n", "a.toml:1:1: the manifest of 'a' is missing `version`"),
             ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\", confidence = 2}]\n", "a.toml:3:45: confidence must be a number from 0 to 1, found 2"),
             ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\"}]\n", "a.toml:3:17: capability 'x.y' is missing `confidence`"),
-            ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\", confidence = 1, latency_weight = 0}]\n", "a.toml:3:62: latency_weight must be a number from 0.01 to 100"),
+            ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\", confidence = 1, latency_weight = 0}]\n", "a.toml:3:65: latency_weight must be a number from 0.01 to 100"),
             ("version = \"1\"\nrole = \"r\"\ncapabilities = []\nexclusions = [\"X\"]\n", "a.toml:4:15: exclusions must hold dotted capability names"),
             ("version = \"1\"\nrole = \"r\"\ncapabilities = []\nmax_depth = \"deeper\"\n", "a.toml:4:13: max_depth must be one of quick, learning, deep"),
             ("agent = \"b\"\nversion = \"1\"\nrole = \"r\"\ncapabilities = []\n", "a.toml:1:9: agent is 'b' but the file is the manifest of 'a'"),
-            ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\", confidence = 1}, {name = \"x.y\", confidence = 1}]\n", "a.toml:3:58: capability 'x.y' is listed twice"),
+            ("version = \"1\"\nrole = \"r\"\ncapabilities = [{name = \"x.y\", confidence = 1}, {name = \"x.y\", confidence = 1}]\n", "a.toml:3:57: capability 'x.y' is listed twice"),
             ("version = \"1\"\nrole = \"\"\ncapabilities = []\n", "a.toml:2:8: role must not be empty"),
             ("version = = 1\n", "a.toml:1:"),
         ];

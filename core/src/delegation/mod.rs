@@ -471,6 +471,49 @@ impl Delegation {
         ChainState::Intact
     }
 
+    /// What `verify` reports about this delegation: a broken or partial hash chain, an
+    /// envelope that no longer matches the `REQUESTED` entry the chain covers, a stored
+    /// status that is not the fold's.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.chain_state() {
+            ChainState::Intact => {}
+            ChainState::Unhashed => out.push(format!("{}: no entry is hashed", self.id)),
+            ChainState::Mixed => out.push(format!("{}: some entries lack a hash", self.id)),
+            ChainState::BrokenAt(i) => out.push(format!(
+                "{}: the hash chain breaks at entry {} (0-based)",
+                self.id, i
+            )),
+        }
+        if let Some(first) = self.thread.first() {
+            let copy = |key: &str| first.extra.get(key).cloned().unwrap_or(Value::Null);
+            let same = first.status == Status::Requested
+                && first.from == self.from
+                && first.body == self.objective
+                && copy("to") == self.to.as_str()
+                && copy("capability") == self.capability.clone().map_or(Value::Null, Value::from)
+                && copy("contextSlice") == Value::Object(self.context_slice.clone())
+                && copy("outputContract") == Value::Object(self.output_contract.clone())
+                && copy("timeoutMinutes") == self.timeout_minutes;
+            if !same {
+                out.push(format!(
+                    "{}: the envelope differs from its REQUESTED entry",
+                    self.id
+                ));
+            }
+        }
+        let f = self.fold();
+        if self.status != f.status {
+            out.push(format!(
+                "{}: stored status {} but the thread says {}",
+                self.id,
+                self.status.as_str(),
+                f.status.as_str()
+            ));
+        }
+        out
+    }
+
     /// Round trip in seconds: from the request to the completion (or the timeout).
     pub fn round_trip_sec(&self) -> Option<f64> {
         let f = self.fold();
