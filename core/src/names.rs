@@ -121,6 +121,17 @@ impl ClarificationId {
     }
 }
 
+/// The next sequence number of `<prefix>-<issue>-<seq>` ids: max(existing) + 1 over the valid
+/// ids of `issue` (never count + 1: ids may have gaps).
+pub(crate) fn next_seq<'a>(ids: impl Iterator<Item = &'a str>, prefix: &str, issue: u32) -> u64 {
+    ids.filter_map(|id| parse_seq_id(id, prefix).ok())
+        .filter(|(i, _)| *i == issue)
+        .map(|(_, seq)| seq)
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1)
+}
+
 /// Parses `^<prefix>-(0|[1-9][0-9]*)-[0-9]{3,}$` (issue at most 2^31 − 1) into (issue, seq).
 pub(crate) fn parse_seq_id(text: &str, prefix: &str) -> Result<(u32, u64), ClarifyError> {
     let bad = |why: String| ClarifyError::InvalidId {

@@ -24,7 +24,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::manifest::Manifests;
@@ -34,36 +33,6 @@ use crate::ledger::Ledger;
 /// Score from which a capability gap yields a suggestion (seed 003 §8.2).
 pub const GAP_THRESHOLD: f64 = 0.55;
 const WEIGHTS: (f64, f64, f64) = (0.4, 0.3, 0.3);
-
-/// Delegations per status, serialised as an object in [`Status::ALL`] order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ByStatus(pub [usize; 7]);
-
-impl ByStatus {
-    fn slot(status: Status) -> usize {
-        Status::ALL.iter().position(|s| *s == status).unwrap_or(0)
-    }
-
-    pub fn get(&self, status: Status) -> usize {
-        self.0.get(Self::slot(status)).copied().unwrap_or(0)
-    }
-
-    fn add(&mut self, status: Status) {
-        if let Some(n) = self.0.get_mut(Self::slot(status)) {
-            *n += 1;
-        }
-    }
-}
-
-impl Serialize for ByStatus {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(Status::ALL.len()))?;
-        for status in Status::ALL {
-            m.serialize_entry(status.as_str(), &self.get(status))?;
-        }
-        m.end()
-    }
-}
 
 /// One capability's gap analysis.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -106,7 +75,8 @@ pub struct Suggestion {
 #[serde(rename_all = "camelCase")]
 pub struct DelegationMetrics {
     pub total: usize,
-    pub by_status: ByStatus,
+    /// Every status, in [`Status::ALL`] order (the enum's order), zeros included.
+    pub by_status: BTreeMap<Status, usize>,
     pub delegation_success_rate: Option<f64>,
     pub avg_round_trip_sec: Option<f64>,
     pub clarification_rework_ratio: Option<f64>,
@@ -171,12 +141,12 @@ pub fn metrics(
         usize::try_from(n).unwrap_or(usize::MAX)
     };
 
-    let mut by_status = ByStatus::default();
+    let mut by_status: BTreeMap<Status, usize> = Status::ALL.map(|s| (s, 0)).into();
     let mut round_trips = Vec::new();
     let (mut completed, mut carrying, mut unresolved_items) = (0usize, 0usize, 0usize);
     for (_, d) in &all {
         let status = d.current_status();
-        by_status.add(status);
+        *by_status.entry(status).or_insert(0) += 1;
         if status == Status::Completed {
             completed += 1;
             round_trips.extend(d.round_trip_sec());
@@ -359,6 +329,11 @@ fn impact(top: &CapabilityGap, caps: &[String]) -> String {
 }
 
 impl DelegationMetrics {
+    /// Delegations in `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.by_status.get(&status).copied().unwrap_or(0)
+    }
+
     /// Lines for the text rendering of `stats`.
     pub fn text_lines(&self) -> Vec<String> {
         let pct = |r: Option<f64>| {
@@ -372,11 +347,11 @@ impl DelegationMetrics {
             format!(
                 "delegations: {} ({} completed, {} rejected, {} timed out, {} failed)",
                 self.total,
-                self.by_status.get(Status::Completed),
-                self.by_status.get(Status::RejectedCapability)
-                    + self.by_status.get(Status::RejectedContext),
-                self.by_status.get(Status::Timeout),
-                self.by_status.get(Status::FailedExecution)
+                self.count(Status::Completed),
+                self.count(Status::RejectedCapability)
+                    + self.count(Status::RejectedContext),
+                self.count(Status::Timeout),
+                self.count(Status::FailedExecution)
             ),
             format!(
                 "delegation success rate: {}   avg round trip: {} s   clarification rework: {}   unresolved carryover: {}",

@@ -41,7 +41,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::ClarifyError;
-use crate::ledger::{value_hash, ChainState};
+use crate::ledger::{chain_state_of, value_hash, ChainState};
 use crate::time::Timestamp;
 
 pub use capability::{check_capability, covers, MAX_CAPABILITY_LEN};
@@ -49,7 +49,7 @@ pub use defaults::DEFAULT_MANIFESTS;
 pub use id::DelegationId;
 pub use manifest::{Capability, Depth, Manifest, Manifests, Offer};
 pub use metrics::{
-    metrics, ByStatus, CapabilityGap, DelegationMetrics, Justification, Suggestion, GAP_THRESHOLD,
+    metrics, CapabilityGap, DelegationMetrics, Justification, Suggestion, GAP_THRESHOLD,
 };
 pub use monitor::{next_wakeup, timeouts, TimedOut};
 pub use ops::{
@@ -345,15 +345,9 @@ impl DelegationLedger {
 
     /// max(existing sequence) + 1 over this issue's valid ids.
     pub fn next_id(&self) -> DelegationId {
-        let max = self
-            .delegations
-            .iter()
-            .filter_map(|d| DelegationId::parse(&d.id).ok())
-            .filter(|id| id.issue == self.issue_number)
-            .map(|id| id.seq)
-            .max()
-            .unwrap_or(0);
-        DelegationId::new(self.issue_number, max.saturating_add(1))
+        let ids = self.delegations.iter().map(|d| d.id.as_str());
+        let seq = crate::names::next_seq(ids, "DLG", self.issue_number);
+        DelegationId::new(self.issue_number, seq)
     }
 
     /// Every snapshot := its fold.
@@ -452,23 +446,14 @@ impl Delegation {
 
     /// What `verify` finds in the thread's hash chain.
     pub fn chain_state(&self) -> ChainState {
-        let hashed = self.thread.iter().filter(|e| e.hash.is_some()).count();
-        if hashed == 0 {
-            return ChainState::Unhashed;
-        }
-        if hashed != self.thread.len() {
-            return ChainState::Mixed;
-        }
-        let mut prev = "";
-        for (i, entry) in self.thread.iter().enumerate() {
-            let stored = entry.hash.as_deref().unwrap_or("");
-            let value = serde_json::to_value(entry).unwrap_or(Value::Null);
-            if value_hash(&self.id, prev, &value) != stored {
-                return ChainState::BrokenAt(i);
-            }
-            prev = stored;
-        }
-        ChainState::Intact
+        chain_state_of(
+            &self.thread,
+            |e| e.hash.as_deref(),
+            |prev, e| {
+                let value = serde_json::to_value(e).unwrap_or(Value::Null);
+                value_hash(&self.id, prev, &value)
+            },
+        )
     }
 
     /// What `verify` reports about this delegation: a broken or partial hash chain, an

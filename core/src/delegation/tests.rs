@@ -546,8 +546,8 @@ fn gap_score_reproduces_the_seed_example() {
     let m = metrics(&ledgers, &dls, &manifests, None);
 
     assert_eq!(m.total, 26);
-    assert_eq!(m.by_status.get(Status::Completed), 19);
-    assert_eq!(m.by_status.get(Status::RejectedCapability), 7);
+    assert_eq!(m.count(Status::Completed), 19);
+    assert_eq!(m.count(Status::RejectedCapability), 7);
     assert_eq!(m.delegation_success_rate, Some(19.0 / 26.0));
     assert_eq!(m.avg_round_trip_sec, Some(240.0)); // (14·290 + 5·100) / 19
     assert_eq!(m.clarification_rework_ratio, Some(0.5)); // 13 rounds / 26 delegations

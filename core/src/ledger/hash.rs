@@ -119,23 +119,37 @@ pub enum ChainState {
 
 impl super::Record {
     pub fn chain_state(&self) -> ChainState {
-        let hashed = self.thread.iter().filter(|e| e.hash.is_some()).count();
-        if hashed == 0 {
-            return ChainState::Unhashed;
-        }
-        if hashed != self.thread.len() {
-            return ChainState::Mixed;
-        }
-        let mut prev = "";
-        for (i, entry) in self.thread.iter().enumerate() {
-            let stored = entry.hash.as_deref().unwrap_or("");
-            if entry_hash(&self.id, prev, entry) != stored {
-                return ChainState::BrokenAt(i);
-            }
-            prev = stored;
-        }
-        ChainState::Intact
+        chain_state_of(
+            &self.thread,
+            |e| e.hash.as_deref(),
+            |prev, e| entry_hash(&self.id, prev, e),
+        )
     }
+}
+
+/// The state of any hash-chained thread: `stored` reads an entry's hash, `expected` computes
+/// it from the previous one (delegation threads share the chain through this).
+pub fn chain_state_of<T>(
+    thread: &[T],
+    stored: impl Fn(&T) -> Option<&str>,
+    expected: impl Fn(&str, &T) -> String,
+) -> ChainState {
+    let hashed = thread.iter().filter(|e| stored(e).is_some()).count();
+    if hashed == 0 {
+        return ChainState::Unhashed;
+    }
+    if hashed != thread.len() {
+        return ChainState::Mixed;
+    }
+    let mut prev = "";
+    for (i, entry) in thread.iter().enumerate() {
+        let hash = stored(entry).unwrap_or("");
+        if expected(prev, entry) != hash {
+            return ChainState::BrokenAt(i);
+        }
+        prev = hash;
+    }
+    ChainState::Intact
 }
 
 /// RFC 8785 (JCS) canonical JSON: keys sorted by UTF-16 code units, no whitespace, strings

@@ -19,8 +19,8 @@ use crate::time::Timestamp;
 
 pub use fold::Fold;
 pub(crate) use hash::sha256_hex_of;
-pub use hash::value_hash;
 pub use hash::{canonical_json, entry_hash, ChainState};
+pub use hash::{chain_state_of, value_hash};
 
 /// Status of a clarification record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -303,15 +303,9 @@ impl Ledger {
 
     /// The next id: max(existing sequence) + 1 over this issue's valid ids (never count + 1).
     pub fn next_id(&self) -> ClarificationId {
-        let max = self
-            .clarifications
-            .iter()
-            .filter_map(|r| ClarificationId::parse(&r.id).ok())
-            .filter(|id| id.issue == self.issue_number)
-            .map(|id| id.seq)
-            .max()
-            .unwrap_or(0);
-        ClarificationId::new(self.issue_number, max.saturating_add(1))
+        let ids = self.clarifications.iter().map(|r| r.id.as_str());
+        let seq = crate::names::next_seq(ids, "CLR", self.issue_number);
+        ClarificationId::new(self.issue_number, seq)
     }
 
     /// Prepares the ledger for writing: every snapshot becomes its fold and legacy threads

@@ -194,21 +194,17 @@ pub fn parse(text: &str) -> Parsed {
                     out.blocks.push(block.finish(Some(n)));
                 }
             }
-            (Some(block), Some(Tag::Close(name))) => {
+            (Some(block), Some(tag)) => {
+                let (outer, start) = (block.name, block.start);
+                let message = match tag {
+                    Tag::Close(name) => {
+                        format!("[/{name}] does not close [{outer}] opened at line {start}")
+                    }
+                    Tag::Open(name) => format!(
+                        "[{name}] is nested in [{outer}] opened at line {start}; blocks cannot nest"
+                    ),
+                };
                 block.push_text(line);
-                let message = format!(
-                    "[/{name}] does not close [{}] opened at line {}",
-                    block.name, block.start
-                );
-                block.end_field();
-                block.problem(n, message);
-            }
-            (Some(block), Some(Tag::Open(name))) => {
-                block.push_text(line);
-                let message = format!(
-                    "[{name}] is nested in [{}] opened at line {}; blocks cannot nest",
-                    block.name, block.start
-                );
                 block.end_field();
                 block.problem(n, message);
             }
@@ -243,30 +239,35 @@ fn tag_of(line: &str) -> Option<Tag> {
     }
 }
 
-/// Indentation width of a line: a space is one column, a tab moves to the next multiple of 8
-/// (the terminal convention: agent output is terminal text).
+/// The column after an indentation byte at `col`: a space is one column, a tab moves to the
+/// next multiple of 8 (the terminal convention: agent output is terminal text). `None` for
+/// any other byte.
+fn advance(col: usize, b: u8) -> Option<usize> {
+    match b {
+        b' ' => Some(col + 1),
+        b'\t' => Some((col / 8 + 1) * 8),
+        _ => None,
+    }
+}
+
+/// Indentation width of a line.
 fn indent_width(line: &str) -> usize {
-    let mut width = 0usize;
+    let mut col = 0usize;
     for b in line.bytes() {
-        match b {
-            b' ' => width += 1,
-            b'\t' => width = (width / 8 + 1) * 8,
-            _ => break,
+        match advance(col, b) {
+            Some(next) => col = next,
+            None => break,
         }
     }
-    width
+    col
 }
 
 /// `line` without the leading whitespace that makes up the first `width` columns.
 fn dedent(line: &str, width: usize) -> &str {
     let mut col = 0usize;
     for (i, b) in line.bytes().enumerate() {
-        if col >= width {
-            return line.get(i..).unwrap_or("");
-        }
-        match b {
-            b' ' => col += 1,
-            b'\t' => col = (col / 8 + 1) * 8,
+        match advance(col, b) {
+            Some(next) if col < width => col = next,
             _ => return line.get(i..).unwrap_or(""),
         }
     }
