@@ -74,6 +74,13 @@ const LATENCY_WEIGHT_RANGE: (f64, f64) = (0.01, 100.0);
 impl Manifest {
     /// Parses the manifest of `agent` (the file's stem) from `file`'s text.
     pub fn parse(file: &str, agent: &str, text: &str) -> Result<Manifest, ClarifyError> {
+        if let Err(e) = crate::names::check_agent(agent) {
+            return Err(ClarifyError::ConfigInvalid {
+                file: file.to_owned(),
+                location: None,
+                message: format!("the file does not name an agent: {e}"),
+            });
+        }
         let src = Source { file, text };
         let root = src.parse()?;
         let table = root.get_ref();
@@ -356,6 +363,14 @@ confidence = 0.5
             ("version = \"1\"\nrole = \"\"\ncapabilities = []\n", "a.toml:2:8: role must not be empty"),
             ("version = = 1\n", "a.toml:1:"),
         ];
+        let e = Manifest::parse("Bad Name.toml", "Bad Name", "").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(
+            e.to_string().starts_with(
+                "Bad Name.toml: the file does not name an agent: invalid agent name 'Bad Name'"
+            ),
+            "{e}"
+        );
         for (text, want) in cases {
             let e = Manifest::parse("a.toml", "a", text).unwrap_err();
             assert_eq!(e.code(), "CONFIG_INVALID");
