@@ -55,6 +55,7 @@ pub use monitor::{next_wakeup, timeouts, TimedOut};
 pub use ops::{
     act, request, Action, Applied, Event, EventType, NewDelegation, DEFAULT_TIMEOUT_MINUTES,
 };
+pub(crate) use ops::{apply_act, decide_act, decide_request, open_delegation};
 pub use transition::{allowed_ops, who_may, Op};
 
 /// Status of a delegation (seed 003 §6.5, plus `REQUESTED` before the specialist answers).

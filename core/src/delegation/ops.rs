@@ -292,33 +292,54 @@ pub fn request(
     config: &Config,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
+    let opening = decide_request(ledger, req, manifests, config, now)?;
+    Ok(sealed(open_delegation(ledger.cloned(), opening, req, now)))
+}
+
+/// A written ledger is sealed; a replay's is returned as it was.
+fn sealed(mut applied: Applied) -> Applied {
+    if !applied.idempotent {
+        applied.ledger.seal();
+    }
+    applied
+}
+
+/// What a request decided, before anything is built (so that ingest can move the ledger in).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Opening {
+    /// The signal key already names this delegation.
+    Replay { id: String, status: Status },
+    /// A new envelope; `refusal` says why it is rejected for capability at once.
+    New { issue: u32, refusal: Option<String> },
+}
+
+/// Every guard of [`request`], in order, on the ledger as it is.
+pub(crate) fn decide_request(
+    ledger: Option<&DelegationLedger>,
+    req: &NewDelegation,
+    manifests: &Manifests,
+    config: &Config,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
     check_now(now)?;
     let issue = req.validate(config)?;
-    let mut ledger = match ledger {
-        Some(l) if l.issue_number != issue => {
-            return Err(ClarifyError::input(format!(
-                "the delegation ledger is for issue {} but the request is for issue {issue}",
-                l.issue_number
-            )))
-        }
-        Some(l) => l.clone(),
-        None => DelegationLedger::new(issue),
-    };
-    if let Some(key) = &req.signal_key {
-        if let Some(d) = ledger
+    if let Some(l) = ledger.filter(|l| l.issue_number != issue) {
+        return Err(ClarifyError::input(format!(
+            "the delegation ledger is for issue {} but the request is for issue {issue}",
+            l.issue_number
+        )));
+    }
+    let replay = req.signal_key.as_ref().and_then(|key| {
+        ledger?
             .delegations
             .iter()
             .find(|d| d.signal_key.as_ref() == Some(key))
-        {
-            let (id, status) = (d.id.clone(), d.current_status());
-            return Ok(Applied {
-                ledger,
-                id,
-                status,
-                events: Vec::new(),
-                idempotent: true,
-            });
-        }
+    });
+    if let Some(d) = replay {
+        return Ok(Opening::Replay {
+            id: d.id.clone(),
+            status: d.current_status(),
+        });
     }
     let refusal = match &req.capability {
         None => None,
@@ -332,7 +353,30 @@ pub fn request(
             },
         },
     };
+    Ok(Opening::New { issue, refusal })
+}
 
+/// Carries out [`decide_request`]'s decision on `ledger` (moved in, not copied). Callers
+/// seal the ledger before writing it.
+pub(crate) fn open_delegation(
+    ledger: Option<DelegationLedger>,
+    opening: Opening,
+    req: &NewDelegation,
+    now: i64,
+) -> Applied {
+    let (issue, refusal) = match opening {
+        Opening::Replay { id, status } => {
+            return Applied {
+                ledger: ledger.unwrap_or_else(|| DelegationLedger::new(0)),
+                id,
+                status,
+                events: Vec::new(),
+                idempotent: true,
+            }
+        }
+        Opening::New { issue, refusal } => (issue, refusal),
+    };
+    let mut ledger = ledger.unwrap_or_else(|| DelegationLedger::new(issue));
     let id = ledger.next_id().to_string();
     let timeout_minutes = req.timeout_minutes.unwrap_or(DEFAULT_TIMEOUT_MINUTES);
     let mut d = Delegation {
@@ -356,24 +400,17 @@ pub fn request(
     };
     // The requested entry repeats the envelope so that the hash chain covers it.
     let mut first = entry(Status::Requested, &req.from, &req.objective);
-    first
-        .extra
-        .insert("to".into(), Value::from(req.to.as_str()));
-    first.extra.insert(
-        "capability".into(),
-        req.capability.clone().map_or(Value::Null, Value::from),
-    );
-    first.extra.insert(
-        "contextSlice".into(),
-        Value::Object(req.context_slice.clone()),
-    );
-    first.extra.insert(
-        "outputContract".into(),
-        Value::Object(req.output_contract.clone()),
-    );
-    first
-        .extra
-        .insert("timeoutMinutes".into(), Value::from(timeout_minutes));
+    let envelope = [
+        ("to", Value::from(req.to.as_str())),
+        (
+            "capability",
+            req.capability.clone().map_or(Value::Null, Value::from),
+        ),
+        ("contextSlice", Value::Object(req.context_slice.clone())),
+        ("outputContract", Value::Object(req.output_contract.clone())),
+        ("timeoutMinutes", Value::from(timeout_minutes)),
+    ];
+    first.extra.extend(envelope.map(|(k, v)| (k.to_owned(), v)));
     let at = d.append(first, now);
     let mut events = vec![Event::for_entry(
         issue,
@@ -396,14 +433,13 @@ pub fn request(
     }
     let status = d.current_status();
     ledger.delegations.push(d);
-    ledger.seal();
-    Ok(Applied {
+    Applied {
         ledger,
         id,
         status,
         events,
         idempotent: false,
-    })
+    }
 }
 
 /// Applies `action` to delegation `id`. Guards in order: input, `NOT_FOUND`,
@@ -415,15 +451,25 @@ pub fn act(
     config: &Config,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
+    let index = decide_act(ledger, id, action, config, now)?;
+    Ok(sealed(apply_act(ledger.clone(), index, action, now)))
+}
+
+/// Every guard of [`act`], in order; the delegation's index when all pass.
+pub(crate) fn decide_act(
+    ledger: &DelegationLedger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+) -> Result<usize, ClarifyError> {
     check_now(now)?;
     let parsed = action.validate(id, config)?;
     let index = (parsed.issue == ledger.issue_number)
         .then(|| ledger.delegations.iter().position(|d| d.id == id))
         .flatten()
         .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
-    let mut ledger = ledger.clone();
-    let issue = ledger.issue_number;
-    let Some(d) = ledger.delegations.get_mut(index) else {
+    let Some(d) = ledger.delegations.get(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
     let status = d.current_status();
@@ -443,6 +489,17 @@ pub fn act(
             allowed: who.describe(&d.to),
         });
     }
+    Ok(index)
+}
+
+/// Carries out `action` on the delegation at `index` that [`decide_act`] admitted.
+pub(crate) fn apply_act(
+    mut ledger: DelegationLedger,
+    index: usize,
+    action: &Action,
+    now: i64,
+) -> Applied {
+    let issue = ledger.issue_number;
     let after = action.op.status_after();
     let body = match (&action.message, &action.response) {
         (Some(m), _) => m.clone(),
@@ -460,16 +517,20 @@ pub fn act(
     if let Some(k) = &action.signal_key {
         e.extra.insert("signalKey".into(), Value::from(k.as_str()));
     }
-    let at = d.append(e, now);
-    let events = vec![Event::for_entry(issue, d, after, &action.by, &body, at)];
-    ledger.seal();
-    Ok(Applied {
+    let mut events = Vec::new();
+    let mut id = String::new();
+    if let Some(d) = ledger.delegations.get_mut(index) {
+        let at = d.append(e, now);
+        events.push(Event::for_entry(issue, d, after, &action.by, &body, at));
+        id.clone_from(&d.id);
+    }
+    Applied {
         ledger,
-        id: id.to_owned(),
+        id,
         status: after,
         events,
         idempotent: false,
-    })
+    }
 }
 
 fn default_body(op: Op, by: &str) -> String {

@@ -83,28 +83,8 @@ pub fn request_with(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    let (issue, ledger) = prepare(ledger, req, config, now)?;
-    if let Some(replay) = replay(&ledger, req)? {
-        return Ok(replay);
-    }
-    let grant = scope::check(
-        &Ask {
-            from: &req.from,
-            to: &req.to,
-            blocking: req.blocking,
-            workflow: req.workflow.as_deref(),
-            step: req.step.as_deref(),
-            ledger_workflow: ledger.workflow.as_deref(),
-        },
-        config,
-        workflows,
-    )?;
-    let limits = Limits {
-        max_rounds: grant.max_rounds,
-        sla_minutes: grant.sla_minutes,
-        workflow: Some(grant.workflow),
-    };
-    Ok(open(ledger, issue, req, extra, limits, None, now))
+    let opening = decide_request(ledger, req, config, workflows, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
 }
 
 /// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
@@ -119,49 +99,117 @@ pub fn request_escalated(
     config: &Config,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    let (issue, ledger) = prepare(ledger, req, config, now)?;
+    let opening = decide_escalated(ledger, req, reason, config, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
+}
+
+/// A new record's ledger is sealed for writing; a replay's is returned as it was.
+fn sealed(mut applied: Applied) -> Applied {
+    if !applied.idempotent {
+        applied.ledger.seal();
+    }
+    applied
+}
+
+/// What a request decided, before anything is built: the ledger can then be moved in
+/// instead of copied (ingest opens many records on one ledger).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Opening {
+    /// The idempotency key already names this record.
+    Replay(String),
+    /// A new record on issue `issue`; `escalate` gives the reason of one created escalated.
+    New {
+        issue: u32,
+        limits: Limits,
+        escalate: Option<String>,
+    },
+}
+
+/// Every guard of [`request_with`], in order, on the ledger as it is.
+pub(crate) fn decide_request(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
+    }
+    let grant = scope::check(
+        &Ask {
+            from: &req.from,
+            to: &req.to,
+            blocking: req.blocking,
+            workflow: req.workflow.as_deref(),
+            step: req.step.as_deref(),
+            ledger_workflow: ledger.and_then(|l| l.workflow.as_deref()),
+        },
+        config,
+        workflows,
+    )?;
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: grant.max_rounds,
+            sla_minutes: grant.sla_minutes,
+            workflow: Some(grant.workflow),
+        },
+        escalate: None,
+    })
+}
+
+/// Every guard of [`request_escalated`], in order, on the ledger as it is.
+pub(crate) fn decide_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    config: &Config,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
     check_text("reason", reason, config.max_body_chars as usize)?;
     if req.from == req.to {
         return Err(ClarifyError::SelfClarification {
             agent: req.from.clone(),
         });
     }
-    if let Some(replay) = replay(&ledger, req)? {
-        return Ok(replay);
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
     }
-    let limits = Limits {
-        max_rounds: default_max_rounds(req.blocking),
-        sla_minutes: DEFAULT_SLA_MINUTES,
-        workflow: None,
-    };
-    Ok(open(ledger, issue, req, extra, limits, Some(reason), now))
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: default_max_rounds(req.blocking),
+            sla_minutes: DEFAULT_SLA_MINUTES,
+            workflow: None,
+        },
+        escalate: Some(reason.to_owned()),
+    })
 }
 
-/// Validation, `now`, and the ledger to write into.
+/// Validation, `now`, and that the ledger is the request's issue's.
 fn prepare(
     ledger: Option<&Ledger>,
     req: &NewRequest,
     config: &Config,
     now: i64,
-) -> Result<(u32, Ledger), ClarifyError> {
+) -> Result<u32, ClarifyError> {
     check_now(now)?;
     let issue = req.validate(config)?;
-    let ledger = match ledger {
-        Some(l) if l.issue_number != issue => {
-            return Err(ClarifyError::input(format!(
-                "the ledger is for issue {} but the request is for issue {issue}",
-                l.issue_number
-            )))
-        }
-        Some(l) => l.clone(),
-        None => Ledger::new(issue),
-    };
-    Ok((issue, ledger))
+    if let Some(l) = ledger.filter(|l| l.issue_number != issue) {
+        return Err(ClarifyError::input(format!(
+            "the ledger is for issue {} but the request is for issue {issue}",
+            l.issue_number
+        )));
+    }
+    Ok(issue)
 }
 
 /// An agent that crashed and re-sends its request gets the original record back.
-fn replay(ledger: &Ledger, req: &NewRequest) -> Result<Option<Applied>, ClarifyError> {
-    let Some(key) = &req.idempotency_key else {
+fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
+    let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
         return Ok(None);
     };
     let Some(existing) = ledger
@@ -185,32 +233,44 @@ fn replay(ledger: &Ledger, req: &NewRequest) -> Result<Option<Applied>, ClarifyE
             id: existing.id.clone(),
         });
     }
-    Ok(Some(Applied {
-        ledger: ledger.clone(),
-        id: existing.id.clone(),
-        events: Vec::new(),
-        idempotent: true,
-        error: None,
-    }))
+    Ok(Some(existing.id.clone()))
 }
 
 /// What governs a new record: its round limit, SLA, and the workflow a new ledger records.
-struct Limits {
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Limits {
     max_rounds: u32,
     sla_minutes: u32,
     workflow: Option<String>,
 }
 
-/// Appends the new record: its question, and the escalation when `escalate` gives a reason.
-fn open(
-    mut ledger: Ledger,
-    issue: u32,
+/// Carries out what [`decide_request`] or [`decide_escalated`] decided on `ledger` (moved in,
+/// not copied): the new record with its question, and its escalation when it is created
+/// escalated. Only the new record is sealed; callers seal the ledger before writing it.
+pub(crate) fn open(
+    ledger: Option<Ledger>,
+    opening: Opening,
     req: &NewRequest,
     extra: Map<String, Value>,
-    limits: Limits,
-    escalate: Option<&str>,
     now: i64,
 ) -> Applied {
+    let (issue, limits, escalate) = match opening {
+        Opening::Replay(id) => {
+            return Applied {
+                ledger: ledger.unwrap_or_else(|| Ledger::new(0)),
+                id,
+                events: Vec::new(),
+                idempotent: true,
+                error: None,
+            }
+        }
+        Opening::New {
+            issue,
+            limits,
+            escalate,
+        } => (issue, limits, escalate),
+    };
+    let mut ledger = ledger.unwrap_or_else(|| Ledger::new(issue));
     let id = ledger.next_id().to_string();
     let mut record = Record {
         id: id.clone(),
@@ -243,7 +303,7 @@ fn open(
     )
     .into_iter()
     .collect();
-    if let Some(reason) = escalate {
+    if let Some(reason) = &escalate {
         let at = record.append(EntryKind::Escalation, AGENT_X, reason, now);
         events.extend(Event::for_entry(
             issue,
@@ -258,7 +318,6 @@ fn open(
         ledger.workflow = limits.workflow;
     }
     ledger.clarifications.push(record);
-    ledger.seal();
     Applied {
         ledger,
         id,

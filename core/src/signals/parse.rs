@@ -6,6 +6,7 @@
 //! Everything outside blocks is ignored. Each line is looked at a bounded number of times and
 //! every structure is a vector or an ordered map, so hostile input costs linear time.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -177,21 +178,28 @@ const MAX_KEY_LEN: usize = 64;
 /// the blocks' and the result's `problems`.
 pub fn parse(text: &str) -> Parsed {
     let mut out = Parsed::default();
-    let mut open: Option<OpenBlock> = None;
+    let mut open: Option<OpenBlock<'_>> = None;
+    let mut offset = 0usize;
     for (index, raw) in text.split('\n').enumerate() {
         let n = index + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let line_start = offset;
+        offset += raw.len() + 1;
         let tag = tag_of(line);
+        if let Some(block) = open.as_mut() {
+            block.text_end = line_start + line.len();
+        }
         match (open.as_mut(), tag) {
             (None, None) => {}
-            (None, Some(Tag::Open(name))) => open = Some(OpenBlock::new(name, n, line)),
+            (None, Some(Tag::Open(name))) => {
+                open = Some(OpenBlock::new(name, n, line_start, line_start + line.len()));
+            }
             (None, Some(Tag::Close(name))) => out
                 .problems
                 .push(Problem::new(n, format!("[/{name}] closes no open block"))),
             (Some(block), Some(Tag::Close(name))) if name == block.name => {
-                block.push_text(line);
                 if let Some(block) = open.take() {
-                    out.blocks.push(block.finish(Some(n)));
+                    out.blocks.push(block.finish(text, Some(n)));
                 }
             }
             (Some(block), Some(tag)) => {
@@ -204,18 +212,14 @@ pub fn parse(text: &str) -> Parsed {
                         "[{name}] is nested in [{outer}] opened at line {start}; blocks cannot nest"
                     ),
                 };
-                block.push_text(line);
                 block.end_field();
                 block.problem(n, message);
             }
-            (Some(block), None) => {
-                block.push_text(line);
-                block.body_line(n, line);
-            }
+            (Some(block), None) => block.body_line(n, line),
         }
     }
     if let Some(block) = open {
-        out.blocks.push(block.finish(None));
+        out.blocks.push(block.finish(text, None));
     }
     out
 }
@@ -317,78 +321,75 @@ fn unquote(value: &str) -> String {
     value.to_owned()
 }
 
-/// A field being read.
-struct Builder {
-    key: String,
+/// A field being read; keys and values borrow from the input until the field ends.
+struct Builder<'a> {
+    key: &'a str,
     line: usize,
     indent: usize,
     /// A repeated key: read (so its lines are not errors) but not kept.
     repeated: bool,
-    kind: Kind,
+    kind: Kind<'a>,
 }
 
-enum Kind {
+enum Kind<'a> {
     /// `key: value`, possibly folded with more-indented continuation lines.
-    Scalar(String),
+    Scalar(Cow<'a, str>),
     /// `key:` with nothing yet: becomes a list, a text, or stays empty.
     Empty,
     /// `- item` lines; `dash` is the indentation of the first item.
-    List { items: Vec<String>, dash: usize },
+    List {
+        items: Vec<Cow<'a, str>>,
+        dash: usize,
+    },
     /// `key: |` (or `key:` followed by more-indented lines): `content` is the indentation of
     /// the first non-blank line, stripped from every line; blank lines wait in `blanks` until
     /// a later line shows they are inside the text.
     Text {
-        lines: Vec<String>,
+        text: String,
         content: Option<usize>,
         blanks: usize,
     },
 }
 
-impl Kind {
-    fn text_line(
-        lines: &mut Vec<String>,
-        content: &mut Option<usize>,
-        blanks: &mut usize,
-        line: &str,
-    ) {
+impl Kind<'_> {
+    fn text_line(text: &mut String, content: &mut Option<usize>, blanks: &mut usize, line: &str) {
+        let started = content.is_some();
         let width = *content.get_or_insert_with(|| indent_width(line));
-        if !lines.is_empty() {
-            lines.extend(std::iter::repeat_n(String::new(), *blanks));
+        if started {
+            text.extend(std::iter::repeat_n('\n', *blanks + 1));
         }
         *blanks = 0;
-        lines.push(dedent(line, width).to_owned());
+        text.push_str(dedent(line, width));
     }
 }
 
-struct OpenBlock {
+struct OpenBlock<'a> {
     name: BlockName,
     start: usize,
-    text: String,
+    /// Byte range of the block's lines in the input (the last one without its `\r`).
+    text_start: usize,
+    text_end: usize,
     fields: Vec<Field>,
-    /// key → line of its first occurrence.
-    seen: BTreeMap<String, usize>,
-    current: Option<Builder>,
+    /// key → line of its first occurrence, once the block has many fields.
+    seen: Option<BTreeMap<String, usize>>,
+    current: Option<Builder<'a>>,
     problems: Vec<Problem>,
     unlisted: usize,
 }
 
-impl OpenBlock {
-    fn new(name: BlockName, start: usize, line: &str) -> OpenBlock {
+impl<'a> OpenBlock<'a> {
+    fn new(name: BlockName, start: usize, text_start: usize, text_end: usize) -> OpenBlock<'a> {
         OpenBlock {
             name,
             start,
-            text: line.to_owned(),
-            fields: Vec::new(),
-            seen: BTreeMap::new(),
+            text_start,
+            text_end,
+            fields: Vec::with_capacity(8),
+            seen: None,
             current: None,
             problems: Vec::new(),
             unlisted: 0,
         }
-    }
-
-    fn push_text(&mut self, line: &str) {
-        self.text.push('\n');
-        self.text.push_str(line);
     }
 
     fn problem(&mut self, line: usize, message: String) {
@@ -399,7 +400,7 @@ impl OpenBlock {
         }
     }
 
-    fn body_line(&mut self, n: usize, line: &str) {
+    fn body_line(&mut self, n: usize, line: &'a str) {
         let start = line.trim_start_matches([' ', '\t']);
         let blank = start.trim().is_empty();
         let indent = indent_width(line);
@@ -413,28 +414,25 @@ impl OpenBlock {
         }
         if let Some((key, value)) = key_line(start) {
             self.end_field();
-            let repeated = match self.seen.get(key) {
+            let repeated = match self.first_line_of(key, n) {
                 Some(first) => {
                     let message = format!("key `{key}` repeats line {first}");
                     self.problem(n, message);
                     true
                 }
-                None => {
-                    self.seen.insert(key.to_owned(), n);
-                    false
-                }
+                None => false,
             };
             let kind = match value {
                 "" => Kind::Empty,
                 "|" => Kind::Text {
-                    lines: Vec::new(),
+                    text: String::new(),
                     content: None,
                     blanks: 0,
                 },
-                v => Kind::Scalar(v.to_owned()),
+                v => Kind::Scalar(Cow::Borrowed(v)),
             };
             self.current = Some(Builder {
-                key: key.to_owned(),
+                key,
                 line: n,
                 indent,
                 repeated,
@@ -455,6 +453,32 @@ impl OpenBlock {
         self.problem(n, message);
     }
 
+    /// The line where `key` first appeared in this block, or `None` (a new key). A few
+    /// fields are searched where they are; a block with many gets a map, so hostile input
+    /// stays O(n log n) without a map built and freed for every ordinary block.
+    fn first_line_of(&mut self, key: &str, n: usize) -> Option<usize> {
+        const SCAN: usize = 16;
+        let seen = match &mut self.seen {
+            Some(seen) => seen,
+            None if self.fields.len() < SCAN => {
+                return self.fields.iter().find(|f| f.key == key).map(|f| f.line);
+            }
+            None => self.seen.insert(
+                self.fields
+                    .iter()
+                    .map(|f| (f.key.clone(), f.line))
+                    .collect(),
+            ),
+        };
+        match seen.get(key) {
+            Some(first) => Some(*first),
+            None => {
+                seen.insert(key.to_owned(), n);
+                None
+            }
+        }
+    }
+
     fn end_field(&mut self) {
         let Some(b) = self.current.take() else {
             return;
@@ -468,16 +492,16 @@ impl OpenBlock {
             Kind::List { items, .. } => {
                 FieldValue::List(items.iter().map(|i| unquote(i)).collect())
             }
-            Kind::Text { lines, .. } => FieldValue::Text(lines.join("\n")),
+            Kind::Text { text, .. } => FieldValue::Text(text),
         };
         self.fields.push(Field {
-            key: b.key,
+            key: b.key.to_owned(),
             value,
             line: b.line,
         });
     }
 
-    fn finish(mut self, end: Option<usize>) -> Block {
+    fn finish(mut self, input: &str, end: Option<usize>) -> Block {
         self.end_field();
         if end.is_none() {
             let message = format!(
@@ -491,11 +515,17 @@ impl OpenBlock {
             let message = format!("{} more problems not listed", self.unlisted);
             self.problems.push(Problem::new(self.start, message));
         }
+        let raw = input.get(self.text_start..self.text_end).unwrap_or("");
+        let text = if raw.contains('\r') {
+            raw.replace("\r\n", "\n")
+        } else {
+            raw.to_owned()
+        };
         Block {
             name: self.name,
             start_line: self.start,
             end_line: end,
-            text: self.text,
+            text,
             fields: self.fields,
             problems: self.problems,
         }
@@ -503,10 +533,16 @@ impl OpenBlock {
 }
 
 /// Whether `line` continues the field being read (and takes it in if so).
-fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usize) -> bool {
+fn continues<'a>(
+    b: &mut Builder<'a>,
+    line: &'a str,
+    start: &'a str,
+    blank: bool,
+    indent: usize,
+) -> bool {
     match &mut b.kind {
         Kind::Text {
-            lines,
+            text,
             content,
             blanks,
         } => {
@@ -516,7 +552,7 @@ fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usiz
                 }
                 true
             } else if indent > b.indent {
-                Kind::text_line(lines, content, blanks, line);
+                Kind::text_line(text, content, blanks, line);
                 true
             } else {
                 false
@@ -529,7 +565,7 @@ fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usiz
             if let Some(item) = item_text(start) {
                 if indent >= b.indent {
                     b.kind = Kind::List {
-                        items: vec![item.to_owned()],
+                        items: vec![Cow::Borrowed(item)],
                         dash: indent,
                     };
                     return true;
@@ -537,10 +573,10 @@ fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usiz
                 return false;
             }
             if indent > b.indent && !is_comment(start) {
-                let (mut lines, mut content, mut blanks) = (Vec::new(), None, 0);
-                Kind::text_line(&mut lines, &mut content, &mut blanks, line);
+                let (mut text, mut content, mut blanks) = (String::new(), None, 0);
+                Kind::text_line(&mut text, &mut content, &mut blanks, line);
                 b.kind = Kind::Text {
-                    lines,
+                    text,
                     content,
                     blanks,
                 };
@@ -554,13 +590,14 @@ fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usiz
             }
             match item_text(start) {
                 Some(item) if indent >= b.indent && indent <= *dash => {
-                    items.push(item.to_owned());
+                    items.push(Cow::Borrowed(item));
                     true
                 }
                 _ if indent > *dash => {
                     // A wrapped item (or a deeper list): folded into the item, as YAML folds
                     // a plain scalar's continuation lines.
                     if let Some(last) = items.last_mut() {
+                        let last = last.to_mut();
                         last.push(' ');
                         last.push_str(start.trim_end());
                     }
@@ -574,6 +611,7 @@ fn continues(b: &mut Builder, line: &str, start: &str, blank: bool, indent: usiz
                 return true;
             }
             if indent > b.indent && !is_comment(start) {
+                let s = s.to_mut();
                 s.push(' ');
                 s.push_str(start.trim_end());
                 return true;

@@ -372,6 +372,27 @@ fn grammar_details() {
 }
 
 #[test]
+fn repeated_keys_are_found_in_blocks_of_any_size() {
+    for n in [3, 16, 17, 40] {
+        let mut text = String::from("[STOP_WORK]\n");
+        for i in 0..n {
+            text.push_str(&format!("k{i}: v\n"));
+        }
+        text.push_str("k2: again\nk0: again\n[/STOP_WORK]");
+        let b = &parse(&text).blocks[0];
+        assert_eq!(b.fields.len(), n, "{n}");
+        assert_eq!(
+            b.problems,
+            [
+                Problem::new(n + 2, "key `k2` repeats line 4"),
+                Problem::new(n + 3, "key `k0` repeats line 2")
+            ],
+            "{n}"
+        );
+    }
+}
+
+#[test]
 fn problems_per_block_are_capped() {
     let mut text = String::from("[STOP_WORK]\n");
     for _ in 0..100 {

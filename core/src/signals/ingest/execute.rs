@@ -52,7 +52,47 @@ pub struct Executed {
     pub delegation_events: Vec<delegation::Event>,
 }
 
-/// Executes `plan` against `existing` at `now`. A `now` out of range refuses every block.
+/// The ledgers being written and what was done to them.
+struct Work {
+    ledger: Option<Ledger>,
+    dl: Option<DelegationLedger>,
+    ledger_changed: bool,
+    dl_changed: bool,
+    events: Vec<Event>,
+    delegation_events: Vec<delegation::Event>,
+}
+
+impl Work {
+    fn clarified(&mut self, a: ops::Applied, out: &mut BlockOutcome) {
+        out.status = a
+            .ledger
+            .find(&a.id)
+            .map(|r| r.current_status().as_str().to_owned());
+        out.id = Some(a.id);
+        if a.idempotent {
+            out.outcome = "skipped";
+        } else {
+            self.ledger_changed = true;
+            self.events.extend(a.events);
+        }
+        self.ledger = Some(a.ledger);
+    }
+
+    fn delegated(&mut self, a: delegation::Applied, out: &mut BlockOutcome) {
+        out.status = Some(a.status.as_str().to_owned());
+        out.id = Some(a.id);
+        if a.idempotent {
+            out.outcome = "skipped";
+        } else {
+            self.dl_changed = true;
+            self.delegation_events.extend(a.events);
+        }
+        self.dl = Some(a.ledger);
+    }
+}
+
+/// Executes `plan` against `existing` at `now`. A `now` out of range refuses every block that
+/// would write.
 pub fn execute(
     plan: &Plan,
     existing: &Existing<'_>,
@@ -61,11 +101,15 @@ pub fn execute(
     manifests: &Manifests,
     now: i64,
 ) -> Executed {
-    let mut ledger = existing.ledger.cloned();
-    let mut dl = existing.delegations.cloned();
-    let (mut ledger_changed, mut dl_changed) = (false, false);
-    let (mut events, mut delegation_events) = (Vec::new(), Vec::new());
-    let time_ok = check_now(now);
+    let mut w = Work {
+        ledger: existing.ledger.cloned(),
+        dl: existing.delegations.cloned(),
+        ledger_changed: false,
+        dl_changed: false,
+        events: Vec::new(),
+        delegation_events: Vec::new(),
+    };
+    let issue = plan.context.issue;
     let mut blocks = Vec::with_capacity(plan.blocks.len());
     for bp in &plan.blocks {
         let mut out = BlockOutcome {
@@ -82,17 +126,11 @@ pub fn execute(
             error: None,
             warnings: bp.warnings.clone(),
         };
-        if let (Err(e), false) = (
-            &time_ok,
-            matches!(bp.step, Step::Invalid { .. } | Step::Skip { .. }),
-        ) {
-            out.outcome = "refused";
-            out.error = Some(e.clone());
-            blocks.push(out);
-            continue;
-        }
-        let issue = plan.context.issue;
+        let writes = !matches!(bp.step, Step::Invalid { .. } | Step::Skip { .. });
+        // Each operation decides on the ledger as it is, then the ledger is moved into it:
+        // one copy per output, not one per block.
         let result: Result<(), ClarifyError> = match &bp.step {
+            _ if writes && check_now(now).is_err() => check_now(now),
             Step::Invalid { problems } => {
                 out.outcome = "invalid";
                 out.problems.clone_from(problems);
@@ -105,60 +143,49 @@ pub fn execute(
                 out.reason = Some(reason.clone());
                 Ok(())
             }
-            Step::Request { request, extra } => ops::request_with(
-                ledger.as_ref(),
-                request,
-                extra.clone(),
-                config,
-                workflows,
-                now,
-            )
-            .map(|a| {
-                clarification_applied(a, &mut ledger, &mut ledger_changed, &mut events, &mut out)
-            }),
+            Step::Request { request, extra } => {
+                ops::decide_request(w.ledger.as_ref(), request, config, workflows, now).map(|o| {
+                    let a = ops::open(w.ledger.take(), o, request, extra.clone(), now);
+                    w.clarified(a, &mut out);
+                })
+            }
             Step::Escalate {
                 request,
                 reason,
                 extra,
-            } => {
-                ops::request_escalated(ledger.as_ref(), request, reason, extra.clone(), config, now)
-                    .map(|a| {
-                        out.reason = Some(reason.clone());
-                        clarification_applied(
-                            a,
-                            &mut ledger,
-                            &mut ledger_changed,
-                            &mut events,
-                            &mut out,
-                        )
-                    })
-            }
+            } => ops::decide_escalated(w.ledger.as_ref(), request, reason, config, now).map(|o| {
+                out.reason = Some(reason.clone());
+                let a = ops::open(w.ledger.take(), o, request, extra.clone(), now);
+                w.clarified(a, &mut out);
+            }),
             Step::Delegate { request } => {
-                delegation::request(dl.as_ref(), request, manifests, config, now).map(|a| {
-                    delegation_applied(
-                        a,
-                        &mut dl,
-                        &mut dl_changed,
-                        &mut delegation_events,
-                        &mut out,
-                    )
-                })
+                delegation::decide_request(w.dl.as_ref(), request, manifests, config, now).map(
+                    |o| {
+                        let a = delegation::open_delegation(w.dl.take(), o, request, now);
+                        w.delegated(a, &mut out);
+                    },
+                )
             }
-            Step::Close { id, action } => match dl.as_ref() {
-                Some(current) => delegation::act(current, id, action, config, now).map(|a| {
-                    out.outcome = "applied";
-                    delegation_applied(
-                        a,
-                        &mut dl,
-                        &mut dl_changed,
-                        &mut delegation_events,
-                        &mut out,
-                    )
-                }),
+            Step::Close { id, action } => match w.dl.take() {
+                Some(current) => {
+                    let decided = delegation::decide_act(&current, id, action, config, now);
+                    match decided {
+                        Ok(index) => {
+                            out.outcome = "applied";
+                            let a = delegation::apply_act(current, index, action, now);
+                            w.delegated(a, &mut out);
+                            Ok(())
+                        }
+                        Err(e) => {
+                            w.dl = Some(current);
+                            Err(e)
+                        }
+                    }
+                }
                 None => Err(ClarifyError::NotFound { id: id.clone() }),
             },
             Step::Report { report, key } => {
-                let target = dl.get_or_insert_with(|| DelegationLedger::new(issue));
+                let target = w.dl.get_or_insert_with(|| DelegationLedger::new(issue));
                 target.reports.push(Report {
                     agent: plan.context.agent.clone(),
                     status: report.status.as_str().to_owned(),
@@ -169,7 +196,7 @@ pub fn execute(
                     signal_key: Some(key.clone()),
                     extra: Map::new(),
                 });
-                dl_changed = true;
+                w.dl_changed = true;
                 out.status = Some(report.status.as_str().to_owned());
                 Ok(())
             }
@@ -180,53 +207,23 @@ pub fn execute(
         }
         blocks.push(out);
     }
+    // Sealed once for writing (snapshots := folds), as every operation's result is.
+    let ledger = w.ledger.filter(|_| w.ledger_changed).map(|mut l| {
+        l.seal();
+        l
+    });
+    let delegations = w.dl.filter(|_| w.dl_changed).map(|mut l| {
+        l.seal();
+        l
+    });
     Executed {
         plan: plan.clone(),
-        ledger: ledger.filter(|_| ledger_changed),
-        delegations: dl.filter(|_| dl_changed),
+        ledger,
+        delegations,
         blocks,
-        events,
-        delegation_events,
+        events: w.events,
+        delegation_events: w.delegation_events,
     }
-}
-
-fn clarification_applied(
-    a: ops::Applied,
-    ledger: &mut Option<Ledger>,
-    changed: &mut bool,
-    events: &mut Vec<Event>,
-    out: &mut BlockOutcome,
-) {
-    out.status = a
-        .ledger
-        .find(&a.id)
-        .map(|r| r.current_status().as_str().to_owned());
-    out.id = Some(a.id);
-    if a.idempotent {
-        out.outcome = "skipped";
-    } else {
-        *changed = true;
-        events.extend(a.events);
-    }
-    *ledger = Some(a.ledger);
-}
-
-fn delegation_applied(
-    a: delegation::Applied,
-    dl: &mut Option<DelegationLedger>,
-    changed: &mut bool,
-    events: &mut Vec<delegation::Event>,
-    out: &mut BlockOutcome,
-) {
-    out.status = Some(a.status.as_str().to_owned());
-    out.id = Some(a.id);
-    if a.idempotent {
-        out.outcome = "skipped";
-    } else {
-        *changed = true;
-        events.extend(a.events);
-    }
-    *dl = Some(a.ledger);
 }
 
 impl Serialize for BlockOutcome {
