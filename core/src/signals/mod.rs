@@ -25,9 +25,14 @@
 //! - [`plan`]`(&Parsed, &Context, &Existing, &Config, &Workflows, &Manifests) -> Result<Plan>`
 //!   — per block, what to do (or why not);
 //! - [`execute`]`(&Plan, &Existing, &Config, &Workflows, &Manifests, now) -> Executed` — runs
-//!   the plan through `ops::request`, `ops::request_escalated`, `delegation::request`,
-//!   `delegation::act` on in-memory copies: the ledgers to write and what each block did;
-//! - [`ingest`] — both in one call.
+//!   the plan through the guards and writes of `ops::request_with`, `ops::request_escalated`,
+//!   `delegation::request` and `delegation::act` (the same code, each ledger moved in rather
+//!   than copied per block): the ledgers to write (`None`: unchanged) and what each block did;
+//! - [`ingest`] — both in one call, what the command layer runs under the ledgers' locks.
+//!
+//! Routing's outcome of a runner's answer: `parse(answer).first(BlockName::ClarificationNeeded)`
+//! (asked back, then [`Block::clarification_needed`] for the questions and `to`), else
+//! `first(BlockName::StopWork)` (stopped, [`Block::stop_work`] for `blocker_type`/`details`).
 //!
 //! Resume texts: [`resume_record`]`(issue, &Record)` (`CLARIFICATION RESPONSE`, or `BLOCKER
 //! RESOLVED` for a resolved `[STOP_WORK]` record) and [`resume_delegation`]`(issue,

@@ -168,6 +168,13 @@ pub struct Parsed {
     pub problems: Vec<Problem>,
 }
 
+impl Parsed {
+    /// The first block named `name`, well-formed or not.
+    pub fn first(&self, name: BlockName) -> Option<&Block> {
+        self.blocks.iter().find(|b| b.name == name)
+    }
+}
+
 /// At most this many problems are listed per block; the rest are counted in one more.
 pub const MAX_PROBLEMS_PER_BLOCK: usize = 20;
 

@@ -444,6 +444,28 @@ fn ten_megabytes_with_ten_thousand_blocks() {
 }
 
 #[test]
+fn routing_finds_the_first_block_of_a_kind() {
+    let answer = "I need more input.\n[STOP_WORK]\nblocker_type: error\n[/STOP_WORK]\n[CLARIFICATION_NEEDED]\nquestions:\n- Which one?\nto: architect\n[/CLARIFICATION_NEEDED]\n";
+    let p = parse(answer);
+    let asked = p.first(BlockName::ClarificationNeeded).unwrap();
+    assert_eq!(asked.start_line, 5);
+    let q = asked.clarification_needed().unwrap();
+    assert_eq!(
+        (q.questions.as_slice(), q.to.as_deref()),
+        (&[String::from("Which one?")][..], Some("architect"))
+    );
+    assert_eq!(
+        p.first(BlockName::StopWork)
+            .unwrap()
+            .stop_work()
+            .unwrap()
+            .blocker_type,
+        "error"
+    );
+    assert!(p.first(BlockName::DelegateWork).is_none());
+}
+
+#[test]
 fn blocks_serialise_for_json_reports() {
     let p = parse(fixture!("seed002_delegate_work.txt"));
     let v = serde_json::to_value(&p).unwrap();
