@@ -14,6 +14,7 @@ pub mod agents;
 pub mod api;
 pub mod config;
 pub mod defaults;
+pub mod delegation;
 pub mod encoding;
 pub mod error;
 pub mod events;
@@ -27,6 +28,7 @@ mod order;
 pub mod render;
 pub mod routing;
 pub mod scope;
+pub mod signals;
 pub mod stats;
 #[cfg(test)]
 mod test_ledgers;

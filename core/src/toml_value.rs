@@ -139,11 +139,32 @@ impl<'a> Source<'a> {
 
     /// An array of agent names.
     pub fn agents(&self, key: &str, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+        self.strings(
+            key,
+            v,
+            (
+                "agent names",
+                "agent names matching ^[a-z0-9][a-z0-9-]{0,63}$",
+            ),
+            |s| crate::names::check_agent(s).is_ok(),
+        )
+    }
+
+    /// An array of strings each accepted by `ok`; `what` is (what the array holds, what each
+    /// item must be), for the two messages.
+    pub fn strings(
+        &self,
+        key: &str,
+        v: &Value<'_>,
+        what: (&str, &str),
+        ok: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>, ClarifyError> {
         let DeValue::Array(items) = v.get_ref() else {
             return Err(self.error_at(
                 &v.span(),
                 format!(
-                    "{key} must be an array of agent names, found {}",
+                    "{key} must be an array of {}, found {}",
+                    what.0,
                     describe(v.get_ref())
                 ),
             ));
@@ -151,13 +172,10 @@ impl<'a> Source<'a> {
         items
             .iter()
             .map(|item| match item.get_ref() {
-                DeValue::String(s) if crate::names::check_agent(s).is_ok() => Ok(s.to_string()),
+                DeValue::String(s) if ok(s) => Ok(s.to_string()),
                 other => Err(self.error_at(
                     &item.span(),
-                    format!(
-                        "{key} must hold agent names matching ^[a-z0-9][a-z0-9-]{{0,63}}$, found {}",
-                        describe(other)
-                    ),
+                    format!("{key} must hold {}, found {}", what.1, describe(other)),
                 )),
             })
             .collect()

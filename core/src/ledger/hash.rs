@@ -11,16 +11,46 @@ use super::Entry;
 
 /// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
 pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
+    if entry.extra.is_empty() {
+        chain_hash(record_id, prev, &known_fields_jcs(entry))
+    } else {
+        chain_hash(
+            record_id,
+            prev,
+            canonical_json(&entry_value(entry)).as_bytes(),
+        )
+    }
+}
+
+/// The same chain over any JSON entry (delegation threads use it): the JCS of `entry`
+/// without its top-level `hash`.
+pub fn value_hash(record_id: &str, prev: &str, entry: &Value) -> String {
+    match entry {
+        Value::Object(map) if map.contains_key("hash") => {
+            let mut map = map.clone();
+            map.remove("hash");
+            chain_hash(
+                record_id,
+                prev,
+                canonical_json(&Value::Object(map)).as_bytes(),
+            )
+        }
+        other => chain_hash(record_id, prev, canonical_json(other).as_bytes()),
+    }
+}
+
+fn chain_hash(record_id: &str, prev: &str, jcs: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(record_id.as_bytes());
     hasher.update(b"\n");
     hasher.update(prev.as_bytes());
     hasher.update(b"\n");
-    if entry.extra.is_empty() {
-        hasher.update(known_fields_jcs(entry));
-    } else {
-        hasher.update(canonical_json(&entry_value(entry)).as_bytes());
-    }
+    hasher.update(jcs);
+    sha256_hex_of(hasher)
+}
+
+/// The lowercase hex of a finished SHA-256.
+pub(crate) fn sha256_hex_of(hasher: Sha256) -> String {
     let digest = hasher.finalize();
     let mut hex = String::with_capacity(64);
     for byte in digest {
@@ -107,25 +137,39 @@ pub enum ChainState {
 
 impl super::Record {
     pub fn chain_state(&self) -> ChainState {
-        let Some(last_hashed) = self.thread.iter().rposition(|e| e.hash.is_some()) else {
-            return ChainState::Unhashed;
-        };
-        let first_unhashed = self.thread.iter().position(|e| e.hash.is_none());
-        if first_unhashed.is_some_and(|u| u < last_hashed) {
-            return ChainState::Mixed;
+        chain_state_of(
+            &self.thread,
+            |e| e.hash.as_deref(),
+            |prev, e| entry_hash(&self.id, prev, e),
+        )
+    }
+}
+
+/// The state of any hash-chained thread: `stored` reads an entry's hash, `expected` computes
+/// it from the previous one (delegation threads share the chain through this).
+pub fn chain_state_of<T>(
+    thread: &[T],
+    stored: impl Fn(&T) -> Option<&str>,
+    expected: impl Fn(&str, &T) -> String,
+) -> ChainState {
+    let Some(last_hashed) = thread.iter().rposition(|e| stored(e).is_some()) else {
+        return ChainState::Unhashed;
+    };
+    let first_unhashed = thread.iter().position(|e| stored(e).is_none());
+    if first_unhashed.is_some_and(|u| u < last_hashed) {
+        return ChainState::Mixed;
+    }
+    let mut prev = "";
+    for (i, entry) in thread.iter().enumerate().take(last_hashed + 1) {
+        let hash = stored(entry).unwrap_or("");
+        if expected(prev, entry) != hash {
+            return ChainState::BrokenAt(i);
         }
-        let mut prev = "";
-        for (i, entry) in self.thread.iter().enumerate().take(last_hashed + 1) {
-            let stored = entry.hash.as_deref().unwrap_or("");
-            if entry_hash(&self.id, prev, entry) != stored {
-                return ChainState::BrokenAt(i);
-            }
-            prev = stored;
-        }
-        match first_unhashed {
-            Some(u) => ChainState::UnhashedTail(u),
-            None => ChainState::Intact,
-        }
+        prev = hash;
+    }
+    match first_unhashed {
+        Some(u) => ChainState::UnhashedTail(u),
+        None => ChainState::Intact,
     }
 }
 

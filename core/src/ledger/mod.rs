@@ -18,7 +18,9 @@ use crate::names::ClarificationId;
 use crate::time::Timestamp;
 
 pub use fold::Fold;
+pub(crate) use hash::sha256_hex_of;
 pub use hash::{canonical_json, entry_hash, ChainState};
+pub use hash::{chain_state_of, value_hash};
 pub(crate) use wire::misfiled_message;
 
 /// Status of a clarification record.
@@ -378,15 +380,9 @@ impl Ledger {
 
     /// The next id: max(existing sequence) + 1 over this issue's valid ids (never count + 1).
     pub fn next_id(&self) -> ClarificationId {
-        let max = self
-            .clarifications
-            .iter()
-            .filter_map(|r| ClarificationId::parse(&r.id).ok())
-            .filter(|id| id.issue == self.issue_number)
-            .map(|id| id.seq)
-            .max()
-            .unwrap_or(0);
-        ClarificationId::new(self.issue_number, max.saturating_add(1))
+        let ids = self.clarifications.iter().map(|r| r.id.as_str());
+        let seq = crate::names::next_seq(ids, "CLR", self.issue_number);
+        ClarificationId::new(self.issue_number, seq)
     }
 
     /// Prepares the ledger for writing: every snapshot becomes its fold, timestamps take their

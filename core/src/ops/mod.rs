@@ -21,7 +21,8 @@ mod request;
 mod transition;
 
 pub use act::{act, Action};
-pub use request::{request, NewRequest};
+pub(crate) use request::{decide_escalated, decide_request, open};
+pub use request::{request, request_escalated, request_with, NewRequest};
 pub use transition::{allowed_ops, who_may, Op, Who};
 
 use crate::error::ClarifyError;

@@ -1,16 +1,17 @@
-//! `request`: a new clarification record (validation → idempotency → scope → write).
+//! `request`: a new clarification record (validation → idempotency → scope → write), and
+//! `request_escalated`: one created already escalated to a human (no scope: no one is asked).
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
 use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Status};
-use crate::names::{check_agent, check_issue, check_text, check_workflow_name};
-use crate::scope::{self, Ask};
+use crate::names::{check_agent, check_issue, check_text, check_workflow_name, AGENT_X};
+use crate::scope::{self, default_max_rounds, Ask};
 use crate::time::Timestamp;
-use crate::workflow::Workflows;
+use crate::workflow::{Workflows, DEFAULT_SLA_MINUTES};
 
 /// What an agent asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,51 +70,73 @@ pub fn request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    check_now(now)?;
-    let issue = req.validate(config)?;
-    let mut ledger = match ledger {
-        Some(l) if l.issue_number != issue => {
-            return Err(ClarifyError::input(format!(
-                "the ledger is for issue {} but the request is for issue {issue}",
-                l.issue_number
-            )))
-        }
-        Some(l) => l.clone(),
-        None => Ledger::new(issue),
-    };
+    request_with(ledger, req, Map::new(), config, workflows, now)
+}
 
-    // An agent that crashed and re-sends its request gets the original record back.
-    if let Some(key) = &req.idempotency_key {
-        if let Some(existing) = ledger
-            .clarifications
-            .iter()
-            .find(|r| r.idempotency_key.as_ref() == Some(key))
-        {
-            let first_question = existing
-                .thread
-                .iter()
-                .find(|e| e.kind == EntryKind::Question);
-            let same = existing.from == req.from
-                && existing.to == req.to
-                && existing.topic == req.topic
-                && first_question.is_some_and(|q| q.body == req.question);
-            if !same {
-                return Err(ClarifyError::IdempotencyConflict {
-                    key: key.clone(),
-                    id: existing.id.clone(),
-                });
-            }
-            let id = existing.id.clone();
-            return Ok(Applied {
-                ledger,
-                id,
-                events: Vec::new(),
-                idempotent: true,
-                error: None,
-            });
-        }
+/// [`request`], with record fields beyond the protocol's kept on the new record (e.g. the
+/// `signal` an ingested block came from).
+pub fn request_with(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    extra: Map<String, Value>,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
+    let opening = decide_request(ledger, req, config, workflows, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
+}
+
+/// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
+/// particular, or stops work): the question by the requester, then an escalation by `agent-x`
+/// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
+/// default round limit and SLA. Validation and idempotency are `request`'s.
+pub fn request_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    extra: Map<String, Value>,
+    config: &Config,
+    now: i64,
+) -> Result<Applied, ClarifyError> {
+    let opening = decide_escalated(ledger, req, reason, config, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
+}
+
+/// A new record's ledger is sealed for writing; a replay's is returned as it was.
+fn sealed(mut applied: Applied) -> Applied {
+    if !applied.idempotent {
+        applied.ledger.seal();
     }
+    applied
+}
 
+/// What a request decided, before anything is built: the ledger can then be moved in
+/// instead of copied (ingest opens many records on one ledger).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Opening {
+    /// The idempotency key already names this record.
+    Replay(String),
+    /// A new record on issue `issue`; `escalate` gives the reason of one created escalated.
+    New {
+        issue: u32,
+        limits: Limits,
+        escalate: Option<String>,
+    },
+}
+
+/// Every guard of [`request_with`], in order, on the ledger as it is.
+pub(crate) fn decide_request(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
+    }
     let grant = scope::check(
         &Ask {
             from: &req.from,
@@ -121,12 +144,133 @@ pub fn request(
             blocking: req.blocking,
             workflow: req.workflow.as_deref(),
             step: req.step.as_deref(),
-            ledger_workflow: ledger.workflow.as_deref(),
+            ledger_workflow: ledger.and_then(|l| l.workflow.as_deref()),
         },
         config,
         workflows,
     )?;
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: grant.max_rounds,
+            sla_minutes: grant.sla_minutes,
+            workflow: Some(grant.workflow),
+        },
+        escalate: None,
+    })
+}
 
+/// Every guard of [`request_escalated`], in order, on the ledger as it is.
+pub(crate) fn decide_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    config: &Config,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
+    check_text("reason", reason, config.max_body_chars as usize)?;
+    if req.from == req.to {
+        return Err(ClarifyError::SelfClarification {
+            agent: req.from.clone(),
+        });
+    }
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
+    }
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: default_max_rounds(req.blocking),
+            sla_minutes: DEFAULT_SLA_MINUTES,
+            workflow: None,
+        },
+        escalate: Some(reason.to_owned()),
+    })
+}
+
+/// Validation, `now`, and that the ledger is the request's issue's.
+fn prepare(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    now: i64,
+) -> Result<u32, ClarifyError> {
+    check_now(now)?;
+    let issue = req.validate(config)?;
+    if let Some(l) = ledger.filter(|l| l.issue_number != issue) {
+        return Err(ClarifyError::input(format!(
+            "the ledger is for issue {} but the request is for issue {issue}",
+            l.issue_number
+        )));
+    }
+    Ok(issue)
+}
+
+/// An agent that crashed and re-sends its request gets the original record back.
+fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
+    let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
+        return Ok(None);
+    };
+    let Some(existing) = ledger
+        .clarifications
+        .iter()
+        .find(|r| r.idempotency_key.as_ref() == Some(key))
+    else {
+        return Ok(None);
+    };
+    let first_question = existing
+        .thread
+        .iter()
+        .find(|e| e.kind == EntryKind::Question);
+    let same = existing.from == req.from
+        && existing.to == req.to
+        && existing.topic == req.topic
+        && first_question.is_some_and(|q| q.body == req.question);
+    if !same {
+        return Err(ClarifyError::IdempotencyConflict {
+            key: key.clone(),
+            id: existing.id.clone(),
+        });
+    }
+    Ok(Some(existing.id.clone()))
+}
+
+/// What governs a new record: its round limit, SLA, and the workflow a new ledger records.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Limits {
+    max_rounds: u32,
+    sla_minutes: u32,
+    workflow: Option<String>,
+}
+
+/// Carries out what [`decide_request`] or [`decide_escalated`] decided on `ledger` (moved in,
+/// not copied): the new record with its question, and its escalation when it is created
+/// escalated. Only the new record is sealed; callers seal the ledger before writing it.
+pub(crate) fn open(
+    ledger: Option<Ledger>,
+    opening: Opening,
+    req: &NewRequest,
+    extra: Map<String, Value>,
+    now: i64,
+) -> Applied {
+    let (issue, limits, escalate) = match opening {
+        Opening::Replay(id) => {
+            return Applied {
+                ledger: ledger.unwrap_or_else(|| Ledger::new(0)),
+                id,
+                events: Vec::new(),
+                idempotent: true,
+                error: None,
+            }
+        }
+        Opening::New {
+            issue,
+            limits,
+            escalate,
+        } => (issue, limits, escalate),
+    };
+    let mut ledger = ledger.unwrap_or_else(|| Ledger::new(issue));
     let id = ledger.next_id().to_string();
     let mut record = Record {
         id: id.clone(),
@@ -136,8 +280,8 @@ pub fn request(
         blocking: req.blocking,
         status: Status::Pending,
         round: 0,
-        max_rounds: grant.max_rounds,
-        sla_minutes: grant.sla_minutes,
+        max_rounds: limits.max_rounds,
+        sla_minutes: limits.sla_minutes,
         created: Some(Timestamp::from_ms(now)),
         stale_after: None,
         retries: 0,
@@ -146,10 +290,10 @@ pub fn request(
         suggestions: req.suggestions.clone(),
         idempotency_key: req.idempotency_key.clone(),
         thread: Vec::new(),
-        extra: Map::new(),
+        extra,
     };
     let at = record.append(EntryKind::Question, &req.from, &req.question, now);
-    let events = Event::for_entry(
+    let mut events: Vec<Event> = Event::for_entry(
         issue,
         &record,
         EntryKind::Question,
@@ -159,16 +303,26 @@ pub fn request(
     )
     .into_iter()
     .collect();
+    if let Some(reason) = &escalate {
+        let at = record.append(EntryKind::Escalation, AGENT_X, reason, now);
+        events.extend(Event::for_entry(
+            issue,
+            &record,
+            EntryKind::Escalation,
+            AGENT_X,
+            reason,
+            at,
+        ));
+    }
     if ledger.workflow.is_none() {
-        ledger.workflow = Some(grant.workflow);
+        ledger.workflow = limits.workflow;
     }
     ledger.clarifications.push(record);
-    ledger.seal();
-    Ok(Applied {
+    Applied {
         ledger,
         id,
         events,
         idempotent: false,
         error: None,
-    })
+    }
 }
