@@ -70,6 +70,10 @@ test('a lock left by a dead process is taken at once', async () => {
 test('4 CLI processes and 4 Node workers × 50 asks on one ledger: no lost update', async () => {
   const root = tempWorkspace()
   await new c.Workspace(root).init()
+  // This checks that no update is lost, not how fast 8 writers queue: on a loaded machine a
+  // writer can wait longer than the default 5 s for its turn, so the timeout is generous.
+  const config = path.join(root, '.agentx/config.toml')
+  fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('lock_timeout_ms = 5000', 'lock_timeout_ms = 60000'))
   const PER = 50
   const cliWriter = async (w) => {
     for (let i = 0; i < PER; i++) {
