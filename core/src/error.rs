@@ -74,6 +74,15 @@ pub enum ClarifyError {
     Io { message: String },
     #[error("invalid input: {message}")]
     InvalidInput { message: String },
+    /// `gate` (SPEC §16): open `BLOCK` records block the operation; `open` lists their ids.
+    #[error("{}", gate_message(*issue, operation, open))]
+    GateClosed {
+        issue: u32,
+        operation: Option<String>,
+        open: Vec<String>,
+    },
+    #[error("{message}")]
+    SignatureInvalid { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
@@ -94,6 +103,29 @@ pub(crate) fn shown(value: &str) -> String {
         }
     }
     out
+}
+
+/// Ids shown in a `GATE_CLOSED` message before it says how many more there are.
+const GATE_IDS_SHOWN: usize = 10;
+
+fn gate_message(issue: u32, operation: &Option<String>, open: &[String]) -> String {
+    let what = match operation {
+        Some(op) => format!("operation '{}'", shown(op)),
+        None => String::from("every operation"),
+    };
+    let mut ids = open
+        .iter()
+        .take(GATE_IDS_SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if open.len() > GATE_IDS_SHOWN {
+        ids.push_str(&format!(" and {} more", open.len() - GATE_IDS_SHOWN));
+    }
+    format!(
+        "gate closed on issue #{issue}: {} open BLOCK clarification(s) block {what} ({ids}); answer and resolve them first",
+        open.len()
+    )
 }
 
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
@@ -127,6 +159,8 @@ impl ClarifyError {
             ClarifyError::LockTimeout { .. } => "LOCK_TIMEOUT",
             ClarifyError::Io { .. } => "IO_ERROR",
             ClarifyError::InvalidInput { .. } => "INVALID_INPUT",
+            ClarifyError::GateClosed { .. } => "GATE_CLOSED",
+            ClarifyError::SignatureInvalid { .. } => "SIGNATURE_INVALID",
             ClarifyError::Internal { .. } => "INTERNAL",
         }
     }
@@ -160,11 +194,12 @@ pub fn exit_code_of(code: &str) -> i32 {
         | "BLOCKING_NOT_ALLOWED"
         | "MAX_ROUNDS_EXCEEDED"
         | "NOT_PARTICIPANT"
-        | "IDEMPOTENCY_CONFLICT" => 4,
+        | "IDEMPOTENCY_CONFLICT"
+        | "GATE_CLOSED" => 4,
         "NOT_FOUND" => 5,
         "INVALID_TRANSITION" => 6,
         "LOCK_TIMEOUT" => 7,
-        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" => 8,
+        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" | "SIGNATURE_INVALID" => 8,
         _ => 1,
     }
 }
@@ -190,6 +225,8 @@ pub const ALL_CODES: &[&str] = &[
     "LEDGER_INCONSISTENT",
     "LOCK_TIMEOUT",
     "IO_ERROR",
+    "GATE_CLOSED",
+    "SIGNATURE_INVALID",
 ];
 
 #[cfg(test)]
@@ -205,6 +242,25 @@ mod tests {
         assert_eq!(e.to_string(), "invalid agent name 'eng\\nineer': x");
         let long = "a".repeat(500);
         assert!(ClarifyError::InvalidIssue { value: long }.to_string().len() < 200);
+    }
+
+    #[test]
+    fn layer4_codes_and_exits() {
+        let open: Vec<String> = (1..=12).map(|n| format!("CLR-4-{n:03}")).collect();
+        let e = ClarifyError::GateClosed {
+            issue: 4,
+            operation: Some("build".into()),
+            open,
+        };
+        assert_eq!((e.code(), e.exit_code()), ("GATE_CLOSED", 4));
+        let text = e.to_string();
+        assert!(text.starts_with("gate closed on issue #4: 12 open BLOCK clarification(s) block operation 'build' (CLR-4-001, "), "{text}");
+        assert!(text.contains("CLR-4-010 and 2 more)"), "{text}");
+        let e = ClarifyError::SignatureInvalid {
+            message: "x".into(),
+        };
+        assert_eq!((e.code(), e.exit_code()), ("SIGNATURE_INVALID", 8));
+        assert!(ALL_CODES.contains(&"GATE_CLOSED") && ALL_CODES.contains(&"SIGNATURE_INVALID"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
     hasher.update(b"\n");
     hasher.update(prev.as_bytes());
     hasher.update(b"\n");
-    if entry.extra.is_empty() {
+    if entry.extra.is_empty() && entry.signer.is_none() {
         hasher.update(known_fields_jcs(entry));
     } else {
         hasher.update(canonical_json(&entry_value(entry)).as_bytes());
@@ -55,6 +55,11 @@ fn entry_value(entry: &Entry) -> Value {
     for (k, v) in &entry.extra {
         map.insert(k.clone(), v.clone());
     }
+    // `signer` is hashed like any field; `signature` signs the hash, so it cannot be in it.
+    if let Some(signer) = &entry.signer {
+        map.insert("signer".into(), Value::from(signer.as_str()));
+    }
+    map.remove("signature");
     map.insert("round".into(), Value::from(entry.round));
     map.insert("from".into(), Value::from(entry.from.as_str()));
     map.insert("type".into(), Value::from(entry.kind.as_str()));
@@ -274,6 +279,8 @@ mod tests {
                     body: body.into(),
                     timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
                     hash: None,
+                    signer: None,
+                    signature: None,
                     extra: Map::new(),
                 };
                 assert_eq!(

@@ -20,8 +20,10 @@ mod act;
 mod request;
 mod transition;
 
-pub use act::{act, Action};
-pub use request::{request, NewRequest};
+pub use act::{act, act_with, Action};
+pub use request::{
+    request, request_with, GapFields, NewRequest, MAX_BLOCKED_OPERATIONS, MAX_GAP_ID,
+};
 pub use transition::{allowed_ops, who_may, Op, Who};
 
 use crate::error::ClarifyError;
