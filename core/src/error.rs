@@ -53,7 +53,7 @@ pub enum ClarifyError {
         status: String,
         allowed: String,
     },
-    #[error("idempotency key '{}' already belongs to {id}, which was asked with different from/to/topic/question", shown(key))]
+    #[error("idempotency key '{}' already belongs to {id}, which was asked with a different from, to, topic, question, severity or blocked operations", shown(key))]
     IdempotencyConflict { key: String, id: String },
     #[error("workflow '{}' {why}", shown(name))]
     InvalidWorkflow { name: String, why: String },

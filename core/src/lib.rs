@@ -17,6 +17,7 @@ pub mod defaults;
 pub mod error;
 pub mod events;
 mod extensible;
+pub mod layer4;
 pub mod ledger;
 pub mod monitor;
 pub mod names;
@@ -26,6 +27,8 @@ pub mod render;
 pub mod scope;
 pub mod signing;
 pub mod stats;
+#[cfg(test)]
+mod testkit;
 pub mod time;
 mod toml_value;
 pub mod verify;

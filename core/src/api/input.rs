@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 use crate::agents::Statuses;
 use crate::config::Config;
 use crate::error::ClarifyError;
-use crate::ledger::{Ledger, Record, Status};
+use crate::ledger::{Ledger, Record, Severity, Status};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
-use crate::ops::Action;
+use crate::ops::{Action, GapFields};
 use crate::verify::issue_of_file_name;
 use crate::views::ListFilter;
 use crate::workflow::{Workflow, Workflows};
@@ -146,6 +146,22 @@ pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
             "`{key}` must be an array of strings"
         ))),
     }
+}
+
+/// Layer 4's fields of a request (SPEC §16): `severity?` (`BLOCK` or `WARN`), `context?`,
+/// `blockedOperations?`, `sessionId?`, `gapId?`. Shapes only; [`GapFields::validate`] checks
+/// the values.
+pub fn gap_fields(map: &Obj) -> Result<GapFields, ClarifyError> {
+    let severity = opt_string(map, "severity")?
+        .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+        .transpose()?;
+    Ok(GapFields {
+        severity,
+        context: opt_string(map, "context")?,
+        blocked_operations: string_list(map, "blockedOperations")?,
+        session_id: opt_string(map, "sessionId")?,
+        gap_id: opt_string(map, "gapId")?,
+    })
 }
 
 /// The action of `op` (`answer`, `followUp`, `resolve`, `escalate` or `abandon`) from its

@@ -14,7 +14,7 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::Status;
 use crate::monitor::{monitor, Report};
-use crate::ops::{act, request, Action, Applied, NewRequest};
+use crate::ops::{act, request_with, Action, Applied, NewRequest};
 use crate::render::{self, Style};
 use crate::views;
 use input::Obj;
@@ -98,14 +98,25 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
                 suggestions: input::string_list(map, "suggestions")?,
                 idempotency_key: input::opt_string(map, "idempotencyKey")?,
             };
+            let gap = input::gap_fields(map)?;
             let now = input::now(map)?;
             // The CLI's order: input, then the status file, then the ledger.
             let issue = req.validate(&config)?;
+            gap.validate(&config)?;
             let statuses = input::statuses(map)?;
             let ledger = input::opt_ledger(map, issue)?;
             let workflows = input::workflows(map)?;
+            let unsigned = crate::signing::Signers::default();
             applied_value(
-                request(ledger.as_ref(), &req, &config, &workflows, now)?,
+                request_with(
+                    ledger.as_ref(),
+                    &req,
+                    &gap,
+                    &config,
+                    &workflows,
+                    now,
+                    &unsigned,
+                )?,
                 statuses,
             )
         }
