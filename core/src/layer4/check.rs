@@ -1,13 +1,14 @@
 //! `check` (SPEC §16): a plan's gaps become requests, idempotent by
 //! `l4:<session_id>:<gap id>`, and the answer is Layer 4's response built from the ledger.
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::plan::{located, Plan, PlanGap};
 use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::events::Event;
-use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
+use crate::ledger::{EntryKind, Ledger, Record, Status};
 use crate::names::check_uuid;
 use crate::ops::{request_with, GapFields, NewRequest};
 use crate::signing::Signers;
@@ -61,24 +62,28 @@ pub struct CheckResponse {
     pub warning_gaps: usize,
 }
 
-/// A gap as the response shows it: the plan's gap, its record and where it stands. Every
-/// key is present (null or empty when absent), so readers need no defaults.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A gap as the response shows it: the plan's gap (its `to` the record's target), its record
+/// and where it stands. Every key is written (null or empty when absent), so readers need no
+/// defaults: the gap's keys, then `clarificationId`, `status` and `answer`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GapStatus {
-    pub id: String,
-    pub field: String,
-    pub severity: Severity,
-    pub question: String,
-    pub context: Option<String>,
-    pub suggestions: Vec<String>,
-    pub blocked_operations: Vec<String>,
-    pub to: String,
-    #[serde(rename = "clarificationId")]
+    pub gap: PlanGap,
     pub clarification_id: Option<String>,
     /// The record's status (the fold); null only if the record is missing.
     pub status: Option<Status>,
     /// The latest answer, so the requester can judge it before resolving.
     pub answer: Option<String>,
+}
+
+impl Serialize for GapStatus {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        self.gap.serialize_fields(&mut m)?;
+        m.serialize_entry("clarificationId", &self.clarification_id)?;
+        m.serialize_entry("status", &self.status)?;
+        m.serialize_entry("answer", &self.answer)?;
+        m.end()
+    }
 }
 
 /// The idempotency key of a gap.
@@ -251,23 +256,11 @@ fn gap_status(
             .map(|e| e.body.clone())
     });
     let to = record.map_or_else(
-        || {
-            gap.to
-                .clone()
-                .or_else(|| args.to.clone())
-                .unwrap_or_default()
-        },
-        |r| r.to.clone(),
+        || gap.to.clone().or_else(|| args.to.clone()),
+        |r| Some(r.to.clone()),
     );
     GapStatus {
-        id: gap.id.clone(),
-        field: gap.field.clone(),
-        severity: gap.severity,
-        question: gap.question.clone(),
-        context: gap.context.clone(),
-        suggestions: gap.suggestions.clone(),
-        blocked_operations: gap.blocked_operations.clone(),
-        to,
+        gap: PlanGap { to, ..gap.clone() },
         clarification_id: record.map(|r| r.id.clone()),
         status,
         answer,

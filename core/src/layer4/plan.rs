@@ -3,6 +3,7 @@
 //! `INVALID_INPUT` naming the gap and the field; value limits (lengths, names) are checked
 //! when the gaps become requests, with the gap named too.
 
+use serde::ser::SerializeMap;
 use serde_json::Value;
 
 use crate::api::input::{self, Obj};
@@ -48,6 +49,20 @@ pub struct PlanGap {
     pub suggestions: Vec<String>,
     pub blocked_operations: Vec<String>,
     pub to: Option<String>,
+}
+
+impl PlanGap {
+    /// The gap's keys as a plan spells them (see `GAP_KEYS`), every one written.
+    pub(crate) fn serialize_fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("field", &self.field)?;
+        m.serialize_entry("severity", &self.severity)?;
+        m.serialize_entry("question", &self.question)?;
+        m.serialize_entry("context", &self.context)?;
+        m.serialize_entry("suggestions", &self.suggestions)?;
+        m.serialize_entry("blocked_operations", &self.blocked_operations)?;
+        m.serialize_entry("to", &self.to)
+    }
 }
 
 /// Adds where an error happened (`gap 'gap-001'`, `gaps[3]`, `plan`) to its message, for the

@@ -18,6 +18,14 @@ fn problems(ledger: &Ledger, keys: &PublicKeys, require: bool) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that one of the problems mentions `needle`.
+fn assert_found(found: &[String], needle: &str) {
+    assert!(
+        found.iter().any(|p| p.contains(needle)),
+        "no '{needle}' in {found:?}"
+    );
+}
+
 /// The ledger's JSON, edited by `edit`, read back as a writer's file would be.
 fn edited(ledger: &Ledger, edit: impl FnOnce(&mut Value)) -> Ledger {
     let mut v = ledger.to_value();
@@ -126,17 +134,10 @@ fn tamper_edit_a_body() {
     let l = signed_ledger(&signers);
     let bad = edited(&l, |v| entry(v, 0, 1)["body"] = "Memcached.".into());
     let found = problems(&bad, &keys, false);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("hash chain broken at entry 2")),
-        "{found:?}"
-    );
-    assert!(
-        found.iter().any(|p| p.contains(
-            "entry 2 (answer by architect): signature by architect: the signature does not verify"
-        )),
-        "{found:?}"
+    assert_found(&found, "hash chain broken at entry 2");
+    assert_found(
+        &found,
+        "entry 2 (answer by architect): signature by architect: the signature does not verify",
     );
     // A forger without the key who also recomputes every hash still fails on the signatures.
     let mut rehashed = bad.clone();
@@ -146,11 +147,9 @@ fn tamper_edit_a_body() {
     rehashed.seal();
     let found = problems(&rehashed, &keys, false);
     assert!(!found.iter().any(|p| p.contains("hash chain")), "{found:?}");
-    assert!(
-        found.iter().any(|p| p.contains(
-            "entry 2 (answer by architect): signature by architect: the signature does not verify"
-        )),
-        "{found:?}"
+    assert_found(
+        &found,
+        "entry 2 (answer by architect): signature by architect: the signature does not verify",
     );
 }
 
@@ -193,17 +192,10 @@ fn tamper_swap_a_signer() {
     // Naming another signer changes the hash (signer is hashed) and the signature fails.
     let bad = edited(&l, |v| entry(v, 0, 1)["signer"] = "engineer".into());
     let found = problems(&bad, &keys, false);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("hash chain broken at entry 2")),
-        "{found:?}"
-    );
-    assert!(
-        found.iter().any(|p| p.contains(
-            "entry 2 (answer by architect): signed by engineer; only architect may sign it"
-        )),
-        "{found:?}"
+    assert_found(&found, "hash chain broken at entry 2");
+    assert_found(
+        &found,
+        "entry 2 (answer by architect): signed by engineer; only architect may sign it",
     );
     // An agent that re-signs another's entry with its own key (and re-hashes) is refused too.
     let mut forged = l.clone();
@@ -221,12 +213,7 @@ fn tamper_swap_a_signer() {
     }
     let found = problems(&forged, &keys, false);
     assert!(!found.iter().any(|p| p.contains("hash chain")), "{found:?}");
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("only architect may sign it")),
-        "{found:?}"
-    );
+    assert_found(&found, "only architect may sign it");
 }
 
 #[test]
@@ -243,13 +230,11 @@ fn tamper_drop_an_entry() {
             .remove(1);
     });
     let found = problems(&bad, &keys, false);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("hash chain broken at entry 2")),
-        "{found:?}"
+    assert_found(&found, "hash chain broken at entry 2");
+    assert_found(
+        &found,
+        "entry 2 (resolution by engineer): signature by engineer: the signature does not verify",
     );
-    assert!(found.iter().any(|p| p.contains("entry 2 (resolution by engineer): signature by engineer: the signature does not verify")), "{found:?}");
     // Dropping the last entry leaves a valid prefix: the snapshot still says resolved.
     let cut = edited(&l, |v| {
         v["clarifications"][0]["thread"]
@@ -258,12 +243,7 @@ fn tamper_drop_an_entry() {
             .pop();
     });
     let found = problems(&cut, &keys, false);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("status is resolved but the thread says answered")),
-        "{found:?}"
-    );
+    assert_found(&found, "status is resolved but the thread says answered");
 }
 
 #[test]
@@ -309,11 +289,9 @@ fn half_signed_entries_are_problems() {
     );
     let garbage = edited(&l, |v| entry(v, 0, 0)["signature"] = "ed25519:AAAA".into());
     let found = problems(&garbage, &keys, false);
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("signature 'ed25519:AAAA' holds 3 bytes, expected 64")),
-        "{found:?}"
+    assert_found(
+        &found,
+        "signature 'ed25519:AAAA' holds 3 bytes, expected 64",
     );
 }
 

@@ -120,16 +120,7 @@ fn an_issues_chain() {
 #[test]
 fn a_checked_sessions_chain_with_follow_ups() {
     let signers = keyring();
-    let c = check(
-        None,
-        &plan(),
-        &args(),
-        &Config::default(),
-        &Workflows::defaults(),
-        T0,
-        &signers,
-    )
-    .unwrap();
+    let c = checked(None, &plan(), &args(), &Config::default(), T0, &signers).unwrap();
     let config = Config::default();
     let step = |l: &Ledger, id: &str, a: Action, at: i64| {
         act_with(l, id, &a, &config, at, &signers).unwrap().ledger

@@ -62,7 +62,7 @@ fn every_gap_becomes_a_request() {
     );
     assert_eq!(resp.gaps[0].clarification_id.as_deref(), Some("CLR-42-001"));
     assert_eq!(resp.gaps[0].status, Some(Status::Pending));
-    assert_eq!(resp.gaps[2].to, "product-manager");
+    assert_eq!(resp.gaps[2].gap.to.as_deref(), Some("product-manager"));
 }
 
 #[test]
@@ -190,12 +190,11 @@ fn without_a_session_id_the_shells_one_is_used() {
         new_session_id: String::from("11111111-2222-4333-8444-555555555555"),
         ..args()
     };
-    let c2 = check(
+    let c2 = checked(
         Some(&c.ledger),
         &p,
         &other,
         &Config::default(),
-        &Workflows::defaults(),
         T0,
         &Signers::default(),
     )
@@ -280,12 +279,11 @@ fn scope_rules_apply_to_gaps() {
     let mut v = plan_value();
     v["gaps"] = json!([v["gaps"][1]]);
     let warn_only = Plan::parse(&v).unwrap();
-    let c = check(
+    let c = checked(
         None,
         &warn_only,
         &bug,
         &Config::default(),
-        &Workflows::defaults(),
         T0,
         &Signers::default(),
     )
@@ -297,16 +295,7 @@ fn scope_rules_apply_to_gaps() {
 #[test]
 fn a_check_signs_with_the_requesters_key() {
     let signers = keyring();
-    let c = check(
-        None,
-        &plan(),
-        &args(),
-        &Config::default(),
-        &Workflows::defaults(),
-        T0,
-        &signers,
-    )
-    .unwrap();
+    let c = checked(None, &plan(), &args(), &Config::default(), T0, &signers).unwrap();
     let keys = signers.public_keys();
     for r in &c.ledger.clarifications {
         assert_eq!(r.thread[0].signer.as_deref(), Some("engineer"));
@@ -320,28 +309,18 @@ fn long_fields_make_short_topics() {
         max_topic_chars: 10,
         ..Config::default()
     };
-    let c = check(
-        None,
-        &plan(),
-        &args(),
-        &config,
-        &Workflows::defaults(),
-        T0,
-        &Signers::default(),
-    )
-    .unwrap();
+    let c = checked(None, &plan(), &args(), &config, T0, &Signers::default()).unwrap();
     assert_eq!(c.ledger.clarifications[0].topic, "complianc…");
     assert_eq!(
         c.ledger.clarifications[0].field.as_deref(),
         Some("compliance.jurisdiction")
     );
     // The replay builds the same topic.
-    let again = check(
+    let again = checked(
         Some(&c.ledger),
         &plan(),
         &args(),
         &config,
-        &Workflows::defaults(),
         T0,
         &Signers::default(),
     )

@@ -58,13 +58,32 @@ fn args() -> CheckArgs {
     }
 }
 
-fn run_check(ledger: Option<&Ledger>, plan: &Plan, now: i64) -> Checked {
+/// `check` with the default settings and workflows.
+fn checked(
+    ledger: Option<&Ledger>,
+    plan: &Plan,
+    args: &CheckArgs,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+) -> Result<Checked, crate::ClarifyError> {
     check(
+        ledger,
+        plan,
+        args,
+        config,
+        &Workflows::defaults(),
+        now,
+        signers,
+    )
+}
+
+fn run_check(ledger: Option<&Ledger>, plan: &Plan, now: i64) -> Checked {
+    checked(
         ledger,
         plan,
         &args(),
         &Config::default(),
-        &Workflows::defaults(),
         now,
         &Signers::default(),
     )
@@ -72,12 +91,11 @@ fn run_check(ledger: Option<&Ledger>, plan: &Plan, now: i64) -> Checked {
 }
 
 fn check_err(ledger: Option<&Ledger>, plan: &Plan, args: &CheckArgs) -> crate::ClarifyError {
-    check(
+    checked(
         ledger,
         plan,
         args,
         &Config::default(),
-        &Workflows::defaults(),
         T0,
         &Signers::default(),
     )
