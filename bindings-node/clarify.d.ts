@@ -28,3 +28,10 @@ export declare class Workspace {
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
+
+/** A workspace in memory: the same commands and shapes as `Workspace`, synchronous. */
+export declare class MemoryWorkspace {
+  constructor(setup?: { workflows?: Record<string, string>; config?: string; ledgers?: Record<string, unknown>; statuses?: unknown })
+  run(op: T.StoreOperation | 'request' | 'hook' | 'file', input?: object, now?: number): T.Ok<any>
+  files(): Record<string, string>
+}

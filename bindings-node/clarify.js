@@ -61,4 +61,32 @@ for (const op of [
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }
 
-module.exports = { ...api, Workspace, unwrap }
+/**
+ * A workspace in memory: the same commands and `--json` shapes as `Workspace`, run
+ * synchronously over files held in memory (for tests, simulations and the conformance
+ * vectors). `setup` is a vector's setup: `{workflows?, config?, ledgers?, statuses?}`.
+ */
+class MemoryWorkspace {
+  constructor(setup = {}) {
+    try {
+      this.native = native.MemoryWorkspace.open(toJson(setup))
+    } catch (e) {
+      // The message is the failure envelope of a bad setup.
+      let envelope
+      try { envelope = JSON.parse(e.message) } catch { throw e }
+      unwrap(envelope)
+    }
+  }
+
+  /** Runs `op` (a `Workspace` method name, or a vector op) at `now` (epoch ms). */
+  run(op, input, now = Date.now()) {
+    return unwrap(JSON.parse(this.native.run(op, toJson(input ?? {}), now)))
+  }
+
+  /** Every file of the workspace: relative path → text. */
+  files() {
+    return JSON.parse(this.native.files())
+  }
+}
+
+module.exports = { ...api, Workspace, MemoryWorkspace, unwrap }

@@ -182,7 +182,7 @@ proptest! {
                     let req = NewRequest {
                         issue_number: 42, from: AGENTS[from].into(), to: AGENTS[to].into(),
                         topic: TEXTS[topic].into(), question: TEXTS[(topic + 1) % TEXTS.len()].into(),
-                        blocking, workflow: None, step: None, field: None, suggestions: vec![], idempotency_key: None,
+                        blocking, ..NewRequest::default()
                     };
                     request(Some(&ledger), &req, &config, &workflows, now)
                 }
@@ -203,8 +203,12 @@ proptest! {
                     ledger = applied.ledger;
                 }
                 Err(e) => {
-                    // A refusal is typed and writes nothing.
-                    prop_assert!(agentx_clarify_core::error::ALL_CODES.contains(&e.code()), "unexpected code {}", e.code());
+                    // A refusal is the caller's input or policy, never a bug or a storage failure.
+                    use agentx_clarify_core::error::ErrorClass;
+                    prop_assert!(
+                        matches!(e.class(), ErrorClass::Input | ErrorClass::Policy | ErrorClass::NotFound | ErrorClass::Transition),
+                        "unexpected failure {}: {e}", e.code()
+                    );
                 }
             }
         }

@@ -10,10 +10,11 @@
 
 use std::path::PathBuf;
 
+use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::layer4::{check, CheckArgs, Plan};
 use agentx_clarify_core::ops::act_with;
-use agentx_clarify_core::signing::{verify_signatures, SecretKey, Signers};
-use agentx_clarify_core::verify::verify_ledger;
+use agentx_clarify_core::signing::{PublicKeys, SecretKey, Signers};
+use agentx_clarify_core::verify::{check_ledger_with, verify_ledger};
 use agentx_clarify_core::{Action, Config, Ledger, Workflows};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -216,8 +217,20 @@ fn the_fixture_ledger_verifies() {
         serde_json::from_str(&std::fs::read_to_string(fixture_path()).unwrap()).unwrap();
     let ledger = Ledger::from_value("issue-42.json", &stored["ledger"], None).unwrap();
     let keys = signers().public_keys();
-    assert!(verify_ledger("issue-42.json", &ledger).is_empty());
-    assert!(verify_signatures("issue-42.json", &ledger, &keys, true).is_empty());
+    let found = check_ledger_with("issue-42.json", &ledger, &keys, true);
+    assert_eq!(
+        (found.problems.as_slice(), found.error_code()),
+        (&[][..], None)
+    );
+    // Without the keys, every signed entry names an unknown signer: SIGNATURE_INVALID.
+    let unknown = verify_ledger("issue-42.json", &ledger);
+    assert!(!unknown.is_empty());
+    assert!(unknown
+        .iter()
+        .all(|p| p.code == Some(ErrorCode::SignatureInvalid)
+            && p.message.ends_with("whose public key is unknown")));
+    let without = check_ledger_with("issue-42.json", &ledger, &PublicKeys::new(), false);
+    assert_eq!(without.error_code(), Some(ErrorCode::SignatureInvalid));
     let entries = stored["entries"].as_array().unwrap();
     let who: Vec<(&str, &str, &str)> = entries
         .iter()

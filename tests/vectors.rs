@@ -1,12 +1,56 @@
-//! Plays every conformance vector against the core (through [`Model`], the pure model of the
-//! CLI) and names every failing case. Actual results are written to
-//! `target/vector-results/<file>` so the JS runners can check they get deep-equal results.
+//! Plays every conformance vector through the command layer over a `MemStore` and names every
+//! failing case (`AGENTX_VECTOR=<part of a path>` plays only the files whose path contains
+//! it). Actual results are written to `target/vector-results/<file>` so the other runners
+//! (the binary, Node, wasm, the playground) can check they get deep-equal results. Every
+//! ledger the corpus produces is checked against the published schema.
 
 use std::path::PathBuf;
 
-use agentx_clarify_tests::model::Model;
+use agentx_clarify_command::{vector, Files, MemStore};
+use agentx_clarify_core::verify::check_file;
+use agentx_clarify_tests::schema::validate_ledger;
 use agentx_clarify_tests::{load_all, now_ms, subset_match};
 use serde_json::Value;
+
+/// Every ledger the case wrote (bytes that differ from before it) must match the published
+/// schema of what we write — unless `verify` finds a problem in it: a ledger that carries
+/// evidence of tampering from its setup is kept as it is, not normalised into shape.
+fn check_written(
+    file: &str,
+    name: &str,
+    before: &Files,
+    after: &Files,
+    failures: &mut Vec<String>,
+) -> usize {
+    let mut checked = 0;
+    for (path, bytes) in after {
+        let Some(ledger_name) =
+            path.strip_prefix(agentx_clarify_command::paths::CLARIFICATIONS_DIR)
+        else {
+            continue;
+        };
+        if before.get(path) == Some(bytes) || !check_file(ledger_name, bytes).problems.is_empty() {
+            continue;
+        }
+        checked += 1;
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!(
+                    "{file} / {name}: {ledger_name} written as invalid JSON: {e}"
+                ));
+                continue;
+            }
+        };
+        if let Err(why) = validate_ledger(&value) {
+            failures.push(format!(
+                "{file} / {name}: {ledger_name} breaks the ledger schema: {}",
+                why.join("; ")
+            ));
+        }
+    }
+    checked
+}
 
 fn results_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/vector-results")
@@ -18,11 +62,12 @@ fn conformance_vectors() {
     assert!(!vectors.is_empty(), "no vectors found");
     let mut failures = Vec::new();
     let mut cases = 0;
-    for (file, vector) in &vectors {
-        let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
-        let mut model = Model::new(&setup);
+    let mut validated = 0;
+    for (file, v) in &vectors {
+        let setup = v.get("setup").cloned().unwrap_or(Value::Null);
+        let store = MemStore::from_setup(&setup).unwrap_or_else(|e| panic!("{file}: setup: {e}"));
         let mut results = Vec::new();
-        for case in vector["cases"]
+        for case in v["cases"]
             .as_array()
             .unwrap_or_else(|| panic!("{file}: `cases` must be an array"))
         {
@@ -32,7 +77,9 @@ fn conformance_vectors() {
                 .as_str()
                 .unwrap_or_else(|| panic!("{file}/{name}: `op` missing"));
             let args = case.get("args").cloned().unwrap_or(Value::Null);
-            let actual = model.run(op, &args, now_ms(&case["now"]));
+            let before = store.files();
+            let actual = vector::play(&store, op, &args, now_ms(&case["now"]), |p| store.file(p));
+            validated += check_written(file, name, &before, &store.files(), &mut failures);
             if let Err(why) = subset_match(&case["expect"], &actual) {
                 failures.push(format!("{file} / {name}: {why}"));
             }
@@ -45,7 +92,7 @@ fn conformance_vectors() {
         std::fs::write(&out, serde_json::to_string_pretty(&results).unwrap()).unwrap();
     }
     println!(
-        "{} vector files, {cases} cases, {} failures",
+        "{} vector files, {cases} cases, {validated} written ledgers checked against the schema, {} failures",
         vectors.len(),
         failures.len()
     );

@@ -1,28 +1,23 @@
-//! Node binding of AgentX Clarify. Conversion only: every function hands its plain JS object
-//! to the core's JSON facade (or the CLI's store facade) and returns the envelope it gets back.
-//! `clarify.js` turns a failed envelope into a thrown `Error` with `.code`. A panic never
-//! crosses into Node: it becomes an `INTERNAL` envelope.
+//! Node binding of AgentX Clarify. Conversion only: the pure functions go to the core's JSON
+//! facade, the file store's operations and the in-memory workspace to the command layer, and
+//! each returns the envelope it gets back as JSON text. `clarify.js` turns a failed envelope
+//! into a thrown `Error` with `.code`. A panic never crosses into Node: it becomes an
+//! `INTERNAL` envelope.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
+use agentx_clarify_command::{guarded, vector, MemStore};
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ClarifyError;
-use agentx_cli::Workspace;
+use agentx_clarify_store::clock::system_now_ms;
+use agentx_clarify_store::DiskStore;
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
 use serde_json::{json, Value};
 
-/// Runs `f`, turning a panic into an `INTERNAL` failure envelope.
-fn guarded(f: impl FnOnce() -> Value) -> Value {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| String::from("unknown panic"));
-        json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("internal error: {what}")}})
-    })
+fn parse_input(input: &str) -> Result<Value, Value> {
+    serde_json::from_str::<Value>(input).map_err(
+        |e| json!({"ok": false, "error": error_value(&ClarifyError::input(e.to_string()))}),
+    )
 }
 
 /// Any core function over JSON text: `clarify.js` sends `JSON.stringify(input)` and parses the
@@ -33,9 +28,9 @@ fn guarded(f: impl FnOnce() -> Value) -> Value {
     ts_return_type = "string"
 )]
 pub fn call_json(name: String, input: String) -> String {
-    guarded(|| match serde_json::from_str::<Value>(&input) {
+    guarded(|| match parse_input(&input) {
         Ok(v) => agentx_clarify_core::api::call(&name, &v),
-        Err(e) => json!({"ok": false, "error": error_value(&ClarifyError::input(e.to_string()))}),
+        Err(failure) => failure,
     })
     .to_string()
 }
@@ -62,8 +57,9 @@ impl Task for StoreCall {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<String> {
-        let ws = Workspace::new(&self.root);
-        let envelope = guarded(|| agentx_cli::json_api::call(&ws, &self.op, &self.input));
+        let store = DiskStore::new(&self.root);
+        let now = system_now_ms();
+        let envelope = guarded(|| agentx_clarify_command::call(&store, &self.op, &self.input, now));
         Ok(envelope.to_string())
     }
 
@@ -89,13 +85,52 @@ pub fn store_call(root: String, op: String, input: Option<Value>) -> AsyncTask<S
 /// The workspace root that `agentx` would use from `start` (nearest ancestor with `.agentx/`).
 #[napi]
 pub fn discover_root(start: String) -> String {
-    Workspace::discover(std::path::Path::new(&start))
+    DiskStore::discover(std::path::Path::new(&start))
         .display()
         .to_string()
 }
 
-/// Test-only: proves a panic becomes an `INTERNAL` error instead of crashing Node.
-#[napi(ts_return_type = "Envelope<never>")]
-pub fn panic_for_test() -> Value {
-    guarded(|| panic!("deliberate test panic"))
+/// A workspace in memory (the command layer over `MemStore`): the same commands and shapes as
+/// the file store, for tests, simulations and the conformance vectors.
+#[napi]
+pub struct MemoryWorkspace {
+    store: MemStore,
+}
+
+#[napi]
+impl MemoryWorkspace {
+    /// From a vector-style setup (`{workflows?, config?, ledgers?, statuses?}`) as JSON text;
+    /// a bad setup throws an error whose message is the failure envelope.
+    #[napi(factory)]
+    pub fn open(setup: String) -> napi::Result<MemoryWorkspace> {
+        let opened = parse_input(&setup).and_then(|v| {
+            MemStore::from_setup(&v).map_err(|e| json!({"ok": false, "error": error_value(&e)}))
+        });
+        opened
+            .map(|store| MemoryWorkspace { store })
+            .map_err(|failure| napi::Error::from_reason(failure.to_string()))
+    }
+
+    /// Runs a command (or a vector's `file` case) at `now` (epoch ms, unless `input.now`);
+    /// returns the envelope as JSON text.
+    #[napi]
+    pub fn run(&self, op: String, input: String, now: i64) -> String {
+        guarded(|| match parse_input(&input) {
+            Ok(v) => vector::play(&self.store, &op, &v, now, |p| self.store.file(p)),
+            Err(failure) => failure,
+        })
+        .to_string()
+    }
+
+    /// Every file of the workspace (relative path → text), as JSON text.
+    #[napi]
+    pub fn files(&self) -> String {
+        let files: serde_json::Map<String, Value> = self
+            .store
+            .files()
+            .into_iter()
+            .map(|(p, b)| (p, Value::from(String::from_utf8_lossy(&b).into_owned())))
+            .collect();
+        Value::Object(files).to_string()
+    }
 }

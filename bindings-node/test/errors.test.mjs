@@ -3,7 +3,6 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawnSync } from 'node:child_process'
 import { c, T0, tempWorkspace, ledgerPath, caught } from './helpers.mjs'
 
 const ask = (over = {}) => ({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache layer', question: 'Redis or in-process?', now: T0, ...over })
@@ -73,24 +72,6 @@ test('MAX_ROUNDS_EXCEEDED throws and carries the written escalation', () => {
   assert.equal(e.clarification.thread.at(-1).from, 'agent-x')
   assert.equal(e.events[0].type, 'clarification-escalated')
   assert.equal(e.ledger.clarifications[0].status, 'escalated')
-})
-
-test('a Rust panic becomes INTERNAL, not a crash', () => {
-  // In a child process, so the panic's report on stderr is captured and checked here instead of
-  // landing in the test log, where it reads like a real failure.
-  const helpers = JSON.stringify(new URL('./helpers.mjs', import.meta.url).href)
-  const script = `
-    import { c, native } from ${helpers}
-    let e
-    try { c.unwrap(native.panicForTest()) } catch (err) { e = err }
-    process.stdout.write(JSON.stringify({ code: e?.code, message: e?.message, alive: c.version().version.length > 0 }))`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, RUST_BACKTRACE: '0' } })
-  assert.equal(r.status, 0, `the process survived the panic (stderr: ${r.stderr})`)
-  const out = JSON.parse(r.stdout)
-  assert.equal(out.code, 'INTERNAL')
-  assert.match(out.message, /deliberate test panic/)
-  assert.equal(out.alive, true, 'the addon still works after a panic')
-  assert.match(r.stderr, /deliberate test panic/, 'the panic is still reported on stderr')
 })
 
 test('store codes: LEDGER_CORRUPT, LEDGER_INCONSISTENT, LOCK_TIMEOUT, IO_ERROR', async () => {

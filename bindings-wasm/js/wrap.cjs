@@ -35,9 +35,38 @@ function guard(fn) {
 }
 
 function wrap(wasm) {
-  const api = { unwrap, panicForTest: guard(() => wasm.panicForTest()) }
+  const api = { unwrap }
   for (const name of FUNCTIONS) api[name] = guard(wasm[name])
+
+  /**
+   * A workspace in memory: the command layer over files held in the module, with the same
+   * commands and `--json` shapes as the CLI and @agentx/clarify-node's `Workspace`.
+   */
+  class Workspace {
+    constructor(setup) {
+      this.inner = new wasm.Workspace()
+      if (setup !== undefined) guard((s) => this.inner.fromSetup(s))(setup)
+    }
+
+    /** Runs `op` at `now` (epoch ms); returns the envelope or throws a ClarifyError. */
+    run(op, input = {}, now = Date.now()) {
+      return guard((i) => this.inner.run(op, i, now))(input)
+    }
+
+    /** Every file: relative path → text. */
+    files() {
+      return this.inner.files()
+    }
+
+    /** Replaces every file with a snapshot from `files()`. */
+    restore(files) {
+      if (!this.inner.restore(files)) {
+        unwrap({ ok: false, error: { code: 'INVALID_INPUT', message: 'a snapshot is an object of path → text' } })
+      }
+    }
+  }
+  api.Workspace = Workspace
   return api
 }
 
-module.exports = { wrap, unwrap, FUNCTIONS }
+module.exports = { wrap, unwrap, guard, FUNCTIONS }

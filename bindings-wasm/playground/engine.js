@@ -96,11 +96,26 @@ export class Workspace {
         }
         case 'file': return this.file(args)
         case 'workflows': return this.setWorkflows(args)
+        case 'scopePreview': case 'nextWakeup': case 'waitForGraph':
+          // Read-only answers of the command layer, asked of a wasm workspace holding these files.
+          return this.layer().run(op, args, now)
         default: throw new Error(`unknown op ${op}`)
       }
     } catch (e) {
       return failure(e)
     }
+  }
+
+  /** The command layer (the wasm `Workspace`) over a copy of these files. */
+  layer() {
+    const files = {}
+    for (const [name, text] of Object.entries(this.workflows)) files[`.agentx/workflows/${name}.toml`] = text
+    if (this.config !== undefined) files['.agentx/config.toml'] = this.config
+    if (this.statuses !== undefined) files['.agentx/state/agent-status.json'] = this.statuses
+    for (const [name, text] of this.files) files[`.agentx/state/clarifications/${name}`] = text
+    const ws = new this.c.Workspace()
+    ws.restore(files)
+    return ws
   }
 
   /** The status-table warning of the last `state`/`hook`, if any (the CLI's stderr line). */

@@ -1,10 +1,14 @@
-//! WebAssembly binding of AgentX Clarify. Conversion only: each export hands its JS object to
-//! the core's JSON facade and returns the envelope, converted with serde-wasm-bindgen's
+//! WebAssembly binding of AgentX Clarify. Conversion only: each pure export hands its JS
+//! object to the core's JSON facade, and `Workspace` hands commands to the command layer over
+//! an in-memory store; every result is the envelope, converted with serde-wasm-bindgen's
 //! JSON-compatible serializer so results deep-equal the Node binding's. `clarify.js` turns a
 //! failed envelope into a thrown `Error` with `.code`; a panic (a bug) is logged by the panic
 //! hook and surfaces as an `INTERNAL` error there.
 
+use agentx_clarify_command::{vector, Files, MemStore};
+use agentx_clarify_core::api::error_value;
 use serde::Serialize;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 /// The shared declarations (types/types.d.ts), so the generated `.d.ts` spells every shape.
@@ -16,31 +20,128 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-fn call(name: &str, input: JsValue) -> JsValue {
-    // Inputs cross as JSON text (one parser, already in the module); results go out through
-    // serde-wasm-bindgen's JSON-compatible serializer, so they deep-equal the Node binding's.
-    let envelope = if input.is_undefined() || input.is_null() {
-        agentx_clarify_core::api::call(name, &serde_json::Value::Null)
-    } else {
-        let parsed = js_sys::JSON::stringify(&input)
-            .ok()
-            .and_then(|text| text.as_string())
-            .ok_or_else(|| String::from("the argument is not JSON-serialisable"))
-            .and_then(|text| {
-                serde_json::from_str::<serde_json::Value>(&text).map_err(|e| e.to_string())
-            });
-        match parsed {
-            Ok(v) => agentx_clarify_core::api::call(name, &v),
-            // A BigInt, a cycle, …: the same failure any surface gives.
-            Err(e) => serde_json::json!({"ok": false, "error": {
+/// A JS value as JSON: inputs cross as JSON text (one parser, already in the module).
+/// `undefined` and `null` are `null`; a BigInt, a cycle, … is the same failure any surface
+/// gives, as an envelope.
+fn from_js(input: &JsValue) -> Result<Value, Value> {
+    if input.is_undefined() || input.is_null() {
+        return Ok(Value::Null);
+    }
+    js_sys::JSON::stringify(input)
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| String::from("the argument is not JSON-serialisable"))
+        .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            serde_json::json!({"ok": false, "error": {
                 "code": "INVALID_INPUT",
                 "message": format!("invalid input: {e}"),
-            }}),
-        }
-    };
+            }})
+        })
+}
+
+/// Results go out through serde-wasm-bindgen's JSON-compatible serializer, so they deep-equal
+/// the Node binding's.
+fn to_js(envelope: &Value) -> JsValue {
     envelope
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .unwrap_or(JsValue::NULL)
+}
+
+fn call(name: &str, input: JsValue) -> JsValue {
+    let envelope = match from_js(&input) {
+        Ok(v) => agentx_clarify_core::api::call(name, &v),
+        Err(failure) => failure,
+    };
+    to_js(&envelope)
+}
+
+/// A workspace in memory: the command layer over a `MemStore`, with the same commands and
+/// `--json` shapes as the CLI and the Node store (the playground's engine).
+#[wasm_bindgen]
+pub struct Workspace {
+    store: MemStore,
+}
+
+#[wasm_bindgen]
+impl Workspace {
+    /// An empty workspace (`init` creates the defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Workspace {
+        Workspace {
+            store: MemStore::new(),
+        }
+    }
+
+    /// Loads a vector-style setup (`{workflows?, config?, ledgers?, statuses?}`), replacing
+    /// every file; a bad setup is a failure envelope and changes nothing.
+    #[wasm_bindgen(js_name = "fromSetup", unchecked_return_type = "Envelope<{}>")]
+    pub fn from_setup(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "WorkspaceSetup")] setup: JsValue,
+    ) -> JsValue {
+        let result = from_js(&setup).and_then(|v| {
+            MemStore::from_setup(&v)
+                .map_err(|e| serde_json::json!({"ok": false, "error": error_value(&e)}))
+        });
+        to_js(&match result {
+            Ok(store) => {
+                self.store = store;
+                serde_json::json!({"ok": true})
+            }
+            Err(failure) => failure,
+        })
+    }
+
+    /// Runs a command (or a vector's `file` case) at `now` (epoch ms, unless `input.now`).
+    #[wasm_bindgen(unchecked_return_type = "Envelope<any>")]
+    pub fn run(&self, op: &str, input: JsValue, now: f64) -> JsValue {
+        let envelope = match from_js(&input) {
+            // `now` comes from a JS number: epoch ms are integers far below 2^53.
+            #[allow(clippy::cast_possible_truncation)]
+            Ok(v) => vector::play(&self.store, op, &v, now as i64, |p| self.store.file(p)),
+            Err(failure) => failure,
+        };
+        to_js(&envelope)
+    }
+
+    /// Every file (relative path → text): a snapshot to keep, share or restore.
+    #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
+    pub fn files(&self) -> JsValue {
+        let files: serde_json::Map<String, Value> = self
+            .store
+            .files()
+            .into_iter()
+            .map(|(p, b)| (p, Value::from(String::from_utf8_lossy(&b).into_owned())))
+            .collect();
+        to_js(&Value::Object(files))
+    }
+
+    /// Replaces every file with a snapshot taken by `files()`.
+    #[wasm_bindgen(js_name = "restore")]
+    pub fn restore(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] files: JsValue,
+    ) -> bool {
+        let Ok(Value::Object(map)) = from_js(&files) else {
+            return false;
+        };
+        let mut restored = Files::new();
+        for (path, text) in map {
+            let Value::String(text) = text else {
+                return false;
+            };
+            restored.insert(path, text.into_bytes());
+        }
+        self.store = MemStore::from_files(restored);
+        true
+    }
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace::new()
+    }
 }
 
 macro_rules! exports {
@@ -74,10 +175,4 @@ exports! {
     render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
     transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
     version => "version", "{} | undefined", "Envelope<{ version: string }>";
-}
-
-/// Test-only: a deliberate panic, to prove it surfaces as an `INTERNAL` error.
-#[wasm_bindgen(js_name = "panicForTest")]
-pub fn panic_for_test() {
-    panic!("deliberate test panic");
 }

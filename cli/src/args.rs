@@ -65,6 +65,19 @@ pub enum Command {
     /// Play a realistic story in a fresh workspace and print it as it happens
     #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
     Demo,
+    /// Serve the hub to one agent over the Model Context Protocol (stdio)
+    #[cfg(feature = "mcp")]
+    #[command(
+        after_help = "Examples:\n  agentx mcp --agent engineer --issue 42\n  claude mcp add clarify -- agentx mcp --agent engineer"
+    )]
+    Mcp {
+        /// The agent every tool call acts as
+        #[arg(long)]
+        agent: String,
+        /// The default issue of clarify_ask and clarify_show
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+    },
     /// Print a shell completion script
     #[command(
         after_help = "Example:\n  agentx completions bash > ~/.local/share/bash-completion/completions/agentx"
@@ -81,7 +94,7 @@ pub enum Clarify {
     #[command(
         after_help = "Example:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru"
     )]
-    Ask(AskArgs),
+    Ask(Box<AskArgs>),
     /// Answer a pending or stale clarification (only its target may)
     #[command(
         after_help = "Example:\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\""
@@ -164,6 +177,42 @@ pub enum Clarify {
         #[arg(long, value_name = "TIME")]
         since: Option<String>,
     },
+    /// Whom an agent may ask, under which workflow and step, with which limits (scope preview)
+    #[command(
+        after_help = "Examples:\n  agentx clarify scope --from engineer\n  agentx clarify scope --from engineer --to architect --issue 42 --json"
+    )]
+    Scope(ScopeArgs),
+    /// When the monitor next has something to do by time alone (for schedulers)
+    #[command(
+        after_help = "Examples:\n  agentx clarify wakeup\n  sleep_until \"$(agentx clarify wakeup --json | jq -r .wakeup)\""
+    )]
+    Wakeup,
+    /// Who waits on whom (blocking records pending or stale), and the cycles among them
+    #[command(
+        after_help = "Examples:\n  agentx clarify graph\n  agentx clarify graph --issue 42 --json"
+    )]
+    Graph {
+        #[arg(long, value_name = "N")]
+        issue: Option<String>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ScopeArgs {
+    /// The requester (without it: which agents may ask at all)
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub to: Option<String>,
+    /// The issue (its ledger records the workflow of its first request)
+    #[arg(long, value_name = "N")]
+    pub issue: Option<String>,
+    #[arg(long)]
+    pub non_blocking: bool,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[arg(long)]
+    pub step: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -194,6 +243,21 @@ pub struct AskArgs {
     /// Re-sending a request with the same key returns the original record
     #[arg(long, value_name = "K")]
     pub idempotency_key: Option<String>,
+    /// BLOCK or WARN (Layer 4); sets blocking. Default: BLOCK, WARN with --non-blocking
+    #[arg(long, value_name = "SEVERITY")]
+    pub severity: Option<String>,
+    /// Why the gap matters: what the asker knows so far
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// An operation the record blocks while open, for `gate` (repeatable; none: every one)
+    #[arg(long = "blocks", value_name = "OP")]
+    pub blocked_operations: Vec<String>,
+    /// The Layer 4 session (a UUID) the gap belongs to
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// The gap's id within its session
+    #[arg(long, value_name = "ID")]
+    pub gap_id: Option<String>,
 }
 
 #[derive(Args, Debug)]

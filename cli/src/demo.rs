@@ -2,12 +2,13 @@
 //! printed as it happens. Time is simulated (it starts now, or at `--now`) so an SLA can
 //! expire without waiting.
 
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_core::render::text_stats;
 use agentx_clarify_core::render::{text_escalation, text_report, text_thread};
 use agentx_clarify_core::stats::Stats;
 use agentx_clarify_core::{Action, ClarifyError, NewRequest};
-use agentx_cli::clock::system_now_ms;
-use agentx_cli::commands::{self, HookEvent, Mutation};
-use agentx_cli::Workspace;
+use agentx_clarify_store::clock::system_now_ms;
+use agentx_clarify_store::DiskStore as Workspace;
 use serde_json::json;
 
 use crate::print::{self, STYLE};
@@ -97,10 +98,7 @@ impl Story {
             question: question.into(),
             blocking: true,
             workflow: workflow.map(str::to_owned),
-            step: None,
-            field: None,
-            suggestions: Vec::new(),
-            idempotency_key: None,
+            ..NewRequest::default()
         };
         commands::ask(&self.ws, self.now, &req)
     }
@@ -137,12 +135,12 @@ pub fn run(
     json: bool,
 ) -> Result<i32, ClarifyError> {
     let ws = if root_given {
-        if !ws.ledger_files()?.is_empty() {
+        if !ws.list_clarifications()?.ledgers.is_empty() {
             return Err(ClarifyError::InvalidInput {
                 message: format!("{} already holds ledgers; the demo needs an empty workspace (omit --root to use a new temporary one)", ws.root().display()),
             });
         }
-        ws.clone()
+        Workspace::new(ws.root())
     } else {
         let dir = tempfile::Builder::new()
             .prefix("agentx-demo-")
@@ -179,11 +177,14 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         print::text(&STYLE.bold("AgentX Clarify demo: agents ask instead of guessing."));
         say(&format!("workspace: {}", s.ws.root().display()));
     }
-    commands::init(&s.ws)?;
-    std::fs::write(s.ws.workflows_dir().join("pairing.toml"), PAIRING_TOML).map_err(|e| {
-        ClarifyError::Io {
-            message: format!("cannot write the demo workflow: {e}"),
-        }
+    s.ws.init()?;
+    std::fs::write(
+        s.ws.path(agentx_clarify_command::paths::WORKFLOWS_DIR)
+            .join("pairing.toml"),
+        PAIRING_TOML,
+    )
+    .map_err(|e| ClarifyError::Io {
+        message: format!("cannot write the demo workflow: {e}"),
     })?;
     if loud {
         command("init");
@@ -244,7 +245,7 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         command("clarify monitor");
     }
     let config = s.ws.load_config()?;
-    let run = commands::run_monitor(&s.ws, &config, s.now, false)?;
+    let run = commands::run_monitor(&s.ws, &config, s.now, false, Scope::All)?;
     if loud {
         print::text(&indent(&text_report(&run.report, STYLE)));
         say("the monitor re-routed the question (retry 1 of 1); still no answer…");
@@ -253,7 +254,7 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
     if loud {
         command("clarify monitor");
     }
-    let run = commands::run_monitor(&s.ws, &config, s.now, false)?;
+    let run = commands::run_monitor(&s.ws, &config, s.now, false, Scope::All)?;
     if loud {
         print::text(&indent(&text_report(&run.report, STYLE)));
         let (issue, record) = commands::show_id(&s.ws, "CLR-43-001")?;
@@ -359,7 +360,7 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
     let stats = commands::stats(&s.ws, None)?;
     if loud {
         heading("6. What happened: agentx clarify stats");
-        print::text(&indent(&stats_text(&stats)));
+        print::text(&indent(&text_stats(&stats)));
         heading("Explore the workspace");
         let root = s.ws.root().display().to_string();
         say(&format!("agentx --root {root} clarify list --all"));
@@ -369,55 +370,4 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         say(&format!("agentx --root {root} clarify verify"));
     }
     Ok(stats)
-}
-
-fn pct(x: Option<f64>) -> String {
-    x.map_or_else(|| String::from("n/a"), |v| format!("{:.0}%", v * 100.0))
-}
-
-/// `agentx clarify stats` in words.
-pub fn stats_text(s: &Stats) -> String {
-    let mut lines = vec![format!(
-        "{} clarifications: {}",
-        s.total,
-        s.by_status
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| format!("{n} {}", k.as_str()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )];
-    lines.push(format!(
-        "auto-resolution rate: {}   escalation rate: {}",
-        pct(s.auto_resolution_rate),
-        pct(s.escalation_rate)
-    ));
-    lines.push(format!(
-        "average rounds to resolution: {}",
-        s.average_rounds_to_resolution
-            .map_or_else(|| String::from("n/a"), |v| format!("{v:.1}"))
-    ));
-    let secs = |ms: Option<i64>| {
-        ms.map_or_else(
-            || String::from("n/a"),
-            |v| format!("{:.0}s", v as f64 / 1000.0),
-        )
-    };
-    lines.push(format!(
-        "time to first answer: median {}, p90 {} (over {})",
-        secs(s.time_to_first_answer_ms.median),
-        secs(s.time_to_first_answer_ms.p90),
-        s.time_to_first_answer_ms.count
-    ));
-    lines.push(format!(
-        "went stale: {}   deadlocks broken: {}",
-        s.stale_count, s.deadlock_count
-    ));
-    for p in &s.pairs {
-        lines.push(format!(
-            "  {} -> {}: {} asked, {} resolved, {} escalated",
-            p.from, p.to, p.total, p.resolved, p.escalated
-        ));
-    }
-    lines.join("\n")
 }

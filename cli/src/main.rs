@@ -3,17 +3,20 @@
 
 mod args;
 mod demo;
+mod exit;
 mod print;
+mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use agentx_clarify_core::render::{text_list, text_report, text_thread};
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::views::{ready_line, ListFilter};
-use agentx_clarify_core::{Action, ClarifyError, NewRequest};
-use agentx_cli::clock::{parse_now, system_now_ms};
-use agentx_cli::commands::{self, HookEvent, Mutation};
-use agentx_cli::Workspace;
+use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
+use agentx_clarify_store::clock::{parse_now, system_now_ms};
+use agentx_clarify_store::DiskStore as Workspace;
 use args::{Clarify, Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
@@ -76,6 +79,12 @@ fn run(cli: Cli) -> i32 {
             cli.now.is_some().then_some(now),
             json,
         ),
+        #[cfg(feature = "mcp")]
+        Command::Mcp { agent, issue } => {
+            agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
+                commands::call(&Workspace::new(root), op, v, system_now_ms())
+            })
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
             Ok(0)
@@ -92,7 +101,7 @@ fn parse_issue_opt(text: Option<&str>) -> Result<Option<u32>, ClarifyError> {
 }
 
 fn init(ws: &Workspace, json: bool) -> Outcome {
-    let created = commands::init(ws)?;
+    let created = ws.init()?;
     if json {
         print::json(&json!({"ok": true, "created": created}));
     } else if created.is_empty() {
@@ -111,6 +120,7 @@ fn init(ws: &Workspace, json: bool) -> Outcome {
 fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
     match cmd {
         Clarify::Ask(a) => {
+            let a = *a;
             let issue = agentx_clarify_core::names::parse_issue(&a.issue)?;
             let req = NewRequest {
                 issue_number: u64::from(issue),
@@ -124,6 +134,15 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 field: a.field,
                 suggestions: a.suggestions,
                 idempotency_key: a.idempotency_key,
+                severity: a
+                    .severity
+                    .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+                    .transpose()?,
+                context: a.context,
+                blocked_operations: a.blocked_operations,
+                session_id: a.session_id,
+                gap_id: a.gap_id,
+                extra: Default::default(),
             };
             mutation(json, &commands::ask(ws, now, &req)?)
         }
@@ -179,16 +198,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             };
             let records = commands::list(ws, &filter)?;
             if json {
-                #[derive(serde::Serialize)]
-                struct ListJson<'a> {
-                    ok: bool,
-                    clarifications: Vec<agentx_clarify_core::ledger::RecordOutput<'a>>,
-                }
-                let clarifications = records.iter().map(|(i, r)| r.output(*i)).collect();
-                print::json(&ListJson {
-                    ok: true,
-                    clarifications,
-                });
+                print::json(&commands::query::list_json(&records));
             } else {
                 let refs: Vec<_> = records.iter().map(|(i, r)| (*i, r)).collect();
                 print::text(&text_list(&refs, print::STYLE));
@@ -208,7 +218,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                     agentx_clarify_core::names::parse_issue(issue.as_deref().unwrap_or(""))?;
                 let ledger = commands::show_issue(ws, issue)?;
                 if json {
-                    print::json(&json!({"ok": true, "ledger": ledger.to_value()}));
+                    print::json(&json!({"ok": true, "ledger": ledger.output()}));
                 } else if ledger.clarifications.is_empty() {
                     print::text(&format!("issue #{issue} has no clarifications"));
                 } else {
@@ -224,7 +234,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
         }
         Clarify::Monitor { dry_run } => {
             let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run)?;
+            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::All)?;
             if json {
                 print::json(&run.to_json());
             } else {
@@ -236,13 +246,30 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             Ok(0)
         }
         Clarify::Verify => {
-            let outcome = commands::verify(ws)?;
+            // The keys of `.agentx/keys/` are read by the key store (a later change).
+            let outcome = commands::verify(ws, &PublicKeys::new())?;
+            if !json {
+                // Records written by another tool: `agentx migrate` upgrades them.
+                for w in &outcome.warnings {
+                    print::warn(&format!(
+                        "{}  {}  {}",
+                        w.file,
+                        w.id.as_deref().unwrap_or("-"),
+                        w.message
+                    ));
+                }
+            }
             if json {
                 print::json(&outcome.to_json());
             } else if outcome.problems.is_empty() {
                 print::text(&format!(
-                    "verified {} ledger file(s): no problems",
-                    outcome.files
+                    "verified {} ledger file(s): no problems{}",
+                    outcome.files,
+                    if outcome.warnings.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} warning(s)", outcome.warnings.len())
+                    }
                 ));
             } else {
                 for p in &outcome.problems {
@@ -258,8 +285,31 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 if !json {
                     print::error_line(&e);
                 }
-                e.exit_code()
+                exit::code(&e)
             }))
+        }
+        Clarify::Scope(a) => {
+            let question = agentx_clarify_core::scope::Question {
+                from: a.from.unwrap_or_default(),
+                to: a.to.unwrap_or_default(),
+                blocking: !a.non_blocking,
+                workflow: a.workflow,
+                step: a.step,
+            };
+            let issue = parse_issue_opt(a.issue.as_deref())?;
+            let preview = commands::query::scope_preview(ws, &question, issue)?;
+            let v = json!({"ok": true, "preview": preview});
+            print_or(json, &v, || views::scope_text(&question, &preview))
+        }
+        Clarify::Wakeup => {
+            let wakeup = commands::query::next_wakeup(ws, now)?;
+            let v = json!({"ok": true, "wakeup": wakeup});
+            print_or(json, &v, || views::wakeup_text(wakeup, now))
+        }
+        Clarify::Graph { issue } => {
+            let graphs = commands::query::wait_for_graphs(ws, parse_issue_opt(issue.as_deref())?)?;
+            let v = json!({"ok": true, "graphs": graphs});
+            print_or(json, &v, || views::graph_text(&graphs))
         }
         Clarify::Stats { since } => {
             let since = since.as_deref().map(parse_now).transpose().map_err(|why| {
@@ -271,11 +321,20 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             if json {
                 print::json(&json!({"ok": true, "stats": stats}));
             } else {
-                print::text(&demo::stats_text(&stats));
+                print::text(&text_stats(&stats));
             }
             Ok(0)
         }
     }
+}
+
+fn print_or(json: bool, v: &serde_json::Value, text: impl FnOnce() -> String) -> Outcome {
+    if json {
+        print::json(v);
+    } else {
+        print::text(&text());
+    }
+    Ok(0)
 }
 
 /// Prints a mutation; `MAX_ROUNDS_EXCEEDED` prints the escalated thread and fails with 4.
@@ -299,7 +358,7 @@ fn mutation(json: bool, m: &Mutation) -> Outcome {
             print::error_line(e);
         }
     }
-    Ok(m.error.as_ref().map_or(0, ClarifyError::exit_code))
+    Ok(m.error.as_ref().map_or(0, exit::code))
 }
 
 fn hook(

@@ -45,5 +45,5 @@ pub fn fail(as_json: bool, e: &ClarifyError) -> i32 {
     } else {
         error_line(e);
     }
-    e.exit_code()
+    crate::exit::code(e)
 }

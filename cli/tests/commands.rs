@@ -773,12 +773,18 @@ fn verify_reports_tampering_with_exit_8() {
     let root = dir.path();
     let out = json_in(root, &["clarify", "verify"]);
     assert_eq!(out.code, 0);
-    assert_eq!(out.json(), json!({"ok": true, "problems": []}));
+    assert_eq!(
+        out.json(),
+        json!({"ok": true, "problems": [], "warnings": []})
+    );
     ask(root, T0, 1, "Cache", "Redis?");
     ask(root, T0, 2, "Queue", "Kafka?");
     let out = json_in(root, &["clarify", "verify"]);
     assert_eq!(out.code, 0, "{out:#?}");
-    assert_eq!(out.json(), json!({"ok": true, "problems": []}));
+    assert_eq!(
+        out.json(),
+        json!({"ok": true, "problems": [], "warnings": []})
+    );
     let human = run([root_arg(root), "clarify".into(), "verify".into()]);
     assert_eq!(human.code, 0);
     assert!(human.stdout.contains("no problems"), "{human:#?}");
@@ -792,7 +798,7 @@ fn verify_reports_tampering_with_exit_8() {
     let out = json_in(root, &["clarify", "verify"]);
     assert_eq!(out.code, 8, "{out:#?}");
     let v = out.json();
-    assert_eq!(keys(&v), set(&["ok", "error", "problems"]));
+    assert_eq!(keys(&v), set(&["ok", "error", "problems", "warnings"]));
     assert_eq!(v["ok"], false);
     assert_eq!(v["error"]["code"], "LEDGER_INCONSISTENT");
     let problems = v["problems"].as_array().unwrap();

@@ -9,7 +9,8 @@ mod common;
 
 use std::path::Path;
 
-use agentx_clarify_tests::{exit_code_for, load_all, materialize, subset_match};
+use agentx_clarify_command::{vector, MemStore};
+use agentx_clarify_tests::{exit_code_for, load_all, materialize, now_ms, subset_match};
 use common::{agentx, root_arg, Out};
 use serde_json::{json, Value};
 
@@ -68,6 +69,15 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 }
             }
             push_opt(&mut argv, "idempotency-key", args, "idempotencyKey");
+            push_opt(&mut argv, "severity", args, "severity");
+            push_opt(&mut argv, "context", args, "context");
+            if let Some(items) = args.get("blockedOperations").and_then(Value::as_array) {
+                for item in items {
+                    argv.push(format!("--blocks={}", text(item)));
+                }
+            }
+            push_opt(&mut argv, "session-id", args, "sessionId");
+            push_opt(&mut argv, "gap-id", args, "gapId");
         }
         "answer" => {
             argv.extend([s("clarify"), s("answer")]);
@@ -140,6 +150,22 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 argv.push(s("--include-escalated"));
             }
         }
+        "scopePreview" => {
+            argv.extend([s("clarify"), s("scope")]);
+            push_opt(&mut argv, "from", args, "from");
+            push_opt(&mut argv, "to", args, "to");
+            push_opt(&mut argv, "issue", args, "issueNumber");
+            if args.get("blocking") == Some(&Value::Bool(false)) {
+                argv.push(s("--non-blocking"));
+            }
+            push_opt(&mut argv, "workflow", args, "workflow");
+            push_opt(&mut argv, "step", args, "step");
+        }
+        "nextWakeup" => argv.extend([s("clarify"), s("wakeup")]),
+        "waitForGraph" => {
+            argv.extend([s("clarify"), s("graph")]);
+            push_opt(&mut argv, "issue", args, "issue");
+        }
         other => panic!("{file}: unknown op {other}"),
     }
     argv
@@ -158,6 +184,10 @@ fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
         Ok(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
     };
     json!({"ok": true, "content": content})
+}
+
+fn short(v: &Value) -> String {
+    v.to_string().chars().take(600).collect()
 }
 
 /// The `--now` text of a case: RFC 3339 as written, or epoch milliseconds.
@@ -182,6 +212,9 @@ fn every_vector_through_the_binary() {
         let root = dir.path();
         let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
         materialize(&setup, root).unwrap_or_else(|e| panic!("{file}: materialize: {e}"));
+        // The same scenario through the command layer over a MemStore, in step: the binary must
+        // give exactly its results.
+        let reference = MemStore::from_setup(&setup).unwrap_or_else(|e| panic!("{file}: {e}"));
         let list = vector["cases"]
             .as_array()
             .unwrap_or_else(|| panic!("{file}: `cases` must be an array"));
@@ -192,10 +225,16 @@ fn every_vector_through_the_binary() {
                 .as_str()
                 .unwrap_or_else(|| panic!("{file}/{name}: `op` missing"));
             let args = case.get("args").cloned().unwrap_or(Value::Null);
+            let expected = vector::play(&reference, op, &args, now_ms(&case["now"]), |p| {
+                reference.file(p)
+            });
             if op == "file" {
                 let actual = read_file_op(root, &args, file);
                 if let Err(why) = subset_match(&case["expect"], &actual) {
                     failures.push(format!("{file} / {name}: {why}"));
+                }
+                if actual != expected {
+                    failures.push(format!("{file} / {name}: the file differs from the MemStore's: {actual} vs {expected}"));
                 }
                 continue;
             }
@@ -220,6 +259,13 @@ fn every_vector_through_the_binary() {
             };
             if let Err(why) = subset_match(&case["expect"], &actual) {
                 failures.push(format!("{file} / {name}: {why}"));
+            }
+            if actual != expected {
+                failures.push(format!(
+                    "{file} / {name}: differs from the command layer over a MemStore:\n  binary:   {}\n  memstore: {}",
+                    short(&actual),
+                    short(&expected)
+                ));
             }
             let want = exit_code_for(&actual);
             if out.code != want {

@@ -127,9 +127,10 @@ impl AgentStatus {
 /// All agents, ordered by name.
 pub type Statuses = BTreeMap<String, AgentStatus>;
 
-/// Parses `agent-status.json` bytes.
+/// Parses `agent-status.json` bytes (a UTF-8 BOM, as PowerShell 5 writes, is skipped).
 pub fn parse_statuses(file: &str, bytes: &[u8]) -> Result<Statuses, ClarifyError> {
-    serde_json::from_slice(bytes).map_err(|e| ClarifyError::corrupt(file, e.to_string()))
+    serde_json::from_slice(crate::encoding::strip_bom(bytes))
+        .map_err(|e| ClarifyError::corrupt(file, e.to_string()))
 }
 
 /// The file's bytes: pretty JSON with a trailing newline.
@@ -333,5 +334,15 @@ mod tests {
                 .code(),
             "INVALID_AGENT"
         );
+    }
+
+    #[test]
+    fn a_status_file_with_a_bom_is_read() {
+        let s = parse_statuses(
+            "agent-status.json",
+            b"\xEF\xBB\xBF{\"engineer\": {\"status\": \"done\", \"issue\": 1, \"lastActivity\": \"2026-11-22T10:00:00.94Z\"}}",
+        )
+        .unwrap();
+        assert_eq!(s["engineer"].status, "done");
     }
 }

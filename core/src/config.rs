@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ClarifyError;
 use crate::names::is_workflow_name;
+use toml::de::DeTable;
+
 use crate::toml_value::{get, Source};
 
 /// The `[clarify]` settings, defaults filled.
@@ -23,6 +25,11 @@ pub struct Config {
     pub default_workflow: String,
     /// The `[audit]` settings.
     pub audit: AuditConfig,
+    /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
+    /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
+    /// processes use them.
+    #[serde(skip)]
+    pub agents: crate::routing::Runners,
 }
 
 /// The `[audit]` settings (SPEC §16).
@@ -63,6 +70,7 @@ impl Default for Config {
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
             audit: AuditConfig::default(),
+            agents: crate::routing::Runners::default(),
         }
     }
 }
@@ -85,17 +93,35 @@ const STALE_LOCK_MS: (i64, i64) = (1000, 3_600_000);
 impl Config {
     /// Parses `config.toml`. Unknown keys and other tables are ignored (the file may hold
     /// other tools' settings); a wrongly typed or out-of-range value is `CONFIG_INVALID`.
+    /// The runner tables are not read: see [`Config::parse_with_runners`].
     pub fn parse(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
+        Config::from_document(&src, root.get_ref())
+    }
+
+    /// [`Config::parse`] plus the `[agents.*]` runner tables (SPEC §14.1), which must be valid
+    /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
+    /// and so does not carry the runner reader (about 30 KB of the module).
+    pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let src = Source { file, text };
+        let root = src.parse()?;
+        let mut config = Config::from_document(&src, root.get_ref())?;
+        config.agents = crate::routing::Runners::parse(&src, root.get_ref())?;
+        Ok(config)
+    }
+
+    fn from_document(src: &Source<'_>, root: &DeTable<'_>) -> Result<Config, ClarifyError> {
         let mut config = Config::default();
-        if let Some(section) = get(root.get_ref(), "audit") {
+        if let Some(section) = get(root, "audit") {
             let a = src.table("audit", section)?;
             if let Some(v) = get(a, "require_signatures") {
                 config.audit.require_signatures = src.boolean("require_signatures", v)?;
             }
         }
-        let Some(section) = get(root.get_ref(), "clarify") else {
+        let Some(section) = get(root, "clarify") else {
             return Ok(config);
         };
         let c = src.table("clarify", section)?;
@@ -136,6 +162,12 @@ impl Config {
             config.default_workflow = name;
         }
         Ok(config)
+    }
+
+    /// Parses the bytes of `config.toml` as read from disk: a UTF-8 BOM is skipped, invalid
+    /// UTF-8 is `CONFIG_INVALID` with the file and byte offset (never an I/O error).
+    pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
+        Config::parse(file, crate::toml_value::toml_text(file, bytes)?)
     }
 
     /// Checks a config given as JSON (API input) against the same ranges as the TOML form.
@@ -308,5 +340,25 @@ mod tests {
         let c = Config::default();
         assert!(c.rank("product-manager") < c.rank("engineer"));
         assert_eq!(c.rank("stranger"), usize::MAX);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_config_invalid_with_the_offset() {
+        let e =
+            Config::parse_bytes("config.toml", b"[clarify]\nmax_retries = 2 # \xff\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert_eq!(
+            e.to_string(),
+            "config.toml:2:19: invalid UTF-8 (byte 0xff) at byte offset 28; the file must be UTF-8 text"
+        );
+        let bom = Config::parse_bytes("config.toml", b"\xEF\xBB\xBF[clarify]\nmax_retries = 2\n")
+            .unwrap();
+        assert_eq!(bom.max_retries, 2);
+        assert_eq!(
+            Config::parse("config.toml", "\u{feff}[clarify]\nmax_retries = 3\n")
+                .unwrap()
+                .max_retries,
+            3
+        );
     }
 }

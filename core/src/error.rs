@@ -30,7 +30,7 @@ pub enum ClarifyError {
     #[error("{message}")]
     ScopeViolation { message: String },
     #[error(
-        "step '{step}' of workflow '{workflow}' does not allow blocking clarifications; ask with --non-blocking"
+        "step '{step}' of workflow '{workflow}' does not allow blocking clarifications; ask a non-blocking question"
     )]
     BlockingNotAllowed { workflow: String, step: String },
     #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
@@ -138,36 +138,41 @@ fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) 
 impl ClarifyError {
     /// The stable machine code, identical on every surface.
     pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+
+    /// The code as the enum every surface's list is checked against.
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            ClarifyError::InvalidId { .. } => "INVALID_ID",
-            ClarifyError::InvalidAgent { .. } => "INVALID_AGENT",
-            ClarifyError::InvalidIssue { .. } => "INVALID_ISSUE",
-            ClarifyError::TextEmpty { .. } => "TEXT_EMPTY",
-            ClarifyError::TextTooLong { .. } => "TEXT_TOO_LONG",
-            ClarifyError::SelfClarification { .. } => "SELF_CLARIFICATION",
-            ClarifyError::ScopeViolation { .. } => "SCOPE_VIOLATION",
-            ClarifyError::BlockingNotAllowed { .. } => "BLOCKING_NOT_ALLOWED",
-            ClarifyError::MaxRoundsExceeded { .. } => "MAX_ROUNDS_EXCEEDED",
-            ClarifyError::NotFound { .. } | ClarifyError::NoLedger { .. } => "NOT_FOUND",
-            ClarifyError::NotParticipant { .. } => "NOT_PARTICIPANT",
-            ClarifyError::InvalidTransition { .. } => "INVALID_TRANSITION",
-            ClarifyError::IdempotencyConflict { .. } => "IDEMPOTENCY_CONFLICT",
-            ClarifyError::InvalidWorkflow { .. } => "INVALID_WORKFLOW",
-            ClarifyError::ConfigInvalid { .. } => "CONFIG_INVALID",
-            ClarifyError::LedgerCorrupt { .. } => "LEDGER_CORRUPT",
-            ClarifyError::LedgerInconsistent { .. } => "LEDGER_INCONSISTENT",
-            ClarifyError::LockTimeout { .. } => "LOCK_TIMEOUT",
-            ClarifyError::Io { .. } => "IO_ERROR",
-            ClarifyError::InvalidInput { .. } => "INVALID_INPUT",
-            ClarifyError::GateClosed { .. } => "GATE_CLOSED",
-            ClarifyError::SignatureInvalid { .. } => "SIGNATURE_INVALID",
-            ClarifyError::Internal { .. } => "INTERNAL",
+            ClarifyError::InvalidId { .. } => ErrorCode::InvalidId,
+            ClarifyError::InvalidAgent { .. } => ErrorCode::InvalidAgent,
+            ClarifyError::InvalidIssue { .. } => ErrorCode::InvalidIssue,
+            ClarifyError::TextEmpty { .. } => ErrorCode::TextEmpty,
+            ClarifyError::TextTooLong { .. } => ErrorCode::TextTooLong,
+            ClarifyError::SelfClarification { .. } => ErrorCode::SelfClarification,
+            ClarifyError::ScopeViolation { .. } => ErrorCode::ScopeViolation,
+            ClarifyError::BlockingNotAllowed { .. } => ErrorCode::BlockingNotAllowed,
+            ClarifyError::MaxRoundsExceeded { .. } => ErrorCode::MaxRoundsExceeded,
+            ClarifyError::NotFound { .. } | ClarifyError::NoLedger { .. } => ErrorCode::NotFound,
+            ClarifyError::NotParticipant { .. } => ErrorCode::NotParticipant,
+            ClarifyError::InvalidTransition { .. } => ErrorCode::InvalidTransition,
+            ClarifyError::IdempotencyConflict { .. } => ErrorCode::IdempotencyConflict,
+            ClarifyError::InvalidWorkflow { .. } => ErrorCode::InvalidWorkflow,
+            ClarifyError::ConfigInvalid { .. } => ErrorCode::ConfigInvalid,
+            ClarifyError::LedgerCorrupt { .. } => ErrorCode::LedgerCorrupt,
+            ClarifyError::LedgerInconsistent { .. } => ErrorCode::LedgerInconsistent,
+            ClarifyError::LockTimeout { .. } => ErrorCode::LockTimeout,
+            ClarifyError::Io { .. } => ErrorCode::IoError,
+            ClarifyError::InvalidInput { .. } => ErrorCode::InvalidInput,
+            ClarifyError::GateClosed { .. } => ErrorCode::GateClosed,
+            ClarifyError::SignatureInvalid { .. } => ErrorCode::SignatureInvalid,
+            ClarifyError::Internal { .. } => ErrorCode::Internal,
         }
     }
 
-    /// The CLI exit code for this error (SPEC §11.1).
-    pub fn exit_code(&self) -> i32 {
-        exit_code_of(self.code())
+    /// What kind of failure this is; the shells map classes to exit codes.
+    pub fn class(&self) -> ErrorClass {
+        self.error_code().class()
     }
 
     pub(crate) fn corrupt(file: impl Into<String>, message: impl Into<String>) -> Self {
@@ -185,49 +190,133 @@ impl ClarifyError {
     }
 }
 
-/// The CLI exit code for an error code (SPEC §11.1); unknown codes are internal errors (1).
-pub fn exit_code_of(code: &str) -> i32 {
-    match code {
-        "INVALID_ID" | "INVALID_AGENT" | "INVALID_ISSUE" | "INVALID_WORKFLOW" | "TEXT_EMPTY"
-        | "TEXT_TOO_LONG" | "SELF_CLARIFICATION" | "CONFIG_INVALID" | "INVALID_INPUT" => 3,
-        "SCOPE_VIOLATION"
-        | "BLOCKING_NOT_ALLOWED"
-        | "MAX_ROUNDS_EXCEEDED"
-        | "NOT_PARTICIPANT"
-        | "IDEMPOTENCY_CONFLICT"
-        | "GATE_CLOSED" => 4,
-        "NOT_FOUND" => 5,
-        "INVALID_TRANSITION" => 6,
-        "LOCK_TIMEOUT" => 7,
-        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" | "SIGNATURE_INVALID" => 8,
-        _ => 1,
+/// The kinds of failure (SPEC §13). A caller decides by class — retry, fix the input, ask a
+/// human — and the CLI turns a class into its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// The request itself is malformed: fix it and try again.
+    Input,
+    /// Well-formed but refused by policy (scope, rounds, who may act).
+    Policy,
+    NotFound,
+    /// The record's status does not admit the operation.
+    Transition,
+    /// Someone else holds the file (or the record) right now: retry later.
+    Lock,
+    /// Stored data does not parse or does not add up; it was left untouched.
+    Corrupt,
+    Io,
+    /// A bug: never the caller's fault.
+    Internal,
+}
+
+impl ErrorClass {
+    pub const ALL: [ErrorClass; 8] = [
+        ErrorClass::Input,
+        ErrorClass::Policy,
+        ErrorClass::NotFound,
+        ErrorClass::Transition,
+        ErrorClass::Lock,
+        ErrorClass::Corrupt,
+        ErrorClass::Io,
+        ErrorClass::Internal,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Input => "input",
+            ErrorClass::Policy => "policy",
+            ErrorClass::NotFound => "not-found",
+            ErrorClass::Transition => "transition",
+            ErrorClass::Lock => "lock",
+            ErrorClass::Corrupt => "corrupt",
+            ErrorClass::Io => "io",
+            ErrorClass::Internal => "internal",
+        }
     }
 }
 
-/// Every code, for tests and documentation.
-pub const ALL_CODES: &[&str] = &[
-    "INVALID_ID",
-    "INVALID_AGENT",
-    "INVALID_ISSUE",
-    "TEXT_EMPTY",
-    "TEXT_TOO_LONG",
-    "SELF_CLARIFICATION",
-    "SCOPE_VIOLATION",
-    "BLOCKING_NOT_ALLOWED",
-    "MAX_ROUNDS_EXCEEDED",
-    "NOT_FOUND",
-    "NOT_PARTICIPANT",
-    "INVALID_TRANSITION",
-    "IDEMPOTENCY_CONFLICT",
-    "INVALID_WORKFLOW",
-    "CONFIG_INVALID",
-    "LEDGER_CORRUPT",
-    "LEDGER_INCONSISTENT",
-    "LOCK_TIMEOUT",
-    "IO_ERROR",
-    "GATE_CLOSED",
-    "SIGNATURE_INVALID",
-];
+macro_rules! error_codes {
+    ($($variant:ident => $code:literal, $class:ident;)*) => {
+        /// Every stable code (SPEC §9 and the additions in docs/decisions.md), each with its
+        /// class. `ClarifyError::error_code` maps every variant here; `ALL` lists them for the
+        /// surfaces' own lists (the TypeScript `ErrorCode` union is checked against it).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($variant,)*
+        }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+
+            pub fn class(self) -> ErrorClass {
+                match self {
+                    $(ErrorCode::$variant => ErrorClass::$class,)*
+                }
+            }
+
+            pub fn parse(code: &str) -> Option<ErrorCode> {
+                match code {
+                    $($code => Some(ErrorCode::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    InvalidId => "INVALID_ID", Input;
+    InvalidAgent => "INVALID_AGENT", Input;
+    InvalidIssue => "INVALID_ISSUE", Input;
+    TextEmpty => "TEXT_EMPTY", Input;
+    TextTooLong => "TEXT_TOO_LONG", Input;
+    SelfClarification => "SELF_CLARIFICATION", Input;
+    ScopeViolation => "SCOPE_VIOLATION", Policy;
+    BlockingNotAllowed => "BLOCKING_NOT_ALLOWED", Policy;
+    MaxRoundsExceeded => "MAX_ROUNDS_EXCEEDED", Policy;
+    NotFound => "NOT_FOUND", NotFound;
+    NotParticipant => "NOT_PARTICIPANT", Policy;
+    InvalidTransition => "INVALID_TRANSITION", Transition;
+    IdempotencyConflict => "IDEMPOTENCY_CONFLICT", Policy;
+    InvalidWorkflow => "INVALID_WORKFLOW", Input;
+    ConfigInvalid => "CONFIG_INVALID", Input;
+    LedgerCorrupt => "LEDGER_CORRUPT", Corrupt;
+    LedgerInconsistent => "LEDGER_INCONSISTENT", Corrupt;
+    LockTimeout => "LOCK_TIMEOUT", Lock;
+    IoError => "IO_ERROR", Io;
+    InvalidInput => "INVALID_INPUT", Input;
+    GateClosed => "GATE_CLOSED", Policy;
+    SignatureInvalid => "SIGNATURE_INVALID", Corrupt;
+    Internal => "INTERNAL", Internal;
+}
+
+/// A code is its text in JSON (`"SIGNATURE_INVALID"`).
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        ErrorCode::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("unknown error code '{}'", shown(&text)))
+        })
+    }
+}
+
+/// The class of a code as text; unknown codes are internal.
+pub fn class_of(code: &str) -> ErrorClass {
+    ErrorCode::parse(code).map_or(ErrorClass::Internal, ErrorCode::class)
+}
 
 #[cfg(test)]
 mod tests {
@@ -252,15 +341,27 @@ mod tests {
             operation: Some("build".into()),
             open,
         };
-        assert_eq!((e.code(), e.exit_code()), ("GATE_CLOSED", 4));
+        assert_eq!((e.code(), e.class()), ("GATE_CLOSED", ErrorClass::Policy));
         let text = e.to_string();
         assert!(text.starts_with("gate closed on issue #4: 12 open BLOCK clarification(s) block operation 'build' (CLR-4-001, "), "{text}");
         assert!(text.contains("CLR-4-010 and 2 more)"), "{text}");
         let e = ClarifyError::SignatureInvalid {
             message: "x".into(),
         };
-        assert_eq!((e.code(), e.exit_code()), ("SIGNATURE_INVALID", 8));
-        assert!(ALL_CODES.contains(&"GATE_CLOSED") && ALL_CODES.contains(&"SIGNATURE_INVALID"));
+        assert_eq!(
+            (e.code(), e.class()),
+            ("SIGNATURE_INVALID", ErrorClass::Corrupt)
+        );
+    }
+
+    #[test]
+    fn every_code_parses_back_and_is_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+            assert!(seen.insert(code.as_str()), "{} twice", code.as_str());
+        }
+        assert_eq!(class_of("NOPE"), ErrorClass::Internal);
     }
 
     #[test]
@@ -275,6 +376,6 @@ mod tests {
             "feature.toml:4:22: clarify_max_rounds must be an integer from 1 to 20, found 50"
         );
         assert_eq!(e.code(), "CONFIG_INVALID");
-        assert_eq!(e.exit_code(), 3);
+        assert_eq!(e.class(), ErrorClass::Input);
     }
 }

@@ -160,25 +160,45 @@ impl ClarificationId {
 
     /// Parses `^CLR-(0|[1-9][0-9]*)-[0-9]{3,}$` with the issue part at most 2^31 − 1.
     pub fn parse(text: &str) -> Result<Self, ClarifyError> {
-        let bad = |why: &str| ClarifyError::InvalidId {
-            id: text.to_owned(),
-            why: why.to_owned(),
-        };
-        let shape =
-            "expected CLR-<issue>-<seq> with a sequence of at least 3 digits, e.g. CLR-42-001";
-        let rest = text.strip_prefix("CLR-").ok_or_else(|| bad(shape))?;
-        let (issue, seq) = rest.split_once('-').ok_or_else(|| bad(shape))?;
-        if !is_canonical_decimal(issue) || seq.len() < 3 || !seq.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Err(bad(shape));
-        }
-        let issue =
-            parse_issue(issue).map_err(|_| bad("the issue part must be at most 2147483647"))?;
-        let seq = seq
-            .parse::<u64>()
-            .map_err(|_| bad("the sequence number is too large"))?;
+        let (issue, seq) = parse_seq_id(text, "CLR")?;
         Ok(ClarificationId { issue, seq })
     }
+}
+
+/// The next sequence number of `<prefix>-<issue>-<seq>` ids: max(existing) + 1 over the valid
+/// ids of `issue` (never count + 1: ids may have gaps).
+pub(crate) fn next_seq<'a>(ids: impl Iterator<Item = &'a str>, prefix: &str, issue: u32) -> u64 {
+    ids.filter_map(|id| parse_seq_id(id, prefix).ok())
+        .filter(|(i, _)| *i == issue)
+        .map(|(_, seq)| seq)
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1)
+}
+
+/// Parses `^<prefix>-(0|[1-9][0-9]*)-[0-9]{3,}$` (issue at most 2^31 − 1) into (issue, seq).
+pub(crate) fn parse_seq_id(text: &str, prefix: &str) -> Result<(u32, u64), ClarifyError> {
+    let bad = |why: String| ClarifyError::InvalidId {
+        id: text.to_owned(),
+        why,
+    };
+    let shape = || {
+        format!("expected {prefix}-<issue>-<seq> with a sequence of at least 3 digits, e.g. {prefix}-42-001")
+    };
+    let rest = text
+        .strip_prefix(prefix)
+        .and_then(|r| r.strip_prefix('-'))
+        .ok_or_else(|| bad(shape()))?;
+    let (issue, seq) = rest.split_once('-').ok_or_else(|| bad(shape()))?;
+    if !is_canonical_decimal(issue) || seq.len() < 3 || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(shape()));
+    }
+    let issue = parse_issue(issue)
+        .map_err(|_| bad(String::from("the issue part must be at most 2147483647")))?;
+    let seq = seq
+        .parse::<u64>()
+        .map_err(|_| bad(String::from("the sequence number is too large")))?;
+    Ok((issue, seq))
 }
 
 impl fmt::Display for ClarificationId {

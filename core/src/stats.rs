@@ -1,7 +1,8 @@
-//! Analytics (SPEC §11.5), computed purely from ledgers.
+//! Analytics (SPEC §11.5, §18), computed purely from ledgers.
 
 use serde::{Deserialize, Serialize};
 
+use crate::delegation::{metrics, DelegationLedger, DelegationMetrics, Manifests};
 use crate::ledger::{EntryKind, Ledger, Record, Status};
 use crate::names::MONITOR;
 
@@ -87,6 +88,10 @@ pub struct Stats {
     /// Records escalated to break a deadlock.
     pub deadlock_count: usize,
     pub pairs: Vec<PairStats>,
+    /// Seed 003's delegation metrics and gap scores (SPEC §18); absent when the workspace has
+    /// no delegation, so the output is then exactly as before.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub delegations: Option<DelegationMetrics>,
 }
 
 fn ratio(num: usize, den: usize) -> Option<f64> {
@@ -110,6 +115,20 @@ fn nearest_rank(sorted: &[i64], p: f64) -> Option<i64> {
 
 fn has_escalation(r: &Record) -> bool {
     r.thread.iter().any(|e| e.kind == EntryKind::Escalation)
+}
+
+/// [`stats`] with the delegation ledgers: `delegations` holds their metrics when any
+/// delegation was created at or after `since`.
+pub fn stats_with_delegations(
+    ledgers: &[Ledger],
+    delegations: &[DelegationLedger],
+    manifests: &Manifests,
+    since: Option<i64>,
+) -> Stats {
+    let mut out = stats(ledgers, since);
+    let m = metrics(ledgers, delegations, manifests, since);
+    out.delegations = (m.total > 0 || m.reports > 0).then_some(m);
+    out
 }
 
 /// Statistics over every record created at or after `since` (epoch ms), when given.
@@ -193,6 +212,7 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         stale_count,
         deadlock_count,
         pairs,
+        delegations: None,
     }
 }
 
@@ -216,5 +236,32 @@ mod tests {
         let by_status = serde_json::to_value(&s.by_status).unwrap();
         assert_eq!(by_status.as_object().unwrap().len(), 6);
         assert_eq!(s.escalation_rate, None);
+    }
+
+    #[test]
+    fn delegations_appear_only_when_there_are_some() {
+        let none = stats_with_delegations(&[], &[], &Manifests::new(), None);
+        let plain = serde_json::to_value(stats(&[], None)).unwrap();
+        assert_eq!(serde_json::to_value(&none).unwrap(), plain);
+        assert!(plain.get("delegations").is_none());
+        let mut dl = DelegationLedger::new(1);
+        dl.reports.push(crate::delegation::Report {
+            agent: String::from("a"),
+            status: String::from("success"),
+            deliverables: Vec::new(),
+            metrics_achieved: None,
+            recommendations: Vec::new(),
+            timestamp: crate::time::Timestamp::from_ms(0),
+            signal_key: None,
+            extra: serde_json::Map::new(),
+        });
+        let with = stats_with_delegations(&[], &[dl], &Manifests::new(), None);
+        let v = serde_json::to_value(&with).unwrap();
+        assert_eq!(v["delegations"]["reports"], 1);
+        assert_eq!(v["delegations"]["byStatus"]["COMPLETED"], 0);
+        assert_eq!(
+            v["delegations"]["delegationSuccessRate"],
+            serde_json::Value::Null
+        );
     }
 }

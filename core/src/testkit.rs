@@ -1,10 +1,13 @@
-//! Shared fixtures of the Layer 4 and signature tests: fixed keys and a signed ledger.
+//! Fixtures shared by the unit tests: the instants, ledgers as AgentX's own writers leave
+//! them (SPEC §20), and fixed keys with a ledger written and signed with them (SPEC §16).
+
+use serde_json::Value;
 
 use crate::agents::Statuses;
 use crate::config::Config;
 use crate::ledger::Ledger;
 use crate::monitor::monitor_ledger_with;
-use crate::ops::{act_with, request_with, Action, GapFields, NewRequest};
+use crate::ops::{act_with, request_with, Action, NewRequest};
 use crate::signing::{SecretKey, Signers};
 use crate::workflow::Workflows;
 
@@ -32,26 +35,14 @@ pub fn plain(from: &str, to: &str, topic: &str, question: &str) -> NewRequest {
         to: to.into(),
         topic: topic.into(),
         question: question.into(),
-        blocking: true,
-        workflow: None,
-        step: None,
-        field: None,
-        suggestions: vec![],
-        idempotency_key: None,
+        ..NewRequest::default()
     }
 }
 
-pub fn ask(
-    ledger: Option<&Ledger>,
-    req: &NewRequest,
-    gap: &GapFields,
-    now: i64,
-    signers: &Signers,
-) -> Ledger {
+pub fn ask(ledger: Option<&Ledger>, req: &NewRequest, now: i64, signers: &Signers) -> Ledger {
     request_with(
         ledger,
         req,
-        gap,
         &Config::default(),
         &Workflows::defaults(),
         now,
@@ -77,7 +68,7 @@ pub fn signed_ledger(signers: &Signers) -> Ledger {
         "Cache layer",
         "Redis or in-process?",
     );
-    let l = ask(None, &req, &GapFields::default(), T0, signers);
+    let l = ask(None, &req, T0, signers);
     let answer = Action::Answer {
         from: "architect".into(),
         body: "Redis, see ADR-7.".into(),
@@ -94,7 +85,7 @@ pub fn signed_ledger(signers: &Signers) -> Ledger {
         "Scope",
         "Is export in scope?",
     );
-    let l = ask(Some(&l), &req, &GapFields::default(), T0 + 3 * MIN, signers);
+    let l = ask(Some(&l), &req, T0 + 3 * MIN, signers);
     let escalate = Action::Escalate {
         from: None,
         message: Some("needs a product decision".into()),
@@ -106,7 +97,7 @@ pub fn signed_ledger(signers: &Signers) -> Ledger {
     };
     let l = apply(&l, "CLR-42-002", resolve, T0 + 5 * MIN, signers);
     let req = plain("engineer", "architect", "Eviction", "LRU or LFU?");
-    let l = ask(Some(&l), &req, &GapFields::default(), T0 + 6 * MIN, signers);
+    let l = ask(Some(&l), &req, T0 + 6 * MIN, signers);
     let out = monitor_ledger_with(
         l,
         &Statuses::new(),
@@ -119,4 +110,64 @@ pub fn signed_ledger(signers: &Signers) -> Ledger {
         "the monitor marks CLR-42-003 stale and retries it"
     );
     out.ledger
+}
+
+/// A ledger as AgentX's TypeScript router writes it: `JSON.stringify(ledger, null, 2)`,
+/// record-level `issueNumber`, no hashes, `created` 2 ms before the question, and a record
+/// whose router crashed before its question (round 0).
+pub(crate) const AGENTX_TS: &str = r#"{
+  "issueNumber": 1,
+  "clarifications": [
+    {
+      "id": "CLR-1-001",
+      "issueNumber": 1,
+      "from": "engineer",
+      "to": "architect",
+      "topic": "Cache",
+      "blocking": true,
+      "status": "pending",
+      "round": 1,
+      "maxRounds": 5,
+      "created": "2026-11-22T10:00:00.940Z",
+      "staleAfter": "2026-11-22T10:30:00.940Z",
+      "resolvedAt": null,
+      "thread": [
+        {
+          "round": 1,
+          "from": "engineer",
+          "type": "question",
+          "body": "Redis?",
+          "timestamp": "2026-11-22T10:00:00.942Z"
+        },
+        {
+          "round": 1,
+          "from": "architect",
+          "type": "answer",
+          "body": "Yes.",
+          "timestamp": "2026-11-22T10:04:00.000Z"
+        }
+      ],
+      "recordType": "clarification"
+    },
+    {
+      "id": "CLR-1-002",
+      "issueNumber": 1,
+      "from": "engineer",
+      "to": "reviewer",
+      "topic": "Crash",
+      "blocking": true,
+      "status": "pending",
+      "round": 0,
+      "maxRounds": 5,
+      "created": "2026-11-22T10:00:00.000Z",
+      "staleAfter": "2026-11-22T10:30:00.000Z",
+      "resolvedAt": null,
+      "thread": []
+    }
+  ]
+}"#;
+
+/// [`AGENTX_TS`] as a JSON value.
+pub(crate) fn agentx_ts() -> Value {
+    serde_json::from_str(AGENTX_TS).unwrap_or(Value::Null)
 }

@@ -3,6 +3,7 @@
 //! A stored timestamp keeps its original text so that re-serialising a ledger never changes
 //! bytes that the hash chain covers; the parsed milliseconds are kept beside it for arithmetic.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use chrono::{Datelike, NaiveDate};
@@ -60,6 +61,34 @@ impl Timestamp {
 
     pub fn ms(&self) -> i64 {
         self.ms
+    }
+
+    /// True when the text is the canonical spelling of its instant.
+    pub fn is_canonical(&self) -> bool {
+        matches!(self.text, Text::Canonical(_))
+    }
+
+    /// The canonical spelling of this instant (SPEC §3.1), when it has one: the same time
+    /// written `…T10:00:00.940Z`. A time outside `0..=MAX_EPOCH_MS` keeps its text.
+    pub fn canonicalised(&self) -> Timestamp {
+        if self.is_canonical() || !(0..=MAX_EPOCH_MS).contains(&self.ms) {
+            self.clone()
+        } else {
+            Timestamp::from_ms(self.ms)
+        }
+    }
+
+    /// The text the hash chain covers: the instant in canonical form, not the stored spelling
+    /// (SPEC §16: a writer that re-spells `.940Z` as `.94Z` breaks no chain). Borrowed for a
+    /// canonical text, which is what this crate writes: no work on the common path.
+    pub fn instant_text(&self) -> Cow<'_, str> {
+        match &self.text {
+            Text::Verbatim(text) if (0..=MAX_EPOCH_MS).contains(&self.ms) => {
+                let c = canonical(self.ms);
+                Cow::Owned(std::str::from_utf8(&c).unwrap_or(text).to_owned())
+            }
+            _ => Cow::Borrowed(self.as_str()),
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -189,6 +218,26 @@ pub fn parse_ms(text: &str) -> Option<i64> {
     Some(days * MS_PER_DAY + ((hour * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
 }
 
+/// Parses a time given by a person or a script (`--now`, `--since`, a store call's `now`):
+/// RFC 3339 (fractions beyond milliseconds truncated) or epoch milliseconds, within
+/// 1970-01-01 … 9999-12-31. The error says what was expected.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let ms = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        text.parse::<i64>()
+            .map_err(|_| format!("'{text}' is too large for epoch milliseconds"))?
+    } else {
+        parse_ms(text).ok_or_else(|| {
+            format!("'{text}' is neither RFC 3339 (2026-11-22T10:00:00Z) nor epoch milliseconds")
+        })?
+    };
+    if (0..=MAX_EPOCH_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(format!("'{text}' is outside 1970-01-01 … 9999-12-31"))
+    }
+}
+
 /// `HH:MM` in UTC, for the terminal and chat renderers.
 pub fn hh_mm(ms: i64) -> String {
     let in_day = ms.rem_euclid(MS_PER_DAY);
@@ -226,6 +275,20 @@ impl<'de> Deserialize<'de> for Timestamp {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn instants_given_by_people() {
+        assert_eq!(parse_instant("1795341600000"), Ok(1_795_341_600_000));
+        assert_eq!(parse_instant("2026-11-22T10:00:00Z"), Ok(1_795_341_600_000));
+        assert_eq!(
+            parse_instant(" 2026-11-22T10:00:00.1239Z "),
+            Ok(1_795_341_600_123),
+            "truncated to ms"
+        );
+        assert!(parse_instant("tomorrow").is_err());
+        assert!(parse_instant("-5").is_err());
+        assert!(parse_instant("99999999999999999999").is_err());
+    }
     use super::*;
 
     #[test]
@@ -315,5 +378,26 @@ mod tests {
     #[test]
     fn hh_mm_is_utc() {
         assert_eq!(hh_mm(1_795_341_600_000 + 4 * 60_000), "10:04");
+    }
+
+    #[test]
+    fn instants_have_one_canonical_text() {
+        for (spelling, canonical) in [
+            ("2026-11-22T10:00:00.94Z", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22T10:00:00Z", "2026-11-22T10:00:00.000Z"),
+            ("2026-11-22T11:00:00.940+01:00", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22t10:00:00.9401z", "2026-11-22T10:00:00.940Z"),
+            ("2026-11-22T10:00:00.940Z", "2026-11-22T10:00:00.940Z"),
+        ] {
+            let t = Timestamp::parse(spelling).unwrap();
+            assert_eq!(t.instant_text(), canonical, "{spelling}");
+            assert_eq!(t.canonicalised().as_str(), canonical);
+            assert!(t.canonicalised().is_canonical());
+            assert_eq!(t.as_str(), spelling, "the stored text is kept");
+        }
+        // Before 1970 there is no canonical text: the spelling stands.
+        let old = Timestamp::parse("1969-12-31T23:59:59.999Z").unwrap();
+        assert_eq!(old.instant_text(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(old.canonicalised(), old);
     }
 }

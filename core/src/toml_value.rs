@@ -19,6 +19,16 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
 }
 
+/// The text of a TOML file's bytes (a BOM skipped); invalid UTF-8 is `CONFIG_INVALID` naming
+/// the file, the line and column, and the byte offset (SPEC §20).
+pub(crate) fn toml_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, ClarifyError> {
+    crate::encoding::utf8_text(bytes).map_err(|e| ClarifyError::ConfigInvalid {
+        file: file.to_owned(),
+        location: Some((e.line, e.column)),
+        message: e.message(),
+    })
+}
+
 impl<'a> Source<'a> {
     /// Parses the document into its top-level table.
     pub fn parse(&self) -> Result<Spanned<DeTable<'a>>, ClarifyError> {
@@ -129,11 +139,32 @@ impl<'a> Source<'a> {
 
     /// An array of agent names.
     pub fn agents(&self, key: &str, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+        self.strings(
+            key,
+            v,
+            (
+                "agent names",
+                "agent names matching ^[a-z0-9][a-z0-9-]{0,63}$",
+            ),
+            |s| crate::names::check_agent(s).is_ok(),
+        )
+    }
+
+    /// An array of strings each accepted by `ok`; `what` is (what the array holds, what each
+    /// item must be), for the two messages.
+    pub fn strings(
+        &self,
+        key: &str,
+        v: &Value<'_>,
+        what: (&str, &str),
+        ok: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>, ClarifyError> {
         let DeValue::Array(items) = v.get_ref() else {
             return Err(self.error_at(
                 &v.span(),
                 format!(
-                    "{key} must be an array of agent names, found {}",
+                    "{key} must be an array of {}, found {}",
+                    what.0,
                     describe(v.get_ref())
                 ),
             ));
@@ -141,13 +172,10 @@ impl<'a> Source<'a> {
         items
             .iter()
             .map(|item| match item.get_ref() {
-                DeValue::String(s) if crate::names::check_agent(s).is_ok() => Ok(s.to_string()),
+                DeValue::String(s) if ok(s) => Ok(s.to_string()),
                 other => Err(self.error_at(
                     &item.span(),
-                    format!(
-                        "{key} must hold agent names matching ^[a-z0-9][a-z0-9-]{{0,63}}$, found {}",
-                        describe(other)
-                    ),
+                    format!("{key} must hold {}, found {}", what.1, describe(other)),
                 )),
             })
             .collect()
@@ -169,7 +197,7 @@ fn integer(v: &DeValue<'_>) -> Option<i64> {
     }
 }
 
-fn describe(v: &DeValue<'_>) -> String {
+pub(crate) fn describe(v: &DeValue<'_>) -> String {
     match v {
         DeValue::String(s) => format!("string \"{s}\""),
         DeValue::Integer(i) => i.as_str().to_owned(),

@@ -1,12 +1,15 @@
 //! `verify`: every ledger parses, ids are valid and unique, each snapshot equals the fold of
-//! its thread, hash chains are intact and timestamps never decrease.
+//! its thread, hash chains are intact and timestamps never decrease. What another tool's
+//! writer left behind (SPEC §20) is a warning, not a problem.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ledger::{ChainState, Ledger, Record};
+use crate::error::{ClarifyError, ErrorCode};
+use crate::ledger::{misfiled_message, ChainState, Ledger, Record};
 use crate::names::ClarificationId;
+use crate::signing::{record_signature_problems, PublicKeys};
 use crate::time::Timestamp;
 
 /// One problem found by `verify`; `id` is None for a file-level problem.
@@ -15,6 +18,18 @@ pub struct Problem {
     pub file: String,
     pub id: Option<String>,
     pub message: String,
+    /// The failure this problem stands for when it is not `verify`'s own
+    /// (`LEDGER_INCONSISTENT`): `SIGNATURE_INVALID` for a signature. Absent from the JSON
+    /// when none, so the problems of unsigned ledgers keep their shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<ErrorCode>,
+}
+
+impl Problem {
+    /// The code of the failure this problem makes `verify` report.
+    pub fn failure_code(&self) -> ErrorCode {
+        self.code.unwrap_or(ErrorCode::LedgerInconsistent)
+    }
 }
 
 /// The issue number a ledger file name stands for (`issue-<n>.json`), if it is one.
@@ -28,89 +43,206 @@ pub fn issue_of_file_name(name: &str) -> Option<u64> {
     }
 }
 
-/// Verifies raw ledger bytes as read from `file`.
-pub fn verify_file(file: &str, bytes: &[u8]) -> Vec<Problem> {
-    let issue = issue_of_file_name(file).and_then(|n| u32::try_from(n).ok());
-    match Ledger::parse(file, bytes, issue) {
-        Ok(ledger) => verify_ledger(file, &ledger),
-        Err(e) => vec![Problem {
-            file: file.to_owned(),
-            id: None,
-            message: e.to_string(),
-        }],
+/// What `verify` found in one or more ledgers. `problems` make `verify` fail (exit 8);
+/// `warnings` are listed and leave the exit code 0 (SPEC §20): the marks another tool's
+/// writer left — legacy records without hashes, entries appended without a hash, snapshots
+/// it did not keep — which `agentx migrate` (or the next write) upgrades.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+}
+
+impl Verification {
+    pub fn extend(&mut self, other: Verification) {
+        self.problems.extend(other.problems);
+        self.warnings.extend(other.warnings);
+    }
+
+    /// The code `verify` fails with, None without problems: `SIGNATURE_INVALID` when any
+    /// problem is a signature's, else `LEDGER_INCONSISTENT`.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        failure_code(&self.problems)
     }
 }
 
-/// Verifies a parsed ledger.
+/// The code `verify` fails with for `problems` ([`Verification::error_code`]).
+pub fn failure_code(problems: &[Problem]) -> Option<ErrorCode> {
+    let signature = ErrorCode::SignatureInvalid;
+    if problems.iter().any(|p| p.code == Some(signature)) {
+        Some(signature)
+    } else {
+        (!problems.is_empty()).then_some(ErrorCode::LedgerInconsistent)
+    }
+}
+
+/// Verifies raw ledger bytes as read from `file`: problems and warnings. Signatures are
+/// checked with no keys: a signed entry names an unknown signer ([`check_file_with`]).
+pub fn check_file(file: &str, bytes: &[u8]) -> Verification {
+    check_file_with(file, bytes, &PublicKeys::new(), false)
+}
+
+/// [`check_file`] checking signatures against `keys`; with `require_signatures` an unsigned
+/// entry is a problem too (`[audit] require_signatures`).
+pub fn check_file_with(
+    file: &str,
+    bytes: &[u8],
+    keys: &PublicKeys,
+    require_signatures: bool,
+) -> Verification {
+    let issue = issue_of_file_name(file).and_then(|n| u32::try_from(n).ok());
+    match Ledger::parse(file, bytes, issue) {
+        Ok(ledger) => {
+            let mut found = check_ledger_with(file, &ledger, keys, require_signatures);
+            if bytes.starts_with(crate::encoding::BOM) {
+                found.warnings.insert(
+                    0,
+                    Problem {
+                        file: file.to_owned(),
+                        id: None,
+                        message: String::from(
+                            "the file starts with a UTF-8 byte order mark (written by another tool); the next write drops it",
+                        ),
+                        code: None,
+                    },
+                );
+            }
+            found
+        }
+        Err(e) => Verification {
+            problems: vec![Problem {
+                file: file.to_owned(),
+                id: None,
+                message: e.to_string(),
+                code: None,
+            }],
+            warnings: Vec::new(),
+        },
+    }
+}
+
+/// Verifies raw ledger bytes as read from `file`: the problems alone.
+pub fn verify_file(file: &str, bytes: &[u8]) -> Vec<Problem> {
+    check_file(file, bytes).problems
+}
+
+/// Verifies a parsed ledger: the problems alone.
 pub fn verify_ledger(file: &str, ledger: &Ledger) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    let mut file_problem = |message: String| {
-        problems.push(Problem {
-            file: file.to_owned(),
-            id: None,
-            message,
-        })
-    };
+    check_ledger(file, ledger).problems
+}
+
+/// Verifies a parsed ledger: problems and warnings (signatures checked with no keys).
+pub fn check_ledger(file: &str, ledger: &Ledger) -> Verification {
+    check_ledger_with(file, ledger, &PublicKeys::new(), false)
+}
+
+/// Verifies a parsed ledger, its signatures against `keys` ([`check_file_with`]).
+pub fn check_ledger_with(
+    file: &str,
+    ledger: &Ledger,
+    keys: &PublicKeys,
+    require_signatures: bool,
+) -> Verification {
+    let mut found = Verification::default();
     if let Some(n) = issue_of_file_name(file) {
         if n != u64::from(ledger.issue_number) {
-            file_problem(format!(
-                "file {file} holds the ledger of issue {}",
-                ledger.issue_number
-            ));
+            // The same message `Ledger::parse` gives for the file's bytes.
+            let expected = u32::try_from(n).unwrap_or(u32::MAX);
+            let e = ClarifyError::corrupt(file, misfiled_message(expected, ledger.issue_number));
+            found.problems.push(Problem {
+                file: file.to_owned(),
+                id: None,
+                message: e.to_string(),
+                code: None,
+            });
         }
     }
     let mut seen = BTreeSet::new();
     for record in &ledger.clarifications {
-        let mut report = |message: String| {
-            problems.push(Problem {
+        let mut problem = |message: String| {
+            found.problems.push(Problem {
                 file: file.to_owned(),
                 id: Some(record.id.clone()),
                 message,
+                code: None,
             });
         };
         match ClarificationId::parse(&record.id) {
-            Err(e) => report(e.to_string()),
+            Err(e) => problem(e.to_string()),
             Ok(id) if id.issue != ledger.issue_number => {
-                report(format!(
+                problem(format!(
                     "id {} belongs to issue {}, not {}",
                     record.id, id.issue, ledger.issue_number
                 ));
             }
             Ok(id) => {
                 if !seen.insert(id.seq) {
-                    report(format!("id {} is not unique in this ledger", record.id));
+                    problem(format!("id {} is not unique in this ledger", record.id));
                 }
             }
         }
-        for message in record_problems(record) {
-            report(message);
-        }
+        let (problems, warnings) = record_findings(record);
+        let at = |message: String| Problem {
+            file: file.to_owned(),
+            id: Some(record.id.clone()),
+            message,
+            code: None,
+        };
+        found.problems.extend(problems.into_iter().map(at));
+        found.warnings.extend(warnings.into_iter().map(at));
+        let signatures = record_signature_problems(record, keys, require_signatures);
+        found
+            .problems
+            .extend(signatures.into_iter().map(|message| Problem {
+                code: Some(ErrorCode::SignatureInvalid),
+                ..at(message)
+            }));
     }
-    problems
+    found
 }
 
-fn record_problems(record: &Record) -> Vec<String> {
-    let mut out = Vec::new();
+/// Added to a snapshot mismatch found in a record another tool wrote (one with entries
+/// without a hash): that tool did not keep the snapshot; commands act on the fold anyway.
+const FOREIGN_SNAPSHOT: &str =
+    "written by another tool; `agentx migrate` (or the next write) sets it from the thread";
+
+/// (problems, warnings) of one record.
+fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
     if record.thread.is_empty() {
-        // A reference-implementation record with no thread has no fold to compare.
-        return out;
+        // A legacy record with no thread has no fold to compare (SPEC §3.1).
+        warnings.push(format!(
+            "legacy record without a question (round {}, empty thread): only escalate, abandon and the monitor act on it",
+            record.round
+        ));
+        return (problems, warnings);
     }
+    // A writer that hashes also writes the fold as the snapshot (this crate); one that does
+    // not hash (AgentX) leaves both to be upgraded: its snapshot mismatches are warnings.
+    let mut mismatches = Vec::new();
+    let mut mismatch = |message: String| mismatches.push(message);
     let fold = record.fold();
-    if record.status != fold.status {
-        out.push(format!(
+    if record.has_missing_stale_entry() {
+        // PowerShell AgentX marks a record stale without an entry (SPEC §3.1).
+        warnings.push(String::from(
+            "status is stale but the thread has no stale entry (marked by another tool); the monitor appends it",
+        ));
+    } else if record.status != fold.status {
+        mismatch(format!(
             "status is {} but the thread says {}",
             record.status.as_str(),
             fold.status.as_str()
         ));
     }
     if record.round != fold.round {
-        out.push(format!(
+        mismatch(format!(
             "round is {} but the thread has {} question(s)",
             record.round, fold.round
         ));
     }
     if record.retries != fold.retries {
-        out.push(format!(
+        mismatch(format!(
             "retries is {} but the thread has {} retry entries",
             record.retries, fold.retries
         ));
@@ -119,30 +251,39 @@ fn record_problems(record: &Record) -> Vec<String> {
         a.as_ref().map(Timestamp::ms) == b.as_ref().map(Timestamp::ms)
     };
     if !same(&record.resolved_at, &fold.resolved_at) {
-        out.push(format!(
+        mismatch(format!(
             "resolvedAt is {} but the thread says {}",
             show(&record.resolved_at),
             show(&fold.resolved_at)
         ));
     }
     if !same(&record.stale_after, &fold.stale_after) {
-        out.push(format!(
+        mismatch(format!(
             "staleAfter is {} but the thread says {}",
             show(&record.stale_after),
             show(&fold.stale_after)
         ));
     }
     if !same(&record.created, &fold.created) {
-        out.push(format!(
+        mismatch(format!(
             "created is {} but the first question is at {}",
             show(&record.created),
             show(&fold.created)
         ));
     }
+    if record.thread.iter().any(|e| e.hash.is_none()) {
+        warnings.extend(
+            mismatches
+                .into_iter()
+                .map(|m| format!("{m} ({FOREIGN_SNAPSHOT})")),
+        );
+    } else {
+        problems.extend(mismatches);
+    }
     for pair in record.thread.windows(2) {
         if let [a, b] = pair {
             if b.timestamp.ms() < a.timestamp.ms() {
-                out.push(format!(
+                problems.push(format!(
                     "timestamps go backwards: {} after {}",
                     b.timestamp, a.timestamp
                 ));
@@ -150,15 +291,28 @@ fn record_problems(record: &Record) -> Vec<String> {
             }
         }
     }
+    let n = record.thread.len();
     match record.chain_state() {
-        ChainState::Intact | ChainState::Unhashed => {}
-        ChainState::Mixed => out.push(String::from("the thread mixes hashed and unhashed entries")),
-        ChainState::BrokenAt(i) => out.push(format!(
+        ChainState::Intact => {}
+        ChainState::Unhashed => warnings.push(format!(
+            "legacy record: none of its {n} entries has a hash (written by another tool); `agentx migrate` (or the next write) hashes them"
+        )),
+        ChainState::UnhashedTail(from) if from + 1 == n => warnings.push(format!(
+            "entry {n} was appended without a hash (by a writer that does not hash); `agentx migrate` (or the next write) hashes it"
+        )),
+        ChainState::UnhashedTail(from) => warnings.push(format!(
+            "entries {}–{n} were appended without a hash (by a writer that does not hash); `agentx migrate` (or the next write) hashes them",
+            from + 1
+        )),
+        ChainState::Mixed => problems.push(String::from(
+            "the thread mixes hashed and unhashed entries: an entry without a hash comes before a hashed one",
+        )),
+        ChainState::BrokenAt(i) => problems.push(format!(
             "hash chain broken at entry {} (history was edited)",
             i + 1
         )),
     }
-    out
+    (problems, warnings)
 }
 
 fn show(t: &Option<Timestamp>) -> String {
@@ -177,6 +331,131 @@ mod tests {
         assert_eq!(issue_of_file_name("issue-042.json"), None);
         assert_eq!(issue_of_file_name("issue-42.json.lock"), None);
         assert_eq!(issue_of_file_name("issue-.json"), None);
+    }
+
+    use serde_json::{json, Value};
+
+    /// A record as AgentX's TypeScript writes it: no hashes, `created` 2 ms before the
+    /// question, `staleAfter` from `created`; its stored status agrees with the thread.
+    fn agentx_record() -> Value {
+        let mut r = crate::testkit::agentx_ts()["clarifications"][0].take();
+        r["status"] = json!("answered");
+        r
+    }
+
+    fn check(records: Vec<Value>) -> Verification {
+        let v = json!({"issueNumber": 1, "clarifications": records});
+        check_file("issue-1.json", v.to_string().as_bytes())
+    }
+
+    fn messages(found: &[Problem]) -> Vec<&str> {
+        found.iter().map(|p| p.message.as_str()).collect()
+    }
+
+    fn sealed(mut record: Value) -> Value {
+        let v = json!({"issueNumber": 1, "clarifications": [record.take()]});
+        let mut l = Ledger::from_value("issue-1.json", &v, Some(1)).unwrap();
+        l.seal();
+        l.to_value()["clarifications"][0].clone()
+    }
+
+    #[test]
+    fn freshly_migrated_agentx_ledgers_have_warnings_not_problems() {
+        // created/staleAfter 2 ms off the thread, a stored `pending` with an answer in the
+        // thread, a stored `stale` whose entry is missing, a legacy record without question.
+        let mut pending = agentx_record();
+        pending["status"] = json!("pending");
+        pending["id"] = json!("CLR-1-002");
+        let mut stale = agentx_record();
+        stale["status"] = json!("stale");
+        stale["id"] = json!("CLR-1-003");
+        stale["thread"].as_array_mut().unwrap().pop();
+        let empty = json!({"id": "CLR-1-004", "from": "engineer", "to": "architect",
+            "topic": "Crash", "status": "pending", "round": 0, "maxRounds": 5,
+            "created": "2026-11-22T10:00:00.000Z", "resolvedAt": null, "thread": []});
+        let found = check(vec![agentx_record(), pending, stale, empty]);
+        assert_eq!(found.problems, vec![], "{:#?}", found.warnings);
+        let w = messages(&found.warnings);
+        let suffix = "(written by another tool; `agentx migrate` (or the next write) sets it from the thread)";
+        assert!(w.contains(&format!("created is 2026-11-22T10:00:00.940Z but the first question is at 2026-11-22T10:00:00.942Z {suffix}").as_str()), "{w:#?}");
+        assert!(w.contains(&format!("staleAfter is 2026-11-22T10:30:00.940Z but the thread says 2026-11-22T10:30:00.942Z {suffix}").as_str()), "{w:#?}");
+        assert!(
+            w.contains(
+                &format!("status is pending but the thread says answered {suffix}").as_str()
+            ),
+            "{w:#?}"
+        );
+        assert!(w.contains(&"status is stale but the thread has no stale entry (marked by another tool); the monitor appends it"), "{w:#?}");
+        assert!(w.contains(&"legacy record: none of its 2 entries has a hash (written by another tool); `agentx migrate` (or the next write) hashes them"), "{w:#?}");
+        assert!(w.contains(&"legacy record without a question (round 0, empty thread): only escalate, abandon and the monitor act on it"), "{w:#?}");
+    }
+
+    #[test]
+    fn entries_appended_without_a_hash_are_warnings() {
+        let mut record = sealed(agentx_record());
+        record["thread"].as_array_mut().unwrap().push(json!({
+            "round": 1, "from": "engineer", "type": "resolution", "body": "Thanks.",
+            "timestamp": "2026-11-22T10:05:00.000Z"}));
+        // AgentX's resolve also sets the snapshot: no mismatch but the missing hash.
+        record["status"] = json!("resolved");
+        record["resolvedAt"] = json!("2026-11-22T10:05:00.000Z");
+        let found = check(vec![record.clone()]);
+        assert_eq!(found.problems, vec![]);
+        assert_eq!(
+            messages(&found.warnings),
+            vec!["entry 3 was appended without a hash (by a writer that does not hash); `agentx migrate` (or the next write) hashes it"]
+        );
+        record["thread"].as_array_mut().unwrap().push(json!({
+            "round": 1, "from": "monitor", "type": "abandonment", "body": "x",
+            "timestamp": "2026-11-22T10:06:00.000Z"}));
+        let found = check(vec![record.clone()]);
+        assert!(messages(&found.warnings)
+            .iter()
+            .any(|w| w.starts_with("entries 3–4 were appended")));
+        // A hash removed before a hashed entry is a problem; so is a broken hashed prefix.
+        let mut removed = record.clone();
+        removed["thread"][0].as_object_mut().unwrap().remove("hash");
+        removed["thread"][3]["hash"] = removed["thread"][1]["hash"].clone();
+        assert!(messages(&check(vec![removed]).problems)
+            .contains(&"the thread mixes hashed and unhashed entries: an entry without a hash comes before a hashed one"));
+        let mut edited = record;
+        edited["thread"][1]["body"] = json!("No.");
+        assert_eq!(
+            messages(&check(vec![edited]).problems),
+            vec!["hash chain broken at entry 2 (history was edited)"]
+        );
+    }
+
+    #[test]
+    fn snapshot_mismatches_of_hashed_records_stay_problems() {
+        let mut record = sealed(agentx_record());
+        assert_eq!(check(vec![record.clone()]), Verification::default());
+        record["status"] = json!("pending");
+        let found = check(vec![record]);
+        assert_eq!(
+            messages(&found.problems),
+            vec!["status is pending but the thread says answered"]
+        );
+        assert!(found.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_bom_is_a_warning() {
+        let mut bytes = crate::encoding::BOM.to_vec();
+        bytes.extend_from_slice(br#"{"issueNumber": 1, "clarifications": []}"#);
+        let found = check_file("issue-1.json", &bytes);
+        assert!(found.problems.is_empty());
+        assert_eq!(found.warnings.len(), 1);
+        assert!(found.warnings[0].message.contains("byte order mark"));
+    }
+
+    #[test]
+    fn a_misfiled_ledger_is_one_problem() {
+        let text = br#"{"issueNumber": 7, "clarifications": []}"#;
+        let from_bytes = verify_file("issue-1.json", text);
+        assert_eq!(from_bytes.len(), 1);
+        let ledger = Ledger::parse("x", text, None).unwrap();
+        assert_eq!(verify_ledger("issue-1.json", &ledger), from_bytes);
     }
 
     #[test]

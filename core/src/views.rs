@@ -139,3 +139,33 @@ pub fn ready_line(issue: &ReadyIssue) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn list_filters_and_shows_the_fold() {
+        // AgentX left `pending` on a record whose thread has its answer (SPEC §20).
+        let v = json!({"issueNumber": 1, "clarifications": [{
+        "id": "CLR-1-001", "from": "engineer", "to": "architect", "topic": "Cache",
+        "status": "pending", "round": 1, "maxRounds": 5, "resolvedAt": null,
+        "thread": [
+            {"round": 1, "from": "engineer", "type": "question", "body": "Redis?",
+             "timestamp": "2026-11-22T10:00:00.000Z"},
+            {"round": 1, "from": "architect", "type": "answer", "body": "Yes.",
+             "timestamp": "2026-11-22T10:04:00.000Z"}
+        ]}]});
+        let ledgers = vec![Ledger::from_value("issue-1.json", &v, Some(1)).unwrap()];
+        let only = |status| ListFilter {
+            statuses: vec![status],
+            ..ListFilter::default()
+        };
+        let answered = list(&ledgers, &only(Status::Answered));
+        assert_eq!(answered.len(), 1);
+        assert_eq!(list_values(&answered)[0]["status"], "answered");
+        assert!(list(&ledgers, &only(Status::Pending)).is_empty());
+        assert!(ready(&ledgers, false)[0].blocked.is_empty());
+    }
+}

@@ -51,6 +51,7 @@ fn yes() -> bool {
 impl Workflow {
     /// Parses a workflow file; `CONFIG_INVALID` with file, line and column on any bad value.
     pub fn parse(file: &str, text: &str) -> Result<Workflow, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
         let Some(list) = get(root.get_ref(), "steps") else {
@@ -159,11 +160,13 @@ impl Workflow {
     }
 }
 
-/// Where a workflow comes from: file text (parsed when needed) or an already parsed value.
+/// Where a workflow comes from: file text (parsed when needed), an already parsed value, or
+/// a file that is not UTF-8 (its error, reported when the workflow is used).
 #[derive(Clone, Debug)]
 pub enum WorkflowSource {
     Text { file: String, text: String },
     Parsed(Workflow),
+    Unreadable(ClarifyError),
 }
 
 /// The workspace's workflows by type. Only the one a request uses is parsed, so a broken
@@ -208,6 +211,20 @@ impl Workflows {
         );
     }
 
+    /// A workflow file's bytes as read from disk: a BOM is skipped; bytes that are not UTF-8
+    /// make this workflow (only) `CONFIG_INVALID`, naming the file and the byte offset, when
+    /// a request uses it — like a file that does not parse.
+    pub fn insert_bytes_as(&mut self, name: &str, file: &str, bytes: &[u8]) {
+        let source = match crate::toml_value::toml_text(file, bytes) {
+            Ok(text) => WorkflowSource::Text {
+                file: file.to_owned(),
+                text: text.to_owned(),
+            },
+            Err(e) => WorkflowSource::Unreadable(e),
+        };
+        self.by_type.insert(name.to_owned(), source);
+    }
+
     pub fn insert_parsed(&mut self, name: &str, workflow: Workflow) {
         self.by_type
             .insert(name.to_owned(), WorkflowSource::Parsed(workflow));
@@ -222,6 +239,7 @@ impl Workflows {
         self.by_type.get(name).map(|source| match source {
             WorkflowSource::Text { file, text } => Workflow::parse(file, text),
             WorkflowSource::Parsed(w) => Ok(w.clone()),
+            WorkflowSource::Unreadable(e) => Err(e.clone()),
         })
     }
 }
@@ -298,5 +316,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("must be true or false"), "{e}");
+    }
+
+    #[test]
+    fn workflow_bytes_that_are_not_utf8_fail_when_used() {
+        let mut w = Workflows::new();
+        w.insert_bytes_as(
+            "evil",
+            ".agentx/workflows/evil.toml",
+            b"[[steps]]\nid = \"s\xc3\x28\"\n",
+        );
+        w.insert_bytes_as(
+            "bom",
+            "bom.toml",
+            b"\xEF\xBB\xBF[[steps]]\nid = \"s\"\nagent = \"engineer\"\n",
+        );
+        let e = w.get("evil").unwrap().unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert_eq!(
+            e.to_string(),
+            ".agentx/workflows/evil.toml:2:8: invalid UTF-8 (byte 0xc3) at byte offset 17; the file must be UTF-8 text"
+        );
+        assert_eq!(w.get("bom").unwrap().unwrap().steps[0].agent, "engineer");
     }
 }

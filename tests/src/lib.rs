@@ -1,9 +1,11 @@
 //! Support for the conformance vectors in `tests/vectors/` (format: `tests/vectors/README.md`):
-//! loading, subset matching, materialising a scenario as a workspace on disk, and [`model`],
-//! a pure in-memory model of what the `agentx` CLI does for each operation.
+//! loading (all, or the one file `AGENTX_VECTOR` names), subset matching, materialising a
+//! scenario as a workspace on disk, and [`schema`], the published ledger schemas and their
+//! validator. The vectors are played through the command layer
+//! (`agentx_clarify_command::vector::play`) over each store.
 
 pub mod fixtures;
-pub mod model;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 
@@ -14,14 +16,22 @@ pub fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors")
 }
 
-/// Every vector file, sorted, with its path relative to the vectors directory.
+/// Every vector file, sorted, with its path relative to the vectors directory; only those
+/// whose path contains `AGENTX_VECTOR` when it is set (to run one file alone).
 pub fn load_all() -> Vec<(String, Value)> {
     let root = vectors_dir();
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    let only = std::env::var("AGENTX_VECTOR")
+        .ok()
+        .filter(|s| !s.is_empty());
     files
         .into_iter()
+        .filter(|path| {
+            only.as_deref()
+                .is_none_or(|part| path.to_string_lossy().contains(part))
+        })
         .map(|path| {
             let rel = path
                 .strip_prefix(&root)
@@ -136,85 +146,40 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// The workflow files a scenario's workspace holds: the given ones, else the §6.2 defaults.
-pub fn setup_workflows(setup: &Value) -> Vec<(String, String)> {
-    match setup.get("workflows").and_then(Value::as_object) {
-        Some(map) => map
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str()
-                        .unwrap_or_else(|| panic!("workflow {k} must be TOML text"))
-                        .to_owned(),
-                )
-            })
-            .collect(),
-        None => agentx_clarify_core::defaults::DEFAULT_WORKFLOWS
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-    }
-}
-
-/// The ledger files of a scenario: name → bytes (objects pretty-printed, strings verbatim).
-pub fn setup_ledgers(setup: &Value) -> Vec<(String, String)> {
-    setup
-        .get("ledgers")
-        .and_then(Value::as_object)
-        .map(|map| {
-            map.iter()
-                .map(|(name, v)| {
-                    let text = match v {
-                        Value::String(s) => s.clone(),
-                        other => format!(
-                            "{}\n",
-                            serde_json::to_string_pretty(other).unwrap_or_default()
-                        ),
-                    };
-                    (name.clone(), text)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Writes a scenario's setup as a workspace under `root` (`.agentx/...`).
+/// Writes a scenario's setup as a workspace under `root` (`.agentx/...`): the same files a
+/// `MemStore` built from it holds.
 pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
-    let agentx = root.join(".agentx");
-    let clar = agentx.join("state").join("clarifications");
-    std::fs::create_dir_all(&clar)?;
-    std::fs::create_dir_all(agentx.join("workflows"))?;
-    for (name, text) in setup_workflows(setup) {
-        std::fs::write(agentx.join("workflows").join(format!("{name}.toml")), text)?;
+    let files = agentx_clarify_command::paths::setup_files(setup)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    for dir in agentx_clarify_command::paths::STATE_DIRS {
+        std::fs::create_dir_all(root.join(dir))?;
     }
-    if let Some(config) = setup.get("config").and_then(Value::as_str) {
-        std::fs::write(agentx.join("config.toml"), config)?;
-    }
-    for (name, text) in setup_ledgers(setup) {
-        std::fs::write(clar.join(name), text)?;
-    }
-    if let Some(statuses) = setup.get("statuses") {
-        let text = format!(
-            "{}\n",
-            serde_json::to_string_pretty(statuses).unwrap_or_default()
-        );
-        std::fs::write(agentx.join("state").join("agent-status.json"), text)?;
+    for (path, bytes) in files {
+        std::fs::write(root.join(path), bytes)?;
     }
     Ok(())
 }
 
-/// The exit code the CLI gives for a result envelope (SPEC §11.1).
+/// The exit code SPEC §11.1 gives a result envelope: the oracle the CLI's runner checks the
+/// binary against.
 pub fn exit_code_for(result: &Value) -> i32 {
+    use agentx_clarify_core::error::{class_of, ErrorClass};
     if result.get("ok") == Some(&Value::Bool(true)) {
         return 0;
     }
-    agentx_clarify_core::error::exit_code_of(
-        result
-            .pointer("/error/code")
-            .and_then(Value::as_str)
-            .unwrap_or(""),
-    )
+    let code = result
+        .pointer("/error/code")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    match class_of(code) {
+        ErrorClass::Input => 3,
+        ErrorClass::Policy => 4,
+        ErrorClass::NotFound => 5,
+        ErrorClass::Transition => 6,
+        ErrorClass::Lock => 7,
+        ErrorClass::Corrupt => 8,
+        ErrorClass::Io | ErrorClass::Internal => 1,
+    }
 }
 
 #[cfg(test)]

@@ -11,14 +11,14 @@ use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Severity, Status};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
-use crate::ops::{Action, GapFields};
+use crate::ops::{Action, NewRequest};
 use crate::verify::issue_of_file_name;
 use crate::views::ListFilter;
 use crate::workflow::{Workflow, Workflows};
 
 pub type Obj = Map<String, Value>;
 
-pub(super) fn object(input: &Value) -> Result<&Obj, ClarifyError> {
+pub fn object(input: &Value) -> Result<&Obj, ClarifyError> {
     match input {
         Value::Object(map) => Ok(map),
         Value::Null => Ok(empty()),
@@ -75,7 +75,7 @@ fn as_integer(v: &Value) -> Option<i64> {
     })
 }
 
-pub(super) fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
+pub fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     match present(map, key) {
         None => Ok(None),
         Some(v) => as_integer(v)
@@ -84,7 +84,7 @@ pub(super) fn opt_integer(map: &Obj, key: &str) -> Result<Option<i64>, ClarifyEr
     }
 }
 
-pub(super) fn now(map: &Obj) -> Result<i64, ClarifyError> {
+pub fn now(map: &Obj) -> Result<i64, ClarifyError> {
     let n = opt_integer(map, "now")?
         .ok_or_else(|| ClarifyError::input("`now` is required (epoch milliseconds)"))?;
     crate::ops::check_now(n)?;
@@ -148,19 +148,43 @@ pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
     }
 }
 
-/// Layer 4's fields of a request (SPEC §16): `severity?` (`BLOCK` or `WARN`), `context?`,
-/// `blockedOperations?`, `sessionId?`, `gapId?`. Shapes only; [`GapFields::validate`] checks
-/// the values.
-pub fn gap_fields(map: &Obj) -> Result<GapFields, ClarifyError> {
-    let severity = opt_string(map, "severity")?
-        .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
-        .transpose()?;
-    Ok(GapFields {
-        severity,
+/// A new request's fields (`request` of the pure API, `ask` of the command layer), in the
+/// order every surface reads them, Layer 4's last (SPEC §16: `severity?` — `BLOCK` or
+/// `WARN` —, `context?`, `blockedOperations?`, `sessionId?`, `gapId?`). The issue number's range is checked with the other fields
+/// by `NewRequest::validate`, in the core's order.
+pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
+    Ok(NewRequest {
+        issue_number: issue(map, "issueNumber")?
+            .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
+        from: string(map, "from")?,
+        to: string(map, "to")?,
+        topic: string(map, "topic")?,
+        question: string(map, "question")?,
+        blocking: opt_bool(map, "blocking")?.unwrap_or(true),
+        workflow: opt_string(map, "workflow")?,
+        step: opt_string(map, "step")?,
+        field: opt_string(map, "field")?,
+        suggestions: string_list(map, "suggestions")?,
+        idempotency_key: opt_string(map, "idempotencyKey")?,
+        severity: opt_string(map, "severity")?
+            .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+            .transpose()?,
         context: opt_string(map, "context")?,
         blocked_operations: string_list(map, "blockedOperations")?,
         session_id: opt_string(map, "sessionId")?,
         gap_id: opt_string(map, "gapId")?,
+        extra: Map::new(),
+    })
+}
+
+/// A scope preview's fields (`from`, `to`, `blocking`, `workflow`, `step`), any absent.
+pub fn scope_question(map: &Obj) -> Result<crate::scope::Question, ClarifyError> {
+    Ok(crate::scope::Question {
+        from: opt_string(map, "from")?.unwrap_or_default(),
+        to: opt_string(map, "to")?.unwrap_or_default(),
+        blocking: opt_bool(map, "blocking")?.unwrap_or(true),
+        workflow: opt_string(map, "workflow")?,
+        step: opt_string(map, "step")?,
     })
 }
 
@@ -194,7 +218,7 @@ pub fn action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
 
 /// The issue's ledger: an object, or the raw text of its file (parsed here, so a corrupt file
 /// is `LEDGER_CORRUPT` with the same message on every surface).
-pub(super) fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+pub fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
     let file = format!("issue-{issue}.json");
     match present(map, "ledger") {
         None => Ok(None),
@@ -203,7 +227,7 @@ pub(super) fn opt_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, Clarif
     }
 }
 
-pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
+pub fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
     let Some(value) = present(map, "workflows") else {
         return Ok(Workflows::defaults());
     };
@@ -238,7 +262,7 @@ pub(super) fn workflows(map: &Obj) -> Result<Workflows, ClarifyError> {
     Ok(out)
 }
 
-pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
+pub fn config(map: &Obj) -> Result<Config, ClarifyError> {
     match present(map, "config") {
         None => Ok(Config::default()),
         Some(Value::String(text)) => Config::parse("config.toml", text),
@@ -260,7 +284,7 @@ pub(super) fn config(map: &Obj) -> Result<Config, ClarifyError> {
 }
 
 /// `agent-status.json` as an object or as the file's raw text.
-pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
+pub fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
     match present(map, "statuses") {
         None => Ok(Statuses::new()),
         Some(Value::String(text)) => {
@@ -273,7 +297,7 @@ pub(super) fn statuses(map: &Obj) -> Result<Statuses, ClarifyError> {
 
 /// `ledgers` (objects) and `files` (raw texts) of a workspace; unreadable ones become report
 /// errors rather than failures, so one bad file never hides the others.
-pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+pub fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
     let (mut ledgers, mut errors) = object_ledgers(map)?;
     match present(map, "files") {
         None => {}
@@ -309,7 +333,7 @@ pub(super) fn workspace(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), Cl
 }
 
 /// The `ledgers` (objects) of a workspace alone, unreadable ones as report errors.
-pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+pub fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
     let mut ledgers = Vec::new();
     let mut errors = Vec::new();
     match present(map, "ledgers") {
@@ -332,7 +356,7 @@ pub(super) fn object_ledgers(map: &Obj) -> Result<(Vec<Ledger>, Vec<ReportError>
 }
 
 /// The ledger of one issue from `files` (raw text, parse errors reported) or `ledgers`.
-pub(super) fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+pub fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
     let name = format!("issue-{issue}.json");
     if let Some(text) = present(map, "files").and_then(|f| f.get(&name)) {
         let text = text

@@ -14,7 +14,7 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::Status;
 use crate::monitor::{monitor, Report};
-use crate::ops::{act, request_with, Action, Applied, NewRequest};
+use crate::ops::{act, request, Action, Applied};
 use crate::render::{self, Style};
 use crate::views;
 use input::Obj;
@@ -84,39 +84,15 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
     match name {
         "request" => {
             let config = input::config(map)?;
-            let req = NewRequest {
-                issue_number: input::issue(map, "issueNumber")?
-                    .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
-                from: input::string(map, "from")?,
-                to: input::string(map, "to")?,
-                topic: input::string(map, "topic")?,
-                question: input::string(map, "question")?,
-                blocking: input::opt_bool(map, "blocking")?.unwrap_or(true),
-                workflow: input::opt_string(map, "workflow")?,
-                step: input::opt_string(map, "step")?,
-                field: input::opt_string(map, "field")?,
-                suggestions: input::string_list(map, "suggestions")?,
-                idempotency_key: input::opt_string(map, "idempotencyKey")?,
-            };
-            let gap = input::gap_fields(map)?;
+            let req = input::new_request(map)?;
             let now = input::now(map)?;
             // The CLI's order: input, then the status file, then the ledger.
             let issue = req.validate(&config)?;
-            gap.validate(&config)?;
             let statuses = input::statuses(map)?;
             let ledger = input::opt_ledger(map, issue)?;
             let workflows = input::workflows(map)?;
-            let unsigned = crate::signing::Signers::default();
             applied_value(
-                request_with(
-                    ledger.as_ref(),
-                    &req,
-                    &gap,
-                    &config,
-                    &workflows,
-                    now,
-                    &unsigned,
-                )?,
+                request(ledger.as_ref(), &req, &config, &workflows, now)?,
                 statuses,
             )
         }
@@ -124,7 +100,10 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             existing(map, |m| input::action(name, m))
         }
         "monitor" => Ok(monitor_call(map)?),
-        "verify" => Ok(json!({ "problems": verify_call(map)? })),
+        "verify" => {
+            let found = verify_call(map)?;
+            Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
+        }
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
             Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
@@ -252,8 +231,8 @@ fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
 
 /// Raw files are verified under their own names (a misnamed ledger is a problem); ledger
 /// objects under the name their issue number gives them.
-fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
-    let mut problems = Vec::new();
+fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
+    let mut found = crate::verify::Verification::default();
     if let Some(files) = map.get("files").filter(|v| !v.is_null()) {
         let Value::Object(files) = files else {
             return Err(ClarifyError::input(
@@ -271,23 +250,26 @@ fn verify_call(map: &Obj) -> Result<Vec<crate::verify::Problem>, ClarifyError> {
             let text = text
                 .as_str()
                 .ok_or_else(|| ClarifyError::input(format!("file `{name}` must be a string")))?;
-            problems.extend(crate::verify::verify_file(name, text.as_bytes()));
+            found.extend(crate::verify::check_file(name, text.as_bytes()));
         }
     }
     // The files were verified above, byte by byte: only the ledger objects are left.
     let (ledgers, errors) = input::object_ledgers(map)?;
-    problems.extend(errors.into_iter().map(|e| crate::verify::Problem {
-        file: e.file,
-        id: None,
-        message: e.message,
-    }));
+    found
+        .problems
+        .extend(errors.into_iter().map(|e| crate::verify::Problem {
+            file: e.file,
+            id: None,
+            message: e.message,
+            code: None,
+        }));
     for l in &ledgers {
-        problems.extend(crate::verify::verify_ledger(
+        found.extend(crate::verify::check_ledger(
             &format!("issue-{}.json", l.issue_number),
             l,
         ));
     }
-    Ok(problems)
+    Ok(found)
 }
 
 /// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
@@ -310,7 +292,7 @@ fn show(map: &Obj) -> Result<Value, ClarifyError> {
         }
         None => {
             let ledger = ledger.ok_or(ClarifyError::NoLedger { issue })?;
-            Ok(json!({ "ledger": ledger.to_value() }))
+            Ok(json!({ "ledger": ledger.to_output_value() }))
         }
     }
 }

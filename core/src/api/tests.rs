@@ -1,8 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-
-const T0: i64 = 1_795_341_600_000;
+use crate::testkit::T0;
 
 fn ok(v: Value) -> Value {
     assert_eq!(v["ok"], true, "{v:#}");
@@ -211,5 +210,82 @@ fn transitions_spell_the_state_machine() {
     assert_eq!(
         call("transitions", &json!(7))["error"]["code"],
         "INVALID_INPUT"
+    );
+}
+
+#[test]
+fn a_misfiled_ledger_is_corrupt_for_every_operation() {
+    // `issueNumber` 7 inside issue 1's ledger: ask, answer and show all refuse it (SPEC §20).
+    let misfiled = json!({"issueNumber": 7, "clarifications": [{
+        "id": "CLR-1-001", "from": "engineer", "to": "architect", "topic": "t",
+        "status": "pending", "round": 1, "maxRounds": 3, "resolvedAt": null,
+        "thread": [{"round": 1, "from": "engineer", "type": "question", "body": "q?",
+                    "timestamp": "2026-11-22T10:00:00.000Z"}]}]});
+    let text = misfiled.to_string();
+    for ledger in [misfiled, Value::from(text.clone())] {
+        let calls = [
+            (
+                "request",
+                json!({"ledger": ledger, "issueNumber": 1, "from": "engineer", "to": "architect",
+                       "topic": "a", "question": "b", "now": T0}),
+            ),
+            (
+                "answer",
+                json!({"ledger": ledger, "id": "CLR-1-001", "from": "architect", "body": "x", "now": T0}),
+            ),
+        ];
+        for (f, input) in calls {
+            let r = call(f, &input);
+            assert_eq!(r["error"]["code"], "LEDGER_CORRUPT", "{f}: {r}");
+        }
+    }
+    for input in [
+        json!({"files": {"issue-1.json": text}, "id": "CLR-1-001"}),
+        json!({"files": {"issue-1.json": text}, "issue": 1}),
+    ] {
+        let r = call("show", &input);
+        assert_eq!(r["error"]["code"], "LEDGER_CORRUPT", "{r}");
+        assert_eq!(
+            r["error"]["message"],
+            "issue-1.json is corrupt (it holds the ledger of issue 7, not of issue 1); it was left untouched"
+        );
+    }
+    // `verify` reports it once, with the same message.
+    let v = ok(call("verify", &json!({"files": {"issue-1.json": text}})));
+    assert_eq!(v["problems"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(
+        v["problems"][0]["message"],
+        "issue-1.json is corrupt (it holds the ledger of issue 7, not of issue 1); it was left untouched"
+    );
+}
+
+#[test]
+fn show_and_verify_report_what_another_tool_wrote() {
+    // AgentX left `pending` on a record whose thread has its answer.
+    let text = crate::testkit::AGENTX_TS;
+    let shown = ok(call(
+        "show",
+        &json!({"files": {"issue-1.json": text}, "issue": 1}),
+    ));
+    assert_eq!(shown["ledger"]["clarifications"][0]["status"], "answered");
+    let v = ok(call("verify", &json!({"files": {"issue-1.json": text}})));
+    assert_eq!(v["problems"], json!([]), "{v:#}");
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("legacy record: none of its 2 entries")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("status is pending but the thread says answered")),
+        "{warnings:?}"
     );
 }

@@ -6,8 +6,8 @@ use serde::Serialize;
 use crate::error::ClarifyError;
 use crate::ledger::{Entry, EntryKind, Ledger, Record, Status};
 use crate::render::{round_entries, rounds};
-use crate::signing::{verify_signatures, PublicKeys};
-use crate::verify::verify_ledger;
+use crate::signing::PublicKeys;
+use crate::verify::check_ledger_with;
 
 /// What to audit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,25 +90,16 @@ pub fn audit(
         AuditScope::Record(wanted) => id.as_deref() == Some(wanted),
         AuditScope::Issue => true,
     };
-    let mut problems: Vec<AuditProblem> = Vec::new();
-    let found = [
-        ("LEDGER_INCONSISTENT", verify_ledger(&file, ledger)),
-        (
-            "SIGNATURE_INVALID",
-            verify_signatures(&file, ledger, keys, require_signatures),
-        ),
-    ];
-    for (code, list) in found {
-        problems.extend(
-            list.into_iter()
-                .filter(|p| in_scope(&p.id))
-                .map(|p| AuditProblem {
-                    code,
-                    id: p.id,
-                    message: p.message,
-                }),
-        );
-    }
+    let problems: Vec<AuditProblem> = check_ledger_with(&file, ledger, keys, require_signatures)
+        .problems
+        .into_iter()
+        .filter(|p| in_scope(&p.id))
+        .map(|p| AuditProblem {
+            code: p.failure_code().as_str(),
+            id: p.id,
+            message: p.message,
+        })
+        .collect();
     let mut chain = Vec::new();
     for record in &records {
         for round in rounds(record) {

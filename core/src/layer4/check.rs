@@ -10,7 +10,7 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Status};
 use crate::names::check_uuid;
-use crate::ops::{request_with, GapFields, NewRequest};
+use crate::ops::{decide_request, open, NewRequest};
 use crate::signing::Signers;
 use crate::time::Timestamp;
 use crate::workflow::Workflows;
@@ -121,7 +121,7 @@ pub fn gap_requests(
     args: &CheckArgs,
     session_id: &str,
     config: &Config,
-) -> Result<Vec<(NewRequest, GapFields)>, ClarifyError> {
+) -> Result<Vec<NewRequest>, ClarifyError> {
     let mut out = Vec::with_capacity(plan.gaps.len());
     for gap in &plan.gaps {
         let at = format!("gap '{}'", crate::error::shown(&gap.id));
@@ -142,17 +142,15 @@ pub fn gap_requests(
             field: Some(gap.field.clone()),
             suggestions: gap.suggestions.clone(),
             idempotency_key: Some(gap_key(session_id, &gap.id)),
-        };
-        let fields = GapFields {
             severity: Some(gap.severity),
             context: gap.context.clone(),
             blocked_operations: gap.blocked_operations.clone(),
             session_id: Some(session_id.to_owned()),
             gap_id: Some(gap.id.clone()),
+            extra: serde_json::Map::new(),
         };
         req.validate(config).map_err(|e| located(&at, e))?;
-        fields.validate(config).map_err(|e| located(&at, e))?;
-        out.push((req, fields));
+        out.push(req);
     }
     Ok(out)
 }
@@ -178,13 +176,18 @@ pub fn check(
         None => Ledger::new(issue),
     };
     let (mut changed, mut events) = (false, Vec::new());
-    for ((req, fields), gap) in requests.iter().zip(&plan.gaps) {
+    for (req, gap) in requests.iter().zip(&plan.gaps) {
         let at = format!("gap '{}'", crate::error::shown(&gap.id));
-        let applied = request_with(Some(&current), req, fields, config, workflows, now, signers)
+        // Decided on the ledger as it is, then the ledger is moved in: one copy per check.
+        let opening = decide_request(Some(&current), req, config, workflows, now)
             .map_err(|e| located(&at, e))?;
+        let applied = open(Some(current), opening, req, now, signers);
         changed |= !applied.idempotent;
         events.extend(applied.events);
         current = applied.ledger;
+    }
+    if changed {
+        current.seal();
     }
     let agent_id = plan.agent_id.clone().unwrap_or_else(|| args.from.clone());
     let response = response(&current, plan, args, &session_id, &agent_id, now);

@@ -1,5 +1,6 @@
 //! The hash chain (tamper evidence): each entry's hash is
-//! `sha256(<record id> "\n" <previous hash or ""> "\n" <JCS of the entry without "hash">)`.
+//! `sha256(<record id> "\n" <previous hash or ""> "\n" <JCS of the entry without "hash">)`,
+//! with the entry's `timestamp` in canonical form: hashing is over instants, not spellings.
 
 use std::fmt::Write as _;
 
@@ -10,16 +11,47 @@ use super::Entry;
 
 /// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
 pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
+    if entry.extra.is_empty() {
+        chain_hash(record_id, prev, &known_fields_jcs(entry))
+    } else {
+        chain_hash(
+            record_id,
+            prev,
+            canonical_json(&entry_value(entry)).as_bytes(),
+        )
+    }
+}
+
+/// The same chain over any JSON entry (delegation threads use it): the JCS of `entry`
+/// without its top-level `hash` and `signature` (which signs the hash).
+pub fn value_hash(record_id: &str, prev: &str, entry: &Value) -> String {
+    match entry {
+        Value::Object(map) if map.contains_key("hash") || map.contains_key("signature") => {
+            let mut map = map.clone();
+            map.remove("hash");
+            map.remove("signature");
+            chain_hash(
+                record_id,
+                prev,
+                canonical_json(&Value::Object(map)).as_bytes(),
+            )
+        }
+        other => chain_hash(record_id, prev, canonical_json(other).as_bytes()),
+    }
+}
+
+fn chain_hash(record_id: &str, prev: &str, jcs: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(record_id.as_bytes());
     hasher.update(b"\n");
     hasher.update(prev.as_bytes());
     hasher.update(b"\n");
-    if entry.extra.is_empty() && entry.signer.is_none() {
-        hasher.update(known_fields_jcs(entry));
-    } else {
-        hasher.update(canonical_json(&entry_value(entry)).as_bytes());
-    }
+    hasher.update(jcs);
+    sha256_hex_of(hasher)
+}
+
+/// The lowercase hex of a finished SHA-256.
+pub(crate) fn sha256_hex_of(hasher: Sha256) -> String {
     let digest = hasher.finalize();
     let mut hex = String::with_capacity(64);
     for byte in digest {
@@ -31,8 +63,9 @@ pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
 }
 
 /// The JCS of an entry without unknown fields, written straight out: the keys in their JCS
-/// order (`body`, `from`, `round`, `timestamp`, `type`) with no map built or sorted. Appends
-/// and `verify` hash every entry, so this is the common path.
+/// order (`body`, `from`, `round`, `signer` when signed, `timestamp`, `type`) with no map
+/// built or sorted. Appends and `verify` hash every entry, so this is the common path, signed
+/// or not (`signature` is never hashed: it signs the hash).
 fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
     let mut out = Vec::with_capacity(96 + entry.body.len() + entry.from.len());
     out.extend_from_slice(b"{\"body\":");
@@ -41,8 +74,12 @@ fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
     write_string_bytes(&entry.from, &mut out);
     out.extend_from_slice(b",\"round\":");
     out.extend_from_slice(entry.round.to_string().as_bytes());
+    if let Some(signer) = &entry.signer {
+        out.extend_from_slice(b",\"signer\":");
+        write_string_bytes(signer, &mut out);
+    }
     out.extend_from_slice(b",\"timestamp\":");
-    write_string_bytes(entry.timestamp.as_str(), &mut out);
+    write_string_bytes(&entry.timestamp.instant_text(), &mut out);
     out.extend_from_slice(b",\"type\":");
     write_string_bytes(entry.kind.as_str(), &mut out);
     out.push(b'}');
@@ -64,15 +101,29 @@ fn entry_value(entry: &Entry) -> Value {
     map.insert("from".into(), Value::from(entry.from.as_str()));
     map.insert("type".into(), Value::from(entry.kind.as_str()));
     map.insert("body".into(), Value::from(entry.body.as_str()));
-    map.insert("timestamp".into(), Value::from(entry.timestamp.as_str()));
+    map.insert(
+        "timestamp".into(),
+        Value::from(entry.timestamp.instant_text().into_owned()),
+    );
     map.remove("hash");
     Value::Object(map)
 }
 
-/// Hashes every entry of a thread in order (used for legacy threads without any hash).
-pub(super) fn hash_all(record_id: &str, thread: &mut [Entry]) {
-    let mut prev = String::new();
-    for entry in thread.iter_mut() {
+/// Hashes, in order, the entries after the last hashed one (every entry of a legacy thread
+/// without any hash), chained to it. Entries appended by a writer that does not hash (AgentX's
+/// TypeScript) join the chain on the next write; an unhashed entry *before* a hashed one is
+/// left alone for `verify` to report. Scans from the end: O(1) on a thread this crate wrote.
+pub(super) fn hash_tail(record_id: &str, thread: &mut [Entry]) {
+    let start = thread
+        .iter()
+        .rposition(|e| e.hash.is_some())
+        .map_or(0, |i| i + 1);
+    let mut prev = start
+        .checked_sub(1)
+        .and_then(|i| thread.get(i))
+        .and_then(|e| e.hash.clone())
+        .unwrap_or_default();
+    for entry in thread.iter_mut().skip(start) {
         let h = entry_hash(record_id, &prev, entry);
         entry.hash = Some(h.clone());
         prev = h;
@@ -86,7 +137,10 @@ pub enum ChainState {
     Intact,
     /// No entry has a hash: a legacy record, hashed on its next write.
     Unhashed,
-    /// Some entries have hashes and some do not.
+    /// The hashed entries are intact and the ones from this index (0-based) on have no hash:
+    /// appended by a writer that does not hash, hashed on the next write.
+    UnhashedTail(usize),
+    /// An entry without a hash comes before one with a hash (a hash was removed).
     Mixed,
     /// The first entry (0-based) whose hash does not match.
     BrokenAt(usize),
@@ -94,22 +148,39 @@ pub enum ChainState {
 
 impl super::Record {
     pub fn chain_state(&self) -> ChainState {
-        let hashed = self.thread.iter().filter(|e| e.hash.is_some()).count();
-        if hashed == 0 {
-            return ChainState::Unhashed;
+        chain_state_of(
+            &self.thread,
+            |e| e.hash.as_deref(),
+            |prev, e| entry_hash(&self.id, prev, e),
+        )
+    }
+}
+
+/// The state of any hash-chained thread: `stored` reads an entry's hash, `expected` computes
+/// it from the previous one (delegation threads share the chain through this).
+pub fn chain_state_of<T>(
+    thread: &[T],
+    stored: impl Fn(&T) -> Option<&str>,
+    expected: impl Fn(&str, &T) -> String,
+) -> ChainState {
+    let Some(last_hashed) = thread.iter().rposition(|e| stored(e).is_some()) else {
+        return ChainState::Unhashed;
+    };
+    let first_unhashed = thread.iter().position(|e| stored(e).is_none());
+    if first_unhashed.is_some_and(|u| u < last_hashed) {
+        return ChainState::Mixed;
+    }
+    let mut prev = "";
+    for (i, entry) in thread.iter().enumerate().take(last_hashed + 1) {
+        let hash = stored(entry).unwrap_or("");
+        if expected(prev, entry) != hash {
+            return ChainState::BrokenAt(i);
         }
-        if hashed != self.thread.len() {
-            return ChainState::Mixed;
-        }
-        let mut prev = "";
-        for (i, entry) in self.thread.iter().enumerate() {
-            let stored = entry.hash.as_deref().unwrap_or("");
-            if entry_hash(&self.id, prev, entry) != stored {
-                return ChainState::BrokenAt(i);
-            }
-            prev = stored;
-        }
-        ChainState::Intact
+        prev = hash;
+    }
+    match first_unhashed {
+        Some(u) => ChainState::UnhashedTail(u),
+        None => ChainState::Intact,
     }
 }
 
@@ -272,21 +343,23 @@ mod tests {
                 EntryKind::Answer,
                 EntryKind::Escalation,
             ] {
-                let entry = Entry {
-                    round: 12,
-                    from: from.into(),
-                    kind,
-                    body: body.into(),
-                    timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
-                    hash: None,
-                    signer: None,
-                    signature: None,
-                    extra: Map::new(),
-                };
-                assert_eq!(
-                    String::from_utf8(known_fields_jcs(&entry)).unwrap(),
-                    canonical_json(&entry_value(&entry))
-                );
+                for signer in [None, Some("agent-x"), Some("é\u{1F600}")] {
+                    let entry = Entry {
+                        round: 12,
+                        from: from.into(),
+                        kind,
+                        body: body.into(),
+                        timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
+                        hash: None,
+                        signer: signer.map(String::from),
+                        signature: Some("ed25519:AAAA".into()),
+                        extra: Map::new(),
+                    };
+                    assert_eq!(
+                        String::from_utf8(known_fields_jcs(&entry)).unwrap(),
+                        canonical_json(&entry_value(&entry))
+                    );
+                }
             }
         }
     }

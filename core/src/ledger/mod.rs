@@ -19,7 +19,10 @@ use crate::signing::Signers;
 use crate::time::Timestamp;
 
 pub use fold::Fold;
+pub(crate) use hash::sha256_hex_of;
 pub use hash::{canonical_json, entry_hash, ChainState};
+pub use hash::{chain_state_of, value_hash};
+pub(crate) use wire::misfiled_message;
 
 /// Status of a clarification record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -239,24 +242,38 @@ impl Serialize for Entry {
 }
 
 impl Record {
-    fn serialize_fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+    /// Writes the record's fields; `fold` replaces the stored snapshot (outputs), `None`
+    /// writes it as stored (files, where `seal` made it the fold already).
+    fn serialize_fields<M: SerializeMap>(
+        &self,
+        m: &mut M,
+        fold: Option<&Fold>,
+    ) -> Result<(), M::Error> {
+        let (status, round, retries) = match fold {
+            Some(f) => (f.status, f.round, f.retries),
+            None => (self.status, self.round, self.retries),
+        };
+        let (created, stale_after, resolved_at) = match fold {
+            Some(f) => (&f.created, &f.stale_after, &f.resolved_at),
+            None => (&self.created, &self.stale_after, &self.resolved_at),
+        };
         m.serialize_entry("id", &self.id)?;
         m.serialize_entry("from", &self.from)?;
         m.serialize_entry("to", &self.to)?;
         m.serialize_entry("topic", &self.topic)?;
         m.serialize_entry("blocking", &self.blocking)?;
-        m.serialize_entry("status", &self.status)?;
-        m.serialize_entry("round", &self.round)?;
+        m.serialize_entry("status", &status)?;
+        m.serialize_entry("round", &round)?;
         m.serialize_entry("maxRounds", &self.max_rounds)?;
         m.serialize_entry("slaMinutes", &self.sla_minutes)?;
-        if let Some(t) = &self.created {
+        if let Some(t) = created {
             m.serialize_entry("created", t)?;
         }
-        if let Some(t) = &self.stale_after {
+        if let Some(t) = stale_after {
             m.serialize_entry("staleAfter", t)?;
         }
-        m.serialize_entry("retries", &self.retries)?;
-        m.serialize_entry("resolvedAt", &self.resolved_at)?;
+        m.serialize_entry("retries", &retries)?;
+        m.serialize_entry("resolvedAt", resolved_at)?;
         if let Some(f) = &self.field {
             m.serialize_entry("field", f)?;
         }
@@ -287,36 +304,86 @@ impl Record {
         }
         Ok(())
     }
+
+    /// The snapshot the outputs show: the fold, with the status every decision uses (a
+    /// legacy record stored as `stale` whose `stale` entry is missing shows `stale`).
+    pub fn output_fold(&self) -> Fold {
+        let mut fold = self.fold();
+        fold.status = self.current_status();
+        fold
+    }
 }
 
 impl Serialize for Record {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        self.serialize_fields(&mut m)?;
+        self.serialize_fields(&mut m, None)?;
         m.end()
     }
 }
 
-/// A record as outputs show it: `issueNumber` first (see [`Record::output`]).
+/// A record as outputs show it: `issueNumber` first, the snapshot fields from the fold
+/// (SPEC §20: never a disagreeing stored snapshot). See [`Record::output`].
 pub struct RecordOutput<'a>(u32, &'a Record);
 
 impl Serialize for RecordOutput<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("issueNumber", &self.0)?;
-        self.1.serialize_fields(&mut m)?;
+        self.1
+            .serialize_fields(&mut m, Some(&self.1.output_fold()))?;
         m.end()
+    }
+}
+
+/// A ledger as outputs show it (`show --issue`): every record's snapshot from its fold.
+pub struct LedgerOutput<'a>(&'a Ledger);
+
+/// The records of a [`LedgerOutput`], each with its fold.
+struct RecordsOutput<'a>(&'a [Record]);
+
+impl Serialize for RecordsOutput<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(FoldedRecord))
+    }
+}
+
+struct FoldedRecord<'a>(&'a Record);
+
+impl Serialize for FoldedRecord<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        self.0
+            .serialize_fields(&mut m, Some(&self.0.output_fold()))?;
+        m.end()
+    }
+}
+
+impl Serialize for LedgerOutput<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0
+            .serialize_with(s, &RecordsOutput(&self.0.clarifications))
     }
 }
 
 impl Serialize for Ledger {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.serialize_with(s, &self.clarifications)
+    }
+}
+
+impl Ledger {
+    fn serialize_with<S: Serializer, R: Serialize + ?Sized>(
+        &self,
+        s: S,
+        records: &R,
+    ) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("issueNumber", &self.issue_number)?;
         if let Some(w) = &self.workflow {
             m.serialize_entry("workflow", w)?;
         }
-        m.serialize_entry("clarifications", &self.clarifications)?;
+        m.serialize_entry("clarifications", records)?;
         for (k, v) in &self.extra {
             m.serialize_entry(k, v)?;
         }
@@ -335,11 +402,13 @@ impl Ledger {
     }
 
     /// Parses ledger bytes. `file` names the source in errors; `issue` (from the file name)
-    /// fills a missing `issueNumber`. Reference-implementation ledgers are normalised here.
+    /// fills a missing `issueNumber` and must equal a present one (a misfiled ledger is
+    /// `LEDGER_CORRUPT`, SPEC §20). A UTF-8 BOM is skipped (never written). Ledgers of the
+    /// reference implementation and of AgentX are normalised here.
     pub fn parse(file: &str, bytes: &[u8], issue: Option<u32>) -> Result<Ledger, ClarifyError> {
         // One UTF-8 check of the whole file, then a `&str` parse that need not re-check every
         // string: most of a workspace pass is spent here.
-        let text = std::str::from_utf8(bytes)
+        let text = std::str::from_utf8(crate::encoding::strip_bom(bytes))
             .map_err(|e| ClarifyError::corrupt(file, format!("not UTF-8: {e}")))?;
         let raw: wire::RawLedger =
             serde_json::from_str(text).map_err(|e| ClarifyError::corrupt(file, e.to_string()))?;
@@ -369,6 +438,16 @@ impl Ledger {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    /// The ledger as outputs show it: each record's snapshot from its fold (SPEC §20).
+    pub fn output(&self) -> LedgerOutput<'_> {
+        LedgerOutput(self)
+    }
+
+    /// [`Ledger::output`] as a JSON value.
+    pub fn to_output_value(&self) -> Value {
+        serde_json::to_value(LedgerOutput(self)).unwrap_or(Value::Null)
+    }
+
     pub fn find(&self, id: &str) -> Option<&Record> {
         self.clarifications.iter().find(|r| r.id == id)
     }
@@ -379,19 +458,14 @@ impl Ledger {
 
     /// The next id: max(existing sequence) + 1 over this issue's valid ids (never count + 1).
     pub fn next_id(&self) -> ClarificationId {
-        let max = self
-            .clarifications
-            .iter()
-            .filter_map(|r| ClarificationId::parse(&r.id).ok())
-            .filter(|id| id.issue == self.issue_number)
-            .map(|id| id.seq)
-            .max()
-            .unwrap_or(0);
-        ClarificationId::new(self.issue_number, max.saturating_add(1))
+        let ids = self.clarifications.iter().map(|r| r.id.as_str());
+        let seq = crate::names::next_seq(ids, "CLR", self.issue_number);
+        ClarificationId::new(self.issue_number, seq)
     }
 
-    /// Prepares the ledger for writing: every snapshot becomes its fold and legacy threads
-    /// (no hash at all) are hashed in order. Idempotent.
+    /// Prepares the ledger for writing: every snapshot becomes its fold, timestamps take their
+    /// canonical spelling and unhashed entries after the last hashed one (all of a legacy
+    /// thread) are hashed in order. Idempotent.
     pub fn seal(&mut self) {
         for record in &mut self.clarifications {
             record.seal();
@@ -484,15 +558,24 @@ impl Record {
     /// The latest question or retry plus the SLA; `None` for a thread with neither (a legacy
     /// record then keeps its stored `staleAfter`).
     pub(crate) fn sla_deadline_ms(&self) -> Option<i64> {
+        self.last_question_or_retry_ms()
+            .map(|t| t.saturating_add(i64::from(self.sla_minutes) * 60_000))
+    }
+
+    fn last_question_or_retry_ms(&self) -> Option<i64> {
         self.thread
             .iter()
             .rev()
             .find(|e| matches!(e.kind, EntryKind::Question | EntryKind::Retry))
-            .map(|e| {
-                e.timestamp
-                    .ms()
-                    .saturating_add(i64::from(self.sla_minutes) * 60_000)
-            })
+            .map(|e| e.timestamp.ms())
+    }
+
+    /// When the requester last asked: the latest question or retry, else (a legacy record
+    /// without a question) `created`. The monitor abandons a record only for a status change
+    /// after this (SPEC §20).
+    pub fn last_ask_ms(&self) -> Option<i64> {
+        self.last_question_or_retry_ms()
+            .or_else(|| self.created.as_ref().map(Timestamp::ms))
     }
 
     /// True when the thread says `pending` but the stored status says `stale` (legacy).
@@ -550,10 +633,9 @@ impl Record {
         };
         let key = signers.for_author(from);
         entry.signer = key.map(|(name, _)| name.to_owned());
-        let legacy = !self.thread.is_empty() && self.thread.iter().all(|e| e.hash.is_none());
-        if legacy {
-            hash::hash_all(&self.id, &mut self.thread);
-        }
+        // Legacy entries, and entries another tool appended without a hash, join the chain
+        // first: the new entry's hash then covers all of the history before it.
+        hash::hash_tail(&self.id, &mut self.thread);
         let prev = self
             .thread
             .last()
@@ -569,12 +651,36 @@ impl Record {
         at
     }
 
-    /// Snapshot := fold; legacy (entirely unhashed) threads get their hashes. A legacy record
-    /// stored as `stale` whose thread lacks the `stale` entry keeps that status until the
-    /// monitor writes the entry.
+    /// Prepares the record for writing: timestamps in canonical form, snapshot := fold, and
+    /// unhashed entries after the last hashed one (all of a legacy thread) hashed. A legacy
+    /// record stored as `stale` whose thread lacks the `stale` entry keeps that status until
+    /// the monitor writes the entry.
     pub fn seal(&mut self) {
         let keep = self.has_missing_stale_entry();
+        self.canonicalise_timestamps();
         self.refresh(keep);
+    }
+
+    /// Every timestamp in its canonical spelling. Hashes cover instants, not spellings, so
+    /// this breaks no chain; it heals what a foreign writer re-spelled (`.94Z`).
+    pub(crate) fn canonicalise_timestamps(&mut self) {
+        for t in [
+            &mut self.created,
+            &mut self.stale_after,
+            &mut self.resolved_at,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !t.is_canonical() {
+                *t = t.canonicalised();
+            }
+        }
+        for entry in &mut self.thread {
+            if !entry.timestamp.is_canonical() {
+                entry.timestamp = entry.timestamp.canonicalised();
+            }
+        }
     }
 
     fn refresh(&mut self, keep_stale_marker: bool) {
@@ -594,9 +700,7 @@ impl Record {
         if f.created.is_some() {
             self.created = f.created;
         }
-        if self.thread.iter().all(|e| e.hash.is_none()) {
-            hash::hash_all(&self.id, &mut self.thread);
-        }
+        hash::hash_tail(&self.id, &mut self.thread);
     }
 
     /// The record as the outputs show it, ready to serialise without an intermediate value.

@@ -2,7 +2,6 @@
 //! (record-level `issueNumber`, missing `slaMinutes`/`retries`/`hash`/`round`), strict about
 //! types. `normalise` turns it into the in-memory model.
 
-use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
 
 use super::{Entry, EntryKind, Ledger, Record, Severity, Status};
@@ -29,8 +28,9 @@ extensible_deserialize!(RawLedger, required: [], fields: {
 #[derive(Default)]
 struct RawRecord {
     id: Option<String>,
-    /// Written per record by the reference implementation; dropped on write.
-    issue_number: Option<IgnoredAny>,
+    /// Written per record by the reference implementation; checked against the ledger's,
+    /// then dropped on write.
+    issue_number: Option<Value>,
     from: Option<String>,
     to: Option<String>,
     topic: Option<String>,
@@ -114,18 +114,40 @@ impl RawLedger {
             (None, Some(n)) => n,
             (None, None) => return Err(ClarifyError::corrupt(file, "missing field `issueNumber`")),
         };
+        // A ledger misfiled under another issue's name would be answered, listed and shown as
+        // that issue's: every command refuses it instead (SPEC §20).
+        if let Some(expected) = issue.filter(|n| *n != issue_number) {
+            return Err(ClarifyError::corrupt(
+                file,
+                misfiled_message(expected, issue_number),
+            ));
+        }
+        let records = self.clarifications.unwrap_or_default();
+        for record in &records {
+            if let Some(n) = &record.issue_number {
+                if n.as_u64() != Some(u64::from(issue_number)) {
+                    return Err(ClarifyError::corrupt(
+                        file,
+                        format!(
+                            "record {} says issueNumber {n}, but the ledger is issue {issue_number}",
+                            crate::error::shown(record.id.as_deref().unwrap_or("?"))
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(Ledger {
             issue_number,
             workflow: self.workflow,
-            clarifications: self
-                .clarifications
-                .unwrap_or_default()
-                .into_iter()
-                .map(RawRecord::normalise)
-                .collect(),
+            clarifications: records.into_iter().map(RawRecord::normalise).collect(),
             extra: self.extra,
         })
     }
+}
+
+/// The one message for a ledger file holding another issue's ledger (parse and `verify`).
+pub(crate) fn misfiled_message(expected: u32, found: u32) -> String {
+    format!("it holds the ledger of issue {found}, not of issue {expected}")
 }
 
 impl RawRecord {

@@ -92,6 +92,44 @@ pub fn find_cycle_breaks(
     breaks
 }
 
+/// The strongly connected components that contain at least one edge — every cycle lies in
+/// one — as (the records of the edges inside, the nodes), before any break.
+pub fn cyclic_components(node_count: usize, edges: &[WaitEdge]) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); node_count];
+    for (i, e) in edges.iter().enumerate() {
+        if let Some(list) = out_edges.get_mut(e.from) {
+            list.push(i);
+        }
+    }
+    let alive = vec![true; edges.len()];
+    let mut tarjan = Tarjan::new(node_count);
+    tarjan.member.fill(1);
+    let nodes: Vec<usize> = (0..node_count).collect();
+    let components = tarjan.run(&nodes, 1, &out_edges, edges, &alive);
+    let mut component_of = vec![usize::MAX; node_count];
+    for (c, component) in components.iter().enumerate() {
+        for &n in component {
+            if let Some(slot) = component_of.get_mut(n) {
+                *slot = c;
+            }
+        }
+    }
+    components
+        .into_iter()
+        .enumerate()
+        .filter_map(|(c, component)| {
+            let records: Vec<usize> = edges
+                .iter()
+                .filter(|e| {
+                    component_of.get(e.from) == Some(&c) && component_of.get(e.to) == Some(&c)
+                })
+                .map(|e| e.record)
+                .collect();
+            (!records.is_empty()).then_some((records, component))
+        })
+        .collect()
+}
+
 /// Iterative Tarjan over the nodes currently marked with one set id.
 struct Tarjan {
     index: Vec<usize>,
@@ -198,7 +236,7 @@ impl Tarjan {
     }
 }
 
-fn intern<'a>(
+pub(super) fn intern<'a>(
     name: &'a str,
     node_of: &mut HashMap<&'a str, usize>,
     names: &mut Vec<&'a str>,

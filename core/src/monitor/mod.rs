@@ -8,12 +8,15 @@
 
 mod abandoned;
 mod deadlock;
+mod graph;
 mod report;
 mod stale;
 mod stuck;
 
 pub use deadlock::{find_cycle_breaks, CycleBreak, WaitEdge};
+pub use graph::{wait_for_graph, WaitCycle, WaitForEdge, WaitForGraph};
 pub use report::{DeadlockReport, EscalatedReport, Report, ReportError};
+pub use stale::due_at;
 pub use stuck::{jaccard, tokens};
 
 use crate::agents::Statuses;
@@ -22,6 +25,20 @@ use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger};
 use crate::names::MONITOR;
 use crate::signing::Signers;
+
+/// The next wake-up (the `poll_timeout` of sans-IO libraries): the earliest instant, not
+/// before `now`, at which the passing of time alone makes the monitor act on one of
+/// `ledgers` — a pending record's SLA running out, or a record found stale (`now` then).
+/// `None`: time alone will never make it act; only a change (a write, a status) can, and
+/// whoever watches the files runs the monitor on changes anyway.
+pub fn next_wakeup<'a>(ledgers: impl IntoIterator<Item = &'a Ledger>, now: i64) -> Option<i64> {
+    ledgers
+        .into_iter()
+        .flat_map(|l| l.clarifications.iter())
+        .filter_map(due_at)
+        .map(|t| t.max(now))
+        .min()
+}
 
 /// What one ledger's monitor pass did.
 #[derive(Clone, Debug, PartialEq)]

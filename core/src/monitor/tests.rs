@@ -4,10 +4,8 @@ use super::*;
 use crate::agents::{set_status, DONE, WORKING};
 use crate::ledger::Status;
 use crate::ops::{act, request, Action, NewRequest};
+use crate::testkit::{MIN, T0};
 use crate::workflow::Workflows;
-
-const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
-const MIN: i64 = 60_000;
 
 fn open_workflows() -> Workflows {
     let mut w = Workflows::new();
@@ -43,11 +41,7 @@ fn ask(
         topic: topic.into(),
         question: format!("{topic}?"),
         blocking,
-        workflow: None,
-        step: None,
-        field: None,
-        suggestions: vec![],
-        idempotency_key: None,
+        ..NewRequest::default()
     };
     request(ledger, &req, &Config::default(), &open_workflows(), now)
         .unwrap()
@@ -243,18 +237,110 @@ fn abandonment_follows_the_requester() {
         .report
         .abandoned
         .is_empty());
-    set_status(&mut statuses, "engineer", WORKING, Some(7), T0).unwrap();
+    set_status(&mut statuses, "engineer", WORKING, Some(7), T0 + 1).unwrap();
     let out = run(l.clone(), &statuses, T0 + MIN);
     assert_eq!(out.report.abandoned, vec!["CLR-42-001"]);
     assert_eq!(
         out.events[0].reason.as_deref(),
         Some("requester engineer moved to issue 7")
     );
-    set_status(&mut statuses, "engineer", DONE, Some(42), T0).unwrap();
+    set_status(&mut statuses, "engineer", DONE, Some(42), T0 + 1).unwrap();
     assert_eq!(
         run(l, &statuses, T0 + MIN).report.abandoned,
         vec!["CLR-42-001"]
     );
+}
+
+#[test]
+fn a_status_older_than_the_question_never_abandons() {
+    // AgentX's `hook finish` left the engineer `done` before it asked again (SPEC §20).
+    let l = ask(None, "engineer", "architect", "Cache", true, T0);
+    let mut statuses = Statuses::new();
+    for (status, issue) in [(DONE, Some(42)), (WORKING, Some(7))] {
+        for at in [T0 - MIN, T0] {
+            set_status(&mut statuses, "engineer", status, issue, at).unwrap();
+            assert!(
+                run(l.clone(), &statuses, T0 + MIN)
+                    .report
+                    .abandoned
+                    .is_empty(),
+                "{status} at {at} is not after the question at {T0}"
+            );
+        }
+    }
+    // A status without a readable lastActivity shows no change after the question.
+    for last_activity in [None, Some(String::from("yesterday"))] {
+        statuses.get_mut("engineer").unwrap().last_activity = last_activity;
+        assert!(run(l.clone(), &statuses, T0 + MIN)
+            .report
+            .abandoned
+            .is_empty());
+    }
+    // A retry counts as asking again: `done` between the question and the retry is older.
+    let retried = run(l, &Statuses::new(), T0 + 61 * MIN).ledger;
+    assert_eq!(retried.clarifications[0].folded_retries(), 1);
+    set_status(&mut statuses, "engineer", DONE, Some(42), T0 + 30 * MIN).unwrap();
+    assert!(run(retried.clone(), &statuses, T0 + 62 * MIN)
+        .report
+        .abandoned
+        .is_empty());
+    set_status(&mut statuses, "engineer", DONE, Some(42), T0 + 61 * MIN + 1).unwrap();
+    assert_eq!(
+        run(retried, &statuses, T0 + 62 * MIN).report.abandoned,
+        vec!["CLR-42-001"]
+    );
+}
+
+#[test]
+fn a_legacy_record_without_a_question_is_escalated_not_retried() {
+    // AgentX's router crashed between creating the record and writing its question.
+    let v = json!({"issueNumber": 5, "clarifications": [{
+        "id": "CLR-5-001", "issueNumber": 5, "from": "engineer", "to": "architect", "topic": "x",
+        "blocking": true, "status": "pending", "round": 0, "maxRounds": 5,
+        "created": "2026-11-22T10:00:00.000Z", "staleAfter": "2026-11-22T10:30:00.000Z",
+        "resolvedAt": null, "thread": []
+    }, {
+        "id": "CLR-5-002", "from": "engineer", "to": "reviewer", "topic": "y", "status": "stale",
+        "round": 0, "maxRounds": 5, "created": "2026-11-22T10:00:00.000Z",
+        "staleAfter": "2026-11-22T12:00:00.000Z", "resolvedAt": null, "thread": []
+    }]});
+    let l = Ledger::from_value("issue-5.json", &v, None).unwrap();
+    let before = run(l.clone(), &Statuses::new(), T0 + 30 * MIN);
+    assert_eq!(
+        before
+            .report
+            .escalated
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["CLR-5-002"],
+        "pending waits for its staleAfter; a stored stale is already past it"
+    );
+    let out = run(l, &Statuses::new(), T0 + 31 * MIN);
+    assert!(out.report.stale.is_empty() && out.report.retried.is_empty());
+    assert_eq!(out.report.escalated.len(), 2);
+    for (record, escalated) in out.ledger.clarifications.iter().zip(&out.report.escalated) {
+        assert_eq!(escalated.reason, "legacy record without a question");
+        assert_eq!(record.current_status(), Status::Escalated);
+        assert_eq!(record.thread.len(), 1);
+        assert_eq!(record.thread[0].kind, EntryKind::Escalation);
+        assert_eq!(record.thread[0].round, 0);
+        assert_eq!(record.fold().round, 0);
+    }
+    let answer = Action::Answer {
+        from: "architect".into(),
+        body: "late".into(),
+    };
+    let err = act(
+        &out.ledger,
+        "CLR-5-001",
+        &answer,
+        &Config::default(),
+        T0 + 32 * MIN,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "INVALID_TRANSITION");
+    assert!(!run(out.ledger, &Statuses::new(), T0 + 90 * MIN).changed);
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! `request`: a new clarification record (validation → idempotency → scope → write).
+//! `request`: a new clarification record (validation → idempotency → scope → write), and
+//! `request_escalated`: one created already escalated to a human (no scope: no one is asked).
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
@@ -8,19 +9,20 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
 use crate::names::{
-    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name,
+    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name, AGENT_X,
 };
-use crate::scope::{self, Ask};
+use crate::scope::{self, default_max_rounds, Ask};
 use crate::signing::Signers;
 use crate::time::Timestamp;
-use crate::workflow::Workflows;
+use crate::workflow::{Workflows, DEFAULT_SLA_MINUTES};
 
 /// At most this many `blockedOperations` per record (SPEC §16).
 pub const MAX_BLOCKED_OPERATIONS: usize = 20;
 /// Longest `gapId` (SPEC §16).
 pub const MAX_GAP_ID: usize = 64;
 
-/// What an agent asks.
+/// What an agent asks. Layer 4's fields (SPEC §16) are optional: all empty is a request as
+/// before Layer 4. Build one with `..NewRequest::default()` for the fields you leave out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewRequest {
     pub issue_number: u64,
@@ -28,17 +30,56 @@ pub struct NewRequest {
     pub to: String,
     pub topic: String,
     pub question: String,
+    /// Ignored when `severity` is given (`BLOCK` blocks): see [`NewRequest::is_blocking`].
     pub blocking: bool,
     pub workflow: Option<String>,
     pub step: Option<String>,
     pub field: Option<String>,
     pub suggestions: Vec<String>,
     pub idempotency_key: Option<String>,
+    /// `BLOCK` or `WARN`; absent, the record's severity follows `blocking`.
+    pub severity: Option<Severity>,
+    pub context: Option<String>,
+    /// Operations the record blocks while open (the gate); empty blocks every operation.
+    pub blocked_operations: Vec<String>,
+    /// A UUID naming the Layer 4 session the gap belongs to.
+    pub session_id: Option<String>,
+    pub gap_id: Option<String>,
+    /// Record fields beyond the protocol's, kept on the new record (e.g. the `signal` an
+    /// ingested block came from). Not compared on an idempotent replay.
+    pub extra: Map<String, Value>,
+}
+
+/// Empty texts, no options, and blocking — the default of every surface's `blocking`.
+impl Default for NewRequest {
+    fn default() -> Self {
+        NewRequest {
+            issue_number: 0,
+            from: String::new(),
+            to: String::new(),
+            topic: String::new(),
+            question: String::new(),
+            blocking: true,
+            workflow: None,
+            step: None,
+            field: None,
+            suggestions: Vec::new(),
+            idempotency_key: None,
+            severity: None,
+            context: None,
+            blocked_operations: Vec::new(),
+            session_id: None,
+            gap_id: None,
+            extra: Map::new(),
+        }
+    }
 }
 
 impl NewRequest {
-    /// SPEC §6.4 step 1, in the documented order. Shells call it before reading the ledger so
-    /// that input errors win over file errors; [`request`] runs it again (it is cheap).
+    /// SPEC §6.4 step 1, in the documented order, then Layer 4's fields (context, blocked
+    /// operations: count, each name, duplicates; session id, gap id). Shells call it before
+    /// reading the ledger so that input errors win over file errors; [`request`] runs it
+    /// again (it is cheap).
     pub fn validate(&self, config: &Config) -> Result<u32, ClarifyError> {
         let issue = check_issue(self.issue_number)?;
         check_agent(&self.from)?;
@@ -65,27 +106,11 @@ impl NewRequest {
         if let Some(k) = &self.idempotency_key {
             check_text("idempotency key", k, MAX_SHORT_TEXT)?;
         }
+        self.validate_layer4(config)?;
         Ok(issue)
     }
-}
 
-/// Layer 4's optional fields of a request (SPEC §16). Kept beside [`NewRequest`] rather than
-/// in it, so that every existing constructor of a request keeps compiling; all empty (the
-/// default) is a request as before Layer 4.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GapFields {
-    /// Given, it sets `blocking` (`BLOCK` blocks).
-    pub severity: Option<Severity>,
-    pub context: Option<String>,
-    pub blocked_operations: Vec<String>,
-    pub session_id: Option<String>,
-    pub gap_id: Option<String>,
-}
-
-impl GapFields {
-    /// Validation of the Layer 4 fields, after [`NewRequest::validate`]: context,
-    /// blocked operations (count, then each name, then duplicates), session id, gap id.
-    pub fn validate(&self, config: &Config) -> Result<(), ClarifyError> {
+    fn validate_layer4(&self, config: &Config) -> Result<(), ClarifyError> {
         if let Some(c) = &self.context {
             check_text("context", c, config.max_body_chars as usize)?;
         }
@@ -114,16 +139,28 @@ impl GapFields {
         Ok(())
     }
 
-    /// Whether a record was asked with these Layer 4 fields, for an idempotent replay: the
-    /// severity and blocked operations as given (they decide the gate); context, session
-    /// and gap ids do not take part (see `docs/decisions.md`).
-    fn same_as(&self, record: &Record) -> bool {
-        record.severity == self.severity && record.blocked_operations == self.blocked_operations
+    /// Whether the record blocks its requester: `severity` when given, else `blocking`.
+    pub fn is_blocking(&self) -> bool {
+        self.severity.map_or(self.blocking, Severity::is_blocking)
+    }
+
+    /// Whether `record` was asked with this request, for an idempotent replay: the same
+    /// requester, target, topic and first question, and Layer 4's severity and blocked
+    /// operations as given (they decide the gate); context, session and gap ids do not take
+    /// part (see `docs/decisions.md`).
+    fn asked(&self, record: &Record) -> bool {
+        let first_question = record.thread.iter().find(|e| e.kind == EntryKind::Question);
+        record.from == self.from
+            && record.to == self.to
+            && record.topic == self.topic
+            && first_question.is_some_and(|q| q.body == self.question)
+            && record.severity == self.severity
+            && record.blocked_operations == self.blocked_operations
     }
 }
 
-/// Opens a clarification on `ledger` (None: the issue has no ledger yet): [`request_with`]
-/// without Layer 4 fields and unsigned.
+/// Opens a clarification on `ledger` (None: the issue has no ledger yet), unsigned:
+/// [`request_with`] with no keys.
 pub fn request(
     ledger: Option<&Ledger>,
     req: &NewRequest,
@@ -131,100 +168,211 @@ pub fn request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    request_with(
-        ledger,
-        req,
-        &GapFields::default(),
-        config,
-        workflows,
-        now,
-        &Signers::default(),
-    )
+    request_with(ledger, req, config, workflows, now, &Signers::default())
 }
 
-/// Opens a clarification with Layer 4's fields; the question is signed when `signers` holds
-/// the requester's key.
+/// [`request`], signed: the question is signed when `signers` holds the requester's key
+/// ([`Signers::for_author`]).
 pub fn request_with(
     ledger: Option<&Ledger>,
     req: &NewRequest,
-    gap: &GapFields,
     config: &Config,
     workflows: &Workflows,
     now: i64,
     signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
-    check_now(now)?;
-    let issue = req.validate(config)?;
-    gap.validate(config)?;
-    let blocking = gap.severity.map_or(req.blocking, Severity::is_blocking);
-    let mut ledger = match ledger {
-        Some(l) if l.issue_number != issue => {
-            return Err(ClarifyError::input(format!(
-                "the ledger is for issue {} but the request is for issue {issue}",
-                l.issue_number
-            )))
-        }
-        Some(l) => l.clone(),
-        None => Ledger::new(issue),
-    };
+    let opening = decide_request(ledger, req, config, workflows, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
+}
 
-    // An agent that crashed and re-sends its request gets the original record back.
-    if let Some(key) = &req.idempotency_key {
-        if let Some(existing) = ledger
-            .clarifications
-            .iter()
-            .find(|r| r.idempotency_key.as_ref() == Some(key))
-        {
-            let first_question = existing
-                .thread
-                .iter()
-                .find(|e| e.kind == EntryKind::Question);
-            let same = existing.from == req.from
-                && existing.to == req.to
-                && existing.topic == req.topic
-                && first_question.is_some_and(|q| q.body == req.question)
-                && gap.same_as(existing);
-            if !same {
-                return Err(ClarifyError::IdempotencyConflict {
-                    key: key.clone(),
-                    id: existing.id.clone(),
-                });
-            }
-            let id = existing.id.clone();
-            return Ok(Applied {
-                ledger,
-                id,
-                events: Vec::new(),
-                idempotent: true,
-                error: None,
-            });
-        }
+/// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
+/// particular, or stops work): the question by the requester, then an escalation by `agent-x`
+/// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
+/// default round limit and SLA. Validation and idempotency are `request`'s. Entries are
+/// signed as [`request_with`]'s (the escalation with the hub key).
+pub fn request_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+) -> Result<Applied, ClarifyError> {
+    let opening = decide_escalated(ledger, req, reason, config, now)?;
+    Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
+}
+
+/// A new record's ledger is sealed for writing; a replay's is returned as it was.
+fn sealed(mut applied: Applied) -> Applied {
+    if !applied.idempotent {
+        applied.ledger.seal();
     }
+    applied
+}
 
+/// What a request decided, before anything is built: the ledger can then be moved in
+/// instead of copied (ingest opens many records on one ledger).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Opening {
+    /// The idempotency key already names this record.
+    Replay(String),
+    /// A new record on issue `issue`; `escalate` gives the reason of one created escalated.
+    New {
+        issue: u32,
+        limits: Limits,
+        escalate: Option<String>,
+    },
+}
+
+/// Every guard of [`request_with`], in order, on the ledger as it is.
+pub(crate) fn decide_request(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
+    }
     let grant = scope::check(
         &Ask {
             from: &req.from,
             to: &req.to,
-            blocking,
+            blocking: req.is_blocking(),
             workflow: req.workflow.as_deref(),
             step: req.step.as_deref(),
-            ledger_workflow: ledger.workflow.as_deref(),
+            ledger_workflow: ledger.and_then(|l| l.workflow.as_deref()),
         },
         config,
         workflows,
     )?;
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: grant.max_rounds,
+            sla_minutes: grant.sla_minutes,
+            workflow: Some(grant.workflow),
+        },
+        escalate: None,
+    })
+}
 
+/// Every guard of [`request_escalated`], in order, on the ledger as it is.
+pub(crate) fn decide_escalated(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    reason: &str,
+    config: &Config,
+    now: i64,
+) -> Result<Opening, ClarifyError> {
+    let issue = prepare(ledger, req, config, now)?;
+    check_text("reason", reason, config.max_body_chars as usize)?;
+    if req.from == req.to {
+        return Err(ClarifyError::SelfClarification {
+            agent: req.from.clone(),
+        });
+    }
+    if let Some(id) = replay(ledger, req)? {
+        return Ok(Opening::Replay(id));
+    }
+    Ok(Opening::New {
+        issue,
+        limits: Limits {
+            max_rounds: default_max_rounds(req.is_blocking()),
+            sla_minutes: DEFAULT_SLA_MINUTES,
+            workflow: None,
+        },
+        escalate: Some(reason.to_owned()),
+    })
+}
+
+/// Validation, `now`, and that the ledger is the request's issue's.
+fn prepare(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    now: i64,
+) -> Result<u32, ClarifyError> {
+    check_now(now)?;
+    let issue = req.validate(config)?;
+    if let Some(l) = ledger.filter(|l| l.issue_number != issue) {
+        return Err(ClarifyError::input(format!(
+            "the ledger is for issue {} but the request is for issue {issue}",
+            l.issue_number
+        )));
+    }
+    Ok(issue)
+}
+
+/// An agent that crashed and re-sends its request gets the original record back.
+fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
+    let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
+        return Ok(None);
+    };
+    let Some(existing) = ledger
+        .clarifications
+        .iter()
+        .find(|r| r.idempotency_key.as_ref() == Some(key))
+    else {
+        return Ok(None);
+    };
+    if !req.asked(existing) {
+        return Err(ClarifyError::IdempotencyConflict {
+            key: key.clone(),
+            id: existing.id.clone(),
+        });
+    }
+    Ok(Some(existing.id.clone()))
+}
+
+/// What governs a new record: its round limit, SLA, and the workflow a new ledger records.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Limits {
+    max_rounds: u32,
+    sla_minutes: u32,
+    workflow: Option<String>,
+}
+
+/// Carries out what [`decide_request`] or [`decide_escalated`] decided on `ledger` (moved in,
+/// not copied): the new record with its question, and its escalation when it is created
+/// escalated. Only the new record is sealed; callers seal the ledger before writing it.
+pub(crate) fn open(
+    ledger: Option<Ledger>,
+    opening: Opening,
+    req: &NewRequest,
+    now: i64,
+    signers: &Signers,
+) -> Applied {
+    let (issue, limits, escalate) = match opening {
+        Opening::Replay(id) => {
+            return Applied {
+                ledger: ledger.unwrap_or_else(|| Ledger::new(0)),
+                id,
+                events: Vec::new(),
+                idempotent: true,
+                error: None,
+            }
+        }
+        Opening::New {
+            issue,
+            limits,
+            escalate,
+        } => (issue, limits, escalate),
+    };
+    let mut ledger = ledger.unwrap_or_else(|| Ledger::new(issue));
     let id = ledger.next_id().to_string();
     let mut record = Record {
         id: id.clone(),
         from: req.from.clone(),
         to: req.to.clone(),
         topic: req.topic.clone(),
-        blocking,
+        blocking: req.is_blocking(),
         status: Status::Pending,
         round: 0,
-        max_rounds: grant.max_rounds,
-        sla_minutes: grant.sla_minutes,
+        max_rounds: limits.max_rounds,
+        sla_minutes: limits.sla_minutes,
         created: Some(Timestamp::from_ms(now)),
         stale_after: None,
         retries: 0,
@@ -232,16 +380,16 @@ pub fn request_with(
         field: req.field.clone(),
         suggestions: req.suggestions.clone(),
         idempotency_key: req.idempotency_key.clone(),
-        severity: gap.severity,
-        context: gap.context.clone(),
-        blocked_operations: gap.blocked_operations.clone(),
-        session_id: gap.session_id.clone(),
-        gap_id: gap.gap_id.clone(),
+        severity: req.severity,
+        context: req.context.clone(),
+        blocked_operations: req.blocked_operations.clone(),
+        session_id: req.session_id.clone(),
+        gap_id: req.gap_id.clone(),
         thread: Vec::new(),
-        extra: Map::new(),
+        extra: req.extra.clone(),
     };
     let at = record.append_signed(EntryKind::Question, &req.from, &req.question, now, signers);
-    let events = Event::for_entry(
+    let mut events: Vec<Event> = Event::for_entry(
         issue,
         &record,
         EntryKind::Question,
@@ -251,16 +399,26 @@ pub fn request_with(
     )
     .into_iter()
     .collect();
+    if let Some(reason) = &escalate {
+        let at = record.append_signed(EntryKind::Escalation, AGENT_X, reason, now, signers);
+        events.extend(Event::for_entry(
+            issue,
+            &record,
+            EntryKind::Escalation,
+            AGENT_X,
+            reason,
+            at,
+        ));
+    }
     if ledger.workflow.is_none() {
-        ledger.workflow = Some(grant.workflow);
+        ledger.workflow = limits.workflow;
     }
     ledger.clarifications.push(record);
-    ledger.seal();
-    Ok(Applied {
+    Applied {
         ledger,
         id,
         events,
         idempotent: false,
         error: None,
-    })
+    }
 }

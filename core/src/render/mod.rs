@@ -7,12 +7,14 @@
 
 mod escape;
 mod markdown;
+mod stats;
 mod text;
 
 pub use escape::{escape_markdown, sanitize_terminal};
 pub use markdown::{
     markdown_escalation, markdown_list, markdown_report, markdown_round, markdown_thread,
 };
+pub use stats::text_stats;
 pub use text::{text_escalation, text_list, text_report, text_round, text_thread, Style};
 
 use crate::ledger::{Entry, EntryKind, Record};

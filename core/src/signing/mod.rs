@@ -13,6 +13,7 @@ pub use keys::{
     SIGNATURE_PREFIX,
 };
 
+use crate::error::ErrorCode;
 use crate::ledger::{entry_hash, Entry, Ledger, Record};
 use crate::verify::Problem;
 
@@ -90,9 +91,9 @@ fn entry_problem(
         .map(|why| format!("signature by {signer}: {why}"))
 }
 
-/// Signature problems of every record of `ledger`, as `verify` reports them. Every problem
-/// returned here has the code `SIGNATURE_INVALID`; the other checks are
-/// [`crate::verify::verify_ledger`]'s.
+/// Signature problems of every record of `ledger`, each with the code `SIGNATURE_INVALID`:
+/// the signature part of [`crate::verify::check_ledger_with`], which runs the other checks
+/// too.
 pub fn verify_signatures(
     file: &str,
     ledger: &Ledger,
@@ -106,6 +107,7 @@ pub fn verify_signatures(
                 file: file.to_owned(),
                 id: Some(record.id.clone()),
                 message,
+                code: Some(ErrorCode::SignatureInvalid),
             });
         }
     }

@@ -3,17 +3,17 @@ use serde_json::Value;
 
 use super::*;
 use crate::ledger::{EntryKind, Ledger};
-use crate::ops::{Action, GapFields};
+use crate::ops::Action;
 use crate::testkit::{apply, ask, keyring, plain, signed_ledger, MIN, T0};
-use crate::verify::verify_ledger;
+use crate::verify::check_ledger_with;
 
 const FILE: &str = "issue-42.json";
 
-/// Every problem `verify` and the signature check find, as messages.
+/// Every problem `verify` finds with `keys`, signatures included, as messages.
 fn problems(ledger: &Ledger, keys: &PublicKeys, require: bool) -> Vec<String> {
-    verify_ledger(FILE, ledger)
+    check_ledger_with(FILE, ledger, keys, require)
+        .problems
         .into_iter()
-        .chain(verify_signatures(FILE, ledger, keys, require))
         .map(|p| format!("{}: {}", p.id.unwrap_or_default(), p.message))
         .collect()
 }
@@ -165,7 +165,7 @@ fn tamper_respelled_timestamp_still_verifies() {
         "Cache layer",
         "Redis or in-process?",
     );
-    let l = ask(None, &req, &GapFields::default(), T0 + 940, &signers);
+    let l = ask(None, &req, T0 + 940, &signers);
     let stamp = l.clarifications[0].thread[0].timestamp.as_str().to_owned();
     assert!(stamp.ends_with(":00.940Z"), "{stamp}");
     let respelled = edited(&l, |v| {
@@ -368,7 +368,7 @@ proptest! {
             }
         }
         let req = plain("engineer", "architect", "Cache layer", &question);
-        let mut l = ask(None, &req, &GapFields::default(), T0, &signers);
+        let mut l = ask(None, &req, T0, &signers);
         let mut now = T0;
         for round in 0..rounds {
             now += MIN;

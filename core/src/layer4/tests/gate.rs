@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::ErrorClass;
 use crate::ledger::Status;
 use crate::ops::{act, Action};
 use crate::testkit::MIN;
@@ -30,7 +31,7 @@ fn open_block_gaps_close_the_gate_for_what_they_block() {
         "WARN gaps never close the gate"
     );
     let e = build.error().unwrap();
-    assert_eq!((e.code(), e.exit_code()), ("GATE_CLOSED", 4));
+    assert_eq!((e.code(), e.class()), ("GATE_CLOSED", ErrorClass::Policy));
     assert_eq!(
         e.to_string(),
         "gate closed on issue #42: 2 open BLOCK clarification(s) block operation 'build' (CLR-42-001, CLR-42-003); answer and resolve them first"

@@ -3,61 +3,54 @@
 use super::*;
 use crate::api::call;
 use crate::ledger::Severity;
-use crate::ops::{request_with, GapFields, NewRequest};
+use crate::ops::{request, NewRequest};
 use crate::testkit::{ask, plain};
 
-fn gap() -> GapFields {
-    GapFields {
+/// `req` with every Layer 4 field set.
+fn gap(req: &NewRequest) -> NewRequest {
+    NewRequest {
         severity: Some(Severity::Warn),
         context: Some("ar-sa selected".into()),
         blocked_operations: vec!["build".into(), "deploy.prod".into()],
         session_id: Some(SESSION.into()),
         gap_id: Some("gap-002".into()),
+        ..req.clone()
     }
 }
 
-fn refusal(req: &NewRequest, gap: &GapFields) -> String {
-    let e = request_with(
-        None,
-        req,
-        gap,
-        &Config::default(),
-        &Workflows::defaults(),
-        T0,
-        &Signers::default(),
-    )
-    .unwrap_err();
+fn refusal(req: &NewRequest) -> String {
+    let e = request(None, req, &Config::default(), &Workflows::defaults(), T0).unwrap_err();
     format!("{}: {e}", e.code())
 }
 
 #[test]
 fn severity_defaults_follow_blocking() {
     let req = plain("engineer", "architect", "Cache", "Redis?");
-    let l = ask(None, &req, &GapFields::default(), T0, &Signers::default());
+    let l = ask(None, &req, T0, &Signers::default());
     let r = &l.clarifications[0];
     assert_eq!((r.severity, r.severity()), (None, Severity::Block));
     let non = NewRequest {
         blocking: false,
         ..req.clone()
     };
-    let l = ask(None, &non, &GapFields::default(), T0, &Signers::default());
+    let l = ask(None, &non, T0, &Signers::default());
     assert_eq!(l.clarifications[0].severity(), Severity::Warn);
     // Given, severity sets blocking, both ways.
-    let l = ask(None, &req, &gap(), T0, &Signers::default());
+    let l = ask(None, &gap(&req), T0, &Signers::default());
     let r = &l.clarifications[0];
     assert_eq!((r.severity, r.blocking), (Some(Severity::Warn), false));
-    let block = GapFields {
+    let block = NewRequest {
         severity: Some(Severity::Block),
-        ..GapFields::default()
+        ..non.clone()
     };
-    let l = ask(None, &non, &block, T0, &Signers::default());
+    let l = ask(None, &block, T0, &Signers::default());
     assert!(l.clarifications[0].blocking);
 }
 
 #[test]
 fn wire_format_omits_empty_fields_and_keeps_unknown_ones() {
     let req = plain("engineer", "architect", "Cache", "Redis?");
-    let plain_ledger = ask(None, &req, &GapFields::default(), T0, &Signers::default());
+    let plain_ledger = ask(None, &req, T0, &Signers::default());
     let text = plain_ledger.to_pretty_json();
     for key in [
         "severity",
@@ -70,7 +63,7 @@ fn wire_format_omits_empty_fields_and_keeps_unknown_ones() {
     ] {
         assert!(!text.contains(key), "{key} in {text}");
     }
-    let l = ask(None, &req, &gap(), T0, &Signers::default());
+    let l = ask(None, &gap(&req), T0, &Signers::default());
     let mut v = l.to_value();
     let r = &v["clarifications"][0];
     assert_eq!(r["severity"], "WARN");
@@ -112,10 +105,10 @@ fn a_stored_severity_sets_blocking_on_read() {
 #[test]
 fn validation_order_and_messages() {
     let req = plain("engineer", "architect", "Cache", "Redis?");
-    let with = |edit: &dyn Fn(&mut GapFields)| {
-        let mut g = gap();
+    let with = |edit: &dyn Fn(&mut NewRequest)| {
+        let mut g = gap(&req);
         edit(&mut g);
-        refusal(&req, &g)
+        refusal(&g)
     };
     assert_eq!(
         with(&|g| g.context = Some(" ".into())),
@@ -146,21 +139,21 @@ fn validation_order_and_messages() {
         "TEXT_TOO_LONG: gap id is too long: 65 characters, at most 64 allowed"
     );
     // The order: the fields of SPEC §6.4 first, then context, operations, session, gap id.
-    let empty_question = NewRequest {
-        question: " ".into(),
-        ..req.clone()
-    };
-    let mut all_bad = gap();
+    let mut all_bad = gap(&req);
     all_bad.context = Some(String::new());
     all_bad.session_id = Some("x".into());
-    assert!(refusal(&empty_question, &all_bad).starts_with("TEXT_EMPTY: question"));
-    assert!(refusal(&req, &all_bad).starts_with("TEXT_EMPTY: context"));
+    let empty_question = NewRequest {
+        question: " ".into(),
+        ..all_bad.clone()
+    };
+    assert!(refusal(&empty_question).starts_with("TEXT_EMPTY: question"));
+    assert!(refusal(&all_bad).starts_with("TEXT_EMPTY: context"));
     all_bad.context = None;
     all_bad.blocked_operations = vec!["-x".into()];
-    assert!(refusal(&req, &all_bad).contains("invalid operation name '-x'"));
+    assert!(refusal(&all_bad).contains("invalid operation name '-x'"));
     all_bad.blocked_operations = vec![];
     all_bad.gap_id = Some(String::new());
-    assert!(refusal(&req, &all_bad).contains("session id 'x'"));
+    assert!(refusal(&all_bad).contains("session id 'x'"));
 }
 
 #[test]
@@ -169,64 +162,64 @@ fn replays_compare_severity_and_blocked_operations() {
         idempotency_key: Some("k1".into()),
         ..plain("engineer", "architect", "Cache", "Redis?")
     };
-    let l = ask(None, &req, &gap(), T0, &Signers::default());
-    let replay = |g: &GapFields| {
-        request_with(
-            Some(&l),
-            &req,
-            g,
+    let l = ask(None, &gap(&req), T0, &Signers::default());
+    let replay = |l: &Ledger, r: &NewRequest| {
+        request(
+            Some(l),
+            r,
             &Config::default(),
             &Workflows::defaults(),
             T0 + 1,
-            &Signers::default(),
         )
         .map(|a| a.idempotent)
         .map_err(|e| e.code())
     };
-    assert_eq!(replay(&gap()), Ok(true));
+    assert_eq!(replay(&l, &gap(&req)), Ok(true));
     assert_eq!(
-        replay(&GapFields {
-            context: None,
-            session_id: None,
-            gap_id: None,
-            ..gap()
-        }),
+        replay(
+            &l,
+            &NewRequest {
+                context: None,
+                session_id: None,
+                gap_id: None,
+                ..gap(&req)
+            }
+        ),
         Ok(true)
     );
     assert_eq!(
-        replay(&GapFields {
-            severity: Some(Severity::Block),
-            ..gap()
-        }),
+        replay(
+            &l,
+            &NewRequest {
+                severity: Some(Severity::Block),
+                ..gap(&req)
+            }
+        ),
         Err("IDEMPOTENCY_CONFLICT")
     );
     assert_eq!(
-        replay(&GapFields {
-            severity: None,
-            ..gap()
-        }),
+        replay(
+            &l,
+            &NewRequest {
+                severity: None,
+                ..gap(&req)
+            }
+        ),
         Err("IDEMPOTENCY_CONFLICT")
     );
     assert_eq!(
-        replay(&GapFields {
-            blocked_operations: vec!["build".into()],
-            ..gap()
-        }),
+        replay(
+            &l,
+            &NewRequest {
+                blocked_operations: vec!["build".into()],
+                ..gap(&req)
+            }
+        ),
         Err("IDEMPOTENCY_CONFLICT")
     );
     // A plain request is replayed as before Layer 4.
-    let l = ask(None, &req, &GapFields::default(), T0, &Signers::default());
-    let plain_replay = request_with(
-        Some(&l),
-        &req,
-        &GapFields::default(),
-        &Config::default(),
-        &Workflows::defaults(),
-        T0 + 1,
-        &Signers::default(),
-    )
-    .unwrap();
-    assert!(plain_replay.idempotent);
+    let l = ask(None, &req, T0, &Signers::default());
+    assert_eq!(replay(&l, &req), Ok(true));
 }
 
 #[test]

@@ -1,0 +1,49 @@
+//! # agentx-clarify-command
+//!
+//! The command layer of AgentX Clarify: every command's flow — validate → read → decide →
+//! write → follow-up monitor → JSON shape — written **once**, generic over a [`Store`]. The
+//! core decides; a store reads and writes; this crate puts the steps in order. It touches no
+//! file, reads no clock (`now` is an argument) and builds for `wasm32-unknown-unknown`.
+//!
+//! Stores: `DiskStore` (crate `agentx-clarify-store`: lock files, atomic renames) and
+//! [`MemStore`] (here: tests, the wasm package, the playground). The CLI builds typed
+//! commands from its arguments and calls the functions below; the Node store, the wasm
+//! workspace, the MCP server and the vector runners call [`call`] with JSON.
+//!
+//! | module | the commands |
+//! |---|---|
+//! | [`mutation`] | `ask`, `answer`, `follow-up`, `resolve`, `escalate`, `abandon` |
+//! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
+//! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
+//! | [`status`] | `hook start|finish`, `state` |
+//! | [`json`] | the one JSON decoder: [`call`] |
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod guard;
+pub mod json;
+pub mod mem;
+pub mod monitor;
+pub mod mutation;
+pub mod paths;
+pub mod query;
+pub mod status;
+pub mod store;
+pub mod vector;
+
+pub use guard::guarded;
+pub use json::{call, OPERATIONS};
+pub use mem::{Files, MemStore};
+pub use monitor::{monitor_after, run_monitor, MonitorRun};
+pub use mutation::{act, ask, Mutation};
+pub use query::{list, ready, show_id, show_issue, stats, verify, ReadyOutcome, VerifyOutcome};
+pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
+pub use store::{LedgerRead, RawLedger, Scope, Store};

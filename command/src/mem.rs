@@ -1,0 +1,225 @@
+//! `MemStore`: a workspace held in memory as the files a `DiskStore` would hold (relative
+//! path → bytes), so every decision about bytes — parse errors, raw ledgers, pretty-printing —
+//! is the same as on disk. It serves the vector runners, the wasm package and the playground.
+//! One owner at a time: it excludes other writers by Rust's borrow rules, not by locks.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
+use agentx_clarify_core::names::is_workflow_name;
+use agentx_clarify_core::verify::issue_of_file_name;
+use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
+use serde_json::Value;
+
+use crate::paths::{self, ledger_read};
+use crate::store::{LedgerRead, RawLedger, Scope, Store};
+
+/// A workspace's files, by path relative to its root (`.agentx/…`).
+pub type Files = BTreeMap<String, Vec<u8>>;
+
+#[derive(Debug, Default)]
+pub struct MemStore {
+    files: RefCell<Files>,
+    dirs: RefCell<BTreeSet<String>>,
+}
+
+impl MemStore {
+    /// An empty workspace (no `.agentx/` at all).
+    pub fn new() -> MemStore {
+        MemStore::default()
+    }
+
+    /// A workspace holding exactly `files` (their directories exist).
+    pub fn from_files(files: Files) -> MemStore {
+        let store = MemStore::new();
+        *store.files.borrow_mut() = files;
+        store
+            .dirs
+            .borrow_mut()
+            .extend(paths::STATE_DIRS.map(String::from));
+        store
+    }
+
+    /// A workspace from a conformance vector's `setup` (tests/vectors/README.md).
+    pub fn from_setup(setup: &Value) -> Result<MemStore, ClarifyError> {
+        Ok(MemStore::from_files(paths::setup_files(setup)?))
+    }
+
+    /// Every file, for snapshots (undo, sharing) and for writing the workspace out.
+    pub fn files(&self) -> Files {
+        self.files.borrow().clone()
+    }
+
+    /// One file's bytes.
+    pub fn file(&self, path: &str) -> Option<Vec<u8>> {
+        self.files.borrow().get(path).cloned()
+    }
+
+    /// Replaces one file (`None` removes it), as another writer would.
+    pub fn put(&self, path: &str, bytes: Option<Vec<u8>>) {
+        let mut files = self.files.borrow_mut();
+        match bytes {
+            Some(b) => {
+                files.insert(path.to_owned(), b);
+            }
+            None => {
+                files.remove(path);
+            }
+        }
+    }
+
+    /// The body of every ledger update, compiled once (the generic method only wraps it:
+    /// the wasm package carries one copy, not one per command).
+    fn update_ledger_once(
+        &self,
+        issue: u32,
+        decide: &mut dyn FnMut(Option<Ledger>) -> Result<Option<Ledger>, ClarifyError>,
+    ) -> Result<(), ClarifyError> {
+        if let Some(ledger) = decide(self.read_ledger(issue)?)? {
+            self.dirs
+                .borrow_mut()
+                .extend(paths::STATE_DIRS.map(String::from));
+            self.put(
+                &paths::ledger_path(issue),
+                Some(ledger.to_pretty_json().into_bytes()),
+            );
+        }
+        Ok(())
+    }
+
+    fn text(&self, path: &str) -> Option<Vec<u8>> {
+        self.files.borrow().get(path).cloned()
+    }
+
+    /// Ledger files of the clarifications directory, ascending by issue number.
+    fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
+        let files = self.files.borrow();
+        let mut out: Vec<(u64, String, Vec<u8>)> = files
+            .range(paths::CLARIFICATIONS_DIR.to_owned()..)
+            .take_while(|(p, _)| p.starts_with(paths::CLARIFICATIONS_DIR))
+            .filter_map(|(path, bytes)| {
+                let name = path.strip_prefix(paths::CLARIFICATIONS_DIR)?;
+                issue_of_file_name(name).map(|n| (n, name.to_owned(), bytes.clone()))
+            })
+            .collect();
+        out.sort_by_key(|(n, _, _)| *n);
+        out
+    }
+}
+
+impl Store for MemStore {
+    fn load_config(&self) -> Result<Config, ClarifyError> {
+        match self.text(paths::CONFIG) {
+            None => Ok(Config::default()),
+            Some(bytes) => Config::parse_bytes(paths::CONFIG, &bytes),
+        }
+    }
+
+    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
+        let mut workflows = Workflows::new();
+        let files = self.files.borrow();
+        for (path, bytes) in files.iter() {
+            let Some(name) = path
+                .strip_prefix(paths::WORKFLOWS_DIR)
+                .and_then(|f| f.strip_suffix(".toml"))
+            else {
+                continue;
+            };
+            if is_workflow_name(name) {
+                workflows.insert_bytes_as(name, path, bytes);
+            }
+        }
+        Ok(workflows)
+    }
+
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        self.text(&paths::ledger_path(issue))
+            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
+            .transpose()
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut result = None;
+        self.update_ledger_once(issue, &mut |current| {
+            let (write, r) = decide(current)?;
+            result = Some(r);
+            Ok(write)
+        })?;
+        result.ok_or_else(|| ClarifyError::Internal {
+            message: String::from("a ledger update returned no result"),
+        })
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        match self.text(paths::STATUS) {
+            None => Ok(Statuses::new()),
+            Some(bytes) => parse_statuses(paths::STATUS_FILE, &bytes),
+        }
+    }
+
+    fn update_statuses<T>(
+        &self,
+        _config: &Config,
+        _agent: &str,
+        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut statuses = self.read_statuses()?;
+        let before = statuses.clone();
+        let result = change(&mut statuses)?;
+        if statuses != before {
+            self.put(
+                paths::STATUS,
+                Some(statuses_to_json(&statuses).into_bytes()),
+            );
+        }
+        Ok(result)
+    }
+
+    fn scan<R: Send>(
+        &self,
+        _scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        Ok(self
+            .ledger_files()
+            .into_iter()
+            .map(|(n, name, bytes)| visit(ledger_read(n, name, Ok(&bytes))))
+            .collect())
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        Ok(self
+            .ledger_files()
+            .into_iter()
+            .map(|(_, name, bytes)| (name, Ok(bytes)))
+            .collect())
+    }
+
+    fn init(&self) -> Result<Vec<String>, ClarifyError> {
+        let mut created = Vec::new();
+        {
+            let mut dirs = self.dirs.borrow_mut();
+            for dir in paths::INIT_DIRS {
+                if dirs.insert(dir.to_owned()) {
+                    created.push(dir.to_owned());
+                }
+            }
+        }
+        let mut files = self.files.borrow_mut();
+        for (path, text) in paths::init_files() {
+            if !files.contains_key(&path) {
+                files.insert(path.clone(), text.as_bytes().to_vec());
+                created.push(path);
+            }
+        }
+        Ok(created)
+    }
+}

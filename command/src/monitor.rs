@@ -1,0 +1,182 @@
+//! The monitor as every command runs it (SPEC §7): one pass (which a store may run in
+//! parallel) reads and decides every ledger in scope; each ledger that would change is then
+//! re-read and re-decided inside its own update (never written from a stale copy); the
+//! statuses take the events in their own update.
+
+use agentx_clarify_core::agents::apply_events;
+use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
+use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
+use serde_json::{json, Value};
+
+use crate::paths::STATUS_FILE;
+use crate::store::{LedgerRead, Scope, Store};
+
+/// What a monitor run found and did.
+#[derive(Clone, Debug, Default)]
+pub struct MonitorRun {
+    pub report: Report,
+    pub events: Vec<Event>,
+}
+
+impl MonitorRun {
+    /// `agentx clarify monitor --json`.
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "report": self.report, "events": self.events})
+    }
+
+    /// A run that could not start: its cause is its only error.
+    fn failed(file: &str, e: &ClarifyError) -> MonitorRun {
+        let mut run = MonitorRun::default();
+        run.report.errors.push(ReportError::new(file, e));
+        run
+    }
+}
+
+/// What the monitor would do to one ledger, as found by the read-only pass.
+struct Finding {
+    issue: u64,
+    file: String,
+    changed: bool,
+    report: Report,
+    events: Vec<Event>,
+    /// The ledger as read, when asked for and the monitor leaves it unchanged.
+    unchanged: Option<Ledger>,
+}
+
+/// Runs the monitor at `now` over `scope`; with `dry_run` nothing is written.
+pub fn run_monitor<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    dry_run: bool,
+    scope: Scope,
+) -> Result<MonitorRun, ClarifyError> {
+    monitor_pass(store, config, now, dry_run, scope, false).map(|(run, _)| run)
+}
+
+/// The monitor that follows a command: its failures are reported in its `errors`, never
+/// turned into the command's failure — the command's own write stands.
+pub fn monitor_after<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    written: Option<u32>,
+) -> MonitorRun {
+    run_monitor(store, config, now, false, Scope::FollowUp { written })
+        .unwrap_or_else(|e| MonitorRun::failed(".agentx/state/clarifications", &e))
+}
+
+/// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
+/// afterwards, for views over the whole workspace (`ready`): the ledgers the monitor left
+/// alone come from its own read, the rest are read again, so no ledger is parsed twice
+/// without need.
+pub fn run_monitor_keeping_ledgers<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
+    monitor_pass(store, config, now, false, Scope::All, true)
+}
+
+fn monitor_pass<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    dry_run: bool,
+    scope: Scope,
+    keep: bool,
+) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
+    let mut errors = Vec::new();
+    // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
+    // abandonment.
+    let statuses = store.read_statuses().unwrap_or_else(|e| {
+        errors.push(ReportError::new(STATUS_FILE, &e));
+        Statuses::new()
+    });
+    let status_readable = errors.is_empty();
+    // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
+    // its visit unless asked for (a changed one is re-read in its update below, never written
+    // from here).
+    let found: Vec<Result<Finding, ReportError>> = store.scan(scope, |read: LedgerRead| {
+        let LedgerRead {
+            issue,
+            file,
+            ledger,
+        } = read;
+        ledger.map(|ledger| {
+            let outcome = monitor_ledger(ledger, &statuses, config, now);
+            Finding {
+                issue,
+                file,
+                changed: outcome.changed,
+                report: outcome.report,
+                events: outcome.events,
+                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+            }
+        })
+    })?;
+
+    let mut run = MonitorRun::default();
+    let mut kept = Vec::new();
+    for finding in found {
+        let finding = match finding {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        if let Some(ledger) = finding.unchanged {
+            kept.push(ledger);
+            continue;
+        }
+        if !finding.changed {
+            continue;
+        }
+        // The pass only reads ledgers it could name by a valid issue number.
+        let Ok(issue) = u32::try_from(finding.issue) else {
+            continue;
+        };
+        let decided = if dry_run {
+            Some((finding.report, finding.events))
+        } else {
+            let result = store.update_ledger(issue, config, "monitor", |current| match current {
+                None => Ok((None, None)),
+                Some(fresh) => {
+                    let again = monitor_ledger(fresh, &statuses, config, now);
+                    if again.changed {
+                        Ok((Some(again.ledger), Some((again.report, again.events))))
+                    } else {
+                        Ok((None, None))
+                    }
+                }
+            });
+            result.unwrap_or_else(|e| {
+                errors.push(ReportError::new(finding.file.as_str(), &e));
+                None
+            })
+        };
+        if let Some((report, events)) = decided {
+            run.report.merge(report);
+            run.events.extend(events);
+        }
+        if keep {
+            // Whatever the write did (or another writer did meanwhile): the ledger as it is now.
+            kept.extend(store.read_ledger(issue).ok().flatten());
+        }
+    }
+    if !dry_run && status_readable && !run.events.is_empty() {
+        if let Err(e) = store.update_statuses(config, "monitor", |s| {
+            apply_events(s, &run.events);
+            Ok(())
+        }) {
+            errors.push(ReportError::new(STATUS_FILE, &e));
+        }
+    }
+    if !dry_run {
+        store.after_monitor(config);
+    }
+    errors.sort_by(|a, b| a.file.cmp(&b.file));
+    run.report.errors = errors;
+    Ok((run, kept))
+}

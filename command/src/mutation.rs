@@ -1,0 +1,140 @@
+//! The mutating commands: `ask` and the operations on an existing record (`answer`,
+//! `follow-up`, `resolve`, `escalate`, `abandon`). Each runs the same rhythm: validate, read
+//! what the decision needs, decide and write the ledger in one update, then the statuses,
+//! then the follow-up monitor, then the record as it now stands.
+
+use agentx_clarify_core::agents::apply_events;
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::{
+    request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
+};
+use serde_json::{json, Map, Value};
+
+use crate::monitor::{monitor_after, MonitorRun};
+use crate::store::Store;
+
+/// What a mutating command did.
+#[derive(Clone, Debug)]
+pub struct Mutation {
+    pub issue: u32,
+    pub id: String,
+    /// The record as stored after the operation and the monitor that followed it.
+    pub clarification: Option<Record>,
+    /// The operation's events, then the monitor's.
+    pub events: Vec<Event>,
+    pub idempotent: bool,
+    pub monitor: MonitorRun,
+    /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
+    pub error: Option<ClarifyError>,
+}
+
+impl Mutation {
+    /// The command's `--json` shape (SPEC §11.1).
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("ok".into(), Value::Bool(self.error.is_none()));
+        if let Some(e) = &self.error {
+            out.insert("error".into(), error_value(e));
+        }
+        out.insert(
+            "clarification".into(),
+            self.clarification
+                .as_ref()
+                .map_or(Value::Null, |r| r.to_output(self.issue)),
+        );
+        out.insert("events".into(), json!(self.events));
+        if self.error.is_none() {
+            out.insert("idempotent".into(), Value::Bool(self.idempotent));
+        }
+        out.insert("monitor".into(), json!(self.monitor.report));
+        Value::Object(out)
+    }
+}
+
+/// Opens a clarification: validate, then decide and write under the issue's ledger update,
+/// then statuses and the monitor. An idempotent replay writes nothing but still runs the
+/// monitor.
+pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, ClarifyError> {
+    let config = store.load_config()?;
+    let issue = req.validate(&config)?;
+    // A corrupt status file stops the command before anything is written.
+    store.read_statuses()?;
+    let workflows = store.load_workflows()?;
+    // A refused request writes nothing, not even what a store needs to exclude other writers
+    // (a lock file, a directory): with no ledger yet, decide once before the update.
+    if store.read_ledger(issue)?.is_none() {
+        request(None, req, &config, &workflows, now)?;
+    }
+    let applied = store.update_ledger(issue, &config, &req.from, |current| {
+        let applied = request(current.as_ref(), req, &config, &workflows, now)?;
+        let write = (!applied.idempotent).then(|| applied.ledger.clone());
+        Ok((write, applied))
+    })?;
+    finish(store, &config, now, applied, &req.from)
+}
+
+/// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
+/// comes back as a [`Mutation`] with `error` set.
+pub fn act<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    action: &Action,
+) -> Result<Mutation, ClarifyError> {
+    let config = store.load_config()?;
+    let parsed = action.validate(id, &config)?;
+    store.read_statuses()?;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    // No ledger, no update: a missing issue must not leave anything behind.
+    store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
+    let actor = actor_name(action);
+    let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
+        let ledger = current.ok_or_else(not_found)?;
+        let applied = agentx_clarify_core::act(&ledger, id, action, &config, now)?;
+        Ok((Some(applied.ledger.clone()), applied))
+    })?;
+    finish(store, &config, now, applied, &actor)
+}
+
+/// Who an action is written by, for lock files (the core decides the entry's author).
+fn actor_name(action: &Action) -> String {
+    match action {
+        Action::Answer { from, .. } | Action::FollowUp { from, .. } => from.clone(),
+        Action::Resolve { from, .. }
+        | Action::Escalate { from, .. }
+        | Action::Abandon { from, .. } => from.clone().unwrap_or_else(|| String::from("agentx")),
+    }
+}
+
+/// After a ledger write: the statuses (in their own update), then the monitor, then the
+/// record as it now stands.
+fn finish<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    applied: Applied,
+    actor: &str,
+) -> Result<Mutation, ClarifyError> {
+    if !applied.events.is_empty() {
+        store.update_statuses(config, actor, |statuses| {
+            apply_events(statuses, &applied.events);
+            Ok(())
+        })?;
+    }
+    let issue = applied.ledger.issue_number;
+    let monitor = monitor_after(store, config, now, Some(issue));
+    let clarification = store
+        .read_ledger(issue)?
+        .and_then(|l| l.find(&applied.id).cloned());
+    let mut events = applied.events;
+    events.extend(monitor.events.iter().cloned());
+    Ok(Mutation {
+        issue,
+        id: applied.id,
+        clarification,
+        events,
+        idempotent: applied.idempotent,
+        monitor,
+        error: applied.error,
+    })
+}

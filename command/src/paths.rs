@@ -1,0 +1,127 @@
+//! Where a workspace's state lives, relative to its root (SPEC §3), as every store names it:
+//! the file store uses these as paths, the memory store as keys, reports as file names.
+
+use agentx_clarify_core::defaults::{CONFIG_TOML, DEFAULT_WORKFLOWS};
+use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::names::MAX_ISSUE;
+use agentx_clarify_core::{ClarifyError, Ledger};
+use serde_json::Value;
+
+use crate::mem::Files;
+use crate::store::LedgerRead;
+
+pub const AGENTX_DIR: &str = ".agentx/";
+pub const WORKFLOWS_DIR: &str = ".agentx/workflows/";
+pub const STATE_DIR: &str = ".agentx/state/";
+pub const CLARIFICATIONS_DIR: &str = ".agentx/state/clarifications/";
+pub const CONFIG: &str = ".agentx/config.toml";
+pub const STATUS: &str = ".agentx/state/agent-status.json";
+/// The statuses file as reports name it.
+pub const STATUS_FILE: &str = "agent-status.json";
+
+/// The directories `init` creates, in order.
+pub const INIT_DIRS: [&str; 4] = [AGENTX_DIR, WORKFLOWS_DIR, STATE_DIR, CLARIFICATIONS_DIR];
+/// The directories a ledger write needs.
+pub const STATE_DIRS: [&str; 4] = INIT_DIRS;
+
+/// `issue-<n>.json`.
+pub fn ledger_name(issue: u32) -> String {
+    format!("issue-{issue}.json")
+}
+
+/// `.agentx/state/clarifications/issue-<n>.json`.
+pub fn ledger_path(issue: u32) -> String {
+    format!("{CLARIFICATIONS_DIR}issue-{issue}.json")
+}
+
+/// The files `init` writes when they are missing: the default workflows, then the settings.
+pub fn init_files() -> Vec<(String, &'static str)> {
+    let mut files: Vec<(String, &'static str)> = DEFAULT_WORKFLOWS
+        .iter()
+        .map(|(name, text)| (format!("{WORKFLOWS_DIR}{name}.toml"), *text))
+        .collect();
+    files.push((CONFIG.to_owned(), CONFIG_TOML));
+    files
+}
+
+/// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
+/// parsed; either failure becomes a report error naming the file.
+pub fn ledger_read(issue: u64, file: String, bytes: Result<&[u8], ClarifyError>) -> LedgerRead {
+    let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
+    let ledger = if issue > MAX_ISSUE {
+        Err(fail(ClarifyError::InvalidIssue {
+            value: issue.to_string(),
+        }))
+    } else {
+        bytes
+            .map_err(fail)
+            .and_then(|b| Ledger::parse(&file, b, u32::try_from(issue).ok()).map_err(&fail))
+    };
+    LedgerRead {
+        issue,
+        file,
+        ledger,
+    }
+}
+
+/// The files of a conformance vector's `setup` (tests/vectors/README.md): the given workflows
+/// (else the defaults of SPEC §6.2), the settings, the ledgers (objects pretty-printed, strings
+/// as their exact bytes) and the statuses.
+pub fn setup_files(setup: &Value) -> Result<Files, ClarifyError> {
+    let bad = |what: &str| ClarifyError::input(format!("setup: {what}"));
+    let mut files = Files::new();
+    match setup.get("workflows") {
+        None | Some(Value::Null) => {
+            for (name, text) in DEFAULT_WORKFLOWS {
+                files.insert(
+                    format!("{WORKFLOWS_DIR}{name}.toml"),
+                    text.as_bytes().to_vec(),
+                );
+            }
+        }
+        Some(Value::Object(map)) => {
+            for (name, text) in map {
+                let text = text
+                    .as_str()
+                    .ok_or_else(|| bad(&format!("workflow `{name}` must be TOML text")))?;
+                files.insert(
+                    format!("{WORKFLOWS_DIR}{name}.toml"),
+                    text.as_bytes().to_vec(),
+                );
+            }
+        }
+        Some(_) => return Err(bad("`workflows` must be an object of name → TOML text")),
+    }
+    match setup.get("config") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(text)) => {
+            files.insert(CONFIG.to_owned(), text.as_bytes().to_vec());
+        }
+        Some(_) => return Err(bad("`config` must be TOML text")),
+    }
+    match setup.get("ledgers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (name, v) in map {
+                files.insert(format!("{CLARIFICATIONS_DIR}{name}"), pretty_or_raw(v));
+            }
+        }
+        Some(_) => return Err(bad("`ledgers` must be an object of file name → ledger")),
+    }
+    if let Some(statuses) = setup.get("statuses").filter(|v| !v.is_null()) {
+        files.insert(STATUS.to_owned(), pretty_or_raw(statuses));
+    }
+    Ok(files)
+}
+
+/// A file given as a string is those bytes; anything else is pretty JSON with a newline.
+fn pretty_or_raw(v: &Value) -> Vec<u8> {
+    match v {
+        Value::String(s) => s.as_bytes().to_vec(),
+        other => {
+            let mut text = serde_json::to_string_pretty(other).unwrap_or_default();
+            text.push('\n');
+            text.into_bytes()
+        }
+    }
+}

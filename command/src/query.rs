@@ -1,0 +1,202 @@
+//! The reading commands: `list`, `show`, `stats`, `verify`, and `ready` (which runs the
+//! monitor first).
+
+use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::error::ErrorCode;
+use agentx_clarify_core::ledger::RecordOutput;
+use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
+use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::scope::{Preview, Question};
+use agentx_clarify_core::signing::PublicKeys;
+use agentx_clarify_core::stats::Stats;
+use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
+use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
+use agentx_clarify_core::{ClarifyError, Ledger, Record};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::monitor::{run_monitor_keeping_ledgers, MonitorRun};
+use crate::store::{LedgerRead, Scope, Store};
+
+/// Every readable ledger, and why the others could not be read.
+pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+    let reads = store.scan(Scope::All, |read: LedgerRead| read.ledger)?;
+    let mut ledgers = Vec::with_capacity(reads.len());
+    let mut errors = Vec::new();
+    for read in reads {
+        match read {
+            Ok(l) => ledgers.push(l),
+            Err(e) => errors.push(e),
+        }
+    }
+    Ok((ledgers, errors))
+}
+
+/// Records matching `filter` (default: open ones), by issue then sequence.
+pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record)>, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(views::list(&ledgers, filter)
+        .into_iter()
+        .map(|(i, r)| (i, r.clone()))
+        .collect())
+}
+
+/// `list --json`: serialised straight from the records (a list can be megabytes).
+#[derive(Serialize)]
+pub struct ListJson<'a> {
+    ok: bool,
+    clarifications: Vec<RecordOutput<'a>>,
+}
+
+pub fn list_json(records: &[(u32, Record)]) -> ListJson<'_> {
+    ListJson {
+        ok: true,
+        clarifications: records.iter().map(|(i, r)| r.output(*i)).collect(),
+    }
+}
+
+/// One record by id.
+pub fn show_id<S: Store>(store: &S, id: &str) -> Result<(u32, Record), ClarifyError> {
+    let parsed = ClarificationId::parse(id)?;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    let ledger = store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
+    let record = ledger.find(id).cloned().ok_or_else(not_found)?;
+    Ok((parsed.issue, record))
+}
+
+/// The whole ledger of an issue.
+pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyError> {
+    store
+        .read_ledger(issue)?
+        .ok_or(ClarifyError::NoLedger { issue })
+}
+
+/// Analytics over every readable ledger, optionally only records created since `since`.
+pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<Stats, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(agentx_clarify_core::stats::stats(&ledgers, since))
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug)]
+pub struct VerifyOutcome {
+    pub files: usize,
+    pub problems: Vec<Problem>,
+    /// What `agentx migrate` would upgrade (records written by another tool), never a failure.
+    pub warnings: Vec<Problem>,
+}
+
+impl VerifyOutcome {
+    /// The failure `verify` turns its problems into (exit 8), if there are any:
+    /// `SIGNATURE_INVALID` when any problem is a signature's, else `LEDGER_INCONSISTENT`.
+    pub fn error(&self) -> Option<ClarifyError> {
+        let message = format!(
+            "verify found {} problem(s) in {} ledger file(s)",
+            self.problems.len(),
+            self.files
+        );
+        failure_code(&self.problems).map(|code| match code {
+            ErrorCode::SignatureInvalid => ClarifyError::SignatureInvalid { message },
+            _ => ClarifyError::LedgerInconsistent { message },
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self.error() {
+            None => json!({"ok": true, "problems": [], "warnings": self.warnings}),
+            Some(e) => json!({"ok": false, "error": error_value(&e), "problems": self.problems,
+                "warnings": self.warnings}),
+        }
+    }
+}
+
+/// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
+/// parse is a problem, not a failure. Signatures are checked against `keys` (SPEC §16), and
+/// with `[audit] require_signatures` every unsigned entry is a problem too. The store's keys
+/// are not read yet: callers pass none, so a signed entry names an unknown signer.
+pub fn verify<S: Store>(store: &S, keys: &PublicKeys) -> Result<VerifyOutcome, ClarifyError> {
+    let require = store.load_config()?.audit.require_signatures;
+    let raw = store.raw_ledgers()?;
+    let files = raw.len();
+    let mut found = Verification::default();
+    for (name, bytes) in raw {
+        match bytes {
+            Ok(bytes) => found.extend(check_file_with(&name, &bytes, keys, require)),
+            Err(e) => found.problems.push(Problem {
+                file: name,
+                id: None,
+                message: e.to_string(),
+                code: None,
+            }),
+        }
+    }
+    Ok(VerifyOutcome {
+        files,
+        problems: found.problems,
+        warnings: found.warnings,
+    })
+}
+
+/// `agentx ready`: the monitor, then one entry per issue with a ledger.
+#[derive(Clone, Debug)]
+pub struct ReadyOutcome {
+    pub issues: Vec<ReadyIssue>,
+    pub monitor: MonitorRun,
+}
+
+impl ReadyOutcome {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report})
+    }
+}
+
+/// `include_escalated`: see `views::ready`.
+pub fn ready<S: Store>(
+    store: &S,
+    now: i64,
+    include_escalated: bool,
+) -> Result<ReadyOutcome, ClarifyError> {
+    let config = store.load_config()?;
+    let (monitor, ledgers) = run_monitor_keeping_ledgers(store, &config, now)?;
+    Ok(ReadyOutcome {
+        issues: views::ready(&ledgers, include_escalated),
+        monitor,
+    })
+}
+
+/// The scope preview of a request on `issue` (whose ledger may record its workflow).
+pub fn scope_preview<S: Store>(
+    store: &S,
+    question: &Question,
+    issue: Option<u32>,
+) -> Result<Preview, ClarifyError> {
+    let config = store.load_config()?;
+    let workflows = store.load_workflows()?;
+    let ledger = match issue {
+        Some(n) => store.read_ledger(n)?,
+        None => None,
+    };
+    let ask = question.ask(ledger.as_ref().and_then(|l| l.workflow.as_deref()));
+    Ok(agentx_clarify_core::scope::preview(
+        &ask, &config, &workflows,
+    ))
+}
+
+/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`).
+pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
+    let (ledgers, _) = read_all(store)?;
+    Ok(agentx_clarify_core::monitor::next_wakeup(&ledgers, now))
+}
+
+/// The wait-for graph of one issue, or of every issue with a ledger.
+pub fn wait_for_graphs<S: Store>(
+    store: &S,
+    issue: Option<u32>,
+) -> Result<Vec<WaitForGraph>, ClarifyError> {
+    let config = store.load_config()?;
+    let ledgers = match issue {
+        Some(n) => store.read_ledger(n)?.into_iter().collect(),
+        None => read_all(store)?.0,
+    };
+    Ok(ledgers.iter().map(|l| wait_for_graph(l, &config)).collect())
+}

@@ -1,0 +1,94 @@
+//! The store abstraction the command flow is written over. A store holds a workspace's state
+//! (settings, workflows, ledgers, agent statuses) and makes each change atomic with respect to
+//! every other writer: `DiskStore` with lock files and atomic renames, `MemStore` with plain
+//! ownership, a database store with transactions. It decides nothing: every decision is the
+//! core's, every step of a command is the command layer's.
+
+use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
+
+/// Which ledgers a workspace pass needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every ledger (`monitor`, `list`, `stats`, `ready`).
+    All,
+    /// The monitor that follows a command: only ledgers that can need action — the one just
+    /// written and those with active records. A store without an index of active records
+    /// gives every ledger, which is always correct, only slower.
+    FollowUp {
+        /// The ledger the command wrote, if any.
+        written: Option<u32>,
+    },
+}
+
+/// One ledger as a workspace pass reads it.
+#[derive(Debug)]
+pub struct LedgerRead {
+    /// The issue number of its name (may exceed 2^31−1: such files are reported, not read).
+    pub issue: u64,
+    /// Its name as reports show it (`issue-<n>.json`).
+    pub file: String,
+    /// The parsed ledger, or why it could not be read.
+    pub ledger: Result<Ledger, ReportError>,
+}
+
+/// A ledger file's name and its raw bytes, or why they could not be read (`verify` reports
+/// unparseable files as problems, so it wants bytes, not ledgers).
+pub type RawLedger = (String, Result<Vec<u8>, ClarifyError>);
+
+/// What a command needs from the place a workspace lives. Every `update_*` is one atomic
+/// read–decide–write: the closure gets the current value, freshly read under whatever
+/// excludes other writers, and may be called again if the store retries (a database after a
+/// serialization failure), so it must be a pure function of its argument.
+pub trait Store {
+    /// `.agentx/config.toml`; defaults when absent.
+    fn load_config(&self) -> Result<Config, ClarifyError>;
+
+    /// Every workflow (parsed lazily, when a request uses it).
+    fn load_workflows(&self) -> Result<Workflows, ClarifyError>;
+
+    /// The ledger of `issue`, if there is one. A ledger that does not parse is
+    /// `LEDGER_CORRUPT` and is never overwritten.
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError>;
+
+    /// Read–decide–write on one ledger, excluding every other writer of it. `decide` returns
+    /// what to write (if anything) and a result. `agent` names the holder in lock files.
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError>;
+
+    /// The agent statuses (empty when there are none yet).
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError>;
+
+    /// Read–change–write of the agent statuses, excluding every other writer of them; nothing
+    /// is written when `change` leaves them equal.
+    fn update_statuses<T>(
+        &self,
+        config: &Config,
+        agent: &str,
+        change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError>;
+
+    /// Visits the ledgers `scope` names, ascending by issue number, and returns what `visit`
+    /// made of each, in that order. A store may visit in parallel.
+    fn scan<R: Send>(
+        &self,
+        scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError>;
+
+    /// Every ledger file's raw bytes, ascending by issue number.
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError>;
+
+    /// Creates what a new workspace needs (the default workflows and settings, the state
+    /// area) without touching anything that exists; returns what it created.
+    fn init(&self) -> Result<Vec<String>, ClarifyError>;
+
+    /// Housekeeping after a monitor run that may write (a file store removes the temp files
+    /// of writers that crashed). Best effort, never fails a command.
+    fn after_monitor(&self, _config: &Config) {}
+}

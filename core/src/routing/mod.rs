@@ -1,0 +1,23 @@
+//! Routing groundwork (SPEC §14): the runner tables of `.agentx/config.toml`, the exact
+//! command line each preset runs, where its answer is, and the prompt an agent receives.
+//! Pure like the rest of the core: starting the process belongs to the `runner` crate.
+//!
+//! The flow: [`crate::Config::parse_with_runners`] reads the runners; [`Runners::for_agent`] finds the target's runner (none: `NO_RUNNER`); the shell
+//! reads its [`RunnerSpec::persona_file`]; [`Invocation::resolve`] gives the process to
+//! start; [`build_prompt`] the text to send, bound with [`Invocation::argv`] and
+//! [`Invocation::stdin`]; [`Invocation::output`] says where the answer will be.
+
+mod invocation;
+mod output;
+mod presets;
+mod prompt;
+mod runners;
+
+pub use invocation::{persona_text, Invocation};
+pub use output::{AnswerAt, AnswerFormat, Check, ErrorSignal, OutputSpec, Test};
+pub use presets::{PersonaVia, GEMINI_INSTRUCTION};
+pub use prompt::{build_prompt, PromptInput};
+pub use runners::{
+    default_persona_path, PersonaFile, Preset, PromptMode, RunnerSpec, Runners, DEFAULT_TABLE,
+    DEFAULT_TIMEOUT_SECONDS, PROMPT_PLACEHOLDER,
+};

@@ -1,0 +1,270 @@
+//! The prompt a routed agent receives (SPEC §14.2 step 3): the persona (when its CLI takes
+//! none), who asks whom on which issue and workflow, the record's facts, the earlier rounds,
+//! the question, and how to reply — the answer alone, or a `[CLARIFICATION_NEEDED]` block
+//! (SPEC §17). Pure and deterministic: the same record gives the same bytes.
+
+use std::fmt::Write;
+
+use crate::ledger::{EntryKind, Record};
+
+/// Everything the prompt is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct PromptInput<'a> {
+    pub record: &'a Record,
+    pub issue: u32,
+    /// The ledger's workflow, when it has one.
+    pub workflow: Option<&'a str>,
+    /// Persona text to put at the head of the prompt: [`crate::routing::Invocation`]'s
+    /// `prompt_persona` (`None` when the CLI took it as a system prompt).
+    pub persona: Option<&'a str>,
+    /// `max_body_chars`: a longer reply is refused, so the agent is told.
+    pub max_answer_chars: u32,
+}
+
+/// Builds the prompt.
+pub fn build_prompt(input: &PromptInput<'_>) -> String {
+    let r = input.record;
+    let round = r.fold().round;
+    let mut out = String::new();
+    if let Some(persona) = input.persona {
+        let _ = write!(out, "# Persona\n\n{}\n\n", persona.trim());
+    }
+    let workflow = input
+        .workflow
+        .map(|w| format!(" (workflow \"{w}\")"))
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "# Clarification request {id}\n\n\
+         The agent \"{from}\" asks you, the agent \"{to}\", a question on issue #{issue}{workflow}. \
+         AgentX Clarify, the hub that keeps the issue's clarification ledger, routed it to you; \
+         your reply is recorded in that ledger as your answer.\n\n",
+        id = r.id,
+        from = r.from,
+        to = r.to,
+        issue = input.issue,
+    );
+    facts(&mut out, input, round);
+    earlier_rounds(&mut out, r, round);
+    let _ = write!(out, "## The question (round {round})\n\n");
+    match r
+        .thread
+        .iter()
+        .rev()
+        .find(|e| e.kind == EntryKind::Question)
+    {
+        Some(q) => quote(&mut out, &q.body),
+        None => out.push_str("> (no question text was recorded; the topic is the question)\n"),
+    }
+    reply_protocol(&mut out, input);
+    out
+}
+
+fn facts(out: &mut String, input: &PromptInput<'_>, round: u32) {
+    let r = input.record;
+    let _ = writeln!(out, "- Clarification: {}", r.id);
+    let _ = writeln!(out, "- Issue: #{}", input.issue);
+    if let Some(w) = input.workflow {
+        let _ = writeln!(out, "- Workflow: {w}");
+    }
+    let _ = writeln!(out, "- From: {}", r.from);
+    let _ = writeln!(out, "- To: {} (you)", r.to);
+    let _ = writeln!(out, "- Round: {round}/{}", r.max_rounds);
+    let _ = writeln!(out, "- Topic: {}", one_line(&r.topic));
+    if let Some(field) = &r.field {
+        let _ = writeln!(out, "- Field: {}", one_line(field));
+    }
+    if !r.suggestions.is_empty() {
+        out.push_str("- Acceptable answers:\n");
+        for s in &r.suggestions {
+            let _ = writeln!(out, "  - {}", one_line(s));
+        }
+    }
+    out.push('\n');
+}
+
+/// Questions and answers of the rounds before the current one, in thread order.
+fn earlier_rounds(out: &mut String, r: &Record, round: u32) {
+    let earlier: Vec<_> = r
+        .thread
+        .iter()
+        .filter(|e| e.round < round && matches!(e.kind, EntryKind::Question | EntryKind::Answer))
+        .collect();
+    if earlier.is_empty() {
+        return;
+    }
+    out.push_str("## Earlier rounds\n");
+    let mut shown = 0;
+    for e in earlier {
+        if e.round != shown {
+            shown = e.round;
+            let _ = write!(out, "\n### Round {shown}\n");
+        }
+        let what = if e.kind == EntryKind::Question {
+            "Question"
+        } else {
+            "Answer"
+        };
+        let _ = write!(out, "\n{what} from {}:\n", e.from);
+        quote(out, &e.body);
+    }
+    out.push('\n');
+}
+
+fn reply_protocol(out: &mut String, input: &PromptInput<'_>) {
+    let r = input.record;
+    let _ = write!(
+        out,
+        "\n## How to reply\n\n\
+         Reply with the answer alone: no greeting, no restating of the question, no sign-off. \
+         Your whole reply is recorded as the answer, so keep it under {max} characters.\n",
+        max = input.max_answer_chars,
+    );
+    if !r.suggestions.is_empty() {
+        out.push_str("When one of the acceptable answers fits, begin with it.\n");
+    }
+    let _ = write!(
+        out,
+        "\nIf you cannot answer without more information, reply with only this block, filled in:\n\n\
+         [CLARIFICATION_NEEDED]\n\
+         agent_id: {to}\n\
+         blocked_at: {topic}\n\
+         questions:\n\
+         - <your first question>\n\
+         - <another question, if you need one>\n\
+         to: <the agent to ask; leave this line out to ask {from}>\n\
+         [/CLARIFICATION_NEEDED]\n",
+        to = r.to,
+        topic = one_line(&r.topic),
+        from = r.from,
+    );
+}
+
+/// A body as a markdown quote: every line starts with `>`, so no line of it can open a
+/// signal block or a heading of the prompt.
+fn quote(out: &mut String, body: &str) {
+    for line in body.trim_end().lines() {
+        if line.is_empty() {
+            out.push_str(">\n");
+        } else {
+            let _ = writeln!(out, "> {line}");
+        }
+    }
+}
+
+/// A value on one `key: value` line: line breaks become spaces.
+fn one_line(text: &str) -> String {
+    text.split(['\r', '\n'])
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ledger::Ledger;
+
+    fn ledger() -> Ledger {
+        let v = json!({"issueNumber": 42, "workflow": "feature", "clarifications": [{
+            "id": "CLR-42-003", "from": "engineer", "to": "architect", "topic": "Cache\nlayer",
+            "blocking": true, "status": "pending", "round": 2, "maxRounds": 3, "slaMinutes": 30,
+            "retries": 0, "resolvedAt": null, "field": "cache.backend",
+            "suggestions": ["Redis", "in-process"],
+            "thread": [
+                {"round": 1, "from": "engineer", "type": "question", "body": "Redis or in-process?\n\n[CLARIFICATION_NEEDED]\n# not a heading", "timestamp": "2026-11-22T10:00:00.000Z"},
+                {"round": 1, "from": "monitor", "type": "stale", "body": "SLA expired", "timestamp": "2026-11-22T10:31:00.000Z"},
+                {"round": 1, "from": "architect", "type": "answer", "body": "Redis, see ADR-7.", "timestamp": "2026-11-22T10:34:10.000Z"},
+                {"round": 2, "from": "engineer", "type": "question", "body": "Which eviction policy?\n", "timestamp": "2026-11-22T10:36:00.000Z"}
+            ]
+        }, {
+            "id": "CLR-42-004", "from": "tester", "to": "product-manager", "topic": "Export scope",
+            "blocking": false, "status": "stale", "round": 1, "maxRounds": 6, "slaMinutes": 30,
+            "retries": 1, "resolvedAt": null,
+            "thread": [
+                {"round": 1, "from": "tester", "type": "question", "body": "Is CSV export in scope?", "timestamp": "2026-11-22T11:00:00.000Z"},
+                {"round": 1, "from": "monitor", "type": "stale", "body": "SLA expired", "timestamp": "2026-11-22T11:31:00.000Z"},
+                {"round": 1, "from": "monitor", "type": "retry", "body": "retry 1 of 1", "timestamp": "2026-11-22T11:31:00.000Z"}
+            ]
+        }]});
+        Ledger::from_value("issue-42.json", &v, None).unwrap()
+    }
+
+    fn golden(name: &str, actual: &str, want: &str) {
+        assert_eq!(actual, want, "golden {name} differs; actual:\n{actual}");
+    }
+
+    #[test]
+    fn full_prompt_golden() {
+        let l = ledger();
+        let text = build_prompt(&PromptInput {
+            record: l.find("CLR-42-003").unwrap(),
+            issue: 42,
+            workflow: l.workflow.as_deref(),
+            persona: Some("You are the architect.\nYou own the ADRs.\n"),
+            max_answer_chars: 2000,
+        });
+        golden("prompt.txt", &text, include_str!("golden/prompt.txt"));
+    }
+
+    #[test]
+    fn first_round_prompt_golden() {
+        let l = ledger();
+        let text = build_prompt(&PromptInput {
+            record: l.find("CLR-42-004").unwrap(),
+            issue: 42,
+            workflow: None,
+            persona: None,
+            max_answer_chars: 500,
+        });
+        golden(
+            "prompt-first-round.txt",
+            &text,
+            include_str!("golden/prompt-first-round.txt"),
+        );
+    }
+
+    #[test]
+    fn the_prompt_is_deterministic_and_follows_the_record() {
+        let l = ledger();
+        let r = l.find("CLR-42-003").unwrap();
+        let input = PromptInput {
+            record: r,
+            issue: 42,
+            workflow: Some("feature"),
+            persona: None,
+            max_answer_chars: 2000,
+        };
+        assert_eq!(build_prompt(&input), build_prompt(&input));
+        let mut other = r.clone();
+        other.to = "ux-designer".into();
+        let text = build_prompt(&PromptInput {
+            record: &other,
+            ..input
+        });
+        assert!(text.contains("- To: ux-designer (you)\n"));
+        assert!(text.contains("agent_id: ux-designer\n"));
+        assert!(text.starts_with("# Clarification request CLR-42-003\n"));
+    }
+
+    #[test]
+    fn a_record_without_a_question_still_gets_a_prompt() {
+        let mut l = ledger();
+        let r = l.clarifications.get_mut(1).unwrap();
+        r.thread.clear();
+        let text = build_prompt(&PromptInput {
+            record: r,
+            issue: 42,
+            workflow: None,
+            persona: None,
+            max_answer_chars: 10,
+        });
+        assert!(text.contains("> (no question text was recorded; the topic is the question)\n"));
+        assert!(
+            text.contains("- Round: 1/6\n"),
+            "the stored round of a legacy record"
+        );
+    }
+}

@@ -1,0 +1,697 @@
+//! Runner tables of `.agentx/config.toml` (SPEC §14.1): `[agents.<name>]` and
+//! `[agents.default]`, read into typed specs. A bad table is `CONFIG_INVALID` at
+//! file:line:column, like every other setting.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde::Serialize;
+use toml::de::{DeTable, DeValue};
+
+use crate::error::ClarifyError;
+use crate::names::{check_agent, is_reserved};
+use crate::routing::output::AnswerFormat;
+use crate::toml_value::{describe, get, Source, Value};
+
+/// Default and allowed range of `timeout_seconds`.
+pub const DEFAULT_TIMEOUT_SECONDS: u32 = 600;
+const TIMEOUT_SECONDS: (i64, i64) = (1, 86_400);
+
+/// The table used for targets without a table of their own.
+pub const DEFAULT_TABLE: &str = "default";
+
+/// The element of a `command` runner's arguments replaced by the prompt (`prompt = "arg"`).
+pub const PROMPT_PLACEHOLDER: &str = "{prompt}";
+
+const KEYS: &[&str] = &[
+    "preset",
+    "command",
+    "prompt",
+    "answer",
+    "timeout_seconds",
+    "persona",
+    "env",
+    "cwd",
+];
+
+/// Which agent CLI a runner drives; each preset encodes that CLI's documented headless mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    Claude,
+    Codex,
+    Gemini,
+    Copilot,
+    Cursor,
+    /// Any program: the prompt, the answer's location are configured.
+    Command,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 6] = [
+        Preset::Claude,
+        Preset::Codex,
+        Preset::Gemini,
+        Preset::Copilot,
+        Preset::Cursor,
+        Preset::Command,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Preset::Claude => "claude",
+            Preset::Codex => "codex",
+            Preset::Gemini => "gemini",
+            Preset::Copilot => "copilot",
+            Preset::Cursor => "cursor",
+            Preset::Command => "command",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+/// How the prompt reaches the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptMode {
+    /// Written to its standard input, which is then closed.
+    Stdin,
+    /// Substituted for `{prompt}` in its arguments.
+    Arg,
+}
+
+/// One `[agents.<name>]` table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerSpec {
+    pub preset: Preset,
+    /// Program and fixed arguments. For a preset: empty (the CLI's usual name) or the program
+    /// path followed by extra arguments for that CLI.
+    pub command: Vec<String>,
+    /// `command` runners only (presets fix their own delivery).
+    pub prompt: Option<PromptMode>,
+    /// `command` runners only (presets know where their CLI puts the answer).
+    pub answer: Option<AnswerFormat>,
+    pub timeout_seconds: u32,
+    /// Persona file, relative to the workspace root; `None` means the default
+    /// `.github/agents/<target>.agent.md` when it exists.
+    pub persona: Option<String>,
+    pub env: BTreeMap<String, String>,
+    /// Working directory, relative to the workspace root.
+    pub cwd: String,
+}
+
+/// The persona file a runner reads for one target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PersonaFile {
+    /// Relative to the workspace root.
+    pub path: String,
+    /// Configured explicitly: a missing file is an error, not "no persona".
+    pub required: bool,
+}
+
+impl RunnerSpec {
+    /// Where the persona of `target` is read from.
+    pub fn persona_file(&self, target: &str) -> PersonaFile {
+        match &self.persona {
+            Some(path) => PersonaFile {
+                path: path.clone(),
+                required: true,
+            },
+            None => PersonaFile {
+                path: default_persona_path(target),
+                required: false,
+            },
+        }
+    }
+
+    /// Whether the persona is the target's own `.github/agents/<target>.agent.md`, the file
+    /// Copilot CLI finds by itself for `--agent=<target>`.
+    pub fn persona_is_default(&self, target: &str) -> bool {
+        self.persona
+            .as_deref()
+            .is_none_or(|p| p.trim_start_matches("./") == default_persona_path(target))
+    }
+}
+
+/// AgentX's and Copilot's convention for an agent's persona.
+pub fn default_persona_path(target: &str) -> String {
+    format!(".github/agents/{target}.agent.md")
+}
+
+/// Every runner of a workspace.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Runners {
+    /// `[agents.<name>]`, by agent name.
+    pub agents: BTreeMap<String, RunnerSpec>,
+    /// `[agents.default]`.
+    pub default: Option<RunnerSpec>,
+}
+
+impl Runners {
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty() && self.default.is_none()
+    }
+
+    /// The runner that answers for `agent`: its own table, else `[agents.default]`. `None`
+    /// means the agent cannot be routed to (`NO_RUNNER`).
+    pub fn for_agent(&self, agent: &str) -> Option<&RunnerSpec> {
+        self.agents.get(agent).or(self.default.as_ref())
+    }
+
+    /// Reads the `agents` table of a parsed config document; absent means no runners.
+    pub(crate) fn parse(src: &Source<'_>, root: &DeTable<'_>) -> Result<Runners, ClarifyError> {
+        let mut runners = Runners::default();
+        let Some(value) = get(root, "agents") else {
+            return Ok(runners);
+        };
+        let table = src.table("agents", value)?;
+        for (name, value) in table.iter() {
+            let name_text: &str = name.get_ref();
+            let key = format!("agents.{name_text}");
+            if name_text != DEFAULT_TABLE {
+                check_runner_name(name_text).map_err(|why| src.error_at(&name.span(), why))?;
+            }
+            let spec = Reader { src, key: &key }.spec(value)?;
+            if name_text == DEFAULT_TABLE {
+                runners.default = Some(spec);
+            } else {
+                runners.agents.insert(name_text.to_owned(), spec);
+            }
+        }
+        Ok(runners)
+    }
+}
+
+fn check_runner_name(name: &str) -> Result<(), String> {
+    if let Err(e) = check_agent(name) {
+        return Err(format!("[agents.{name}]: {e}"));
+    }
+    if is_reserved(name) {
+        return Err(format!(
+            "[agents.{name}]: '{name}' is never asked, so it takes no runner"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads one runner table, naming every error by its dotted key.
+struct Reader<'s, 'a> {
+    src: &'s Source<'a>,
+    key: &'s str,
+}
+
+impl Reader<'_, '_> {
+    fn err(&self, span: &Range<usize>, message: impl Into<String>) -> ClarifyError {
+        self.src.error_at(span, message)
+    }
+
+    fn spec(&self, value: &Value<'_>) -> Result<RunnerSpec, ClarifyError> {
+        let table = self.src.table(self.key, value)?;
+        for (k, _) in table.iter() {
+            let k_text: &str = k.get_ref();
+            if !KEYS.contains(&k_text) {
+                return Err(self.err(
+                    &k.span(),
+                    format!(
+                        "unknown key '{k_text}' in [{}]; allowed: {}",
+                        self.key,
+                        KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+        let field = |name: &str| get(table, name);
+        let preset = field("preset").map(|v| self.preset(v)).transpose()?;
+        let command = field("command")
+            .map(|v| Ok((self.command(v)?, v.span())))
+            .transpose()?;
+        let preset = match (preset, &command) {
+            (Some(p), _) => p,
+            (None, Some(_)) => Preset::Command,
+            (None, None) => {
+                return Err(self.err(
+                    &value.span(),
+                    format!(
+                        "[{}] needs a preset ({}) or a command",
+                        self.key,
+                        preset_names()
+                    ),
+                ))
+            }
+        };
+        let prompt = field("prompt")
+            .map(|v| {
+                self.command_only(preset, "prompt", v)
+                    .and_then(|()| self.prompt(v))
+            })
+            .transpose()?;
+        let answer = field("answer")
+            .map(|v| {
+                self.command_only(preset, "answer", v)
+                    .and_then(|()| self.answer(v))
+            })
+            .transpose()?;
+        let (command, command_span) = match command {
+            Some((c, span)) => (c, span),
+            None if preset == Preset::Command => {
+                return Err(self.err(
+                    &value.span(),
+                    format!(
+                        "[{}] has preset \"command\" but no command = [program, args…]",
+                        self.key
+                    ),
+                ))
+            }
+            None => (Vec::new(), value.span()),
+        };
+        let prompt = (preset == Preset::Command).then(|| prompt.unwrap_or(PromptMode::Stdin));
+        self.check_placeholder(&command, &command_span, prompt)?;
+        Ok(RunnerSpec {
+            preset,
+            command,
+            prompt,
+            answer: (preset == Preset::Command).then(|| answer.unwrap_or(AnswerFormat::Text)),
+            timeout_seconds: field("timeout_seconds")
+                .map(|v| self.timeout(v))
+                .transpose()?
+                .unwrap_or(DEFAULT_TIMEOUT_SECONDS),
+            persona: field("persona")
+                .map(|v| self.path("persona", v))
+                .transpose()?,
+            env: field("env")
+                .map(|v| self.env(v))
+                .transpose()?
+                .unwrap_or_default(),
+            cwd: field("cwd")
+                .map(|v| self.path("cwd", v))
+                .transpose()?
+                .unwrap_or_else(|| String::from(".")),
+        })
+    }
+
+    fn string(&self, name: &str, v: &Value<'_>) -> Result<String, ClarifyError> {
+        self.src.string(&format!("{}.{name}", self.key), v)
+    }
+
+    fn preset(&self, v: &Value<'_>) -> Result<Preset, ClarifyError> {
+        let text = self.string("preset", v)?;
+        Preset::parse(&text).ok_or_else(|| {
+            self.err(
+                &v.span(),
+                format!(
+                    "{}.preset must be one of {}, found \"{text}\"",
+                    self.key,
+                    preset_names()
+                ),
+            )
+        })
+    }
+
+    fn command(&self, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.command must be an array of strings [program, args…], found {}",
+                    self.key,
+                    describe(v.get_ref())
+                ),
+            ));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match item.get_ref() {
+                DeValue::String(s) if !s.contains('\0') => out.push(s.to_string()),
+                other => {
+                    return Err(self.err(
+                        &item.span(),
+                        format!(
+                            "{}.command must hold strings without NUL characters, found {}",
+                            self.key,
+                            describe(other)
+                        ),
+                    ))
+                }
+            }
+        }
+        match out.first() {
+            Some(program) if !program.is_empty() => Ok(out),
+            _ => Err(self.err(
+                &v.span(),
+                format!("{}.command must start with a program name", self.key),
+            )),
+        }
+    }
+
+    fn command_only(&self, preset: Preset, name: &str, v: &Value<'_>) -> Result<(), ClarifyError> {
+        if preset == Preset::Command {
+            return Ok(());
+        }
+        Err(self.err(
+            &v.span(),
+            format!(
+                "{}.{name} is fixed by preset \"{}\"; only preset \"command\" takes {name}",
+                self.key,
+                preset.as_str()
+            ),
+        ))
+    }
+
+    fn prompt(&self, v: &Value<'_>) -> Result<PromptMode, ClarifyError> {
+        match self.string("prompt", v)?.as_str() {
+            "stdin" => Ok(PromptMode::Stdin),
+            "arg" => Ok(PromptMode::Arg),
+            other => Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.prompt must be \"stdin\" or \"arg\", found \"{other}\"",
+                    self.key
+                ),
+            )),
+        }
+    }
+
+    fn answer(&self, v: &Value<'_>) -> Result<AnswerFormat, ClarifyError> {
+        let text = self.string("answer", v)?;
+        AnswerFormat::parse(&text)
+            .map_err(|why| self.err(&v.span(), format!("{}.answer {why}", self.key)))
+    }
+
+    /// `{prompt}` belongs in a `command` runner's arguments exactly when the prompt is an
+    /// argument: anywhere else it would be passed on literally, which is never meant.
+    fn check_placeholder(
+        &self,
+        command: &[String],
+        span: &Range<usize>,
+        prompt: Option<PromptMode>,
+    ) -> Result<(), ClarifyError> {
+        let has = command
+            .iter()
+            .skip(1)
+            .any(|a| a.contains(PROMPT_PLACEHOLDER));
+        let message = match (prompt, has) {
+            (Some(PromptMode::Arg), false) => format!(
+                "{}.command has no \"{PROMPT_PLACEHOLDER}\" argument for prompt = \"arg\"",
+                self.key
+            ),
+            (Some(PromptMode::Stdin), true) => format!(
+                "{}.command has \"{PROMPT_PLACEHOLDER}\" but prompt = \"stdin\"; set prompt = \"arg\"",
+                self.key
+            ),
+            (None, true) => format!(
+                "{}.command holds \"{PROMPT_PLACEHOLDER}\", but a preset places the prompt itself; list only extra arguments",
+                self.key
+            ),
+            _ => return Ok(()),
+        };
+        Err(self.err(span, message))
+    }
+
+    fn timeout(&self, v: &Value<'_>) -> Result<u32, ClarifyError> {
+        let (min, max) = TIMEOUT_SECONDS;
+        let n = self
+            .src
+            .int(&format!("{}.timeout_seconds", self.key), v, min, max)?;
+        // The range fits in u32.
+        Ok(u32::try_from(n).unwrap_or(DEFAULT_TIMEOUT_SECONDS))
+    }
+
+    fn path(&self, name: &str, v: &Value<'_>) -> Result<String, ClarifyError> {
+        let text = self.string(name, v)?;
+        if text.is_empty() || text.contains('\0') {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.{name} must be a non-empty path without NUL characters",
+                    self.key
+                ),
+            ));
+        }
+        Ok(text)
+    }
+
+    fn env(&self, v: &Value<'_>) -> Result<BTreeMap<String, String>, ClarifyError> {
+        let table = self.src.table(&format!("{}.env", self.key), v)?;
+        let mut out = BTreeMap::new();
+        for (k, value) in table.iter() {
+            let name: &str = k.get_ref();
+            if !is_env_name(name) {
+                return Err(self.err(
+                    &k.span(),
+                    format!(
+                        "{}.env: '{name}' is not an environment variable name (^[A-Za-z_][A-Za-z0-9_]*$)",
+                        self.key
+                    ),
+                ));
+            }
+            match value.get_ref() {
+                DeValue::String(s) if !s.contains('\0') => {
+                    out.insert(name.to_owned(), s.to_string());
+                }
+                other => {
+                    return Err(self.err(
+                        &value.span(),
+                        format!(
+                            "{}.env.{name} must be a string without NUL characters, found {}",
+                            self.key,
+                            describe(other)
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn preset_names() -> String {
+    Preset::ALL.map(Preset::as_str).join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn runners(text: &str) -> Runners {
+        Config::parse_with_runners("config.toml", text)
+            .unwrap()
+            .agents
+    }
+
+    fn error(text: &str) -> String {
+        let e = Config::parse_with_runners("config.toml", text).unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        e.to_string()
+    }
+
+    #[test]
+    fn only_parse_with_runners_reads_runner_tables() {
+        let text = "[clarify]\nmax_retries = 2\n[agents.architect]\npreset = 3\n";
+        let plain = Config::parse("config.toml", text).unwrap();
+        assert!(plain.agents.is_empty());
+        assert_eq!(plain.max_retries, 2);
+        assert!(
+            error(text).starts_with("config.toml:4:10: agents.architect.preset must be a string")
+        );
+        let ok = "[agents.architect]\npreset = \"claude\"\n";
+        assert_eq!(
+            Config::parse_with_runners("config.toml", ok)
+                .unwrap()
+                .agents
+                .agents
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn no_agents_table_means_no_runners() {
+        assert!(runners("[clarify]\nmax_retries = 2\n").is_empty());
+        assert_eq!(runners("").for_agent("architect"), None);
+    }
+
+    #[test]
+    fn reads_the_spec_example() {
+        let r = runners(
+            r#"
+[agents.architect]
+preset = "claude"
+command = ["/opt/bin/claude", "--model", "opus"]
+timeout_seconds = 900
+persona = ".github/agents/architect.agent.md"
+env = { ANTHROPIC_MODEL = "claude-sonnet-4-5" }
+cwd = "services/api"
+
+[agents.default]
+command = ["./bin/ask", "--who", "{prompt}"]
+prompt = "arg"
+answer = "jsonl:/text"
+"#,
+        );
+        let a = r.for_agent("architect").unwrap();
+        assert_eq!(a.preset, Preset::Claude);
+        assert_eq!(a.command, ["/opt/bin/claude", "--model", "opus"]);
+        assert_eq!((a.prompt, a.answer.clone()), (None, None));
+        assert_eq!(a.timeout_seconds, 900);
+        assert_eq!(a.env["ANTHROPIC_MODEL"], "claude-sonnet-4-5");
+        assert_eq!(a.cwd, "services/api");
+        let d = r.for_agent("engineer").unwrap();
+        assert_eq!(d.preset, Preset::Command, "a command without a preset");
+        assert_eq!(d.prompt, Some(PromptMode::Arg));
+        assert_eq!(d.answer, Some(AnswerFormat::Jsonl("/text".into())));
+        assert_eq!(d.timeout_seconds, DEFAULT_TIMEOUT_SECONDS);
+        assert_eq!(d.cwd, ".");
+        assert!(r.agents.contains_key("architect") && !r.agents.contains_key("default"));
+    }
+
+    #[test]
+    fn command_runners_default_to_stdin_and_text() {
+        let r = runners("[agents.tester]\ncommand = [\"echo\"]\n");
+        let t = &r.agents["tester"];
+        assert_eq!(t.prompt, Some(PromptMode::Stdin));
+        assert_eq!(t.answer, Some(AnswerFormat::Text));
+        assert!(r.default.is_none());
+        assert_eq!(r.for_agent("architect"), None);
+    }
+
+    #[test]
+    fn persona_files_default_to_the_agent_convention() {
+        let r = runners(
+            "[agents.architect]\npreset = \"copilot\"\n[agents.pm]\npreset = \"copilot\"\npersona = \"docs/pm.md\"\n[agents.ux]\npreset = \"copilot\"\npersona = \"./.github/agents/ux.agent.md\"\n",
+        );
+        let a = &r.agents["architect"];
+        assert_eq!(
+            a.persona_file("architect"),
+            PersonaFile {
+                path: ".github/agents/architect.agent.md".into(),
+                required: false
+            }
+        );
+        assert!(a.persona_is_default("architect"));
+        let pm = &r.agents["pm"];
+        assert_eq!(pm.persona_file("pm").path, "docs/pm.md");
+        assert!(pm.persona_file("pm").required);
+        assert!(!pm.persona_is_default("pm"));
+        assert!(r.agents["ux"].persona_is_default("ux"));
+    }
+
+    #[test]
+    fn bad_tables_are_located() {
+        for (text, want) in [
+            (
+                "[agents.architect]\npreset = \"claud\"\n",
+                "config.toml:2:10: agents.architect.preset must be one of claude, codex, gemini, copilot, cursor, command, found \"claud\"",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\ntimeout_seconds = 0\n",
+                "config.toml:3:19: agents.architect.timeout_seconds must be an integer from 1 to 86400, found 0",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\ntimeout_seconds = 86401\n",
+                "config.toml:3:19: agents.architect.timeout_seconds must be an integer from 1 to 86400, found 86401",
+            ),
+            (
+                "[agents.architect]\npreset = \"codex\"\npromt = \"arg\"\n",
+                "config.toml:3:1: unknown key 'promt' in [agents.architect]; allowed: preset, command, prompt, answer, timeout_seconds, persona, env, cwd",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\nanswer = \"text\"\n",
+                "config.toml:3:10: agents.architect.answer is fixed by preset \"claude\"; only preset \"command\" takes answer",
+            ),
+            (
+                "[agents.architect]\npreset = \"gemini\"\nprompt = \"arg\"\n",
+                "config.toml:3:10: agents.architect.prompt is fixed by preset \"gemini\"; only preset \"command\" takes prompt",
+            ),
+            (
+                "[agents.architect]\ncommand = [\"x\"]\nprompt = \"file\"\n",
+                "config.toml:3:10: agents.architect.prompt must be \"stdin\" or \"arg\", found \"file\"",
+            ),
+            (
+                "[agents.architect]\ncommand = [\"x\"]\nanswer = \"json:result\"\n",
+                "config.toml:3:10: agents.architect.answer JSON pointer \"result\" must be empty or start with '/'",
+            ),
+            (
+                "[agents.architect]\ncommand = []\n",
+                "config.toml:2:11: agents.architect.command must start with a program name",
+            ),
+            (
+                "[agents.architect]\ncommand = [\"x\", 3]\n",
+                "config.toml:2:17: agents.architect.command must hold strings without NUL characters, found 3",
+            ),
+            (
+                "[agents.architect]\ncommand = \"claude -p\"\n",
+                "config.toml:2:11: agents.architect.command must be an array of strings [program, args…], found string \"claude -p\"",
+            ),
+            (
+                "[agents.architect]\ncommand = [\"x\"]\nprompt = \"arg\"\n",
+                "config.toml:2:11: agents.architect.command has no \"{prompt}\" argument for prompt = \"arg\"",
+            ),
+            (
+                "[agents.architect]\ncommand = [\"x\", \"{prompt}\"]\n",
+                "config.toml:2:11: agents.architect.command has \"{prompt}\" but prompt = \"stdin\"; set prompt = \"arg\"",
+            ),
+            (
+                "[agents.architect]\npreset = \"copilot\"\ncommand = [\"copilot\", \"{prompt}\"]\n",
+                "config.toml:3:11: agents.architect.command holds \"{prompt}\", but a preset places the prompt itself",
+            ),
+            (
+                "[agents.architect]\npreset = \"command\"\n",
+                "agents.architect] has preset \"command\" but no command",
+            ),
+            ("[agents.architect]\ntimeout_seconds = 5\n", "[agents.architect] needs a preset (claude, codex, gemini, copilot, cursor, command) or a command"),
+            (
+                "[agents.Architect]\npreset = \"claude\"\n",
+                "config.toml:1:9: [agents.Architect]: invalid agent name 'Architect'",
+            ),
+            (
+                "[agents.human]\npreset = \"claude\"\n",
+                "config.toml:1:9: [agents.human]: 'human' is never asked, so it takes no runner",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\nenv = { \"A-B\" = \"x\" }\n",
+                "config.toml:3:9: agents.architect.env: 'A-B' is not an environment variable name",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\nenv = { A = 1 }\n",
+                "config.toml:3:13: agents.architect.env.A must be a string without NUL characters, found 1",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\ncwd = \"\"\n",
+                "config.toml:3:7: agents.architect.cwd must be a non-empty path without NUL characters",
+            ),
+            (
+                "[agents.architect]\npreset = \"claude\"\npersona = 7\n",
+                "config.toml:3:11: agents.architect.persona must be a string, found 7",
+            ),
+            ("agents = 3\n", "config.toml:1:10: agents must be a table, found 3"),
+            (
+                "[agents]\narchitect = \"claude\"\n",
+                "config.toml:2:13: agents.architect must be a table, found string \"claude\"",
+            ),
+        ] {
+            let got = error(text);
+            assert!(got.contains(want), "{text}\n got: {got}\nwant: {want}");
+        }
+    }
+
+    #[test]
+    fn inline_tables_read_like_headers() {
+        let a = runners("agents = { qa = { preset = \"cursor\", timeout_seconds = 5 } }\n");
+        assert_eq!(a.agents["qa"].preset, Preset::Cursor);
+        assert_eq!(a.agents["qa"].timeout_seconds, 5);
+    }
+}

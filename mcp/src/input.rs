@@ -1,0 +1,135 @@
+//! Tool inputs: the Rust types the input schemas are derived from, and their decoding. No
+//! input names the acting agent — the server's `--agent` is the actor of every call.
+//! Unknown fields are refused (the schemas say `additionalProperties: false`), so a model
+//! that guesses a field name hears about it instead of having it ignored.
+
+use std::sync::Arc;
+
+use agentx_clarify_core::Status;
+use rmcp::model::JsonObject;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+/// Longest `clarify_wait`: clients cut calls at about 60 s, so a wait ends well before.
+pub const MAX_WAIT_SECONDS: f64 = 50.0;
+
+/// The input schema of `T`, as rmcp derives it (draft 2020-12, root `type: object`).
+pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<T>()
+        .unwrap_or_else(|_| rmcp::handler::server::common::schema_for_empty_input())
+}
+
+/// Decodes a tool's arguments; a wrong shape is the caller's `INVALID_INPUT`, in serde's words.
+pub fn decode<T: DeserializeOwned>(args: JsonObject) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Ask {
+    /// The issue the question is about. Defaults to the issue this server was started with
+    /// (--issue); required when it was started without one.
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
+    /// The agent who should answer, e.g. "architect" or "product-manager". Workflows decide
+    /// whom you may ask; a refusal says who is allowed.
+    pub to: String,
+    /// A short title for the question, e.g. "Cache layer".
+    pub topic: String,
+    /// The question itself, with the context the other agent needs to answer it.
+    pub question: String,
+    /// Whether your work is blocked until the answer arrives (default true).
+    pub blocking: Option<bool>,
+    /// The exact field or decision the gap concerns, e.g. "storage.cache".
+    pub field: Option<String>,
+    /// Answers you would accept (at most 10), e.g. ["redis", "in-process LRU"].
+    pub suggestions: Option<Vec<String>>,
+    /// Re-sending an ask with the same key returns the original record instead of a duplicate.
+    pub idempotency_key: Option<String>,
+    /// The workflow whose rules apply (default: the issue's).
+    pub workflow: Option<String>,
+    /// The workflow step you are in (default: the step your agent runs).
+    pub step: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Wait {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
+    /// How long to wait at most, in seconds (0 to 50, default 50). Call again to keep waiting.
+    #[schemars(range(min = 0, max = 50))]
+    pub timeout_seconds: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Nothing {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Answer {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
+    /// Your answer: decide, and say why when it matters.
+    pub body: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FollowUp {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
+    /// The next question about the same topic.
+    pub question: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Close {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
+    /// Why, in one line (kept in the thread).
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Show {
+    /// One clarification's id, e.g. "CLR-42-001".
+    pub id: Option<String>,
+    /// Every clarification of this issue (default: this server's --issue).
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct List {
+    /// Only this issue's clarifications.
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
+    /// Only these statuses, e.g. ["pending", "stale"].
+    #[serde(default)]
+    #[schemars(schema_with = "statuses")]
+    pub status: Option<Vec<Status>>,
+    /// Include resolved and abandoned ones (default: open ones only).
+    pub all: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Monitor {
+    /// Report what the monitor would do without writing anything.
+    pub dry_run: Option<bool>,
+}
+
+/// `status`: an array of the core's statuses (its names, so the schema cannot drift).
+fn statuses(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    schemars::json_schema!({
+        "type": ["array", "null"],
+        "items": { "type": "string", "enum": names },
+    })
+}

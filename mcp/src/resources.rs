@@ -1,0 +1,203 @@
+//! Resources: `agentx://issues/<n>` (the ledger JSON) and `agentx://clarifications/<id>`
+//! (the thread as markdown), and `notifications/resources/updated` for subscribed ones whose
+//! ledger file changes on disk — whoever wrote it (this server, another agent's server, the
+//! CLI, the extension). The watcher stats the subscribed ledger files every 250 ms: a few
+//! syscalls per tick, no platform notification API, and it sees writes from any process.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use agentx_clarify_core::names::{parse_issue, ClarificationId};
+use rmcp::model::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+};
+use rmcp::{ErrorData, Peer, RoleServer};
+use serde_json::{json, Value};
+
+use crate::hub::Hub;
+use crate::reply;
+use crate::wait::{stamp, Stamp};
+
+const ISSUES: &str = "agentx://issues/";
+const CLARIFICATIONS: &str = "agentx://clarifications/";
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// What a resource URI names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Issue(u32),
+    Clarification(ClarificationId),
+}
+
+impl Target {
+    pub fn parse(uri: &str) -> Result<Target, ErrorData> {
+        let bad = |why: String| ErrorData::invalid_params(format!("{why}: '{uri}'"), None);
+        if let Some(n) = uri.strip_prefix(ISSUES) {
+            return parse_issue(n)
+                .map(Target::Issue)
+                .map_err(|e| bad(e.to_string()));
+        }
+        if let Some(id) = uri.strip_prefix(CLARIFICATIONS) {
+            return ClarificationId::parse(id)
+                .map(Target::Clarification)
+                .map_err(|e| bad(e.to_string()));
+        }
+        Err(bad(format!(
+            "unknown resource: expected {ISSUES}<n> or {CLARIFICATIONS}<id>"
+        )))
+    }
+
+    /// The issue whose ledger holds this resource.
+    pub fn issue(&self) -> u32 {
+        match self {
+            Target::Issue(n) => *n,
+            Target::Clarification(id) => id.issue,
+        }
+    }
+}
+
+/// Every issue's ledger and every clarification, ascending.
+pub async fn list(hub: &Hub) -> Result<ListResourcesResult, ErrorData> {
+    let listed = ok(hub.call("list", json!({ "all": true })).await)?;
+    let records = listed
+        .get("clarifications")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut issues = std::collections::BTreeSet::new();
+    let mut out = Vec::with_capacity(records.len() * 2);
+    for r in records {
+        let text = |key: &str| r.get(key).and_then(Value::as_str).unwrap_or_default();
+        if let Some(n) = r.get("issueNumber").and_then(Value::as_u64) {
+            issues.insert(n);
+        }
+        let resource = Resource::new(format!("{CLARIFICATIONS}{}", text("id")), text("id"))
+            .with_title(format!("{} ({})", text("topic"), text("status")))
+            .with_mime_type("text/markdown");
+        out.push(resource);
+    }
+    let ledgers = issues.iter().map(|n| {
+        Resource::new(format!("{ISSUES}{n}"), format!("issue-{n}"))
+            .with_title(format!("Clarification ledger of issue #{n}"))
+            .with_mime_type("application/json")
+    });
+    let mut all: Vec<Resource> = ledgers.collect();
+    all.append(&mut out);
+    Ok(ListResourcesResult::with_all_items(all))
+}
+
+pub fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult::with_all_items(vec![
+        ResourceTemplate::new(format!("{ISSUES}{{issue}}"), "issue-ledger")
+            .with_title("An issue's clarification ledger (JSON)")
+            .with_mime_type("application/json"),
+        ResourceTemplate::new(format!("{CLARIFICATIONS}{{id}}"), "clarification")
+            .with_title("One clarification's thread (markdown)")
+            .with_mime_type("text/markdown"),
+    ])
+}
+
+pub async fn read(hub: &Hub, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let contents = match Target::parse(uri)? {
+        Target::Issue(n) => {
+            let shown = ok(hub.call("show", json!({ "issue": n })).await)?;
+            let ledger = shown.get("ledger").unwrap_or(&Value::Null);
+            let text = serde_json::to_string_pretty(ledger)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            ResourceContents::text(text, uri).with_mime_type("application/json")
+        }
+        Target::Clarification(id) => {
+            let shown = ok(hub.call("show", json!({ "id": id.to_string() })).await)?;
+            let text = reply::show_text(&shown);
+            ResourceContents::text(text, uri).with_mime_type("text/markdown")
+        }
+    };
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// The envelope when `ok`; its refusal as a protocol error otherwise (resources have no
+/// `isError` result): `NOT_FOUND` is "resource not found", the rest an internal error.
+fn ok(envelope: Value) -> Result<Value, ErrorData> {
+    if envelope.get("ok") == Some(&Value::Bool(true)) {
+        return Ok(envelope);
+    }
+    let field = |key: &str| {
+        envelope
+            .get("error")
+            .and_then(|e| e.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (code, message) = (field("code"), field("message"));
+    let text = format!("{code}: {message}");
+    Err(if code == "NOT_FOUND" {
+        ErrorData::resource_not_found(text, None)
+    } else {
+        ErrorData::internal_error(text, None)
+    })
+}
+
+/// Subscribed URIs, the ledger file each depends on and how it looked when last checked.
+#[derive(Default)]
+pub struct Watch {
+    subscribed: Mutex<BTreeMap<String, (PathBuf, Option<Stamp>)>>,
+    running: Mutex<bool>,
+}
+
+impl Watch {
+    /// Subscribes `uri` (checked by the caller) to changes of `path`; starts the watcher the
+    /// first time, on the current runtime, telling `peer`.
+    pub fn subscribe(self: &Arc<Self>, uri: String, path: PathBuf, peer: Peer<RoleServer>) {
+        let now = stamp(&path);
+        self.lock().insert(uri, (path, now));
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*running {
+            *running = true;
+            tokio::spawn(run(Arc::clone(self), peer));
+        }
+    }
+
+    pub fn unsubscribe(&self, uri: &str) {
+        self.lock().remove(uri);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (PathBuf, Option<Stamp>)>> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// URIs whose file changed since the last check (their stamps updated).
+    fn changed(&self) -> Vec<String> {
+        let mut subscribed = self.lock();
+        let mut out = Vec::new();
+        for (uri, (path, last)) in subscribed.iter_mut() {
+            let now = stamp(path);
+            if now != *last {
+                *last = now;
+                out.push(uri.clone());
+            }
+        }
+        out
+    }
+}
+
+/// Polls until the client goes away; the runtime drops it when the server stops.
+async fn run(watch: Arc<Watch>, peer: Peer<RoleServer>) {
+    loop {
+        tokio::time::sleep(WATCH_EVERY).await;
+        if peer.is_transport_closed() {
+            return;
+        }
+        for uri in watch.changed() {
+            let param = ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(param).await.is_err() {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The tools of SPEC §15. Each decodes its input, adds the server's agent as the actor (no
+//! input can name another), calls the store through the hub, and answers with the store's
+//! `--json` envelope as structured content and a short text.
+
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
+use serde_json::{json, Value};
+
+use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
+use crate::reply;
+use crate::server::Server;
+use crate::wait::{self, Progress, Stop};
+
+/// Decodes `$args` as `$ty`, or returns the `INVALID_INPUT` refusal from the tool.
+macro_rules! args {
+    ($args:expr, $ty:ty) => {
+        match decode::<$ty>($args) {
+            Ok(v) => v,
+            Err(why) => return reply::invalid(&why),
+        }
+    };
+}
+
+#[tool_router(vis = "pub(crate)")]
+impl Server {
+    #[tool(
+        description = "Ask another agent a question instead of guessing. Use it whenever a requirement, design decision, name or value you need is ambiguous, missing or contradictory and another agent (the architect, the product manager, …) owns the answer: do not invent it. Returns at once with the new record (id CLR-<issue>-<seq>, status pending); then call clarify_wait with that id to get the answer. Workflows decide whom you may ask: a refusal (SCOPE_VIOLATION) lists the allowed agents.",
+        input_schema = schema::<input::Ask>()
+    )]
+    async fn clarify_ask(&self, args: JsonObject) -> CallToolResult {
+        let a = args!(args, input::Ask);
+        let Some(issue) = a.issue.or(self.issue) else {
+            return reply::invalid("`issue` is required: this server was started without --issue");
+        };
+        let request = json!({
+            "issueNumber": issue,
+            "from": &*self.agent,
+            "to": a.to,
+            "topic": a.topic,
+            "question": a.question,
+            "blocking": a.blocking,
+            "field": a.field,
+            "suggestions": a.suggestions,
+            "idempotencyKey": a.idempotency_key,
+            "workflow": a.workflow,
+            "step": a.step,
+        });
+        reply::envelope(self.hub.call("ask", request).await, reply::mutation_text)
+    }
+
+    #[tool(
+        description = "Wait for the answer to a clarification (or any change of its status). Returns when the record is answered, resolved, escalated or abandoned, with its status and the answer text; or after timeoutSeconds (at most 50) with timedOut: true, in which case call it again. After an answer: clarify_resolve if it settles the question, clarify_follow_up if something is still open.",
+        input_schema = schema::<input::Wait>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_wait(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let w = args!(args, input::Wait);
+        let seconds = w.timeout_seconds.unwrap_or(MAX_WAIT_SECONDS);
+        if !(0.0..=MAX_WAIT_SECONDS).contains(&seconds) {
+            return reply::invalid(&format!(
+                "`timeoutSeconds` {seconds} is out of range: expected 0 to {MAX_WAIT_SECONDS}"
+            ));
+        }
+        let progress = ctx.meta.get_progress_token().map(|token| Progress {
+            token,
+            peer: ctx.peer.clone(),
+        });
+        let timeout = Duration::from_secs_f64(seconds);
+        let stop = Stop {
+            request: ctx.ct,
+            input_closed: self.input_closed.clone(),
+        };
+        wait::wait(&self.hub, w.id, timeout, progress, stop).await
+    }
+
+    #[tool(
+        description = "Questions other agents asked you that wait for your answer (pending or stale). Check it when you start or finish a piece of work and answer each with clarify_answer: the asker may be blocked until you do.",
+        input_schema = schema::<input::Nothing>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_inbox(&self, args: JsonObject) -> CallToolResult {
+        let _ = args!(args, input::Nothing);
+        let mut listed = self
+            .hub
+            .call("list", json!({ "status": ["pending", "stale"] }))
+            .await;
+        if let Some(Value::Array(records)) = listed.get_mut("clarifications") {
+            records.retain(|r| r.get("to").and_then(Value::as_str) == Some(&*self.agent));
+        }
+        if let Value::Object(m) = &mut listed {
+            m.insert("agent".into(), Value::from(&*self.agent));
+        }
+        reply::envelope(listed, |v| {
+            let records = clarifications(v);
+            let mut text = reply::list_text(records, "no clarification waits for your answer");
+            for r in records {
+                if let Some(q) = reply::latest_body(r, &["question"]) {
+                    let id = r.get("id").and_then(Value::as_str).unwrap_or_default();
+                    text.push_str(&format!("\n\n{id} asks:\n{q}"));
+                }
+            }
+            text
+        })
+    }
+
+    #[tool(
+        description = "Answer a clarification addressed to you (see clarify_inbox). Decide and say why when it matters; if you cannot decide, say what is missing or escalate. Only the agent the question is addressed to may answer.",
+        input_schema = schema::<input::Answer>()
+    )]
+    async fn clarify_answer(&self, args: JsonObject) -> CallToolResult {
+        let a = args!(args, input::Answer);
+        let body = json!({ "id": a.id, "from": &*self.agent, "body": a.body });
+        reply::envelope(self.hub.call("answer", body).await, reply::mutation_text)
+    }
+
+    #[tool(
+        description = "Ask the next round of a clarification you asked, after it was answered, when the answer left something open. Rounds are limited by the workflow; past the limit the record is escalated to a human (MAX_ROUNDS_EXCEEDED).",
+        input_schema = schema::<input::FollowUp>()
+    )]
+    async fn clarify_follow_up(&self, args: JsonObject) -> CallToolResult {
+        let f = args!(args, input::FollowUp);
+        let body = json!({ "id": f.id, "from": &*self.agent, "question": f.question });
+        reply::envelope(self.hub.call("followUp", body).await, reply::mutation_text)
+    }
+
+    #[tool(
+        description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line.",
+        input_schema = schema::<input::Close>()
+    )]
+    async fn clarify_resolve(&self, args: JsonObject) -> CallToolResult {
+        self.close("resolve", args).await
+    }
+
+    #[tool(
+        description = "Hand a clarification to a human when the agents cannot settle it: conflicting requirements, a product, policy or security decision, or no answer in time. The record then waits for a human. The message says what the human must decide.",
+        input_schema = schema::<input::Close>()
+    )]
+    async fn clarify_escalate(&self, args: JsonObject) -> CallToolResult {
+        self.close("escalate", args).await
+    }
+
+    #[tool(
+        description = "Withdraw a clarification you asked that is no longer needed (you found the answer, the work was dropped). The message says why.",
+        input_schema = schema::<input::Close>()
+    )]
+    async fn clarify_abandon(&self, args: JsonObject) -> CallToolResult {
+        self.close("abandon", args).await
+    }
+
+    #[tool(
+        description = "Read one clarification's whole thread (by id), or every clarification of an issue (by issue; default: this server's issue).",
+        input_schema = schema::<input::Show>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_show(&self, args: JsonObject) -> CallToolResult {
+        let s = args!(args, input::Show);
+        let body = match (s.id, s.issue.or(self.issue)) {
+            (Some(id), _) => json!({ "id": id }),
+            (None, Some(issue)) => json!({ "issue": issue }),
+            (None, None) => return reply::invalid("`id` or `issue` is required"),
+        };
+        reply::envelope(self.hub.call("show", body).await, reply::show_text)
+    }
+
+    #[tool(
+        description = "List clarifications: by default the open ones (pending, stale, answered, escalated) of every issue. Filter by issue and statuses; all: true includes resolved and abandoned ones.",
+        input_schema = schema::<input::List>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_list(&self, args: JsonObject) -> CallToolResult {
+        let l = args!(args, input::List);
+        let statuses: Option<Vec<&str>> = l.status.map(|s| s.iter().map(|s| s.as_str()).collect());
+        let body = json!({ "issue": l.issue, "status": statuses, "all": l.all });
+        reply::envelope(self.hub.call("list", body).await, |v| {
+            reply::list_text(clarifications(v), "no clarification matches")
+        })
+    }
+
+    #[tool(
+        description = "Which issues are blocked by open blocking clarifications (and on whom), and which are ready. Runs the follow-up monitor first.",
+        input_schema = schema::<input::Nothing>()
+    )]
+    async fn clarify_ready(&self, args: JsonObject) -> CallToolResult {
+        let _ = args!(args, input::Nothing);
+        reply::envelope(self.hub.call("ready", json!({})).await, reply::ready_text)
+    }
+
+    #[tool(
+        description = "Run the follow-up monitor: marks overdue questions stale, retries them, escalates stuck threads and deadlocks, abandons orphans. dryRun: true reports what it would do without writing.",
+        input_schema = schema::<input::Monitor>()
+    )]
+    async fn clarify_monitor(&self, args: JsonObject) -> CallToolResult {
+        let m = args!(args, input::Monitor);
+        let dry = m.dry_run.unwrap_or(false);
+        let out = self.hub.call("monitor", json!({ "dryRun": dry })).await;
+        reply::envelope(out, |v| reply::monitor_text(v, dry))
+    }
+}
+
+impl Server {
+    pub(crate) fn router() -> ToolRouter<Self> {
+        Self::tool_router()
+    }
+
+    /// `resolve`, `escalate` or `abandon` by this server's agent.
+    async fn close(&self, op: &'static str, args: JsonObject) -> CallToolResult {
+        let c = args!(args, input::Close);
+        let body = json!({ "id": c.id, "from": &*self.agent, "message": c.message });
+        reply::envelope(self.hub.call(op, body).await, reply::mutation_text)
+    }
+}
+
+fn clarifications(v: &Value) -> &[Value] {
+    v.get("clarifications")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}

@@ -1,0 +1,193 @@
+//! `clarify_wait`: a long poll on one record. The ledger is re-read only when its file's
+//! metadata changes (every write is an atomic rename, so a new inode, size or mtime); a tick
+//! otherwise costs one `stat`. Progress notifications go out about every 5 s when the request
+//! carries a progress token, so clients that extend their timeout on progress keep waiting.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
+use rmcp::{Peer, RoleServer};
+use serde_json::{json, Value};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::hub::Hub;
+use crate::reply;
+
+/// How often the ledger file's metadata is checked while waiting.
+const POLL: Duration = Duration::from_millis(100);
+/// How often a progress notification goes out (when asked for).
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// What a file looked like: enough to tell that it was replaced or rewritten.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+/// The file's stamp, or `None` when it does not exist (or cannot be read).
+pub fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some(Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        inode,
+    })
+}
+
+/// Who to tell about progress, when the request asked.
+pub struct Progress {
+    pub token: ProgressToken,
+    pub peer: Peer<RoleServer>,
+}
+
+/// Why a wait stops early: the request was cancelled, or the client closed its input.
+pub struct Stop {
+    pub request: CancellationToken,
+    pub input_closed: CancellationToken,
+}
+
+impl Stop {
+    fn fired(&self) -> bool {
+        self.request.is_cancelled() || self.input_closed.is_cancelled()
+    }
+
+    async fn fires(&self) {
+        tokio::select! {
+            () = self.request.cancelled() => {}
+            () = self.input_closed.cancelled() => {}
+        }
+    }
+}
+
+/// Waits until record `id` leaves pending/stale, `timeout` passes or `stop` fires (then it
+/// answers like a timeout: the status now, `timedOut: true`).
+pub async fn wait(
+    hub: &Hub,
+    id: String,
+    timeout: Duration,
+    progress: Option<Progress>,
+    stop: Stop,
+) -> CallToolResult {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let mut next_progress = started + PROGRESS_EVERY;
+    let mut path = None;
+    loop {
+        // Stamp first, then read: a write between the two shows up as a changed stamp.
+        let before = path.as_deref().and_then(stamp);
+        let shown = hub.call("show", json!({ "id": id })).await;
+        let Some(record) = shown
+            .get("clarification")
+            .filter(|_| shown.get("ok") == Some(&Value::Bool(true)))
+        else {
+            return reply::envelope(shown, |_| String::new());
+        };
+        let status = record
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let waiting = status == "pending" || status == "stale";
+        let timed_out = waiting && (Instant::now() >= deadline || stop.fired());
+        if !waiting || timed_out {
+            return outcome(&id, &status, record.clone(), timed_out, started.elapsed());
+        }
+        let ledger = match &path {
+            Some(p) => p,
+            None => {
+                let issue = record
+                    .get("issueNumber")
+                    .and_then(Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
+                    .unwrap_or_default();
+                path.insert(hub.ledger_path(issue))
+            }
+        };
+        let before = before.or_else(|| stamp(ledger));
+        // Sleep in ticks until the file changes, the time is up or the call is cancelled.
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(POLL) => {}
+                () = stop.fires() => break,
+            }
+            let now = Instant::now();
+            if now >= deadline || stamp(ledger) != before {
+                break;
+            }
+            if now >= next_progress {
+                next_progress += PROGRESS_EVERY;
+                if let Some(p) = &progress {
+                    let waited = now.duration_since(started).as_secs_f64().round();
+                    let param = ProgressNotificationParam::new(p.token.clone(), waited)
+                        .with_total(timeout.as_secs_f64())
+                        .with_message(format!("{id} is still {status} after {waited} s"));
+                    let _ = p.peer.notify_progress(param).await;
+                }
+            }
+        }
+    }
+}
+
+fn outcome(
+    id: &str,
+    status: &str,
+    record: Value,
+    timed_out: bool,
+    waited: Duration,
+) -> CallToolResult {
+    let answer = current_answer(&record);
+    let text = if timed_out {
+        format!(
+            "{id} is still {status} after {} s; call clarify_wait again to keep waiting",
+            waited.as_secs_f64().round()
+        )
+    } else {
+        match (status, &answer) {
+            ("answered", Some(a)) => {
+                let by = record.get("to").and_then(Value::as_str).unwrap_or_default();
+                format!("{id} answered by {by}:\n\n{a}")
+            }
+            ("pending" | "stale", _) => format!("{id} is still {status}"),
+            _ => {
+                let last = reply::latest_body(
+                    &record,
+                    &["resolution", "escalation", "abandonment", "answer"],
+                );
+                format!("{id} is {status}: {}", last.unwrap_or(""))
+            }
+        }
+    };
+    let value = json!({
+        "ok": true,
+        "id": id,
+        "status": status,
+        "done": status != "pending" && status != "stale",
+        "timedOut": timed_out,
+        "answer": answer,
+        "clarification": record,
+    });
+    reply::envelope(value, |_| text)
+}
+
+/// The answer of the record's current round, if it has one (a follow-up opens a new round
+/// whose answer is still to come).
+fn current_answer(record: &Value) -> Option<String> {
+    let round = record.get("round")?;
+    record
+        .get("thread")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|e| e.get("type") == Some(&json!("answer")) && e.get("round") == Some(round))
+        .and_then(|e| e.get("body"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
