@@ -440,6 +440,47 @@ mod tests {
     }
 
     #[test]
+    fn a_problems_code_shows_only_when_set_and_picks_the_failure() {
+        let plain = Problem {
+            file: "issue-1.json".into(),
+            id: None,
+            message: "m".into(),
+            code: None,
+        };
+        let signed = Problem {
+            code: Some(ErrorCode::SignatureInvalid),
+            ..plain.clone()
+        };
+        let v = serde_json::to_value([&plain, &signed]).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!([
+                {"file": "issue-1.json", "id": null, "message": "m"},
+                {"file": "issue-1.json", "id": null, "message": "m", "code": "SIGNATURE_INVALID"}
+            ])
+        );
+        let back: Vec<Problem> = serde_json::from_value(v).unwrap();
+        assert_eq!(back, [plain.clone(), signed.clone()]);
+        assert!(serde_json::from_value::<Problem>(serde_json::json!(
+            {"file": "f", "id": null, "message": "m", "code": "NOPE"}
+        ))
+        .is_err());
+        let found = |problems: Vec<Problem>| Verification {
+            problems,
+            warnings: Vec::new(),
+        };
+        assert_eq!(found(vec![]).error_code(), None);
+        assert_eq!(
+            found(vec![plain.clone()]).error_code(),
+            Some(ErrorCode::LedgerInconsistent)
+        );
+        assert_eq!(
+            found(vec![plain, signed]).error_code(),
+            Some(ErrorCode::SignatureInvalid)
+        );
+    }
+
+    #[test]
     fn a_bom_is_a_warning() {
         let mut bytes = crate::encoding::BOM.to_vec();
         bytes.extend_from_slice(br#"{"issueNumber": 1, "clarifications": []}"#);

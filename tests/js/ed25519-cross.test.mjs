@@ -35,9 +35,12 @@ const signerFor = (author) => (['monitor', 'agent-x', 'human'].includes(author) 
 // order (JavaScript's default sort), values as JSON.stringify writes them.
 const jcs = (obj) => `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(obj[k])}`).join(',')}}`
 
-/** sha256(<record id> "\n" <previous hash> "\n" <JCS of the entry without hash and signature>). */
+/** sha256(<record id> "\n" <previous hash> "\n" <JCS of the entry without hash and signature>),
+ * the timestamp in canonical form (UTC, milliseconds: what toISOString writes): hashing is
+ * over instants, not spellings (SPEC §16). */
 function entryHash(recordId, prev, entry) {
   const { hash, signature, ...hashed } = entry
+  hashed.timestamp = new Date(hashed.timestamp).toISOString()
   return createHash('sha256').update(`${recordId}\n${prev}\n${jcs(hashed)}`).digest('hex')
 }
 
@@ -102,4 +105,18 @@ test('an edited body no longer matches its signature', () => {
   // and the architect's public key alike.
   const forged = sign(null, Buffer.from(hash, 'hex'), keys.get('engineer').secret)
   assert.ok(!verify(null, Buffer.from(hash, 'hex'), keys.get('architect').public, forged))
+})
+
+test('a re-spelled timestamp still verifies; another instant does not', () => {
+  const record = fixture.ledger.clarifications[0]
+  const question = record.thread[0]
+  assert.match(question.timestamp, /\.940Z$/)
+  // PowerShell writes .94Z for .940Z; an offset spelling is the same instant too.
+  for (const spelling of [question.timestamp.replace('.940Z', '.94Z'), '2026-11-22T11:00:00.940+01:00']) {
+    const hash = entryHash(record.id, '', { ...question, timestamp: spelling })
+    assert.equal(hash, question.hash, spelling)
+    assert.ok(verify(null, Buffer.from(hash, 'hex'), keys.get(question.signer).public, unprefix(question.signature, 'ed25519:')))
+  }
+  const moved = entryHash(record.id, '', { ...question, timestamp: question.timestamp.replace('.940Z', '.941Z') })
+  assert.notEqual(moved, question.hash)
 })
