@@ -4,13 +4,15 @@
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
 export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment'
+export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 export type ErrorCode =
   | 'INVALID_ID' | 'INVALID_AGENT' | 'INVALID_ISSUE' | 'TEXT_EMPTY' | 'TEXT_TOO_LONG'
   | 'SELF_CLARIFICATION' | 'SCOPE_VIOLATION' | 'BLOCKING_NOT_ALLOWED' | 'MAX_ROUNDS_EXCEEDED'
   | 'NOT_FOUND' | 'NOT_PARTICIPANT' | 'INVALID_TRANSITION' | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
-  | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'INTERNAL'
+  | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'GATE_CLOSED' | 'SIGNATURE_INVALID'
+  | 'INTERNAL'
 
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
 export interface Entry {
@@ -22,6 +24,10 @@ export interface Entry {
   timestamp: string
   /** Lowercase hex SHA-256 chained to the previous entry. */
   hash?: string
+  /** The agent whose key signed the entry (covered by the hash). */
+  signer?: string
+  /** `ed25519:<base64>` over the 32 bytes of `hash` (not covered by the hash). */
+  signature?: string
   [unknown: string]: unknown
 }
 
@@ -43,6 +49,13 @@ export interface ClarificationRecord {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
+  /** Layer 4 (SPEC §16); absent: BLOCK when blocking, else WARN. */
+  severity?: Severity
+  context?: string
+  /** Operations the record blocks while open; absent or empty: every operation. */
+  blockedOperations?: string[]
+  sessionId?: string
+  gapId?: string
   thread: Entry[]
   [unknown: string]: unknown
 }
@@ -105,6 +118,8 @@ export interface Problem {
   file: string
   id: string | null
   message: string
+  /** Present when the problem is not verify's own LEDGER_INCONSISTENT: SIGNATURE_INVALID. */
+  code?: ErrorCode
 }
 
 export interface Stats {
@@ -141,6 +156,7 @@ export interface Config {
   lockTimeoutMs: number
   staleLockMs: number
   defaultWorkflow: string
+  audit: { requireSignatures: boolean }
 }
 
 export interface ReadyIssue {
@@ -189,6 +205,13 @@ interface AskFields {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
+  /** Layer 4 (SPEC §16): given, severity sets `blocking`. */
+  severity?: Severity
+  context?: string
+  blockedOperations?: string[]
+  /** A UUID. */
+  sessionId?: string
+  gapId?: string
 }
 /** The fields of each operation on an existing clarification. */
 interface AnswerFields { id: string; from: string; body: string }

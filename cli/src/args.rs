@@ -94,7 +94,7 @@ pub enum Clarify {
     #[command(
         after_help = "Example:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru"
     )]
-    Ask(AskArgs),
+    Ask(Box<AskArgs>),
     /// Answer a pending or stale clarification (only its target may)
     #[command(
         after_help = "Example:\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\""
@@ -243,6 +243,21 @@ pub struct AskArgs {
     /// Re-sending a request with the same key returns the original record
     #[arg(long, value_name = "K")]
     pub idempotency_key: Option<String>,
+    /// BLOCK or WARN (Layer 4); sets blocking. Default: BLOCK, WARN with --non-blocking
+    #[arg(long, value_name = "SEVERITY")]
+    pub severity: Option<String>,
+    /// Why the gap matters: what the asker knows so far
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// An operation the record blocks while open, for `gate` (repeatable; none: every one)
+    #[arg(long = "blocks", value_name = "OP")]
+    pub blocked_operations: Vec<String>,
+    /// The Layer 4 session (a UUID) the gap belongs to
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// The gap's id within its session
+    #[arg(long, value_name = "ID")]
+    pub gap_id: Option<String>,
 }
 
 #[derive(Args, Debug)]

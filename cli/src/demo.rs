@@ -98,10 +98,7 @@ impl Story {
             question: question.into(),
             blocking: true,
             workflow: workflow.map(str::to_owned),
-            step: None,
-            field: None,
-            suggestions: Vec::new(),
-            idempotency_key: None,
+            ..NewRequest::default()
         };
         commands::ask(&self.ws, self.now, &req)
     }

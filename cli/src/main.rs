@@ -12,8 +12,9 @@ use std::process::ExitCode;
 
 use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::views::{ready_line, ListFilter};
-use agentx_clarify_core::{Action, ClarifyError, NewRequest};
+use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore as Workspace;
 use args::{Clarify, Cli, ColorMode, Command, Hook};
@@ -119,6 +120,7 @@ fn init(ws: &Workspace, json: bool) -> Outcome {
 fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
     match cmd {
         Clarify::Ask(a) => {
+            let a = *a;
             let issue = agentx_clarify_core::names::parse_issue(&a.issue)?;
             let req = NewRequest {
                 issue_number: u64::from(issue),
@@ -132,6 +134,15 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 field: a.field,
                 suggestions: a.suggestions,
                 idempotency_key: a.idempotency_key,
+                severity: a
+                    .severity
+                    .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+                    .transpose()?,
+                context: a.context,
+                blocked_operations: a.blocked_operations,
+                session_id: a.session_id,
+                gap_id: a.gap_id,
+                extra: Default::default(),
             };
             mutation(json, &commands::ask(ws, now, &req)?)
         }
@@ -235,7 +246,8 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             Ok(0)
         }
         Clarify::Verify => {
-            let outcome = commands::verify(ws)?;
+            // The keys of `.agentx/keys/` are read by the key store (a later change).
+            let outcome = commands::verify(ws, &PublicKeys::new())?;
             if !json {
                 // Records written by another tool: `agentx migrate` upgrades them.
                 for w in &outcome.warnings {

@@ -69,6 +69,15 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 }
             }
             push_opt(&mut argv, "idempotency-key", args, "idempotencyKey");
+            push_opt(&mut argv, "severity", args, "severity");
+            push_opt(&mut argv, "context", args, "context");
+            if let Some(items) = args.get("blockedOperations").and_then(Value::as_array) {
+                for item in items {
+                    argv.push(format!("--blocks={}", text(item)));
+                }
+            }
+            push_opt(&mut argv, "session-id", args, "sessionId");
+            push_opt(&mut argv, "gap-id", args, "gapId");
         }
         "answer" => {
             argv.extend([s("clarify"), s("answer")]);

@@ -9,6 +9,7 @@ use agentx_clarify_core::api::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_string, scope_question,
     string, Obj,
 };
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
@@ -96,7 +97,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             let dry_run = flag(m, "dryRun")?;
             monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::All)?.to_json()
         }
-        "verify" => query::verify(store)?.to_json(),
+        "verify" => query::verify(store, &PublicKeys::new())?.to_json(),
         "list" => {
             let records = query::list(store, &list_filter(m)?)?;
             serde_json::to_value(query::list_json(&records)).map_err(|e| {

@@ -2,12 +2,14 @@
 //! monitor first).
 
 use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::ledger::RecordOutput;
 use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::stats::Stats;
-use agentx_clarify_core::verify::{check_file, Problem, Verification};
+use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
 use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 use serde::Serialize;
@@ -85,14 +87,17 @@ pub struct VerifyOutcome {
 }
 
 impl VerifyOutcome {
-    /// The failure `verify` turns its problems into (exit 8), if there are any.
+    /// The failure `verify` turns its problems into (exit 8), if there are any:
+    /// `SIGNATURE_INVALID` when any problem is a signature's, else `LEDGER_INCONSISTENT`.
     pub fn error(&self) -> Option<ClarifyError> {
-        (!self.problems.is_empty()).then(|| ClarifyError::LedgerInconsistent {
-            message: format!(
-                "verify found {} problem(s) in {} ledger file(s)",
-                self.problems.len(),
-                self.files
-            ),
+        let message = format!(
+            "verify found {} problem(s) in {} ledger file(s)",
+            self.problems.len(),
+            self.files
+        );
+        failure_code(&self.problems).map(|code| match code {
+            ErrorCode::SignatureInvalid => ClarifyError::SignatureInvalid { message },
+            _ => ClarifyError::LedgerInconsistent { message },
         })
     }
 
@@ -106,18 +111,22 @@ impl VerifyOutcome {
 }
 
 /// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
-/// parse is a problem, not a failure.
-pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
+/// parse is a problem, not a failure. Signatures are checked against `keys` (SPEC §16), and
+/// with `[audit] require_signatures` every unsigned entry is a problem too. The store's keys
+/// are not read yet: callers pass none, so a signed entry names an unknown signer.
+pub fn verify<S: Store>(store: &S, keys: &PublicKeys) -> Result<VerifyOutcome, ClarifyError> {
+    let require = store.load_config()?.audit.require_signatures;
     let raw = store.raw_ledgers()?;
     let files = raw.len();
     let mut found = Verification::default();
     for (name, bytes) in raw {
         match bytes {
-            Ok(bytes) => found.extend(check_file(&name, &bytes)),
+            Ok(bytes) => found.extend(check_file_with(&name, &bytes, keys, require)),
             Err(e) => found.problems.push(Problem {
                 file: name,
                 id: None,
                 message: e.to_string(),
+                code: None,
             }),
         }
     }

@@ -23,11 +23,21 @@ pub struct Config {
     pub lock_timeout_ms: u64,
     pub stale_lock_ms: u64,
     pub default_workflow: String,
+    /// The `[audit]` settings.
+    pub audit: AuditConfig,
     /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
     #[serde(skip)]
     pub agents: crate::routing::Runners,
+}
+
+/// The `[audit]` settings (SPEC §16).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuditConfig {
+    /// `verify` reports every unsigned entry as a problem.
+    pub require_signatures: bool,
 }
 
 pub const DEFAULT_PRIORITY: &[&str] = &[
@@ -59,6 +69,7 @@ impl Default for Config {
             lock_timeout_ms: 5000,
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
+            audit: AuditConfig::default(),
             agents: crate::routing::Runners::default(),
         }
     }
@@ -94,6 +105,7 @@ impl Config {
     /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
     /// and so does not carry the runner reader (about 30 KB of the module).
     pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
         let mut config = Config::from_document(&src, root.get_ref())?;
@@ -103,6 +115,12 @@ impl Config {
 
     fn from_document(src: &Source<'_>, root: &DeTable<'_>) -> Result<Config, ClarifyError> {
         let mut config = Config::default();
+        if let Some(section) = get(root, "audit") {
+            let a = src.table("audit", section)?;
+            if let Some(v) = get(a, "require_signatures") {
+                config.audit.require_signatures = src.boolean("require_signatures", v)?;
+            }
+        }
         let Some(section) = get(root, "clarify") else {
             return Ok(config);
         };
@@ -292,6 +310,29 @@ mod tests {
         };
         let e = c.validate("config").unwrap_err();
         assert!(e.to_string().contains("found 1.5"), "{e}");
+    }
+
+    #[test]
+    fn audit_section() {
+        let c = Config::parse("config.toml", "[audit]\nrequire_signatures = true\n").unwrap();
+        assert!(c.audit.require_signatures);
+        assert_eq!(c.max_body_chars, Config::default().max_body_chars);
+        let e = Config::parse("config.toml", "[audit]\nrequire_signatures = 1\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(
+            e.to_string()
+                .starts_with("config.toml:2:22: require_signatures must be true or false"),
+            "{e}"
+        );
+        let json: Config =
+            serde_json::from_str(r#"{"audit": {"requireSignatures": true}}"#).unwrap();
+        assert!(json.audit.require_signatures);
+        assert!(
+            !Config::parse("config.toml", crate::defaults::CONFIG_TOML)
+                .unwrap()
+                .audit
+                .require_signatures
+        );
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub enum ClarifyError {
         status: String,
         allowed: String,
     },
-    #[error("idempotency key '{}' already belongs to {id}, which was asked with different from/to/topic/question", shown(key))]
+    #[error("idempotency key '{}' already belongs to {id}, which was asked with a different from, to, topic, question, severity or blocked operations", shown(key))]
     IdempotencyConflict { key: String, id: String },
     #[error("workflow '{}' {why}", shown(name))]
     InvalidWorkflow { name: String, why: String },
@@ -74,6 +74,15 @@ pub enum ClarifyError {
     Io { message: String },
     #[error("invalid input: {message}")]
     InvalidInput { message: String },
+    /// `gate` (SPEC §16): open `BLOCK` records block the operation; `open` lists their ids.
+    #[error("{}", gate_message(*issue, operation, open))]
+    GateClosed {
+        issue: u32,
+        operation: Option<String>,
+        open: Vec<String>,
+    },
+    #[error("{message}")]
+    SignatureInvalid { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
@@ -94,6 +103,29 @@ pub(crate) fn shown(value: &str) -> String {
         }
     }
     out
+}
+
+/// Ids shown in a `GATE_CLOSED` message before it says how many more there are.
+const GATE_IDS_SHOWN: usize = 10;
+
+fn gate_message(issue: u32, operation: &Option<String>, open: &[String]) -> String {
+    let what = match operation {
+        Some(op) => format!("operation '{}'", shown(op)),
+        None => String::from("every operation"),
+    };
+    let mut ids = open
+        .iter()
+        .take(GATE_IDS_SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if open.len() > GATE_IDS_SHOWN {
+        ids.push_str(&format!(" and {} more", open.len() - GATE_IDS_SHOWN));
+    }
+    format!(
+        "gate closed on issue #{issue}: {} open BLOCK clarification(s) block {what} ({ids}); answer and resolve them first",
+        open.len()
+    )
 }
 
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
@@ -132,6 +164,8 @@ impl ClarifyError {
             ClarifyError::LockTimeout { .. } => ErrorCode::LockTimeout,
             ClarifyError::Io { .. } => ErrorCode::IoError,
             ClarifyError::InvalidInput { .. } => ErrorCode::InvalidInput,
+            ClarifyError::GateClosed { .. } => ErrorCode::GateClosed,
+            ClarifyError::SignatureInvalid { .. } => ErrorCode::SignatureInvalid,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
         }
     }
@@ -258,7 +292,25 @@ error_codes! {
     LockTimeout => "LOCK_TIMEOUT", Lock;
     IoError => "IO_ERROR", Io;
     InvalidInput => "INVALID_INPUT", Input;
+    GateClosed => "GATE_CLOSED", Policy;
+    SignatureInvalid => "SIGNATURE_INVALID", Corrupt;
     Internal => "INTERNAL", Internal;
+}
+
+/// A code is its text in JSON (`"SIGNATURE_INVALID"`).
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        ErrorCode::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("unknown error code '{}'", shown(&text)))
+        })
+    }
 }
 
 /// The class of a code as text; unknown codes are internal.
@@ -279,6 +331,27 @@ mod tests {
         assert_eq!(e.to_string(), "invalid agent name 'eng\\nineer': x");
         let long = "a".repeat(500);
         assert!(ClarifyError::InvalidIssue { value: long }.to_string().len() < 200);
+    }
+
+    #[test]
+    fn layer4_codes_and_exits() {
+        let open: Vec<String> = (1..=12).map(|n| format!("CLR-4-{n:03}")).collect();
+        let e = ClarifyError::GateClosed {
+            issue: 4,
+            operation: Some("build".into()),
+            open,
+        };
+        assert_eq!((e.code(), e.class()), ("GATE_CLOSED", ErrorClass::Policy));
+        let text = e.to_string();
+        assert!(text.starts_with("gate closed on issue #4: 12 open BLOCK clarification(s) block operation 'build' (CLR-4-001, "), "{text}");
+        assert!(text.contains("CLR-4-010 and 2 more)"), "{text}");
+        let e = ClarifyError::SignatureInvalid {
+            message: "x".into(),
+        };
+        assert_eq!(
+            (e.code(), e.class()),
+            ("SIGNATURE_INVALID", ErrorClass::Corrupt)
+        );
     }
 
     #[test]

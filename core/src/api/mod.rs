@@ -261,6 +261,7 @@ fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
             file: e.file,
             id: None,
             message: e.message,
+            code: None,
         }));
     for l in &ledgers {
         found.extend(crate::verify::check_ledger(

@@ -1,8 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-
-const T0: i64 = 1_795_341_600_000;
+use crate::testkit::T0;
 
 fn ok(v: Value) -> Value {
     assert_eq!(v["ok"], true, "{v:#}");
@@ -263,7 +262,7 @@ fn a_misfiled_ledger_is_corrupt_for_every_operation() {
 #[test]
 fn show_and_verify_report_what_another_tool_wrote() {
     // AgentX left `pending` on a record whose thread has its answer.
-    let text = crate::test_ledgers::AGENTX_TS;
+    let text = crate::testkit::AGENTX_TS;
     let shown = ok(call(
         "show",
         &json!({"files": {"issue-1.json": text}, "issue": 1}),

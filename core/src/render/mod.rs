@@ -90,6 +90,11 @@ pub(crate) fn blocking_word(record: &Record) -> &'static str {
     }
 }
 
+/// The severity badge text: `BLOCK` or `WARN` (SPEC §16; the record's default when unset).
+pub(crate) fn severity_word(record: &Record) -> &'static str {
+    record.severity().as_str()
+}
+
 /// The counts a monitor report opens with: `N stale, …, N abandoned[, N unreadable ledgers]`.
 pub(crate) fn report_counts(report: &Report) -> String {
     let mut out = format!(
