@@ -33,7 +33,8 @@ pub use read::read_into;
 use read::Links;
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
-    let message = if e.raw_os_error() == Some(libc::EROFS) {
+    // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.
+    let message = if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
         // Say which filesystem: the user must remount it or work elsewhere, not retry.
         format!(
             "cannot {what} {}: it is on a read-only filesystem (mounted at {})",
