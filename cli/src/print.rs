@@ -45,7 +45,10 @@ pub fn warnings(warnings: &[String]) {
 /// stderr: they are never skipped silently.
 pub fn report_errors(errors: &[ReportError]) {
     for e in errors {
-        warn(&format!("{} could not be read [{}]: {}", e.file, e.code, e.message));
+        warn(&format!(
+            "{} could not be read [{}]: {}",
+            e.file, e.code, e.message
+        ));
     }
 }
 

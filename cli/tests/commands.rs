@@ -45,7 +45,14 @@ fn assert_monitor_report(report: &Value) {
 fn assert_mutation(v: &Value) -> Value {
     assert_eq!(
         keys(v),
-        set(&["ok", "clarification", "events", "idempotent", "monitor", "warnings"]),
+        set(&[
+            "ok",
+            "clarification",
+            "events",
+            "idempotent",
+            "monitor",
+            "warnings"
+        ]),
         "mutation: {v}"
     );
     assert_eq!(v["ok"], true);
@@ -95,7 +102,6 @@ fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) -> Val
 fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // init
@@ -873,7 +879,10 @@ fn hooks_set_statuses_and_run_the_monitor() {
     let out = json_at(root, T0, &["hook", "start", "engineer", "1"]);
     assert_eq!(out.code, 0, "{out:#?}");
     let v = out.json();
-    assert_eq!(keys(&v), set(&["ok", "agent", "monitor", "events", "warnings"]));
+    assert_eq!(
+        keys(&v),
+        set(&["ok", "agent", "monitor", "events", "warnings"])
+    );
     assert_monitor_report(&v["monitor"]);
     assert_eq!(
         v["agent"],

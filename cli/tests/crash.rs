@@ -26,8 +26,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::Value;
 
-const TRACED: &str =
-    "write,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,link,linkat";
+const TRACED: &str = "write,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,link,linkat";
 const INJECTED: [&str; 10] = [
     "write",
     "fsync",
@@ -85,13 +84,18 @@ fn checked_records(root: &Path, what: &str) -> Vec<Value> {
     });
     let records = v["clarifications"].as_array().cloned().unwrap_or_default();
     let ids: Vec<&str> = records.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    let expected: Vec<String> = (1..=records.len()).map(|n| format!("CLR-1-{n:03}")).collect();
+    let expected: Vec<String> = (1..=records.len())
+        .map(|n| format!("CLR-1-{n:03}"))
+        .collect();
     assert_eq!(ids, expected, "{what}: ids");
     let keyed = records
         .iter()
         .filter(|r| r["idempotencyKey"] == "crash-sweep")
         .count();
-    assert!(keyed <= 1, "{what}: {keyed} records for one idempotency key");
+    assert!(
+        keyed <= 1,
+        "{what}: {keyed} records for one idempotency key"
+    );
     if let Ok(text) = std::fs::read_to_string(status_path(root)) {
         serde_json::from_str::<Value>(&text)
             .unwrap_or_else(|e| panic!("{what}: torn agent-status.json: {e}\n{text}"));
@@ -181,7 +185,10 @@ fn a_kill_at_any_write_fsync_rename_link_or_unlink_leaves_nothing_the_next_ask_w
             let t = Instant::now();
             let out = json_at(root, LATER, &argv(&ask_argv()));
             let recovery = t.elapsed();
-            assert_eq!(out.code, 0, "{what}: the retry failed (locks {left:?}): {out:#?}");
+            assert_eq!(
+                out.code, 0,
+                "{what}: the retry failed (locks {left:?}): {out:#?}"
+            );
             let v = out.json();
             assert_eq!(v["monitor"]["errors"], serde_json::json!([]), "{what}: {v}");
             assert_eq!(v["warnings"], serde_json::json!([]), "{what}: {v}");
@@ -192,11 +199,19 @@ fn a_kill_at_any_write_fsync_rename_link_or_unlink_leaves_nothing_the_next_ask_w
             // no status) is still there; the next writer of that file breaks it at once.
             let hook = json_at(root, LATER, &["hook", "start", "engineer", "1"]);
             assert_eq!(hook.code, 0, "{what}: {hook:#?}");
-            assert!(locks_left(root).is_empty(), "{what}: {:?}", locks_left(root));
+            assert!(
+                locks_left(root).is_empty(),
+                "{what}: {:?}",
+                locks_left(root)
+            );
             assert_verify_clean(root, &what);
             // Leftover temp files are never taken for ledgers.
             let listed = json_in(root, &["clarify", "list", "--all"]).json();
-            assert_eq!(listed["clarifications"].as_array().unwrap().len(), 2, "{what}");
+            assert_eq!(
+                listed["clarifications"].as_array().unwrap().len(),
+                2,
+                "{what}"
+            );
             assert_eq!(listed["errors"], serde_json::json!([]), "{what}");
 
             points.push(Point {
@@ -217,7 +232,10 @@ fn a_kill_at_any_write_fsync_rename_link_or_unlink_leaves_nothing_the_next_ask_w
         points.len(),
         started.elapsed()
     );
-    println!("{:<10} {:>3} {:>10}  locks left by the kill", "syscall", "N", "recovery");
+    println!(
+        "{:<10} {:>3} {:>10}  locks left by the kill",
+        "syscall", "N", "recovery"
+    );
     for p in &points {
         println!(
             "{:<10} {:>3} {:>8.1}ms  {:?}",

@@ -100,7 +100,10 @@ fn a_status_file_failure_after_the_ledger_write_is_a_warning_and_exit_0() {
     let status_lock = root.join(".agentx/state/agent-status.json.lock");
     std::fs::write(&status_lock, live_lock("someone")).unwrap();
     let out = ask_within(root, T0, 1, "first");
-    assert_eq!(out.code, 0, "the record is written, so the ask succeeded: {out:#?}");
+    assert_eq!(
+        out.code, 0,
+        "the record is written, so the ask succeeded: {out:#?}"
+    );
     let v = out.json();
     assert_eq!(v["ok"], true);
     assert_eq!(v["clarification"]["id"], "CLR-1-001");
@@ -108,10 +111,15 @@ fn a_status_file_failure_after_the_ledger_write_is_a_warning_and_exit_0() {
     assert_eq!(warnings.len(), 1, "{v}");
     let w = warnings[0].as_str().unwrap();
     assert!(
-        w.starts_with("issue-1.json was written, but agent-status.json was not updated: could not lock"),
+        w.starts_with(
+            "issue-1.json was written, but agent-status.json was not updated: could not lock"
+        ),
         "{w}"
     );
-    assert!(out.stderr.contains("warning") && out.stderr.contains("agent-status.json"), "{out:#?}");
+    assert!(
+        out.stderr.contains("warning") && out.stderr.contains("agent-status.json"),
+        "{out:#?}"
+    );
     assert_eq!(records(root, 1), 1);
     // A caller that retries with its idempotency key gets the same record, never a second one.
     let keyed = ask_args(2, "keyed", "k?");
@@ -127,7 +135,10 @@ fn a_status_file_failure_after_the_ledger_write_is_a_warning_and_exit_0() {
     let out = run_within(Duration::from_secs(20), text_args);
     assert_eq!(out.code, 0, "{out:#?}");
     assert!(out.stdout.contains("CLR-3-001"), "{out:#?}");
-    assert!(out.stderr.contains("agent-status.json was not updated"), "{out:#?}");
+    assert!(
+        out.stderr.contains("agent-status.json was not updated"),
+        "{out:#?}"
+    );
     std::fs::remove_file(&status_lock).unwrap();
 }
 
@@ -166,11 +177,19 @@ fn fifos_and_directories_where_files_belong_are_refused_at_once() {
         );
     };
     // Listings report them (JSON and stderr) and go on.
-    for args in [vec!["clarify", "list"], vec!["clarify", "stats"], vec!["ready"]] {
+    for args in [
+        vec!["clarify", "list"],
+        vec!["clarify", "stats"],
+        vec!["ready"],
+    ] {
         let out = json_within(root, T0, &args);
         assert_eq!(out.code, 0, "{args:?}: {out:#?}");
         let v = out.json();
-        named(&v, "issue-3.json", "a FIFO (named pipe), not a regular file");
+        named(
+            &v,
+            "issue-3.json",
+            "a FIFO (named pipe), not a regular file",
+        );
         named(&v, "issue-4.json", "a directory, not a regular file");
         assert!(out.stderr.contains("issue-3.json"), "{args:?}: {out:#?}");
     }
@@ -186,9 +205,23 @@ fn fifos_and_directories_where_files_belong_are_refused_at_once() {
     json_within(root, T0, &["clarify", "monitor", "--dry-run"]).json();
     // The issue itself: refused, naming the file.
     let v = assert_fails(&ask_within(root, T0, 3, "on the fifo"), 1, "IO_ERROR");
-    assert!(v["error"]["message"].as_str().unwrap().contains("issue-3.json"), "{v}");
-    assert_fails(&json_within(root, T0, &["clarify", "list", "--issue=3"]), 1, "IO_ERROR");
-    assert_fails(&json_within(root, T0, &["clarify", "show", "CLR-3-001"]), 1, "IO_ERROR");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("issue-3.json"),
+        "{v}"
+    );
+    assert_fails(
+        &json_within(root, T0, &["clarify", "list", "--issue=3"]),
+        1,
+        "IO_ERROR",
+    );
+    assert_fails(
+        &json_within(root, T0, &["clarify", "show", "CLR-3-001"]),
+        1,
+        "IO_ERROR",
+    );
     // migrate reports it and leaves it alone.
     let out = json_within(root, T0, &["migrate"]);
     assert_eq!(out.code, 0, "{out:#?}");
@@ -206,7 +239,10 @@ fn a_fifo_among_workflows_fails_only_the_requests_that_use_it() {
     let args = [argv(&evil), vec!["--workflow=evil"]].concat();
     let v = assert_fails(&json_within(root, T0, &args), 1, "IO_ERROR");
     assert!(
-        v["error"]["message"].as_str().unwrap().contains("evil.toml"),
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("evil.toml"),
         "{v}"
     );
 }
@@ -224,7 +260,10 @@ fn a_fifo_as_settings_or_statuses_is_refused_naming_it() {
         mkfifo(&path);
         let v = assert_fails(&ask_within(root, T0, 1, "q"), 1, "IO_ERROR");
         let message = v["error"]["message"].as_str().unwrap();
-        assert!(message.contains(name) && message.contains("FIFO"), "{message}");
+        assert!(
+            message.contains(name) && message.contains("FIFO"),
+            "{message}"
+        );
         assert!(!ledger_path(root, 1).exists(), "{file}: nothing written");
     }
 }
@@ -249,22 +288,43 @@ fn corrupt_and_misfiled_ledgers_are_never_hidden() {
             8,
             "LEDGER_CORRUPT",
         );
-        assert!(v["error"]["message"].as_str().unwrap().contains(&file), "{v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(&file),
+            "{v}"
+        );
         assert_fails(
             &json_within(root, T0, &["clarify", "show", &format!("--issue={issue}")]),
             8,
             "LEDGER_CORRUPT",
         );
     }
-    assert_fails(&json_within(root, T0, &["clarify", "show", "CLR-5-001"]), 8, "LEDGER_CORRUPT");
     assert_fails(
-        &json_within(root, T0, &["clarify", "answer", "CLR-5-001", "--from=architect", "--body=x"]),
+        &json_within(root, T0, &["clarify", "show", "CLR-5-001"]),
+        8,
+        "LEDGER_CORRUPT",
+    );
+    assert_fails(
+        &json_within(
+            root,
+            T0,
+            &[
+                "clarify",
+                "answer",
+                "CLR-5-001",
+                "--from=architect",
+                "--body=x",
+            ],
+        ),
         8,
         "LEDGER_CORRUPT",
     );
     assert_fails(&ask_within(root, T0, 5, "more"), 8, "LEDGER_CORRUPT");
 
-    for args in [vec!["clarify", "list", "--all"], vec!["clarify", "stats"], vec!["ready"]] {
+    for args in [
+        vec!["clarify", "list", "--all"],
+        vec!["clarify", "stats"],
+        vec!["ready"],
+    ] {
         let out = json_within(root, T0, &args);
         assert_eq!(out.code, 0, "{args:?}: {out:#?}");
         let v = out.json();
@@ -276,7 +336,10 @@ fn corrupt_and_misfiled_ledgers_are_never_hidden() {
             .collect();
         assert_eq!(
             errors,
-            [("issue-1.json", "LEDGER_CORRUPT"), ("issue-5.json", "LEDGER_CORRUPT")],
+            [
+                ("issue-1.json", "LEDGER_CORRUPT"),
+                ("issue-5.json", "LEDGER_CORRUPT")
+            ],
             "{args:?}: {v}"
         );
         assert!(
@@ -294,7 +357,11 @@ fn corrupt_and_misfiled_ledgers_are_never_hidden() {
         [root_arg(root), "clarify".into(), "list".into()],
     );
     assert_eq!(out.code, 0);
-    assert!(out.stderr.contains("issue-1.json could not be read [LEDGER_CORRUPT]"), "{out:#?}");
+    assert!(
+        out.stderr
+            .contains("issue-1.json could not be read [LEDGER_CORRUPT]"),
+        "{out:#?}"
+    );
 }
 
 #[test]
@@ -308,7 +375,15 @@ fn a_root_that_does_not_exist_is_an_error_except_for_init() {
         vec!["clarify", "verify"],
         vec!["clarify", "monitor"],
         vec!["clarify", "show", "CLR-1-001"],
-        vec!["clarify", "ask", "--issue=1", "--from=engineer", "--to=architect", "--topic=t", "--question=q"],
+        vec![
+            "clarify",
+            "ask",
+            "--issue=1",
+            "--from=engineer",
+            "--to=architect",
+            "--topic=t",
+            "--question=q",
+        ],
         vec!["ready"],
         vec!["state"],
         vec!["hook", "start", "engineer"],
@@ -319,7 +394,10 @@ fn a_root_that_does_not_exist_is_an_error_except_for_init() {
         let out = run_within(Duration::from_secs(20), &all);
         let v = assert_fails(&out, 1, "IO_ERROR");
         assert!(
-            v["error"]["message"].as_str().unwrap().contains("does not exist"),
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("does not exist"),
             "{args:?}: {v}"
         );
         assert!(!missing.exists(), "{args:?} created the root");
@@ -327,7 +405,10 @@ fn a_root_that_does_not_exist_is_an_error_except_for_init() {
     // Without --json: on stderr.
     let out = run_within(Duration::from_secs(20), [root.as_str(), "clarify", "list"]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.is_empty() && out.stderr.contains("IO_ERROR"), "{out:#?}");
+    assert!(
+        out.stdout.is_empty() && out.stderr.contains("IO_ERROR"),
+        "{out:#?}"
+    );
     // A file is no root either.
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();

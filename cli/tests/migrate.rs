@@ -79,12 +79,22 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
     ours["clarifications"][0]["thread"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"round": 1, "from": "architect", "type": "answer", "body": "By TS.",
-            "timestamp": "2026-11-22T10:05:00.5Z"}));
+        .push(
+            json!({"round": 1, "from": "architect", "type": "answer", "body": "By TS.",
+            "timestamp": "2026-11-22T10:05:00.5Z"}),
+        );
     ours["clarifications"][0]["status"] = json!("answered");
-    write(root, 3, serde_json::to_string_pretty(&ours).unwrap().as_bytes());
+    write(
+        root,
+        3,
+        serde_json::to_string_pretty(&ours).unwrap().as_bytes(),
+    );
     // 1: TypeScript, pending on disk though the thread holds the answer.
-    write(root, 1, typescript(1, "pending", json!([question(), answer()])).as_bytes());
+    write(
+        root,
+        1,
+        typescript(1, "pending", json!([question(), answer()])).as_bytes(),
+    );
     // 2: PowerShell 5 (BOM), marked stale without a stale entry.
     let mut ps = b"\xEF\xBB\xBF".to_vec();
     ps.extend(typescript(2, "stale", json!([question()])).into_bytes());
@@ -92,7 +102,11 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
     // 4: the router crashed before the question (round 0, empty thread).
     let mut crashed: Value = serde_json::from_str(&typescript(4, "pending", json!([]))).unwrap();
     crashed["clarifications"][0]["round"] = json!(0);
-    write(root, 4, serde_json::to_string_pretty(&crashed).unwrap().as_bytes());
+    write(
+        root,
+        4,
+        serde_json::to_string_pretty(&crashed).unwrap().as_bytes(),
+    );
     // 9: not a ledger at all.
     write(root, 9, b"{ \"issueNumber\": 9, \"clarif");
     let before: Vec<Vec<u8>> = [1, 2, 3, 4, 9]
@@ -101,7 +115,12 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
         .collect();
 
     let warned = warned_files(root);
-    for file in ["issue-1.json", "issue-2.json", "issue-3.json", "issue-4.json"] {
+    for file in [
+        "issue-1.json",
+        "issue-2.json",
+        "issue-3.json",
+        "issue-4.json",
+    ] {
         assert!(warned.iter().any(|(f, _)| f == file), "{file}: {warned:?}");
     }
 
@@ -116,12 +135,24 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
         .iter()
         .map(|m| m["file"].as_str().unwrap())
         .collect();
-    assert_eq!(files, ["issue-1.json", "issue-2.json", "issue-3.json", "issue-4.json"]);
+    assert_eq!(
+        files,
+        [
+            "issue-1.json",
+            "issue-2.json",
+            "issue-3.json",
+            "issue-4.json"
+        ]
+    );
     assert_eq!(dry["errors"][0]["file"], "issue-9.json");
     assert_eq!(dry["errors"][0]["code"], "LEDGER_CORRUPT");
     assert!(out.stderr.contains("issue-9.json"), "{out:#?}");
     for (n, bytes) in [1, 2, 3, 4, 9].iter().zip(&before) {
-        assert_eq!(&std::fs::read(ledger_path(root, *n)).unwrap(), bytes, "issue {n}");
+        assert_eq!(
+            &std::fs::read(ledger_path(root, *n)).unwrap(),
+            bytes,
+            "issue {n}"
+        );
     }
     let changes = |v: &Value, file: &str| -> Vec<String> {
         v["migrated"]
@@ -134,7 +165,13 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|c| format!("{} {}", c["id"].as_str().unwrap_or("-"), c["message"].as_str().unwrap()))
+                    .map(|c| {
+                        format!(
+                            "{} {}",
+                            c["id"].as_str().unwrap_or("-"),
+                            c["message"].as_str().unwrap()
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -147,9 +184,15 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
     ] {
         assert!(one.contains(&expected.to_owned()), "{expected}: {one:?}");
     }
-    assert_eq!(changes(&dry, "issue-2.json")[0], "- removed the UTF-8 byte order mark");
+    assert_eq!(
+        changes(&dry, "issue-2.json")[0],
+        "- removed the UTF-8 byte order mark"
+    );
     let three = changes(&dry, "issue-3.json");
-    assert!(three.contains(&"CLR-3-001 hashed entry 2 in order".to_owned()), "{three:?}");
+    assert!(
+        three.contains(&"CLR-3-001 hashed entry 2 in order".to_owned()),
+        "{three:?}"
+    );
 
     // The real run: one line per change in text mode.
     let out = run([root_arg(root), "migrate".into()]);
@@ -162,7 +205,11 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
     );
     assert_eq!(
         lines.len(),
-        one.len() + changes(&dry, "issue-2.json").len() + three.len() + changes(&dry, "issue-4.json").len() + 1,
+        one.len()
+            + changes(&dry, "issue-2.json").len()
+            + three.len()
+            + changes(&dry, "issue-4.json").len()
+            + 1,
         "one line per change and a summary: {}",
         out.stdout
     );
@@ -170,9 +217,19 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
         lines.last().copied(),
         Some("migrated 4 ledger file(s), 0 already current, 1 could not be read")
     );
-    assert!(out.stderr.contains("issue-9.json could not be read [LEDGER_CORRUPT]"), "{out:#?}");
-    assert_eq!(std::fs::read(ledger_path(root, 9)).unwrap(), before[4], "left untouched");
-    assert!(!std::fs::read(ledger_path(root, 2)).unwrap().starts_with(b"\xEF\xBB\xBF"));
+    assert!(
+        out.stderr
+            .contains("issue-9.json could not be read [LEDGER_CORRUPT]"),
+        "{out:#?}"
+    );
+    assert_eq!(
+        std::fs::read(ledger_path(root, 9)).unwrap(),
+        before[4],
+        "left untouched"
+    );
+    assert!(!std::fs::read(ledger_path(root, 2))
+        .unwrap()
+        .starts_with(b"\xEF\xBB\xBF"));
 
     // verify: no warnings left but two the core leaves on purpose: the stale entry another
     // tool never wrote is the monitor's to append (at a `now`), and a record without a question
@@ -187,9 +244,16 @@ fn migrate_upgrades_agentx_ledgers_reports_each_change_and_verify_is_then_clean(
         ]
     );
     assert_eq!(json_at(root, T0, &["clarify", "monitor"]).code, 0);
-    assert_eq!(warned_files(root), [("issue-4.json".to_owned(), "CLR-4-001".to_owned())]);
+    assert_eq!(
+        warned_files(root),
+        [("issue-4.json".to_owned(), "CLR-4-001".to_owned())]
+    );
     // What AgentX left is now worked on as ours: the answered record can be resolved.
-    let out = json_at(root, T0, &["clarify", "resolve", "CLR-1-001", "--from=engineer"]);
+    let out = json_at(
+        root,
+        T0,
+        &["clarify", "resolve", "CLR-1-001", "--from=engineer"],
+    );
     assert_eq!(out.code, 0, "{out:#?}");
 
     // Again: nothing to do.

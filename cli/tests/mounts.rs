@@ -17,12 +17,25 @@ struct Tmpfs(PathBuf);
 impl Tmpfs {
     fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
-        sh("mount", &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", &dir.display().to_string()]);
+        sh(
+            "mount",
+            &[
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size}"),
+                "tmpfs",
+                &dir.display().to_string(),
+            ],
+        );
         Tmpfs(dir.to_path_buf())
     }
 
     fn remount_read_only(&self) {
-        sh("mount", &["-o", "remount,ro", &self.0.display().to_string()]);
+        sh(
+            "mount",
+            &["-o", "remount,ro", &self.0.display().to_string()],
+        );
     }
 
     /// Free blocks and the block size (`stat -f`).
@@ -104,7 +117,13 @@ fn a_full_disk_after_the_ledger_write_is_a_warning_and_before_it_a_failure() {
     let before = std::fs::read(ledger_path(root, 1)).unwrap();
     let out = ask(root, T0, 1, "third");
     let v = assert_fails(&out, 1, "IO_ERROR");
-    assert!(v["error"]["message"].as_str().unwrap().contains("No space left on device"), "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No space left on device"),
+        "{v}"
+    );
     assert_eq!(std::fs::read(ledger_path(root, 1)).unwrap(), before);
     drop(ledgers);
     drop(state);
@@ -135,7 +154,10 @@ fn a_stale_lock_on_a_read_only_filesystem_is_an_io_error_at_once() {
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("read-only filesystem"), "{message}");
     assert!(
-        message.contains(&format!("mounted at {}", root.join(".agentx/state").display())),
+        message.contains(&format!(
+            "mounted at {}",
+            root.join(".agentx/state").display()
+        )),
         "{message}"
     );
     // Reading still works.
@@ -143,6 +165,9 @@ fn a_stale_lock_on_a_read_only_filesystem_is_an_io_error_at_once() {
     assert_eq!(out.code, 0, "{out:#?}");
     assert_eq!(out.json()["clarifications"].as_array().unwrap().len(), 1);
     assert_eq!(json_within(root, T0, &["clarify", "verify"]).code, 0);
-    assert_eq!(json_within(root, T0, &["clarify", "monitor", "--dry-run"]).code, 0);
+    assert_eq!(
+        json_within(root, T0, &["clarify", "monitor", "--dry-run"]).code,
+        0
+    );
     drop(state);
 }

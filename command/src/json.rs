@@ -100,10 +100,8 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
         "verify" => query::verify(store)?.to_json(),
         "list" => {
             let listed = query::list(store, &list_filter(m)?)?;
-            serde_json::to_value(listed.to_json()).map_err(|e| {
-                ClarifyError::Internal {
-                    message: e.to_string(),
-                }
+            serde_json::to_value(listed.to_json()).map_err(|e| ClarifyError::Internal {
+                message: e.to_string(),
             })?
         }
         "show" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {

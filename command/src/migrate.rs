@@ -159,8 +159,14 @@ mod tests {
             .iter()
             .map(|c| c.message.as_str())
             .collect();
-        assert!(messages.contains(&"dropped issueNumber (was 1)"), "{messages:?}");
-        assert!(messages.contains(&"hashed entry 1 in order"), "{messages:?}");
+        assert!(
+            messages.contains(&"dropped issueNumber (was 1)"),
+            "{messages:?}"
+        );
+        assert!(
+            messages.contains(&"hashed entry 1 in order"),
+            "{messages:?}"
+        );
         assert!(done.migrated[0]
             .changes
             .iter()
@@ -168,7 +174,11 @@ mod tests {
         assert_eq!(done.errors.len(), 1);
         assert_eq!(done.errors[0].file, "issue-2.json");
         assert_eq!(done.errors[0].code, "LEDGER_CORRUPT");
-        assert_eq!(store.file(&ledger_path(2)).unwrap(), b"{ torn", "left untouched");
+        assert_eq!(
+            store.file(&ledger_path(2)).unwrap(),
+            b"{ torn",
+            "left untouched"
+        );
         let verified = crate::query::verify(&store).unwrap();
         assert!(
             verified.warnings.iter().all(|w| w.file != "issue-1.json"),

@@ -68,7 +68,9 @@ pub enum ClarifyError {
     LedgerCorrupt { file: String, message: String },
     #[error("{message}")]
     LedgerInconsistent { message: String },
-    #[error("could not lock {lock} within {ms} ms: it is held by {holder}, for {age_ms} ms so far")]
+    #[error(
+        "could not lock {lock} within {ms} ms: it is held by {holder}, for {age_ms} ms so far"
+    )]
     LockTimeout {
         /// The lock file.
         lock: String,

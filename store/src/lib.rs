@@ -111,10 +111,7 @@ impl DiskStore {
         match std::fs::metadata(&self.root) {
             Ok(meta) if meta.is_dir() => Ok(()),
             Ok(_) => Err(ClarifyError::Io {
-                message: format!(
-                    "workspace root {} is not a directory",
-                    self.root.display()
-                ),
+                message: format!("workspace root {} is not a directory", self.root.display()),
             }),
             Err(e) => Err(ClarifyError::Io {
                 message: format!(

@@ -127,9 +127,7 @@ fn judge(lock: &Path, policy: LockPolicy) -> Result<Seen, ClarifyError> {
     };
     let mtime = meta.modified().unwrap_or_else(|_| SystemTime::now());
     // A file dated in the future (a skewed clock) is as old as a new one.
-    let age_ms = ms(SystemTime::now()
-        .duration_since(mtime)
-        .unwrap_or_default());
+    let age_ms = ms(SystemTime::now().duration_since(mtime).unwrap_or_default());
     let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
     let claimed = parsed.as_ref().and_then(|v| {
         v.get("timestamp").and_then(Value::as_i64).or_else(|| {
@@ -139,15 +137,16 @@ fn judge(lock: &Path, policy: LockPolicy) -> Result<Seen, ClarifyError> {
                 .and_then(agentx_clarify_core::time::parse_ms)
         })
     });
-    let claimed_age = claimed.map_or(0, |t| u64::try_from(wall_ms().saturating_sub(t)).unwrap_or(0));
+    let claimed_age = claimed.map_or(0, |t| {
+        u64::try_from(wall_ms().saturating_sub(t)).unwrap_or(0)
+    });
     let holder = Holder {
         who: describe(parsed.as_ref(), bytes.is_empty()),
         age_ms,
     };
     let too_old = age_ms > policy.stale_ms || claimed_age > policy.stale_ms;
     // Unreadable and older than this boot: power was lost before its content reached disk.
-    let before_boot =
-        parsed.is_none() && boot_time().is_some_and(|boot| mtime < boot);
+    let before_boot = parsed.is_none() && boot_time().is_some_and(|boot| mtime < boot);
     let dead = parsed.as_ref().is_some_and(|v| {
         let pid = v.get("pid").and_then(Value::as_u64);
         let host = v.get("hostname").and_then(Value::as_str);
@@ -317,7 +316,10 @@ fn timeout(lock: &Path, policy: LockPolicy, last_seen: Option<Holder>) -> Clarif
         _ => last_seen,
     }
     .unwrap_or_else(|| Holder {
-        who: format!("another operation of this process (pid {})", std::process::id()),
+        who: format!(
+            "another operation of this process (pid {})",
+            std::process::id()
+        ),
         age_ms: 0,
     });
     ClarifyError::LockTimeout {
@@ -355,10 +357,7 @@ fn try_create(lock: &Path, agent: &str, policy: LockPolicy) -> Result<Attempt, C
 
 /// A temp file (beside the lock, so it can be linked; a crashed writer's is swept with the
 /// others) holding our identity. It is unlinked when dropped; the lock keeps the inode.
-fn lock_temp(
-    lock: &Path,
-    agent: &str,
-) -> Result<(tempfile::NamedTempFile, Vec<u8>), ClarifyError> {
+fn lock_temp(lock: &Path, agent: &str) -> Result<(tempfile::NamedTempFile, Vec<u8>), ClarifyError> {
     let content = serde_json::to_vec(&json!({
         "pid": std::process::id(),
         "hostname": this_host(),
@@ -386,7 +385,12 @@ fn link(temp: &Path, lock: &Path, content: &[u8]) -> Result<bool, ClarifyError> 
     match std::fs::hard_link(temp, lock) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM | libc::EOPNOTSUPP | libc::ENOSYS)) => {
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EPERM | libc::EOPNOTSUPP | libc::ENOSYS)
+            ) =>
+        {
             create_in_place(lock, content)
         }
         Err(e) => Err(io_error("create", lock, &e)),
@@ -459,7 +463,11 @@ mod tests {
         assert_eq!(content["agent"], "a");
         assert_eq!(content["pid"], std::process::id());
         // The temp file it was linked from is gone: the lock is the only name left.
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(names, vec![lock.file_name().unwrap().to_owned()]);
         let other =
             std::thread::spawn(move || FileLock::acquire(&target, "b", policy()).map(|_| ()));
@@ -478,7 +486,13 @@ mod tests {
         std::fs::write(&lock, json!({"pid": 77, "hostname": "elsewhere", "timestamp": wall_ms(), "agent": "engineer"}).to_string()).unwrap();
         age(&lock, Duration::from_secs(3));
         let err = FileLock::acquire(&target, "a", policy()).err().unwrap();
-        let ClarifyError::LockTimeout { lock: named, ms, holder, age_ms } = &err else {
+        let ClarifyError::LockTimeout {
+            lock: named,
+            ms,
+            holder,
+            age_ms,
+        } = &err
+        else {
             panic!("{err:?}")
         };
         assert_eq!(named, &lock.display().to_string());
@@ -530,12 +544,15 @@ mod tests {
         let lock = lock_path(&target);
         for content in [
             r#"{"agent":"x","created":"2999-01-01T00:00:00Z"}"#.to_owned(),
-            json!({"pid": 1, "hostname": "elsewhere", "timestamp": i64::MAX, "agent": "x"}).to_string(),
+            json!({"pid": 1, "hostname": "elsewhere", "timestamp": i64::MAX, "agent": "x"})
+                .to_string(),
         ] {
             std::fs::write(&lock, &content).unwrap();
             // Fresh by its mtime: held.
             assert_eq!(
-                FileLock::acquire(&target, "a", policy()).err().map(|e| e.code()),
+                FileLock::acquire(&target, "a", policy())
+                    .err()
+                    .map(|e| e.code()),
                 Some("LOCK_TIMEOUT"),
                 "{content}"
             );
@@ -554,14 +571,19 @@ mod tests {
         let lock = lock_path(&target);
         std::fs::write(&lock, "").unwrap();
         assert_eq!(
-            FileLock::acquire(&target, "a", policy()).err().map(|e| e.to_string().contains("an empty lock file")),
+            FileLock::acquire(&target, "a", policy())
+                .err()
+                .map(|e| e.to_string().contains("an empty lock file")),
             Some(true)
         );
         let boot = boot_time().expect("/proc/stat has btime");
         let file = std::fs::File::options().write(true).open(&lock).unwrap();
         file.set_modified(boot - Duration::from_secs(1)).unwrap();
         // Not old by stale_ms (it could be: pretend stale_ms is longer than the uptime).
-        let long = LockPolicy { timeout_ms: 300, stale_ms: u64::MAX };
+        let long = LockPolicy {
+            timeout_ms: 300,
+            stale_ms: u64::MAX,
+        };
         drop(FileLock::acquire(&target, "a", long).unwrap());
     }
 

@@ -61,9 +61,7 @@ pub(crate) fn read_existing<T>(
 
 /// A file's bytes and its metadata (`None` when it does not exist); for lock files, whose age
 /// is their mtime.
-pub(crate) fn read_with_metadata(
-    path: &Path,
-) -> Result<Option<(Vec<u8>, Metadata)>, ClarifyError> {
+pub(crate) fn read_with_metadata(path: &Path) -> Result<Option<(Vec<u8>, Metadata)>, ClarifyError> {
     let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
         return Ok(None);
     };
@@ -177,7 +175,10 @@ mod tests {
         let sub = dir.path().join("issue-4.json");
         std::fs::create_dir(&sub).unwrap();
         let e = read_into(&sub, &mut Vec::new()).unwrap_err();
-        assert!(e.to_string().contains("a directory, not a regular file"), "{e}");
+        assert!(
+            e.to_string().contains("a directory, not a regular file"),
+            "{e}"
+        );
         let link = dir.path().join("issue-5.json");
         std::os::unix::fs::symlink(&fifo, &link).unwrap();
         let e = read_into(&link, &mut Vec::new()).unwrap_err();

@@ -17,13 +17,7 @@ pub const MINUTE: i64 = 60_000;
 
 /// Environment variables that change the binary's behaviour; removed from every child so the
 /// tests do not depend on the environment they run in.
-const SCRUBBED: &[&str] = &[
-    "AGENTX_NOW",
-    "NO_COLOR",
-    "CLICOLOR",
-    "CLICOLOR_FORCE",
-    "CI",
-];
+const SCRUBBED: &[&str] = &["AGENTX_NOW", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI"];
 
 /// A `Command` for the binary with a scrubbed environment.
 pub fn agentx() -> Command {
@@ -115,8 +109,18 @@ where
             String::from_utf8_lossy(&bytes).into_owned()
         })
     };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
