@@ -168,15 +168,17 @@ fn describe(parsed: Option<&Value>, empty: bool) -> String {
             "an unreadable lock file (no holder recorded)"
         });
     };
+    // Whatever a lock file says goes into a one-line message: escaped, and cut.
+    let shown = |s: &str| s.chars().take(80).collect::<String>().escape_debug().to_string();
     let text = |key: &str| match v.get(key) {
-        Some(Value::String(s)) => Some(format!("'{}'", s.escape_debug())),
+        Some(Value::String(s)) => Some(format!("'{}'", shown(s))),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
     let place = match (text("pid"), v.get("hostname").and_then(Value::as_str)) {
-        (Some(pid), Some(host)) => format!(" (pid {pid} on host {})", host.escape_debug()),
+        (Some(pid), Some(host)) => format!(" (pid {pid} on host {})", shown(host)),
         (Some(pid), None) => format!(" (pid {pid})"),
-        (None, Some(host)) => format!(" (on host {})", host.escape_debug()),
+        (None, Some(host)) => format!(" (on host {})", shown(host)),
         (None, None) => String::new(),
     };
     match text("agent") {
