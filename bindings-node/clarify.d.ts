@@ -19,13 +19,14 @@ export declare class Workspace {
   abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   monitor(input?: { dryRun?: boolean; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
   verify(): Promise<T.Ok<{ problems: T.Problem[] }>>
-  list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.ListResult>>
+  list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.StoreList>>
   show(input: { id?: string; issue?: number | string }): Promise<T.Ok<T.ShowResult>>
-  stats(input?: { since?: string }): Promise<T.Ok<T.StatsResult>>
+  stats(input?: { since?: string }): Promise<T.Ok<T.StoreStats>>
   hookStart(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   hookFinish(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
+  migrate(input?: { dryRun?: boolean }): Promise<T.Ok<T.StoreMigrate>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
 

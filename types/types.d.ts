@@ -111,8 +111,11 @@ export interface MonitorReport {
   stuck: string[]
   deadlocks: { cycle: string[]; agents: string[]; escalated: string }[]
   abandoned: string[]
-  errors: { file: string; code: ErrorCode | string; message: string }[]
+  errors: FileError[]
 }
+
+/** A file a command could not use (read, parse or lock), and why; never skipped silently. */
+export interface FileError { file: string; code: ErrorCode | string; message: string }
 
 export interface Problem {
   file: string
@@ -294,6 +297,7 @@ export type RenderInput =
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
+  | 'migrate'
 
 /** A workspace's initial files, as the conformance vectors give them. */
 export interface WorkspaceSetup {
@@ -313,14 +317,33 @@ export interface StoreAnswerInput extends StoreCommon, AnswerFields {}
 export interface StoreFollowUpInput extends StoreCommon, FollowUpFields {}
 export interface StoreCloseInput extends StoreCommon, CloseFields {}
 
-/** The CLI's `--json` output of a mutation. */
+/**
+ * The CLI's `--json` output of a mutation. `warnings`: what failed after the ledger was
+ * written (the status file, the follow-up monitor); the command still succeeded (SPEC §20),
+ * so retrying it would only duplicate the record.
+ */
 export interface StoreMutation {
   clarification: Clarification
   events: ClarifyEvent[]
   idempotent: boolean
   monitor: MonitorReport
+  warnings: string[]
 }
 export interface StoreMonitor { report: MonitorReport; events: ClarifyEvent[] }
-export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string }
-export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
+/** `warning`: the status table's; `warnings`: what failed after the status was written. */
+export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
+/** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */
+export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport; errors: FileError[] }
+/** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
+export interface StoreList extends ListResult { errors: FileError[] }
+export interface StoreStats extends StatsResult { errors: FileError[] }
+/** `agentx migrate`: each ledger upgraded (or, with `dryRun`, that would be) and its changes. */
+export interface StoreMigrate {
+  dryRun: boolean
+  migrated: { file: string; changes: { id: string | null; message: string }[] }[]
+  /** Ledgers already in the form this crate writes. */
+  unchanged: number
+  /** Ledgers that could not be read, parsed or locked (left untouched). */
+  errors: FileError[]
+}
 export interface StoreState { statuses: Statuses; warning?: string }

@@ -48,7 +48,8 @@ pub fn functions() -> Vec<String> {
 pub struct StoreCall {
     root: String,
     op: String,
-    input: Value,
+    /// The input as JSON text (`clarify.js` checked what JSON cannot carry).
+    input: String,
 }
 
 impl Task for StoreCall {
@@ -59,7 +60,18 @@ impl Task for StoreCall {
     fn compute(&mut self) -> napi::Result<String> {
         let store = DiskStore::new(&self.root);
         let now = system_now_ms();
-        let envelope = guarded(|| agentx_clarify_command::call(&store, &self.op, &self.input, now));
+        let envelope = guarded(|| {
+            // A root that does not exist is an error, not an empty workspace; `init` makes it.
+            if self.op != "init" {
+                if let Err(e) = store.require_root() {
+                    return json!({"ok": false, "error": error_value(&e)});
+                }
+            }
+            match parse_input(&self.input) {
+                Ok(input) => agentx_clarify_command::call(&store, &self.op, &input, now),
+                Err(failure) => failure,
+            }
+        });
         Ok(envelope.to_string())
     }
 
@@ -71,15 +83,11 @@ impl Task for StoreCall {
 /// The file store: `op` on the workspace at `root`, with the CLI's locks and `--json` shapes.
 /// Same-file operations inside this process queue on an in-process mutex before the file lock.
 #[napi(
-    ts_args_type = "root: string, op: StoreOperation, input?: object",
+    ts_args_type = "root: string, op: StoreOperation, input: string",
     ts_return_type = "Promise<string>"
 )]
-pub fn store_call(root: String, op: String, input: Option<Value>) -> AsyncTask<StoreCall> {
-    AsyncTask::new(StoreCall {
-        root,
-        op,
-        input: input.unwrap_or(Value::Null),
-    })
+pub fn store_call(root: String, op: String, input: String) -> AsyncTask<StoreCall> {
+    AsyncTask::new(StoreCall { root, op, input })
 }
 
 /// The workspace root that `agentx` would use from `start` (nearest ancestor with `.agentx/`).

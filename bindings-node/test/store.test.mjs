@@ -17,7 +17,7 @@ test('the store returns the CLI --json shapes', async () => {
   const ws = new c.Workspace(root)
   assert.ok((await ws.init()).created.includes('.agentx/workflows/feature.toml'))
   const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?', now: '2026-11-22T10:00:00Z' })
-  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor'])
+  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor', 'warnings'])
   assert.equal(asked.clarification.id, 'CLR-42-001')
   await ws.answer({ id: 'CLR-42-001', from: 'architect', body: 'Yes, Redis.', now: '2026-11-22T10:05:00Z' })
   const resolved = await ws.resolve({ id: 'CLR-42-001', now: '2026-11-22T10:06:00Z' })
@@ -98,4 +98,33 @@ test('4 CLI processes and 4 Node workers × 50 asks on one ledger: no lost updat
   assert.equal(topics.size, 8 * PER)
   assert.deepEqual(await cli(root, 'clarify', 'verify'), { ok: true, problems: [], warnings: [] })
   console.log(`400 asks from 4 CLI processes + 4 Node workers in ${seconds}s, ids unique, verify clean`)
+})
+
+test('migrate upgrades a ledger AgentX wrote, in the store and in memory alike', async () => {
+  // AgentX's TypeScript router: JSON.stringify(…, null, 2), record-level issueNumber, no hashes.
+  const agentx = {
+    issueNumber: 8,
+    clarifications: [{
+      id: 'CLR-8-001', issueNumber: 8, from: 'engineer', to: 'architect', topic: 'Cache', blocking: true,
+      status: 'pending', round: 1, maxRounds: 5, created: '2026-11-22T10:00:00.940Z',
+      staleAfter: '2026-11-22T10:30:00.940Z', resolvedAt: null,
+      thread: [{ round: 1, from: 'engineer', type: 'question', body: 'Redis?', timestamp: '2026-11-22T10:00:00.942Z' }],
+    }],
+  }
+  const text = JSON.stringify(agentx, null, 2)
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  fs.writeFileSync(ledgerPath(root, 8), text)
+  assert.ok((await ws.verify()).warnings.length > 0)
+  const dry = await ws.migrate({ dryRun: true })
+  assert.equal(fs.readFileSync(ledgerPath(root, 8), 'utf8'), text, 'a dry run writes nothing')
+  const done = await ws.migrate()
+  assert.deepEqual(done.migrated, dry.migrated)
+  assert.equal(done.migrated[0].file, 'issue-8.json')
+  assert.ok(done.migrated[0].changes.some((ch) => ch.id === 'CLR-8-001' && ch.message === 'hashed entry 1 in order'))
+  assert.deepEqual((await ws.verify()).warnings, [])
+  assert.deepEqual(await cli(root, 'migrate'), { ok: true, dryRun: false, migrated: [], unchanged: 1, errors: [] })
+  const mem = new c.MemoryWorkspace({ ledgers: { 'issue-8.json': text } })
+  assert.deepEqual(mem.run('migrate', {}).migrated, done.migrated)
 })

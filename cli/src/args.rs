@@ -62,6 +62,15 @@ pub enum Command {
         after_help = "Examples:\n  agentx state\n  agentx state --agent engineer --status working --issue 42"
     )]
     State(StateArgs),
+    /// Upgrade ledgers written by another tool (AgentX, the reference CLI) and say what changed
+    #[command(
+        after_help = "Examples:\n  agentx migrate --dry-run\n  agentx migrate\n  agentx migrate --json | jq '.migrated[].file'\n\nEach ledger is upgraded under its lock: snapshots set from the thread, unhashed\nentries hashed in order, timestamps in canonical form, no BOM. Ledgers that do not\nparse are reported and left untouched. Afterwards `agentx clarify verify` shows no\nwarnings for them (but for records that never got a question)."
+    )]
+    Migrate {
+        /// Report what would change without writing
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Play a realistic story in a fresh workspace and print it as it happens
     #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
     Demo,

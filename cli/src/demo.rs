@@ -357,7 +357,7 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         }
     }
 
-    let stats = commands::stats(&s.ws, None)?;
+    let stats = commands::stats(&s.ws, None)?.stats;
     if loud {
         heading("6. What happened: agentx clarify stats");
         print::text(&indent(&text_stats(&stats)));

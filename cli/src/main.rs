@@ -4,6 +4,7 @@
 mod args;
 mod demo;
 mod exit;
+mod migrate;
 mod print;
 mod views;
 
@@ -62,6 +63,17 @@ fn run(cli: Cli) -> i32 {
     };
     let ws = Workspace::new(root);
     let json = cli.json;
+    // A root that does not exist is an error, not an empty workspace (SPEC §20); `init` and
+    // the demo create theirs.
+    let creates_root = matches!(
+        cli.command,
+        Command::Init | Command::Demo | Command::Completions { .. }
+    );
+    if cli.root.is_some() && !creates_root {
+        if let Err(e) = ws.require_root() {
+            return print::fail(json, &e);
+        }
+    }
     let result = match cli.command {
         Command::Init => init(&ws, json),
         Command::Clarify(c) => clarify(&ws, now, json, c),
@@ -73,6 +85,7 @@ fn run(cli: Cli) -> i32 {
         }
         Command::Ready(a) => ready(&ws, now, json, a.include_escalated),
         Command::State(a) => state(&ws, now, json, a),
+        Command::Migrate { dry_run } => migrate::run(&ws, json, dry_run),
         Command::Demo => demo::run(
             &ws,
             cli.root.is_some(),
@@ -196,11 +209,12 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 statuses: status.into_iter().map(args::StatusArg::status).collect(),
                 all,
             };
-            let records = commands::list(ws, &filter)?;
+            let listed = commands::list(ws, &filter)?;
+            print::report_errors(&listed.errors);
             if json {
-                print::json(&commands::query::list_json(&records));
+                print::json(&listed.to_json());
             } else {
-                let refs: Vec<_> = records.iter().map(|(i, r)| (*i, r)).collect();
+                let refs: Vec<_> = listed.records.iter().map(|(i, r)| (*i, r)).collect();
                 print::text(&text_list(&refs, print::STYLE));
             }
             Ok(0)
@@ -317,11 +331,12 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                     message: format!("--since: {why}"),
                 }
             })?;
-            let stats = commands::stats(ws, since)?;
+            let outcome = commands::stats(ws, since)?;
+            print::report_errors(&outcome.errors);
             if json {
-                print::json(&json!({"ok": true, "stats": stats}));
+                print::json(&outcome.to_json());
             } else {
-                print::text(&text_stats(&stats));
+                print::text(&text_stats(&outcome.stats));
             }
             Ok(0)
         }
@@ -338,7 +353,9 @@ fn print_or(json: bool, v: &serde_json::Value, text: impl FnOnce() -> String) ->
 }
 
 /// Prints a mutation; `MAX_ROUNDS_EXCEEDED` prints the escalated thread and fails with 4.
+/// Warnings (what failed after the ledger write) go to stderr; the command succeeded.
 fn mutation(json: bool, m: &Mutation) -> Outcome {
+    print::warnings(&m.warnings);
     if json {
         print::json(&m.to_json());
     } else {
@@ -374,6 +391,7 @@ fn hook(
     if let Some(w) = &outcome.warning {
         print::warn(w);
     }
+    print::warnings(&outcome.warnings);
     if json {
         print::json(&outcome.to_json());
     } else {
@@ -389,8 +407,10 @@ fn hook(
 fn ready(ws: &Workspace, now: i64, json: bool, include_escalated: bool) -> Outcome {
     let outcome = commands::ready(ws, now, include_escalated)?;
     if json {
+        print::report_errors(&outcome.monitor.report.errors);
         print::json(&outcome.to_json());
     } else {
+        // The text report lists the errors (on stdout, with the rest of the report).
         if !outcome.monitor.report.is_quiet() || !outcome.monitor.report.errors.is_empty() {
             print::text(&text_report(&outcome.monitor.report, print::STYLE));
         }

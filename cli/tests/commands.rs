@@ -6,7 +6,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -46,7 +45,14 @@ fn assert_monitor_report(report: &Value) {
 fn assert_mutation(v: &Value) -> Value {
     assert_eq!(
         keys(v),
-        set(&["ok", "clarification", "events", "idempotent", "monitor"]),
+        set(&[
+            "ok",
+            "clarification",
+            "events",
+            "idempotent",
+            "monitor",
+            "warnings"
+        ]),
         "mutation: {v}"
     );
     assert_eq!(v["ok"], true);
@@ -58,20 +64,6 @@ fn assert_mutation(v: &Value) -> Value {
         "clarification has issueNumber: {record}"
     );
     record
-}
-
-/// Asserts a failure: the exit code, the error code, nothing but the envelope on stdout.
-fn assert_fails(out: &Out, exit: i32, code: &str) -> Value {
-    assert_eq!(out.code, exit, "exit code: {out:#?}");
-    let v = out.json();
-    assert_eq!(v["ok"], false, "{v}");
-    assert_eq!(v["error"]["code"], code, "{v}");
-    let message = v["error"]["message"].as_str().unwrap_or("");
-    assert!(
-        !message.is_empty() && !message.contains('\n'),
-        "one-line message: {v}"
-    );
-    v
 }
 
 /// Asserts a usage error: exit 2, nothing on stdout, clap's message on stderr.
@@ -109,31 +101,6 @@ fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) -> Val
 
 fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
-}
-
-fn is_root_user() -> bool {
-    let dir = tempfile::tempdir().unwrap();
-    let probe = dir.path().join("probe");
-    std::fs::write(&probe, b"").unwrap();
-    std::fs::metadata(&probe).unwrap().uid() == 0
-}
-
-fn this_host() -> String {
-    hostname::get().unwrap().to_string_lossy().into_owned()
-}
-
-fn wall_ms() -> i64 {
-    i64::try_from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis(),
-    )
-    .unwrap()
-}
-
-fn write_config(root: &Path, text: &str) {
-    std::fs::write(root.join(".agentx/config.toml"), text).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -482,7 +449,7 @@ fn lifecycle_answer_follow_up_resolve_and_queries() {
     let out = json_in(root, &["clarify", "list"]);
     assert_eq!(out.code, 0);
     let v = out.json();
-    assert_eq!(keys(&v), set(&["ok", "clarifications"]));
+    assert_eq!(keys(&v), set(&["ok", "clarifications", "errors"]));
     assert_eq!(v["clarifications"].as_array().unwrap().len(), 1);
     assert_eq!(v["clarifications"][0]["id"], "CLR-7-002");
     assert_eq!(v["clarifications"][0]["issueNumber"], 7);
@@ -852,7 +819,7 @@ fn stats_shape_and_since() {
     let out = json_in(root, &["clarify", "stats"]);
     assert_eq!(out.code, 0, "{out:#?}");
     let v = out.json();
-    assert_eq!(keys(&v), set(&["ok", "stats"]));
+    assert_eq!(keys(&v), set(&["ok", "stats", "errors"]));
     let s = &v["stats"];
     assert_eq!(
         keys(s),
@@ -912,7 +879,10 @@ fn hooks_set_statuses_and_run_the_monitor() {
     let out = json_at(root, T0, &["hook", "start", "engineer", "1"]);
     assert_eq!(out.code, 0, "{out:#?}");
     let v = out.json();
-    assert_eq!(keys(&v), set(&["ok", "agent", "monitor", "events"]));
+    assert_eq!(
+        keys(&v),
+        set(&["ok", "agent", "monitor", "events", "warnings"])
+    );
     assert_monitor_report(&v["monitor"]);
     assert_eq!(
         v["agent"],
@@ -980,7 +950,7 @@ fn ready_lists_blocked_and_ready_issues() {
     let dir = workspace();
     let root = dir.path();
     let v = json_at(root, T0, &["ready"]).json();
-    assert_eq!(keys(&v), set(&["ok", "issues", "monitor"]));
+    assert_eq!(keys(&v), set(&["ok", "issues", "monitor", "errors"]));
     assert_eq!(v["issues"], json!([]));
     let out = run([root_arg(root), "ready".into()]);
     assert!(

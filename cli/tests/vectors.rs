@@ -166,6 +166,12 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
             argv.extend([s("clarify"), s("graph")]);
             push_opt(&mut argv, "issue", args, "issue");
         }
+        "migrate" => {
+            argv.push(s("migrate"));
+            if flag(args, "dryRun") {
+                argv.push(s("--dry-run"));
+            }
+        }
         other => panic!("{file}: unknown op {other}"),
     }
     argv

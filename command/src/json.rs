@@ -41,6 +41,7 @@ pub const OPERATIONS: &[&str] = &[
     "scopePreview",
     "nextWakeup",
     "waitForGraph",
+    "migrate",
 ];
 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
@@ -99,11 +100,9 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
         }
         "verify" => query::verify(store, &PublicKeys::new())?.to_json(),
         "list" => {
-            let records = query::list(store, &list_filter(m)?)?;
-            serde_json::to_value(query::list_json(&records)).map_err(|e| {
-                ClarifyError::Internal {
-                    message: e.to_string(),
-                }
+            let listed = query::list(store, &list_filter(m)?)?;
+            serde_json::to_value(listed.to_json()).map_err(|e| ClarifyError::Internal {
+                message: e.to_string(),
             })?
         }
         "show" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
@@ -116,7 +115,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             }
             (None, None) => return Err(bad("`id` or `issue` is required")),
         },
-        "stats" => json!({"ok": true, "stats": query::stats(store, time(m, "since")?)?}),
+        "stats" => query::stats(store, time(m, "since")?)?.to_json(),
         "hook" | "hookStart" | "hookFinish" => {
             let event = match op {
                 "hookStart" => HookEvent::Start,
@@ -153,6 +152,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             let graphs = query::wait_for_graphs(store, issue_number(m, "issue")?)?;
             json!({"ok": true, "graphs": graphs})
         }
+        "migrate" => crate::migrate::migrate(store, flag(m, "dryRun")?)?.to_json(),
         other => {
             return Err(bad(format!(
                 "unknown operation '{other}'; known: {}",

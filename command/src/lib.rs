@@ -16,6 +16,7 @@
 //! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
 //! | [`status`] | `hook start|finish`, `state` |
+//! | [`migrate`] | `migrate` |
 //! | [`json`] | the one JSON decoder: [`call`] |
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -31,6 +32,7 @@
 pub mod guard;
 pub mod json;
 pub mod mem;
+pub mod migrate;
 pub mod monitor;
 pub mod mutation;
 pub mod paths;
@@ -42,8 +44,12 @@ pub mod vector;
 pub use guard::guarded;
 pub use json::{call, OPERATIONS};
 pub use mem::{Files, MemStore};
+pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
 pub use mutation::{act, ask, Mutation};
-pub use query::{list, ready, show_id, show_issue, stats, verify, ReadyOutcome, VerifyOutcome};
+pub use query::{
+    list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
+    VerifyOutcome,
+};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};

@@ -158,6 +158,21 @@ impl Store for MemStore {
         })
     }
 
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = paths::ledger_path(issue);
+        let (write, result) = decide(self.text(&path).as_deref())?;
+        if write.is_some() {
+            self.put(&path, write);
+        }
+        Ok(result)
+    }
+
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
         match self.text(paths::STATUS) {
             None => Ok(Statuses::new()),

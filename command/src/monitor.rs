@@ -23,13 +23,6 @@ impl MonitorRun {
     pub fn to_json(&self) -> Value {
         json!({"ok": true, "report": self.report, "events": self.events})
     }
-
-    /// A run that could not start: its cause is its only error.
-    fn failed(file: &str, e: &ClarifyError) -> MonitorRun {
-        let mut run = MonitorRun::default();
-        run.report.errors.push(ReportError::new(file, e));
-        run
-    }
 }
 
 /// What the monitor would do to one ledger, as found by the read-only pass.
@@ -54,16 +47,20 @@ pub fn run_monitor<S: Store>(
     monitor_pass(store, config, now, dry_run, scope, false).map(|(run, _)| run)
 }
 
-/// The monitor that follows a command: its failures are reported in its `errors`, never
-/// turned into the command's failure — the command's own write stands.
+/// The monitor that follows a command: never the command's failure — the command's own write
+/// stands (SPEC §20). What it could not do to one ledger is in its report's `errors`; a run
+/// that could not start at all is a warning of the command.
 pub fn monitor_after<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
     written: Option<u32>,
+    warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    run_monitor(store, config, now, false, Scope::FollowUp { written })
-        .unwrap_or_else(|e| MonitorRun::failed(".agentx/state/clarifications", &e))
+    run_monitor(store, config, now, false, Scope::FollowUp { written }).unwrap_or_else(|e| {
+        warnings.push(format!("the follow-up monitor did not run: {e}"));
+        MonitorRun::default()
+    })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands

@@ -11,6 +11,7 @@ use agentx_clarify_core::{
 use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
+use crate::paths::{self, STATUS_FILE};
 use crate::store::Store;
 
 /// What a mutating command did.
@@ -26,6 +27,9 @@ pub struct Mutation {
     pub monitor: MonitorRun,
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
     pub error: Option<ClarifyError>,
+    /// What failed after the ledger write succeeded (the statuses, the follow-up monitor):
+    /// the command still succeeded (SPEC §20), so a caller never retries into a duplicate.
+    pub warnings: Vec<String>,
 }
 
 impl Mutation {
@@ -47,6 +51,7 @@ impl Mutation {
             out.insert("idempotent".into(), Value::Bool(self.idempotent));
         }
         out.insert("monitor".into(), json!(self.monitor.report));
+        out.insert("warnings".into(), json!(self.warnings));
         Value::Object(out)
     }
 }
@@ -107,7 +112,8 @@ fn actor_name(action: &Action) -> String {
 }
 
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
-/// record as it now stands.
+/// record as it now stands. The write has succeeded, so nothing here fails the command: what
+/// goes wrong is a warning.
 fn finish<S: Store>(
     store: &S,
     config: &Config,
@@ -115,17 +121,31 @@ fn finish<S: Store>(
     applied: Applied,
     actor: &str,
 ) -> Result<Mutation, ClarifyError> {
+    let mut warnings = Vec::new();
+    let issue = applied.ledger.issue_number;
     if !applied.events.is_empty() {
-        store.update_statuses(config, actor, |statuses| {
+        let updated = store.update_statuses(config, actor, |statuses| {
             apply_events(statuses, &applied.events);
             Ok(())
-        })?;
+        });
+        if let Err(e) = updated {
+            warnings.push(format!(
+                "{} was written, but {STATUS_FILE} was not updated: {e}",
+                paths::ledger_name(issue)
+            ));
+        }
     }
-    let issue = applied.ledger.issue_number;
-    let monitor = monitor_after(store, config, now, Some(issue));
-    let clarification = store
-        .read_ledger(issue)?
-        .and_then(|l| l.find(&applied.id).cloned());
+    let monitor = monitor_after(store, config, now, Some(issue), &mut warnings);
+    let clarification = match store.read_ledger(issue) {
+        Ok(ledger) => ledger.and_then(|l| l.find(&applied.id).cloned()),
+        Err(e) => {
+            // The record as this command wrote it (the monitor's change, if any, is unseen).
+            warnings.push(format!(
+                "the record was written, but reading it back failed: {e}"
+            ));
+            applied.ledger.find(&applied.id).cloned()
+        }
+    };
     let mut events = applied.events;
     events.extend(monitor.events.iter().cloned());
     Ok(Mutation {
@@ -136,5 +156,6 @@ fn finish<S: Store>(
         idempotent: applied.idempotent,
         monitor,
         error: applied.error,
+        warnings,
     })
 }

@@ -32,13 +32,12 @@ pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), 
     Ok((ledgers, errors))
 }
 
-/// Records matching `filter` (default: open ones), by issue then sequence.
-pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record)>, ClarifyError> {
-    let (ledgers, _) = read_all(store)?;
-    Ok(views::list(&ledgers, filter)
-        .into_iter()
-        .map(|(i, r)| (i, r.clone()))
-        .collect())
+/// What `list` found: the matching records, and the ledgers that could not be read (SPEC §20:
+/// never skipped silently).
+#[derive(Clone, Debug, Default)]
+pub struct Listed {
+    pub records: Vec<(u32, Record)>,
+    pub errors: Vec<ReportError>,
 }
 
 /// `list --json`: serialised straight from the records (a list can be megabytes).
@@ -46,13 +45,32 @@ pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record
 pub struct ListJson<'a> {
     ok: bool,
     clarifications: Vec<RecordOutput<'a>>,
+    errors: &'a [ReportError],
 }
 
-pub fn list_json(records: &[(u32, Record)]) -> ListJson<'_> {
-    ListJson {
-        ok: true,
-        clarifications: records.iter().map(|(i, r)| r.output(*i)).collect(),
+impl Listed {
+    pub fn to_json(&self) -> ListJson<'_> {
+        ListJson {
+            ok: true,
+            clarifications: self.records.iter().map(|(i, r)| r.output(*i)).collect(),
+            errors: &self.errors,
+        }
     }
+}
+
+/// Records matching `filter` (default: open ones), by issue then sequence. With an issue, only
+/// its ledger is read, and a ledger that cannot be read is the command's failure
+/// (`LEDGER_CORRUPT` for a corrupt or misfiled one).
+pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Listed, ClarifyError> {
+    let (ledgers, errors) = match filter.issue {
+        Some(issue) => (store.read_ledger(issue)?.into_iter().collect(), Vec::new()),
+        None => read_all(store)?,
+    };
+    let records = views::list(&ledgers, filter)
+        .into_iter()
+        .map(|(i, r)| (i, r.clone()))
+        .collect();
+    Ok(Listed { records, errors })
 }
 
 /// One record by id.
@@ -71,10 +89,26 @@ pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyErro
         .ok_or(ClarifyError::NoLedger { issue })
 }
 
+/// `stats`: the analytics and the ledgers they could not count.
+#[derive(Clone, Debug)]
+pub struct StatsOutcome {
+    pub stats: Stats,
+    pub errors: Vec<ReportError>,
+}
+
+impl StatsOutcome {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "stats": self.stats, "errors": self.errors})
+    }
+}
+
 /// Analytics over every readable ledger, optionally only records created since `since`.
-pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<Stats, ClarifyError> {
-    let (ledgers, _) = read_all(store)?;
-    Ok(agentx_clarify_core::stats::stats(&ledgers, since))
+pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<StatsOutcome, ClarifyError> {
+    let (ledgers, errors) = read_all(store)?;
+    Ok(StatsOutcome {
+        stats: agentx_clarify_core::stats::stats(&ledgers, since),
+        errors,
+    })
 }
 
 /// What `verify` found.
@@ -145,8 +179,11 @@ pub struct ReadyOutcome {
 }
 
 impl ReadyOutcome {
+    /// `errors` repeats the monitor's: what `ready` could not read (a corrupt ledger's issue
+    /// is missing from `issues`) is said where `list` and `stats` say it.
     pub fn to_json(&self) -> Value {
-        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report})
+        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report,
+            "errors": self.monitor.report.errors})
     }
 }
 

@@ -30,12 +30,16 @@ pub struct HookOutcome {
     pub written: AgentStatus,
     pub warning: Option<String>,
     pub monitor: MonitorRun,
+    /// What failed after the status was written (the follow-up monitor): the hook still
+    /// succeeded (SPEC §20).
+    pub warnings: Vec<String>,
 }
 
 impl HookOutcome {
     pub fn to_json(&self) -> Value {
         with_warning(
-            json!({"ok": true, "agent": self.written, "monitor": self.monitor.report, "events": self.monitor.events}),
+            json!({"ok": true, "agent": self.written, "monitor": self.monitor.report,
+                "events": self.monitor.events, "warnings": self.warnings}),
             self.warning.as_deref(),
         )
     }
@@ -82,12 +86,14 @@ pub fn hook<S: Store>(
     let (written, warning) = store.update_statuses(&config, agent, |s| {
         set_status(s, agent, status, issue.map(u64::from), now)
     })?;
-    let monitor = monitor_after(store, &config, now, None);
+    let mut warnings = Vec::new();
+    let monitor = monitor_after(store, &config, now, None, &mut warnings);
     Ok(HookOutcome {
         agent: agent.to_owned(),
         written,
         warning,
         monitor,
+        warnings,
     })
 }
 

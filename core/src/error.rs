@@ -68,8 +68,19 @@ pub enum ClarifyError {
     LedgerCorrupt { file: String, message: String },
     #[error("{message}")]
     LedgerInconsistent { message: String },
-    #[error("could not lock {path} within {ms} ms; another process holds it")]
-    LockTimeout { path: String, ms: u64 },
+    #[error(
+        "could not lock {lock} within {ms} ms: it is held by {holder}, for {age_ms} ms so far"
+    )]
+    LockTimeout {
+        /// The lock file.
+        lock: String,
+        /// How long acquisition waited.
+        ms: u64,
+        /// Who holds it, as its lock file says (`agent 'engineer' (pid 4242 on host box)`).
+        holder: String,
+        /// The lock file's age by its mtime.
+        age_ms: u64,
+    },
     #[error("i/o error: {message}")]
     Io { message: String },
     #[error("invalid input: {message}")]

@@ -107,6 +107,7 @@ impl Server {
                     text.push_str(&format!("\n\n{id} asks:\n{q}"));
                 }
             }
+            text.push_str(&reply::notes(v));
             text
         })
     }
@@ -180,7 +181,7 @@ impl Server {
         let statuses: Option<Vec<&str>> = l.status.map(|s| s.iter().map(|s| s.as_str()).collect());
         let body = json!({ "issue": l.issue, "status": statuses, "all": l.all });
         reply::envelope(self.hub.call("list", body).await, |v| {
-            reply::list_text(clarifications(v), "no clarification matches")
+            reply::list_text(clarifications(v), "no clarification matches") + &reply::notes(v)
         })
     }
 
