@@ -26,7 +26,10 @@ fn union(name: &str) -> BTreeSet<String> {
 
 #[test]
 fn typescript_error_codes_are_the_cores() {
-    let core: BTreeSet<String> = ErrorCode::ALL.iter().map(|c| c.as_str().to_owned()).collect();
+    let core: BTreeSet<String> = ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str().to_owned())
+        .collect();
     assert_eq!(
         union("ErrorCode"),
         core,
@@ -36,7 +39,10 @@ fn typescript_error_codes_are_the_cores() {
 
 #[test]
 fn typescript_error_classes_are_the_cores() {
-    let core: BTreeSet<String> = ErrorClass::ALL.iter().map(|c| c.as_str().to_owned()).collect();
+    let core: BTreeSet<String> = ErrorClass::ALL
+        .iter()
+        .map(|c| c.as_str().to_owned())
+        .collect();
     assert_eq!(
         union("ErrorClass"),
         core,
