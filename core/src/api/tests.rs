@@ -223,7 +223,10 @@ fn error_codes_list_every_code_with_its_class() {
     assert!(codes.contains(&json!({"code": "INVALID_ID", "class": "input"})));
     assert!(codes.contains(&json!({"code": "NOT_FOUND", "class": "not-found"})));
     assert!(codes.contains(&json!({"code": "LEDGER_CORRUPT", "class": "corrupt"})));
-    assert_eq!(call("errorCodes", &json!(7))["error"]["code"], "INVALID_INPUT");
+    assert_eq!(
+        call("errorCodes", &json!(7))["error"]["code"],
+        "INVALID_INPUT"
+    );
 }
 
 #[test]
