@@ -14,6 +14,9 @@ export type ErrorCode =
   | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'GATE_CLOSED' | 'SIGNATURE_INVALID'
   | 'INTERNAL'
 
+/** What kind of failure a code is (SPEC §13); `errorCodes()` gives each code's class. */
+export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal'
+
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
 export interface Entry {
   round: number

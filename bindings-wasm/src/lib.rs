@@ -174,5 +174,6 @@ exports! {
     render_markdown => "renderMarkdown", "RenderInput", "Envelope<{ text: string }>";
     render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
     transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
+    error_codes => "errorCodes", "{} | undefined", "Envelope<{ codes: { code: ErrorCode, class: ErrorClass }[] }>";
     version => "version", "{} | undefined", "Envelope<{ version: string }>";
 }

@@ -326,9 +326,10 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             print_or(json, &v, || views::graph_text(&graphs))
         }
         Clarify::Stats { since } => {
+            // Spelled as every surface spells the field (the vectors deep-equal the results).
             let since = since.as_deref().map(parse_now).transpose().map_err(|why| {
                 ClarifyError::InvalidInput {
-                    message: format!("--since: {why}"),
+                    message: format!("`since`: {why}"),
                 }
             })?;
             let outcome = commands::stats(ws, since)?;

@@ -2,8 +2,10 @@
 //! one fresh temporary workspace per file, one process per case
 //! (`agentx --root=<root> --json --now=<now> <command…>`, arguments mapped as the vectors
 //! README says), stdout parsed as exactly one JSON line, matched as a subset against the case's
-//! `expect`, and the exit code checked against the envelope (SPEC §11.1). Every failing case is
-//! named at the end.
+//! `expect`, and the exit code checked against the envelope (SPEC §11.1). A refusal must leave
+//! every file as it was — in the workspace and around it (the workspace is a directory inside
+//! the temporary one, so a path escaping it would show) — except `MAX_ROUNDS_EXCEEDED`, which
+//! writes its escalation. Every failing case is named at the end.
 
 mod common;
 
@@ -11,7 +13,7 @@ use std::path::Path;
 
 use agentx_clarify_command::{vector, MemStore};
 use agentx_clarify_tests::{exit_code_for, load_all, materialize, now_ms, subset_match};
-use common::{agentx, root_arg, Out};
+use common::{agentx, root_arg, snapshot, Out};
 use serde_json::{json, Value};
 
 /// A string argument, or a number/bool rendered as text (issue numbers are ints in vectors).
@@ -215,7 +217,8 @@ fn every_vector_through_the_binary() {
     let started = std::time::Instant::now();
     for (file, vector) in &vectors {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
+        let root_dir = dir.path().join("ws");
+        let root = root_dir.as_path();
         let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
         materialize(&setup, root).unwrap_or_else(|e| panic!("{file}: materialize: {e}"));
         // The same scenario through the command layer over a MemStore, in step: the binary must
@@ -251,6 +254,7 @@ fn every_vector_through_the_binary() {
             ];
             argv.extend(command_argv(op, &args, file));
             processes += 1;
+            let before = snapshot(dir.path());
             let output = agentx().args(&argv).output().expect("spawn agentx");
             let out = Out::from_output(&output);
             let actual = match out.try_json() {
@@ -272,6 +276,11 @@ fn every_vector_through_the_binary() {
                     short(&actual),
                     short(&expected)
                 ));
+            }
+            let refused = actual.get("ok") == Some(&Value::Bool(false));
+            let code = actual.pointer("/error/code").and_then(Value::as_str);
+            if refused && code != Some("MAX_ROUNDS_EXCEEDED") && snapshot(dir.path()) != before {
+                failures.push(format!("{file} / {name}: a refused command changed files"));
             }
             let want = exit_code_for(&actual);
             if out.code != want {

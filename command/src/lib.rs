@@ -29,6 +29,7 @@
     )
 )]
 
+pub mod files;
 pub mod guard;
 pub mod json;
 pub mod mem;

@@ -173,7 +173,7 @@ fn monitor_pass<S: Store>(
     if !dry_run {
         store.after_monitor(config);
     }
-    errors.sort_by(|a, b| a.file.cmp(&b.file));
+    agentx_clarify_core::order::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok((run, kept))
 }

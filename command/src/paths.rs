@@ -7,7 +7,7 @@ use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::Value;
 
-use crate::mem::Files;
+use crate::files::Files;
 use crate::store::LedgerRead;
 
 pub const AGENTX_DIR: &str = ".agentx/";

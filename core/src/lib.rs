@@ -25,7 +25,7 @@ pub mod migrate;
 pub mod monitor;
 pub mod names;
 pub mod ops;
-mod order;
+pub mod order;
 pub mod render;
 pub mod routing;
 pub mod scope;

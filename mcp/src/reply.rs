@@ -104,7 +104,12 @@ pub fn mutation_text(v: &Value) -> String {
 /// after its write did not) and `errors` (ledgers it could not read), one line each.
 pub fn notes(v: &Value) -> String {
     let mut out = String::new();
-    let items = |key: &str| v.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    let items = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     for w in items("warnings") {
         out.push_str(&format!("\nwarning: {}", w.as_str().unwrap_or_default()));
     }

@@ -169,7 +169,13 @@ fn describe(parsed: Option<&Value>, empty: bool) -> String {
         });
     };
     // Whatever a lock file says goes into a one-line message: escaped, and cut.
-    let shown = |s: &str| s.chars().take(80).collect::<String>().escape_debug().to_string();
+    let shown = |s: &str| {
+        s.chars()
+            .take(80)
+            .collect::<String>()
+            .escape_debug()
+            .to_string()
+    };
     let text = |key: &str| match v.get(key) {
         Some(Value::String(s)) => Some(format!("'{}'", shown(s))),
         Some(Value::Number(n)) => Some(n.to_string()),

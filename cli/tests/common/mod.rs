@@ -2,6 +2,7 @@
 //! shell), capture its output, parse its one-line JSON, and build workspaces.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -289,4 +290,102 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
     walk(dir, dir, &mut out);
     out.sort();
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assertions and small workspace helpers the behaviour tests share
+
+/// The keys of a monitor report (SPEC §7.4).
+pub const MONITOR_KEYS: [&str; 7] = [
+    "stale",
+    "retried",
+    "escalated",
+    "stuck",
+    "deadlocks",
+    "abandoned",
+    "errors",
+];
+
+/// The keys of a JSON object.
+pub fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+pub fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+pub fn assert_monitor_report(report: &Value) {
+    assert_eq!(keys(report), set(&MONITOR_KEYS), "monitor report: {report}");
+    for k in MONITOR_KEYS {
+        assert!(report[k].is_array(), "report.{k} is not an array: {report}");
+    }
+}
+
+/// Asserts a successful mutation envelope (SPEC §11.1) and returns its record.
+pub fn assert_mutation(v: &Value) -> Value {
+    assert_eq!(
+        keys(v),
+        set(&[
+            "ok",
+            "clarification",
+            "events",
+            "idempotent",
+            "monitor",
+            "warnings"
+        ]),
+        "mutation: {v}"
+    );
+    assert_eq!(v["ok"], true);
+    assert!(v["events"].is_array());
+    assert_monitor_report(&v["monitor"]);
+    let record = v["clarification"].clone();
+    assert!(
+        record["issueNumber"].is_u64(),
+        "clarification has issueNumber: {record}"
+    );
+    record
+}
+
+/// Asserts a usage error: exit 2, nothing on stdout, clap's message on stderr.
+pub fn assert_usage(out: &Out) {
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stdout.is_empty(), "stdout must be empty: {out:#?}");
+    assert!(!out.stderr.is_empty(), "stderr must explain: {out:#?}");
+}
+
+/// `clarify ask` (non-blocking, engineer → architect) at `now`; panics unless it succeeds.
+pub fn ask(root: &Path, now: i64, issue: u32, topic: &str, question: &str) -> Value {
+    let args = ask_args(issue, topic, question);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = json_at(root, now, &refs);
+    assert_eq!(out.code, 0, "ask failed: {out:#?}");
+    out.json()
+}
+
+/// A blocking `clarify ask` from the engineer to `to` at `now`; panics unless it succeeds.
+pub fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) -> Value {
+    let out = json_at(
+        root,
+        now,
+        &[
+            "clarify",
+            "ask",
+            &format!("--issue={issue}"),
+            "--from=engineer",
+            &format!("--to={to}"),
+            &format!("--topic={topic}"),
+            &format!("--question=What about {topic}?"),
+        ],
+    );
+    assert_eq!(out.code, 0, "ask failed: {out:#?}");
+    out.json()
+}
+
+pub fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }

@@ -40,6 +40,7 @@ pub const FUNCTIONS: &[&str] = &[
     "renderMarkdown",
     "renderText",
     "transitions",
+    "errorCodes",
     "version",
 ];
 
@@ -157,6 +158,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
         }
         "transitions" => Ok(json!({ "transitions": transitions() })),
+        "errorCodes" => Ok(json!({ "codes": error_codes() })),
         "version" => Ok(json!({ "version": crate::VERSION })),
         other => Err(ClarifyError::input(format!(
             "unknown function '{other}'; known: {}",
@@ -313,6 +315,14 @@ fn transitions() -> Map<String, Value> {
                 .collect();
             (op.api_name().to_owned(), Value::Object(statuses))
         })
+        .collect()
+}
+
+/// Every stable code with its class, so front ends decide by class without a copy of the list.
+fn error_codes() -> Vec<Value> {
+    crate::error::ErrorCode::ALL
+        .iter()
+        .map(|c| json!({"code": c.as_str(), "class": c.class().as_str()}))
         .collect()
 }
 

@@ -214,6 +214,21 @@ fn transitions_spell_the_state_machine() {
 }
 
 #[test]
+fn error_codes_list_every_code_with_its_class() {
+    let v = ok(call("errorCodes", &json!({})));
+    let codes = v["codes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(codes.len(), crate::error::ErrorCode::ALL.len());
+    assert!(codes.contains(&json!({"code": "SCOPE_VIOLATION", "class": "policy"})));
+    assert!(codes.contains(&json!({"code": "INVALID_ID", "class": "input"})));
+    assert!(codes.contains(&json!({"code": "NOT_FOUND", "class": "not-found"})));
+    assert!(codes.contains(&json!({"code": "LEDGER_CORRUPT", "class": "corrupt"})));
+    assert_eq!(
+        call("errorCodes", &json!(7))["error"]["code"],
+        "INVALID_INPUT"
+    );
+}
+
+#[test]
 fn a_misfiled_ledger_is_corrupt_for_every_operation() {
     // `issueNumber` 7 inside issue 1's ledger: ask, answer and show all refuse it (SPEC §20).
     let misfiled = json!({"issueNumber": 7, "clarifications": [{
