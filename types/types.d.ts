@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'NOT_FOUND' | 'NOT_PARTICIPANT' | 'INVALID_TRANSITION' | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
   | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'INTERNAL'
+  | 'NO_RUNNER' | 'ROUTING_IN_PROGRESS' | 'AGENT_ERROR'
 
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
 export interface Entry {
@@ -76,6 +77,7 @@ export type Statuses = Record<string, AgentStatus>
 export type EventType =
   | 'clarification-requested' | 'clarification-answered' | 'clarification-stale'
   | 'clarification-resolved' | 'clarification-escalated' | 'clarification-abandoned'
+  | 'clarification-routed' | 'clarification-route-failed'
 
 export interface ClarifyEvent {
   type: EventType

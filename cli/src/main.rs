@@ -5,12 +5,13 @@ mod args;
 mod demo;
 mod exit;
 mod print;
+mod route;
 mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Store};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
 use agentx_clarify_core::views::{ready_line, ListFilter};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest};
@@ -63,7 +64,7 @@ fn run(cli: Cli) -> i32 {
     let json = cli.json;
     let result = match cli.command {
         Command::Init => init(&ws, json),
-        Command::Clarify(c) => clarify(&ws, now, json, c),
+        Command::Clarify(c) => clarify(&ws, now, cli.now.is_some(), json, c),
         Command::Hook(Hook::Start { agent, issue }) => {
             hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
         }
@@ -81,7 +82,8 @@ fn run(cli: Cli) -> i32 {
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
             agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
-                commands::call(&Workspace::new(root), op, v, system_now_ms())
+                let runner = agentx_clarify_runner::ProcessRunner::new(root);
+                commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
             })
         }
         Command::Completions { shell } => {
@@ -116,7 +118,9 @@ fn init(ws: &Workspace, json: bool) -> Outcome {
     Ok(0)
 }
 
-fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
+fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> Outcome {
+    // Routing reads the clock at each step (a run takes time), unless --now fixes it.
+    let clock = move || if fixed { now } else { system_now_ms() };
     match cmd {
         Clarify::Ask(a) => {
             let issue = agentx_clarify_core::names::parse_issue(&a.issue)?;
@@ -133,8 +137,13 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 suggestions: a.suggestions,
                 idempotency_key: a.idempotency_key,
             };
+            if a.route {
+                return route::ask(ws, &clock, fixed.then_some(now), json, &req, a.wait);
+            }
             mutation(json, &commands::ask(ws, now, &req)?)
         }
+        Clarify::Route(a) => route::route(ws, &clock, json, a),
+        Clarify::ResumePrompt { id } => route::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,
             &commands::act(ws, now, &id, &Action::Answer { from, body })?,
@@ -221,18 +230,14 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             }
             Ok(0)
         }
-        Clarify::Monitor { dry_run } => {
-            let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::All)?;
-            if json {
-                print::json(&run.to_json());
-            } else {
-                if dry_run {
-                    print::text("(dry run: nothing written)");
-                }
-                print::text(&text_report(&run.report, print::STYLE));
-            }
-            Ok(0)
+        Clarify::Monitor {
+            dry_run,
+            route,
+            no_route,
+            jobs,
+        } => {
+            let wanted = (route || no_route).then_some(route);
+            route::monitor(ws, &clock, json, dry_run, wanted, jobs)
         }
         Clarify::Verify => {
             let outcome = commands::verify(ws)?;

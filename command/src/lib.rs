@@ -16,6 +16,7 @@
 //! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
 //! | [`status`] | `hook start|finish`, `state` |
+//! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
 //! | [`json`] | the one JSON decoder: [`call`] |
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -31,19 +32,26 @@
 pub mod guard;
 pub mod json;
 pub mod mem;
+pub mod mem_routing;
 pub mod monitor;
 pub mod mutation;
 pub mod paths;
 pub mod query;
+pub mod route;
 pub mod status;
 pub mod store;
+pub mod store_leases;
+pub mod store_runs;
 pub mod vector;
 
 pub use guard::guarded;
-pub use json::{call, OPERATIONS};
+pub use json::{call, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
 pub use mem::{Files, MemStore};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
 pub use mutation::{act, ask, Mutation};
 pub use query::{list, ready, show_id, show_issue, stats, verify, ReadyOutcome, VerifyOutcome};
+pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
+pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
+pub use store_runs::{run_log_name, RunStore, RUNS_DIR};

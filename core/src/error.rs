@@ -74,6 +74,12 @@ pub enum ClarifyError {
     Io { message: String },
     #[error("invalid input: {message}")]
     InvalidInput { message: String },
+    #[error("agent '{agent}' has no runner: add [agents.{agent}] or [agents.default] to .agentx/config.toml (docs/runners.md)")]
+    NoRunner { agent: String },
+    #[error("{id} is being routed by {holder}; try again when that run ends")]
+    RoutingInProgress { id: String, holder: String },
+    #[error("the agent routed {id} failed ({cause}); the record was escalated to a human")]
+    AgentError { id: String, cause: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
@@ -132,6 +138,9 @@ impl ClarifyError {
             ClarifyError::LockTimeout { .. } => ErrorCode::LockTimeout,
             ClarifyError::Io { .. } => ErrorCode::IoError,
             ClarifyError::InvalidInput { .. } => ErrorCode::InvalidInput,
+            ClarifyError::NoRunner { .. } => ErrorCode::NoRunner,
+            ClarifyError::RoutingInProgress { .. } => ErrorCode::RoutingInProgress,
+            ClarifyError::AgentError { .. } => ErrorCode::AgentError,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
         }
     }
@@ -174,10 +183,13 @@ pub enum ErrorClass {
     Io,
     /// A bug: never the caller's fault.
     Internal,
+    /// A routed agent failed (exit status, timeout, error output, no usable answer); the
+    /// record was escalated to a human.
+    Agent,
 }
 
 impl ErrorClass {
-    pub const ALL: [ErrorClass; 8] = [
+    pub const ALL: [ErrorClass; 9] = [
         ErrorClass::Input,
         ErrorClass::Policy,
         ErrorClass::NotFound,
@@ -186,6 +198,7 @@ impl ErrorClass {
         ErrorClass::Corrupt,
         ErrorClass::Io,
         ErrorClass::Internal,
+        ErrorClass::Agent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -198,6 +211,7 @@ impl ErrorClass {
             ErrorClass::Corrupt => "corrupt",
             ErrorClass::Io => "io",
             ErrorClass::Internal => "internal",
+            ErrorClass::Agent => "agent",
         }
     }
 }
@@ -259,6 +273,9 @@ error_codes! {
     IoError => "IO_ERROR", Io;
     InvalidInput => "INVALID_INPUT", Input;
     Internal => "INTERNAL", Internal;
+    NoRunner => "NO_RUNNER", Input;
+    RoutingInProgress => "ROUTING_IN_PROGRESS", Lock;
+    AgentError => "AGENT_ERROR", Agent;
 }
 
 /// The class of a code as text; unknown codes are internal.

@@ -40,7 +40,7 @@ pub struct FileLock {
 use crate::clock::system_now_ms as wall_ms;
 
 /// This machine's name, asked once: every poll of a held lock compares against it.
-fn this_host() -> &'static str {
+pub(crate) fn this_host() -> &'static str {
     static HOST: OnceLock<String> = OnceLock::new();
     HOST.get_or_init(|| {
         hostname::get()
@@ -59,7 +59,7 @@ fn local_mutex(path: &Path) -> &'static Mutex<()> {
 }
 
 /// Whether a process with this pid exists on this host (Linux `/proc`; a zombie is dead).
-fn pid_alive(pid: u64) -> bool {
+pub(crate) fn pid_alive(pid: u64) -> bool {
     let proc_dir = Path::new("/proc");
     if !proc_dir.exists() {
         return true; // cannot tell: only age decides
@@ -121,7 +121,7 @@ fn stale_bytes(lock: &Path, policy: LockPolicy) -> Option<Vec<u8>> {
 /// ends a dead breaker's turn and a slow one keeps it, so no timeout guesses at either. The
 /// turn file is removed by the breaker holding it; a breaker that locked a file already
 /// removed (it opened it just before) sees a different inode at the path and tries again.
-fn break_stale(lock: &Path, judged: &[u8]) {
+pub(crate) fn break_stale(lock: &Path, judged: &[u8]) {
     let mut name = lock.file_name().unwrap_or_default().to_os_string();
     name.push(".break");
     let path = lock.with_file_name(name);
