@@ -4,10 +4,12 @@
 use std::io::Read;
 use std::path::Path;
 
-use agentx_clarify_command::route::{resume_prompt, route_outcome, route_prompt, RoutedAll};
+use agentx_clarify_command::route::{
+    parse_run, resume_prompt, route_outcome, route_prompt, RoutedAll,
+};
 use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, RunStore, Scope};
 use agentx_clarify_core::render::{text_report, text_thread};
-use agentx_clarify_core::routing::{Outcome as RouteOutcome, RunResult};
+use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
 use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::DiskStore as Workspace;
@@ -49,9 +51,9 @@ pub fn route(ws: &Workspace, clock: Clock<'_>, json: bool, a: RouteArgs) -> Outc
         return Ok(0);
     }
     if let Some(file) = &a.interpret {
-        let run: RunResult = serde_json::from_str(&read_file(file)?).map_err(|e| {
-            ClarifyError::input(format!("{}: not a run output: {e}", file.display()))
-        })?;
+        let value: Value = serde_json::from_str(&read_file(file)?)
+            .map_err(|e| ClarifyError::input(format!("{} is not JSON: {e}", file.display())))?;
+        let run = parse_run(&value)?;
         let v = route_outcome(ws, &id, &run, clock())?;
         return Ok(print_outcome_view(json, &v));
     }

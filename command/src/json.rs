@@ -9,7 +9,6 @@ use agentx_clarify_core::api::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
 };
-use agentx_clarify_core::routing::RunResult;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
@@ -195,8 +194,7 @@ pub fn call_route_view<S: RunStore>(store: &S, op: &str, input: &Value, now: i64
             let output = m
                 .get("output")
                 .ok_or_else(|| bad("`output` is required: the run to interpret"))?;
-            let run: RunResult = serde_json::from_value(output.clone())
-                .map_err(|e| bad(format!("`output`: {e}")))?;
+            let run = route::parse_run(output)?;
             let now = time(m, "now")?.unwrap_or(now);
             route::route_outcome(store, &id, &run, now)
         }

@@ -27,7 +27,7 @@ use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 use crate::store_runs::RunStore;
 
 pub use all::{route_all, route_ids, RoutedAll};
-pub use views::{resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
+pub use views::{parse_run, resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
 
 /// Starts the agent CLI of one invocation (the shells: the `runner` crate's process runner).
 pub trait Runner {

@@ -68,6 +68,12 @@ pub fn route_prompt<S: RunStore>(
     })
 }
 
+/// A run output given as JSON (`{exit, signal?, timedOut, stdout, stderr, …}`).
+pub fn parse_run(value: &Value) -> Result<RunResult, ClarifyError> {
+    serde_json::from_value(value.clone())
+        .map_err(|e| ClarifyError::input(format!("run output: {e}")))
+}
+
 /// What routing `id` would do with `run` at `now`, without writing: `route`'s document
 /// without `run` and `monitor`, plus the `interpretation`.
 pub fn route_outcome<S: RunStore>(
