@@ -56,7 +56,7 @@ class Workspace {
 }
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state',
+  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'route', 'resumePrompt',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

@@ -7,6 +7,7 @@
 use agentx_clarify_command::{guarded, vector, MemStore};
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore;
 use napi::bindgen_prelude::AsyncTask;
@@ -58,8 +59,17 @@ impl Task for StoreCall {
 
     fn compute(&mut self) -> napi::Result<String> {
         let store = DiskStore::new(&self.root);
-        let now = system_now_ms();
-        let envelope = guarded(|| agentx_clarify_command::call(&store, &self.op, &self.input, now));
+        // Routing runs agents from this pool thread (the thread that waits for them).
+        let runner = ProcessRunner::new(&self.root);
+        let envelope = guarded(|| {
+            agentx_clarify_command::call_routed(
+                &store,
+                &runner,
+                &self.op,
+                &self.input,
+                &system_now_ms,
+            )
+        });
         Ok(envelope.to_string())
     }
 
