@@ -17,7 +17,7 @@ export declare class Workspace {
   resolve(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   escalate(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
-  monitor(input?: { dryRun?: boolean; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
+  monitor(input?: { dryRun?: boolean; route?: boolean; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
   verify(): Promise<T.Ok<{ problems: T.Problem[] }>>
   list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.StoreList>>
   show(input: { id?: string; issue?: number | string }): Promise<T.Ok<T.ShowResult>>
@@ -27,6 +27,15 @@ export declare class Workspace {
   ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
   migrate(input?: { dryRun?: boolean }): Promise<T.Ok<T.StoreMigrate>>
+  /**
+   * Runs the target agent of a pending record through its runner (off the JS thread) and
+   * records the outcome; `{all: true, jobs}` routes every routable record. An agent error
+   * rejects with AGENT_ERROR carrying the escalated record.
+   */
+  route(input: { id: string; now?: number | string }): Promise<T.Ok<T.StoreRoute>>
+  route(input: { all: true; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreRouteAll>>
+  /** The text that resumes the agent that asked (`agentx clarify resume-prompt`). */
+  resumePrompt(input: { id: string }): Promise<T.Ok<T.StoreResumePrompt>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
 

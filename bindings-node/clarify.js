@@ -96,7 +96,8 @@ class Workspace {
 }
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate',
+  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
+  'resumePrompt',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

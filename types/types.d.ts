@@ -12,10 +12,10 @@ export type ErrorCode =
   | 'NOT_FOUND' | 'NOT_PARTICIPANT' | 'INVALID_TRANSITION' | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
   | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'GATE_CLOSED' | 'SIGNATURE_INVALID'
-  | 'INTERNAL'
+  | 'INTERNAL' | 'NO_RUNNER' | 'ROUTING_IN_PROGRESS' | 'AGENT_ERROR'
 
 /** What kind of failure a code is (SPEC §13); `errorCodes()` gives each code's class. */
-export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal'
+export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal' | 'agent'
 
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
 export interface Entry {
@@ -92,6 +92,7 @@ export type Statuses = Record<string, AgentStatus>
 export type EventType =
   | 'clarification-requested' | 'clarification-answered' | 'clarification-stale'
   | 'clarification-resolved' | 'clarification-escalated' | 'clarification-abandoned'
+  | 'clarification-routed' | 'clarification-route-failed'
 
 export interface ClarifyEvent {
   type: EventType
@@ -300,7 +301,7 @@ export type RenderInput =
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
-  | 'migrate'
+  | 'migrate' | 'route' | 'resumePrompt' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
 
 /** A workspace's initial files, as the conformance vectors give them. */
 export interface WorkspaceSetup {
@@ -332,7 +333,6 @@ export interface StoreMutation {
   monitor: MonitorReport
   warnings: string[]
 }
-export interface StoreMonitor { report: MonitorReport; events: ClarifyEvent[] }
 /** `warning`: the status table's; `warnings`: what failed after the status was written. */
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
 /** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */
@@ -349,4 +349,87 @@ export interface StoreMigrate {
   /** Ledgers that could not be read, parsed or locked (left untouched). */
   errors: FileError[]
 }
+
+export interface StoreMonitor {
+  report: MonitorReport
+  events: ClarifyEvent[]
+  /** `monitor({route: true})` (or `[clarify] route_on_retry`): the routing of what it retried. */
+  routed?: StoreRouteAll
+}
+
+// ── routing (SPEC §14.2; docs/api.md "Routing") ────────────────────────────────────────────
+export type RouteOutcome = 'answered' | 'asked-back' | 'escalated' | 'superseded'
+/** What a routed agent's run said. */
+export type RouteInterpretation =
+  | { kind: 'answer'; answer: string }
+  | { kind: 'asked-back'; questions: string[]; to?: string }
+  | { kind: 'stopped'; blockerType: string; details?: string }
+  | { kind: 'agent-error'; cause: string }
+/** A run as the interpretation reads it (`routeOutcome`'s `output`, `route --interpret`). */
+export interface RunOutput {
+  exit?: number | null
+  signal?: number | null
+  timedOut?: boolean
+  stdout?: string
+  stderr?: string
+  stdoutTruncated?: boolean
+  stderrTruncated?: boolean
+  spawnError?: string | null
+  startedMs?: number
+  endedMs?: number
+}
+export interface RouteRun {
+  agent: string
+  preset: 'claude' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'command'
+  program: string
+  exit: number | null
+  signal: number | null
+  timedOut: boolean
+  startedMs: number
+  endedMs: number
+  durationMs: number
+  interpretation: RouteInterpretation
+  /** The run log (`.agentx/state/runs/<id>.r<round>.<n>.json`), null when it could not be written. */
+  log: string | null
+  logError?: string
+}
+/** `route({id})`; an agent error throws AGENT_ERROR carrying these fields. */
+export interface StoreRoute {
+  outcome: RouteOutcome
+  clarification: Clarification
+  /** The question the agent asked back (outcome `asked-back`). */
+  askedBack?: Clarification
+  events: ClarifyEvent[]
+  run: RouteRun
+  monitor: MonitorReport
+}
+/** `route({all: true, jobs?})`. */
+export interface StoreRouteAll {
+  routed: { id: string; outcome: RouteOutcome; log: string | null; askedBack?: string; error?: { code: ErrorCode; message: string } }[]
+  skipped: { id: string; reason: string }[]
+  errors: { id: string; code: ErrorCode; message: string }[]
+  events: ClarifyEvent[]
+  monitor: MonitorReport
+}
+export interface ResumeLine { label: string; value: string }
+/** `resumePrompt({id})`: seed 002's `CLARIFICATION RESPONSE` text and its parts. */
+export interface StoreResumePrompt {
+  text: string
+  resume: {
+    kind: 'clarification-response' | 'blocker-resolved'
+    title: string
+    id: string
+    issueNumber: number
+    status: Status
+    header: ResumeLine[]
+    rounds?: { round: number; question: string; answer: string | null }[]
+    outcome?: ResumeLine
+    decision?: string
+    waitsForHuman: boolean
+    stateRestoration?: string
+    instruction: string
+  }
+}
+export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string }
+export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
 export interface StoreState { statuses: Statuses; warning?: string }

@@ -7,6 +7,7 @@
 use agentx_clarify_command::{guarded, vector, MemStore};
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore;
 use napi::bindgen_prelude::AsyncTask;
@@ -59,7 +60,8 @@ impl Task for StoreCall {
 
     fn compute(&mut self) -> napi::Result<String> {
         let store = DiskStore::new(&self.root);
-        let now = system_now_ms();
+        // Routing runs agents from this pool thread (the thread that waits for them).
+        let runner = ProcessRunner::new(&self.root);
         let envelope = guarded(|| {
             // A root that does not exist is an error, not an empty workspace; `init` makes it.
             if self.op != "init" {
@@ -68,7 +70,13 @@ impl Task for StoreCall {
                 }
             }
             match parse_input(&self.input) {
-                Ok(input) => agentx_clarify_command::call(&store, &self.op, &input, now),
+                Ok(input) => agentx_clarify_command::call_routed(
+                    &store,
+                    &runner,
+                    &self.op,
+                    &input,
+                    &system_now_ms,
+                ),
                 Err(failure) => failure,
             }
         });

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { c, AGENTX, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
+import { c, AGENTX, ROOT, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
 
 const run = promisify(execFile)
 const cli = async (root, ...args) => JSON.parse((await run(AGENTX, ['--root', root, '--json', ...args])).stdout)
@@ -127,4 +127,48 @@ test('migrate upgrades a ledger AgentX wrote, in the store and in memory alike',
   assert.deepEqual(await cli(root, 'migrate'), { ok: true, dryRun: false, migrated: [], unchanged: 1, errors: [] })
   const mem = new c.MemoryWorkspace({ ledgers: { 'issue-8.json': text } })
   assert.deepEqual(mem.run('migrate', {}).migrated, done.migrated)
+})
+
+test('route runs the target agent off the JS thread; an agent error rejects with AGENT_ERROR and the escalation', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  const agents = path.join(ROOT, 'examples/agents')
+  fs.appendFileSync(path.join(root, '.agentx/config.toml'), [
+    '[agents.architect]', 'preset = "claude"', `command = [${JSON.stringify(path.join(agents, 'claude'))}]`,
+    'env = { AGENT_MODE = "slow", AGENT_SLEEP = "0.3" }',
+    '[agents.product-manager]', 'preset = "gemini"', `command = [${JSON.stringify(path.join(agents, 'gemini'))}]`,
+    'env = { AGENT_MODE = "error" }', '',
+  ].join('\n'))
+  const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache layer', question: 'Redis or in-process?' })
+  const id = asked.clarification.id
+
+  // The JS thread stays free while the agent runs: timers keep firing.
+  let ticks = 0
+  const timer = setInterval(() => { ticks++ }, 20)
+  const routed = await ws.route({ id })
+  clearInterval(timer)
+  assert.ok(ticks >= 5, `the event loop ran ${ticks} times during a 300 ms agent`)
+  assert.equal(routed.outcome, 'answered')
+  assert.equal(routed.clarification.status, 'answered')
+  assert.equal(routed.clarification.thread[1].body, 'Redis, with LRU eviction and a 15-minute TTL (ADR-7).')
+  assert.deepEqual(routed.events.slice(0, 2).map((e) => e.type), ['clarification-routed', 'clarification-answered'])
+  assert.equal(routed.run.agent, 'architect')
+  assert.ok(fs.existsSync(path.join(root, routed.run.log)))
+
+  const resume = await ws.resumePrompt({ id })
+  assert.match(resume.text, /^CLARIFICATION RESPONSE\nClarification: CLR-42-001\n/)
+  assert.equal(resume.resume.rounds[0].answer, 'Redis, with LRU eviction and a 15-minute TTL (ADR-7).')
+
+  const failing = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'product-manager', topic: 'Export', question: 'CSV?' })
+  const err = await caught(() => ws.route({ id: failing.clarification.id }))
+  assert.equal(err.code, 'AGENT_ERROR')
+  assert.equal(err.outcome, 'escalated')
+  assert.equal(err.clarification.status, 'escalated')
+  assert.match(err.clarification.thread.at(-1).body, /^agent error: exit status 41: GEMINI_API_KEY/)
+  assert.deepEqual(err.events.slice(0, 3).map((e) => e.type), ['clarification-routed', 'clarification-route-failed', 'clarification-escalated'])
+
+  const none = await caught(() => ws.route({ id: 'CLR-42-001' }))
+  assert.equal(none.code, 'INVALID_TRANSITION')
+  fs.rmSync(root, { recursive: true, force: true })
 })

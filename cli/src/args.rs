@@ -101,7 +101,7 @@ pub enum Command {
 pub enum Clarify {
     /// Ask another agent a structured question
     #[command(
-        after_help = "Example:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru"
+        after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" --route --wait"
     )]
     Ask(Box<AskArgs>),
     /// Answer a pending or stale clarification (only its target may)
@@ -168,13 +168,35 @@ pub enum Clarify {
     /// Find stale, stuck, deadlocked and abandoned clarifications and act on them
     #[command(
         alias = "stale",
-        after_help = "Examples:\n  agentx clarify monitor\n  agentx clarify stale --dry-run --json"
+        after_help = "Examples:\n  agentx clarify monitor\n  agentx clarify stale --dry-run --json\n  agentx clarify monitor --route --jobs 4    # and run the agents of the records it retried"
     )]
     Monitor {
         /// Report what would be done without writing
         #[arg(long)]
         dry_run: bool,
+        /// Route every record the monitor retried to its agent's runner (the default with
+        /// `[clarify] route_on_retry = true`)
+        #[arg(long, conflicts_with_all = ["dry_run", "no_route"])]
+        route: bool,
+        /// Do not route, whatever `route_on_retry` says
+        #[arg(long)]
+        no_route: bool,
+        /// With routing: how many agents run at once
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        jobs: u32,
     },
+    /// Run the target agent of a pending clarification (its [agents.<name>] runner) and record
+    /// its answer, the question it asks back, or an escalation
+    #[command(
+        after_help = "Examples:\n  agentx clarify route CLR-42-001\n  agentx clarify route --all --jobs 4\n  agentx clarify route CLR-42-001 --print-prompt\n  agentx clarify route CLR-42-001 --interpret run.json --json\n\nRunners are configured in .agentx/config.toml, e.g.\n  [agents.architect]\n  preset = \"claude\"\n  timeout_seconds = 600\nSee docs/runners.md. Exit 9 (AGENT_ERROR): the agent failed and the record was escalated."
+    )]
+    Route(RouteArgs),
+    /// Print the text that resumes the agent that asked (answers, resolution, what to do next)
+    #[command(
+        name = "resume-prompt",
+        after_help = "Examples:\n  agentx clarify resume-prompt CLR-42-001\n  claude -p --resume \"$SESSION\" \"$(agentx clarify resume-prompt CLR-42-001)\"\n  agentx clarify resume-prompt CLR-42-001 --json"
+    )]
+    ResumePrompt { id: String },
     /// Check every ledger: parses, ids, snapshot = fold, hash chain, timestamp order
     #[command(after_help = "Example:\n  agentx clarify verify")]
     Verify,
@@ -267,6 +289,36 @@ pub struct AskArgs {
     /// The gap's id within its session
     #[arg(long, value_name = "ID")]
     pub gap_id: Option<String>,
+    /// Then run the target's runner in the background (see `clarify route`); the command
+    /// returns at once
+    #[arg(long)]
+    pub route: bool,
+    /// With --route: wait for the outcome (bounded by the runner's timeout) and print it
+    #[arg(long, requires = "route")]
+    pub wait: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RouteArgs {
+    /// The clarification to route
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub id: Option<String>,
+    /// Every pending or stale record whose target has a runner and no routing in progress
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: how many agents run at once
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "all", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Print the prompt (and, with --json, the runner) instead of running anything
+    #[arg(long, conflicts_with_all = ["all", "interpret"])]
+    pub print_prompt: bool,
+    /// With --print-prompt: take the persona from this file instead of the runner's
+    #[arg(long, value_name = "FILE", requires = "print_prompt")]
+    pub persona: Option<PathBuf>,
+    /// Show what routing would do with a run's output given as JSON ({"exit", "stdout",
+    /// "stderr", "timedOut", "signal", …}, "-" for stdin); nothing runs, nothing is written
+    #[arg(long, value_name = "FILE", conflicts_with = "all")]
+    pub interpret: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -6,12 +6,13 @@ mod demo;
 mod exit;
 mod migrate;
 mod print;
+mod route;
 mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Store};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
 use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::views::{ready_line, ListFilter};
@@ -76,7 +77,7 @@ fn run(cli: Cli) -> i32 {
     }
     let result = match cli.command {
         Command::Init => init(&ws, json),
-        Command::Clarify(c) => clarify(&ws, now, json, c),
+        Command::Clarify(c) => clarify(&ws, now, cli.now.is_some(), json, c),
         Command::Hook(Hook::Start { agent, issue }) => {
             hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
         }
@@ -95,7 +96,8 @@ fn run(cli: Cli) -> i32 {
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
             agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
-                commands::call(&Workspace::new(root), op, v, system_now_ms())
+                let runner = agentx_clarify_runner::ProcessRunner::new(root);
+                commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
             })
         }
         Command::Completions { shell } => {
@@ -130,7 +132,9 @@ fn init(ws: &Workspace, json: bool) -> Outcome {
     Ok(0)
 }
 
-fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
+fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> Outcome {
+    // Routing reads the clock at each step (a run takes time), unless --now fixes it.
+    let clock = move || if fixed { now } else { system_now_ms() };
     match cmd {
         Clarify::Ask(a) => {
             let a = *a;
@@ -157,8 +161,13 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 gap_id: a.gap_id,
                 extra: Default::default(),
             };
+            if a.route {
+                return route::ask(ws, &clock, fixed.then_some(now), json, &req, a.wait);
+            }
             mutation(json, &commands::ask(ws, now, &req)?)
         }
+        Clarify::Route(a) => route::route(ws, &clock, json, a),
+        Clarify::ResumePrompt { id } => route::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,
             &commands::act(ws, now, &id, &Action::Answer { from, body })?,
@@ -246,18 +255,14 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             }
             Ok(0)
         }
-        Clarify::Monitor { dry_run } => {
-            let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::All)?;
-            if json {
-                print::json(&run.to_json());
-            } else {
-                if dry_run {
-                    print::text("(dry run: nothing written)");
-                }
-                print::text(&text_report(&run.report, print::STYLE));
-            }
-            Ok(0)
+        Clarify::Monitor {
+            dry_run,
+            route,
+            no_route,
+            jobs,
+        } => {
+            let wanted = (route || no_route).then_some(route);
+            route::monitor(ws, &clock, json, dry_run, wanted, jobs)
         }
         Clarify::Verify => {
             // The keys of `.agentx/keys/` are read by the key store (a later change).

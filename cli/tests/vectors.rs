@@ -48,7 +48,7 @@ fn push_opt(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
 
 /// The command (after the global options) a case runs, per the README table. Positional
 /// arguments follow `--`, so any text (even one starting with `-`) is taken literally.
-fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
+fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> Vec<String> {
     let mut argv: Vec<String> = Vec::new();
     let s = |x: &str| x.to_owned();
     match op {
@@ -174,9 +174,41 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 argv.push(s("--dry-run"));
             }
         }
+        "routePrompt" => {
+            argv.extend([s("clarify"), s("route"), s("--print-prompt")]);
+            if let Some(persona) = args.get("persona").and_then(Value::as_str) {
+                argv.push(format!(
+                    "--persona={}",
+                    input_file(root, "persona.md", persona)
+                ));
+            }
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "routeOutcome" => {
+            let output = args.get("output").cloned().unwrap_or(Value::Null);
+            let path = input_file(root, "run.json", &output.to_string());
+            argv.extend([s("clarify"), s("route"), format!("--interpret={path}")]);
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "resumePrompt" => {
+            argv.extend([
+                s("clarify"),
+                s("resume-prompt"),
+                s("--"),
+                req(args, "id", file),
+            ]);
+        }
         other => panic!("{file}: unknown op {other}"),
     }
     argv
+}
+
+/// Writes a case's input (a persona, a run output) into the workspace root (outside
+/// `.agentx/`) and returns its path.
+fn input_file(root: &Path, name: &str, text: &str) -> String {
+    let path = root.join(format!(".vector-{name}"));
+    std::fs::write(&path, text).expect("write a case input");
+    path.display().to_string()
 }
 
 /// The `file` op: read a workspace file and report it as the runners do.
@@ -252,7 +284,7 @@ fn every_vector_through_the_binary() {
                 "--json".to_owned(),
                 format!("--now={}", now_arg(&case["now"])),
             ];
-            argv.extend(command_argv(op, &args, file));
+            argv.extend(command_argv(op, &args, file, root));
             processes += 1;
             let before = snapshot(dir.path());
             let output = agentx().args(&argv).output().expect("spawn agentx");

@@ -17,6 +17,7 @@
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
 //! | [`status`] | `hook start|finish`, `state` |
 //! | [`migrate`] | `migrate` |
+//! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
 //! | [`json`] | the one JSON decoder: [`call`] |
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -33,17 +34,21 @@ pub mod files;
 pub mod guard;
 pub mod json;
 pub mod mem;
+pub mod mem_routing;
 pub mod migrate;
 pub mod monitor;
 pub mod mutation;
 pub mod paths;
 pub mod query;
+pub mod route;
 pub mod status;
 pub mod store;
+pub mod store_leases;
+pub mod store_runs;
 pub mod vector;
 
 pub use guard::guarded;
-pub use json::{call, OPERATIONS};
+pub use json::{call, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
 pub use mem::{Files, MemStore};
 pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
@@ -52,5 +57,8 @@ pub use query::{
     list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
     VerifyOutcome,
 };
+pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
+pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
+pub use store_runs::{run_log_name, RunStore, RUNS_DIR};

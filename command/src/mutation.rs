@@ -114,7 +114,7 @@ fn actor_name(action: &Action) -> String {
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
 /// record as it now stands. The write has succeeded, so nothing here fails the command: what
 /// goes wrong is a warning.
-fn finish<S: Store>(
+pub(crate) fn finish<S: Store>(
     store: &S,
     config: &Config,
     now: i64,

@@ -192,7 +192,7 @@ fn apply_event(statuses: &mut Statuses, e: &Event) {
                 }
             }
         }
-        EventType::Stale | EventType::Escalated => {}
+        EventType::Stale | EventType::Escalated | EventType::Routed | EventType::RouteFailed => {}
     }
 }
 

@@ -30,6 +30,10 @@ pub struct Config {
     /// processes use them.
     #[serde(skip)]
     pub agents: crate::routing::Runners,
+    /// `[clarify] route_on_retry`: `monitor` routes every record it retried, as `monitor
+    /// --route` does (SPEC §14.2). Read with the runners, by [`Config::parse_with_runners`].
+    #[serde(skip)]
+    pub route_on_retry: bool,
 }
 
 /// The `[audit]` settings (SPEC §16).
@@ -71,6 +75,7 @@ impl Default for Config {
             default_workflow: String::from("feature"),
             audit: AuditConfig::default(),
             agents: crate::routing::Runners::default(),
+            route_on_retry: false,
         }
     }
 }
@@ -110,6 +115,12 @@ impl Config {
         let root = src.parse()?;
         let mut config = Config::from_document(&src, root.get_ref())?;
         config.agents = crate::routing::Runners::parse(&src, root.get_ref())?;
+        if let Some(section) = get(root.get_ref(), "clarify") {
+            let c = src.table("clarify", section)?;
+            if let Some(v) = get(c, "route_on_retry") {
+                config.route_on_retry = src.boolean("route_on_retry", v)?;
+            }
+        }
         Ok(config)
     }
 
@@ -168,6 +179,11 @@ impl Config {
     /// UTF-8 is `CONFIG_INVALID` with the file and byte offset (never an I/O error).
     pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
         Config::parse(file, crate::toml_value::toml_text(file, bytes)?)
+    }
+
+    /// [`Config::parse_bytes`] with the runner tables ([`Config::parse_with_runners`]).
+    pub fn parse_bytes_with_runners(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
+        Config::parse_with_runners(file, crate::toml_value::toml_text(file, bytes)?)
     }
 
     /// Checks a config given as JSON (API input) against the same ranges as the TOML form.

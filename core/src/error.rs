@@ -94,6 +94,12 @@ pub enum ClarifyError {
     },
     #[error("{message}")]
     SignatureInvalid { message: String },
+    #[error("agent '{agent}' has no runner: add [agents.{agent}] or [agents.default] to .agentx/config.toml (docs/runners.md)")]
+    NoRunner { agent: String },
+    #[error("{id} is being routed by {holder}; try again when that run ends")]
+    RoutingInProgress { id: String, holder: String },
+    #[error("the agent routed {id} failed ({cause}); the record was escalated to a human")]
+    AgentError { id: String, cause: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
@@ -177,6 +183,9 @@ impl ClarifyError {
             ClarifyError::InvalidInput { .. } => ErrorCode::InvalidInput,
             ClarifyError::GateClosed { .. } => ErrorCode::GateClosed,
             ClarifyError::SignatureInvalid { .. } => ErrorCode::SignatureInvalid,
+            ClarifyError::NoRunner { .. } => ErrorCode::NoRunner,
+            ClarifyError::RoutingInProgress { .. } => ErrorCode::RoutingInProgress,
+            ClarifyError::AgentError { .. } => ErrorCode::AgentError,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
         }
     }
@@ -219,10 +228,13 @@ pub enum ErrorClass {
     Io,
     /// A bug: never the caller's fault.
     Internal,
+    /// A routed agent failed (exit status, timeout, error output, no usable answer); the
+    /// record was escalated to a human.
+    Agent,
 }
 
 impl ErrorClass {
-    pub const ALL: [ErrorClass; 8] = [
+    pub const ALL: [ErrorClass; 9] = [
         ErrorClass::Input,
         ErrorClass::Policy,
         ErrorClass::NotFound,
@@ -231,6 +243,7 @@ impl ErrorClass {
         ErrorClass::Corrupt,
         ErrorClass::Io,
         ErrorClass::Internal,
+        ErrorClass::Agent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -243,6 +256,7 @@ impl ErrorClass {
             ErrorClass::Corrupt => "corrupt",
             ErrorClass::Io => "io",
             ErrorClass::Internal => "internal",
+            ErrorClass::Agent => "agent",
         }
     }
 }
@@ -306,6 +320,9 @@ error_codes! {
     GateClosed => "GATE_CLOSED", Policy;
     SignatureInvalid => "SIGNATURE_INVALID", Corrupt;
     Internal => "INTERNAL", Internal;
+    NoRunner => "NO_RUNNER", Input;
+    RoutingInProgress => "ROUTING_IN_PROGRESS", Lock;
+    AgentError => "AGENT_ERROR", Agent;
 }
 
 /// A code is its text in JSON (`"SIGNATURE_INVALID"`).

@@ -11,9 +11,11 @@
 mod atomic;
 pub mod clock;
 mod init;
+mod lease;
 mod lock;
 mod parallel;
 mod read;
+mod runs;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +29,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
+pub use lease::DiskLease;
 pub use lock::{lock_path, FileLock, LockPolicy};
 pub use parallel::parallel_map;
 pub use read::read_into;

@@ -49,7 +49,7 @@ pub struct FileLock {
 use crate::clock::system_now_ms as wall_ms;
 
 /// This machine's name, asked once: every poll of a held lock compares against it.
-fn this_host() -> &'static str {
+pub(crate) fn this_host() -> &'static str {
     static HOST: OnceLock<String> = OnceLock::new();
     HOST.get_or_init(|| {
         hostname::get()
@@ -83,7 +83,7 @@ fn local_mutex(path: &Path) -> &'static Mutex<()> {
 }
 
 /// Whether a process with this pid exists on this host (Linux `/proc`; a zombie is dead).
-fn pid_alive(pid: u64) -> bool {
+pub(crate) fn pid_alive(pid: u64) -> bool {
     let proc_dir = Path::new("/proc");
     if !proc_dir.exists() {
         return true; // cannot tell: only age decides
@@ -211,7 +211,7 @@ fn hopeless(e: &std::io::Error) -> bool {
 /// turn file is removed by the breaker holding it; a breaker that locked a file already
 /// removed (it opened it just before) sees a different inode at the path and tries again.
 /// A lock that cannot be broken here (read-only filesystem, no permission) is an error.
-fn break_stale(lock: &Path, judged: &[u8]) -> Result<(), ClarifyError> {
+pub(crate) fn break_stale(lock: &Path, judged: &[u8]) -> Result<(), ClarifyError> {
     let mut name = lock.file_name().unwrap_or_default().to_os_string();
     name.push(".break");
     let path = lock.with_file_name(name);

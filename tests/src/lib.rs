@@ -178,6 +178,7 @@ pub fn exit_code_for(result: &Value) -> i32 {
         ErrorClass::Transition => 6,
         ErrorClass::Lock => 7,
         ErrorClass::Corrupt => 8,
+        ErrorClass::Agent => 9,
         ErrorClass::Io | ErrorClass::Internal => 1,
     }
 }
