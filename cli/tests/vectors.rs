@@ -165,8 +165,8 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
 /// The `file` op: read a workspace file and report it as the runners do.
 fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
     let name = req(args, "name", file);
-    let path = if name == "agent-status.json" {
-        root.join(".agentx/state/agent-status.json")
+    let path = if name == "agent-status.json" || name.contains('/') {
+        root.join(".agentx/state").join(&name)
     } else {
         root.join(".agentx/state/clarifications").join(&name)
     };

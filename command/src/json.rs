@@ -13,8 +13,9 @@ use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
 use crate::status::HookEvent;
-use crate::store::Store;
-use crate::{monitor, mutation, query, status};
+use crate::store_delegations::DelegationStore;
+use crate::{delegate, monitor, mutation, query, signals, status};
+use agentx_clarify_core::api::signals as api_signals;
 
 /// Operations `call` understands (the vectors' names; `request` is also `ask`, and `hook`
 /// with `event` is also `hookStart` / `hookFinish`).
@@ -40,14 +41,34 @@ pub const OPERATIONS: &[&str] = &[
     "scopePreview",
     "nextWakeup",
     "waitForGraph",
+    "signalsParse",
+    "signalsIngest",
+    "resumePrompt",
+    "delegateRequest",
+    "delegateAccept",
+    "delegateComplete",
+    "delegateReject",
+    "delegateFail",
+    "delegateShow",
+    "delegateList",
 ];
 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
 /// used unless the input gives its own `now` (epoch ms or RFC 3339 text).
-pub fn call<S: Store>(store: &S, op: &str, input: &Value, now: i64) -> Value {
+pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) -> Value {
     let result = object(input).and_then(|m| run(store, op, m, now));
     result.unwrap_or_else(|e| failure(&e))
+}
+
+/// `{"ok": true, …fields of `v`…}`: a success document from a result object.
+pub fn ok(v: Value) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("ok".into(), Value::Bool(true));
+    if let Value::Object(mut m) = v {
+        out.append(&mut m);
+    }
+    Value::Object(out)
 }
 
 /// The failure document of an error.
@@ -78,7 +99,12 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     }
 }
 
-fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, ClarifyError> {
+fn run<S: DelegationStore>(
+    store: &S,
+    op: &str,
+    m: &Obj,
+    clock: i64,
+) -> Result<Value, ClarifyError> {
     let now = || time(m, "now").map(|t| t.unwrap_or(clock));
     Ok(match op {
         "init" => json!({"ok": true, "created": store.init()?}),
@@ -151,6 +177,44 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
         "waitForGraph" => {
             let graphs = query::wait_for_graphs(store, issue_number(m, "issue")?)?;
             json!({"ok": true, "graphs": graphs})
+        }
+        "signalsParse" => ok(api_signals::parse_value(&string(m, "text")?)),
+        "signalsIngest" => {
+            let ctx = api_signals::ingest_context(m)?;
+            let text = string(m, "text")?;
+            signals::ingest(store, now()?, &ctx, &text)?.to_json()
+        }
+        "resumePrompt" => ok(api_signals::resume_value(&signals::resume_prompt(
+            store,
+            &string(m, "id")?,
+        )?)),
+        "delegateRequest" => {
+            let req = api_signals::new_delegation(m)?;
+            delegate::request(store, now()?, &req)?.to_json()
+        }
+        "delegateAccept" | "delegateComplete" | "delegateReject" | "delegateFail" => {
+            let id = string(m, "id")?;
+            let verb = op.trim_start_matches("delegate").to_ascii_lowercase();
+            let action = api_signals::delegation_action(&verb, m)?;
+            delegate::act(store, now()?, &id, &action)?.to_json()
+        }
+        "delegateShow" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
+            (Some(id), _) => {
+                let (issue, d) = delegate::show(store, &id)?;
+                json!({"ok": true, "delegation": d.to_output(issue)})
+            }
+            (None, Some(issue)) => {
+                json!({"ok": true, "ledger": delegate::show_issue(store, issue)?.to_value()})
+            }
+            (None, None) => return Err(bad("`id` or `issue` is required")),
+        },
+        "delegateList" => {
+            let filter = delegate::DelegationFilter {
+                issue: issue_number(m, "issue")?,
+                statuses: api_signals::delegation_statuses(m)?,
+                all: flag(m, "all")?,
+            };
+            delegate::list(store, &filter)?.to_json()
         }
         other => {
             return Err(bad(format!(

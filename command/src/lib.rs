@@ -5,6 +5,7 @@
 //! core decides; a store reads and writes; this crate puts the steps in order. It touches no
 //! file, reads no clock (`now` is an argument) and builds for `wasm32-unknown-unknown`.
 //!
+//! Stores implement [`Store`] and, for delegations and manifests, [`DelegationStore`].
 //! Stores: `DiskStore` (crate `agentx-clarify-store`: lock files, atomic renames) and
 //! [`MemStore`] (here: tests, the wasm package, the playground). The CLI builds typed
 //! commands from its arguments and calls the functions below; the Node store, the wasm
@@ -16,6 +17,8 @@
 //! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
 //! | [`status`] | `hook start|finish`, `state` |
+//! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
+//! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |
 //! | [`json`] | the one JSON decoder: [`call`] |
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -28,15 +31,19 @@
     )
 )]
 
+pub mod delegate;
 pub mod guard;
 pub mod json;
 pub mod mem;
+mod mem_delegations;
 pub mod monitor;
 pub mod mutation;
 pub mod paths;
 pub mod query;
+pub mod signals;
 pub mod status;
 pub mod store;
+pub mod store_delegations;
 pub mod vector;
 
 pub use guard::guarded;
@@ -47,3 +54,4 @@ pub use mutation::{act, ask, Mutation};
 pub use query::{list, ready, show_id, show_issue, stats, verify, ReadyOutcome, VerifyOutcome};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
+pub use store_delegations::DelegationStore;

@@ -10,6 +10,7 @@
 
 mod atomic;
 pub mod clock;
+mod delegations;
 mod init;
 mod lock;
 mod parallel;
@@ -271,5 +272,6 @@ impl Store for DiskStore {
             },
         };
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
+        self.sweep_delegation_temps(config);
     }
 }
