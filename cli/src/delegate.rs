@@ -9,7 +9,7 @@ use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::DiskStore;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 
 use crate::print;
@@ -41,8 +41,9 @@ pub enum Delegate {
         id: String,
         #[arg(long)]
         from: String,
-        #[arg(long, value_enum, default_value_t = RejectReason::Context)]
-        reason: RejectReason,
+        /// `capability` (REJECTED_CAPABILITY) or `context` (REJECTED_CONTEXT)
+        #[arg(long, default_value = "context")]
+        reason: String,
         #[arg(short = 'm', long = "message", value_name = "TEXT")]
         message: Option<String>,
     },
@@ -127,14 +128,6 @@ pub struct CompleteArgs {
     pub unresolved: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RejectReason {
-    /// REJECTED_CAPABILITY
-    Capability,
-    /// REJECTED_CONTEXT
-    Context,
-}
-
 /// A JSON flag's value (`--context-slice`, `--metrics`): any JSON, checked by the decoder.
 fn json_flag(flag: &str, text: Option<String>) -> Result<Value, ClarifyError> {
     text.map_or(Ok(Value::Null), |t| {
@@ -190,10 +183,6 @@ pub fn run(ws: &DiskStore, now: i64, json: bool, cmd: Delegate) -> Result<i32, C
             reason,
             message,
         } => {
-            let reason = match reason {
-                RejectReason::Capability => "capability",
-                RejectReason::Context => "context",
-            };
             let fields = json!({"from": from, "reason": reason, "message": message});
             act(ws, now, &id, "reject", fields)?
         }
