@@ -57,6 +57,8 @@ class Workspace {
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state',
+  'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
+  'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

@@ -175,4 +175,9 @@ exports! {
     render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
     transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
     version => "version", "{} | undefined", "Envelope<{ version: string }>";
+    signals_parse => "signalsParse", "SignalsParseInput", "Envelope<SignalsParseResult>";
+    extract_json => "extractJson", "ExtractJsonInput", "Envelope<ExtractJsonResult>";
+    signals_ingest => "signalsIngest", "SignalsIngestInput", "Envelope<SignalsIngestResult>";
+    resume_prompt => "resumePrompt", "ResumePromptInput", "Envelope<ResumePromptResult>";
+    delegation_metrics => "delegationMetrics", "DelegationMetricsInput", "Envelope<DelegationMetricsResult>";
 }

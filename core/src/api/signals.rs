@@ -337,3 +337,130 @@ fn delegation_object(value: &Value) -> Result<(u32, Delegation), ClarifyError> {
         .ok_or_else(|| ClarifyError::input("`delegation` is empty"))?;
     Ok((issue, d))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::api::call;
+
+    const T0: i64 = 1_795_341_600_000;
+
+    fn ok(v: Value) -> Value {
+        assert_eq!(v["ok"], true, "{v:#}");
+        v
+    }
+
+    const ASK: &str = "chatter\n[CLARIFICATION_NEEDED]\nagent_id: engineer\nblocked_at: Cache\nquestions:\n  - Redis?\n[/CLARIFICATION_NEEDED]\n[DELEGATE_WORK]\nnew_task_description: Load-test it\ncapability: qa.load.test\n[/DELEGATE_WORK]\n";
+
+    #[test]
+    fn the_facade_lists_these_functions() {
+        for name in super::FUNCTIONS {
+            assert!(crate::api::FUNCTIONS.contains(&name), "{name}");
+        }
+    }
+
+    #[test]
+    fn parse_gives_typed_views_and_problems() {
+        let v = ok(call("signalsParse", &json!({"text": ASK})));
+        assert_eq!(v["blocks"][0]["signal"]["questions"], json!(["Redis?"]));
+        assert_eq!(v["blocks"][0]["problems"], json!([]));
+        assert_eq!(v["blocks"][1]["block"], "DELEGATE_WORK");
+        let bad = ok(call(
+            "signalsParse",
+            &json!({"text": "[STOP_WORK]\ndetails: x\n[/STOP_WORK]\n"}),
+        ));
+        assert_eq!(bad["blocks"][0]["wellFormed"], true);
+        assert_eq!(bad["blocks"][0]["signal"], Value::Null);
+        assert_eq!(bad["blocks"][0]["problems"][0]["line"], 1);
+        let e = call("signalsParse", &json!({}));
+        assert_eq!(e["error"]["code"], "INVALID_INPUT");
+    }
+
+    #[test]
+    fn extract_json_says_how_it_found_the_value() {
+        let v = ok(call(
+            "extractJson",
+            &json!({"text": "Tool call done.\n```json\n{\"a\": 1}\n```\n"}),
+        ));
+        assert_eq!(
+            v["extracted"],
+            json!({"value": {"a": 1}, "strategy": "json-fence", "line": 3})
+        );
+        let none = ok(call("extractJson", &json!({"text": "no json here"})));
+        assert_eq!(none["extracted"], Value::Null);
+    }
+
+    #[test]
+    fn ingest_decides_on_the_given_ledgers_and_returns_those_to_write() {
+        let manifests = json!({"qa-agent": "version = \"1\"\nrole = \"qa\"\n[[capabilities]]\nname = \"qa.load\"\nconfidence = 0.8\n"});
+        let input = json!({"issue": 42, "agent": "engineer", "parent": "architect", "text": ASK,
+                           "manifests": manifests, "now": T0});
+        let v = ok(call("signalsIngest", &input));
+        assert_eq!(v["blocks"][0]["id"], "CLR-42-001");
+        assert_eq!(v["blocks"][1]["id"], "DLG-42-001");
+        assert_eq!(v["ledger"]["clarifications"][0]["to"], "architect");
+        assert_eq!(v["delegations"]["delegations"][0]["to"], "qa-agent");
+        assert_eq!(v["delegationEvents"][0]["type"], "delegation-requested");
+        // The same output on the ledgers it produced: every block skipped, nothing to write.
+        let mut again = input.clone();
+        again["ledger"] = v["ledger"].clone();
+        again["delegations"] = v["delegations"].clone();
+        let w = ok(call("signalsIngest", &again));
+        assert_eq!(w["blocks"][0]["outcome"], "skipped");
+        assert_eq!(w["blocks"][1]["outcome"], "skipped");
+        assert_eq!(
+            (w["ledger"].clone(), w["delegations"].clone()),
+            (Value::Null, Value::Null)
+        );
+        // A delegation ledger of another issue is corrupt for this one.
+        let mut wrong = input;
+        wrong["delegations"] = json!({"issueNumber": 7, "delegations": []});
+        let e = call("signalsIngest", &wrong);
+        assert_eq!(e["error"]["code"], "LEDGER_CORRUPT");
+    }
+
+    #[test]
+    fn resume_prompts_from_records_and_delegations() {
+        let v = ok(call(
+            "signalsIngest",
+            &json!({"issue": 42, "agent": "engineer", "parent": "architect", "text": ASK, "now": T0}),
+        ));
+        let record = &v["ledger"]["clarifications"][0];
+        let mut shown = record.clone();
+        shown["issueNumber"] = json!(42);
+        let r = ok(call("resumePrompt", &json!({"clarification": shown})));
+        assert_eq!(r["resume"]["kind"], "clarification-response");
+        assert!(r["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("CLARIFICATION RESPONSE\n"));
+        let d = &v["delegations"]["delegations"][0];
+        let r = ok(call("resumePrompt", &json!({"delegation": d})));
+        assert_eq!(r["resume"]["kind"], "delegation-approved");
+        assert!(r["text"]
+            .as_str()
+            .unwrap()
+            .contains("DLG-42-001 (issue #42)"));
+        let e = call("resumePrompt", &json!({}));
+        assert_eq!(e["error"]["code"], "INVALID_INPUT");
+    }
+
+    #[test]
+    fn metrics_and_stats_take_delegation_ledgers() {
+        let v = ok(call(
+            "signalsIngest",
+            &json!({"issue": 42, "agent": "engineer", "parent": "architect", "text": ASK, "now": T0}),
+        ));
+        let input = json!({"ledgers": [v["ledger"]], "delegations": [v["delegations"]]});
+        let m = ok(call("delegationMetrics", &input));
+        assert_eq!(m["delegations"]["total"], 1);
+        assert_eq!(m["delegations"]["byStatus"]["REQUESTED"], 1);
+        let s = ok(call("stats", &input));
+        assert_eq!(s["stats"]["delegations"], m["delegations"]);
+        let plain = ok(call("stats", &json!({"ledgers": [v["ledger"]]})));
+        assert!(plain["stats"].get("delegations").is_none());
+        let e = call("delegationMetrics", &json!({"delegations": {}}));
+        assert_eq!(e["error"]["code"], "INVALID_INPUT");
+    }
+}
