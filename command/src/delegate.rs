@@ -131,9 +131,7 @@ pub fn show_issue<S: DelegationStore>(
 ) -> Result<DelegationLedger, ClarifyError> {
     store
         .read_delegations(issue)?
-        .ok_or_else(|| ClarifyError::NotFound {
-            id: format!("delegations of issue {issue}"),
-        })
+        .ok_or(ClarifyError::NoDelegations { issue })
 }
 
 /// Which delegations `delegate list` shows.
