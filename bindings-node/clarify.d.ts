@@ -34,14 +34,25 @@ export declare class Workspace {
    */
   route(input: { id: string; now?: number | string }): Promise<T.Ok<T.StoreRoute>>
   route(input: { all: true; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreRouteAll>>
-  /** The text that resumes the agent that asked (`agentx clarify resume-prompt`). */
-  resumePrompt(input: { id: string }): Promise<T.Ok<T.StoreResumePrompt>>
+  /** The signal blocks of an agent's output, typed, with their problems by line. */
+  signalsParse(input: T.SignalsParseInput): Promise<T.Ok<T.SignalsParseResult>>
+  /** `agentx signals ingest`: act on every block (idempotent per block). */
+  signalsIngest(input: { issue: number | string; agent: string; parent?: string; text: string; now?: number | string }): Promise<T.Ok<T.StoreIngest>>
+  /** The text that resumes an agent: a clarification (`CLR-…`) or a delegation (`DLG-…`). */
+  resumePrompt(input: { id: string }): Promise<T.Ok<T.ResumePromptResult>>
+  delegateRequest(input: T.DelegateRequestInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateAccept(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateComplete(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateReject(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateFail(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateShow(input: { id?: string; issue?: number | string }): Promise<T.Ok<{ delegation?: T.Delegation; ledger?: T.DelegationLedger }>>
+  delegateList(input?: { issue?: number | string; status?: T.DelegationStatus[]; all?: boolean }): Promise<T.Ok<{ delegations: T.Delegation[]; errors: T.MonitorReport['errors'] }>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
 
 /** A workspace in memory: the same commands and shapes as `Workspace`, synchronous. */
 export declare class MemoryWorkspace {
-  constructor(setup?: { workflows?: Record<string, string>; config?: string; ledgers?: Record<string, unknown>; statuses?: unknown })
+  constructor(setup?: T.WorkspaceSetup)
   run(op: T.StoreOperation | 'request' | 'hook' | 'file', input?: object, now?: number): T.Ok<any>
   files(): Record<string, string>
 }

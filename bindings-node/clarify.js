@@ -97,7 +97,8 @@ class Workspace {
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
-  'resumePrompt',
+  'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
+  'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

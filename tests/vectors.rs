@@ -141,3 +141,32 @@ fn conformance_vectors() {
         failures.join("\n")
     );
 }
+
+/// Vectors that play a fixture of `tests/fixtures/signals/` (their `args.fixture`) hold it
+/// verbatim, read as the CLI reads agent output (lossily): a fixture edited without its
+/// vector, or the other way round, fails here.
+#[test]
+fn signal_vectors_hold_their_fixtures_verbatim() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/signals");
+    let mut checked = 0;
+    for (file, v) in &load_all() {
+        for case in v["cases"].as_array().into_iter().flatten() {
+            let Some(fixture) = case["args"]["fixture"].as_str() else {
+                continue;
+            };
+            let bytes = std::fs::read(dir.join(fixture))
+                .unwrap_or_else(|e| panic!("{file}: fixture {fixture}: {e}"));
+            assert_eq!(
+                case["args"]["text"].as_str(),
+                Some(String::from_utf8_lossy(&bytes).as_ref()),
+                "{file}: the text of {fixture} differs from the fixture"
+            );
+            checked += 1;
+        }
+    }
+    let filtered = std::env::var_os("AGENTX_VECTOR").is_some_and(|v| !v.is_empty());
+    assert!(
+        filtered || checked >= 16,
+        "only {checked} fixture cases found"
+    );
+}

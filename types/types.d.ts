@@ -115,6 +115,8 @@ export interface MonitorReport {
   stuck: string[]
   deadlocks: { cycle: string[]; agents: string[]; escalated: string }[]
   abandoned: string[]
+  /** Delegations the monitor timed out (SPEC §18); absent when none. */
+  timedOut?: string[]
   errors: FileError[]
 }
 
@@ -139,6 +141,8 @@ export interface Stats {
   staleCount: number
   deadlockCount: number
   pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
+  /** Seed 003's delegation metrics and gap scores (SPEC §18); absent without delegations. */
+  delegations?: DelegationMetrics
 }
 
 export interface WorkflowStep {
@@ -301,7 +305,8 @@ export type RenderInput =
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
-  | 'migrate' | 'route' | 'resumePrompt' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
+  | 'migrate' | 'route' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
+  | SignalsOperation
 
 /** A workspace's initial files, as the conformance vectors give them. */
 export interface WorkspaceSetup {
@@ -312,6 +317,10 @@ export interface WorkspaceSetup {
   /** Ledger file name → ledger object, or the file's exact text. */
   ledgers?: Record<string, unknown>
   statuses?: unknown
+  /** Agent → capability manifest TOML (`.agentx/agents/<agent>.toml`). */
+  agents?: Record<string, string>
+  /** Delegation ledger file name (`issue-<n>.json`) → ledger object, or the file's exact text. */
+  delegations?: Record<string, unknown>
 }
 
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
@@ -433,3 +442,239 @@ export interface StoreResumePrompt {
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string }
 export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
 export interface StoreState { statuses: Statuses; warning?: string }
+
+// ── subagent signals and delegation (SPEC §17–§18) ──────────────────────────────────────────
+export type BlockName = 'CLARIFICATION_NEEDED' | 'STOP_WORK' | 'DELEGATE_WORK' | 'COMPLETION_REPORT'
+/** Something wrong at a 1-based line of the parsed output. */
+export interface SignalProblem { line: number; message: string }
+interface SignalCommon { agentId: string | null; timestamp: string | null }
+/** A well-formed block, typed (seed 002's fields, camelCase). */
+export type Signal =
+  | (SignalCommon & { block: 'CLARIFICATION_NEEDED'; blockedAt: string | null; questions: string[]; currentState: string | null; to: string | null })
+  | (SignalCommon & { block: 'STOP_WORK'; blockerType: string; details: string; stateSnapshot: string | null; blockedWork: string | null; resumeRequirements: string | null })
+  | (SignalCommon & { block: 'DELEGATE_WORK'; newTaskDescription: string; capability: string | null; to: string | null; independence: 'can_proceed_parallel' | 'blocks_current_work' | null; coordination: string | null })
+  | (SignalCommon & { block: 'COMPLETION_REPORT'; status: 'success' | 'partial' | 'failed'; deliverables: string[]; metricsAchieved: string | null; recommendations: string[] })
+export interface ParsedBlock {
+  block: BlockName
+  startLine: number
+  /** null: not closed before the end of the output. */
+  endLine: number | null
+  /** Closed, and no syntax problem. */
+  wellFormed: boolean
+  /** Every `key:` in source order, unknown keys included: text, or a list. */
+  fields: Record<string, string | string[]>
+  /** Syntax problems, then missing or bad fields: a block with any is never acted on. */
+  problems: SignalProblem[]
+  /** The source lines, line ends as LF (what the idempotency key hashes). */
+  text: string
+  signal: Signal | null
+}
+export interface SignalsParseInput { text: string }
+export interface SignalsParseResult { blocks: ParsedBlock[]; problems: SignalProblem[] }
+export interface ExtractJsonInput { text: string }
+export interface ExtractJsonResult { extracted: { value: unknown; strategy: 'plain' | 'json-fence' | 'fence' | 'after-chatter'; line: number } | null }
+
+export type DelegationStatus =
+  | 'REQUESTED' | 'ACCEPTED' | 'COMPLETED' | 'REJECTED_CAPABILITY' | 'REJECTED_CONTEXT' | 'TIMEOUT' | 'FAILED_EXECUTION'
+/** Seed 003 §6.4's response envelope. */
+export interface DelegationResponse {
+  artifactPath: string | null
+  summary: string
+  metrics: Record<string, unknown>
+  followUpRecommended: string[]
+  unresolved: string[]
+}
+export interface DelegationEntry {
+  status: DelegationStatus
+  from: string
+  body: string
+  timestamp: string
+  response?: DelegationResponse
+  hash?: string
+  [extra: string]: unknown
+}
+/** A delegation envelope (seed 003 §6.2) and its hash-chained thread; outputs add `issueNumber`. */
+export interface Delegation {
+  issueNumber?: number
+  id: string
+  from: string
+  to: string
+  capability: string | null
+  objective: string
+  contextSlice: Record<string, unknown>
+  outputContract: Record<string, unknown>
+  timeoutMinutes: number
+  status: DelegationStatus
+  createdAt: string | null
+  acceptedAt: string | null
+  /** acceptedAt + timeoutMinutes: then the monitor times it out. */
+  deadline: string | null
+  finishedAt: string | null
+  response: DelegationResponse | null
+  signalKey?: string
+  thread: DelegationEntry[]
+  [extra: string]: unknown
+}
+export interface CompletionReportRecord {
+  agent: string
+  status: string
+  deliverables: string[]
+  metricsAchieved: string | null
+  recommendations: string[]
+  timestamp: string
+  signalKey?: string
+}
+/** `.agentx/state/delegations/issue-<n>.json`. */
+export interface DelegationLedger { issueNumber: number; delegations: Delegation[]; reports: CompletionReportRecord[] }
+export interface DelegationEvent {
+  type: 'delegation-requested' | 'delegation-accepted' | 'delegation-completed' | 'delegation-rejected' | 'delegation-timeout' | 'delegation-failed'
+  delegationId: string
+  issueNumber: number
+  fromAgent: string
+  toAgent: string
+  capability: string | null
+  status: DelegationStatus
+  timestamp: number
+  actor: string
+  reason?: string
+}
+
+/** What one block of an ingested output did. */
+export interface BlockOutcome {
+  block: BlockName
+  startLine: number
+  endLine: number | null
+  /** The idempotency key of a well-formed block. */
+  key: string | null
+  action: 'request' | 'escalate' | 'delegate' | 'complete' | 'fail' | 'report' | 'skip' | 'invalid' | 'refused'
+  outcome: 'created' | 'applied' | 'skipped' | 'invalid' | 'refused'
+  /** The record (`CLR-…`) or delegation (`DLG-…`) concerned. */
+  id: string | null
+  status: string | null
+  reason?: string
+  problems?: SignalProblem[]
+  error?: { code: ErrorCode | string; message: string }
+  warnings: string[]
+}
+export interface IngestReport {
+  issueNumber: number
+  agent: string
+  parent: string | null
+  blocks: BlockOutcome[]
+  /** Closing tags that close nothing. */
+  problems: SignalProblem[]
+  events: ClarifyEvent[]
+  delegationEvents: DelegationEvent[]
+}
+/** The pure `signalsIngest`: the decisions on the ledgers given, and the ledgers to write (null: unchanged). */
+export interface SignalsIngestInput extends Common {
+  issue: number | string
+  agent: string
+  parent?: string
+  text: string
+  ledger?: Ledger | string | null
+  delegations?: DelegationLedger | string | null
+  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
+  manifests?: Record<string, string>
+  workflows?: Workflows
+}
+export interface SignalsIngestResult extends IngestReport { ledger: Ledger | null; delegations: DelegationLedger | null }
+
+/** A resume text (seed 002) in parts and as `text`. */
+export interface ResumeText {
+  kind: 'clarification-response' | 'blocker-resolved' | 'delegation-approved' | 'delegation-rejected' | 'delegation-failed'
+  title: string
+  id: string
+  issueNumber: number
+  status: string
+  header: { label: string; value: string }[]
+  rounds?: { round: number; question: string; answer: string | null }[]
+  outcome?: { label: string; value: string }
+  decision?: string
+  waitsForHuman: boolean
+  stateRestoration?: string
+  instruction: string
+}
+export interface ResumePromptInput { clarification?: Clarification; delegation?: Delegation }
+export interface ResumePromptResult { resume: ResumeText; text: string }
+
+export interface CapabilityGap {
+  capability: string
+  delegations: number
+  rejectedCapability: number
+  rejectionRate: number
+  latencyPenaltyRatio: number
+  clarificationCyclesRatio: number
+  /** 0.4·rejection + 0.3·latency + 0.3·cycles, each clamped to [0, 1]; ≥ 0.55 is a gap. */
+  score: number
+}
+/** Seed 003 §8.3's suggestion record (its snake_case keys). */
+export interface GapSuggestion {
+  suggestion_id: string
+  proposed_agent: string
+  capabilities: string[]
+  justification: { rejection_rate: number; latency_penalty_ratio: number; clarification_cycles_ratio: number; score: number }
+  impact_expectation: string
+  rfc_reference: string | null
+  submitted_by: string
+}
+export interface DelegationMetrics {
+  total: number
+  byStatus: Record<DelegationStatus, number>
+  delegationSuccessRate: number | null
+  avgRoundTripSec: number | null
+  clarificationReworkRatio: number | null
+  unresolvedCarryover: number | null
+  unresolvedItems: number
+  reports: number
+  gaps: CapabilityGap[]
+  suggestions: GapSuggestion[]
+}
+export interface DelegationMetricsInput extends WorkspaceInput {
+  delegations?: (DelegationLedger | string)[]
+  manifests?: Record<string, string>
+  since?: number
+}
+export interface DelegationMetricsResult { delegations: DelegationMetrics }
+
+/** The command layer's signal and delegation operations (`Workspace.call`, `run`). */
+export type SignalsOperation =
+  | 'signalsParse' | 'signalsIngest' | 'resumePrompt'
+  | 'delegateRequest' | 'delegateAccept' | 'delegateComplete' | 'delegateReject' | 'delegateFail'
+  | 'delegateShow' | 'delegateList'
+/** `delegateRequest`: seed 003 §6.2's envelope. */
+export interface DelegateRequestInput extends StoreCommon {
+  issueNumber: number | string
+  from: string
+  to: string
+  capability?: string
+  objective: string
+  contextSlice?: Record<string, unknown>
+  outputContract?: Record<string, unknown>
+  /** 1–10080, default 60: minutes from acceptance to TIMEOUT. */
+  timeoutMinutes?: number
+}
+/** `delegateAccept|Complete|Reject|Fail` by `from` (the target, or `human`). */
+export interface DelegateActInput extends StoreCommon {
+  id: string
+  from: string
+  message?: string
+  /** `delegateReject`: default `context`. */
+  reason?: 'capability' | 'context'
+  /** `delegateComplete`: the response envelope. */
+  artifactPath?: string
+  summary?: string
+  metrics?: Record<string, unknown>
+  followUpRecommended?: string[]
+  unresolved?: string[]
+}
+/** The `--json` output of a delegation command. */
+export interface StoreDelegation {
+  delegation: Delegation
+  delegationEvents: DelegationEvent[]
+  events: ClarifyEvent[]
+  idempotent: boolean
+  monitor: MonitorReport
+}
+/** The `--json` output of `signals ingest`. */
+export interface StoreIngest extends IngestReport { monitor: MonitorReport; warnings: string[] }

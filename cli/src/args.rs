@@ -46,6 +46,18 @@ pub enum Command {
         after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Cache layer\" --question \"Redis or in-process?\"\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\"\n  agentx clarify list --all"
     )]
     Clarify(Clarify),
+    /// Act on the signal blocks of an agent's output ([CLARIFICATION_NEEDED], [STOP_WORK], …)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx signals parse output.log\n  agentx signals ingest --issue 42 --agent researcher --parent coordinator output.log\n  agentx signals resume-prompt CLR-42-001"
+    )]
+    Signals(crate::signals::Signals),
+    /// Delegate work between agents: request, accept, complete, reject, fail, show, list
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx delegate request --issue 42 --from engineer --to architect --capability architecture.design.system --objective \"Design the cache\"\n  agentx delegate accept DLG-42-001 --from architect\n  agentx delegate complete DLG-42-001 --from architect --summary \"Redis, see ADR-7\"\n  agentx delegate list"
+    )]
+    Delegate(crate::delegate::Delegate),
     /// Report that an agent starts or finishes work (then runs the monitor)
     #[command(
         subcommand,

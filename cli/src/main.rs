@@ -2,11 +2,13 @@
 //! the shared commands, prints, and exits with the code of SPEC §11.1.
 
 mod args;
+mod delegate;
 mod demo;
 mod exit;
 mod migrate;
 mod print;
 mod route;
+mod signals;
 mod views;
 
 use std::io::Write;
@@ -78,6 +80,8 @@ fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Init => init(&ws, json),
         Command::Clarify(c) => clarify(&ws, now, cli.now.is_some(), json, c),
+        Command::Signals(c) => signals::run(&ws, now, json, c),
+        Command::Delegate(c) => delegate::run(&ws, now, json, c),
         Command::Hook(Hook::Start { agent, issue }) => {
             hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
         }

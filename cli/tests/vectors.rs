@@ -46,10 +46,31 @@ fn push_opt(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
     }
 }
 
-/// The command (after the global options) a case runs, per the README table. Positional
-/// arguments follow `--`, so any text (even one starting with `-`) is taken literally.
-fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> Vec<String> {
+/// `--name=<JSON>` for a present object argument.
+fn push_json(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
+    if let Some(v) = args.get(key).filter(|v| !v.is_null()) {
+        argv.push(format!("--{name}={v}"));
+    }
+}
+
+/// `--name=item` for every item of an array argument.
+fn push_each(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
+    for item in args
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        argv.push(format!("--{name}={}", text(item)));
+    }
+}
+
+/// The command (after the global options) a case runs, per the README table, and what it
+/// reads on stdin (the agent output of `signals parse|ingest`). Positional arguments follow
+/// `--`, so any text (even one starting with `-`) is taken literally.
+fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>, Option<String>) {
     let mut argv: Vec<String> = Vec::new();
+    let mut stdin = None;
     let s = |x: &str| x.to_owned();
     match op {
         "request" => {
@@ -190,17 +211,70 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> Vec<String> 
             argv.extend([s("clarify"), s("route"), format!("--interpret={path}")]);
             argv.extend([s("--"), req(args, "id", file)]);
         }
+        "signalsParse" => {
+            argv.extend([s("signals"), s("parse"), s("-")]);
+            stdin = Some(req(args, "text", file));
+        }
+        "signalsIngest" => {
+            argv.extend([s("signals"), s("ingest")]);
+            argv.push(format!("--issue={}", req(args, "issue", file)));
+            argv.push(format!("--agent={}", req(args, "agent", file)));
+            push_opt(&mut argv, "parent", args, "parent");
+            argv.push(s("-"));
+            stdin = Some(req(args, "text", file));
+        }
         "resumePrompt" => {
-            argv.extend([
-                s("clarify"),
-                s("resume-prompt"),
-                s("--"),
-                req(args, "id", file),
-            ]);
+            // Both commands give the same text; a delegation's only `signals resume-prompt`.
+            let id = req(args, "id", file);
+            let group = if id.starts_with("CLR-") {
+                "clarify"
+            } else {
+                "signals"
+            };
+            argv.extend([s(group), s("resume-prompt"), s("--"), req(args, "id", file)]);
+        }
+        "delegateRequest" => {
+            argv.extend([s("delegate"), s("request")]);
+            argv.push(format!("--issue={}", req(args, "issueNumber", file)));
+            argv.push(format!("--from={}", req(args, "from", file)));
+            argv.push(format!("--to={}", req(args, "to", file)));
+            push_opt(&mut argv, "capability", args, "capability");
+            argv.push(format!("--objective={}", req(args, "objective", file)));
+            push_json(&mut argv, "context-slice", args, "contextSlice");
+            push_json(&mut argv, "output-contract", args, "outputContract");
+            push_opt(&mut argv, "timeout-minutes", args, "timeoutMinutes");
+        }
+        "delegateAccept" | "delegateComplete" | "delegateReject" | "delegateFail" => {
+            let verb = op.trim_start_matches("delegate").to_ascii_lowercase();
+            argv.extend([s("delegate"), verb]);
+            argv.push(format!("--from={}", req(args, "from", file)));
+            push_opt(&mut argv, "artifact", args, "artifactPath");
+            push_opt(&mut argv, "summary", args, "summary");
+            push_json(&mut argv, "metrics", args, "metrics");
+            push_each(&mut argv, "follow-up", args, "followUpRecommended");
+            push_each(&mut argv, "unresolved", args, "unresolved");
+            push_opt(&mut argv, "reason", args, "reason");
+            push_opt(&mut argv, "message", args, "message");
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "delegateShow" => {
+            argv.extend([s("delegate"), s("show")]);
+            match opt(args, "id") {
+                Some(id) => argv.extend([s("--"), id]),
+                None => push_opt(&mut argv, "issue", args, "issue"),
+            }
+        }
+        "delegateList" => {
+            argv.extend([s("delegate"), s("list")]);
+            push_opt(&mut argv, "issue", args, "issue");
+            push_each(&mut argv, "status", args, "status");
+            if flag(args, "all") {
+                argv.push(s("--all"));
+            }
         }
         other => panic!("{file}: unknown op {other}"),
     }
-    argv
+    (argv, stdin)
 }
 
 /// Writes a case's input (a persona, a run output) into the workspace root (outside
@@ -214,8 +288,8 @@ fn input_file(root: &Path, name: &str, text: &str) -> String {
 /// The `file` op: read a workspace file and report it as the runners do.
 fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
     let name = req(args, "name", file);
-    let path = if name == "agent-status.json" {
-        root.join(".agentx/state/agent-status.json")
+    let path = if name == "agent-status.json" || name.contains('/') {
+        root.join(".agentx/state").join(&name)
     } else {
         root.join(".agentx/state/clarifications").join(&name)
     };
@@ -224,6 +298,27 @@ fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
         Ok(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
     };
     json!({"ok": true, "content": content})
+}
+
+/// Runs the command, writing `stdin` to it when given (an empty stdin otherwise).
+fn run_with_stdin(cmd: &mut std::process::Command, stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentx");
+    let input = stdin.unwrap_or_default().as_bytes().to_vec();
+    let mut pipe = child.stdin.take().expect("stdin");
+    // Written from a thread: a large input must not deadlock against a full stdout pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for agentx");
+    let _ = writer.join();
+    output
 }
 
 fn short(v: &Value) -> String {
@@ -284,10 +379,11 @@ fn every_vector_through_the_binary() {
                 "--json".to_owned(),
                 format!("--now={}", now_arg(&case["now"])),
             ];
-            argv.extend(command_argv(op, &args, file, root));
+            let (command, stdin) = command_argv(op, &args, file, root);
+            argv.extend(command);
             processes += 1;
             let before = snapshot(dir.path());
-            let output = agentx().args(&argv).output().expect("spawn agentx");
+            let output = run_with_stdin(agentx().args(&argv), stdin.as_deref());
             let out = Out::from_output(&output);
             let actual = match out.try_json() {
                 Ok(v) => v,

@@ -15,10 +15,11 @@ use serde_json::{json, Value};
 
 use crate::route::{self, Clock, Runner};
 use crate::status::HookEvent;
-use crate::store::Store;
+use crate::store_delegations::DelegationStore;
 use crate::store_leases::LeaseStore;
 use crate::store_runs::RunStore;
-use crate::{monitor, mutation, query, status};
+use crate::{delegate, monitor, mutation, query, signals, status};
+use agentx_clarify_core::api::signals as api_signals;
 
 /// Operations `call` understands (the vectors' names; `request` is also `ask`, and `hook`
 /// with `event` is also `hookStart` / `hookFinish`).
@@ -45,7 +46,16 @@ pub const OPERATIONS: &[&str] = &[
     "nextWakeup",
     "waitForGraph",
     "migrate",
+    "signalsParse",
+    "signalsIngest",
     "resumePrompt",
+    "delegateRequest",
+    "delegateAccept",
+    "delegateComplete",
+    "delegateReject",
+    "delegateFail",
+    "delegateShow",
+    "delegateList",
 ];
 
 /// Routing operations: [`call_route_view`] (`routePrompt`, `routeOutcome`: every surface) and
@@ -55,9 +65,19 @@ pub const ROUTE_OPERATIONS: &[&str] = &["route", "routePrompt", "routeOutcome", 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
 /// used unless the input gives its own `now` (epoch ms or RFC 3339 text).
-pub fn call<S: Store>(store: &S, op: &str, input: &Value, now: i64) -> Value {
+pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) -> Value {
     let result = object(input).and_then(|m| run(store, op, m, now));
     result.unwrap_or_else(|e| failure(&e))
+}
+
+/// `{"ok": true, …fields of `v`…}`: a success document from a result object.
+pub fn ok(v: Value) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("ok".into(), Value::Bool(true));
+    if let Value::Object(mut m) = v {
+        out.append(&mut m);
+    }
+    Value::Object(out)
 }
 
 /// The failure document of an error.
@@ -88,7 +108,12 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     }
 }
 
-fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, ClarifyError> {
+fn run<S: DelegationStore>(
+    store: &S,
+    op: &str,
+    m: &Obj,
+    clock: i64,
+) -> Result<Value, ClarifyError> {
     let now = || time(m, "now").map(|t| t.unwrap_or(clock));
     Ok(match op {
         "init" => json!({"ok": true, "created": store.init()?}),
@@ -161,9 +186,43 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             json!({"ok": true, "graphs": graphs})
         }
         "migrate" => crate::migrate::migrate(store, flag(m, "dryRun")?)?.to_json(),
-        "resumePrompt" => {
-            let resume = route::resume_prompt(store, &string(m, "id")?)?;
-            json!({"ok": true, "text": resume.text(), "resume": resume})
+        "signalsParse" => ok(api_signals::parse_value(&string(m, "text")?)),
+        "signalsIngest" => {
+            let ctx = api_signals::ingest_context(m)?;
+            let text = string(m, "text")?;
+            signals::ingest(store, now()?, &ctx, &text)?.to_json()
+        }
+        "resumePrompt" => ok(api_signals::resume_value(&signals::resume_prompt(
+            store,
+            &string(m, "id")?,
+        )?)),
+        "delegateRequest" => {
+            let req = api_signals::new_delegation(m)?;
+            delegate::request(store, now()?, &req)?.to_json()
+        }
+        "delegateAccept" | "delegateComplete" | "delegateReject" | "delegateFail" => {
+            let id = string(m, "id")?;
+            let verb = op.trim_start_matches("delegate").to_ascii_lowercase();
+            let action = api_signals::delegation_action(&verb, m)?;
+            delegate::act(store, now()?, &id, &action)?.to_json()
+        }
+        "delegateShow" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
+            (Some(id), _) => {
+                let (issue, d) = delegate::show(store, &id)?;
+                json!({"ok": true, "delegation": d.to_output(issue)})
+            }
+            (None, Some(issue)) => {
+                json!({"ok": true, "ledger": delegate::show_issue(store, issue)?.to_value()})
+            }
+            (None, None) => return Err(bad("`id` or `issue` is required")),
+        },
+        "delegateList" => {
+            let filter = delegate::DelegationFilter {
+                issue: issue_number(m, "issue")?,
+                statuses: api_signals::delegation_statuses(m)?,
+                all: flag(m, "all")?,
+            };
+            delegate::list(store, &filter)?.to_json()
         }
         other => {
             return Err(bad(format!(
@@ -207,7 +266,7 @@ pub fn call_route_view<S: RunStore>(store: &S, op: &str, input: &Value, now: i64
 /// jobs?}`, and `monitor {route?}` (routes what the monitor retried; the default is
 /// `[clarify] route_on_retry`). `clock` is read when each step happens (a run takes time);
 /// an input `now` fixes it.
-pub fn call_routed<S: LeaseStore + RunStore + Sync>(
+pub fn call_routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     op: &str,
@@ -223,7 +282,7 @@ pub fn call_routed<S: LeaseStore + RunStore + Sync>(
     result.unwrap_or_else(|e| failure(&e))
 }
 
-fn routed<S: LeaseStore + RunStore + Sync>(
+fn routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     op: &str,

@@ -98,19 +98,33 @@ impl MemStore {
         self.files.borrow().get(path).cloned()
     }
 
-    /// Ledger files of the clarifications directory, ascending by issue number.
-    fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
+    /// The files directly in `dir` (a path ending in `/`): their names there and bytes.
+    pub(crate) fn files_in(&self, dir: &str) -> Vec<(String, Vec<u8>)> {
         let files = self.files.borrow();
-        let mut out: Vec<(u64, String, Vec<u8>)> = files
-            .with_prefix(paths::CLARIFICATIONS_DIR)
+        files
+            .with_prefix(dir)
             .filter_map(|(path, bytes)| {
-                let name = path.strip_prefix(paths::CLARIFICATIONS_DIR)?;
-                issue_of_file_name(name).map(|n| (n, name.to_owned(), bytes.clone()))
+                let name = path.strip_prefix(dir).filter(|n| !n.contains('/'))?;
+                Some((name.to_owned(), bytes.clone()))
             })
+            .collect()
+    }
+
+    /// Ledger files (`issue-<n>.json`) of `dir`, ascending by issue number.
+    pub(crate) fn issue_files(&self, dir: &str) -> Vec<(u64, String, Vec<u8>)> {
+        let mut out: Vec<(u64, String, Vec<u8>)> = self
+            .files_in(dir)
+            .into_iter()
+            .filter_map(|(name, bytes)| issue_of_file_name(&name).map(|n| (n, name, bytes)))
             .collect();
         // Path order is not issue order (issue-10 before issue-2).
         agentx_clarify_core::order::sort_by_key(&mut out, |(n, _, _)| *n);
         out
+    }
+
+    /// Ledger files of the clarifications directory, ascending by issue number.
+    fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
+        self.issue_files(paths::CLARIFICATIONS_DIR)
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::paths::{self, STATUS_FILE};
-use crate::store::Store;
+use crate::store_delegations::DelegationStore;
 
 /// What a mutating command did.
 #[derive(Clone, Debug)]
@@ -59,7 +59,11 @@ impl Mutation {
 /// Opens a clarification: validate, then decide and write under the issue's ledger update,
 /// then statuses and the monitor. An idempotent replay writes nothing but still runs the
 /// monitor.
-pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, ClarifyError> {
+pub fn ask<S: DelegationStore>(
+    store: &S,
+    now: i64,
+    req: &NewRequest,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
     // A corrupt status file stops the command before anything is written.
@@ -80,7 +84,7 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
 
 /// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
 /// comes back as a [`Mutation`] with `error` set.
-pub fn act<S: Store>(
+pub fn act<S: DelegationStore>(
     store: &S,
     now: i64,
     id: &str,
@@ -114,7 +118,7 @@ fn actor_name(action: &Action) -> String {
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
 /// record as it now stands. The write has succeeded, so nothing here fails the command: what
 /// goes wrong is a warning.
-pub(crate) fn finish<S: Store>(
+pub(crate) fn finish<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::monitor::{run_monitor_keeping_ledgers, MonitorRun};
 use crate::store::{LedgerRead, Scope, Store};
+use crate::store_delegations::DelegationStore;
 
 /// Every readable ledger, and why the others could not be read.
 pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
@@ -102,11 +103,15 @@ impl StatsOutcome {
     }
 }
 
-/// Analytics over every readable ledger, optionally only records created since `since`.
-pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<StatsOutcome, ClarifyError> {
+/// Analytics over every readable ledger, optionally only records created since `since`, with
+/// the delegation metrics when there are delegations.
+pub fn stats<S: DelegationStore>(
+    store: &S,
+    since: Option<i64>,
+) -> Result<StatsOutcome, ClarifyError> {
     let (ledgers, errors) = read_all(store)?;
     Ok(StatsOutcome {
-        stats: agentx_clarify_core::stats::stats(&ledgers, since),
+        stats: crate::delegate::stats(store, &ledgers, since)?,
         errors,
     })
 }
@@ -145,13 +150,17 @@ impl VerifyOutcome {
 }
 
 /// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
-/// parse is a problem, not a failure. Signatures are checked against `keys` (SPEC §16), and
-/// with `[audit] require_signatures` every unsigned entry is a problem too. The store's keys
-/// are not read yet: callers pass none, so a signed entry names an unknown signer.
-pub fn verify<S: Store>(store: &S, keys: &PublicKeys) -> Result<VerifyOutcome, ClarifyError> {
+/// parse is a problem, not a failure. Delegation ledgers are checked too (SPEC §18).
+/// Signatures are checked against `keys` (SPEC §16), and with `[audit] require_signatures`
+/// every unsigned entry is a problem too.
+pub fn verify<S: DelegationStore>(
+    store: &S,
+    keys: &PublicKeys,
+) -> Result<VerifyOutcome, ClarifyError> {
     let require = store.load_config()?.audit.require_signatures;
     let raw = store.raw_ledgers()?;
-    let files = raw.len();
+    let (delegation_files, delegation_problems) = crate::delegate::verify(store)?;
+    let files = raw.len() + delegation_files;
     let mut found = Verification::default();
     for (name, bytes) in raw {
         match bytes {
@@ -164,6 +173,7 @@ pub fn verify<S: Store>(store: &S, keys: &PublicKeys) -> Result<VerifyOutcome, C
             }),
         }
     }
+    found.problems.extend(delegation_problems);
     Ok(VerifyOutcome {
         files,
         problems: found.problems,
@@ -188,7 +198,7 @@ impl ReadyOutcome {
 }
 
 /// `include_escalated`: see `views::ready`.
-pub fn ready<S: Store>(
+pub fn ready<S: DelegationStore>(
     store: &S,
     now: i64,
     include_escalated: bool,
@@ -219,10 +229,14 @@ pub fn scope_preview<S: Store>(
     ))
 }
 
-/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`).
-pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
+/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`, and
+/// the earliest deadline of an accepted delegation).
+pub fn next_wakeup<S: DelegationStore>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
     let (ledgers, _) = read_all(store)?;
-    Ok(agentx_clarify_core::monitor::next_wakeup(&ledgers, now))
+    let clarifications = agentx_clarify_core::monitor::next_wakeup(&ledgers, now);
+    // A deadline already passed is due now, as a record found stale is.
+    let delegations = crate::delegate::next_wakeup(store)?.map(|t| t.max(now));
+    Ok(clarifications.into_iter().chain(delegations).min())
 }
 
 /// The wait-for graph of one issue, or of every issue with a ledger.

@@ -6,11 +6,13 @@
 use serde_json::{json, Value};
 
 use crate::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
+use crate::store_delegations::DelegationStore;
 use crate::store_runs::RunStore;
 
-/// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`).
+/// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`,
+/// `delegations/issue-42.json`: a name with a directory is under `.agentx/state/`).
 pub fn file_path(name: &str) -> String {
-    if name == STATUS_FILE {
+    if name == STATUS_FILE || name.contains('/') {
         format!("{STATE_DIR}{name}")
     } else {
         format!("{CLARIFICATIONS_DIR}{name}")
@@ -29,7 +31,7 @@ pub fn file_result(bytes: Option<&[u8]>) -> Value {
 }
 
 /// Plays one case at `now`; `read` reads a workspace file by path (for `file`).
-pub fn play<S: RunStore>(
+pub fn play<S: RunStore + DelegationStore>(
     store: &S,
     op: &str,
     args: &Value,

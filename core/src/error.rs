@@ -35,10 +35,12 @@ pub enum ClarifyError {
     BlockingNotAllowed { workflow: String, step: String },
     #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
     MaxRoundsExceeded { id: String, max: u32 },
-    #[error("clarification {} not found", shown(id))]
+    #[error("{} {} not found", record_kind(id), shown(id))]
     NotFound { id: String },
     #[error("issue #{issue} has no clarifications (there is no ledger for it)")]
     NoLedger { issue: u32 },
+    #[error("issue #{issue} has no delegations (there is no delegation ledger for it)")]
+    NoDelegations { issue: u32 },
     #[error("agent '{actor}' cannot {op} {id}: only {allowed} may")]
     NotParticipant {
         actor: String,
@@ -106,6 +108,15 @@ pub enum ClarifyError {
 
 /// A user-supplied value inside a one-line message: control characters escaped, long values
 /// cut, so a message never spans lines nor drowns the reader.
+/// What an id that was not found names: a delegation (`DLG-…`) or a clarification.
+fn record_kind(id: &str) -> &'static str {
+    if id.starts_with("DLG-") {
+        "delegation"
+    } else {
+        "clarification"
+    }
+}
+
 pub(crate) fn shown(value: &str) -> String {
     let mut out = String::new();
     for (i, c) in value.chars().enumerate() {
@@ -170,7 +181,9 @@ impl ClarifyError {
             ClarifyError::ScopeViolation { .. } => ErrorCode::ScopeViolation,
             ClarifyError::BlockingNotAllowed { .. } => ErrorCode::BlockingNotAllowed,
             ClarifyError::MaxRoundsExceeded { .. } => ErrorCode::MaxRoundsExceeded,
-            ClarifyError::NotFound { .. } | ClarifyError::NoLedger { .. } => ErrorCode::NotFound,
+            ClarifyError::NotFound { .. }
+            | ClarifyError::NoLedger { .. }
+            | ClarifyError::NoDelegations { .. } => ErrorCode::NotFound,
             ClarifyError::NotParticipant { .. } => ErrorCode::NotParticipant,
             ClarifyError::InvalidTransition { .. } => ErrorCode::InvalidTransition,
             ClarifyError::IdempotencyConflict { .. } => ErrorCode::IdempotencyConflict,

@@ -10,6 +10,7 @@
 
 mod atomic;
 pub mod clock;
+mod delegations;
 mod init;
 mod lease;
 mod lock;
@@ -351,5 +352,6 @@ impl Store for DiskStore {
             },
         };
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
+        self.sweep_delegation_temps(config);
     }
 }

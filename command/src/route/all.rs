@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::{routable, route, Clock, Routed, Runner};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Scope;
+use crate::store_delegations::DelegationStore;
 use crate::store_leases::LeaseStore;
 use crate::store_runs::RunStore;
 
@@ -102,7 +103,7 @@ impl RoutedAll {
 }
 
 /// Routes every routable record of the workspace, `jobs` at a time.
-pub fn route_all<S: LeaseStore + RunStore + Sync>(
+pub fn route_all<S: LeaseStore + RunStore + DelegationStore + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -112,7 +113,7 @@ pub fn route_all<S: LeaseStore + RunStore + Sync>(
 }
 
 /// Routes those of `ids` that are routable (`monitor --route`: the records it retried).
-pub fn route_ids<S: LeaseStore + RunStore + Sync>(
+pub fn route_ids<S: LeaseStore + RunStore + DelegationStore + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -126,7 +127,7 @@ pub fn route_ids<S: LeaseStore + RunStore + Sync>(
     route_some(store, runner, clock, jobs, Some(&only))
 }
 
-fn route_some<S: LeaseStore + RunStore + Sync>(
+fn route_some<S: LeaseStore + RunStore + DelegationStore + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -188,7 +189,7 @@ fn route_some<S: LeaseStore + RunStore + Sync>(
 /// The records to route, in ledger order, and the ones left out on purpose (a live lease
 /// elsewhere, or a question asked back still open). Records without a runner are not
 /// candidates at all.
-fn candidates<S: LeaseStore + RunStore>(
+fn candidates<S: LeaseStore + RunStore + DelegationStore>(
     store: &S,
     config: &Config,
     only: Option<&BTreeSet<&str>>,

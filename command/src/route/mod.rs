@@ -23,6 +23,7 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
+use crate::store_delegations::DelegationStore;
 use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 use crate::store_runs::RunStore;
 
@@ -185,7 +186,7 @@ fn prompt_for(
 /// `ROUTING_IN_PROGRESS`; an agent error comes back as a [`Routed`] with `error` set (the
 /// escalation is written). With `follow_up` false the monitor is left to the caller
 /// (`route --all` runs it once at the end).
-pub fn route<S: LeaseStore + RunStore>(
+pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     store: &S,
     runner: &dyn Runner,
     id: &str,
@@ -333,7 +334,7 @@ pub fn route<S: LeaseStore + RunStore>(
 }
 
 /// The statuses take a write's events (as after any command).
-fn apply_statuses<S: LeaseStore + RunStore>(
+fn apply_statuses<S: LeaseStore + RunStore + DelegationStore>(
     store: &S,
     config: &Config,
     events: &[Event],

@@ -150,13 +150,12 @@ pub fn route_outcome<S: RunStore>(
 }
 
 /// The text that resumes the agent that asked `id` (SPEC §14.2, seed 002's `CLARIFICATION
-/// RESPONSE`): the core's `resume_record` of the record as it stands.
-pub fn resume_prompt<S: crate::Store>(
+/// RESPONSE`): the same as `signals resume-prompt` (one function, [`crate::signals::resume_prompt`]).
+pub fn resume_prompt<S: crate::DelegationStore>(
     store: &S,
     id: &str,
 ) -> Result<agentx_clarify_core::signals::Resume, ClarifyError> {
-    let (issue, record) = crate::query::show_id(store, id)?;
-    Ok(agentx_clarify_core::signals::resume_record(issue, &record))
+    crate::signals::resume_prompt(store, id)
 }
 
 /// The runner that answers for `agent` (its own table or `[agents.default]`), or

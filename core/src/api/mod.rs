@@ -6,6 +6,7 @@
 //! `{"ok": false, "error": {"code", "message"}, …}`.
 
 pub mod input;
+pub mod signals;
 
 use serde_json::{json, Map, Value};
 
@@ -42,6 +43,12 @@ pub const FUNCTIONS: &[&str] = &[
     "transitions",
     "errorCodes",
     "version",
+    // Subagent signals and delegation (`signals::FUNCTIONS`, SPEC §17–§18).
+    "signalsParse",
+    "extractJson",
+    "signalsIngest",
+    "resumePrompt",
+    "delegationMetrics",
 ];
 
 /// A failure, with whatever was written anyway (`MAX_ROUNDS_EXCEEDED`). Boxed: failures are
@@ -107,7 +114,14 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         }
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
-            Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
+            let (delegations, _) = signals::delegation_ledgers(map)?;
+            let stats = crate::stats::stats_with_delegations(
+                &ledgers,
+                &delegations,
+                &signals::manifests(map)?,
+                input::opt_integer(map, "since")?,
+            );
+            Ok(json!({ "stats": stats }))
         }
         "list" => {
             let (ledgers, _) = input::workspace(map)?;
@@ -160,6 +174,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         "transitions" => Ok(json!({ "transitions": transitions() })),
         "errorCodes" => Ok(json!({ "codes": error_codes() })),
         "version" => Ok(json!({ "version": crate::VERSION })),
+        _ if signals::FUNCTIONS.contains(&name) => Ok(signals::dispatch(name, map)?),
         other => Err(ClarifyError::input(format!(
             "unknown function '{other}'; known: {}",
             FUNCTIONS.join(", ")

@@ -223,6 +223,9 @@ pub fn markdown_report(report: &Report) -> String {
     if !report.abandoned.is_empty() {
         let _ = writeln!(out, "- **Abandoned:** {}", list(&report.abandoned));
     }
+    if !report.timed_out.is_empty() {
+        let _ = writeln!(out, "- **Timed out:** {}", list(&report.timed_out));
+    }
     for e in &report.errors {
         let _ = writeln!(
             out,

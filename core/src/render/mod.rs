@@ -106,6 +106,12 @@ pub(crate) fn report_counts(report: &Report) -> String {
         report.deadlocks.len(),
         report.abandoned.len()
     );
+    if !report.timed_out.is_empty() {
+        out.push_str(&format!(
+            ", {} delegations timed out",
+            report.timed_out.len()
+        ));
+    }
     if !report.errors.is_empty() {
         out.push_str(&format!(", {} unreadable ledgers", report.errors.len()));
     }

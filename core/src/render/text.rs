@@ -255,6 +255,9 @@ pub fn text_report(report: &Report, style: Style) -> String {
     if !report.abandoned.is_empty() {
         row(&mut out, "abandoned", &report.abandoned.join(", "));
     }
+    if !report.timed_out.is_empty() {
+        row(&mut out, "timed out", &report.timed_out.join(", "));
+    }
     for e in &report.errors {
         row(
             &mut out,
