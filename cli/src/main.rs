@@ -6,18 +6,18 @@ mod delegate;
 mod demo;
 mod exit;
 mod migrate;
+mod previews;
 mod print;
 mod route;
 mod signals;
-mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use agentx_clarify_command::{self as commands, HookEvent, Mutation, Store};
+use agentx_clarify_core::listing::{ready_line, ListFilter};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
 use agentx_clarify_core::signing::PublicKeys;
-use agentx_clarify_core::views::{ready_line, ListFilter};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore as Workspace;
@@ -322,17 +322,17 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             let issue = parse_issue_opt(a.issue.as_deref())?;
             let preview = commands::query::scope_preview(ws, &question, issue)?;
             let v = json!({"ok": true, "preview": preview});
-            print_or(json, &v, || views::scope_text(&question, &preview))
+            print_or(json, &v, || previews::scope_text(&question, &preview))
         }
         Clarify::Wakeup => {
             let wakeup = commands::query::next_wakeup(ws, now)?;
             let v = json!({"ok": true, "wakeup": wakeup});
-            print_or(json, &v, || views::wakeup_text(wakeup, now))
+            print_or(json, &v, || previews::wakeup_text(wakeup, now))
         }
         Clarify::Graph { issue } => {
             let graphs = commands::query::wait_for_graphs(ws, parse_issue_opt(issue.as_deref())?)?;
             let v = json!({"ok": true, "graphs": graphs});
-            print_or(json, &v, || views::graph_text(&graphs))
+            print_or(json, &v, || previews::graph_text(&graphs))
         }
         Clarify::Stats { since } => {
             // Spelled as every surface spells the field (the vectors deep-equal the results).

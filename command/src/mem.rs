@@ -118,7 +118,7 @@ impl MemStore {
             .filter_map(|(name, bytes)| issue_of_file_name(&name).map(|n| (n, name, bytes)))
             .collect();
         // Path order is not issue order (issue-10 before issue-2).
-        agentx_clarify_core::order::sort_by_key(&mut out, |(n, _, _)| *n);
+        agentx_clarify_core::stable_sort::sort_by_key(&mut out, |(n, _, _)| *n);
         out
     }
 

@@ -185,7 +185,7 @@ fn monitor_pass<S: DelegationStore>(
     if !dry_run {
         store.after_monitor(config);
     }
-    agentx_clarify_core::order::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
+    agentx_clarify_core::stable_sort::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok((run, kept))
 }

@@ -4,13 +4,13 @@
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::ledger::RecordOutput;
+use agentx_clarify_core::listing::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
 use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::stats::Stats;
 use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
-use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -67,7 +67,7 @@ pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Listed, ClarifyE
         Some(issue) => (store.read_ledger(issue)?.into_iter().collect(), Vec::new()),
         None => read_all(store)?,
     };
-    let records = views::list(&ledgers, filter)
+    let records = listing::list(&ledgers, filter)
         .into_iter()
         .map(|(i, r)| (i, r.clone()))
         .collect();
@@ -197,7 +197,7 @@ impl ReadyOutcome {
     }
 }
 
-/// `include_escalated`: see `views::ready`.
+/// `include_escalated`: see `listing::ready`.
 pub fn ready<S: DelegationStore>(
     store: &S,
     now: i64,
@@ -206,7 +206,7 @@ pub fn ready<S: DelegationStore>(
     let config = store.load_config()?;
     let (monitor, ledgers) = run_monitor_keeping_ledgers(store, &config, now)?;
     Ok(ReadyOutcome {
-        issues: views::ready(&ledgers, include_escalated),
+        issues: listing::ready(&ledgers, include_escalated),
         monitor,
     })
 }

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ClarifyError;
 use crate::events::{Event, EventType};
-use crate::extensible::extensible_deserialize;
+use crate::keep_unknown::extensible_deserialize;
 use crate::names::{check_agent, is_reserved};
 use crate::time::format_ms;
 

@@ -6,7 +6,7 @@ use crate::error::ClarifyError;
 use crate::names::is_workflow_name;
 use toml::de::DeTable;
 
-use crate::toml_value::{get, Source};
+use crate::toml_read::{get, Source};
 
 /// The `[clarify]` settings, defaults filled.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,12 +178,12 @@ impl Config {
     /// Parses the bytes of `config.toml` as read from disk: a UTF-8 BOM is skipped, invalid
     /// UTF-8 is `CONFIG_INVALID` with the file and byte offset (never an I/O error).
     pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
-        Config::parse(file, crate::toml_value::toml_text(file, bytes)?)
+        Config::parse(file, crate::toml_read::toml_text(file, bytes)?)
     }
 
     /// [`Config::parse_bytes`] with the runner tables ([`Config::parse_with_runners`]).
     pub fn parse_bytes_with_runners(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
-        Config::parse_with_runners(file, crate::toml_value::toml_text(file, bytes)?)
+        Config::parse_with_runners(file, crate::toml_read::toml_text(file, bytes)?)
     }
 
     /// Checks a config given as JSON (API input) against the same ranges as the TOML form.

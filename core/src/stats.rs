@@ -194,8 +194,8 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
             pair.escalated += usize::from(escalation);
         }
     }
-    crate::order::sort_by(&mut latencies, Ord::cmp);
-    crate::order::sort_by(&mut pairs, |a, b| (&a.from, &a.to).cmp(&(&b.from, &b.to)));
+    crate::stable_sort::sort_by(&mut latencies, Ord::cmp);
+    crate::stable_sort::sort_by(&mut pairs, |a, b| (&a.from, &a.to).cmp(&(&b.from, &b.to)));
     #[allow(clippy::cast_precision_loss)]
     let average_rounds = (resolved > 0).then(|| rounds_sum as f64 / resolved as f64);
     Stats {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ClarifyError;
 use crate::names::check_agent;
-use crate::toml_value::{get, Source};
+use crate::toml_read::{get, Source};
 
 /// A parsed workflow.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -215,7 +215,7 @@ impl Workflows {
     /// make this workflow (only) `CONFIG_INVALID`, naming the file and the byte offset, when
     /// a request uses it — like a file that does not parse.
     pub fn insert_bytes_as(&mut self, name: &str, file: &str, bytes: &[u8]) {
-        let source = match crate::toml_value::toml_text(file, bytes) {
+        let source = match crate::toml_read::toml_text(file, bytes) {
             Ok(text) => WorkflowSource::Text {
                 file: file.to_owned(),
                 text: text.to_owned(),

@@ -9,11 +9,11 @@ use crate::agents::Statuses;
 use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Severity, Status};
+use crate::listing::ListFilter;
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
 use crate::ops::{Action, NewRequest};
 use crate::verify::issue_of_file_name;
-use crate::views::ListFilter;
 use crate::workflow::{Workflow, Workflows};
 
 pub type Obj = Map<String, Value>;

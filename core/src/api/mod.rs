@@ -14,10 +14,10 @@ use crate::agents::{apply_events, set_status, Statuses};
 use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::Status;
+use crate::listing;
 use crate::monitor::{monitor, Report};
 use crate::ops::{act, request, Action, Applied};
 use crate::render::{self, Style};
-use crate::views;
 use input::Obj;
 
 /// Every function `call` understands, in the order of `docs/api.md`.
@@ -126,14 +126,14 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         "list" => {
             let (ledgers, _) = input::workspace(map)?;
             let filter = input::list_filter(map)?;
-            let records = views::list(&ledgers, &filter);
-            Ok(json!({ "clarifications": views::list_values(&records) }))
+            let records = listing::list(&ledgers, &filter);
+            Ok(json!({ "clarifications": listing::list_values(&records) }))
         }
         "show" => Ok(show(map)?),
         "ready" => {
             let (ledgers, _) = input::workspace(map)?;
             let escalated = input::flag(map, "includeEscalated")?;
-            Ok(json!({ "issues": views::ready(&ledgers, escalated) }))
+            Ok(json!({ "issues": listing::ready(&ledgers, escalated) }))
         }
         "setStatus" => {
             let mut statuses = input::statuses(map)?;
@@ -262,7 +262,7 @@ fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
                 crate::verify::issue_of_file_name(name).map(|n| (n, name, text))
             })
             .collect();
-        crate::order::sort_by_key(&mut named, |(n, _, _)| *n);
+        crate::stable_sort::sort_by_key(&mut named, |(n, _, _)| *n);
         for (_, name, text) in named {
             let text = text
                 .as_str()

@@ -23,7 +23,7 @@ use toml::de::DeValue;
 
 use super::capability::{check_capability, covers};
 use crate::error::ClarifyError;
-use crate::toml_value::{get, Source};
+use crate::toml_read::{get, Source};
 
 /// One capability an agent offers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -173,7 +173,7 @@ impl Manifest {
 
 fn capabilities(
     src: &Source<'_>,
-    v: &crate::toml_value::Value<'_>,
+    v: &crate::toml_read::Value<'_>,
 ) -> Result<Vec<Capability>, ClarifyError> {
     let DeValue::Array(items) = v.get_ref() else {
         return Err(src.error_at(

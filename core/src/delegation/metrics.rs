@@ -233,7 +233,7 @@ fn gaps(
             }
         })
         .collect();
-    crate::order::sort_by(&mut out, |a, b| {
+    crate::stable_sort::sort_by(&mut out, |a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.capability.cmp(&b.capability))
@@ -304,7 +304,7 @@ fn most_frequent_delegator(ds: &[&Delegation]) -> String {
 }
 
 /// `x` with `decimals` digits after the point, without the float formatter (kept out of the
-/// wasm module; see `toml_value::float_text`).
+/// wasm module; see `toml_read::float_text`).
 fn fixed(x: f64, decimals: u32) -> String {
     let scale = 10i64.pow(decimals);
     #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{Delegation, DelegationLedger, Entry, Report, Response, Status};
 use crate::error::ClarifyError;
-use crate::extensible::extensible_deserialize;
+use crate::keep_unknown::extensible_deserialize;
 use crate::names::check_issue;
 use crate::time::Timestamp;
 

@@ -210,7 +210,7 @@ fn write_canonical(value: &Value, out: &mut String) {
         }
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            crate::order::sort_by(&mut keys, |a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            crate::stable_sort::sort_by(&mut keys, |a, b| a.encode_utf16().cmp(b.encode_utf16()));
             out.push('{');
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {

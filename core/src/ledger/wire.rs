@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{Entry, EntryKind, Ledger, Record, Severity, Status};
 use crate::error::ClarifyError;
-use crate::extensible::extensible_deserialize;
+use crate::keep_unknown::extensible_deserialize;
 use crate::names::check_issue;
 use crate::time::Timestamp;
 use crate::workflow::DEFAULT_SLA_MINUTES;

@@ -301,13 +301,13 @@ pub(super) fn run(pass: &mut Pass<'_>) {
             .filter_map(|&h| records.get(h))
             .map(|r| (r.order_key().0, r.id.clone()))
             .collect();
-        crate::order::sort_by(&mut ids, Ord::cmp);
+        crate::stable_sort::sort_by(&mut ids, Ord::cmp);
         let mut agents: Vec<&str> = b
             .nodes
             .iter()
             .filter_map(|&n| names.get(n).copied())
             .collect();
-        crate::order::sort_by_key(&mut agents, |a| (config.rank(a), *a));
+        crate::stable_sort::sort_by_key(&mut agents, |a| (config.rank(a), *a));
         let Some(victim) = records.get(b.victim) else {
             continue;
         };

@@ -47,7 +47,7 @@ pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
         .iter()
         .filter(|r| r.waits() && !awaiting.contains(r.id.as_str()))
         .collect();
-    crate::order::sort_by_key(&mut waiting, |r| r.order_key());
+    crate::stable_sort::sort_by_key(&mut waiting, |r| r.order_key());
     let mut node_of: HashMap<&str, usize> = HashMap::new();
     let mut names: Vec<&str> = Vec::new();
     let mut edges = Vec::with_capacity(waiting.len());
@@ -64,7 +64,7 @@ pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
                 .iter()
                 .filter_map(|&n| names.get(n).copied())
                 .collect();
-            crate::order::sort_by_key(&mut agents, |a| (config.rank(a), *a));
+            crate::stable_sort::sort_by_key(&mut agents, |a| (config.rank(a), *a));
             WaitCycle {
                 ids: records
                     .iter()

@@ -10,14 +10,15 @@ mod abandoned;
 mod deadlock;
 mod graph;
 mod report;
+mod similarity;
 mod stale;
 mod stuck;
 
 pub use deadlock::{find_cycle_breaks, CycleBreak, WaitEdge};
 pub use graph::{wait_for_graph, WaitCycle, WaitForEdge, WaitForGraph};
 pub use report::{DeadlockReport, EscalatedReport, Report, ReportError};
+pub use similarity::{jaccard, tokens};
 pub use stale::due_at;
-pub use stuck::{jaccard, tokens};
 
 use crate::agents::Statuses;
 use crate::config::Config;
@@ -186,7 +187,7 @@ pub fn monitor_with(
     signers: &Signers,
 ) -> Outcome {
     let mut ledgers = ledgers;
-    crate::order::sort_by_key(&mut ledgers, |l| l.issue_number);
+    crate::stable_sort::sort_by_key(&mut ledgers, |l| l.issue_number);
     let (mut changed_issues, mut events, mut report) = (Vec::new(), Vec::new(), Report::default());
     for ledger in &mut ledgers {
         let (changed, found, one) = run_phases(ledger, statuses, config, now, signers);
@@ -203,7 +204,7 @@ pub fn monitor_with(
         report,
     };
     out.report.errors = errors;
-    crate::order::sort_by(&mut out.report.errors, |a, b| a.file.cmp(&b.file));
+    crate::stable_sort::sort_by(&mut out.report.errors, |a, b| a.file.cmp(&b.file));
     out
 }
 

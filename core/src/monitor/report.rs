@@ -137,11 +137,11 @@ impl Report {
             &mut self.stuck,
             &mut self.abandoned,
         ] {
-            crate::order::sort_by_key(list, |id| seq(id));
+            crate::stable_sort::sort_by_key(list, |id| seq(id));
             list.dedup();
         }
-        crate::order::sort_by_key(&mut self.escalated, |e| seq(&e.id));
-        crate::order::sort_by_key(&mut self.deadlocks, |d| seq(&d.escalated));
+        crate::stable_sort::sort_by_key(&mut self.escalated, |e| seq(&e.id));
+        crate::stable_sort::sort_by_key(&mut self.deadlocks, |d| seq(&d.escalated));
     }
 
     /// Appends a later ledger's report (ledgers are merged in ascending issue order).

@@ -216,7 +216,7 @@ mod tests {
         ] {
             let doc = format!("developer_instructions = {}", toml_basic_string(text));
             let parsed = toml::de::DeTable::parse(&doc).unwrap();
-            let value = crate::toml_value::get(parsed.get_ref(), "developer_instructions");
+            let value = crate::toml_read::get(parsed.get_ref(), "developer_instructions");
             match value.map(toml::Spanned::get_ref) {
                 Some(toml::de::DeValue::String(s)) => assert_eq!(s, text),
                 other => panic!("{text:?} read back as {other:?}"),

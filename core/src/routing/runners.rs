@@ -11,7 +11,7 @@ use toml::de::{DeTable, DeValue};
 use crate::error::ClarifyError;
 use crate::names::{check_agent, is_reserved};
 use crate::routing::output::AnswerFormat;
-use crate::toml_value::{describe, get, Source, Value};
+use crate::toml_read::{describe, get, Source, Value};
 
 /// Default and allowed range of `timeout_seconds`.
 pub const DEFAULT_TIMEOUT_SECONDS: u32 = 600;

@@ -111,7 +111,7 @@ pub fn check(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Result<Gr
             .iter()
             .flat_map(|s| s.can_clarify.iter().map(String::as_str))
             .collect();
-        crate::order::sort_dedup(&mut allowed);
+        crate::stable_sort::sort_dedup(&mut allowed);
         return Err(ClarifyError::ScopeViolation {
             message: format!(
                 "agent '{}' cannot clarify with '{}'; allowed: [{}]",

@@ -87,7 +87,7 @@ pub fn preview(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Preview
         .iter()
         .flat_map(|s| s.can_clarify.iter().map(String::as_str))
         .collect();
-    crate::order::sort_dedup(&mut targets);
+    crate::stable_sort::sort_dedup(&mut targets);
     let governing = narrowed
         .iter()
         .find(|s| s.can_clarify.iter().any(|a| a == ask.to))

@@ -386,7 +386,7 @@ impl Planner<'_> {
                         && !self.closing.contains(&d.id)
                 })
                 .collect();
-            crate::order::sort_by_key(&mut open, |d| {
+            crate::stable_sort::sort_by_key(&mut open, |d| {
                 delegation::DelegationId::parse(&d.id).map_or(u64::MAX, |id| id.seq)
             });
             open.first().map(|d| d.id.clone())

@@ -67,7 +67,7 @@ macro_rules! extensible_deserialize {
                     }
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
                         let mut out = <$ty>::default();
-                        while let Some(key) = map.next_key::<$crate::extensible::Key<'de>>()? {
+                        while let Some(key) = map.next_key::<$crate::keep_unknown::Key<'de>>()? {
                             match key.as_str() {
                                 $($key => out.$field = map.next_value()?,)*
                                 _ => {

@@ -31,7 +31,7 @@ pub fn list<'a>(ledgers: &'a [Ledger], filter: &ListFilter) -> Vec<(u32, &'a Rec
             }
         })
         .collect();
-    crate::order::sort_by(&mut out, |a, b| {
+    crate::stable_sort::sort_by(&mut out, |a, b| {
         (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key()))
     });
     out
@@ -85,7 +85,7 @@ pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
                 .iter()
                 .filter(|r| waiting_on(r).is_some())
                 .collect();
-            crate::order::sort_by_key(&mut blockers, |r| {
+            crate::stable_sort::sort_by_key(&mut blockers, |r| {
                 (
                     r.created.as_ref().map_or(i64::MAX, |t| t.ms()),
                     r.order_key(),
@@ -105,7 +105,7 @@ pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
             }
         })
         .collect();
-    crate::order::sort_by_key(&mut out, |r| r.issue_number);
+    crate::stable_sort::sort_by_key(&mut out, |r| r.issue_number);
     out
 }
 
