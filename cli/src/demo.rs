@@ -5,12 +5,15 @@
 use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
 use agentx_clarify_core::render::text_stats;
 use agentx_clarify_core::render::{text_escalation, text_report, text_thread};
+use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::stats::Stats;
 use agentx_clarify_core::{Action, ClarifyError, NewRequest};
+use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore as Workspace;
 use serde_json::json;
 
+use crate::demo_routing;
 use crate::print::{self, STYLE};
 
 const MINUTE: i64 = 60_000;
@@ -357,9 +360,11 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         }
     }
 
+    routed_chapter(s, loud)?;
+
     let stats = commands::stats(&s.ws, None)?.stats;
     if loud {
-        heading("6. What happened: agentx clarify stats");
+        heading("7. What happened: agentx clarify stats");
         print::text(&indent(&text_stats(&stats)));
         heading("Explore the workspace");
         let root = s.ws.root().display().to_string();
@@ -368,6 +373,83 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         say(&format!("agentx --root {root} clarify show --issue 45"));
         say(&format!("agentx --root {root} ready"));
         say(&format!("agentx --root {root} clarify verify"));
+        say(&format!(
+            "agentx --root {root} clarify resume-prompt CLR-47-001"
+        ));
     }
     Ok(stats)
+}
+
+/// Chapter 6, routing: the architect's agent CLI answers within the run, the engineer gets
+/// the text that resumes it, and a failing agent is escalated with its cause — never an
+/// invented answer.
+fn routed_chapter(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
+    if loud {
+        heading("6. The hub routes: the architect's agent answers, a failing agent escalates (issue #47)");
+        say("runners in .agentx/config.toml: architect → claude -p (stand-in), product-manager → gemini (fails)");
+    }
+    demo_routing::install_runners(&s.ws)?;
+    s.hook("engineer", 47)?;
+    let m = s.ask(
+        47,
+        "engineer",
+        "architect",
+        "Rate limiting",
+        "Token bucket or fixed window for the public API's rate limits?",
+        None,
+    )?;
+    if loud {
+        s.show(&m);
+    }
+    let runner = ProcessRunner::new(s.ws.root());
+    s.advance(1);
+    let now = s.now;
+    let clock = move || now;
+    if loud {
+        command("clarify route CLR-47-001");
+    }
+    let routed = commands::route(&s.ws, &runner, "CLR-47-001", &clock, true)?;
+    if routed.outcome != RouteOutcome::Answered {
+        return Err(ClarifyError::Internal {
+            message: format!("the demo's architect did not answer: {:?}", routed.outcome),
+        });
+    }
+    if let (true, Some(r)) = (loud, &routed.clarification) {
+        print::text(&indent(&text_thread(47, r, STYLE)));
+        command("clarify resume-prompt CLR-47-001");
+        let resume = commands::route::resume_prompt(&s.ws, "CLR-47-001")?;
+        print::text(&indent(&resume.text()));
+    }
+    s.advance(2);
+    let m = s.ask(
+        47,
+        "engineer",
+        "product-manager",
+        "Free tier",
+        "Do free-tier keys get the same limits as paid ones?",
+        None,
+    )?;
+    if loud {
+        s.show(&m);
+    }
+    s.advance(1);
+    if loud {
+        command("clarify route CLR-47-002");
+    }
+    let now = s.now;
+    let clock = move || now;
+    let routed = commands::route(&s.ws, &runner, "CLR-47-002", &clock, true)?;
+    if routed.outcome != RouteOutcome::Escalated {
+        return Err(ClarifyError::Internal {
+            message: format!(
+                "the demo's failing agent was not escalated: {:?}",
+                routed.outcome
+            ),
+        });
+    }
+    if let (true, Some(r)) = (loud, &routed.clarification) {
+        print::text(&indent(&text_escalation(47, r, STYLE)));
+        say("the agent's failure is on record with its cause; a human answers, not a placeholder.");
+    }
+    Ok(())
 }

@@ -4,6 +4,7 @@
 mod args;
 mod delegate;
 mod demo;
+mod demo_routing;
 mod exit;
 mod migrate;
 mod previews;
