@@ -18,6 +18,7 @@ const TOOLS = [
   "clarify_monitor",
   "clarify_ready",
   "clarify_resolve",
+  "clarify_resume_prompt",
   "clarify_show",
   "clarify_wait",
 ];
@@ -111,6 +112,12 @@ describe("agentx mcp through the TypeScript SDK client", () => {
 
     const resolved = await call(engineer, "clarify_resolve", { id: "CLR-42-001", message: "Redis." });
     assert.equal(resolved.structuredContent.clarification.status, "resolved");
+
+    // The text that resumes the engineer (seed 002's CLARIFICATION RESPONSE), as the CLI's.
+    const resume = await call(engineer, "clarify_resume_prompt", { id: "CLR-42-001" });
+    assert.match(resume.content[0].text, /^CLARIFICATION RESPONSE\nClarification: CLR-42-001\n/);
+    assert.match(resume.content[0].text, /A1: Redis, see ADR-7\./);
+    assert.equal(resume.structuredContent.text, cli(ws.root, ["clarify", "resume-prompt", "CLR-42-001"]).text);
 
     const shown = await call(architect, "clarify_show", { id: "CLR-42-001" });
     const thread = shown.structuredContent.clarification.thread.map((e) => [e.from, e.type]);
