@@ -419,3 +419,32 @@ fn a_root_that_does_not_exist_is_an_error_except_for_init() {
     assert!(missing.join(".agentx/workflows").is_dir());
     assert_eq!(json_in(&missing, &["clarify", "list"]).code, 0);
 }
+
+/// Issue 12, item 7: a settings or workflow file that is not UTF-8 is `CONFIG_INVALID` (exit 3)
+/// naming the file and the byte offset, through the binary, not `IO_ERROR`.
+#[test]
+fn files_that_are_not_utf8_are_config_invalid_with_the_byte_offset() {
+    let dir = workspace();
+    let root = dir.path();
+    let args = ask_args(1, "T", "Q");
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Latin-1 "é" (0xE9) at byte 11 of the settings.
+    let config = root.join(".agentx/config.toml");
+    let good = std::fs::read(&config).unwrap();
+    std::fs::write(&config, b"# caf\xe9 au lait\n").unwrap();
+    let v = assert_fails(&json_at(root, T0, &refs), 3, "CONFIG_INVALID");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("config.toml"), "{message}");
+    assert!(message.contains("byte offset 5"), "{message}");
+    std::fs::write(&config, good).unwrap();
+    // The same in a workflow file the request uses.
+    let feature = root.join(".agentx/workflows/feature.toml");
+    let mut bytes = std::fs::read(&feature).unwrap();
+    bytes.splice(0..0, b"# \xff\n".iter().copied());
+    std::fs::write(&feature, bytes).unwrap();
+    let v = assert_fails(&json_at(root, T0, &refs), 3, "CONFIG_INVALID");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("feature.toml"), "{message}");
+    assert!(message.contains("byte offset 2"), "{message}");
+    assert!(!ledger_path(root, 1).exists(), "nothing written");
+}

@@ -793,3 +793,69 @@ fn run_logs_keep_secrets_out_and_the_persona_goes_in() {
         format!("CLARIFICATION RESPONSE\nClarification: {id}\nIssue: #42\nFrom: engineer\nTo: architect\nTopic: Cache layer\n\nQ1: What do you decide?\nA1: {CACHE_ANSWER}\n\nContinue your work from your last checkpoint with these answers.\n")
     );
 }
+
+/// `[clarify] route_on_retry = true`: a plain `monitor` routes what it retried; `--no-route`
+/// turns that off for one run; a dry run never routes.
+#[test]
+fn route_on_retry_makes_the_monitor_route() {
+    let dir = workspace("[agents.architect]\npreset = \"claude\"\ncommand = [\"AGENTS/claude\"]\n");
+    let root = dir.path();
+    let config = root.join(".agentx/config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("[clarify]\n", "[clarify]\nroute_on_retry = true\n"),
+    )
+    .unwrap();
+    let t0 = common::T0;
+    for issue in [42, 43] {
+        let out = common::json_at(
+            root,
+            t0,
+            &[
+                "clarify",
+                "ask",
+                &format!("--issue={issue}"),
+                "--from=engineer",
+                "--to=architect",
+                "--topic=Cache layer",
+                "--question=Which?",
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+    }
+    let late = t0 + 61 * common::MINUTE;
+    let dry = common::json_at(root, late, &["clarify", "monitor", "--dry-run"]).json();
+    assert!(dry.get("routed").is_none(), "{dry}");
+    // Only issue 43's ledger is there for the first run: issue 42's is moved aside.
+    let aside = root.join("issue-42.json.aside");
+    std::fs::rename(common::ledger_path(root, 42), &aside).unwrap();
+    let off = common::json_at(root, late, &["clarify", "monitor", "--no-route"]).json();
+    assert_eq!(
+        off["report"]["retried"],
+        serde_json::json!(["CLR-43-001"]),
+        "{off}"
+    );
+    assert!(off.get("routed").is_none(), "{off}");
+    let thread = read_ledger(root, 43)["clarifications"][0]["thread"].clone();
+    assert!(
+        thread
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["type"] != "answer"),
+        "not routed: {thread}"
+    );
+    std::fs::rename(&aside, common::ledger_path(root, 42)).unwrap();
+    let out = common::json_at(root, late, &["clarify", "monitor"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    let v = out.json();
+    assert_eq!(
+        v["report"]["retried"],
+        serde_json::json!(["CLR-42-001"]),
+        "{v}"
+    );
+    assert_eq!(v["routed"]["routed"][0]["id"], "CLR-42-001", "{v}");
+    assert_eq!(v["routed"]["routed"][0]["outcome"], "answered", "{v}");
+    assert_eq!(record(root, "CLR-42-001")["status"], "answered");
+}
