@@ -9,6 +9,7 @@
 //! lease; statuses, follow-up monitor, run log.
 
 mod all;
+mod chat;
 mod log;
 mod views;
 
@@ -28,6 +29,7 @@ use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 use crate::store_runs::RunStore;
 
 pub use all::{route_all, route_ids, RoutedAll};
+pub use chat::{chat_prompt, chat_reply, ChatReply};
 pub use views::{parse_run, resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
 
 /// Starts the agent CLI of one invocation (the shells: the `runner` crate's process runner).
