@@ -256,6 +256,30 @@ async function main() {
     if (ledger(48).clarifications[0]?.thread.at(-1)?.body !== ARCHITECT_ANSWER) throw new Error(`ledger #48: ${JSON.stringify(ledger(48))}`)
     await screenshot(page, 'chat-route')
 
+    step('Agents tree: a delegation made with the CLI shows under both agents')
+    execFileSync(CLI, ['--root', WORKSPACE, 'delegate', 'request', '--issue', '49', '--from', 'engineer', '--to', 'architect', '--objective', 'Draft the cache ADR'])
+    await until('the delegation row under engineer', () => rowText(page, '→ architect: Draft the cache ADR'), 15_000)
+    await until('the delegation row under architect', () => rowText(page, '← engineer: Draft the cache ADR'), 15_000)
+    await screenshot(page, 'delegations')
+
+    step('chat: /clarify ingest on the open file acts on its [CLARIFICATION_NEEDED] block')
+    const output = 'Reading the code…\n[CLARIFICATION_NEEDED]\nagent_id: engineer\nblocked_at: Export\nquestions:\n- Is CSV export in scope?\nto: product-manager\n[/CLARIFICATION_NEEDED]\n'
+    fs.writeFileSync(path.join(WORKSPACE, 'engineer-output.log'), output)
+    await page.keyboard.press('Control+P')
+    const quickOpen = page.locator('.quick-input-widget input')
+    await quickOpen.waitFor({ state: 'visible', timeout: 15_000 })
+    await quickOpen.fill('engineer-output.log')
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'engineer-output.log' }).first().waitFor({ state: 'visible', timeout: 15_000 })
+    await page.keyboard.press('Enter')
+    await page.locator('.tab.active', { hasText: 'engineer-output.log' }).waitFor({ state: 'visible', timeout: 15_000 })
+    const ingested = await chat(page, '@agentx /clarify ingest #50 engineer', /Ingested 1 signal block[\s\S]*created[\s\S]*CLR-50-001/)
+    if (!/engineer-output\.log/.test(ingested)) throw new Error(`ingest source: ${ingested}`)
+    const fromBlock = ledger(50).clarifications[0]
+    if (fromBlock?.from !== 'engineer' || fromBlock?.to !== 'product-manager' || !/Is CSV export in scope\?/.test(fromBlock.thread[0].body)) {
+      throw new Error(`ledger #50: ${JSON.stringify(ledger(50))}`)
+    }
+    await screenshot(page, 'chat-ingest')
+
     step('MCP: "MCP: List Servers" shows the registered agentx mcp server')
     await runCommand(page, 'MCP: List Servers')
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'AgentX Clarify' }).first().waitFor({ state: 'visible', timeout: 30_000 })

@@ -11,13 +11,13 @@
 
 use agentx_clarify_core::names::{ClarificationId, AGENT_X};
 use agentx_clarify_core::routing::{
-    build_prompt, decide, default_persona_path, interpret, persona_text, replies, AnswerAt,
-    Interpretation, Outcome, OutputSpec, PromptInput, RunResult,
+    build_prompt, default_persona_path, interpret, persona_text, replies, AnswerAt, Interpretation,
+    OutputSpec, PromptInput, RunResult,
 };
-use agentx_clarify_core::{ClarifyError, Event, EventType};
+use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use super::{routable, Routed};
+use super::{agent_error, decide_locked, routable, run_events, Routed};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
 use crate::store_delegations::DelegationStore;
@@ -115,33 +115,9 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
     let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
     let record = ledger.find(id).ok_or_else(not_found)?;
     let reading = reading(reply, config.max_body_chars);
-    let mut events = vec![Event::routing(EventType::Routed, issue, record, now, None)];
-    let cause = match &reading {
-        Interpretation::AgentError { cause } => Some(cause.clone()),
-        _ => None,
-    };
-    if let Some(cause) = &cause {
-        events.push(Event::routing(
-            EventType::RouteFailed,
-            issue,
-            record,
-            now,
-            Some(cause.clone()),
-        ));
-    }
+    let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();
-    let decision = store.update_ledger(issue, &config, AGENT_X, |current| {
-        let d = decide(
-            current.as_ref(),
-            id,
-            round,
-            &reading,
-            &config,
-            &workflows,
-            now,
-        )?;
-        Ok((d.applied.as_ref().map(|a| a.ledger.clone()), d))
-    })?;
+    let decision = decide_locked(store, &config, &workflows, id, round, &reading, now)?;
     let mut warnings = Vec::new();
     let monitor = match decision.applied {
         Some(applied) => {
@@ -172,13 +148,7 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
         events,
         run: json!({"agent": to, "via": "chat-model", "model": model, "interpretation": reading}),
         monitor,
-        error: (decision.outcome == Outcome::Escalated)
-            .then_some(cause)
-            .flatten()
-            .map(|cause| ClarifyError::AgentError {
-                id: id.to_owned(),
-                cause,
-            }),
+        error: agent_error(id, decision.outcome, cause),
         warnings,
     })
 }
@@ -187,6 +157,7 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
 mod tests {
     use super::*;
     use crate::MemStore;
+    use agentx_clarify_core::routing::Outcome;
 
     const NOW: i64 = 1_800_000_000_000;
 

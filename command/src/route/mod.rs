@@ -16,14 +16,15 @@ mod views;
 use agentx_clarify_core::names::{ClarificationId, AGENT_X};
 use agentx_clarify_core::ops::{allowed_ops, who_may, Op};
 use agentx_clarify_core::routing::{
-    build_prompt, decide, interpret, replies, Interpretation, Invocation, Outcome, PromptInput,
-    RunResult,
+    build_prompt, decide, interpret, replies, Decision, Interpretation, Invocation, Outcome,
+    PromptInput, RunResult,
 };
-use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record};
+use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record, Workflows};
 use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
+use crate::store::Store;
 use crate::store_delegations::DelegationStore;
 use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 use crate::store_runs::RunStore;
@@ -224,42 +225,11 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let prompt = prompt_for(&ledger, record, invocation, &config);
 
     let started = clock();
-    let mut events = vec![Event::routing(
-        EventType::Routed,
-        target.issue,
-        record,
-        started,
-        None,
-    )];
     let result = runner.run(invocation, &prompt);
     let reading = interpret(&result, &invocation.output, config.max_body_chars);
     let now = clock().max(started);
-    let cause = match &reading {
-        Interpretation::AgentError { cause } => Some(cause.clone()),
-        _ => None,
-    };
-    if let Some(cause) = &cause {
-        events.push(Event::routing(
-            EventType::RouteFailed,
-            target.issue,
-            record,
-            now,
-            Some(cause.clone()),
-        ));
-    }
-    let decided = store.update_ledger(target.issue, &config, AGENT_X, |current| {
-        let d = decide(
-            current.as_ref(),
-            id,
-            round,
-            &reading,
-            &config,
-            &workflows,
-            now,
-        )?;
-        let write = d.applied.as_ref().map(|a| a.ledger.clone());
-        Ok((write, d))
-    });
+    let (mut events, cause) = run_events(target.issue, record, &reading, started, now);
+    let decided = decide_locked(store, &config, &workflows, id, round, &reading, now);
     lease.release();
     let logged = log::write(
         store,
@@ -324,15 +294,70 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
         events,
         run: summary,
         monitor,
-        error: (decision.outcome == Outcome::Escalated)
-            .then_some(cause)
-            .flatten()
-            .map(|cause| ClarifyError::AgentError {
-                id: id.to_owned(),
-                cause,
-            }),
+        error: agent_error(id, decision.outcome, cause),
         warnings,
     })
+}
+
+/// `clarification-routed` (at `started`) and, when the run is an agent error,
+/// `clarification-route-failed` (at `now`), with the error's cause.
+fn run_events(
+    issue: u32,
+    record: &Record,
+    reading: &Interpretation,
+    started: i64,
+    now: i64,
+) -> (Vec<Event>, Option<String>) {
+    let mut events = vec![Event::routing(
+        EventType::Routed,
+        issue,
+        record,
+        started,
+        None,
+    )];
+    let cause = match reading {
+        Interpretation::AgentError { cause } => Some(cause.clone()),
+        _ => None,
+    };
+    if let Some(cause) = &cause {
+        events.push(Event::routing(
+            EventType::RouteFailed,
+            issue,
+            record,
+            now,
+            Some(cause.clone()),
+        ));
+    }
+    (events, cause)
+}
+
+/// Step 6: under the ledger's update, re-read and decide (nothing written when superseded).
+fn decide_locked<S: Store>(
+    store: &S,
+    config: &Config,
+    workflows: &Workflows,
+    id: &str,
+    round: u32,
+    reading: &Interpretation,
+    now: i64,
+) -> Result<Decision, ClarifyError> {
+    let issue = ClarificationId::parse(id)?.issue;
+    store.update_ledger(issue, config, AGENT_X, |current| {
+        let d = decide(current.as_ref(), id, round, reading, config, workflows, now)?;
+        let write = d.applied.as_ref().map(|a| a.ledger.clone());
+        Ok((write, d))
+    })
+}
+
+/// `AGENT_ERROR` when the agent failed and the record was escalated for it.
+fn agent_error(id: &str, outcome: Outcome, cause: Option<String>) -> Option<ClarifyError> {
+    (outcome == Outcome::Escalated)
+        .then_some(cause)
+        .flatten()
+        .map(|cause| ClarifyError::AgentError {
+            id: id.to_owned(),
+            cause,
+        })
 }
 
 /// The statuses take a write's events (as after any command).

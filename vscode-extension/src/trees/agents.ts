@@ -31,7 +31,9 @@ export class AgentItem extends vscode.TreeItem {
   ) {
     super(agent, delegations.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None)
     const look = STATUS_LOOK[status.status] ?? { ...UNKNOWN, label: String(status.status) }
-    this.id = `agent:${agent}`
+    // A new id when delegations appear: VS Code keeps an id's collapsed state, and a row that
+    // was a leaf would stay closed over the delegations it now has.
+    this.id = delegations.length > 0 ? `agent:${agent}:delegations` : `agent:${agent}`
     this.iconPath = new vscode.ThemeIcon(look.icon, look.color ? new vscode.ThemeColor(look.color) : undefined)
     this.description = describe(status, look)
     this.tooltip = tooltip(agent, status)
@@ -66,6 +68,7 @@ export class DelegationItem extends vscode.TreeItem {
     this.description = [d.id, d.status, d.capability ?? '', d.deadline ? `due ${d.deadline}` : ''].filter(Boolean).join(' · ')
     this.tooltip = `${d.id} (issue #${d.issueNumber ?? '?'}): ${d.from} delegated to ${d.to}${d.capability ? ` (${d.capability})` : ''}: ${d.objective} — ${d.status}`
     this.contextValue = `delegation.${d.status}`
+    this.accessibilityInformation = { label: `${this.label} ${this.description}`, role: 'treeitem' }
   }
 }
 
