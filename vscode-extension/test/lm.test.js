@@ -58,6 +58,8 @@ test('the three tools are declared in package.json with input schemas and regist
   assert.deepEqual(Object.keys(req.inputSchema.properties), ['from', 'to', 'topic', 'question', 'blocking', 'field', 'suggestions', 'issue'])
   assert.match(req.modelDescription, /instead of guessing/)
   assert.match(pkg.engines.vscode, /^\^1\.10[1-9]\./)
+  assert.equal(pkg.devDependencies['@types/vscode'], pkg.engines.vscode.slice(1), '@types/vscode matches engines.vscode')
+  assert.equal(pkg.enabledApiProposals, undefined, 'no proposed API in the shipped extension')
 })
 
 test('answered: the chat model answers as the target with its persona; the ledger has question and answer', async () => {
