@@ -351,33 +351,17 @@ class WasmBackend implements Backend {
     })
     return { report: result.report, events: result.events, dryRun: true }
   }
-  ask(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  resolve(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  escalate(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  answer(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  runner(): Promise<unknown | undefined> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  route(): Promise<T.StoreRoute> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  chatPrompt(): Promise<T.ChatPrompt> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  chatReply(): Promise<T.StoreChatRoute> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  ingest(): Promise<T.StoreIngest> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
+  // Every write (and routing, which writes) is refused with the same READ_ONLY error.
+  private refuse = <R>(): Promise<R> => Promise.reject(readOnly(this.fallbackReason))
+  ask = () => this.refuse<T.StoreMutation>()
+  resolve = () => this.refuse<T.StoreMutation>()
+  escalate = () => this.refuse<T.StoreMutation>()
+  answer = () => this.refuse<T.StoreMutation>()
+  runner = () => this.refuse<unknown | undefined>()
+  route = () => this.refuse<T.StoreRoute>()
+  chatPrompt = () => this.refuse<T.ChatPrompt>()
+  chatReply = () => this.refuse<T.StoreChatRoute>()
+  ingest = () => this.refuse<T.StoreIngest>()
   async delegations(): Promise<T.Delegation[]> {
     // The wasm package has no delegation store: the Agents tree shows none in read-only mode.
     return []

@@ -9,7 +9,7 @@
 //! the lock and the reply is `superseded`. A shell that gives up (cancellation) calls nothing
 //! and the record stays pending for the monitor.
 
-use agentx_clarify_core::names::{ClarificationId, AGENT_X};
+use agentx_clarify_core::names::AGENT_X;
 use agentx_clarify_core::routing::{
     build_prompt, default_persona_path, interpret, persona_text, replies, AnswerAt, Interpretation,
     OutputSpec, PromptInput, RunResult,
@@ -17,7 +17,7 @@ use agentx_clarify_core::routing::{
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use super::{agent_error, decide_locked, routable, run_events, Routed};
+use super::{agent_error, decide_locked, find, ledger_of, routable, run_events, Routed};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
 use crate::store_delegations::DelegationStore;
@@ -40,10 +40,8 @@ pub fn chat_prompt<S: RunStore>(
     persona: Option<&str>,
 ) -> Result<Value, ClarifyError> {
     let config = store.load_runner_config()?;
-    let issue = ClarificationId::parse(id)?.issue;
-    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
-    let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
-    let record = ledger.find(id).ok_or_else(not_found)?;
+    let (issue, ledger) = ledger_of(store, id)?;
+    let record = find(&ledger, id)?;
     routable(record)?;
     let (file, text) = match persona {
         Some(text) => (None, Some(text.to_owned())),
@@ -110,10 +108,8 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
     let config = store.load_runner_config()?;
     store.read_statuses()?;
     let workflows = store.load_workflows()?;
-    let issue = ClarificationId::parse(id)?.issue;
-    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
-    let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
-    let record = ledger.find(id).ok_or_else(not_found)?;
+    let (issue, ledger) = ledger_of(store, id)?;
+    let record = find(&ledger, id)?;
     let reading = reading(reply, config.max_body_chars);
     let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();

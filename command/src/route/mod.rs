@@ -114,10 +114,8 @@ fn check<S: RunStore>(
     id: &str,
     persona: Option<&str>,
 ) -> Result<Target, ClarifyError> {
-    let issue = ClarificationId::parse(id)?.issue;
-    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
-    let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
-    let record = ledger.find(id).ok_or_else(not_found)?;
+    let (issue, ledger) = ledger_of(store, id)?;
+    let record = find(&ledger, id)?;
     routable(record)?;
     let target = record.to.clone();
     let spec = config
@@ -150,6 +148,22 @@ fn check<S: RunStore>(
         ledger,
         invocation,
     })
+}
+
+/// The issue of record `id` and its ledger (`NOT_FOUND` without one).
+fn ledger_of<S: Store>(store: &S, id: &str) -> Result<(u32, Ledger), ClarifyError> {
+    let issue = ClarificationId::parse(id)?.issue;
+    let ledger = store
+        .read_ledger(issue)?
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    Ok((issue, ledger))
+}
+
+/// Record `id` of `ledger` (`NOT_FOUND` without it).
+fn find<'l>(ledger: &'l Ledger, id: &str) -> Result<&'l Record, ClarifyError> {
+    ledger
+        .find(id)
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })
 }
 
 /// Routable now: the target may answer it (pending or stale, with a thread).
