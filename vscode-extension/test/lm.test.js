@@ -233,7 +233,8 @@ test('/clarify ask … --route and /clarify route <id> show the routed answer', 
   const { root } = await start({ models: [] })
   const chat = (prompt, extra) => vscode.sendChat('agentx-clarify.agentx', prompt, 'clarify', { model, ...extra })
   const asked = await chat('ask #42 engineer -> architect "Cache layer" Redis or in-process? --route')
-  assert.match(asked.text, /\*\*architect\*\* answered \*\*CLR-42-001\*\* \(through test-model\):\n\n> Redis, see ADR-7\./)
+  assert.match(asked.text, /\n> Redis, see ADR-7\.\n\n\*\*architect\*\* answered \*\*CLR-42-001\*\* \(through test-model\): the reply above is recorded as the answer\./)
+  assert.deepEqual(asked.stream.parts.filter((p) => p.kind === 'markdown').map((p) => p.value).slice(1, 3), ['> ', 'Redis, see ADR-7.'], 'the reply is streamed as it arrives')
   assert.ok(asked.stream.parts.some((p) => p.kind === 'progress' && /Asking architect through Test Model/.test(p.value)))
   assert.equal(record(root).status, 'answered')
   assert.equal(model.requests.length, 1)
@@ -245,6 +246,12 @@ test('/clarify ask … --route and /clarify route <id> show the routed answer', 
   assert.deepEqual(routed.followups.map((f) => f.prompt).slice(0, 2), ['show CLR-42-002', '#42'])
   const again = await chat('route CLR-42-002')
   assert.match(again.text, /`INVALID_TRANSITION`/)
+
+  const stopping = replying('[STOP_WORK]\nagent_id: architect\nblocker_type: missing_context\ndetails: no figures\n[/STOP_WORK]')
+  await chat('ask #42 engineer -> architect "Load" Peak sessions?')
+  const stopped = await chat('route CLR-42-003', { model: stopping })
+  assert.match(stopped.text, /\n\n\*\*Escalated\*\* \(through test-model\): CLR-42-003 was escalated to a human: agent stopped: missing\\_context: no figures\./)
+  assert.equal(record(root, 'CLR-42-003').status, 'escalated')
 })
 
 test('/clarify ingest acts on the signal blocks of the selection', async () => {

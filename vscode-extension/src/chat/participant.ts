@@ -156,20 +156,31 @@ async function execute(
   }
 }
 
-/** Routes `id` for the chat view: progress while the target works, then its answer. */
+/**
+ * Routes `id` for the chat view: progress while the target works, the model's reply streamed
+ * as it arrives (quoted: not yet recorded), then what the core made of it.
+ */
 async function routeForChat(backend: Backend, bus: EventBus, id: string, out: MarkdownSink, request: RequestContext) {
-  const result = await routeClarification(backend, id, { model: request.model, token: request.token, progress: (m) => out.progress?.(m) })
+  let streamed = ''
+  const onText = (fragment: string) => {
+    if (streamed === '') out.markdown('> ')
+    streamed += fragment
+    out.markdown(escapeMarkdown(fragment).replace(/\n/g, '\n> '))
+  }
+  const result = await routeClarification(backend, id, { model: request.model, token: request.token, progress: (m) => out.progress?.(m), onText })
   if (result.kind !== 'not-routed') bus.refresh()
-  out.markdown(routeMarkdown(result))
+  if (streamed !== '') out.markdown('\n\n')
+  out.markdown(routeMarkdown(result, streamed !== ''))
   const record = result.kind === 'not-routed' ? undefined : result.record
   if (record) out.markdown('\n\n' + backend.render({ view: 'thread', clarification: record }))
   return { record }
 }
 
-/** A routing result in the chat: the answer as a quote, or what happened instead. */
-export function routeMarkdown(result: RouteResult): string {
+/** A routing result in the chat: the answer as a quote (unless it was streamed), or what happened instead. */
+export function routeMarkdown(result: RouteResult, streamed = false): string {
   const via = 'via' in result ? (result.via.kind === 'runner' ? ' (its runner)' : ` (through ${escapeMarkdown(result.via.model)})`) : ''
   if (result.kind === 'answered') {
+    if (streamed) return `**${escapeMarkdown(result.to)}** answered **${result.id}**${via}: the reply above is recorded as the answer.`
     const quoted = result.answer.split('\n').map((line) => `> ${escapeMarkdown(line)}`).join('\n')
     return `**${escapeMarkdown(result.to)}** answered **${result.id}**${via}:\n\n${quoted}`
   }

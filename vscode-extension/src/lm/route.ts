@@ -29,6 +29,8 @@ export interface RouteOptions {
   model?: vscode.LanguageModelChat
   /** Told before a model request starts (the chat view shows it as progress). */
   progress?: (message: string) => void
+  /** Each fragment of the model's reply as it arrives (not yet interpreted nor recorded). */
+  onText?: (fragment: string) => void
 }
 
 /** The routing settings (`agentx.routing.*`). */
@@ -90,6 +92,7 @@ export async function routeClarification(backend: Backend, id: string, options: 
     for await (const fragment of response.text) {
       if (options.token?.isCancellationRequested) return cancelled()
       text += fragment
+      options.onText?.(fragment)
     }
     reply = { reply: text }
   } catch (e) {
