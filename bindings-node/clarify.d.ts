@@ -34,6 +34,13 @@ export declare class Workspace {
    */
   route(input: { id: string; now?: number | string }): Promise<T.Ok<T.StoreRoute>>
   route(input: { all: true; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreRouteAll>>
+  /** The prompt that routes a pending record through a chat model the caller holds (VS Code). */
+  routeChatPrompt(input: { id: string; persona?: string }): Promise<T.Ok<T.ChatPrompt>>
+  /**
+   * Records the chat model's reply to `routeChatPrompt`'s prompt (read like a runner's text
+   * output). A model error escalates the record and rejects with AGENT_ERROR.
+   */
+  routeChatReply(input: T.ChatReplyInput): Promise<T.Ok<T.StoreChatRoute>>
   /** The signal blocks of an agent's output, typed, with their problems by line. */
   signalsParse(input: T.SignalsParseInput): Promise<T.Ok<T.SignalsParseResult>>
   /** `agentx signals ingest`: act on every block (idempotent per block). */

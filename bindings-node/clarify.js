@@ -97,6 +97,7 @@ class Workspace {
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
+  'routeChatPrompt', 'routeChatReply',
   'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
   'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
 ]) {

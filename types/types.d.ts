@@ -306,6 +306,7 @@ export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
   | 'migrate' | 'route' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
+  | 'routeChatPrompt' | 'routeChatReply'
   | SignalsOperation
 
 /** A workspace's initial files, as the conformance vectors give them. */
@@ -402,6 +403,30 @@ export interface RouteRun {
   log: string | null
   logError?: string
 }
+/** The `run` of a routing through the shell's chat model (`routeChatReply`). */
+export interface ChatRouteRun {
+  agent: string
+  via: 'chat-model'
+  model: string | null
+  interpretation: RouteInterpretation
+}
+/** `routeChatPrompt({id, persona?})`: the prompt for the target (no runner needed, nothing written). */
+export interface ChatPrompt {
+  id: string
+  issueNumber: number
+  from: string
+  to: string
+  /** Give it back to `routeChatReply`: a reply for an older round is `superseded`. */
+  round: number
+  /** `.github/agents/<to>.agent.md` when it was read; null when absent or `persona` was given. */
+  personaFile: string | null
+  prompt: string
+}
+/** `routeChatReply`: the model's `reply` text, or the `error` that left it without one. */
+export type ChatReplyInput = { id: string; round: number; model?: string; now?: number | string } & (
+  | { reply: string; error?: undefined }
+  | { error: string; reply?: undefined }
+)
 /** `route({id})`; an agent error throws AGENT_ERROR carrying these fields. */
 export interface StoreRoute {
   outcome: RouteOutcome
@@ -411,6 +436,11 @@ export interface StoreRoute {
   events: ClarifyEvent[]
   run: RouteRun
   monitor: MonitorReport
+  warnings: string[]
+}
+/** `routeChatReply`: the same document, its `run` from the chat model. */
+export interface StoreChatRoute extends Omit<StoreRoute, 'run'> {
+  run: ChatRouteRun
 }
 /** `route({all: true, jobs?})`. */
 export interface StoreRouteAll {

@@ -60,7 +60,14 @@ pub const OPERATIONS: &[&str] = &[
 
 /// Routing operations: [`call_route_view`] (`routePrompt`, `routeOutcome`: every surface) and
 /// [`call_routed`] (`route`, and `monitor` with `route`: surfaces that start processes).
-pub const ROUTE_OPERATIONS: &[&str] = &["route", "routePrompt", "routeOutcome", "routeRunner"];
+pub const ROUTE_OPERATIONS: &[&str] = &[
+    "route",
+    "routePrompt",
+    "routeOutcome",
+    "routeRunner",
+    "routeChatPrompt",
+    "routeChatReply",
+];
 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
@@ -296,6 +303,25 @@ fn routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
             Ok(route::route_all(store, runner, clock, jobs)?.to_json())
         }
         "route" => Ok(route::route(store, runner, &string(m, "id")?, clock, true)?.to_json()),
+        // Routing through the shell's chat model (VS Code): the prompt, then the reply.
+        "routeChatPrompt" => route::chat_prompt(
+            store,
+            &string(m, "id")?,
+            opt_string(m, "persona")?.as_deref(),
+        ),
+        "routeChatReply" => {
+            let round = opt_integer(m, "round")?
+                .and_then(|r| u32::try_from(r).ok())
+                .ok_or_else(|| bad("`round` is required: the round of the prompt (1 or more)"))?;
+            let reply = match (opt_string(m, "reply")?, opt_string(m, "error")?) {
+                (Some(text), None) => route::ChatReply::Text(text),
+                (None, Some(cause)) => route::ChatReply::Failed(cause),
+                _ => return Err(bad("give exactly one of `reply` (the model's text) and `error` (why there is none)")),
+            };
+            let model = opt_string(m, "model")?;
+            let id = string(m, "id")?;
+            Ok(route::chat_reply(store, &id, round, &reply, model.as_deref(), clock())?.to_json())
+        }
         "monitor" => {
             let config = store.load_runner_config()?;
             let dry_run = flag(m, "dryRun")?;

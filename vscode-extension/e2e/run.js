@@ -37,6 +37,20 @@ function step(text) {
   stepStarted = now
 }
 
+// What the test-only model of e2e/fake-lm answers as the architect (when its prompt carries
+// the persona and this question).
+const ARCHITECT_QUESTION = 'Which cache for the session store: Redis or in-process?'
+const ARCHITECT_ANSWER = 'Redis with allkeys-lru eviction; see ADR-7.'
+
+/** What a command of the test extension wrote to `<workspace>/.e2e/<name>.json` (undefined: not yet). */
+function readResult(name) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(WORKSPACE, '.e2e', `${name}.json`), 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
 function ledger(issue) {
   return JSON.parse(fs.readFileSync(path.join(WORKSPACE, '.agentx', 'state', 'clarifications', `issue-${issue}.json`), 'utf8'))
 }
@@ -212,6 +226,76 @@ async function main() {
     await until('#43 to keep its blocked badge', async () => /monaco-decoration-itemBadge/.test((await rowText(page, '#43'))?.html ?? ''), 10_000)
     await until('the status bar after the answer ("1 blocking")', async () => (await statusBarText(page)) === '1 blocking', 10_000)
     await screenshot(page, 'after-cli')
+
+    step('lm tool: the engineer calls agentx_request_clarification; the test model answers as the architect')
+    const architectBefore = (await rowText(page, 'architect'))?.aria
+    const askStarted = Date.now()
+    await runCommand(page, 'AgentX Test: Ask as Engineer')
+    const tool = await until('the tool result (.e2e/tool.json)', () => readResult('tool'), 60_000)
+    if (!tool.ok || tool.text !== `[Clarification from architect]\n${ARCHITECT_ANSWER}`) throw new Error(`tool result: ${JSON.stringify(tool)}`)
+    const prompt = readResult('architect-prompt')?.prompt ?? ''
+    if (!prompt.includes('You are the ARCHITECT of this team') || !prompt.includes('CLR-47-001')) throw new Error(`the architect's prompt: ${prompt.slice(0, 800)}`)
+    const asked = ledger(47).clarifications.find((c) => c.id === 'CLR-47-001')
+    const thread = asked?.thread.map((e) => [e.type, e.from, e.body])
+    if (asked?.status !== 'answered' || JSON.stringify(thread) !== JSON.stringify([['question', 'engineer', ARCHITECT_QUESTION], ['answer', 'architect', ARCHITECT_ANSWER]])) {
+      throw new Error(`ledger #47: ${JSON.stringify(asked)}`)
+    }
+    console.log(`     invokeTool → answer in ${tool.ms} ms (command to ledger check: ${Date.now() - askStarted} ms)`)
+    await until('#47 in the Ready queue', async () => (await rowText(page, '#47'))?.aria === '#47 ready', 10_000)
+    const statuses = JSON.parse(fs.readFileSync(path.join(WORKSPACE, '.agentx', 'state', 'agent-status.json'), 'utf8'))
+    await until(`the Agents tree: architect ${statuses.architect?.status} (was: ${architectBefore})`, async () => {
+      const r = await rowText(page, 'architect')
+      return r && r.aria.startsWith(`architect ${statuses.architect.status === 'blocked-clarification' ? 'blocked' : statuses.architect.status}`) && r.aria !== architectBefore
+    }, 10_000)
+    await page.locator('.notifications-toasts').getByText('agentx_request_clarification: [Clarification from architect]').first().waitFor({ state: 'visible', timeout: 10_000 })
+    await screenshot(page, 'lm-tool')
+
+    step('chat: /clarify ask … --route streams the routed answer')
+    const routed = await chat(page, `@agentx /clarify ask #48 engineer -> architect "Session cache" ${ARCHITECT_QUESTION} --route`, /answered[\s\S]*CLR-48-001[\s\S]*allkeys/)
+    if (!routed.includes(ARCHITECT_ANSWER.replace(/;.*/, ''))) throw new Error(`routed answer: ${routed}`)
+    if (ledger(48).clarifications[0]?.thread.at(-1)?.body !== ARCHITECT_ANSWER) throw new Error(`ledger #48: ${JSON.stringify(ledger(48))}`)
+    await screenshot(page, 'chat-route')
+
+    step('Agents tree: a delegation made with the CLI shows under both agents')
+    execFileSync(CLI, ['--root', WORKSPACE, 'delegate', 'request', '--issue', '49', '--from', 'engineer', '--to', 'architect', '--objective', 'Draft the cache ADR'])
+    await until('the delegation row under engineer', () => rowText(page, '→ architect: Draft the cache ADR'), 15_000)
+    await until('the delegation row under architect', () => rowText(page, '← engineer: Draft the cache ADR'), 15_000)
+    await screenshot(page, 'delegations')
+
+    step('chat: /clarify ingest on the open file acts on its [CLARIFICATION_NEEDED] block')
+    const output = 'Reading the code…\n[CLARIFICATION_NEEDED]\nagent_id: engineer\nblocked_at: Export\nquestions:\n- Is CSV export in scope?\nto: product-manager\n[/CLARIFICATION_NEEDED]\n'
+    fs.writeFileSync(path.join(WORKSPACE, 'engineer-output.log'), output)
+    await page.keyboard.press('Control+P')
+    const quickOpen = page.locator('.quick-input-widget input')
+    await quickOpen.waitFor({ state: 'visible', timeout: 15_000 })
+    await quickOpen.fill('engineer-output.log')
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'engineer-output.log' }).first().waitFor({ state: 'visible', timeout: 15_000 })
+    await page.keyboard.press('Enter')
+    await page.locator('.tab.active', { hasText: 'engineer-output.log' }).waitFor({ state: 'visible', timeout: 15_000 })
+    const ingested = await chat(page, '@agentx /clarify ingest #50 engineer', /Ingested 1 signal block[\s\S]*created[\s\S]*CLR-50-001/)
+    if (!/engineer-output\.log/.test(ingested)) throw new Error(`ingest source: ${ingested}`)
+    const fromBlock = ledger(50).clarifications[0]
+    if (fromBlock?.from !== 'engineer' || fromBlock?.to !== 'product-manager' || !/Is CSV export in scope\?/.test(fromBlock.thread[0].body)) {
+      throw new Error(`ledger #50: ${JSON.stringify(ledger(50))}`)
+    }
+    await screenshot(page, 'chat-ingest')
+
+    step('MCP: "MCP: List Servers" shows the registered agentx mcp server')
+    await runCommand(page, 'MCP: List Servers')
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'AgentX Clarify' }).first().waitFor({ state: 'visible', timeout: 30_000 })
+    await screenshot(page, 'mcp-servers')
+    await page.keyboard.press('Escape')
+
+    step('MCP: started, its tools appear in vscode.lm.tools')
+    const mcpStarted = Date.now()
+    await runCommand(page, 'AgentX Test: Start MCP Server')
+    const mcp = await until('the MCP tools (.e2e/mcp.json)', () => readResult('mcp'), 120_000)
+    if (!mcp.ok) throw new Error(`MCP tools: ${JSON.stringify(mcp)}`)
+    for (const name of ['clarify_ask', 'clarify_wait', 'clarify_inbox', 'clarify_answer']) {
+      if (!mcp.tools.some((t) => t.endsWith(name))) throw new Error(`MCP tools lack ${name}: ${mcp.tools.join(', ')}`)
+    }
+    console.log(`     ${mcp.tools.length} MCP tools after ${mcp.attempts} start attempt(s), ${Date.now() - mcpStarted} ms`)
+    await screenshot(page, 'mcp-tools')
 
     const serious = consoleErrors.filter((t) => /agentx-clarify|agentx\.agentx/i.test(t))
     if (serious.length) throw new Error(`console errors from the extension:\n${serious.join('\n')}`)

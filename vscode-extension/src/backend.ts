@@ -30,6 +30,19 @@ export interface Backend {
   ask(input: T.AskInput): Promise<T.StoreMutation>
   resolve(input: T.StoreCloseInput): Promise<T.StoreMutation>
   escalate(input: T.StoreCloseInput): Promise<T.StoreMutation>
+  answer(input: T.StoreAnswerInput): Promise<T.StoreMutation>
+  /** The runner that answers for `agent` (`undefined`: none configured, NO_RUNNER). */
+  runner(agent: string): Promise<unknown | undefined>
+  /** Routes `id` through its target's CLI runner (SPEC §14.2). */
+  route(id: string): Promise<T.StoreRoute>
+  /** The core's prompt for routing `id` through a chat model held here (no writes). */
+  chatPrompt(input: { id: string; persona?: string }): Promise<T.ChatPrompt>
+  /** Records the chat model's reply (or its failure) through the core's interpretation. */
+  chatReply(input: T.ChatReplyInput): Promise<T.StoreChatRoute>
+  /** `agentx signals ingest`: acts on every signal block of an agent's output. */
+  ingest(input: { issue: number; agent: string; parent?: string; text: string }): Promise<T.StoreIngest>
+  /** Delegations (active ones unless `all`). */
+  delegations(input?: { issue?: number; all?: boolean }): Promise<T.Delegation[]>
   render(input: T.RenderInput): string
   /** The core's state machine: which statuses admit each operation, and who may act. */
   transitions(): T.Transitions
@@ -249,6 +262,32 @@ class NativeBackend implements Backend {
   async escalate(input: T.StoreCloseInput) {
     return strip(await this.ws.escalate(input))
   }
+  async answer(input: T.StoreAnswerInput) {
+    return strip(await this.ws.answer(input))
+  }
+  async runner(agent: string) {
+    try {
+      return strip(await this.ws.call('routeRunner', { agent }))
+    } catch (e) {
+      if ((e as { code?: string }).code === 'NO_RUNNER') return undefined
+      throw e
+    }
+  }
+  async route(id: string) {
+    return strip(await this.ws.route({ id }))
+  }
+  async chatPrompt(input: { id: string; persona?: string }) {
+    return strip(await this.ws.routeChatPrompt(input))
+  }
+  async chatReply(input: T.ChatReplyInput) {
+    return strip(await this.ws.routeChatReply(input))
+  }
+  async ingest(input: { issue: number; agent: string; parent?: string; text: string }) {
+    return strip(await this.ws.signalsIngest(input))
+  }
+  async delegations(input: { issue?: number; all?: boolean } = {}) {
+    return (await this.ws.delegateList(input)).delegations
+  }
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text
   }
@@ -312,14 +351,20 @@ class WasmBackend implements Backend {
     })
     return { report: result.report, events: result.events, dryRun: true }
   }
-  ask(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  resolve(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
-  }
-  escalate(): Promise<T.StoreMutation> {
-    return Promise.reject(readOnly(this.fallbackReason))
+  // Every write (and routing, which writes) is refused with the same READ_ONLY error.
+  private refuse = <R>(): Promise<R> => Promise.reject(readOnly(this.fallbackReason))
+  ask = () => this.refuse<T.StoreMutation>()
+  resolve = () => this.refuse<T.StoreMutation>()
+  escalate = () => this.refuse<T.StoreMutation>()
+  answer = () => this.refuse<T.StoreMutation>()
+  runner = () => this.refuse<unknown | undefined>()
+  route = () => this.refuse<T.StoreRoute>()
+  chatPrompt = () => this.refuse<T.ChatPrompt>()
+  chatReply = () => this.refuse<T.StoreChatRoute>()
+  ingest = () => this.refuse<T.StoreIngest>()
+  async delegations(): Promise<T.Delegation[]> {
+    // The wasm package has no delegation store: the Agents tree shows none in read-only mode.
+    return []
   }
   render(input: T.RenderInput) {
     return this.api.renderMarkdown(input).text

@@ -7,7 +7,9 @@ import { defaultLoadOptions, loadBackend, type Backend, type LoadOptions } from 
 import { registerParticipant } from './chat/participant'
 import { DOC_SCHEME, MarkdownDocs, registerCommands } from './commands'
 import { EventBus, watchState } from './events'
-import { resolveRoot } from './root'
+import { cliPath, registerMcp } from './lm/mcp'
+import { registerTools } from './lm/tools'
+import { discoverRoot, resolveRoot } from './root'
 import { ClarifyStatusBar } from './statusBar'
 import { AgentsTree } from './trees/agents'
 import { ReadyTree } from './trees/ready'
@@ -117,6 +119,8 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
     vscode.workspace.registerTextDocumentContentProvider(DOC_SCHEME, docs),
     ...registerCommands({ backend: current, bus, docs, unavailable }),
     registerParticipant({ backend: current, bus, unavailable }, context.extensionUri),
+    ...registerTools({ backend: current, bus, unavailable }),
+    ...registerMcp(cliPath(context.extensionPath), mcpRoots, extensionVersion(context), log),
     bus.onDidChange((change) => {
       if (change.source === 'files') scheduleMonitor()
     }),
@@ -143,6 +147,21 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
       await monitorRun
     },
   }
+}
+
+/** One `agentx mcp` per workspace root: the configured root, else each folder's discovered one. */
+function mcpRoots(): string[] {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)
+  const configured = vscode.workspace.getConfiguration('agentx').get<string>('root')
+  if (configured?.trim()) {
+    const root = resolveRoot(configured, folders)
+    return root ? [root] : []
+  }
+  return folders.map((folder) => discoverRoot(folder) ?? folder)
+}
+
+function extensionVersion(context: vscode.ExtensionContext): string {
+  return String((context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '0.0.0')
 }
 
 export function deactivate(): void {

@@ -154,6 +154,20 @@ test('readWorkspaceFiles takes only ledger files, and tolerates a missing state 
   assert.deepEqual(readWorkspaceFiles('/nonexistent'), { files: {}, statuses: undefined, config: undefined })
 })
 
+test('the CLI bundled into the .vsix (bin/agentx, for agentx mcp) is the one the MCP definitions run', () => {
+  const { cliPath } = require('../out/lm/mcp')
+  const saved = process.env.AGENTX_BIN
+  delete process.env.AGENTX_BIN
+  try {
+    const cli = cliPath(ext)
+    assert.equal(cli, path.join(ext, 'bin', 'agentx'))
+    const out = require('node:child_process').execFileSync(cli, ['mcp', '--help'], { encoding: 'utf8' })
+    assert.match(out, /Model Context Protocol/)
+  } finally {
+    if (saved !== undefined) process.env.AGENTX_BIN = saved
+  }
+})
+
 test('the copies bundled into the .vsix (native/, wasm/) load, each on its own', async () => {
   const { root } = await makeWorkspace()
   const bundled = defaultLoadOptions(ext)

@@ -135,3 +135,22 @@ test('the help text documents every form', () => {
   assert.ok(helpMarkdown('Oops.').startsWith('Oops.\n'))
   assert.match(helpMarkdown(undefined, true), /Read-only: the native addon did not load/)
 })
+
+test('route <id>, ask … --route (before the topic or closing the line) and ingest', () => {
+  assert.deepEqual(parseClarify('route clr-42-001'), { kind: 'route', id: 'CLR-42-001' })
+  assert.match(parseClarify('route').problem, /`route` needs one clarification id/)
+  assert.equal(parseClarify('route CLR-42-001 now').kind, 'help')
+  const base = { kind: 'ask', issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?', blocking: true }
+  assert.deepEqual(parseClarify('ask #42 engineer -> architect --route "Cache" Redis?'), { ...base, route: true })
+  assert.deepEqual(parseClarify('ask #42 engineer -> architect "Cache" Redis? --route'), { ...base, route: true })
+  assert.deepEqual(parseClarify('ask #42 engineer -> architect "Cache" Redis?'), base, 'no --route: not routed')
+  assert.deepEqual(parseClarify('ask #42 engineer -> architect "Cache" Is --route a flag here?'), { ...base, question: 'Is --route a flag here?' })
+  assert.deepEqual(parseClarify('ingest #42 engineer'), { kind: 'ingest', issue: 42, agent: 'engineer' })
+  assert.deepEqual(parseClarify('ingest 7 engineer --parent agent-x'), { kind: 'ingest', issue: 7, agent: 'engineer', parent: 'agent-x' })
+  for (const bad of ['ingest', 'ingest #42', 'ingest x engineer', 'ingest #42 engineer --parent']) {
+    assert.match(parseClarify(bad).problem ?? '', /`ingest` needs the issue and the agent/, bad)
+  }
+  const help = helpMarkdown()
+  assert.match(help, /`\/clarify route CLR-42-001`/)
+  assert.match(help, /`\/clarify ingest #42 engineer \[--parent agent-x\]`/)
+})

@@ -9,25 +9,28 @@
 //! lease; statuses, follow-up monitor, run log.
 
 mod all;
+mod chat;
 mod log;
 mod views;
 
 use agentx_clarify_core::names::{ClarificationId, AGENT_X};
 use agentx_clarify_core::ops::{allowed_ops, who_may, Op};
 use agentx_clarify_core::routing::{
-    build_prompt, decide, interpret, replies, Interpretation, Invocation, Outcome, PromptInput,
-    RunResult,
+    build_prompt, decide, interpret, replies, Decision, Interpretation, Invocation, Outcome,
+    PromptInput, RunResult,
 };
-use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record};
+use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record, Workflows};
 use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
+use crate::store::Store;
 use crate::store_delegations::DelegationStore;
 use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 use crate::store_runs::RunStore;
 
 pub use all::{route_all, route_ids, RoutedAll};
+pub use chat::{chat_prompt, chat_reply, ChatReply};
 pub use views::{parse_run, resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
 
 /// Starts the agent CLI of one invocation (the shells: the `runner` crate's process runner).
@@ -111,10 +114,8 @@ fn check<S: RunStore>(
     id: &str,
     persona: Option<&str>,
 ) -> Result<Target, ClarifyError> {
-    let issue = ClarificationId::parse(id)?.issue;
-    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
-    let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
-    let record = ledger.find(id).ok_or_else(not_found)?;
+    let (issue, ledger) = ledger_of(store, id)?;
+    let record = find(&ledger, id)?;
     routable(record)?;
     let target = record.to.clone();
     let spec = config
@@ -147,6 +148,22 @@ fn check<S: RunStore>(
         ledger,
         invocation,
     })
+}
+
+/// The issue of record `id` and its ledger (`NOT_FOUND` without one).
+fn ledger_of<S: Store>(store: &S, id: &str) -> Result<(u32, Ledger), ClarifyError> {
+    let issue = ClarificationId::parse(id)?.issue;
+    let ledger = store
+        .read_ledger(issue)?
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    Ok((issue, ledger))
+}
+
+/// Record `id` of `ledger` (`NOT_FOUND` without it).
+fn find<'l>(ledger: &'l Ledger, id: &str) -> Result<&'l Record, ClarifyError> {
+    ledger
+        .find(id)
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })
 }
 
 /// Routable now: the target may answer it (pending or stale, with a thread).
@@ -222,42 +239,11 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let prompt = prompt_for(&ledger, record, invocation, &config);
 
     let started = clock();
-    let mut events = vec![Event::routing(
-        EventType::Routed,
-        target.issue,
-        record,
-        started,
-        None,
-    )];
     let result = runner.run(invocation, &prompt);
     let reading = interpret(&result, &invocation.output, config.max_body_chars);
     let now = clock().max(started);
-    let cause = match &reading {
-        Interpretation::AgentError { cause } => Some(cause.clone()),
-        _ => None,
-    };
-    if let Some(cause) = &cause {
-        events.push(Event::routing(
-            EventType::RouteFailed,
-            target.issue,
-            record,
-            now,
-            Some(cause.clone()),
-        ));
-    }
-    let decided = store.update_ledger(target.issue, &config, AGENT_X, |current| {
-        let d = decide(
-            current.as_ref(),
-            id,
-            round,
-            &reading,
-            &config,
-            &workflows,
-            now,
-        )?;
-        let write = d.applied.as_ref().map(|a| a.ledger.clone());
-        Ok((write, d))
-    });
+    let (mut events, cause) = run_events(target.issue, record, &reading, started, now);
+    let decided = decide_locked(store, &config, &workflows, id, round, &reading, now);
     lease.release();
     let logged = log::write(
         store,
@@ -322,15 +308,70 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
         events,
         run: summary,
         monitor,
-        error: (decision.outcome == Outcome::Escalated)
-            .then_some(cause)
-            .flatten()
-            .map(|cause| ClarifyError::AgentError {
-                id: id.to_owned(),
-                cause,
-            }),
+        error: agent_error(id, decision.outcome, cause),
         warnings,
     })
+}
+
+/// `clarification-routed` (at `started`) and, when the run is an agent error,
+/// `clarification-route-failed` (at `now`), with the error's cause.
+fn run_events(
+    issue: u32,
+    record: &Record,
+    reading: &Interpretation,
+    started: i64,
+    now: i64,
+) -> (Vec<Event>, Option<String>) {
+    let mut events = vec![Event::routing(
+        EventType::Routed,
+        issue,
+        record,
+        started,
+        None,
+    )];
+    let cause = match reading {
+        Interpretation::AgentError { cause } => Some(cause.clone()),
+        _ => None,
+    };
+    if let Some(cause) = &cause {
+        events.push(Event::routing(
+            EventType::RouteFailed,
+            issue,
+            record,
+            now,
+            Some(cause.clone()),
+        ));
+    }
+    (events, cause)
+}
+
+/// Step 6: under the ledger's update, re-read and decide (nothing written when superseded).
+fn decide_locked<S: Store>(
+    store: &S,
+    config: &Config,
+    workflows: &Workflows,
+    id: &str,
+    round: u32,
+    reading: &Interpretation,
+    now: i64,
+) -> Result<Decision, ClarifyError> {
+    let issue = ClarificationId::parse(id)?.issue;
+    store.update_ledger(issue, config, AGENT_X, |current| {
+        let d = decide(current.as_ref(), id, round, reading, config, workflows, now)?;
+        let write = d.applied.as_ref().map(|a| a.ledger.clone());
+        Ok((write, d))
+    })
+}
+
+/// `AGENT_ERROR` when the agent failed and the record was escalated for it.
+fn agent_error(id: &str, outcome: Outcome, cause: Option<String>) -> Option<ClarifyError> {
+    (outcome == Outcome::Escalated)
+        .then_some(cause)
+        .flatten()
+        .map(|cause| ClarifyError::AgentError {
+            id: id.to_owned(),
+            cause,
+        })
 }
 
 /// The statuses take a write's events (as after any command).

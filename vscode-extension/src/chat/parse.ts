@@ -8,7 +8,9 @@
 //   stale | monitor                    run the monitor, show its report
 //   resolve CLR-42-001 [text]          resolve (requester on answered, human on escalated)
 //   escalate CLR-42-001 [text]         escalate to a human
-//   ask #42 engineer -> architect [--non-blocking] [--workflow W] [--step S] "Topic" Question…
+//   ask #42 engineer -> architect [--non-blocking] [--workflow W] [--step S] [--route] "Topic" Question…
+//   route CLR-42-001                   route to the target (its runner, else the chat model)
+//   ingest #42 engineer [--parent P]   act on the signal blocks of the selection or file
 //   help
 
 export interface AskCommand {
@@ -21,6 +23,16 @@ export interface AskCommand {
   blocking: boolean
   workflow?: string
   step?: string
+  /** Route the new record to its target at once (`--route`). */
+  route?: boolean
+}
+
+/** `ingest #42 engineer [--parent P]`: the agent's output is the selection or the file. */
+export interface IngestCommand {
+  kind: 'ingest'
+  issue: number
+  agent: string
+  parent?: string
 }
 
 export type Command =
@@ -31,6 +43,8 @@ export type Command =
   | { kind: 'resolve'; id: string; message?: string }
   | { kind: 'escalate'; id: string; message?: string }
   | AskCommand
+  | { kind: 'route'; id: string }
+  | IngestCommand
   | { kind: 'help'; problem?: string }
 
 export const ASK_SYNTAX = 'ask #42 engineer -> architect "Topic" Question text'
@@ -82,6 +96,13 @@ export function parseClarify(prompt: string): Command {
     }
     case 'ask':
       return parseAsk(rest)
+    case 'route': {
+      const [id, extra] = splitFirst(rest)
+      if (id === '' || extra !== '') return { kind: 'help', problem: '`route` needs one clarification id, e.g. `route CLR-42-001`.' }
+      return { kind: 'route', id: normaliseId(id) }
+    }
+    case 'ingest':
+      return parseIngest(rest)
   }
   if (ISSUE.test(head) && rest === '') return issue(head)
   if (ID_LIKE.test(head) && rest === '') return { kind: 'show', id: normaliseId(head) }
@@ -130,12 +151,14 @@ function parseAsk(text: string): Command {
   let blocking = true
   let workflow: string | undefined
   let step: string | undefined
+  let route = false
   for (;;) {
-    const flag = /^(--non-blocking|--blocking|--workflow|--step)(?:\s+|$)([\s\S]*)$/.exec(rest)
+    const flag = /^(--non-blocking|--blocking|--route|--workflow|--step)(?:\s+|$)([\s\S]*)$/.exec(rest)
     if (!flag) break
     rest = flag[2]
     if (flag[1] === '--non-blocking') blocking = false
     else if (flag[1] === '--blocking') blocking = true
+    else if (flag[1] === '--route') route = true
     else {
       const [value, after] = splitFirst(rest)
       if (value === '') return askProblem(`\`${flag[1]}\` needs a value.`)
@@ -149,7 +172,13 @@ function parseAsk(text: string): Command {
   const end = rest.indexOf(close, 1)
   if (end < 0) return askProblem('The topic has no closing quote.')
   const topic = rest.slice(1, end).trim()
-  const question = rest.slice(end + 1).trim()
+  let question = rest.slice(end + 1).trim()
+  // `--route` may also close the line: `… "Topic" Question? --route`.
+  const trailing = /\s--route$/.exec(question)
+  if (trailing) {
+    route = true
+    question = question.slice(0, trailing.index).trim()
+  }
   if (question === '') return askProblem('The question is missing after the topic.')
   return {
     kind: 'ask',
@@ -161,7 +190,18 @@ function parseAsk(text: string): Command {
     blocking,
     ...(workflow ? { workflow } : {}),
     ...(step ? { step } : {}),
+    ...(route ? { route } : {}),
   }
+}
+
+const INGEST_SYNTAX = 'ingest #42 engineer [--parent agent-x]'
+
+function parseIngest(text: string): Command {
+  const m = /^#?(\S+)\s+(\S+)(?:\s+--parent\s+(\S+))?$/.exec(text.trim())
+  if (!m || !ISSUE.test(m[1])) {
+    return { kind: 'help', problem: `\`ingest\` needs the issue and the agent whose output it is: \`${INGEST_SYNTAX}\` (the output is the selection, else the open file).` }
+  }
+  return { kind: 'ingest', issue: Number(m[1]), agent: m[2], ...(m[3] ? { parent: m[3] } : {}) }
 }
 
 /** The help text (markdown), with a line naming what went wrong when there is one. */
@@ -178,7 +218,9 @@ export function helpMarkdown(problem?: string, readOnly = false): string {
     '| `/clarify stale` | run the monitor (stale, stuck, deadlocked, abandoned) and show its report |',
     '| `/clarify resolve CLR-42-001 [text]` | resolve: the requester on an answered record, a human on an escalated one |',
     '| `/clarify escalate CLR-42-001 [text]` | escalate to a human, with the text as the reason |',
-    `| \`/clarify ${ASK_SYNTAX}\` | ask a clarification (options after the agents: \`--non-blocking\`, \`--workflow W\`, \`--step S\`) |`,
+    `| \`/clarify ${ASK_SYNTAX}\` | ask a clarification (options after the agents: \`--non-blocking\`, \`--workflow W\`, \`--step S\`, \`--route\`) |`,
+    '| `/clarify route CLR-42-001` | route a pending question to its target: its runner in `.agentx/config.toml`, else the chat model with its persona |',
+    `| \`/clarify ${INGEST_SYNTAX}\` | act on the signal blocks (\`[CLARIFICATION_NEEDED]\`, \`[COMPLETION_REPORT]\`…) of the selection or the open file |`,
     '| `/clarify help` | this text |',
     '',
     'The workflow decides who may ask whom (`can_clarify` in `.agentx/workflows/*.toml`); a refused request writes nothing.',

@@ -6,6 +6,7 @@ import * as vscode from 'vscode'
 import type { Clarification, ClarifyError, ErrorClass, MonitorReport, Transitions } from '../../../bindings-node/clarify'
 import { READ_ONLY, type Backend } from '../backend'
 import type { EventBus } from '../events'
+import { describe, routeClarification, type RouteResult } from '../lm/route'
 import { helpMarkdown, parseClarify, type Command } from './parse'
 
 export const PARTICIPANT_ID = 'agentx-clarify.agentx'
@@ -32,9 +33,18 @@ export interface Deps {
 /** Something that takes markdown, like vscode.ChatResponseStream. */
 export interface MarkdownSink {
   markdown(value: string | vscode.MarkdownString): void
+  progress?(value: string): void
 }
 
-export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink): Promise<ClarifyMetadata> {
+/** What a chat request adds to the prompt: its model, its cancellation, the editor's text. */
+export interface RequestContext {
+  model?: vscode.LanguageModelChat
+  token?: vscode.CancellationToken
+  /** The agent output `ingest` reads: the selection, else the open file (undefined: none). */
+  ingestText?: () => Promise<{ text: string; source: string } | undefined>
+}
+
+export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink, request: RequestContext = {}): Promise<ClarifyMetadata> {
   const command = parseClarify(prompt)
   const backend = deps.backend()
   if (command.kind === 'help') {
@@ -48,7 +58,7 @@ export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink):
     return { command: 'error', records: [] }
   }
   try {
-    return await execute(command, backend, deps.bus, out)
+    return await execute(command, backend, deps.bus, out, request)
   } catch (e) {
     const err = e as Partial<ClarifyError>
     // MAX_ROUNDS_EXCEEDED wrote an escalation anyway: the views must see it.
@@ -59,7 +69,13 @@ export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink):
   }
 }
 
-async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Backend, bus: EventBus, out: MarkdownSink): Promise<ClarifyMetadata> {
+async function execute(
+  command: Exclude<Command, { kind: 'help' }>,
+  backend: Backend,
+  bus: EventBus,
+  out: MarkdownSink,
+  request: RequestContext,
+): Promise<ClarifyMetadata> {
   const table = backend.transitions()
   const summary = (r: Clarification) => summaryOf(r, table)
   switch (command.kind) {
@@ -104,7 +120,7 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Bac
       return { command: command.kind, issue: r.issueNumber, records: [summary(r)] }
     }
     case 'ask': {
-      const { kind: _kind, ...input } = command
+      const { kind: _kind, route, ...input } = command
       const result = await backend.ask(input)
       bus.publish(result.events)
       const r = result.clarification
@@ -113,11 +129,76 @@ async function execute(command: Exclude<Command, { kind: 'help' }>, backend: Bac
           ? `Already asked: **${r.id}** (issue #${r.issueNumber}).\n\n`
           : `Asked **${r.id}** on issue #${r.issueNumber}: ${escapeMarkdown(r.from)} waits on ${escapeMarkdown(r.to)}${r.blocking ? ' (blocking)' : ''}.\n\n`,
       )
+      if (route && (r.status === 'pending' || r.status === 'stale')) {
+        const routed = await routeForChat(backend, bus, r.id, out, request)
+        return { command: 'ask', issue: r.issueNumber, records: [summary(routed.record ?? r)] }
+      }
       out.markdown(backend.render({ view: 'thread', clarification: r }))
       appendReport(result.monitor, backend, out)
       return { command: 'ask', issue: r.issueNumber, records: [summary(r)] }
     }
+    case 'route': {
+      const routed = await routeForChat(backend, bus, command.id, out, request)
+      return { command: 'route', issue: routed.record?.issueNumber, records: routed.record ? [summary(routed.record)] : [] }
+    }
+    case 'ingest': {
+      const input = await request.ingestText?.()
+      if (!input || input.text.trim() === '') {
+        out.markdown('**Nothing to ingest:** select the agent\'s output in an editor (or open the file that holds it), then ask again.')
+        return { command: 'error', records: [] }
+      }
+      const report = await backend.ingest({ issue: command.issue, agent: command.agent, ...(command.parent ? { parent: command.parent } : {}), text: input.text })
+      bus.publish(report.events)
+      out.markdown(ingestMarkdown(report, input.source))
+      appendReport(report.monitor, backend, out)
+      return { command: 'ingest', issue: command.issue, records: [] }
+    }
   }
+}
+
+/**
+ * Routes `id` for the chat view: progress while the target works, the model's reply streamed
+ * as it arrives (quoted: not yet recorded), then what the core made of it.
+ */
+async function routeForChat(backend: Backend, bus: EventBus, id: string, out: MarkdownSink, request: RequestContext) {
+  let streamed = ''
+  const onText = (fragment: string) => {
+    if (streamed === '') out.markdown('> ')
+    streamed += fragment
+    out.markdown(escapeMarkdown(fragment).replace(/\n/g, '\n> '))
+  }
+  const result = await routeClarification(backend, id, { model: request.model, token: request.token, progress: (m) => out.progress?.(m), onText })
+  if (result.kind !== 'not-routed') bus.refresh()
+  if (streamed !== '') out.markdown('\n\n')
+  out.markdown(routeMarkdown(result, streamed !== ''))
+  const record = result.kind === 'not-routed' ? undefined : result.record
+  if (record) out.markdown('\n\n' + backend.render({ view: 'thread', clarification: record }))
+  return { record }
+}
+
+/** A routing result in the chat: the answer as a quote (unless it was streamed), or what happened instead. */
+export function routeMarkdown(result: RouteResult, streamed = false): string {
+  const via = 'via' in result ? (result.via.kind === 'runner' ? ' (its runner)' : ` (through ${escapeMarkdown(result.via.model)})`) : ''
+  if (result.kind === 'answered') {
+    if (streamed) return `**${escapeMarkdown(result.to)}** answered **${result.id}**${via}: the reply above is recorded as the answer.`
+    const quoted = result.answer.split('\n').map((line) => `> ${escapeMarkdown(line)}`).join('\n')
+    return `**${escapeMarkdown(result.to)}** answered **${result.id}**${via}:\n\n${quoted}`
+  }
+  const title = { 'asked-back': 'Asked back', escalated: 'Escalated', superseded: 'Superseded', 'not-routed': 'Not routed' }[result.kind]
+  return `**${title}**${via}: ${escapeMarkdown(describe(result))}`
+}
+
+type IngestReport = Awaited<ReturnType<Backend['ingest']>>
+
+/** What each signal block did, one line per block. */
+export function ingestMarkdown(report: IngestReport, source: string): string {
+  const lines = report.blocks.map((b) => {
+    const detail = [b.status ?? '', b.reason ?? b.error?.message ?? ''].filter(Boolean).join(' ')
+    return `- \`[${b.block}]\` line ${b.startLine}: ${b.outcome}${b.id ? ` **${b.id}**` : ''}${detail ? ` — ${escapeMarkdown(detail)}` : ''}`
+  })
+  const problems = report.problems.map((p) => `- line ${p.line}: ${escapeMarkdown(p.message)}`)
+  const head = `Ingested ${report.blocks.length} signal block${report.blocks.length === 1 ? '' : 's'} of **${escapeMarkdown(report.agent)}** on issue #${report.issueNumber} from \`${source.replace(/`/g, "'")}\``
+  return [head + (lines.length ? ':' : '.'), '', ...lines, ...(problems.length ? ['', 'Problems:', ...problems] : [])].join('\n')
 }
 
 function appendReport(report: MonitorReport | undefined, backend: Backend, out: MarkdownSink): void {
@@ -218,7 +299,12 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
     case 'resolve':
     case 'escalate':
     case 'ask':
+    case 'route':
       for (const r of records) add(`show ${r.id}`, `Show the thread of ${r.id}`)
+      if (meta.issue !== undefined) add(`#${meta.issue}`, `Show every thread of issue #${meta.issue}`)
+      add('', 'List active clarifications')
+      break
+    case 'ingest':
       if (meta.issue !== undefined) add(`#${meta.issue}`, `Show every thread of issue #${meta.issue}`)
       add('', 'List active clarifications')
       break
@@ -231,10 +317,36 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
   return out
 }
 
+/** The agent output for `ingest`: an attached selection or file, else the active editor's selection or document. */
+async function editorText(request: vscode.ChatRequest): Promise<{ text: string; source: string } | undefined> {
+  for (const ref of request.references) {
+    const value = ref.value
+    if (value instanceof vscode.Location) {
+      const doc = await vscode.workspace.openTextDocument(value.uri)
+      return { text: doc.getText(value.range), source: `${vscode.workspace.asRelativePath(value.uri)} (selection)` }
+    }
+    if (value instanceof vscode.Uri) {
+      const doc = await vscode.workspace.openTextDocument(value)
+      return { text: doc.getText(), source: vscode.workspace.asRelativePath(value) }
+    }
+  }
+  const editor = vscode.window.activeTextEditor
+  if (!editor) return undefined
+  const selected = !editor.selection.isEmpty
+  return {
+    text: selected ? editor.document.getText(editor.selection) : editor.document.getText(),
+    source: `${vscode.workspace.asRelativePath(editor.document.uri)}${selected ? ' (selection)' : ''}`,
+  }
+}
+
 /** Registers `@agentx` with its `/clarify` command. */
 export function registerParticipant(deps: Deps, extensionUri: vscode.Uri): vscode.ChatParticipant {
-  const handler: vscode.ChatRequestHandler = async (request, _context, stream) => {
-    const metadata = await runClarify(request.prompt, deps, stream)
+  const handler: vscode.ChatRequestHandler = async (request, _context, stream, token) => {
+    const metadata = await runClarify(request.prompt, deps, stream, {
+      model: request.model,
+      token,
+      ingestText: () => editorText(request),
+    })
     return { metadata }
   }
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler)

@@ -1,7 +1,8 @@
 // Decides how an agent's status (SPEC §5, `agent-status.json`) looks in the sidebar: one row
-// per agent, an icon per status, and what it waits on or answers in the description.
+// per agent, an icon per status, and what it waits on or answers in the description; under an
+// agent, the delegations (SPEC §18) it made or holds that are still open.
 import * as vscode from 'vscode'
-import type { AgentStatus, Statuses } from '../../../bindings-node/clarify'
+import type { AgentStatus, Delegation, Statuses } from '../../../bindings-node/clarify'
 import type { Backend } from '../backend'
 import type { EventBus } from '../events'
 
@@ -26,10 +27,13 @@ export class AgentItem extends vscode.TreeItem {
   constructor(
     readonly agent: string,
     readonly status: AgentStatus,
+    readonly delegations: Delegation[] = [],
   ) {
-    super(agent, vscode.TreeItemCollapsibleState.None)
+    super(agent, delegations.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None)
     const look = STATUS_LOOK[status.status] ?? { ...UNKNOWN, label: String(status.status) }
-    this.id = `agent:${agent}`
+    // A new id when delegations appear: VS Code keeps an id's collapsed state, and a row that
+    // was a leaf would stay closed over the delegations it now has.
+    this.id = delegations.length > 0 ? `agent:${agent}:delegations` : `agent:${agent}`
     this.iconPath = new vscode.ThemeIcon(look.icon, look.color ? new vscode.ThemeColor(look.color) : undefined)
     this.description = describe(status, look)
     this.tooltip = tooltip(agent, status)
@@ -42,6 +46,29 @@ export class AgentItem extends vscode.TreeItem {
         arguments: [status.clarificationId],
       }
     }
+  }
+}
+
+/** No status reported yet: an agent seen only in delegations. */
+const NO_STATUS: AgentStatus = { status: 'no status', issue: null, lastActivity: null, clarificationId: null, waitingOn: null, respondingTo: null }
+
+const DELEGATION_ICON: Record<string, string> = { REQUESTED: 'mail', ACCEPTED: 'run', COMPLETED: 'pass', TIMEOUT: 'watch' }
+
+/** A delegation under one of its two agents: the other agent, the objective, the status. */
+export class DelegationItem extends vscode.TreeItem {
+  constructor(
+    readonly agent: string,
+    readonly delegation: Delegation,
+  ) {
+    const d = delegation
+    const outgoing = d.from === agent
+    super(`${outgoing ? '→' : '←'} ${outgoing ? d.to : d.from}: ${d.objective}`, vscode.TreeItemCollapsibleState.None)
+    this.id = `delegation:${agent}:${d.id}`
+    this.iconPath = new vscode.ThemeIcon(DELEGATION_ICON[d.status] ?? (d.status.startsWith('REJECTED') || d.status.startsWith('FAILED') ? 'error' : 'circle-outline'))
+    this.description = [d.id, d.status, d.capability ?? '', d.deadline ? `due ${d.deadline}` : ''].filter(Boolean).join(' · ')
+    this.tooltip = `${d.id} (issue #${d.issueNumber ?? '?'}): ${d.from} delegated to ${d.to}${d.capability ? ` (${d.capability})` : ''}: ${d.objective} — ${d.status}`
+    this.contextValue = `delegation.${d.status}`
+    this.accessibilityInformation = { label: `${this.label} ${this.description}`, role: 'treeitem' }
   }
 }
 
@@ -78,8 +105,10 @@ function escape(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&')
 }
 
-export class AgentsTree implements vscode.TreeDataProvider<AgentItem>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<AgentItem | undefined>()
+type Item = AgentItem | DelegationItem
+
+export class AgentsTree implements vscode.TreeDataProvider<Item>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Item | undefined>()
   readonly onDidChangeTreeData = this.changed.event
   private readonly subscription: vscode.Disposable
 
@@ -90,18 +119,22 @@ export class AgentsTree implements vscode.TreeDataProvider<AgentItem>, vscode.Di
     this.subscription = bus.onDidChange(() => this.changed.fire(undefined))
   }
 
-  getTreeItem(item: AgentItem): vscode.TreeItem {
+  getTreeItem(item: Item): vscode.TreeItem {
     return item
   }
 
-  async getChildren(parent?: AgentItem): Promise<AgentItem[]> {
+  async getChildren(parent?: Item): Promise<Item[]> {
+    if (parent) return parent instanceof AgentItem ? parent.delegations.map((d) => new DelegationItem(parent.agent, d)) : []
     const backend = this.backend()
-    if (parent || !backend) return []
+    if (!backend) return []
     const statuses: Statuses = await backend.statuses()
-    return Object.keys(statuses)
+    // Open delegations (the store's default list); a broken delegation ledger must not hide the agents.
+    const delegations = await backend.delegations().catch(() => [] as Delegation[])
+    const names = new Set(Object.keys(statuses).filter((name) => statuses[name] && typeof statuses[name] === 'object'))
+    for (const d of delegations) names.add(d.from).add(d.to)
+    return [...names]
       .sort()
-      .filter((name) => statuses[name] && typeof statuses[name] === 'object')
-      .map((name) => new AgentItem(name, statuses[name]))
+      .map((name) => new AgentItem(name, statuses[name] ?? NO_STATUS, delegations.filter((d) => d.from === name || d.to === name)))
   }
 
   dispose(): void {

@@ -159,6 +159,10 @@ const testing = {
   decorationProviders: [],
   contentProviders: new Map(),
   participants: new Map(),
+  tools: new Map(),
+  mcpProviders: new Map(),
+  /** What vscode.lm.selectChatModels chooses from. */
+  models: [],
   watchers: [],
   outputChannels: new Map(),
   quickPickAnswers: [],
@@ -182,6 +186,9 @@ const testing = {
     testing.decorationProviders = []
     testing.contentProviders.clear()
     testing.participants.clear()
+    testing.tools.clear()
+    testing.mcpProviders.clear()
+    testing.models = []
     testing.watchers = []
     testing.outputChannels.clear()
     testing.quickPickAnswers = []
@@ -189,6 +196,7 @@ const testing = {
     testing.configEmitter = new EventEmitter()
     testing.foldersEmitter = new EventEmitter()
     workspace.workspaceFolders = undefined
+    window.activeTextEditor = undefined
   },
 }
 
@@ -283,6 +291,11 @@ const workspace = {
   onDidChangeConfiguration: (listener, thisArgs, disposables) => testing.configEmitter.event(listener, thisArgs, disposables),
   onDidChangeWorkspaceFolders: (listener, thisArgs, disposables) => testing.foldersEmitter.event(listener, thisArgs, disposables),
   createFileSystemWatcher,
+  asRelativePath(pathOrUri) {
+    const p = typeof pathOrUri === 'string' ? pathOrUri : pathOrUri.fsPath
+    const folder = (workspace.workspaceFolders ?? []).find((f) => p.startsWith(f.uri.fsPath + path.sep))
+    return folder ? path.relative(folder.uri.fsPath, p) : p
+  },
   registerTextDocumentContentProvider(scheme, provider) {
     if (testing.contentProviders.has(scheme)) throw new Error(`a content provider for '${scheme}' is already registered`)
     testing.contentProviders.set(scheme, provider)
@@ -354,6 +367,8 @@ function createOutputChannel(name, options) {
 }
 
 const window = {
+  /** Set by a test: `{document: {uri, getText(range?)}, selection: {isEmpty}}`. */
+  activeTextEditor: undefined,
   createOutputChannel,
   createStatusBarItem,
   createTreeView(id, options) {
@@ -450,13 +465,129 @@ const chat = {
   },
 }
 
+// ── language models, tools, MCP (vscode.lm) ──────────────────────────────────────────────
+class LanguageModelTextPart {
+  constructor(value) {
+    this.value = value
+  }
+}
+class LanguageModelToolResult {
+  constructor(content) {
+    this.content = content
+  }
+}
+const LanguageModelChatMessageRole = { User: 1, Assistant: 2 }
+class LanguageModelChatMessage {
+  constructor(role, content, name) {
+    this.role = role
+    this.content = typeof content === 'string' ? [new LanguageModelTextPart(content)] : content
+    this.name = name
+  }
+  static User(content, name) {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.User, content, name)
+  }
+  static Assistant(content, name) {
+    return new LanguageModelChatMessage(LanguageModelChatMessageRole.Assistant, content, name)
+  }
+}
+class LanguageModelError extends Error {
+  constructor(message, code) {
+    super(message)
+    this.name = 'LanguageModelError'
+    this.code = code ?? ''
+  }
+  static NoPermissions(message) {
+    return new LanguageModelError(message ?? 'no permissions', 'NoPermissions')
+  }
+  static Blocked(message) {
+    return new LanguageModelError(message ?? 'blocked', 'Blocked')
+  }
+  static NotFound(message) {
+    return new LanguageModelError(message ?? 'not found', 'NotFound')
+  }
+}
+class McpStdioServerDefinition {
+  constructor(label, command, args = [], env = {}, version) {
+    this.label = label
+    this.command = command
+    this.args = args
+    this.env = env
+    this.version = version
+    this.cwd = undefined
+  }
+}
+
+/** A token the test cancels: `{token, cancel()}`. */
+function cancellation() {
+  const emitter = new EventEmitter()
+  const token = { isCancellationRequested: false, onCancellationRequested: emitter.event }
+  return {
+    token,
+    cancel() {
+      token.isCancellationRequested = true
+      emitter.fire(undefined)
+    },
+  }
+}
+
+/**
+ * A chat model as `selectChatModels` returns it. `reply(messages, token)` gives the text
+ * fragments (an array, or an async iterable), or throws like a failing request; every request
+ * is recorded in `requests`.
+ */
+function fakeModel({ id = 'test-model', name = 'Test Model', vendor = 'test', family = 'test-family', reply }) {
+  const model = {
+    id,
+    name,
+    vendor,
+    family,
+    version: '1',
+    maxInputTokens: 100000,
+    requests: [],
+    async sendRequest(messages, options, token) {
+      model.requests.push({ messages, options, text: messages.map((m) => m.content.map((p) => p.value).join('')).join('\n') })
+      const fragments = await reply(messages, token)
+      async function* stream() {
+        for await (const f of fragments) yield f
+      }
+      return { text: stream(), stream: stream() }
+    },
+    async countTokens(text) {
+      return String(text).length
+    },
+  }
+  return model
+}
+
+const lm = {
+  tools: [],
+  async selectChatModels(selector = {}) {
+    return testing.models.filter((m) => Object.entries(selector).every(([k, v]) => v === undefined || m[k] === v))
+  },
+  registerTool(name, tool) {
+    if (testing.tools.has(name)) throw new Error(`tool '${name}' is already registered`)
+    testing.tools.set(name, tool)
+    return new Disposable(() => testing.tools.delete(name))
+  },
+  async invokeTool(name, options, token) {
+    const tool = testing.tools.get(name)
+    if (!tool) throw new Error(`no tool '${name}'`)
+    return tool.invoke(options, token ?? cancellation().token)
+  },
+  registerMcpServerDefinitionProvider(id, provider) {
+    if (testing.mcpProviders.has(id)) throw new Error(`MCP provider '${id}' is already registered`)
+    testing.mcpProviders.set(id, provider)
+    return new Disposable(() => testing.mcpProviders.delete(id))
+  },
+}
+
 /** Sends a prompt to a registered participant as the chat view would. */
-async function sendChat(participantId, prompt, command = 'clarify') {
+async function sendChat(participantId, prompt, command = 'clarify', extra = {}) {
   const participant = testing.participants.get(participantId)
   if (!participant) throw new Error(`no participant ${participantId}`)
   const stream = new ChatResponseStream()
-  const token = { isCancellationRequested: false, onCancellationRequested: new EventEmitter().event }
-  const request = { prompt, command, references: [], toolReferences: [], model: undefined }
+  const token = extra.token ?? { isCancellationRequested: false, onCancellationRequested: new EventEmitter().event }
+  const request = { prompt, command, references: extra.references ?? [], toolReferences: [], model: extra.model }
   const result = await participant.requestHandler(request, { history: [] }, stream, token)
   const followups = participant.followupProvider ? await participant.followupProvider.provideFollowups(result, { history: [] }, token) : []
   return { stream, text: stream.text, result, followups }
@@ -489,11 +620,26 @@ module.exports = {
   window,
   commands,
   chat,
+  lm,
   ChatResponseStream,
-  version: '1.95.0',
+  LanguageModelTextPart,
+  LanguageModelToolResult,
+  LanguageModelChatMessage,
+  LanguageModelChatMessageRole,
+  LanguageModelError,
+  McpStdioServerDefinition,
+  Location: class Location {
+    constructor(uri, range) {
+      this.uri = uri
+      this.range = range
+    }
+  },
+  version: '1.101.0',
   env: { appName: 'stand-in' },
   // not part of VS Code: the test controls
   testing,
   sendChat,
+  cancellation,
+  fakeModel,
   extensionContext,
 }
