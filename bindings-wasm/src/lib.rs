@@ -162,7 +162,8 @@ exports! {
     escalate => "escalate", "CloseInput", "Envelope<MutationResult>";
     abandon => "abandon", "CloseInput", "Envelope<MutationResult>";
     monitor => "monitor", "MonitorInput", "Envelope<MonitorResult>";
-    verify => "verify", "WorkspaceInput", "Envelope<VerifyResult>";
+    verify => "verify", "VerifyInput", "Envelope<VerifyResult>";
+    audit => "audit", "AuditInput", "Envelope<AuditResult>";
     stats => "stats", "StatsInput", "Envelope<StatsResult>";
     list => "list", "ListInput", "Envelope<ListResult>";
     show => "show", "ShowInput", "Envelope<ShowResult>";
