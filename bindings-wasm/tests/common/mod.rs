@@ -12,7 +12,11 @@ fn js(v: &Value) -> JsValue {
 }
 
 fn back(v: JsValue) -> Value {
-    serde_wasm_bindgen::from_value(v).unwrap_or(Value::Null)
+    js_sys::JSON::stringify(&v)
+        .ok()
+        .and_then(|text| text.as_string())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
 }
 
 pub fn ask_answer_resolve() {
