@@ -46,10 +46,10 @@ export function teamView() {
     </dl>
     <p class="chips">${statuses.map(([s, n]) => `<span class="chip" data-status="${esc(s)}">${esc(s)} ${n}</span>`).join(' ')}</p></section>`
   html += `<section class="team-gaps"><h3>Gap score per capability <span class="muted small">(§8: 0.4·rejection + 0.3·latency + 0.3·cycles, each clamped to [0, 1])</span></h3>
-    <table class="data gaps"><thead><tr><th>capability</th><th>delegations</th><th>rejected (capability)</th><th>rejection</th><th>latency penalty</th><th>clarification cycles</th><th>score</th></tr></thead><tbody>
-    ${m.gaps.map((g) => `<tr data-capability="${esc(g.capability)}" class="${suggested.has(g.capability) ? 'gap' : ''}"><td><code>${esc(g.capability)}</code></td><td>${g.delegations}</td><td>${g.rejectedCapability}</td>
-      <td>${num(g.rejectionRate)}</td><td>${num(g.latencyPenaltyRatio)}</td><td>${num(g.clarificationCyclesRatio)}</td>
-      <td data-score="${g.score}"><b>${num(g.score)}</b>${suggested.has(g.capability) ? ' <span class="badge st-escalated">gap</span>' : ''}</td></tr>`).join('')}
+    <table class="data gaps"><thead><tr><th>capability</th><th>score</th><th>delegations</th><th title="REJECTED_CAPABILITY">rejected</th><th title="rejection rate">rejection</th><th title="latency penalty ratio">latency</th><th title="clarification cycles ratio">cycles</th></tr></thead><tbody>
+    ${m.gaps.map((g) => `<tr data-capability="${esc(g.capability)}" class="${suggested.has(g.capability) ? 'gap' : ''}"><td><code>${esc(g.capability)}</code></td>
+      <td data-score="${g.score}"><b>${num(g.score)}</b>${suggested.has(g.capability) ? ' <span class="badge st-escalated">gap</span>' : ''}</td>
+      <td>${g.delegations}</td><td>${g.rejectedCapability}</td><td>${num(g.rejectionRate)}</td><td>${num(g.latencyPenaltyRatio)}</td><td>${num(g.clarificationCyclesRatio)}</td></tr>`).join('')}
     </tbody></table></section>`
   if (m.suggestions.length) {
     html += `<section class="team-suggestions"><h3>Suggested agents <span class="muted small">(§8.3's suggestion record)</span></h3>

@@ -211,7 +211,7 @@ test('the Team view shows seed 003\'s metrics per capability, the gap score and 
   // §8.3's worked example: rejection 0.33, latency penalty 1.9 (clamped in the score), cycles 0.62.
   assert.equal(await page.getAttribute(gap, 'class'), 'gap')
   assert.ok(Math.abs(Number(await page.getAttribute(`${gap} td[data-score]`, 'data-score')) - 0.619) < 0.001)
-  assert.match(await page.textContent(gap), /21\s*7\s*0\.33\s*1\.90\s*0\.62\s*0\.62 gap/)
+  assert.match(await page.textContent(gap), /0\.62 gap\s*21\s*7\s*0\.33\s*1\.90\s*0\.62/)
   const other = '#view-team tr[data-capability="research.context.deepen"]'
   assert.equal(await page.getAttribute(other, 'class'), '')
   assert.equal(await page.textContent('#view-team [data-metric="total"]'), '22')
