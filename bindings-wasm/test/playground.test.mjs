@@ -258,6 +258,17 @@ test('the Audit tab verifies a ledger offline and marks a tampered entry', async
   await page.waitForSelector('#view-audit .audit-verdict[data-verified="true"]', WAIT)
   const shown = await page.locator('#view-audit .audit-entries code.sig').evaluateAll((cs) => cs.map((c) => c.title))
   assert.deepEqual(shown, fixture.entries.map((e) => e.signature))
+  // A file loaded from disk is verified at once: here the signed ledger with the signer of
+  // CLR-42-002's question swapped.
+  const swapped = structuredClone(fixture.ledger)
+  swapped.clarifications[1].thread[0].signer = 'architect'
+  await page.setInputFiles('#audit-file', { name: 'issue-42.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(swapped, null, 2)) })
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="false"]', WAIT)
+  assert.deepEqual(
+    await page.locator('#view-audit .entry.tampered').evaluateAll((es) => es.map((e) => `${e.closest('[data-id]').dataset.id}#${e.dataset.entry}`)),
+    ['CLR-42-002#1'],
+  )
+  assert.match(await page.textContent('#view-audit .audit-problems'), /signed by architect; only engineer may sign it/)
   // Required signatures and a garbage key are the core's refusals, shown inline.
   await page.fill('#audit-keys', '{"architect": "ed25519:garbage"}')
   await page.click('#audit-run')
