@@ -9,7 +9,8 @@ export declare function resolve(input: T.CloseInput): T.Ok<T.MutationResult>
 export declare function escalate(input: T.CloseInput): T.Ok<T.MutationResult>
 export declare function abandon(input: T.CloseInput): T.Ok<T.MutationResult>
 export declare function monitor(input: T.MonitorInput): T.Ok<T.MonitorResult>
-export declare function verify(input: T.WorkspaceInput): T.Ok<T.VerifyResult>
+export declare function verify(input: T.VerifyInput): T.Ok<T.VerifyResult>
+export declare function audit(input: T.AuditInput): T.Ok<T.AuditResult>
 export declare function stats(input: T.StatsInput): T.Ok<T.StatsResult>
 export declare function list(input: T.ListInput): T.Ok<T.ListResult>
 export declare function show(input: T.ShowInput): T.Ok<T.ShowResult>

@@ -708,3 +708,44 @@ export interface StoreDelegation {
 }
 /** The `--json` output of `signals ingest`. */
 export interface StoreIngest extends IngestReport { monitor: MonitorReport; warnings: string[] }
+
+// ---- Pure `verify` and `audit` (SPEC §16): a ledger checked offline against keys given here.
+
+/** How the pure `verify` and `audit` check signatures. */
+export interface SignatureInput {
+  /** Public keys by agent, `ed25519:<base64>` (`.agentx/keys/<agent>.pub`); a signed entry whose signer is not here is SIGNATURE_INVALID. */
+  publicKeys?: Record<string, string>
+  /** Unsigned entries are problems too; default: the `config`'s `[audit] require_signatures`. */
+  requireSignatures?: boolean
+  config?: string | Config
+}
+export interface VerifyInput extends WorkspaceInput, SignatureInput {}
+/** `id`: one record's chain; without it, every record of the ledger. */
+export interface AuditInput extends SignatureInput {
+  /** A ledger object, or its file's text (a text that does not parse is LEDGER_CORRUPT). */
+  ledger: Ledger | string
+  id?: string
+}
+/** One ask/answer round of an audit (Layer 4's spelling). */
+export interface AuditRound {
+  round: number
+  clarificationId: string
+  ask_timestamp: string
+  ask_signature: string | null
+  gap: { id: string; field: string | null; question: string }
+  answer_timestamp: string | null
+  answer: string | null
+  answer_signature: string | null
+  resolved: boolean
+}
+/** Layer 4's audit record: `verified` iff `problems` is empty. */
+export interface AuditResult {
+  session_id: string | null
+  chain: AuditRound[]
+  total_rounds: number
+  all_resolved: boolean
+  /** The signature of the record's last entry (covers its chain); null for several records. */
+  chain_signature: string | null
+  verified: boolean
+  problems: { code: 'SIGNATURE_INVALID' | 'LEDGER_INCONSISTENT'; id: string | null; message: string }[]
+}

@@ -11,6 +11,12 @@ const waiting: string | null = r.statuses['engineer'].waitingOn
 const m = c.monitor({ ledgers: [r.ledger], now: 1 })
 const cycle: string[] = m.report.deadlocks.length > 0 ? m.report.deadlocks[0].cycle : []
 const rate: number | null = c.stats({ ledgers: [r.ledger] }).stats.escalationRate
+const checked = c.verify({ ledgers: [r.ledger], publicKeys: { engineer: 'ed25519:…' }, requireSignatures: true })
+const signatureProblem: c.ErrorCode | undefined = checked.problems[0]?.code
+const audited = c.audit({ ledger: r.ledger, id, publicKeys: {} })
+const verified: boolean = audited.verified && audited.chain.every((round) => round.ask_signature === null || round.resolved)
+// @ts-expect-error audit needs a ledger
+c.audit({ id })
 
 async function store(ws: c.Workspace): Promise<string> {
   const asked = await ws.ask({ issueNumber: 1, from: 'a', to: 'b', topic: 't', question: 'q' })

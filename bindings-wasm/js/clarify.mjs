@@ -16,8 +16,8 @@ export function initSync(bytes) {
 }
 
 export const {
-  request, answer, followUp, resolve, escalate, abandon, monitor, verify, stats, list, show,
-  ready, setStatus, parseWorkflow, parseConfig, defaultWorkflows, renderMarkdown, renderText,
+  request, answer, followUp, resolve, escalate, abandon, monitor, verify, audit, stats, list,
+  show, ready, setStatus, parseWorkflow, parseConfig, defaultWorkflows, renderMarkdown, renderText,
   transitions, errorCodes, version, signalsParse, extractJson, signalsIngest, resumePrompt,
   delegationMetrics, unwrap, Workspace,
 } = api

@@ -2,7 +2,7 @@
 // Shared by the Node and web builds: envelope → value or thrown ClarifyError.
 const FUNCTIONS = [
   'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
+  'audit', 'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
   'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
   'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
 ]

@@ -4,7 +4,7 @@
 // every ledger, status, report, refusal, scope preview, wake-up and wait-for graph comes from
 // the core. This module boots the page and wires what is global (tabs, examples, sharing);
 // the parts live in session.js (state), clock.js, forms.js, timeline.js, views.js,
-// graph-view.js and editor.js.
+// graph-view.js, team-view.js, audit-view.js and editor.js.
 import init, * as core from './pkg/clarify.mjs'
 import { Workspace, MUTATIONS } from './engine.js'
 import { S, emptyScenario, setScenario, restoreSaved } from './session.js'
@@ -16,6 +16,7 @@ import { renderForms, wireForms } from './forms.js'
 import { renderTimeline, renderTravel, wireTimeline } from './timeline.js'
 import { renderIssueSelect, renderView, wireViews } from './views.js'
 import { renderEditor, wireEditor } from './editor.js'
+import { wireAudit } from './audit-view.js'
 
 function renderAll() {
   renderClock()
@@ -148,6 +149,7 @@ async function boot() {
   wireClock()
   wireTimeline()
   wireViews()
+  wireAudit()
   wireScenarios()
   wireEditor()
   const restored = await restoreSaved()

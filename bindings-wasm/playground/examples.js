@@ -28,6 +28,8 @@ export const EXAMPLES = [
     blurb: 'Who may ask whom: every scope check in its order, with the error each one gives.' },
   { id: 'events', file: 'core/events_lifecycle.json', title: 'Every event',
     blurb: 'Each operation and the events it emits: requested, answered, resolved, escalated, abandoned.' },
+  { id: 'team-gap', file: 'delegation/gap_score_seed003.json', title: 'Team gap',
+    blurb: 'Seed 003 §8.3: one capability is rejected, slow and clarified over and over; the Team view scores it 0.62 ≥ 0.55 and suggests an agent.' },
 ]
 
 const READ_ONLY = new Set(['show', 'list', 'verify', 'file', 'stats'])

@@ -24,7 +24,7 @@ export const S = {
   render: () => {},
 }
 
-export const OP_LABEL = { request: 'ask', answer: 'answer', followUp: 'follow-up', resolve: 'resolve', escalate: 'escalate', abandon: 'abandon', monitor: 'monitor', hook: 'hook', state: 'state', workflows: 'workflows' }
+export const OP_LABEL = { request: 'ask', answer: 'answer', followUp: 'follow-up', resolve: 'resolve', escalate: 'escalate', abandon: 'abandon', monitor: 'monitor', hook: 'hook', state: 'state', workflows: 'workflows', delegateRequest: 'delegate', delegateAccept: 'accept', delegateComplete: 'complete', delegateReject: 'reject', delegateFail: 'fail' }
 
 // The statuses that admit each operation: the core's state machine, asked once after init.
 let transitions

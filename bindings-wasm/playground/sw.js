@@ -1,7 +1,7 @@
 // Offline support: the page, its modules, the wasm package and the example vectors are cached
 // when the service worker installs. Requests go to the network first (so a rebuilt package or
 // an edited page is picked up at once) and fall back to the cache when offline.
-const CACHE = 'agentx-clarify-playground-v1'
+const CACHE = 'agentx-clarify-playground-v2'
 const PRECACHE = [
   './',
   'index.html',
@@ -15,6 +15,8 @@ const PRECACHE = [
   'timeline.js',
   'views.js',
   'graph-view.js',
+  'team-view.js',
+  'audit-view.js',
   'editor.js',
   'engine.js',
   'markdown.js',
@@ -36,6 +38,7 @@ const PRECACHE = [
   'vectors/monitor/stale_max_retries_two.json',
   'vectors/core/scope_check_order.json',
   'vectors/core/events_lifecycle.json',
+  'vectors/delegation/gap_score_seed003.json',
 ]
 
 self.addEventListener('install', (event) => {

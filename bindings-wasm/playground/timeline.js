@@ -23,6 +23,9 @@ function opSummary(step, prevNow) {
     case 'hook': return `hook ${esc(a.event)} <b>${esc(a.agent)}</b>${a.issue !== undefined && a.issue !== null ? ` <span class="muted">#${esc(a.issue)}</span>` : ''}`
     case 'state': return `state <b>${esc(a.agent)}</b> → ${esc(a.status)}${a.issue !== undefined && a.issue !== null ? ` <span class="muted">#${esc(a.issue)}</span>` : ''}`
     case 'workflows': return `workflows applied <span class="muted">(${Object.keys(a.workflows ?? {}).map(esc).join(', ')}${a.config ? ', config.toml' : ''})</span>`
+    case 'delegateRequest': return `${who(a.from, '?')} delegates to ${who(a.to, '?')}${a.capability ? ` <code>${esc(a.capability)}</code>` : ''}`
+    case 'delegateAccept': case 'delegateComplete': case 'delegateReject': case 'delegateFail':
+      return `${who(a.from, '?')} ${OP_LABEL[step.op]}s <code>${esc(a.id)}</code>`
     default: return esc(step.op)
   }
 }

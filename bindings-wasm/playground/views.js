@@ -1,6 +1,7 @@
 // The centre views of the state shown: the wait-for graph (graph-view.js), the threads
 // rendered by the core, the monitor report (and a dry run "if it ran now"), the files as JSON,
-// and the agent statuses.
+// the agent statuses, the team's delegation metrics (team-view.js) and the offline audit of
+// a ledger (audit-view.js).
 import { S, OP_LABEL, clockNow, latest, shownSnapshot, shownNow, shownReport, issueNumbers, records, statusesOf, config } from './session.js'
 import { ledgerTexts, statusText, STATUS_FILE } from './engine.js'
 import { $, esc, flash, emptyState, refusalHtml, badge } from './dom.js'
@@ -8,6 +9,8 @@ import { hms, fmtClock, fmtDur, EVENT_WORD } from './format.js'
 import { markdownToHtml } from './markdown.js'
 import { orderAgents } from './graph.js'
 import { graphView } from './graph-view.js'
+import { auditView } from './audit-view.js'
+import { teamView } from './team-view.js'
 
 export function renderIssueSelect() {
   const { ui } = S
@@ -23,7 +26,7 @@ export function renderIssueSelect() {
 }
 
 export function renderView() {
-  for (const v of ['graph', 'threads', 'report', 'ledger', 'agents']) {
+  for (const v of ['graph', 'threads', 'report', 'ledger', 'agents', 'team', 'audit']) {
     if (v !== S.ui.view) continue
     $(`#view-${v}`).innerHTML = VIEWS[v]()
   }
@@ -38,6 +41,8 @@ export function issuesShown() {
 
 const VIEWS = {
   graph: () => graphView(issuesShown()),
+  team: teamView,
+  audit: auditView,
 
   threads() {
     const { ui } = S

@@ -1,13 +1,12 @@
 //! WebAssembly binding of AgentX Clarify. Conversion only: each pure export hands its JS
 //! object to the core's JSON facade, and `Workspace` hands commands to the command layer over
-//! an in-memory store; every result is the envelope, converted with serde-wasm-bindgen's
-//! JSON-compatible serializer so results deep-equal the Node binding's. `clarify.js` turns a
+//! an in-memory store; every result is the envelope, handed out as JSON text that the host's
+//! `JSON.parse` turns into plain objects, so results deep-equal the Node binding's. `clarify.js` turns a
 //! failed envelope into a thrown `Error` with `.code`; a panic (a bug) is logged by the panic
 //! hook and surfaces as an `INTERNAL` error there.
 
 use agentx_clarify_command::{vector, Files, MemStore};
 use agentx_clarify_core::api::error_value;
-use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -40,12 +39,12 @@ fn from_js(input: &JsValue) -> Result<Value, Value> {
         })
 }
 
-/// Results go out through serde-wasm-bindgen's JSON-compatible serializer, so they deep-equal
-/// the Node binding's.
+/// Results go out as JSON text parsed by the host's `JSON.parse`, as the Node binding's do:
+/// plain objects, `null` never `undefined`, numbers never BigInt. The module already has the
+/// JSON writer; a serializer building JS values field by field costs its own code (docs/
+/// benchmarks.md).
 fn to_js(envelope: &Value) -> JsValue {
-    envelope
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
+    js_sys::JSON::parse(&envelope.to_string()).unwrap_or(JsValue::NULL)
 }
 
 fn call(name: &str, input: JsValue) -> JsValue {
@@ -162,7 +161,8 @@ exports! {
     escalate => "escalate", "CloseInput", "Envelope<MutationResult>";
     abandon => "abandon", "CloseInput", "Envelope<MutationResult>";
     monitor => "monitor", "MonitorInput", "Envelope<MonitorResult>";
-    verify => "verify", "WorkspaceInput", "Envelope<VerifyResult>";
+    verify => "verify", "VerifyInput", "Envelope<VerifyResult>";
+    audit => "audit", "AuditInput", "Envelope<AuditResult>";
     stats => "stats", "StatsInput", "Envelope<StatsResult>";
     list => "list", "ListInput", "Envelope<ListResult>";
     show => "show", "ShowInput", "Envelope<ShowResult>";

@@ -3,7 +3,9 @@
 // It serves the page with the same server as scripts/playground, loads the three-agent deadlock
 // example, advances the clock, and checks that the monitor's escalation shows in the SVG
 // wait-for graph and in the report; a refusal is shown inline; the scenario survives an
-// offline reload from its URL; and the page logs no console or page errors.
+// offline reload from its URL; the Team view scores seed 003's worked example; the Audit tab
+// verifies a ledger offline and marks a tampered entry; and the page logs no console or page
+// errors.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -196,6 +198,83 @@ test('the ask form offers what the core\'s scope preview allows; the clock jumps
   assert.equal((await page.textContent('#clock-time')).trim(), asked)
   assert.match(await page.getAttribute('#next-deadline', 'title'), /:00:00\.001 \(1 h from now\)/)
   assert.match(await page.textContent('#timeline li.current'), /engineer → architect/)
+})
+
+test('the Team view shows seed 003\'s metrics per capability, the gap score and the suggestion', async () => {
+  await page.selectOption('#example-select', 'team-gap')
+  await page.click('#tab-team')
+  await page.waitForSelector('#view-team .empty-state', WAIT)
+  assert.match(await page.textContent('#view-team'), /No delegations yet/)
+  await page.click('#play-all')
+  const gap = '#view-team tr[data-capability="clarification.input.disambiguation"]'
+  await page.waitForSelector(gap, WAIT)
+  // §8.3's worked example: rejection 0.33, latency penalty 1.9 (clamped in the score), cycles 0.62.
+  assert.equal(await page.getAttribute(gap, 'class'), 'gap')
+  assert.ok(Math.abs(Number(await page.getAttribute(`${gap} td[data-score]`, 'data-score')) - 0.619) < 0.001)
+  assert.match(await page.textContent(gap), /0\.62 gap\s*21\s*7\s*0\.33\s*1\.90\s*0\.62/)
+  const other = '#view-team tr[data-capability="research.context.deepen"]'
+  assert.equal(await page.getAttribute(other, 'class'), '')
+  assert.equal(await page.textContent('#view-team [data-metric="total"]'), '22')
+  assert.equal(await page.textContent('#view-team [data-metric="delegationSuccessRate"]'), '68%')
+  const suggestion = '#view-team [data-suggestion="gap-clarification-agent-2026-11-22-01"]'
+  assert.match(await page.textContent(suggestion), /Propose clarification-agent for clarification\.input\.disambiguation/)
+  assert.equal(JSON.parse(await page.textContent(`${suggestion} pre`)).justification.score, 0.62)
+  // Back in time, before the delegations: no gap and no suggestion yet.
+  await page.click('#timeline li[data-step="0"]')
+  await page.waitForSelector('#view-team .empty-state', WAIT)
+})
+
+test('the Audit tab verifies a ledger offline and marks a tampered entry', async () => {
+  await page.selectOption('#example-select', 'happy-path')
+  await page.click('#play-all')
+  await page.click('#tab-audit')
+  await page.click('#audit-scenario')
+  await page.click('#audit-run')
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="true"]', WAIT)
+  assert.equal(await count('#view-audit .entry.tampered'), 0)
+  assert.ok(await count('#view-audit table.audit-chain tbody tr') >= 1)
+
+  // Edit the body of the first record's second entry: the core's audit marks that entry.
+  const ledger = JSON.parse(await page.inputValue('#audit-ledger'))
+  const id = ledger.clarifications[0].id
+  ledger.clarifications[0].thread[1].body += ' (edited)'
+  await page.fill('#audit-ledger', JSON.stringify(ledger, null, 2))
+  await page.click('#audit-run')
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="false"]', WAIT)
+  assert.deepEqual(
+    await page.locator('#view-audit .entry.tampered').evaluateAll((es) => es.map((e) => `${e.closest('[data-id]').dataset.id}#${e.dataset.entry}`)),
+    [`${id}#2`],
+  )
+  assert.match(await page.textContent('#view-audit .audit-problems'), /LEDGER_INCONSISTENT[\s\S]*hash chain broken at entry 2/)
+
+  // A ledger signed by the Rust core verifies with its public keys, signatures byte for byte.
+  const fixture = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/fixtures/ed25519.json'), 'utf8'))
+  await page.fill('#audit-ledger', JSON.stringify(fixture.ledger, null, 2))
+  await page.click('#audit-run')
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="false"]', WAIT)
+  assert.match(await page.textContent('#view-audit .audit-problems'), /SIGNATURE_INVALID[\s\S]*whose public key is unknown/)
+  await page.fill('#audit-keys', JSON.stringify(Object.fromEntries(fixture.keys.map((k) => [k.agent, k.public]))))
+  await page.click('#audit-run')
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="true"]', WAIT)
+  const shown = await page.locator('#view-audit .audit-entries code.sig').evaluateAll((cs) => cs.map((c) => c.title))
+  assert.deepEqual(shown, fixture.entries.map((e) => e.signature))
+  // A file loaded from disk is verified at once: here the signed ledger with the signer of
+  // CLR-42-002's question swapped.
+  const swapped = structuredClone(fixture.ledger)
+  swapped.clarifications[1].thread[0].signer = 'architect'
+  await page.setInputFiles('#audit-file', { name: 'issue-42.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(swapped, null, 2)) })
+  await page.waitForSelector('#view-audit .audit-verdict[data-verified="false"]', WAIT)
+  assert.deepEqual(
+    await page.locator('#view-audit .entry.tampered').evaluateAll((es) => es.map((e) => `${e.closest('[data-id]').dataset.id}#${e.dataset.entry}`)),
+    ['CLR-42-002#1'],
+  )
+  assert.match(await page.textContent('#view-audit .audit-problems'), /signed by architect; only engineer may sign it/)
+  // Required signatures and a garbage key are the core's refusals, shown inline.
+  await page.fill('#audit-keys', '{"architect": "ed25519:garbage"}')
+  await page.click('#audit-run')
+  await page.waitForSelector('#view-audit .refusal', WAIT)
+  assert.equal(await page.textContent('#view-audit .refusal .code'), 'INVALID_INPUT')
+  assert.match(await page.textContent('#view-audit .refusal .msg'), /key of 'architect'/)
 })
 
 test('no console errors, page errors or failed requests', () => {

@@ -20,3 +20,8 @@ fn refusals_are_envelopes_with_codes() {
 fn monitor_and_render() {
     common::monitor_and_render();
 }
+
+#[wasm_bindgen_test]
+fn signed_ledger_verifies_and_audits() {
+    common::signed_ledger_verifies_and_audits();
+}

@@ -137,6 +137,33 @@ fn matches_at(expect: &Value, actual: &Value, at: &str) -> Result<(), String> {
     }
 }
 
+/// A function vector's input with every `{"$let": name}` replaced by the file's `let` value
+/// of that name (tests/function-vectors/README.md), so a ledger is written once per file.
+pub fn resolve_lets(v: &Value, lets: &Value) -> Result<Value, String> {
+    Ok(match v {
+        Value::Object(m) => match m.get("$let") {
+            Some(name) if m.len() == 1 => {
+                let name = name.as_str().ok_or("`$let` names a value")?;
+                lets.get(name)
+                    .cloned()
+                    .ok_or_else(|| format!("no `let` value named {name}"))?
+            }
+            _ => Value::Object(
+                m.iter()
+                    .map(|(k, x)| Ok((k.clone(), resolve_lets(x, lets)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+        },
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|x| resolve_lets(x, lets))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
 fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 300 {

@@ -12,7 +12,11 @@ fn js(v: &Value) -> JsValue {
 }
 
 fn back(v: JsValue) -> Value {
-    serde_wasm_bindgen::from_value(v).unwrap_or(Value::Null)
+    js_sys::JSON::stringify(&v)
+        .ok()
+        .and_then(|text| text.as_string())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
 }
 
 pub fn ask_answer_resolve() {
@@ -89,4 +93,68 @@ pub fn monitor_and_render() {
             || m["events"][0]["timestamp"].is_u64()
             || m["events"][0]["timestamp"].is_f64()
     );
+}
+
+/// The ledger the Rust core signed (tests/fixtures/ed25519.json) verifies in wasm with its
+/// public keys, and its audit carries the fixture's signatures byte for byte; without keys
+/// the signers are unknown, and an edited body is marked on its record.
+pub fn signed_ledger_verifies_and_audits() {
+    let fixture: Value = serde_json::from_str(include_str!("../../../tests/fixtures/ed25519.json"))
+        .unwrap_or_default();
+    let keys: serde_json::Map<String, Value> = fixture["keys"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|k| {
+            (
+                k["agent"].as_str().unwrap_or("").to_owned(),
+                k["public"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(keys.len(), 4);
+    let ledger = &fixture["ledger"];
+    let v = back(w::verify(js(
+        &json!({"ledgers": [ledger], "publicKeys": keys}),
+    )));
+    assert_eq!(v, json!({"ok": true, "problems": [], "warnings": []}));
+    let unkeyed = back(w::verify(js(&json!({"ledgers": [ledger]}))));
+    assert_eq!(unkeyed["problems"][0]["code"], "SIGNATURE_INVALID");
+
+    let mut signatures = Vec::new();
+    for record in ledger["clarifications"].as_array().into_iter().flatten() {
+        let a = back(w::audit(js(
+            &json!({"ledger": ledger, "id": record["id"], "publicKeys": keys}),
+        )));
+        assert_eq!(a["verified"], true, "{a}");
+        let round = &a["chain"][0];
+        signatures.push(round["ask_signature"].clone());
+        signatures.push(round["answer_signature"].clone());
+        signatures.push(a["chain_signature"].clone());
+    }
+    // Per record: its question's, its answer's (null: CLR-42-002 was escalated, not
+    // answered) and its last entry's signature.
+    let entries = fixture["entries"].as_array().cloned().unwrap_or_default();
+    let mut expected = Vec::new();
+    for id in ["CLR-42-001", "CLR-42-002"] {
+        let of = |kind: &str| {
+            entries
+                .iter()
+                .find(|e| e["clarificationId"] == id && e["type"] == kind)
+                .map_or(Value::Null, |e| e["signature"].clone())
+        };
+        let last = entries
+            .iter()
+            .rfind(|e| e["clarificationId"] == id)
+            .map_or(Value::Null, |e| e["signature"].clone());
+        expected.extend([of("question"), of("answer"), last]);
+    }
+    assert_eq!(signatures, expected);
+
+    let mut edited = ledger.clone();
+    edited["clarifications"][0]["thread"][1]["body"] = json!("uswds-only");
+    let a = back(w::audit(js(&json!({"ledger": edited, "publicKeys": keys}))));
+    assert_eq!(a["verified"], false);
+    assert_eq!(a["problems"][0]["id"], "CLR-42-001");
+    assert_eq!(a["problems"][0]["code"], "LEDGER_INCONSISTENT");
 }

@@ -5,6 +5,7 @@
 //! `call` never panics and never fails: it returns `{"ok": true, …}` or
 //! `{"ok": false, "error": {"code", "message"}, …}`.
 
+mod audit;
 pub mod input;
 pub mod signals;
 
@@ -30,6 +31,7 @@ pub const FUNCTIONS: &[&str] = &[
     "abandon",
     "monitor",
     "verify",
+    "audit",
     "stats",
     "list",
     "show",
@@ -109,9 +111,10 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         }
         "monitor" => Ok(monitor_call(map)?),
         "verify" => {
-            let found = verify_call(map)?;
+            let found = audit::verify(map)?;
             Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
         }
+        "audit" => Ok(audit::audit_value(map)?),
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
             let (delegations, _) = signals::delegation_ledgers(map)?;
@@ -244,49 +247,6 @@ fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
         "events": events_value(&outcome.events),
         "statuses": statuses,
     }))
-}
-
-/// Raw files are verified under their own names (a misnamed ledger is a problem); ledger
-/// objects under the name their issue number gives them.
-fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
-    let mut found = crate::verify::Verification::default();
-    if let Some(files) = map.get("files").filter(|v| !v.is_null()) {
-        let Value::Object(files) = files else {
-            return Err(ClarifyError::input(
-                "`files` must be an object of file name → text",
-            ));
-        };
-        let mut named: Vec<(u64, &String, &Value)> = files
-            .iter()
-            .filter_map(|(name, text)| {
-                crate::verify::issue_of_file_name(name).map(|n| (n, name, text))
-            })
-            .collect();
-        crate::stable_sort::sort_by_key(&mut named, |(n, _, _)| *n);
-        for (_, name, text) in named {
-            let text = text
-                .as_str()
-                .ok_or_else(|| ClarifyError::input(format!("file `{name}` must be a string")))?;
-            found.extend(crate::verify::check_file(name, text.as_bytes()));
-        }
-    }
-    // The files were verified above, byte by byte: only the ledger objects are left.
-    let (ledgers, errors) = input::object_ledgers(map)?;
-    found
-        .problems
-        .extend(errors.into_iter().map(|e| crate::verify::Problem {
-            file: e.file,
-            id: None,
-            message: e.message,
-            code: None,
-        }));
-    for l in &ledgers {
-        found.extend(crate::verify::check_ledger(
-            &format!("issue-{}.json", l.issue_number),
-            l,
-        ));
-    }
-    Ok(found)
 }
 
 /// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
