@@ -7,6 +7,7 @@ use agentx_clarify_core::config::Config;
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::signals::{self, Context, Existing};
 use agentx_clarify_core::workflow::Workflows;
+use agentx_clarify_core::signing::Signers;
 use libfuzzer_sys::fuzz_target;
 
 const NOW: i64 = 1_795_341_600_000;
@@ -45,6 +46,7 @@ fuzz_target!(|data: &[u8]| {
         &Workflows::defaults(),
         &Manifests::new(),
         NOW,
+        &Signers::default(),
     ) {
         assert_eq!(out.blocks.len(), parsed.blocks.len());
         if let Some(ledger) = &out.ledger {
