@@ -6,7 +6,7 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
-use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
+use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
@@ -100,6 +100,8 @@ fn monitor_pass<S: DelegationStore>(
         Statuses::new()
     });
     let status_readable = errors.is_empty();
+    // What the monitor writes is signed with the hub key when the workspace holds it.
+    let signers = crate::store_keys::signers(store)?;
     // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
     // its visit unless asked for (a changed one is re-read in its update below, never written
     // from here).
@@ -110,7 +112,7 @@ fn monitor_pass<S: DelegationStore>(
             ledger,
         } = read;
         ledger.map(|ledger| {
-            let outcome = monitor_ledger(ledger, &statuses, config, now);
+            let outcome = monitor_ledger_with(ledger, &statuses, config, now, &signers);
             Finding {
                 issue,
                 file,
@@ -149,7 +151,7 @@ fn monitor_pass<S: DelegationStore>(
             let result = store.update_ledger(issue, config, "monitor", |current| match current {
                 None => Ok((None, None)),
                 Some(fresh) => {
-                    let again = monitor_ledger(fresh, &statuses, config, now);
+                    let again = monitor_ledger_with(fresh, &statuses, config, now, &signers);
                     if again.changed {
                         Ok((Some(again.ledger), Some((again.report, again.events))))
                     } else {

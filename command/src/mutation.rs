@@ -5,6 +5,7 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::ops::{act_with, request_with};
 use agentx_clarify_core::{
     request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
 };
@@ -66,8 +67,9 @@ pub fn ask<S: DelegationStore>(
 ) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
-    // A corrupt status file stops the command before anything is written.
+    // A corrupt status file or an unusable key stops the command before anything is written.
     store.read_statuses()?;
+    let signers = crate::store_keys::signers(store)?;
     let workflows = store.load_workflows()?;
     // A refused request writes nothing, not even what a store needs to exclude other writers
     // (a lock file, a directory): with no ledger yet, decide once before the update.
@@ -75,7 +77,7 @@ pub fn ask<S: DelegationStore>(
         request(None, req, &config, &workflows, now)?;
     }
     let applied = store.update_ledger(issue, &config, &req.from, |current| {
-        let applied = request(current.as_ref(), req, &config, &workflows, now)?;
+        let applied = request_with(current.as_ref(), req, &config, &workflows, now, &signers)?;
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
     })?;
@@ -93,13 +95,14 @@ pub fn act<S: DelegationStore>(
     let config = store.load_config()?;
     let parsed = action.validate(id, &config)?;
     store.read_statuses()?;
+    let signers = crate::store_keys::signers(store)?;
     let not_found = || ClarifyError::NotFound { id: id.to_owned() };
     // No ledger, no update: a missing issue must not leave anything behind.
     store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
     let actor = actor_name(action);
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = agentx_clarify_core::act(&ledger, id, action, &config, now)?;
+        let applied = act_with(&ledger, id, action, &config, now, &signers)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, &actor)

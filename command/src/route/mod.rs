@@ -196,6 +196,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let config = store.load_runner_config()?;
     // A corrupt status file stops the command before anything runs.
     store.read_statuses()?;
+    let signers = crate::store_keys::signers(store)?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
     let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
@@ -254,6 +255,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
             &config,
             &workflows,
             now,
+            &signers,
         )?;
         let write = d.applied.as_ref().map(|a| a.ledger.clone());
         Ok((write, d))
