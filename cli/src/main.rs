@@ -103,6 +103,10 @@ fn run(cli: Cli) -> i32 {
         Command::Mcp { agent, issue } => {
             agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
                 let runner = agentx_clarify_runner::ProcessRunner::new(root);
+                // A plan without a session gets a new one here: the layers below draw no
+                // randomness.
+                let with_session = layer4::with_new_session(op, v);
+                let v = with_session.as_ref().unwrap_or(v);
                 commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
             })
         }
