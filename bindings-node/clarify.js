@@ -99,6 +99,7 @@ for (const op of [
   'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
   'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
   'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
+  'check', 'gate', 'audit', 'keysList',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

@@ -68,26 +68,6 @@ pub enum Keys {
     List,
 }
 
-/// `check`'s input with a new `newSessionId` when its plan has no session and none was given
-/// (for callers of the JSON ops, such as the MCP server); None: use the input as it is.
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-pub fn with_new_session(op: &str, input: &serde_json::Value) -> Option<serde_json::Value> {
-    let needs = op == "check"
-        && input
-            .pointer("/plan/session_id")
-            .is_none_or(|s| s.is_null())
-        && input.get("newSessionId").is_none_or(|s| s.is_null());
-    if !needs {
-        return None;
-    }
-    let id = new_uuid_v4().ok()?;
-    let mut out = input.clone();
-    if let serde_json::Value::Object(m) = &mut out {
-        m.insert("newSessionId".into(), serde_json::Value::from(id));
-    }
-    Some(out)
-}
-
 /// Reads the plan file (`-`: stdin).
 fn read_plan(path: &str) -> Result<Plan, ClarifyError> {
     let mut text = String::new();

@@ -105,7 +105,7 @@ fn run(cli: Cli) -> i32 {
                 let runner = agentx_clarify_runner::ProcessRunner::new(root);
                 // A plan without a session gets a new one here: the layers below draw no
                 // randomness.
-                let with_session = layer4::with_new_session(op, v);
+                let with_session = agentx_clarify_store::with_new_session(op, v);
                 let v = with_session.as_ref().unwrap_or(v);
                 commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
             })

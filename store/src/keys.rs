@@ -44,6 +44,25 @@ pub fn new_uuid_v4() -> Result<String, ClarifyError> {
     ))
 }
 
+/// `check`'s JSON input with a new `newSessionId` when its plan names no session and none was
+/// given, for the shells that call the JSON ops (the MCP server, the Node store); None: use
+/// the input as it is.
+pub fn with_new_session(op: &str, input: &serde_json::Value) -> Option<serde_json::Value> {
+    let absent = |v: Option<&serde_json::Value>| v.is_none_or(serde_json::Value::is_null);
+    let needs = op == "check"
+        && absent(input.pointer("/plan/session_id"))
+        && absent(input.get("newSessionId"));
+    if !needs {
+        return None;
+    }
+    let id = new_uuid_v4().ok()?;
+    let mut out = input.clone();
+    if let serde_json::Value::Object(m) = &mut out {
+        m.insert("newSessionId".into(), serde_json::Value::from(id));
+    }
+    Some(out)
+}
+
 impl KeyStore for DiskStore {
     fn key_files(&self, half: KeyHalf) -> Result<Vec<KeyFile>, ClarifyError> {
         let dir = self.path(KEYS_DIR);
