@@ -10,6 +10,22 @@ use std::path::{Path, PathBuf};
 use common::*;
 use serde_json::Value;
 
+/// engineer asks architect on issue 42.
+const ASK: &[&str] = &[
+    "clarify",
+    "ask",
+    "--issue",
+    "42",
+    "--from",
+    "engineer",
+    "--to",
+    "architect",
+    "--topic",
+    "Cache",
+    "--question",
+    "Redis?",
+];
+
 fn key_file(root: &Path, agent: &str, ext: &str) -> PathBuf {
     root.join(format!(".agentx/keys/{agent}.{ext}"))
 }
@@ -70,20 +86,7 @@ fn keys_new_writes_an_owner_only_key_and_never_shows_it() {
     let mut printed = vec![text.stdout, text.stderr, created.to_string()];
     for args in [
         vec!["keys", "list"],
-        vec![
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis?",
-        ],
+        ASK.to_vec(),
         vec![
             "clarify",
             "answer",
@@ -138,24 +141,7 @@ fn a_private_key_others_may_read_is_refused_and_nothing_is_written() {
     let path = key_file(root, "engineer", "key");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let before = snapshot(root);
-    let out = json_within(
-        root,
-        T0,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis?",
-        ],
-    );
+    let out = json_within(root, T0, ASK);
     let v = assert_fails(&out, 3, "CONFIG_INVALID");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(
@@ -188,24 +174,7 @@ fn garbage_key_files_are_refused_by_name_without_echoing_them() {
     let original = std::fs::read(&secret).unwrap();
     let garbage = "ed25519-seed:c2VjcmV0LWJ1dC10b28tc2hvcnQ=";
     std::fs::write(&secret, garbage).unwrap();
-    let out = json_within(
-        root,
-        T0,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis?",
-        ],
-    );
+    let out = json_within(root, T0, ASK);
     let v = assert_fails(&out, 3, "CONFIG_INVALID");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains(".agentx/keys/engineer.key"), "{message}");
@@ -219,24 +188,7 @@ fn garbage_key_files_are_refused_by_name_without_echoing_them() {
     std::fs::write(&secret, &original).unwrap();
 
     // A damaged public key stops verify (it cannot check what it cannot read).
-    ok(
-        root,
-        T0,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis?",
-        ],
-    );
+    ok(root, T0, ASK);
     std::fs::write(key_file(root, "architect", "pub"), "ed25519:????\n").unwrap();
     let v = assert_fails(
         &json_within(root, T0, &["clarify", "verify"]),
@@ -254,24 +206,7 @@ fn garbage_key_files_are_refused_by_name_without_echoing_them() {
 
 /// A signed, resolved record: question (engineer), answer (architect), resolution (engineer).
 fn signed_ledger(root: &Path) -> PathBuf {
-    ok(
-        root,
-        T0,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis or LRU?",
-        ],
-    );
+    ok(root, T0, ASK);
     ok(
         root,
         T0 + 1940,
@@ -397,24 +332,7 @@ fn tampering_with_a_signed_ledger_is_found() {
 fn the_hub_key_signs_the_monitors_entries() {
     let dir = keyed_workspace();
     let root = dir.path();
-    ok(
-        root,
-        T0,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            "42",
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis?",
-        ],
-    );
+    ok(root, T0, ASK);
     // Long past the stale threshold: the monitor writes a retry (or an escalation).
     let v = ok(root, T0 + 48 * 60 * MINUTE, &["clarify", "monitor"]);
     assert!(!v["events"].as_array().unwrap().is_empty(), "{v}");

@@ -3,7 +3,6 @@
 //! ask/answer chain, verified against the workspace's public keys). The core decides; this
 //! puts the steps in order.
 
-use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::layer4::{self, Audit, AuditScope, CheckArgs, CheckResponse, Gate, Plan};
@@ -12,11 +11,11 @@ use agentx_clarify_core::{ClarifyError, Event};
 use serde_json::{json, Value};
 
 use crate::json::ok;
-use crate::monitor::{monitor_after, MonitorRun};
-use crate::paths::{self, STATUS_FILE};
+use crate::monitor::{monitor_after_signed, MonitorRun};
+use crate::mutation::statuses_after;
 use crate::store::Store;
 use crate::store_delegations::DelegationStore;
-use crate::store_keys::{public_keys, signers, KeyStore};
+use crate::store_keys::{public_keys, signers_for, KeyStore};
 
 /// What `clarify check` did.
 #[derive(Clone, Debug)]
@@ -56,7 +55,7 @@ pub fn check<S: DelegationStore>(
     let config = store.load_config()?;
     let issue = check_issue(args.issue_number)?;
     store.read_statuses()?;
-    let signers = signers(store)?;
+    let signers = signers_for(store, &[&args.from])?;
     let workflows = store.load_workflows()?;
     // A refused plan writes nothing, not even a lock file: decide once before the update.
     let existing = store.read_ledger(issue)?;
@@ -76,19 +75,22 @@ pub fn check<S: DelegationStore>(
         Ok((c.changed.then(|| c.ledger.clone()), c))
     })?;
     let mut warnings = Vec::new();
-    if !checked.events.is_empty() {
-        let updated = store.update_statuses(&config, &args.from, |statuses| {
-            apply_events(statuses, &checked.events);
-            Ok(())
-        });
-        if let Err(e) = updated {
-            warnings.push(format!(
-                "{} was written, but {STATUS_FILE} was not updated: {e}",
-                paths::ledger_name(issue)
-            ));
-        }
-    }
-    let monitor = monitor_after(store, &config, now, Some(issue), &mut warnings);
+    statuses_after(
+        store,
+        &config,
+        &args.from,
+        issue,
+        &checked.events,
+        &mut warnings,
+    );
+    let monitor = monitor_after_signed(
+        store,
+        &config,
+        now,
+        Some(issue),
+        Some(&signers),
+        &mut warnings,
+    );
     // Where the gaps stand now (the monitor may have moved them); the response as decided
     // when the ledger cannot be read back.
     let response = match store.read_ledger(issue) {

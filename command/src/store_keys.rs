@@ -7,8 +7,8 @@
 //! means, is decided here once for every store. A key file that cannot be used is
 //! `CONFIG_INVALID` naming the file — never a silently unsigned write.
 
-use agentx_clarify_core::names::check_agent;
-use agentx_clarify_core::signing::{PublicKeys, SecretKey, Signers};
+use agentx_clarify_core::names::{check_agent, AGENT_X};
+use agentx_clarify_core::signing::{signer_for, PublicKeys, SecretKey, Signers};
 use agentx_clarify_core::ClarifyError;
 
 use crate::paths::KEYS_DIR;
@@ -89,8 +89,27 @@ fn text_of(
 /// The private keys this workspace holds: what every write signs with. Empty when there are
 /// none (writes are unsigned, as before signatures existed).
 pub fn signers<S: KeyStore>(store: &S) -> Result<Signers, ClarifyError> {
+    signers_of(store, None)
+}
+
+/// The private keys that may sign entries by `authors` (their own, or the hub key for the
+/// hub's actors; the hub key always, for the follow-up monitor's entries): a command parses
+/// only the keys it can use (parsing a key derives its public half: the cost of a signed
+/// write). Every private key file is still read, so one that others may read fails every
+/// write.
+pub fn signers_for<S: KeyStore>(store: &S, authors: &[&str]) -> Result<Signers, ClarifyError> {
+    let mut wanted: Vec<&str> = authors.iter().map(|a| signer_for(a)).collect();
+    wanted.push(AGENT_X);
+    signers_of(store, Some(&wanted))
+}
+
+fn signers_of<S: KeyStore>(store: &S, wanted: Option<&[&str]>) -> Result<Signers, ClarifyError> {
     let mut out = Signers::new();
     for (agent, read) in store.key_files(KeyHalf::Secret)? {
+        if wanted.is_some_and(|w| !w.contains(&agent.as_str())) {
+            read?;
+            continue;
+        }
         let text = text_of(&agent, KeyHalf::Secret, read)?;
         // The core's message never shows the text of a secret key.
         let key =

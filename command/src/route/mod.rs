@@ -284,7 +284,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let mut warnings = Vec::new();
     let (monitor, mut written) = match decision.applied {
         Some(applied) if follow_up => {
-            let m = finish(store, &config, now, applied, AGENT_X)?;
+            let m = finish(store, &config, now, applied, AGENT_X, &signers)?;
             warnings.extend(m.warnings);
             (m.monitor, m.events)
         }
