@@ -54,6 +54,14 @@ export declare class Workspace {
   delegateFail(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
   delegateShow(input: { id?: string; issue?: number | string }): Promise<T.Ok<{ delegation?: T.Delegation; ledger?: T.DelegationLedger }>>
   delegateList(input?: { issue?: number | string; status?: T.DelegationStatus[]; all?: boolean }): Promise<T.Ok<{ delegations: T.Delegation[]; errors: T.MonitorReport['errors'] }>>
+  /** Layer 4: ask every gap of a plan (idempotent per session and gap); a plan without session_id gets a new one. */
+  check(input: T.CheckInput): Promise<T.Ok<T.StoreCheck>>
+  /** Resolves when no open BLOCK gap blocks the operation; rejects with GATE_CLOSED (and `open`) otherwise. */
+  gate(input: T.GateInput): Promise<T.Ok<T.GateResult>>
+  /** Layer 4's audit record of a record or an issue; rejects with SIGNATURE_INVALID or LEDGER_INCONSISTENT (and the record) when it does not verify. */
+  audit(input: { id: string } | { issue: number | string }): Promise<T.Ok<T.AuditRecord>>
+  /** The workspace's keys (`.agentx/keys/`). */
+  keysList(): Promise<T.Ok<{ keys: T.KeyInfo[] }>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
 

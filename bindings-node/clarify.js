@@ -100,6 +100,7 @@ for (const op of [
   'routeChatPrompt', 'routeChatReply',
   'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
   'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
+  'check', 'gate', 'audit', 'keysList',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }

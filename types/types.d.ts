@@ -307,7 +307,7 @@ export type StoreOperation =
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
   | 'migrate' | 'route' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
   | 'routeChatPrompt' | 'routeChatReply'
-  | SignalsOperation
+  | SignalsOperation | Layer4Operation
 
 /** A workspace's initial files, as the conformance vectors give them. */
 export interface WorkspaceSetup {
@@ -322,6 +322,8 @@ export interface WorkspaceSetup {
   agents?: Record<string, string>
   /** Delegation ledger file name (`issue-<n>.json`) → ledger object, or the file's exact text. */
   delegations?: Record<string, unknown>
+  /** Key file name (`<agent>.pub`, `<agent>.key`) → its text (`.agentx/keys/`, SPEC §16). */
+  keys?: Record<string, string>
 }
 
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
@@ -726,6 +728,89 @@ export interface AuditInput extends SignatureInput {
   ledger: Ledger | string
   id?: string
 }
+// ── Layer 4 on the command layer (SPEC §16): check, gate, audit, keys ─────────────────────────
+/** The command layer's Layer 4 operations (`Workspace.call`, `run`). */
+export type Layer4Operation = 'check' | 'gate' | 'audit' | 'keysList'
+
+/** A gap of a Layer 4 plan: a field the agent refuses to guess. */
+export interface PlanGap {
+  id: string
+  field: string
+  severity: Severity
+  question: string
+  context?: string | null
+  suggestions?: string[]
+  blocked_operations?: string[]
+  /** Who answers (default: the check's `to`). */
+  to?: string | null
+}
+/** Layer 4's plan: `check`'s input. */
+export interface Plan {
+  /** A UUID; absent: a new session (the file store draws one; a MemoryWorkspace needs `newSessionId`). */
+  session_id?: string
+  agent_id?: string
+  /** At most 100, ids unique. */
+  gaps: PlanGap[]
+}
+export interface CheckInput extends StoreCommon {
+  issue: number | string
+  from: string
+  to?: string
+  plan: Plan
+  workflow?: string
+  step?: string
+  /** The session id when the plan has none (a UUID v4). */
+  newSessionId?: string
+}
+/** A gap as the response shows it: every key written, then its record and where it stands. */
+export interface CheckedGap extends Required<PlanGap> {
+  clarificationId: string | null
+  status: Status | null
+  answer: string | null
+}
+/** Layer 4's response (`check`), with the command's events, monitor report and warnings. */
+export interface CheckResponse {
+  protocol_version: '1.0.0'
+  session_id: string
+  agent_id: string
+  timestamp: string
+  status: 'needs_clarification' | 'ready_to_proceed'
+  gaps: CheckedGap[]
+  /** Resolved gaps. */
+  accepted_gaps: number
+  /** Open BLOCK gaps. */
+  blocking_gaps: number
+  /** Open WARN gaps. */
+  warning_gaps: number
+}
+export interface StoreCheck extends CheckResponse {
+  events: ClarifyEvent[]
+  /** True when every gap was already asked (nothing written). */
+  idempotent: boolean
+  monitor: MonitorReport
+  warnings: string[]
+}
+/** An open BLOCK record that keeps a gate closed. */
+export interface OpenGap {
+  clarificationId: string
+  gapId: string | null
+  sessionId: string | null
+  field: string | null
+  topic: string
+  severity: Severity
+  from: string
+  to: string
+  status: Status
+  /** Empty: the record blocks every operation. */
+  blockedOperations: string[]
+}
+/** `gate`: open when `open` is empty; closed, the call fails with GATE_CLOSED carrying these keys. */
+export interface GateResult {
+  issueNumber: number
+  operation: string | null
+  open: OpenGap[]
+}
+export interface GateInput { issue: number | string; operation?: string }
 /** One ask/answer round of an audit (Layer 4's spelling). */
 export interface AuditRound {
   round: number
@@ -738,14 +823,27 @@ export interface AuditRound {
   answer_signature: string | null
   resolved: boolean
 }
-/** Layer 4's audit record: `verified` iff `problems` is empty. */
-export interface AuditResult {
+/** The pure `audit`'s result: the same record as the store's `audit`. */
+export type AuditResult = AuditRecord
+export interface AuditProblem { code: ErrorCode; id: string | null; message: string }
+/** Layer 4's audit record; not verified, the call fails (SIGNATURE_INVALID or LEDGER_INCONSISTENT) carrying these keys. */
+export interface AuditRecord {
   session_id: string | null
   chain: AuditRound[]
   total_rounds: number
   all_resolved: boolean
-  /** The signature of the record's last entry (covers its chain); null for several records. */
+  /** The last entry's signature (one record only). */
   chain_signature: string | null
   verified: boolean
-  problems: { code: 'SIGNATURE_INVALID' | 'LEDGER_INCONSISTENT'; id: string | null; message: string }[]
+  problems: AuditProblem[]
+}
+/** One agent's keys (`keysList`); private keys are never shown. */
+export interface KeyInfo {
+  agent: string
+  /** `ed25519:<base64>`; null when only the private key is there. */
+  publicKey: string | null
+  /** The workspace holds the private key: this agent's writes here are signed. */
+  private: boolean
+  /** The `.pub` is not the private key's public half (a replaced `.pub`). */
+  mismatch: boolean
 }

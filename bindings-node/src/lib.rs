@@ -9,7 +9,7 @@ use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_store::{with_new_session, DiskStore};
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -74,7 +74,9 @@ impl Task for StoreCall {
                     &store,
                     &runner,
                     &self.op,
-                    &input,
+                    // A plan without a session gets a new one here: the layers below draw
+                    // no randomness.
+                    &with_new_session(&self.op, &input).unwrap_or(input),
                     &system_now_ms,
                 ),
                 Err(failure) => failure,

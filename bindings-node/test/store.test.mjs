@@ -172,3 +172,45 @@ test('route runs the target agent off the JS thread; an agent error rejects with
   assert.equal(none.code, 'INVALID_TRANSITION')
   fs.rmSync(root, { recursive: true, force: true })
 })
+
+test('Layer 4 on the store: check, gate, audit and keys, as the CLI gives them', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  for (const agent of ['agent-x', 'engineer', 'architect']) await cli(root, 'keys', 'new', agent)
+  const keys = (await ws.keysList()).keys
+  assert.deepEqual(keys.map((k) => [k.agent, k.private, k.mismatch]), [['agent-x', true, false], ['architect', true, false], ['engineer', true, false]])
+  assert.ok(!JSON.stringify(keys).includes('ed25519-seed:'), 'no private key in JSON')
+  const plan = { gaps: [
+    { id: 'gap-001', field: 'storage.cache', severity: 'BLOCK', question: 'Redis?', blocked_operations: ['deploy'] },
+    { id: 'gap-002', field: 'api.version', severity: 'WARN', question: 'v1 or v2?' },
+  ] }
+  const first = await ws.check({ issue: 42, from: 'engineer', to: 'architect', plan, now: '2026-11-22T10:00:00Z' })
+  assert.equal(first.status, 'needs_clarification')
+  assert.match(first.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'the store drew a UUID v4')
+  assert.deepEqual(first.gaps.map((g) => g.clarificationId), ['CLR-42-001', 'CLR-42-002'])
+  const closed = await caught(() => ws.gate({ issue: 42, operation: 'deploy' }))
+  assert.equal(closed.code, 'GATE_CLOSED')
+  assert.deepEqual(closed.open.map((g) => g.clarificationId), ['CLR-42-001'])
+  assert.deepEqual((await ws.gate({ issue: 42, operation: 'build' })).open, [])
+  await ws.answer({ id: 'CLR-42-001', from: 'architect', body: 'Redis.', now: '2026-11-22T10:01:00Z' })
+  await ws.resolve({ id: 'CLR-42-001', from: 'engineer', now: '2026-11-22T10:02:00Z' })
+  const again = await ws.check({ issue: 42, from: 'engineer', to: 'architect', plan: { ...plan, session_id: first.session_id }, now: '2026-11-22T10:03:00Z' })
+  assert.equal(again.status, 'ready_to_proceed')
+  assert.equal(again.idempotent, true)
+  const audit = await ws.audit({ id: 'CLR-42-001' })
+  assert.equal(audit.verified, true)
+  assert.match(audit.chain[0].ask_signature, /^ed25519:/)
+  assert.deepEqual(audit, await cli(root, 'clarify', 'audit', 'CLR-42-001'))
+  assert.deepEqual(await ws.gate({ issue: 42, operation: 'deploy' }), await cli(root, 'gate', '--issue', '42', '--operation', 'deploy'))
+  // A replaced public key: the audit rejects with SIGNATURE_INVALID and its problems.
+  fs.copyFileSync(path.join(root, '.agentx/keys/engineer.pub'), path.join(root, '.agentx/keys/architect.pub'))
+  const tampered = await caught(() => ws.audit({ id: 'CLR-42-001' }))
+  assert.equal(tampered.code, 'SIGNATURE_INVALID')
+  assert.equal(tampered.verified, false)
+  assert.ok(tampered.problems.some((p) => p.message.includes('signature by architect')))
+  // A bad plan writes nothing.
+  const bad = await caught(() => ws.check({ issue: 43, from: 'engineer', to: 'architect', plan: { gaps: [{ id: 'g', field: 'f', severity: 'CRITICAL', question: 'q' }] } }))
+  assert.equal(bad.code, 'INVALID_INPUT')
+  assert.ok(!fs.existsSync(ledgerPath(root, 43)))
+})

@@ -28,6 +28,19 @@ async function store(ws: c.Workspace): Promise<string> {
   return asked.clarification.topic + report.stale.join() + warnings.join() + unread.length + changed.join()
 }
 
+async function layer4(ws: c.Workspace): Promise<string> {
+  const plan: c.Plan = { gaps: [{ id: 'gap-001', field: 'storage.cache', severity: 'BLOCK', question: 'Redis?', blocked_operations: ['deploy'] }] }
+  const checked = await ws.check({ issue: 42, from: 'engineer', to: 'architect', plan })
+  const ready: boolean = checked.status === 'ready_to_proceed'
+  const firstGap: string | null = checked.gaps[0].clarificationId
+  const open: c.OpenGap[] = (await ws.gate({ issue: 42, operation: 'deploy' })).open
+  const audited: c.AuditRecord = await ws.audit({ id: 'CLR-42-001' })
+  const keys: c.KeyInfo[] = (await ws.keysList()).keys
+  // @ts-expect-error a severity that does not exist
+  const bad: c.PlanGap = { id: 'g', field: 'f', severity: 'CRITICAL', question: 'q' }
+  return `${ready}${firstGap}${open.length}${audited.verified}${keys.length}${bad.id}`
+}
+
 function onError(e: unknown): c.ErrorCode | undefined {
   return (e as c.ClarifyError).code
 }
@@ -37,4 +50,4 @@ const wrong: c.Status = 'done'
 // @ts-expect-error `now` must be a number
 c.answer({ ledger: r.ledger, id, from: 'x', body: 'y', now: 'later' })
 
-export { status, firstEntry, when, waiting, cycle, rate, store, onError, wrong }
+export { status, firstEntry, when, waiting, cycle, rate, store, layer4, onError, wrong }

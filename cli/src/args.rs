@@ -58,6 +58,18 @@ pub enum Command {
         after_help = "Examples:\n  agentx delegate request --issue 42 --from engineer --to architect --capability architecture.design.system --objective \"Design the cache\"\n  agentx delegate accept DLG-42-001 --from architect\n  agentx delegate complete DLG-42-001 --from architect --summary \"Redis, see ADR-7\"\n  agentx delegate list"
     )]
     Delegate(crate::delegate::Delegate),
+    /// Refuse, don't guess: exit 0 when no open BLOCK gap of the issue blocks the operation,
+    /// else GATE_CLOSED (exit 4) listing the open gaps
+    #[command(
+        after_help = "Examples:\n  agentx gate --issue 42\n  agentx gate --issue 42 --operation deploy || exit 1\n  agentx gate --issue 42 --operation codegen --json\n\nA record blocks an operation when it is open (pending, stale, answered, escalated),\nits severity is BLOCK and its blocked operations are none (every one) or name it."
+    )]
+    Gate(crate::layer4::GateArgs),
+    /// Signing keys: create an agent's ed25519 key pair, list the workspace's keys
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx keys new agent-x\n  agentx keys new engineer\n  agentx keys list"
+    )]
+    Keys(crate::layer4::Keys),
     /// Report that an agent starts or finishes work (then runs the monitor)
     #[command(
         subcommand,
@@ -209,9 +221,21 @@ pub enum Clarify {
         after_help = "Examples:\n  agentx clarify resume-prompt CLR-42-001\n  claude -p --resume \"$SESSION\" \"$(agentx clarify resume-prompt CLR-42-001)\"\n  agentx clarify resume-prompt CLR-42-001 --json"
     )]
     ResumePrompt { id: String },
-    /// Check every ledger: parses, ids, snapshot = fold, hash chain, timestamp order
+    /// Check every ledger: parses, ids, snapshot = fold, hash chain, timestamp order, signatures
     #[command(after_help = "Example:\n  agentx clarify verify")]
     Verify,
+    /// Layer 4: ask every gap of a plan (idempotent per session and gap) and print where
+    /// each stands: needs_clarification or ready_to_proceed
+    #[command(
+        after_help = "Examples:\n  agentx clarify check --issue 42 --from engineer --to architect plan.json\n  agentx clarify check --issue 42 --from engineer --to architect plan.json --json | jq -r .status\n\nplan.json:\n  {\"session_id\": \"6f1c…\", \"gaps\": [{\"id\": \"gap-001\", \"field\": \"storage.cache\",\n    \"severity\": \"BLOCK\", \"question\": \"Redis or in-process?\", \"blocked_operations\": [\"deploy\"]}]}\nWithout session_id a new session is drawn (keep it in the plan to check again)."
+    )]
+    Check(crate::layer4::CheckArgs),
+    /// Layer 4's audit record of a clarification or an issue: every ask/answer round with its
+    /// timestamps and signatures, verified
+    #[command(
+        after_help = "Examples:\n  agentx clarify audit CLR-42-001\n  agentx clarify audit --issue 42 --json\n\nExit 8 when the chain does not verify (SIGNATURE_INVALID or LEDGER_INCONSISTENT)."
+    )]
+    Audit(crate::layer4::AuditArgs),
     /// Analytics: totals, auto-resolution and escalation rates, time to first answer
     #[command(
         after_help = "Examples:\n  agentx clarify stats\n  agentx clarify stats --since 2026-11-01T00:00:00Z --json"

@@ -6,6 +6,7 @@ mod delegate;
 mod demo;
 mod demo_routing;
 mod exit;
+mod layer4;
 mod migrate;
 mod previews;
 mod print;
@@ -18,7 +19,6 @@ use std::process::ExitCode;
 use agentx_clarify_command::{self as commands, HookEvent, Mutation, Store};
 use agentx_clarify_core::listing::{ready_line, ListFilter};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
-use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore as Workspace;
@@ -83,6 +83,8 @@ fn run(cli: Cli) -> i32 {
         Command::Clarify(c) => clarify(&ws, now, cli.now.is_some(), json, c),
         Command::Signals(c) => signals::run(&ws, now, json, c),
         Command::Delegate(c) => delegate::run(&ws, now, json, c),
+        Command::Gate(a) => layer4::run_gate(&ws, json, &a),
+        Command::Keys(c) => layer4::run_keys(&ws, json, c),
         Command::Hook(Hook::Start { agent, issue }) => {
             hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
         }
@@ -102,6 +104,10 @@ fn run(cli: Cli) -> i32 {
         Command::Mcp { agent, issue } => {
             agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
                 let runner = agentx_clarify_runner::ProcessRunner::new(root);
+                // A plan without a session gets a new one here: the layers below draw no
+                // randomness.
+                let with_session = agentx_clarify_store::with_new_session(op, v);
+                let v = with_session.as_ref().unwrap_or(v);
                 commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
             })
         }
@@ -269,9 +275,10 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             let wanted = (route || no_route).then_some(route);
             route::monitor(ws, &clock, json, dry_run, wanted, jobs)
         }
+        Clarify::Check(a) => layer4::run_check(ws, now, json, a),
+        Clarify::Audit(a) => layer4::run_audit(ws, json, &a),
         Clarify::Verify => {
-            // The keys of `.agentx/keys/` are read by the key store (a later change).
-            let outcome = commands::verify(ws, &PublicKeys::new())?;
+            let outcome = commands::verify(ws)?;
             if !json {
                 // Records written by another tool: `agentx migrate` upgrades them.
                 for w in &outcome.warnings {

@@ -272,6 +272,29 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
                 argv.push(s("--all"));
             }
         }
+        "check" => {
+            argv.extend([s("clarify"), s("check")]);
+            argv.push(format!("--issue={}", req(args, "issue", file)));
+            argv.push(format!("--from={}", req(args, "from", file)));
+            push_opt(&mut argv, "to", args, "to");
+            push_opt(&mut argv, "workflow", args, "workflow");
+            push_opt(&mut argv, "step", args, "step");
+            let plan = args.get("plan").map(Value::to_string).unwrap_or_default();
+            argv.extend([s("--"), input_file(root, "plan.json", &plan)]);
+        }
+        "gate" => {
+            argv.push(s("gate"));
+            push_opt(&mut argv, "issue", args, "issue");
+            push_opt(&mut argv, "operation", args, "operation");
+        }
+        "audit" => {
+            argv.extend([s("clarify"), s("audit")]);
+            match opt(args, "id") {
+                Some(id) => argv.extend([s("--"), id]),
+                None => push_opt(&mut argv, "issue", args, "issue"),
+            }
+        }
+        "keysList" => argv.extend([s("keys"), s("list")]),
         other => panic!("{file}: unknown op {other}"),
     }
     (argv, stdin)

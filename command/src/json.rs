@@ -9,7 +9,6 @@ use agentx_clarify_core::api::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
 };
-use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
@@ -18,7 +17,7 @@ use crate::status::HookEvent;
 use crate::store_delegations::DelegationStore;
 use crate::store_leases::LeaseStore;
 use crate::store_runs::RunStore;
-use crate::{delegate, monitor, mutation, query, signals, status};
+use crate::{delegate, keys, layer4, monitor, mutation, query, signals, status};
 use agentx_clarify_core::api::signals as api_signals;
 
 /// Operations `call` understands (the vectors' names; `request` is also `ask`, and `hook`
@@ -56,6 +55,10 @@ pub const OPERATIONS: &[&str] = &[
     "delegateFail",
     "delegateShow",
     "delegateList",
+    "check",
+    "gate",
+    "audit",
+    "keysList",
 ];
 
 /// Routing operations: [`call_route_view`] (`routePrompt`, `routeOutcome`: every surface) and
@@ -138,7 +141,7 @@ fn run<S: DelegationStore>(
             let dry_run = flag(m, "dryRun")?;
             monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::All)?.to_json()
         }
-        "verify" => query::verify(store, &PublicKeys::new())?.to_json(),
+        "verify" => query::verify(store)?.to_json(),
         "list" => {
             let listed = query::list(store, &list_filter(m)?)?;
             serde_json::to_value(listed.to_json()).map_err(|e| ClarifyError::Internal {
@@ -231,6 +234,28 @@ fn run<S: DelegationStore>(
             };
             delegate::list(store, &filter)?.to_json()
         }
+        "check" => {
+            let plan = m.get("plan").ok_or_else(|| {
+                bad("`plan` is required: Layer 4's {session_id?, agent_id?, gaps}")
+            })?;
+            let plan = agentx_clarify_core::layer4::Plan::parse(plan)?;
+            let args = check_args(m, &plan)?;
+            layer4::check(store, now()?, &plan, &args)?.to_json()
+        }
+        "gate" => {
+            let issue = issue_number(m, "issue")?.ok_or_else(|| bad("`issue` is required"))?;
+            let operation = opt_string(m, "operation")?;
+            layer4::gate_json(&layer4::gate(store, issue, operation.as_deref())?)
+        }
+        "audit" => {
+            let target = match (opt_string(m, "id")?, issue_number(m, "issue")?) {
+                (Some(id), _) => layer4::AuditTarget::Record(id),
+                (None, Some(issue)) => layer4::AuditTarget::Issue(issue),
+                (None, None) => return Err(bad("`id` or `issue` is required")),
+            };
+            layer4::audit_json(&layer4::audit(store, &target)?)
+        }
+        "keysList" => keys::list_json(&keys::list_keys(store)?),
         other => {
             return Err(bad(format!(
                 "unknown operation '{other}'; known: {}, {}",
@@ -241,12 +266,40 @@ fn run<S: DelegationStore>(
     })
 }
 
+/// `check`'s arguments: `issue`, `from`, `to?`, `workflow?`, `step?`, and `newSessionId` (a
+/// UUID v4 the shell drew) unless the plan names its session.
+fn check_args(
+    m: &Obj,
+    plan: &agentx_clarify_core::layer4::Plan,
+) -> Result<agentx_clarify_core::layer4::CheckArgs, ClarifyError> {
+    let issue = issue_number(m, "issue")?.ok_or_else(|| bad("`issue` is required"))?;
+    let new_session_id = opt_string(m, "newSessionId")?.unwrap_or_default();
+    if plan.session_id.is_none() && new_session_id.is_empty() {
+        return Err(bad(
+            "the plan has no `session_id`: give it one, or give `newSessionId` (a UUID v4)",
+        ));
+    }
+    Ok(agentx_clarify_core::layer4::CheckArgs {
+        issue_number: u64::from(issue),
+        from: string(m, "from")?,
+        to: opt_string(m, "to")?,
+        workflow: opt_string(m, "workflow")?,
+        step: opt_string(m, "step")?,
+        new_session_id,
+    })
+}
+
 /// The routing operations that start no process, or `None` for any other `op`:
 /// `routeRunner {agent}` (the runner that answers for `agent`, or `NO_RUNNER`),
 /// `routePrompt {id, persona?}` (the prompt and the runner `route` would use; `persona`
 /// replaces the persona file's text) and `routeOutcome {id, output}` (what routing would do
 /// with that run output, nothing written).
-pub fn call_route_view<S: RunStore>(store: &S, op: &str, input: &Value, now: i64) -> Option<Value> {
+pub fn call_route_view<S: RunStore + crate::KeyStore>(
+    store: &S,
+    op: &str,
+    input: &Value,
+    now: i64,
+) -> Option<Value> {
     if !matches!(op, "routePrompt" | "routeOutcome" | "routeRunner") {
         return None;
     }

@@ -19,6 +19,8 @@
 //! | [`status`] | `hook start|finish`, `state` |
 //! | [`migrate`] | `migrate` |
 //! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
+//! | [`layer4`] | `clarify check`, `gate`, `clarify audit` (SPEC §16) |
+//! | [`keys`] | `keys new`, `keys list` |
 //! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
 //! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |
 //! | [`json`] | the one JSON decoder: [`call`] |
@@ -37,8 +39,11 @@ pub mod delegate;
 pub mod files;
 pub mod guard;
 pub mod json;
+pub mod keys;
+pub mod layer4;
 pub mod mem;
 mod mem_delegations;
+mod mem_keys;
 pub mod mem_routing;
 pub mod migrate;
 pub mod monitor;
@@ -50,6 +55,7 @@ pub mod signals;
 pub mod status;
 pub mod store;
 pub mod store_delegations;
+pub mod store_keys;
 pub mod store_leases;
 pub mod store_runs;
 pub mod vector;
@@ -68,5 +74,6 @@ pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
 pub use store_delegations::DelegationStore;
+pub use store_keys::KeyStore;
 pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 pub use store_runs::{run_log_name, RunStore, RUNS_DIR};

@@ -6,7 +6,8 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
-use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
+use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
+use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
@@ -53,7 +54,7 @@ pub fn run_monitor<S: DelegationStore>(
     dry_run: bool,
     scope: Scope,
 ) -> Result<MonitorRun, ClarifyError> {
-    monitor_pass(store, config, now, dry_run, scope, false).map(|(run, _)| run)
+    monitor_pass(store, config, now, dry_run, scope, false, None).map(|(run, _)| run)
 }
 
 /// The monitor that follows a command: never the command's failure — the command's own write
@@ -66,10 +67,26 @@ pub fn monitor_after<S: DelegationStore>(
     written: Option<u32>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    run_monitor(store, config, now, false, Scope::FollowUp { written }).unwrap_or_else(|e| {
-        warnings.push(format!("the follow-up monitor did not run: {e}"));
-        MonitorRun::default()
-    })
+    monitor_after_signed(store, config, now, written, None, warnings)
+}
+
+/// [`monitor_after`] with the keys the command already read (`None`: read them): a write
+/// parses its keys once, not again for its monitor.
+pub fn monitor_after_signed<S: DelegationStore>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    written: Option<u32>,
+    signers: Option<&Signers>,
+    warnings: &mut Vec<String>,
+) -> MonitorRun {
+    let scope = Scope::FollowUp { written };
+    monitor_pass(store, config, now, false, scope, false, signers)
+        .map(|(run, _)| run)
+        .unwrap_or_else(|e| {
+            warnings.push(format!("the follow-up monitor did not run: {e}"));
+            MonitorRun::default()
+        })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
@@ -81,7 +98,7 @@ pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
     config: &Config,
     now: i64,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
-    monitor_pass(store, config, now, false, Scope::All, true)
+    monitor_pass(store, config, now, false, Scope::All, true, None)
 }
 
 fn monitor_pass<S: DelegationStore>(
@@ -91,6 +108,7 @@ fn monitor_pass<S: DelegationStore>(
     dry_run: bool,
     scope: Scope,
     keep: bool,
+    signers: Option<&Signers>,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let mut errors = Vec::new();
     // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
@@ -100,6 +118,16 @@ fn monitor_pass<S: DelegationStore>(
         Statuses::new()
     });
     let status_readable = errors.is_empty();
+    // What the monitor writes is signed with the hub key when the workspace holds it.
+    let read;
+    let signers = match signers {
+        Some(s) => s,
+        None => {
+            // The monitor writes as `monitor`: only the hub key signs.
+            read = crate::store_keys::signers_for(store, &[])?;
+            &read
+        }
+    };
     // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
     // its visit unless asked for (a changed one is re-read in its update below, never written
     // from here).
@@ -110,7 +138,7 @@ fn monitor_pass<S: DelegationStore>(
             ledger,
         } = read;
         ledger.map(|ledger| {
-            let outcome = monitor_ledger(ledger, &statuses, config, now);
+            let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
             Finding {
                 issue,
                 file,
@@ -149,7 +177,7 @@ fn monitor_pass<S: DelegationStore>(
             let result = store.update_ledger(issue, config, "monitor", |current| match current {
                 None => Ok((None, None)),
                 Some(fresh) => {
-                    let again = monitor_ledger(fresh, &statuses, config, now);
+                    let again = monitor_ledger_with(fresh, &statuses, config, now, signers);
                     if again.changed {
                         Ok((Some(again.ledger), Some((again.report, again.events))))
                     } else {

@@ -5,12 +5,14 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::ops::{act_with, request_with};
+use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{
     request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
 };
 use serde_json::{json, Map, Value};
 
-use crate::monitor::{monitor_after, MonitorRun};
+use crate::monitor::{monitor_after_signed, MonitorRun};
 use crate::paths::{self, STATUS_FILE};
 use crate::store_delegations::DelegationStore;
 
@@ -66,8 +68,9 @@ pub fn ask<S: DelegationStore>(
 ) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
-    // A corrupt status file stops the command before anything is written.
+    // A corrupt status file or an unusable key stops the command before anything is written.
     store.read_statuses()?;
+    let signers = crate::store_keys::signers_for(store, &[&req.from])?;
     let workflows = store.load_workflows()?;
     // A refused request writes nothing, not even what a store needs to exclude other writers
     // (a lock file, a directory): with no ledger yet, decide once before the update.
@@ -75,11 +78,11 @@ pub fn ask<S: DelegationStore>(
         request(None, req, &config, &workflows, now)?;
     }
     let applied = store.update_ledger(issue, &config, &req.from, |current| {
-        let applied = request(current.as_ref(), req, &config, &workflows, now)?;
+        let applied = request_with(current.as_ref(), req, &config, &workflows, now, &signers)?;
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
     })?;
-    finish(store, &config, now, applied, &req.from)
+    finish(store, &config, now, applied, &req.from, &signers)
 }
 
 /// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
@@ -95,14 +98,32 @@ pub fn act<S: DelegationStore>(
     store.read_statuses()?;
     let not_found = || ClarifyError::NotFound { id: id.to_owned() };
     // No ledger, no update: a missing issue must not leave anything behind.
-    store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
+    let ledger = store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
     let actor = actor_name(action);
+    // The entry's author is the given actor, or (none given) one of the record's
+    // participants or a human: the keys of all of them.
+    let given = match action {
+        Action::Answer { from, .. } | Action::FollowUp { from, .. } => Some(from.as_str()),
+        Action::Resolve { from, .. }
+        | Action::Escalate { from, .. }
+        | Action::Abandon { from, .. } => from.as_deref(),
+    };
+    let record = ledger.find(id);
+    let authors = match given {
+        Some(from) => vec![from],
+        None => vec![
+            record.map_or("", |r| r.from.as_str()),
+            record.map_or("", |r| r.to.as_str()),
+            "human",
+        ],
+    };
+    let signers = crate::store_keys::signers_for(store, &authors)?;
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = agentx_clarify_core::act(&ledger, id, action, &config, now)?;
+        let applied = act_with(&ledger, id, action, &config, now, &signers)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
-    finish(store, &config, now, applied, &actor)
+    finish(store, &config, now, applied, &actor, &signers)
 }
 
 /// Who an action is written by, for lock files (the core decides the entry's author).
@@ -115,6 +136,31 @@ fn actor_name(action: &Action) -> String {
     }
 }
 
+/// After a ledger write of `issue`: the statuses take its events in their own update; a
+/// failure is a warning (the write stands).
+pub(crate) fn statuses_after<S: DelegationStore>(
+    store: &S,
+    config: &Config,
+    actor: &str,
+    issue: u32,
+    events: &[Event],
+    warnings: &mut Vec<String>,
+) {
+    if events.is_empty() {
+        return;
+    }
+    let updated = store.update_statuses(config, actor, |statuses| {
+        apply_events(statuses, events);
+        Ok(())
+    });
+    if let Err(e) = updated {
+        warnings.push(format!(
+            "{} was written, but {STATUS_FILE} was not updated: {e}",
+            paths::ledger_name(issue)
+        ));
+    }
+}
+
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
 /// record as it now stands. The write has succeeded, so nothing here fails the command: what
 /// goes wrong is a warning.
@@ -124,22 +170,19 @@ pub(crate) fn finish<S: DelegationStore>(
     now: i64,
     applied: Applied,
     actor: &str,
+    signers: &Signers,
 ) -> Result<Mutation, ClarifyError> {
     let mut warnings = Vec::new();
     let issue = applied.ledger.issue_number;
-    if !applied.events.is_empty() {
-        let updated = store.update_statuses(config, actor, |statuses| {
-            apply_events(statuses, &applied.events);
-            Ok(())
-        });
-        if let Err(e) = updated {
-            warnings.push(format!(
-                "{} was written, but {STATUS_FILE} was not updated: {e}",
-                paths::ledger_name(issue)
-            ));
-        }
-    }
-    let monitor = monitor_after(store, config, now, Some(issue), &mut warnings);
+    statuses_after(store, config, actor, issue, &applied.events, &mut warnings);
+    let monitor = monitor_after_signed(
+        store,
+        config,
+        now,
+        Some(issue),
+        Some(signers),
+        &mut warnings,
+    );
     let clarification = match store.read_ledger(issue) {
         Ok(ledger) => ledger.and_then(|l| l.find(&applied.id).cloned()),
         Err(e) => {

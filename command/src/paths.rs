@@ -21,16 +21,22 @@ pub const AGENTS_DIR: &str = ".agentx/agents/";
 pub const DELEGATIONS_DIR: &str = ".agentx/state/delegations/";
 pub const CONFIG: &str = ".agentx/config.toml";
 pub const STATUS: &str = ".agentx/state/agent-status.json";
+/// Signing keys (SPEC §16): `<agent>.pub` (public) and `<agent>.key` (private, mode 0600).
+pub const KEYS_DIR: &str = ".agentx/keys/";
+/// Keeps private keys out of git: `init` and `keys new` write it when it is missing.
+pub const KEYS_GITIGNORE: &str = ".agentx/keys/.gitignore";
+pub const KEYS_GITIGNORE_TEXT: &str = "# Private signing keys never leave this machine.\n*.key\n";
 /// The statuses file as reports name it.
 pub const STATUS_FILE: &str = "agent-status.json";
 
 /// The directories `init` creates, in order.
-pub const INIT_DIRS: [&str; 5] = [
+pub const INIT_DIRS: [&str; 6] = [
     AGENTX_DIR,
     WORKFLOWS_DIR,
     STATE_DIR,
     CLARIFICATIONS_DIR,
     AGENTS_DIR,
+    KEYS_DIR,
 ];
 /// The directories a ledger write needs.
 pub const STATE_DIRS: [&str; 4] = [AGENTX_DIR, WORKFLOWS_DIR, STATE_DIR, CLARIFICATIONS_DIR];
@@ -69,6 +75,7 @@ pub fn init_files() -> Vec<(String, &'static str)> {
         .map(|(name, text)| (format!("{WORKFLOWS_DIR}{name}.toml"), *text))
         .collect();
     files.push((CONFIG.to_owned(), CONFIG_TOML));
+    files.push((KEYS_GITIGNORE.to_owned(), KEYS_GITIGNORE_TEXT));
     files.extend(
         DEFAULT_MANIFESTS
             .iter()
@@ -165,6 +172,18 @@ pub fn setup_files(setup: &Value) -> Result<Files, ClarifyError> {
                 "`delegations` must be an object of file name → delegation ledger",
             ))
         }
+    }
+    match setup.get("keys") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (name, text) in map {
+                let text = text
+                    .as_str()
+                    .ok_or_else(|| bad(&format!("key file `{name}` must be text")))?;
+                files.insert(format!("{KEYS_DIR}{name}"), text.as_bytes().to_vec());
+            }
+        }
+        Some(_) => return Err(bad("`keys` must be an object of file name → key text")),
     }
     if let Some(statuses) = setup.get("statuses").filter(|v| !v.is_null()) {
         files.insert(STATUS.to_owned(), pretty_or_raw(statuses));

@@ -8,7 +8,6 @@ use agentx_clarify_core::listing::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
-use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::stats::Stats;
 use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
@@ -151,20 +150,19 @@ impl VerifyOutcome {
 
 /// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
 /// parse is a problem, not a failure. Delegation ledgers are checked too (SPEC §18).
-/// Signatures are checked against `keys` (SPEC §16), and with `[audit] require_signatures`
-/// every unsigned entry is a problem too.
-pub fn verify<S: DelegationStore>(
-    store: &S,
-    keys: &PublicKeys,
-) -> Result<VerifyOutcome, ClarifyError> {
+/// Signatures are checked against the workspace's public keys (SPEC §16; a replaced `.pub`
+/// makes what its old key signed fail), and with `[audit] require_signatures` every unsigned
+/// entry is a problem too.
+pub fn verify<S: DelegationStore>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
     let require = store.load_config()?.audit.require_signatures;
+    let keys = crate::store_keys::public_keys(store)?;
     let raw = store.raw_ledgers()?;
     let (delegation_files, delegation_problems) = crate::delegate::verify(store)?;
     let files = raw.len() + delegation_files;
     let mut found = Verification::default();
     for (name, bytes) in raw {
         match bytes {
-            Ok(bytes) => found.extend(check_file_with(&name, &bytes, keys, require)),
+            Ok(bytes) => found.extend(check_file_with(&name, &bytes, &keys, require)),
             Err(e) => found.problems.push(Problem {
                 file: name,
                 id: None,

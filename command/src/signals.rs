@@ -13,7 +13,6 @@
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation::{DelegationId, DelegationLedger};
 use agentx_clarify_core::signals::{self, Context, Executed, Existing, Resume};
-use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::{json, Value};
 
@@ -65,8 +64,9 @@ pub fn ingest<S: DelegationStore>(
     text: &str,
 ) -> Result<Ingested, ClarifyError> {
     let config = store.load_config()?;
-    // A corrupt status file stops the command before anything is written.
+    // A corrupt status file or an unusable key stops the command before anything is written.
     store.read_statuses()?;
+    let signers = crate::store_keys::signers(store)?;
     let workflows = store.load_workflows()?;
     let manifests = store.load_manifests()?;
     let parsed = signals::parse(text);
@@ -76,14 +76,7 @@ pub fn ingest<S: DelegationStore>(
             delegations,
         };
         signals::ingest(
-            &parsed,
-            ctx,
-            &existing,
-            &config,
-            &workflows,
-            &manifests,
-            now,
-            &Signers::default(),
+            &parsed, ctx, &existing, &config, &workflows, &manifests, now, &signers,
         )
     };
     // Nothing to write on an issue with no ledgers yet (every block invalid or refused, or no

@@ -1,8 +1,9 @@
 //! What a store adds to hold delegations (SPEC §18): one delegation ledger per issue, read and
 //! updated under its own exclusion exactly like a clarification ledger, and the capability
-//! manifests (`.agentx/agents/<name>.toml`). An extension of [`Store`], so that stores gain it
-//! without touching the base trait; every command that runs the monitor needs it (the monitor
-//! times delegations out).
+//! manifests (`.agentx/agents/<name>.toml`). An extension of [`Store`](crate::Store), so that
+//! stores gain it without touching the base trait; every command that runs the monitor needs
+//! it (the monitor times delegations out), and the keys too (the monitor signs with the hub
+//! key), hence `KeyStore` beneath it.
 //!
 //! A store implements four methods; [`DelegationStore::update_issue`], which `signals ingest`
 //! uses to change both ledgers of an issue at once, has a default built from them.
@@ -13,7 +14,8 @@ use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 
 use crate::paths;
-use crate::store::{Scope, Store};
+use crate::store::Scope;
+use crate::store_keys::KeyStore;
 
 /// One delegation ledger as a workspace pass reads it.
 #[derive(Debug)]
@@ -30,7 +32,7 @@ pub struct DelegationRead {
 /// (`None`: leave it as it is) and the command's result.
 pub type IssueWrite<T> = (Option<Ledger>, Option<DelegationLedger>, T);
 
-pub trait DelegationStore: Store {
+pub trait DelegationStore: KeyStore {
     /// The delegation ledger of `issue`, if there is one. One that does not parse is
     /// `LEDGER_CORRUPT` and is never overwritten.
     fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError>;

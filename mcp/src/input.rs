@@ -9,7 +9,7 @@ use agentx_clarify_core::Status;
 use rmcp::model::JsonObject;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Longest `clarify_wait`: clients cut calls at about 60 s, so a wait ends well before.
 pub const MAX_WAIT_SECONDS: f64 = 50.0;
@@ -134,6 +134,80 @@ pub struct List {
 pub struct Monitor {
     /// Report what the monitor would do without writing anything.
     pub dry_run: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The session the gaps belong to (a UUID). Give the session id of an earlier check to
+    /// check the same plan again (idempotent: nothing is asked twice); absent, a new one is
+    /// drawn and returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Who made the plan (default: this server's agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// What you refuse to guess, one gap per missing or ambiguous field (at most 100).
+    pub gaps: Vec<Gap>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    /// The gap's id, unique in the plan, e.g. "gap-001".
+    pub id: String,
+    /// The exact field or decision that is missing, e.g. "storage.cache".
+    pub field: String,
+    /// BLOCK: you must not proceed without the answer; WARN: you may, with a stated assumption.
+    pub severity: Severity,
+    /// The question that would settle it.
+    pub question: String,
+    /// What you know so far and why it matters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Answers you would accept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Vec<String>>,
+    /// The operations the gap blocks while open, e.g. ["deploy"] (none: every operation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_operations: Option<Vec<String>>,
+    /// Who should answer this gap (default: the check's `to`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub enum Severity {
+    #[serde(rename = "BLOCK")]
+    Block,
+    #[serde(rename = "WARN")]
+    Warn,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Check {
+    /// The issue the plan is for. Defaults to the issue this server was started with.
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
+    /// Who answers the gaps that name no `to`, e.g. "architect".
+    pub to: Option<String>,
+    /// Layer 4's plan: {session_id?, agent_id?, gaps: [{id, field, severity, question, …}]}.
+    pub plan: Plan,
+    /// The workflow whose rules apply (default: the issue's).
+    pub workflow: Option<String>,
+    /// The workflow step you are in.
+    pub step: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Audit {
+    /// One clarification's id, e.g. "CLR-42-001".
+    pub id: Option<String>,
+    /// Every clarification of this issue (default: this server's --issue).
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
 }
 
 /// `status`: an array of the core's statuses (its names, so the schema cannot drift).

@@ -44,8 +44,11 @@ pub fn envelope(value: Value, text: impl FnOnce(&Value) -> String) -> CallToolRe
             .to_owned()
     };
     let mut extra = Map::new();
-    if let Some(record) = value.get("clarification").filter(|r| !r.is_null()) {
-        extra.insert("clarification".into(), record.clone());
+    // What a refusal is about: the record, a closed gate's open gaps, an audit's findings.
+    for key in ["clarification", "open", "verified", "problems"] {
+        if let Some(v) = value.get(key).filter(|v| !v.is_null()) {
+            extra.insert(key.into(), v.clone());
+        }
     }
     let code = field("code");
     let code = if code.is_empty() { "INTERNAL" } else { &code };
@@ -239,6 +242,78 @@ pub fn monitor_text(v: &Value, dry: bool) -> String {
     } else {
         report
     }
+}
+
+/// `clarify_check`: the session and its decision, then one line per gap.
+pub fn check_text(v: &Value) -> String {
+    let mut out = format!(
+        "session {}: {} ({} accepted, {} blocking, {} warning)",
+        str_of(v, "session_id"),
+        str_of(v, "status"),
+        v.get("accepted_gaps").unwrap_or(&Value::Null),
+        v.get("blocking_gaps").unwrap_or(&Value::Null),
+        v.get("warning_gaps").unwrap_or(&Value::Null),
+    );
+    for g in v
+        .get("gaps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&format!(
+            "\n[{}] {} {} → {} ({})",
+            str_of(g, "severity"),
+            str_of(g, "id"),
+            str_of(g, "field"),
+            str_of(g, "clarificationId"),
+            str_of(g, "status"),
+        ));
+        if let Some(answer) = g.get("answer").and_then(Value::as_str) {
+            out.push_str(&format!(": {answer}"));
+        }
+    }
+    out.push_str(&notes(v));
+    out
+}
+
+/// `clarify_audit`: one line per round, then the verdict.
+pub fn audit_text(v: &Value) -> String {
+    let mut out = String::new();
+    for r in v
+        .get("chain")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let signed = |key: &str| {
+            if r.get(key).is_some_and(|s| !s.is_null()) {
+                "signed"
+            } else {
+                "unsigned"
+            }
+        };
+        out.push_str(&format!(
+            "round {} {}: asked {} ({}), answered {} ({}){}\n",
+            r.get("round").unwrap_or(&Value::Null),
+            str_of(r, "clarificationId"),
+            str_of(r, "ask_timestamp"),
+            signed("ask_signature"),
+            r.get("answer_timestamp")
+                .and_then(Value::as_str)
+                .unwrap_or("-"),
+            signed("answer_signature"),
+            if r.get("resolved") == Some(&Value::Bool(true)) {
+                ", resolved"
+            } else {
+                ""
+            },
+        ));
+    }
+    out.push_str(&format!(
+        "{} round(s); verified: the hash chains and signatures check out",
+        v.get("total_rounds").unwrap_or(&Value::Null)
+    ));
+    out
 }
 
 #[cfg(test)]

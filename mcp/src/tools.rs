@@ -246,6 +246,41 @@ impl Server {
     }
 
     #[tool(
+        description = "Refuse, don't guess: before you generate, list every field you would otherwise have to guess as a gap (BLOCK: you must not proceed without it; WARN: you may, stating your assumption) and check the plan. Each gap becomes a question to its owner, idempotent per session and gap; the answer says needs_clarification or ready_to_proceed, with each gap's status and answer. Call it again with the same plan (keep its session_id) after answers arrive: ready_to_proceed means no BLOCK gap is open.",
+        input_schema = schema::<input::Check>()
+    )]
+    async fn clarify_check(&self, args: JsonObject) -> CallToolResult {
+        let c = args!(args, input::Check);
+        let Some(issue) = c.issue.or(self.issue) else {
+            return reply::invalid("`issue` is required: this server was started without --issue");
+        };
+        let body = json!({
+            "issue": issue,
+            "from": &*self.agent,
+            "to": c.to,
+            "plan": c.plan,
+            "workflow": c.workflow,
+            "step": c.step,
+        });
+        reply::envelope(self.hub.call("check", body).await, reply::check_text)
+    }
+
+    #[tool(
+        description = "The audit record of a clarification (by id) or of an issue (default: this server's issue): every ask/answer round with its timestamps and ed25519 signatures, whether everything is resolved, and whether the hash chains and signatures verify. A refusal (SIGNATURE_INVALID, LEDGER_INCONSISTENT) lists the problems.",
+        input_schema = schema::<input::Audit>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_audit(&self, args: JsonObject) -> CallToolResult {
+        let a = args!(args, input::Audit);
+        let body = match (a.id, a.issue.or(self.issue)) {
+            (Some(id), _) => json!({ "id": id }),
+            (None, Some(issue)) => json!({ "issue": issue }),
+            (None, None) => return reply::invalid("`id` or `issue` is required"),
+        };
+        reply::envelope(self.hub.call("audit", body).await, reply::audit_text)
+    }
+
+    #[tool(
         description = "Run the follow-up monitor: marks overdue questions stale, retries them, escalates stuck threads and deadlocks, abandons orphans. dryRun: true reports what it would do without writing.",
         input_schema = schema::<input::Monitor>()
     )]

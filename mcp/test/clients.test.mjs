@@ -11,6 +11,8 @@ const TOOLS = [
   "clarify_abandon",
   "clarify_answer",
   "clarify_ask",
+  "clarify_audit",
+  "clarify_check",
   "clarify_escalate",
   "clarify_follow_up",
   "clarify_inbox",
@@ -247,6 +249,87 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     cli(ws.root, ["clarify", "resolve", id, "--from", "engineer"]);
     await new Promise((r) => setTimeout(r, 600));
     assert.equal(updated.length, before, "no notification after unsubscribe");
+  });
+
+  it("checks a Layer 4 plan, checks it again after answers (ready_to_proceed) and audits the signed chain", async () => {
+    for (const agent of ["agent-x", "engineer", "architect"]) {
+      assert.equal(cli(ws.root, ["keys", "new", agent]).ok, true);
+    }
+    const plan = {
+      gaps: [
+        { id: "gap-001", field: "storage.ttl", severity: "BLOCK", question: "Which TTL?", blocked_operations: ["deploy"] },
+        { id: "gap-002", field: "api.version", severity: "WARN", question: "v1 or v2 first?" },
+      ],
+    };
+    const first = await call(engineer, "clarify_check", { issue: 77, to: "architect", plan });
+    assert.equal(first.isError, false, first.content[0].text);
+    const r = first.structuredContent;
+    assert.equal(r.protocol_version, "1.0.0");
+    assert.equal(r.status, "needs_clarification");
+    assert.match(r.session_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "a new UUID v4 session");
+    assert.equal(r.agent_id, "engineer", "the actor is the server's agent");
+    assert.deepEqual(r.gaps.map((g) => [g.id, g.clarificationId, g.status]), [
+      ["gap-001", "CLR-77-001", "pending"],
+      ["gap-002", "CLR-77-002", "pending"],
+    ]);
+    assert.deepEqual([r.accepted_gaps, r.blocking_gaps, r.warning_gaps], [0, 1, 1]);
+    assert.match(first.content[0].text, /needs_clarification/);
+    assert.equal(cli(ws.root, ["gate", "--issue", "77", "--operation", "deploy"]).error.code, "GATE_CLOSED");
+
+    await call(architect, "clarify_answer", { id: "CLR-77-001", body: "One hour." });
+    await call(engineer, "clarify_resolve", { id: "CLR-77-001" });
+    const again = await call(engineer, "clarify_check", { issue: 77, to: "architect", plan: { ...plan, session_id: r.session_id } });
+    assert.equal(again.structuredContent.status, "ready_to_proceed");
+    assert.equal(again.structuredContent.idempotent, true, "nothing asked twice");
+    assert.deepEqual(again.structuredContent.gaps.map((g) => g.status), ["resolved", "pending"]);
+    assert.equal(cli(ws.root, ["gate", "--issue", "77", "--operation", "deploy"]).ok, true);
+
+    const audit = await call(engineer, "clarify_audit", { id: "CLR-77-001" });
+    assert.equal(audit.isError, false, audit.content[0].text);
+    const a = audit.structuredContent;
+    assert.equal(a.verified, true);
+    assert.equal(a.session_id, r.session_id);
+    assert.equal(a.chain[0].answer, "One hour.");
+    assert.match(a.chain[0].ask_signature, /^ed25519:/);
+    assert.match(a.chain[0].answer_signature, /^ed25519:/);
+    assert.match(audit.content[0].text, /verified/);
+
+    // A replaced public key: the audit is refused with the problem.
+    const engineerPub = `${ws.root}/.agentx/keys/engineer.pub`;
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const saved = readFileSync(engineerPub);
+    writeFileSync(engineerPub, readFileSync(`${ws.root}/.agentx/keys/architect.pub`));
+    const tampered = await call(engineer, "clarify_audit", { id: "CLR-77-001" });
+    writeFileSync(engineerPub, saved);
+    assert.equal(tampered.isError, true);
+    assert.equal(tampered.structuredContent.code, "SIGNATURE_INVALID");
+    assert.equal(tampered.structuredContent.verified, false);
+    assert.ok(tampered.structuredContent.problems.length > 0);
+  });
+
+  it("refuses a plan that is not Layer 4's shape, naming the gap, and writes nothing", async () => {
+    const dup = await call(engineer, "clarify_check", {
+      issue: 78, to: "architect",
+      plan: { gaps: [
+        { id: "g1", field: "a.b", severity: "BLOCK", question: "Q?" },
+        { id: "g1", field: "c.d", severity: "WARN", question: "R?" },
+      ] },
+    });
+    assert.equal(dup.isError, true);
+    assert.equal(dup.structuredContent.code, "INVALID_INPUT");
+    assert.match(dup.content[0].text, /gap 'g1' appears twice/);
+    const severity = await call(engineer, "clarify_check", {
+      issue: 78, to: "architect", plan: { gaps: [{ id: "g1", field: "a.b", severity: "CRITICAL", question: "Q?" }] },
+    });
+    assert.equal(severity.structuredContent.code, "INVALID_INPUT");
+    const noQuestion = await call(engineer, "clarify_check", {
+      issue: 78, to: "architect", plan: { gaps: [{ id: "g1", field: "a.b", severity: "BLOCK" }] },
+    });
+    assert.equal(noQuestion.structuredContent.code, "INVALID_INPUT");
+    assert.match(noQuestion.content[0].text, /question/);
+    assert.equal(cli(ws.root, ["clarify", "list", "--issue", "78", "--all"]).clarifications.length, 0);
+    const audit = await call(engineer, "clarify_audit", { id: "CLR-78-001" });
+    assert.equal(audit.structuredContent.code, "NOT_FOUND");
   });
 
   it("reports ready and monitor runs", async () => {

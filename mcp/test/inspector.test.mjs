@@ -26,7 +26,7 @@ describe("the MCP Inspector CLI against agentx mcp", () => {
 
   it("lists the tools", async () => {
     const { tools } = await inspect("--method", "tools/list");
-    assert.equal(tools.length, 13);
+    assert.equal(tools.length, 15);
     assert.ok(tools.some((t) => t.name === "clarify_ask" && t.inputSchema.required.includes("question")));
   });
 

@@ -12,6 +12,7 @@ mod atomic;
 pub mod clock;
 mod delegations;
 mod init;
+mod keys;
 mod lease;
 mod lock;
 mod parallel;
@@ -30,6 +31,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
+pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, FileLock, LockPolicy};
 pub use parallel::parallel_map;

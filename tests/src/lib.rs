@@ -187,7 +187,13 @@ pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(path, bytes)?;
+        let private = path.extension().is_some_and(|e| e == "key");
+        std::fs::write(&path, bytes)?;
+        // A private key file is owner-only, as `keys new` writes it (SPEC §16).
+        if private {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        }
     }
     Ok(())
 }

@@ -113,11 +113,17 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
     let reading = reading(reply, config.max_body_chars);
     let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();
-    let decision = decide_locked(store, &config, &workflows, id, round, &reading, now)?;
+    let signers = crate::store_keys::signers(store)?;
+    let rules = super::Rules {
+        config: &config,
+        workflows: &workflows,
+        signers: &signers,
+    };
+    let decision = decide_locked(store, rules, id, round, &reading, now)?;
     let mut warnings = Vec::new();
     let monitor = match decision.applied {
         Some(applied) => {
-            let m = finish(store, &config, now, applied, AGENT_X)?;
+            let m = finish(store, &config, now, applied, AGENT_X, &signers)?;
             warnings.extend(m.warnings);
             events.extend(m.events);
             m.monitor

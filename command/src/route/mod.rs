@@ -19,6 +19,7 @@ use agentx_clarify_core::routing::{
     build_prompt, decide, interpret, replies, Decision, Interpretation, Invocation, Outcome,
     PromptInput, RunResult,
 };
+use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record, Workflows};
 use serde_json::{json, Map, Value};
 
@@ -213,6 +214,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let config = store.load_runner_config()?;
     // A corrupt status file stops the command before anything runs.
     store.read_statuses()?;
+    let signers = crate::store_keys::signers(store)?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
     let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
@@ -243,7 +245,12 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let reading = interpret(&result, &invocation.output, config.max_body_chars);
     let now = clock().max(started);
     let (mut events, cause) = run_events(target.issue, record, &reading, started, now);
-    let decided = decide_locked(store, &config, &workflows, id, round, &reading, now);
+    let rules = Rules {
+        config: &config,
+        workflows: &workflows,
+        signers: &signers,
+    };
+    let decided = decide_locked(store, rules, id, round, &reading, now);
     lease.release();
     let logged = log::write(
         store,
@@ -268,7 +275,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let mut warnings = Vec::new();
     let (monitor, mut written) = match decision.applied {
         Some(applied) if follow_up => {
-            let m = finish(store, &config, now, applied, AGENT_X)?;
+            let m = finish(store, &config, now, applied, AGENT_X, &signers)?;
             warnings.extend(m.warnings);
             (m.monitor, m.events)
         }
@@ -348,19 +355,35 @@ fn run_events(
 /// Step 6: under the ledger's update, re-read and decide (nothing written when superseded).
 fn decide_locked<S: Store>(
     store: &S,
-    config: &Config,
-    workflows: &Workflows,
+    rules: Rules<'_>,
     id: &str,
     round: u32,
     reading: &Interpretation,
     now: i64,
 ) -> Result<Decision, ClarifyError> {
     let issue = ClarificationId::parse(id)?.issue;
-    store.update_ledger(issue, config, AGENT_X, |current| {
-        let d = decide(current.as_ref(), id, round, reading, config, workflows, now)?;
+    store.update_ledger(issue, rules.config, AGENT_X, |current| {
+        let d = decide(
+            current.as_ref(),
+            id,
+            round,
+            reading,
+            rules.config,
+            rules.workflows,
+            now,
+            rules.signers,
+        )?;
         let write = d.applied.as_ref().map(|a| a.ledger.clone());
         Ok((write, d))
     })
+}
+
+/// What a routing decision is taken under: the settings, the workflows and the keys that sign.
+#[derive(Clone, Copy)]
+pub(crate) struct Rules<'a> {
+    pub config: &'a Config,
+    pub workflows: &'a Workflows,
+    pub signers: &'a Signers,
 }
 
 /// `AGENT_ERROR` when the agent failed and the record was escalated for it.

@@ -76,7 +76,7 @@ pub fn parse_run(value: &Value) -> Result<RunResult, ClarifyError> {
 
 /// What routing `id` would do with `run` at `now`, without writing: `route`'s document
 /// without `run` and `monitor`, plus the `interpretation`.
-pub fn route_outcome<S: RunStore>(
+pub fn route_outcome<S: RunStore + crate::KeyStore>(
     store: &S,
     id: &str,
     run: &RunResult,
@@ -93,7 +93,18 @@ pub fn route_outcome<S: RunStore>(
         .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
     let reading = interpret(run, &target.invocation.output, config.max_body_chars);
     let round = record.folded_round();
-    let decision = decide(Some(ledger), id, round, &reading, &config, &workflows, now)?;
+    // Signed as the routing would sign it, so the preview is what would be written.
+    let signers = crate::store_keys::signers(store)?;
+    let decision = decide(
+        Some(ledger),
+        id,
+        round,
+        &reading,
+        &config,
+        &workflows,
+        now,
+        &signers,
+    )?;
     let mut events = vec![Event::routing(
         EventType::Routed,
         target.issue,

@@ -10,9 +10,10 @@ use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Status};
 use crate::names::AGENT_X;
-use crate::ops::{act, request, Action, Applied};
+use crate::ops::{act_with, request_with, Action, Applied};
 use crate::routing::asked_back::ASKED_BACK;
 use crate::routing::interpret::Interpretation;
+use crate::signing::Signers;
 use crate::workflow::Workflows;
 
 /// How a routing ended.
@@ -70,6 +71,9 @@ pub fn still_routable(record: &Record, round: u32) -> bool {
 }
 
 /// Decides what the run of record `id` (started in `round`) writes on `ledger` as it is now.
+/// What it writes is signed when `signers` holds the author's key (the target's for an
+/// answer or a question asked back, the hub key for an escalation).
+#[allow(clippy::too_many_arguments)]
 pub fn decide(
     ledger: Option<&Ledger>,
     id: &str,
@@ -78,6 +82,7 @@ pub fn decide(
     config: &Config,
     workflows: &Workflows,
     now: i64,
+    signers: &Signers,
 ) -> Result<Decision, ClarifyError> {
     let Some((ledger, record)) = ledger.and_then(|l| l.find(id).map(|r| (l, r))) else {
         return Ok(Decision::superseded());
@@ -92,7 +97,7 @@ pub fn decide(
             from: Some(AGENT_X.to_owned()),
             message: Some(reason.clone()),
         };
-        act(ledger, id, &action, config, now).map(|applied| Decision {
+        act_with(ledger, id, &action, config, now, signers).map(|applied| Decision {
             outcome: Outcome::Escalated,
             applied: Some(applied),
             asked: None,
@@ -106,7 +111,7 @@ pub fn decide(
                 from: record.to.clone(),
                 body: answer.clone(),
             };
-            act(ledger, id, &action, config, now).map(|applied| Decision {
+            act_with(ledger, id, &action, config, now, signers).map(|applied| Decision {
                 outcome: Outcome::Answered,
                 applied: Some(applied),
                 asked: None,
@@ -123,7 +128,7 @@ pub fn decide(
                 config,
             )?;
             req.extra.insert(ASKED_BACK.to_owned(), Value::from(id));
-            match request(Some(ledger), &req, config, workflows, now) {
+            match request_with(Some(ledger), &req, config, workflows, now, signers) {
                 Ok(applied) => Ok(Decision {
                     outcome: Outcome::AskedBack,
                     asked: Some(applied.id.clone()),
