@@ -223,7 +223,7 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
         }
         Clarify::Monitor { dry_run } => {
             let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::All)?;
+            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::Monitor)?;
             if json {
                 print::json(&run.to_json());
             } else {

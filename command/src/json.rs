@@ -94,7 +94,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
         "monitor" => {
             let config = store.load_config()?;
             let dry_run = flag(m, "dryRun")?;
-            monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::All)?.to_json()
+            monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::Monitor)?.to_json()
         }
         "verify" => query::verify(store)?.to_json(),
         "list" => {

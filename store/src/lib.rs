@@ -10,23 +10,28 @@
 
 mod atomic;
 pub mod clock;
+mod index;
 mod init;
 mod lock;
 mod parallel;
+mod pass;
 mod read;
 mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use agentx_clarify_command::paths::{self, ledger_read};
+use agentx_clarify_command::paths;
 use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::is_workflow_name;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
+use index::Index;
+pub use index::INDEX_DIR;
 pub use lock::{lock_path, FileLock, LockPolicy};
 pub use parallel::parallel_map;
 pub use read::read_into;
@@ -50,6 +55,8 @@ pub struct Listing {
 #[derive(Debug)]
 pub struct DiskStore {
     root: PathBuf,
+    /// The index of active records: what the monitor after a command reads.
+    index: Index,
     /// The temp files the last workspace pass listed, so the sweep after a monitor run needs
     /// no second listing of a directory of thousands of ledgers.
     listed_temps: Mutex<Option<Vec<PathBuf>>>,
@@ -57,8 +64,10 @@ pub struct DiskStore {
 
 impl DiskStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
         DiskStore {
-            root: root.into(),
+            index: Index::new(&root, root.join(paths::CLARIFICATIONS_DIR)),
+            root,
             listed_temps: Mutex::new(None),
         }
     }
@@ -192,11 +201,22 @@ impl Store for DiskStore {
         let dir = self.clarifications_dir();
         std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
         let path = self.ledger_path(issue);
+        // Dropped last: the session accounts for the lock file's coming and going too.
+        let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_ledger(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
+            // The marker goes before a ledger that needs it and after one that does not: a
+            // crash in between leaves one marker too many, never one too few.
+            let marked = may_act(&ledger);
+            if marked {
+                self.index.mark(u64::from(issue))?;
+            }
             write_atomic(&path, ledger.to_pretty_json().as_bytes())?;
+            if !marked {
+                self.index.unmark(u64::from(issue));
+            }
         }
         Ok(result)
     }
@@ -229,20 +249,16 @@ impl Store for DiskStore {
 
     fn scan<R: Send>(
         &self,
-        _scope: Scope,
+        scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        let listing = self.list_clarifications()?;
-        *self
-            .listed_temps
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(listing.temp_files);
-        Ok(parallel_map(&listing.ledgers, |(n, path)| {
-            read::with_buffer(|buf| {
-                let bytes = read_into(path, buf).map(|()| buf.as_slice());
-                visit(ledger_read(*n, file_name(path), bytes))
-            })
-        }))
+        if let Scope::FollowUp { written } = scope {
+            if let Some(mut issues) = self.index.trusted() {
+                issues.extend(written.map(u64::from));
+                return Ok(self.scan_marked(issues, written, &visit));
+            }
+        }
+        self.scan_all(&visit)
     }
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
@@ -270,6 +286,8 @@ impl Store for DiskStore {
                 Err(_) => return,
             },
         };
+        // Removing a temp file changes the clarifications directory: a session says it was us.
+        let _session = (!temps.is_empty()).then(|| self.index.begin());
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
     }
 }

@@ -41,6 +41,15 @@ pub(crate) fn read_existing<T>(
     })
 }
 
+/// Reads a whole file into `buf`; `Ok(false)` when it does not exist.
+pub(crate) fn read_if_exists(path: &Path, buf: &mut Vec<u8>) -> Result<bool, ClarifyError> {
+    match open_nofollow(path) {
+        Ok(file) => read_open(file, path, buf).map(|()| true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(read_error(path, &e)),
+    }
+}
+
 /// Opens a file for reading; a symlink as its last component fails (`ELOOP`).
 fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
