@@ -57,9 +57,15 @@ impl Task for StoreCall {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<String> {
-        let store = DiskStore::new(&self.root);
         let now = system_now_ms();
-        let envelope = guarded(|| agentx_clarify_command::call(&store, &self.op, &self.input, now));
+        // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a pooled
+        // connection is reused across calls).
+        let envelope = guarded(
+            || match agentx_clarify_workspace::open(std::path::Path::new(&self.root)) {
+                Ok(store) => agentx_clarify_command::call(&store, &self.op, &self.input, now),
+                Err(e) => json!({"ok": false, "error": error_value(&e)}),
+            },
+        );
         Ok(envelope.to_string())
     }
 
@@ -68,8 +74,9 @@ impl Task for StoreCall {
     }
 }
 
-/// The file store: `op` on the workspace at `root`, with the CLI's locks and `--json` shapes.
-/// Same-file operations inside this process queue on an in-process mutex before the file lock.
+/// The workspace's store (its files, or PostgreSQL when `AGENTX_STORE` or `[store] url` names
+/// one): `op` on the workspace at `root`, with the CLI's locks and `--json` shapes. Same-file
+/// operations inside this process queue on an in-process mutex before the file lock.
 #[napi(
     ts_args_type = "root: string, op: StoreOperation, input?: object",
     ts_return_type = "Promise<string>"

@@ -62,6 +62,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx state\n  agentx state --agent engineer --status working --issue 42"
     )]
     State(StateArgs),
+    /// Where the state lives: create or migrate the PostgreSQL schema, export, import
+    #[command(
+        subcommand,
+        after_help = "The state is in PostgreSQL when AGENTX_STORE or [store] url in .agentx/config.toml\nnames a postgres:// URL (the variable wins), else in .agentx/state/.\n\nExamples:\n  agentx store init\n  agentx store export ./backup\n  agentx store import .          # this workspace's files into the database"
+    )]
+    Store(StoreCmd),
     /// Play a realistic story in a fresh workspace and print it as it happens
     #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
     Demo,
@@ -85,6 +91,25 @@ pub enum Command {
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCmd {
+    /// Create the PostgreSQL schema, or migrate it to this version (nothing to do for files)
+    Init,
+    /// Write the whole workspace, its state included, into DIR as a file workspace
+    Export {
+        /// A directory without an .agentx/ in it (created if missing)
+        dir: PathBuf,
+    },
+    /// Read the state of the file workspace at DIR into the PostgreSQL store
+    Import {
+        /// A workspace root (holding .agentx/state/)
+        dir: PathBuf,
+        /// Overwrite documents the database holds with different content (else refused)
+        #[arg(long)]
+        replace: bool,
     },
 }
 

@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod exit;
 mod print;
+mod store;
 mod views;
 
 use std::io::Write;
@@ -15,7 +16,8 @@ use agentx_clarify_core::render::{text_list, text_report, text_stats, text_threa
 use agentx_clarify_core::views::{ready_line, ListFilter};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
-use agentx_clarify_store::DiskStore as Workspace;
+use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::AnyStore as Workspace;
 use args::{Clarify, Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
@@ -48,7 +50,7 @@ fn run(cli: Cli) -> i32 {
     let root = match &cli.root {
         Some(root) => root.clone(),
         None => match std::env::current_dir() {
-            Ok(cwd) => Workspace::discover(&cwd),
+            Ok(cwd) => DiskStore::discover(&cwd),
             Err(e) => {
                 return print::fail(
                     cli.json,
@@ -59,37 +61,65 @@ fn run(cli: Cli) -> i32 {
             }
         },
     };
-    let ws = Workspace::new(root);
     let json = cli.json;
     let result = match cli.command {
-        Command::Init => init(&ws, json),
-        Command::Clarify(c) => clarify(&ws, now, json, c),
-        Command::Hook(Hook::Start { agent, issue }) => {
-            hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
-        }
-        Command::Hook(Hook::Finish { agent, issue }) => {
-            hook(&ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
-        }
-        Command::Ready(a) => ready(&ws, now, json, a.include_escalated),
-        Command::State(a) => state(&ws, now, json, a),
+        // The workspace's own files, wherever its state is kept.
+        Command::Init => init(&DiskStore::new(root), json),
         Command::Demo => demo::run(
-            &ws,
+            &DiskStore::new(root),
             cli.root.is_some(),
             cli.now.is_some().then_some(now),
             json,
         ),
+        Command::Store(cmd) => store::run(&root, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
-            agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
-                commands::call(&Workspace::new(root), op, v, system_now_ms())
+            agentx_clarify_workspace::location(&root).and_then(|location| {
+                let changes = match location {
+                    agentx_clarify_workspace::Location::Files => agentx_clarify_mcp::Changes::Files,
+                    agentx_clarify_workspace::Location::Postgres(_) => {
+                        agentx_clarify_mcp::Changes::Store
+                    }
+                };
+                agentx_clarify_mcp::serve(root, &agent, issue.as_deref(), mcp_call, changes)
             })
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
             Ok(0)
         }
+        command => agentx_clarify_workspace::open(&root)
+            .and_then(|ws| on_state(&ws, now, json, command)),
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
+}
+
+/// The commands that read or change the state, on the workspace's store.
+fn on_state(ws: &Workspace, now: i64, json: bool, command: Command) -> Outcome {
+    match command {
+        Command::Clarify(c) => clarify(ws, now, json, c),
+        Command::Hook(Hook::Start { agent, issue }) => {
+            hook(ws, now, json, HookEvent::Start, &agent, issue.as_deref())
+        }
+        Command::Hook(Hook::Finish { agent, issue }) => {
+            hook(ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
+        }
+        Command::Ready(a) => ready(ws, now, json, a.include_escalated),
+        Command::State(a) => state(ws, now, json, a),
+        other => Err(ClarifyError::Internal {
+            message: format!("{other:?} does not run on the store"),
+        }),
+    }
+}
+
+/// The MCP server's store calls: each opens the workspace's store (a pooled connection for
+/// PostgreSQL) and runs one operation of the command layer.
+#[cfg(feature = "mcp")]
+fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
+    match agentx_clarify_workspace::open(root) {
+        Ok(ws) => commands::call(&ws, op, input, system_now_ms()),
+        Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+    }
 }
 
 type Outcome = Result<i32, ClarifyError>;
@@ -99,7 +129,7 @@ fn parse_issue_opt(text: Option<&str>) -> Result<Option<u32>, ClarifyError> {
         .transpose()
 }
 
-fn init(ws: &Workspace, json: bool) -> Outcome {
+fn init(ws: &DiskStore, json: bool) -> Outcome {
     let created = ws.init()?;
     if json {
         print::json(&json!({"ok": true, "created": created}));

@@ -58,6 +58,53 @@ pub fn server_url() -> String {
     .clone()
 }
 
+/// A cluster of its own, for tests that restart the server (stopped and removed on drop).
+pub struct Cluster {
+    dir: PathBuf,
+    /// Its database `agentx`.
+    pub url: String,
+}
+
+impl Cluster {
+    pub fn start() -> Cluster {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "agentx-pg-own-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let url = cluster(&["start"], &dir);
+        assert!(url.starts_with("postgres://"), "the cluster did not start: {url}");
+        Cluster { dir, url }
+    }
+
+    /// Restarts the server (mode fast: every connection is closed).
+    pub fn restart(&self) {
+        cluster(&["restart"], &self.dir);
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        cluster(&["stop"], &self.dir);
+    }
+}
+
+/// Runs `scripts/pg-cluster ARGS DIR`; its stdout.
+fn cluster(args: &[&str], dir: &Path) -> String {
+    let out = Command::new(repo_root().join("scripts/pg-cluster"))
+        .args(args)
+        .arg(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run scripts/pg-cluster: {e}"));
+    assert!(
+        out.status.success(),
+        "scripts/pg-cluster {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 /// `url` naming database `db` instead.
 pub fn with_database(url: &str, db: &str) -> String {
     let start = url.find("://").map_or(0, |i| i + 3);

@@ -19,6 +19,7 @@ pub const MINUTE: i64 = 60_000;
 /// tests do not depend on the environment they run in.
 const SCRUBBED: &[&str] = &[
     "AGENTX_NOW",
+    "AGENTX_STORE",
     "AGENTX_TEST_SLOW_WRITE_MS",
     "NO_COLOR",
     "CLICOLOR",
