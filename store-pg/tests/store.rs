@@ -20,7 +20,14 @@ const NOW: i64 = 1_795_341_600_000;
 fn setup(prefix: &str) -> (String, tempfile::TempDir) {
     let url = fresh_database(prefix);
     PgStore::init_schema(&url).expect("create the schema");
-    (url, tempfile::tempdir().expect("tempdir"))
+    (url, workspace_dir())
+}
+
+/// A workspace directory with the default settings and workflows.
+fn workspace_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    agentx_clarify_store::DiskStore::new(dir.path()).init().expect("init");
+    dir
 }
 
 fn request(issue: u64, n: usize) -> NewRequest {
@@ -68,7 +75,8 @@ fn the_schema_is_created_migrated_and_checked() {
     assert!(again.applied.is_empty(), "init is idempotent");
     PgStore::open(dir.path(), &url).unwrap();
     psql(&url, "INSERT INTO agentx.migrations (version, description) VALUES (99, 'future')");
-    let e = PgStore::open(dir.path(), &url).unwrap_err();
+    // The version is checked when a connection is opened (a pooled one was checked already).
+    let e = PgStore::open(dir.path(), &format!("{url}&application_name=newer")).unwrap_err();
     assert!(e.to_string().contains("upgrade agentx"), "{e}");
 }
 
@@ -192,7 +200,7 @@ fn serialization_failures_are_retried_then_given_up() {
          CREATE TRIGGER agentx_test_fail BEFORE UPDATE ON agentx.documents
            FOR EACH ROW EXECUTE FUNCTION agentx_test_fail();",
     );
-    let db = url.rsplit('/').next().unwrap().split('?').next().unwrap().to_owned();
+    let db = psql(&url, "SELECT current_database()");
     psql(&url, &format!("ALTER DATABASE {db} SET agentx_test.fail = '3'"));
     // A new connection picks the setting up.
     let store = PgStore::open(dir.path(), &format!("{url}&application_name=retry")).unwrap();
@@ -252,7 +260,7 @@ fn a_server_restart_is_a_clear_error_then_forgotten() {
     let cluster = Cluster::start();
     let url = cluster.url.clone();
     PgStore::init_schema(&url).unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = workspace_dir();
     let store = PgStore::open(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(3, 0)).unwrap();
     // Between two commands: the held connection is gone; the next call says so, and the one
