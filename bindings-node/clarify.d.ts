@@ -17,21 +17,42 @@ export declare class Workspace {
   resolve(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   escalate(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
-  monitor(input?: { dryRun?: boolean; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
+  monitor(input?: { dryRun?: boolean; route?: boolean; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
   verify(): Promise<T.Ok<{ problems: T.Problem[] }>>
-  list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.ListResult>>
+  list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.StoreList>>
   show(input: { id?: string; issue?: number | string }): Promise<T.Ok<T.ShowResult>>
-  stats(input?: { since?: string }): Promise<T.Ok<T.StatsResult>>
+  stats(input?: { since?: string }): Promise<T.Ok<T.StoreStats>>
   hookStart(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   hookFinish(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
+  migrate(input?: { dryRun?: boolean }): Promise<T.Ok<T.StoreMigrate>>
+  /**
+   * Runs the target agent of a pending record through its runner (off the JS thread) and
+   * records the outcome; `{all: true, jobs}` routes every routable record. An agent error
+   * rejects with AGENT_ERROR carrying the escalated record.
+   */
+  route(input: { id: string; now?: number | string }): Promise<T.Ok<T.StoreRoute>>
+  route(input: { all: true; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreRouteAll>>
+  /** The signal blocks of an agent's output, typed, with their problems by line. */
+  signalsParse(input: T.SignalsParseInput): Promise<T.Ok<T.SignalsParseResult>>
+  /** `agentx signals ingest`: act on every block (idempotent per block). */
+  signalsIngest(input: { issue: number | string; agent: string; parent?: string; text: string; now?: number | string }): Promise<T.Ok<T.StoreIngest>>
+  /** The text that resumes an agent: a clarification (`CLR-…`) or a delegation (`DLG-…`). */
+  resumePrompt(input: { id: string }): Promise<T.Ok<T.ResumePromptResult>>
+  delegateRequest(input: T.DelegateRequestInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateAccept(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateComplete(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateReject(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateFail(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
+  delegateShow(input: { id?: string; issue?: number | string }): Promise<T.Ok<{ delegation?: T.Delegation; ledger?: T.DelegationLedger }>>
+  delegateList(input?: { issue?: number | string; status?: T.DelegationStatus[]; all?: boolean }): Promise<T.Ok<{ delegations: T.Delegation[]; errors: T.MonitorReport['errors'] }>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
 }
 
 /** A workspace in memory: the same commands and shapes as `Workspace`, synchronous. */
 export declare class MemoryWorkspace {
-  constructor(setup?: { workflows?: Record<string, string>; config?: string; ledgers?: Record<string, unknown>; statuses?: unknown })
+  constructor(setup?: T.WorkspaceSetup)
   run(op: T.StoreOperation | 'request' | 'hook' | 'file', input?: object, now?: number): T.Ok<any>
   files(): Record<string, string>
 }

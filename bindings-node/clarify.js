@@ -17,15 +17,55 @@ function unwrap(envelope) {
   throw err
 }
 
+function refuse(code, message) {
+  unwrap({ ok: false, error: { code, message } })
+}
+
 // Inputs and envelopes cross as JSON text: V8's JSON is faster than converting nested
-// objects field by field (docs/benchmarks.md), and the result is the same plain data.
+// objects field by field (docs/benchmarks.md), and the result is the same plain data. Every
+// input of every function, store operation and memory workspace goes through here.
 function toJson(input) {
+  let text
   try {
-    return JSON.stringify(input ?? null)
+    text = JSON.stringify(input ?? null)
   } catch (e) {
     // A BigInt, a cycle…: the same refusal every surface gives.
-    unwrap({ ok: false, error: { code: 'INVALID_INPUT', message: `invalid input: ${e.message}` } })
+    refuse('INVALID_INPUT', `invalid input: ${e.message}`)
   }
+  // JSON writes NaN and ±Infinity as null, which would read as "not given". Only a text
+  // holding a null can hide one, so only such inputs are walked.
+  if (text !== undefined && text.includes('null')) refuseNonFinite(input, '')
+  return text
+}
+
+// Fields that hold an issue number: a bad one is INVALID_ISSUE, as in the core.
+const ISSUE_FIELDS = new Set(['issueNumber', 'issue'])
+
+/** Throws the SPEC §9 code for the first number JSON cannot carry (NaN, ±Infinity). */
+function refuseNonFinite(value, key) {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return
+    if (ISSUE_FIELDS.has(key)) {
+      refuse('INVALID_ISSUE', `invalid issue number '${value}': expected a decimal integer from 0 to 2147483647`)
+    }
+    refuse('INVALID_INPUT', `invalid input: \`${key || 'input'}\` must be a finite number, found ${value}`)
+  }
+  if (value === null || typeof value !== 'object') return
+  // What JSON.stringify serialises is what toJSON returns (a Date).
+  if (typeof value.toJSON === 'function') return refuseNonFinite(value.toJSON(key), key)
+  if (Array.isArray(value)) {
+    for (const item of value) refuseNonFinite(item, key)
+    return
+  }
+  for (const [k, v] of Object.entries(value)) refuseNonFinite(v, k)
+}
+
+/** A clock reading given as an argument: epoch milliseconds, an integer. */
+function epochMs(now) {
+  if (!Number.isSafeInteger(now)) {
+    refuse('INVALID_INPUT', `invalid input: \`now\` must be an integer (epoch ms), found ${String(now)}`)
+  }
+  return now
 }
 
 // Every function of the core, by the names it lists (functions.d.ts types them).
@@ -51,12 +91,14 @@ class Workspace {
   }
 
   async call(op, input) {
-    return unwrap(JSON.parse(await native.storeCall(this.root, op, input ?? {})))
+    return unwrap(JSON.parse(await native.storeCall(this.root, op, toJson(input ?? {}))))
   }
 }
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state',
+  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
+  'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
+  'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
 ]) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }
@@ -80,7 +122,7 @@ class MemoryWorkspace {
 
   /** Runs `op` (a `Workspace` method name, or a vector op) at `now` (epoch ms). */
   run(op, input, now = Date.now()) {
-    return unwrap(JSON.parse(this.native.run(op, toJson(input ?? {}), now)))
+    return unwrap(JSON.parse(this.native.run(op, toJson(input ?? {}), epochMs(now))))
   }
 
   /** Every file of the workspace: relative path → text. */

@@ -198,7 +198,7 @@ proptest! {
                     let req = NewRequest {
                         issue_number: 42, from: AGENTS[from].into(), to: AGENTS[to].into(),
                         topic: TEXTS[topic].into(), question: TEXTS[(topic + 1) % TEXTS.len()].into(),
-                        blocking, workflow: None, step: None, field: None, suggestions: vec![], idempotency_key: None,
+                        blocking, ..NewRequest::default()
                     };
                     request(Some(&ledger), &req, &config, &workflows, now)
                 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use agentx_clarify_core::monitor::monitor_ledger;
 use agentx_clarify_core::verify::{issue_of_file_name, verify_ledger};
 use agentx_clarify_core::{
-    act, request, Action, AgentStatus, Config, Ledger, NewRequest, Statuses, Workflows,
+    act, request, Action, AgentStatus, Config, Ledger, NewRequest, Severity, Statuses, Workflows,
 };
 use agentx_clarify_tests::load_all;
 use agentx_clarify_tests::schema::{validate_accepted_ledger, validate_ledger};
@@ -145,6 +145,13 @@ fn a_scenario_of_core_operations() {
         field: Some("storage.cache".into()),
         suggestions: vec!["redis".into(), "lru".into()],
         idempotency_key: key.map(str::to_owned),
+        // Layer 4's fields (SPEC §16), so the schema is checked against them too.
+        severity: Some(Severity::Warn),
+        context: Some("the session store is shared".into()),
+        blocked_operations: vec!["build".into(), "deploy.prod".into()],
+        session_id: Some("123e4567-e89b-42d3-a456-426614174000".into()),
+        gap_id: Some("gap-001".into()),
+        extra: Default::default(),
     };
     let l = request(None, &req("Cache", Some("k1")), &config, &workflows(), T0)
         .unwrap()

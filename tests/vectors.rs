@@ -2,7 +2,8 @@
 //! failing case (`AGENTX_VECTOR=<part of a path>` plays only the files whose path contains
 //! it). Actual results are written to `target/vector-results/<file>` so the other runners
 //! (the binary, Node, wasm, the playground) can check they get deep-equal results. Every
-//! ledger the corpus produces is checked against the published schema.
+//! ledger the corpus produces is checked against the published schema, and every refusal
+//! against the README's promise: a one-line message, and nothing written.
 
 use std::path::PathBuf;
 
@@ -52,6 +53,41 @@ fn check_written(
     checked
 }
 
+/// A failed case names its failure in one line and changes nothing — except
+/// `MAX_ROUNDS_EXCEEDED`, which writes the escalation it reports (SPEC §4).
+fn check_refusal(
+    file: &str,
+    name: &str,
+    actual: &Value,
+    before: &Files,
+    after: &Files,
+    failures: &mut Vec<String>,
+) {
+    if actual.get("ok") != Some(&Value::Bool(false)) {
+        return;
+    }
+    let message = actual
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if message.is_empty() || message.contains('\n') {
+        failures.push(format!(
+            "{file} / {name}: the error message must be one non-empty line: {message:?}"
+        ));
+    }
+    let code = actual.pointer("/error/code").and_then(Value::as_str);
+    if code != Some("MAX_ROUNDS_EXCEEDED") && before != after {
+        let changed: Vec<&String> = after
+            .keys()
+            .chain(before.keys())
+            .filter(|p| before.get(p) != after.get(p))
+            .collect();
+        failures.push(format!(
+            "{file} / {name}: a refused case changed files: {changed:?}"
+        ));
+    }
+}
+
 fn results_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/vector-results")
 }
@@ -79,7 +115,9 @@ fn conformance_vectors() {
             let args = case.get("args").cloned().unwrap_or(Value::Null);
             let before = store.files();
             let actual = vector::play(&store, op, &args, now_ms(&case["now"]), |p| store.file(p));
-            validated += check_written(file, name, &before, &store.files(), &mut failures);
+            let after = store.files();
+            validated += check_written(file, name, &before, &after, &mut failures);
+            check_refusal(file, name, &actual, &before, &after, &mut failures);
             if let Err(why) = subset_match(&case["expect"], &actual) {
                 failures.push(format!("{file} / {name}: {why}"));
             }
@@ -101,5 +139,34 @@ fn conformance_vectors() {
         "{} of {cases} cases failed:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// Vectors that play a fixture of `tests/fixtures/signals/` (their `args.fixture`) hold it
+/// verbatim, read as the CLI reads agent output (lossily): a fixture edited without its
+/// vector, or the other way round, fails here.
+#[test]
+fn signal_vectors_hold_their_fixtures_verbatim() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/signals");
+    let mut checked = 0;
+    for (file, v) in &load_all() {
+        for case in v["cases"].as_array().into_iter().flatten() {
+            let Some(fixture) = case["args"]["fixture"].as_str() else {
+                continue;
+            };
+            let bytes = std::fs::read(dir.join(fixture))
+                .unwrap_or_else(|e| panic!("{file}: fixture {fixture}: {e}"));
+            assert_eq!(
+                case["args"]["text"].as_str(),
+                Some(String::from_utf8_lossy(&bytes).as_ref()),
+                "{file}: the text of {fixture} differs from the fixture"
+            );
+            checked += 1;
+        }
+    }
+    let filtered = std::env::var_os("AGENTX_VECTOR").is_some_and(|v| !v.is_empty());
+    assert!(
+        filtered || checked >= 16,
+        "only {checked} fixture cases found"
     );
 }

@@ -21,5 +21,11 @@ export declare function defaultWorkflows(input?: {}): T.Ok<{ workflows: Record<s
 export declare function renderMarkdown(input: T.RenderInput): T.Ok<{ text: string }>
 export declare function renderText(input: T.RenderInput & { color?: boolean }): T.Ok<{ text: string }>
 export declare function transitions(input?: {}): T.Ok<{ transitions: T.Transitions }>
+export declare function errorCodes(input?: {}): T.Ok<{ codes: { code: T.ErrorCode; class: T.ErrorClass }[] }>
 export declare function version(input?: {}): T.Ok<{ version: string }>
+export declare function signalsParse(input: T.SignalsParseInput): T.Ok<T.SignalsParseResult>
+export declare function extractJson(input: T.ExtractJsonInput): T.Ok<T.ExtractJsonResult>
+export declare function signalsIngest(input: T.SignalsIngestInput): T.Ok<T.SignalsIngestResult>
+export declare function resumePrompt(input: T.ResumePromptInput): T.Ok<T.ResumePromptResult>
+export declare function delegationMetrics(input: T.DelegationMetricsInput): T.Ok<T.DelegationMetricsResult>
 export declare function unwrap<R>(envelope: T.Envelope<R>): T.Ok<R>

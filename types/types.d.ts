@@ -4,13 +4,18 @@
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
 export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment'
+export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 export type ErrorCode =
   | 'INVALID_ID' | 'INVALID_AGENT' | 'INVALID_ISSUE' | 'TEXT_EMPTY' | 'TEXT_TOO_LONG'
   | 'SELF_CLARIFICATION' | 'SCOPE_VIOLATION' | 'BLOCKING_NOT_ALLOWED' | 'MAX_ROUNDS_EXCEEDED'
   | 'NOT_FOUND' | 'NOT_PARTICIPANT' | 'INVALID_TRANSITION' | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
-  | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'INTERNAL'
+  | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'GATE_CLOSED' | 'SIGNATURE_INVALID'
+  | 'INTERNAL' | 'NO_RUNNER' | 'ROUTING_IN_PROGRESS' | 'AGENT_ERROR'
+
+/** What kind of failure a code is (SPEC §13); `errorCodes()` gives each code's class. */
+export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal' | 'agent'
 
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
 export interface Entry {
@@ -22,6 +27,10 @@ export interface Entry {
   timestamp: string
   /** Lowercase hex SHA-256 chained to the previous entry. */
   hash?: string
+  /** The agent whose key signed the entry (covered by the hash). */
+  signer?: string
+  /** `ed25519:<base64>` over the 32 bytes of `hash` (not covered by the hash). */
+  signature?: string
   [unknown: string]: unknown
 }
 
@@ -43,6 +52,13 @@ export interface ClarificationRecord {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
+  /** Layer 4 (SPEC §16); absent: BLOCK when blocking, else WARN. */
+  severity?: Severity
+  context?: string
+  /** Operations the record blocks while open; absent or empty: every operation. */
+  blockedOperations?: string[]
+  sessionId?: string
+  gapId?: string
   thread: Entry[]
   [unknown: string]: unknown
 }
@@ -76,6 +92,7 @@ export type Statuses = Record<string, AgentStatus>
 export type EventType =
   | 'clarification-requested' | 'clarification-answered' | 'clarification-stale'
   | 'clarification-resolved' | 'clarification-escalated' | 'clarification-abandoned'
+  | 'clarification-routed' | 'clarification-route-failed'
 
 export interface ClarifyEvent {
   type: EventType
@@ -98,13 +115,20 @@ export interface MonitorReport {
   stuck: string[]
   deadlocks: { cycle: string[]; agents: string[]; escalated: string }[]
   abandoned: string[]
-  errors: { file: string; code: ErrorCode | string; message: string }[]
+  /** Delegations the monitor timed out (SPEC §18); absent when none. */
+  timedOut?: string[]
+  errors: FileError[]
 }
+
+/** A file a command could not use (read, parse or lock), and why; never skipped silently. */
+export interface FileError { file: string; code: ErrorCode | string; message: string }
 
 export interface Problem {
   file: string
   id: string | null
   message: string
+  /** Present when the problem is not verify's own LEDGER_INCONSISTENT: SIGNATURE_INVALID. */
+  code?: ErrorCode
 }
 
 export interface Stats {
@@ -117,6 +141,8 @@ export interface Stats {
   staleCount: number
   deadlockCount: number
   pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
+  /** Seed 003's delegation metrics and gap scores (SPEC §18); absent without delegations. */
+  delegations?: DelegationMetrics
 }
 
 export interface WorkflowStep {
@@ -141,6 +167,7 @@ export interface Config {
   lockTimeoutMs: number
   staleLockMs: number
   defaultWorkflow: string
+  audit: { requireSignatures: boolean }
 }
 
 export interface ReadyIssue {
@@ -189,6 +216,13 @@ interface AskFields {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
+  /** Layer 4 (SPEC §16): given, severity sets `blocking`. */
+  severity?: Severity
+  context?: string
+  blockedOperations?: string[]
+  /** A UUID. */
+  sessionId?: string
+  gapId?: string
 }
 /** The fields of each operation on an existing clarification. */
 interface AnswerFields { id: string; from: string; body: string }
@@ -271,6 +305,8 @@ export type RenderInput =
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon' | 'monitor'
   | 'verify' | 'list' | 'show' | 'stats' | 'hookStart' | 'hookFinish' | 'ready' | 'state'
+  | 'migrate' | 'route' | 'routePrompt' | 'routeOutcome' | 'routeRunner'
+  | SignalsOperation
 
 /** A workspace's initial files, as the conformance vectors give them. */
 export interface WorkspaceSetup {
@@ -281,6 +317,10 @@ export interface WorkspaceSetup {
   /** Ledger file name → ledger object, or the file's exact text. */
   ledgers?: Record<string, unknown>
   statuses?: unknown
+  /** Agent → capability manifest TOML (`.agentx/agents/<agent>.toml`). */
+  agents?: Record<string, string>
+  /** Delegation ledger file name (`issue-<n>.json`) → ledger object, or the file's exact text. */
+  delegations?: Record<string, unknown>
 }
 
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
@@ -290,14 +330,351 @@ export interface StoreAnswerInput extends StoreCommon, AnswerFields {}
 export interface StoreFollowUpInput extends StoreCommon, FollowUpFields {}
 export interface StoreCloseInput extends StoreCommon, CloseFields {}
 
-/** The CLI's `--json` output of a mutation. */
+/**
+ * The CLI's `--json` output of a mutation. `warnings`: what failed after the ledger was
+ * written (the status file, the follow-up monitor); the command still succeeded (SPEC §20),
+ * so retrying it would only duplicate the record.
+ */
 export interface StoreMutation {
   clarification: Clarification
   events: ClarifyEvent[]
   idempotent: boolean
   monitor: MonitorReport
+  warnings: string[]
 }
-export interface StoreMonitor { report: MonitorReport; events: ClarifyEvent[] }
+/** `warning`: the status table's; `warnings`: what failed after the status was written. */
+export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
+/** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */
+export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport; errors: FileError[] }
+/** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
+export interface StoreList extends ListResult { errors: FileError[] }
+export interface StoreStats extends StatsResult { errors: FileError[] }
+/** `agentx migrate`: each ledger upgraded (or, with `dryRun`, that would be) and its changes. */
+export interface StoreMigrate {
+  dryRun: boolean
+  migrated: { file: string; changes: { id: string | null; message: string }[] }[]
+  /** Ledgers already in the form this crate writes. */
+  unchanged: number
+  /** Ledgers that could not be read, parsed or locked (left untouched). */
+  errors: FileError[]
+}
+
+export interface StoreMonitor {
+  report: MonitorReport
+  events: ClarifyEvent[]
+  /** `monitor({route: true})` (or `[clarify] route_on_retry`): the routing of what it retried. */
+  routed?: StoreRouteAll
+}
+
+// ── routing (SPEC §14.2; docs/api.md "Routing") ────────────────────────────────────────────
+export type RouteOutcome = 'answered' | 'asked-back' | 'escalated' | 'superseded'
+/** What a routed agent's run said. */
+export type RouteInterpretation =
+  | { kind: 'answer'; answer: string }
+  | { kind: 'asked-back'; questions: string[]; to?: string }
+  | { kind: 'stopped'; blockerType: string; details?: string }
+  | { kind: 'agent-error'; cause: string }
+/** A run as the interpretation reads it (`routeOutcome`'s `output`, `route --interpret`). */
+export interface RunOutput {
+  exit?: number | null
+  signal?: number | null
+  timedOut?: boolean
+  stdout?: string
+  stderr?: string
+  stdoutTruncated?: boolean
+  stderrTruncated?: boolean
+  spawnError?: string | null
+  startedMs?: number
+  endedMs?: number
+}
+export interface RouteRun {
+  agent: string
+  preset: 'claude' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'command'
+  program: string
+  exit: number | null
+  signal: number | null
+  timedOut: boolean
+  startedMs: number
+  endedMs: number
+  durationMs: number
+  interpretation: RouteInterpretation
+  /** The run log (`.agentx/state/runs/<id>.r<round>.<n>.json`), null when it could not be written. */
+  log: string | null
+  logError?: string
+}
+/** `route({id})`; an agent error throws AGENT_ERROR carrying these fields. */
+export interface StoreRoute {
+  outcome: RouteOutcome
+  clarification: Clarification
+  /** The question the agent asked back (outcome `asked-back`). */
+  askedBack?: Clarification
+  events: ClarifyEvent[]
+  run: RouteRun
+  monitor: MonitorReport
+}
+/** `route({all: true, jobs?})`. */
+export interface StoreRouteAll {
+  routed: { id: string; outcome: RouteOutcome; log: string | null; askedBack?: string; error?: { code: ErrorCode; message: string } }[]
+  skipped: { id: string; reason: string }[]
+  errors: { id: string; code: ErrorCode; message: string }[]
+  events: ClarifyEvent[]
+  monitor: MonitorReport
+}
+export interface ResumeLine { label: string; value: string }
+/** `resumePrompt({id})`: seed 002's `CLARIFICATION RESPONSE` text and its parts. */
+export interface StoreResumePrompt {
+  text: string
+  resume: {
+    kind: 'clarification-response' | 'blocker-resolved'
+    title: string
+    id: string
+    issueNumber: number
+    status: Status
+    header: ResumeLine[]
+    rounds?: { round: number; question: string; answer: string | null }[]
+    outcome?: ResumeLine
+    decision?: string
+    waitsForHuman: boolean
+    stateRestoration?: string
+    instruction: string
+  }
+}
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string }
 export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
 export interface StoreState { statuses: Statuses; warning?: string }
+
+// ── subagent signals and delegation (SPEC §17–§18) ──────────────────────────────────────────
+export type BlockName = 'CLARIFICATION_NEEDED' | 'STOP_WORK' | 'DELEGATE_WORK' | 'COMPLETION_REPORT'
+/** Something wrong at a 1-based line of the parsed output. */
+export interface SignalProblem { line: number; message: string }
+interface SignalCommon { agentId: string | null; timestamp: string | null }
+/** A well-formed block, typed (seed 002's fields, camelCase). */
+export type Signal =
+  | (SignalCommon & { block: 'CLARIFICATION_NEEDED'; blockedAt: string | null; questions: string[]; currentState: string | null; to: string | null })
+  | (SignalCommon & { block: 'STOP_WORK'; blockerType: string; details: string; stateSnapshot: string | null; blockedWork: string | null; resumeRequirements: string | null })
+  | (SignalCommon & { block: 'DELEGATE_WORK'; newTaskDescription: string; capability: string | null; to: string | null; independence: 'can_proceed_parallel' | 'blocks_current_work' | null; coordination: string | null })
+  | (SignalCommon & { block: 'COMPLETION_REPORT'; status: 'success' | 'partial' | 'failed'; deliverables: string[]; metricsAchieved: string | null; recommendations: string[] })
+export interface ParsedBlock {
+  block: BlockName
+  startLine: number
+  /** null: not closed before the end of the output. */
+  endLine: number | null
+  /** Closed, and no syntax problem. */
+  wellFormed: boolean
+  /** Every `key:` in source order, unknown keys included: text, or a list. */
+  fields: Record<string, string | string[]>
+  /** Syntax problems, then missing or bad fields: a block with any is never acted on. */
+  problems: SignalProblem[]
+  /** The source lines, line ends as LF (what the idempotency key hashes). */
+  text: string
+  signal: Signal | null
+}
+export interface SignalsParseInput { text: string }
+export interface SignalsParseResult { blocks: ParsedBlock[]; problems: SignalProblem[] }
+export interface ExtractJsonInput { text: string }
+export interface ExtractJsonResult { extracted: { value: unknown; strategy: 'plain' | 'json-fence' | 'fence' | 'after-chatter'; line: number } | null }
+
+export type DelegationStatus =
+  | 'REQUESTED' | 'ACCEPTED' | 'COMPLETED' | 'REJECTED_CAPABILITY' | 'REJECTED_CONTEXT' | 'TIMEOUT' | 'FAILED_EXECUTION'
+/** Seed 003 §6.4's response envelope. */
+export interface DelegationResponse {
+  artifactPath: string | null
+  summary: string
+  metrics: Record<string, unknown>
+  followUpRecommended: string[]
+  unresolved: string[]
+}
+export interface DelegationEntry {
+  status: DelegationStatus
+  from: string
+  body: string
+  timestamp: string
+  response?: DelegationResponse
+  hash?: string
+  [extra: string]: unknown
+}
+/** A delegation envelope (seed 003 §6.2) and its hash-chained thread; outputs add `issueNumber`. */
+export interface Delegation {
+  issueNumber?: number
+  id: string
+  from: string
+  to: string
+  capability: string | null
+  objective: string
+  contextSlice: Record<string, unknown>
+  outputContract: Record<string, unknown>
+  timeoutMinutes: number
+  status: DelegationStatus
+  createdAt: string | null
+  acceptedAt: string | null
+  /** acceptedAt + timeoutMinutes: then the monitor times it out. */
+  deadline: string | null
+  finishedAt: string | null
+  response: DelegationResponse | null
+  signalKey?: string
+  thread: DelegationEntry[]
+  [extra: string]: unknown
+}
+export interface CompletionReportRecord {
+  agent: string
+  status: string
+  deliverables: string[]
+  metricsAchieved: string | null
+  recommendations: string[]
+  timestamp: string
+  signalKey?: string
+}
+/** `.agentx/state/delegations/issue-<n>.json`. */
+export interface DelegationLedger { issueNumber: number; delegations: Delegation[]; reports: CompletionReportRecord[] }
+export interface DelegationEvent {
+  type: 'delegation-requested' | 'delegation-accepted' | 'delegation-completed' | 'delegation-rejected' | 'delegation-timeout' | 'delegation-failed'
+  delegationId: string
+  issueNumber: number
+  fromAgent: string
+  toAgent: string
+  capability: string | null
+  status: DelegationStatus
+  timestamp: number
+  actor: string
+  reason?: string
+}
+
+/** What one block of an ingested output did. */
+export interface BlockOutcome {
+  block: BlockName
+  startLine: number
+  endLine: number | null
+  /** The idempotency key of a well-formed block. */
+  key: string | null
+  action: 'request' | 'escalate' | 'delegate' | 'complete' | 'fail' | 'report' | 'skip' | 'invalid' | 'refused'
+  outcome: 'created' | 'applied' | 'skipped' | 'invalid' | 'refused'
+  /** The record (`CLR-…`) or delegation (`DLG-…`) concerned. */
+  id: string | null
+  status: string | null
+  reason?: string
+  problems?: SignalProblem[]
+  error?: { code: ErrorCode | string; message: string }
+  warnings: string[]
+}
+export interface IngestReport {
+  issueNumber: number
+  agent: string
+  parent: string | null
+  blocks: BlockOutcome[]
+  /** Closing tags that close nothing. */
+  problems: SignalProblem[]
+  events: ClarifyEvent[]
+  delegationEvents: DelegationEvent[]
+}
+/** The pure `signalsIngest`: the decisions on the ledgers given, and the ledgers to write (null: unchanged). */
+export interface SignalsIngestInput extends Common {
+  issue: number | string
+  agent: string
+  parent?: string
+  text: string
+  ledger?: Ledger | string | null
+  delegations?: DelegationLedger | string | null
+  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
+  manifests?: Record<string, string>
+  workflows?: Workflows
+}
+export interface SignalsIngestResult extends IngestReport { ledger: Ledger | null; delegations: DelegationLedger | null }
+
+/** A resume text (seed 002) in parts and as `text`. */
+export interface ResumeText {
+  kind: 'clarification-response' | 'blocker-resolved' | 'delegation-approved' | 'delegation-rejected' | 'delegation-failed'
+  title: string
+  id: string
+  issueNumber: number
+  status: string
+  header: { label: string; value: string }[]
+  rounds?: { round: number; question: string; answer: string | null }[]
+  outcome?: { label: string; value: string }
+  decision?: string
+  waitsForHuman: boolean
+  stateRestoration?: string
+  instruction: string
+}
+export interface ResumePromptInput { clarification?: Clarification; delegation?: Delegation }
+export interface ResumePromptResult { resume: ResumeText; text: string }
+
+export interface CapabilityGap {
+  capability: string
+  delegations: number
+  rejectedCapability: number
+  rejectionRate: number
+  latencyPenaltyRatio: number
+  clarificationCyclesRatio: number
+  /** 0.4·rejection + 0.3·latency + 0.3·cycles, each clamped to [0, 1]; ≥ 0.55 is a gap. */
+  score: number
+}
+/** Seed 003 §8.3's suggestion record (its snake_case keys). */
+export interface GapSuggestion {
+  suggestion_id: string
+  proposed_agent: string
+  capabilities: string[]
+  justification: { rejection_rate: number; latency_penalty_ratio: number; clarification_cycles_ratio: number; score: number }
+  impact_expectation: string
+  rfc_reference: string | null
+  submitted_by: string
+}
+export interface DelegationMetrics {
+  total: number
+  byStatus: Record<DelegationStatus, number>
+  delegationSuccessRate: number | null
+  avgRoundTripSec: number | null
+  clarificationReworkRatio: number | null
+  unresolvedCarryover: number | null
+  unresolvedItems: number
+  reports: number
+  gaps: CapabilityGap[]
+  suggestions: GapSuggestion[]
+}
+export interface DelegationMetricsInput extends WorkspaceInput {
+  delegations?: (DelegationLedger | string)[]
+  manifests?: Record<string, string>
+  since?: number
+}
+export interface DelegationMetricsResult { delegations: DelegationMetrics }
+
+/** The command layer's signal and delegation operations (`Workspace.call`, `run`). */
+export type SignalsOperation =
+  | 'signalsParse' | 'signalsIngest' | 'resumePrompt'
+  | 'delegateRequest' | 'delegateAccept' | 'delegateComplete' | 'delegateReject' | 'delegateFail'
+  | 'delegateShow' | 'delegateList'
+/** `delegateRequest`: seed 003 §6.2's envelope. */
+export interface DelegateRequestInput extends StoreCommon {
+  issueNumber: number | string
+  from: string
+  to: string
+  capability?: string
+  objective: string
+  contextSlice?: Record<string, unknown>
+  outputContract?: Record<string, unknown>
+  /** 1–10080, default 60: minutes from acceptance to TIMEOUT. */
+  timeoutMinutes?: number
+}
+/** `delegateAccept|Complete|Reject|Fail` by `from` (the target, or `human`). */
+export interface DelegateActInput extends StoreCommon {
+  id: string
+  from: string
+  message?: string
+  /** `delegateReject`: default `context`. */
+  reason?: 'capability' | 'context'
+  /** `delegateComplete`: the response envelope. */
+  artifactPath?: string
+  summary?: string
+  metrics?: Record<string, unknown>
+  followUpRecommended?: string[]
+  unresolved?: string[]
+}
+/** The `--json` output of a delegation command. */
+export interface StoreDelegation {
+  delegation: Delegation
+  delegationEvents: DelegationEvent[]
+  events: ClarifyEvent[]
+  idempotent: boolean
+  monitor: MonitorReport
+}
+/** The `--json` output of `signals ingest`. */
+export interface StoreIngest extends IngestReport { monitor: MonitorReport; warnings: string[] }

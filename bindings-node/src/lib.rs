@@ -7,6 +7,7 @@
 use agentx_clarify_command::{guarded, vector, MemStore};
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore;
 use napi::bindgen_prelude::AsyncTask;
@@ -48,7 +49,8 @@ pub fn functions() -> Vec<String> {
 pub struct StoreCall {
     root: String,
     op: String,
-    input: Value,
+    /// The input as JSON text (`clarify.js` checked what JSON cannot carry).
+    input: String,
 }
 
 impl Task for StoreCall {
@@ -57,15 +59,33 @@ impl Task for StoreCall {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<String> {
-        let now = system_now_ms();
-        // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a pooled
-        // connection is reused across calls).
-        let envelope = guarded(
-            || match agentx_clarify_workspace::open(std::path::Path::new(&self.root)) {
-                Ok(store) => agentx_clarify_command::call(&store, &self.op, &self.input, now),
-                Err(e) => json!({"ok": false, "error": error_value(&e)}),
-            },
-        );
+        let root = std::path::Path::new(&self.root);
+        // Routing runs agents from this pool thread (the thread that waits for them).
+        let runner = ProcessRunner::new(root);
+        let envelope = guarded(|| {
+            // A root that does not exist is an error, not an empty workspace; `init` makes it.
+            if self.op != "init" {
+                if let Err(e) = DiskStore::new(root).require_root() {
+                    return json!({"ok": false, "error": error_value(&e)});
+                }
+            }
+            // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a
+            // pooled connection is reused across calls).
+            let store = match agentx_clarify_workspace::open(root) {
+                Ok(store) => store,
+                Err(e) => return json!({"ok": false, "error": error_value(&e)}),
+            };
+            match parse_input(&self.input) {
+                Ok(input) => agentx_clarify_command::call_routed(
+                    &store,
+                    &runner,
+                    &self.op,
+                    &input,
+                    &system_now_ms,
+                ),
+                Err(failure) => failure,
+            }
+        });
         Ok(envelope.to_string())
     }
 
@@ -78,15 +98,11 @@ impl Task for StoreCall {
 /// one): `op` on the workspace at `root`, with the CLI's locks and `--json` shapes. Same-file
 /// operations inside this process queue on an in-process mutex before the file lock.
 #[napi(
-    ts_args_type = "root: string, op: StoreOperation, input?: object",
+    ts_args_type = "root: string, op: StoreOperation, input: string",
     ts_return_type = "Promise<string>"
 )]
-pub fn store_call(root: String, op: String, input: Option<Value>) -> AsyncTask<StoreCall> {
-    AsyncTask::new(StoreCall {
-        root,
-        op,
-        input: input.unwrap_or(Value::Null),
-    })
+pub fn store_call(root: String, op: String, input: String) -> AsyncTask<StoreCall> {
+    AsyncTask::new(StoreCall { root, op, input })
 }
 
 /// The workspace root that `agentx` would use from `start` (nearest ancestor with `.agentx/`).

@@ -122,3 +122,52 @@ test('the store decodes its fields with the helpers of the pure API: the same er
   assert.equal(await same(() => ws.list({ status: 'pending' }), () => c.list({ status: 'pending' })), 'INVALID_INPUT')
   assert.equal(await same(() => ws.ask(ask({ issueNumber: 2 ** 31 })), () => c.request(ask({ issueNumber: 2 ** 31 }))), 'INVALID_ISSUE')
 })
+
+test('numbers JSON cannot carry are the SPEC §9 codes on every path, never napi\'s own nor a silent null', async () => {
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    assert.equal(codeOf(() => c.request(ask({ issueNumber: bad }))), 'INVALID_ISSUE', `issueNumber ${bad}`)
+    assert.equal(codeOf(() => c.request(ask({ now: bad }))), 'INVALID_INPUT', `now ${bad}`)
+    assert.equal(codeOf(() => c.list({ issue: bad, ledgers: [] })), 'INVALID_ISSUE', `list issue ${bad}`)
+  }
+  // Nested too (a ledger's field), and through a Date's toJSON (an invalid Date is null).
+  const r = opened()
+  const ledger = structuredClone(r.ledger)
+  ledger.clarifications[0].round = NaN
+  assert.equal(codeOf(() => c.answer({ ledger, id: 'CLR-42-001', from: 'architect', body: 'x', now: T0 })), 'INVALID_INPUT')
+  const e = (() => { try { c.request(ask({ now: Infinity })) } catch (e) { return e } })()
+  assert.match(e.message, /`now` must be a finite number, found Infinity/)
+  // Non-integers reach the core, which refuses them with the same codes.
+  assert.equal(codeOf(() => c.request(ask({ issueNumber: 1.5 }))), 'INVALID_ISSUE')
+  assert.equal(codeOf(() => c.request(ask({ now: T0 + 0.5 }))), 'INVALID_INPUT')
+  // A real null is not refused here (the core decides what null means).
+  assert.equal(c.request(ask({ workflow: null })).clarification.id, 'CLR-42-001')
+
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  for (const bad of [NaN, Infinity]) {
+    assert.equal((await caught(() => ws.ask(ask({ issueNumber: bad })))).code, 'INVALID_ISSUE')
+    assert.equal((await caught(() => ws.ask(ask({ now: bad })))).code, 'INVALID_INPUT')
+    assert.equal((await caught(() => ws.list({ issue: bad }))).code, 'INVALID_ISSUE')
+    assert.equal((await caught(() => ws.monitor({ now: bad }))).code, 'INVALID_INPUT')
+  }
+  assert.equal((await caught(() => ws.ask(ask({ issueNumber: 2.5 })))).code, 'INVALID_ISSUE')
+  assert.equal(fs.existsSync(ledgerPath(root, 42)), false, 'nothing was written')
+
+  const mem = new c.MemoryWorkspace()
+  for (const bad of [NaN, Infinity, 1.5]) {
+    assert.equal(codeOf(() => mem.run('ask', ask({ now: undefined }), bad)), 'INVALID_INPUT', `run now ${bad}`)
+  }
+  assert.equal(codeOf(() => mem.run('ask', ask({ issueNumber: NaN }))), 'INVALID_ISSUE')
+  assert.equal(mem.run('ask', ask()).clarification.id, 'CLR-42-001')
+})
+
+test('a workspace root that does not exist is an error; init creates it', async () => {
+  const root = path.join(tempWorkspace(), 'not', 'yet')
+  const ws = new c.Workspace(root)
+  const e = await caught(() => ws.list())
+  assert.equal(e.code, 'IO_ERROR')
+  assert.match(e.message, /does not exist/)
+  await ws.init()
+  assert.deepEqual((await ws.list()).clarifications, [])
+})

@@ -18,21 +18,34 @@ test('ask-answer-resolve plays the story', async () => {
   assert.match(stdout, /verify: 0 problems/)
 })
 
-test('watch prints monitor findings as they appear', async () => {
+test('watch sleeps until the deadline the core names, then acts at it', async () => {
   const root = tempWorkspace()
   await run(AGENTX, ['--root', root, 'init'])
-  // A question asked two hours ago is past its 60-minute SLA.
-  const past = new Date(Date.now() - 2 * 3600_000).toISOString()
-  const child = spawn(process.execPath, [example('watch.mjs'), root, '--interval-ms', '200'])
+  const child = spawn(process.execPath, [example('watch.mjs'), root])
   let out = ''
   child.stdout.on('data', (d) => { out += d })
+  const waitFor = async (re) => {
+    const deadline = Date.now() + 20_000
+    while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    assert.match(out, re)
+  }
   try {
-    await new Promise((r) => setTimeout(r, 500))
-    await run(AGENTX, ['--root', root, '--now', past, 'clarify', 'ask', '--issue', '7', '--from', 'engineer', '--to', 'architect', '--topic', 'Export', '--question', 'CSV?'])
-    const deadline = Date.now() + 10_000
-    while (!/retried\s+CLR-7-001/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    assert.match(out, /stale\s+CLR-7-001/)
-    assert.match(out, /retried\s+CLR-7-001/)
+    await waitFor(/next deadline: none \(waiting for a change\)/)
+    // Asked 56 minutes ago: its 60-minute SLA runs out 4 s from now, with no further change.
+    const asked = new Date(Date.now() - 3600_000 + 4_000).toISOString()
+    const { stdout } = await run(AGENTX, ['--root', root, '--json', '--now', asked, 'clarify', 'ask', '--issue', '7', '--from', 'engineer', '--to', 'architect', '--topic', 'Export', '--question', 'CSV?'])
+    const due = Date.parse(JSON.parse(stdout).clarification.staleAfter) + 1
+    // The ledger change makes it re-ask: the wake-up is 1 ms past the SLA.
+    await waitFor(new RegExp(`next deadline: ${new Date(due).toISOString().replace(/[.]/g, '\\.')}`))
+    await waitFor(/retried\s+CLR-7-001/)
+    // The timer, not a change, ran the monitor that found it stale, and not before the deadline.
+    const [, at, why] = /\[([^\]]+)\] (.*)\n[^[]*stale\s+CLR-7-001/.exec(out)
+    assert.equal(why, 'deadline')
+    assert.ok(Date.parse(at) >= due, `${at} is before the deadline ${new Date(due).toISOString()}`)
+    // The retry restarted the SLA: the next deadline is an hour on.
+    await waitFor(/retried\s+CLR-7-001[\s\S]*next deadline: \S+/)
+    const next = Date.parse([...out.matchAll(/next deadline: (\S+)/g)].at(-1)[1])
+    assert.ok(next > due + 3600_000, `next deadline ${new Date(next).toISOString()}`)
   } finally {
     child.kill()
   }

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { c, AGENTX, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
+import { c, AGENTX, ROOT, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
 
 const run = promisify(execFile)
 const cli = async (root, ...args) => JSON.parse((await run(AGENTX, ['--root', root, '--json', ...args])).stdout)
@@ -17,7 +17,7 @@ test('the store returns the CLI --json shapes', async () => {
   const ws = new c.Workspace(root)
   assert.ok((await ws.init()).created.includes('.agentx/workflows/feature.toml'))
   const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?', now: '2026-11-22T10:00:00Z' })
-  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor'])
+  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor', 'warnings'])
   assert.equal(asked.clarification.id, 'CLR-42-001')
   await ws.answer({ id: 'CLR-42-001', from: 'architect', body: 'Yes, Redis.', now: '2026-11-22T10:05:00Z' })
   const resolved = await ws.resolve({ id: 'CLR-42-001', now: '2026-11-22T10:06:00Z' })
@@ -70,6 +70,10 @@ test('a lock left by a dead process is taken at once', async () => {
 test('4 CLI processes and 4 Node workers × 50 asks on one ledger: no lost update', async () => {
   const root = tempWorkspace()
   await new c.Workspace(root).init()
+  // This checks that no update is lost, not how fast 8 writers queue: on a loaded machine a
+  // writer can wait longer than the default 5 s for its turn, so the timeout is generous.
+  const config = path.join(root, '.agentx/config.toml')
+  fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('lock_timeout_ms = 5000', 'lock_timeout_ms = 60000'))
   const PER = 50
   const cliWriter = async (w) => {
     for (let i = 0; i < PER; i++) {
@@ -94,4 +98,77 @@ test('4 CLI processes and 4 Node workers × 50 asks on one ledger: no lost updat
   assert.equal(topics.size, 8 * PER)
   assert.deepEqual(await cli(root, 'clarify', 'verify'), { ok: true, problems: [], warnings: [] })
   console.log(`400 asks from 4 CLI processes + 4 Node workers in ${seconds}s, ids unique, verify clean`)
+})
+
+test('migrate upgrades a ledger AgentX wrote, in the store and in memory alike', async () => {
+  // AgentX's TypeScript router: JSON.stringify(…, null, 2), record-level issueNumber, no hashes.
+  const agentx = {
+    issueNumber: 8,
+    clarifications: [{
+      id: 'CLR-8-001', issueNumber: 8, from: 'engineer', to: 'architect', topic: 'Cache', blocking: true,
+      status: 'pending', round: 1, maxRounds: 5, created: '2026-11-22T10:00:00.940Z',
+      staleAfter: '2026-11-22T10:30:00.940Z', resolvedAt: null,
+      thread: [{ round: 1, from: 'engineer', type: 'question', body: 'Redis?', timestamp: '2026-11-22T10:00:00.942Z' }],
+    }],
+  }
+  const text = JSON.stringify(agentx, null, 2)
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  fs.writeFileSync(ledgerPath(root, 8), text)
+  assert.ok((await ws.verify()).warnings.length > 0)
+  const dry = await ws.migrate({ dryRun: true })
+  assert.equal(fs.readFileSync(ledgerPath(root, 8), 'utf8'), text, 'a dry run writes nothing')
+  const done = await ws.migrate()
+  assert.deepEqual(done.migrated, dry.migrated)
+  assert.equal(done.migrated[0].file, 'issue-8.json')
+  assert.ok(done.migrated[0].changes.some((ch) => ch.id === 'CLR-8-001' && ch.message === 'hashed entry 1 in order'))
+  assert.deepEqual((await ws.verify()).warnings, [])
+  assert.deepEqual(await cli(root, 'migrate'), { ok: true, dryRun: false, migrated: [], unchanged: 1, errors: [] })
+  const mem = new c.MemoryWorkspace({ ledgers: { 'issue-8.json': text } })
+  assert.deepEqual(mem.run('migrate', {}).migrated, done.migrated)
+})
+
+test('route runs the target agent off the JS thread; an agent error rejects with AGENT_ERROR and the escalation', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  const agents = path.join(ROOT, 'examples/agents')
+  fs.appendFileSync(path.join(root, '.agentx/config.toml'), [
+    '[agents.architect]', 'preset = "claude"', `command = [${JSON.stringify(path.join(agents, 'claude'))}]`,
+    'env = { AGENT_MODE = "slow", AGENT_SLEEP = "0.3" }',
+    '[agents.product-manager]', 'preset = "gemini"', `command = [${JSON.stringify(path.join(agents, 'gemini'))}]`,
+    'env = { AGENT_MODE = "error" }', '',
+  ].join('\n'))
+  const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache layer', question: 'Redis or in-process?' })
+  const id = asked.clarification.id
+
+  // The JS thread stays free while the agent runs: timers keep firing.
+  let ticks = 0
+  const timer = setInterval(() => { ticks++ }, 20)
+  const routed = await ws.route({ id })
+  clearInterval(timer)
+  assert.ok(ticks >= 5, `the event loop ran ${ticks} times during a 300 ms agent`)
+  assert.equal(routed.outcome, 'answered')
+  assert.equal(routed.clarification.status, 'answered')
+  assert.equal(routed.clarification.thread[1].body, 'Redis, with LRU eviction and a 15-minute TTL (ADR-7).')
+  assert.deepEqual(routed.events.slice(0, 2).map((e) => e.type), ['clarification-routed', 'clarification-answered'])
+  assert.equal(routed.run.agent, 'architect')
+  assert.ok(fs.existsSync(path.join(root, routed.run.log)))
+
+  const resume = await ws.resumePrompt({ id })
+  assert.match(resume.text, /^CLARIFICATION RESPONSE\nClarification: CLR-42-001\n/)
+  assert.equal(resume.resume.rounds[0].answer, 'Redis, with LRU eviction and a 15-minute TTL (ADR-7).')
+
+  const failing = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'product-manager', topic: 'Export', question: 'CSV?' })
+  const err = await caught(() => ws.route({ id: failing.clarification.id }))
+  assert.equal(err.code, 'AGENT_ERROR')
+  assert.equal(err.outcome, 'escalated')
+  assert.equal(err.clarification.status, 'escalated')
+  assert.match(err.clarification.thread.at(-1).body, /^agent error: exit status 41: GEMINI_API_KEY/)
+  assert.deepEqual(err.events.slice(0, 3).map((e) => e.type), ['clarification-routed', 'clarification-route-failed', 'clarification-escalated'])
+
+  const none = await caught(() => ws.route({ id: 'CLR-42-001' }))
+  assert.equal(none.code, 'INVALID_TRANSITION')
+  fs.rmSync(root, { recursive: true, force: true })
 })

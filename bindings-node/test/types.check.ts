@@ -15,7 +15,11 @@ const rate: number | null = c.stats({ ledgers: [r.ledger] }).stats.escalationRat
 async function store(ws: c.Workspace): Promise<string> {
   const asked = await ws.ask({ issueNumber: 1, from: 'a', to: 'b', topic: 't', question: 'q' })
   const report: c.MonitorReport = asked.monitor
-  return asked.clarification.topic + report.stale.join()
+  const warnings: string[] = asked.warnings
+  const unread: c.FileError[] = (await ws.list()).errors
+  const migrated = await ws.migrate({ dryRun: true })
+  const changed: string[] = migrated.migrated.flatMap((m) => m.changes.map((ch) => ch.message))
+  return asked.clarification.topic + report.stale.join() + warnings.join() + unread.length + changed.join()
 }
 
 function onError(e: unknown): c.ErrorCode | undefined {

@@ -18,6 +18,7 @@ export function initSync(bytes) {
 export const {
   request, answer, followUp, resolve, escalate, abandon, monitor, verify, stats, list, show,
   ready, setStatus, parseWorkflow, parseConfig, defaultWorkflows, renderMarkdown, renderText,
-  transitions, version, unwrap, Workspace,
+  transitions, errorCodes, version, signalsParse, extractJson, signalsIngest, resumePrompt,
+  delegationMetrics, unwrap, Workspace,
 } = api
 export default init

@@ -3,7 +3,8 @@
 const FUNCTIONS = [
   'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
   'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'version',
+  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
+  'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
 ]
 
 function unwrap(envelope) {

@@ -1,8 +1,9 @@
-// The wait-for graph of one issue as SVG (SPEC §7, phase 3): one node per agent of the issue,
-// one edge requester → target per blocking record in pending or stale. A deadlock the monitor
-// reported is highlighted (nodes and edges `in-cycle`), and the record it escalated is drawn
-// as a dashed magenta edge (`escalated`). A cycle that exists right now (the next monitor run
-// would break it) is drawn `in-cycle live`, its victim `would-escalate`.
+// The wait-for graph of one issue as SVG (SPEC §7, phase 3). Its edges and cycles are the
+// core's (`waitForGraph`: a blocking record whose fold is pending or stale is an edge requester
+// → target); one node per agent of the issue. A deadlock the monitor reported is highlighted
+// (nodes and edges `in-cycle`), and the record it escalated is drawn as a dashed magenta edge
+// (`escalated`). A cycle that exists right now (the next monitor run would break it) is drawn
+// `in-cycle live`, the record that run would escalate `would-escalate`.
 // Deterministic circle layout; stable hooks for tests: `data-agent`, `data-edge`, classes.
 import { escapeHtml as esc } from './markdown.js'
 
@@ -66,24 +67,26 @@ const fmt = (n) => Math.round(n * 10) / 10
 
 /**
  * @param o.issue issue number
- * @param o.records the issue's clarifications (ledger records)
+ * @param o.records the issue's clarifications (ledger records: topic, blocking for the titles)
+ * @param o.graph the core's wait-for graph of the issue: `{edges: [{id, from, to, status}],
+ *   cycles: [{ids, agents, escalated?}]}` (`escalated`: the record the next run would break
+ *   the cycle at, when known)
  * @param o.statuses agent statuses (for the node subtitles)
  * @param o.priority the config's priority list (node order)
  * @param o.report the monitor report of the step shown (its deadlocks are highlighted)
- * @param o.preview what the monitor would do now (a live cycle), or null
  * @param o.selectedId the record selected in the page
  */
-export function renderGraph({ issue, records, statuses = {}, priority = [], report = null, preview = null, selectedId = null }) {
+export function renderGraph({ issue, records, graph = { edges: [], cycles: [] }, statuses = {}, priority = [], report = null, selectedId = null }) {
   const broken = deadlocksOf(report, issue)
-  const live = deadlocksOf(preview, issue)
   const cycleIds = new Set(broken.flatMap((d) => d.cycle))
   const escalatedIds = new Set(broken.map((d) => d.escalated))
-  const liveIds = new Set(live.flatMap((d) => d.cycle))
-  const wouldEscalate = new Set(live.map((d) => d.escalated))
-  const cycleAgents = new Set([...broken, ...live].flatMap((d) => d.agents))
+  const liveIds = new Set(graph.cycles.flatMap((c) => c.ids))
+  const wouldEscalate = new Set(graph.cycles.map((c) => c.escalated).filter(Boolean))
+  const cycleAgents = new Set([...broken.flatMap((d) => d.agents), ...graph.cycles.flatMap((c) => c.agents)])
 
-  const waits = (r) => r.blocking && (r.status === 'pending' || r.status === 'stale')
-  const edges = records.filter((r) => waits(r) || cycleIds.has(r.id))
+  // A waiting record has the status of its fold; a record of a broken cycle is drawn too.
+  const waiting = new Map(graph.edges.map((e) => [e.id, e.status]))
+  const edges = records.filter((r) => waiting.has(r.id) || cycleIds.has(r.id)).map((r) => ({ ...r, status: waiting.get(r.id) ?? r.status }))
   const agents = orderAgents(records.flatMap((r) => [r.from, r.to]), priority)
   const { pos, w, h } = layout(agents, Object.fromEntries(agents.map((a) => [a, statuses[a]?.status])))
   const p = `g${issue}`
@@ -161,8 +164,7 @@ export function renderGraph({ issue, records, statuses = {}, priority = [], repo
     const classes = ['node']
     if (cycleAgents.has(a)) classes.push('in-cycle')
     if (st) classes.push(`agent-${st}`)
-    const waitsOn = edges.some((e) => e.from === a && waits(e))
-    if (waitsOn) classes.push('waiting')
+    if (graph.edges.some((e) => e.from === a)) classes.push('waiting')
     nodeSvg += `<g class="${classes.join(' ')}" data-agent="${esc(a)}" transform="translate(${fmt(x)},${fmt(y)})"><title>${esc(`${a}${st ? ` — ${st}` : ''}`)}</title>`
     nodeSvg += `<rect x="${fmt(-bw / 2)}" y="${-NODE_H / 2}" width="${fmt(bw)}" height="${NODE_H}" rx="12"/>`
     nodeSvg += `<text class="name" text-anchor="middle" dy="${st ? -2 : 5}">${esc(a)}</text>`

@@ -174,5 +174,11 @@ exports! {
     render_markdown => "renderMarkdown", "RenderInput", "Envelope<{ text: string }>";
     render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
     transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
+    error_codes => "errorCodes", "{} | undefined", "Envelope<{ codes: { code: ErrorCode, class: ErrorClass }[] }>";
     version => "version", "{} | undefined", "Envelope<{ version: string }>";
+    signals_parse => "signalsParse", "SignalsParseInput", "Envelope<SignalsParseResult>";
+    extract_json => "extractJson", "ExtractJsonInput", "Envelope<ExtractJsonResult>";
+    signals_ingest => "signalsIngest", "SignalsIngestInput", "Envelope<SignalsIngestResult>";
+    resume_prompt => "resumePrompt", "ResumePromptInput", "Envelope<ResumePromptResult>";
+    delegation_metrics => "delegationMetrics", "DelegationMetricsInput", "Envelope<DelegationMetricsResult>";
 }

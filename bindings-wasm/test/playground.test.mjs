@@ -158,6 +158,46 @@ test('the scenario lives in the URL and the page works offline once loaded', asy
   }
 })
 
+test('the ask form offers what the core\'s scope preview allows; the clock jumps to its next wake-up', async () => {
+  await page.click('#new-scenario')
+  await page.click('#tab-actions')
+  await page.click('#op-request')
+  const form = '#form-request'
+  const options = (key) => page.locator(`${form} [data-picker="${key}"] select option`).evaluateAll((os) => os.map((o) => o.value).filter((v) => v !== '__other__'))
+  const hint = () => page.textContent(`${form} [data-hint="request"]`)
+  assert.match(await page.textContent(`${form} select[name="workflow"] option[value=""]`), /auto: feature/)
+  assert.deepEqual(await options('from'), ['architect', 'engineer'])
+  await page.selectOption(`${form} [data-picker="from"] select`, 'engineer')
+  assert.deepEqual(await options('to'), ['architect', 'product-manager'])
+  assert.deepEqual(await page.locator(`${form} select[name="step"] option`).evaluateAll((os) => os.map((o) => o.value)), ['', 'implement'])
+  await page.selectOption(`${form} [data-picker="to"] select`, 'architect')
+  assert.match(await hint(), /Governing step implement of feature: at most 3 rounds, SLA 60 min, blocking allowed\./)
+  // Under bug the governing step forbids blocking: the form unticks it, and a blocking request
+  // would get the core's refusal.
+  await page.selectOption(`${form} select[name="workflow"]`, 'bug')
+  assert.equal(await page.isChecked(`${form} input[name="blocking"]`), false)
+  assert.match(await hint(), /Governing step fix of bug: at most 2 rounds, SLA 30 min, blocking not allowed\.$/)
+  await page.check(`${form} input[name="blocking"]`)
+  assert.match(await hint(), /A blocking request will be refused \(BLOCKING_NOT_ALLOWED\)/)
+  await page.selectOption(`${form} select[name="workflow"]`, '')
+  await page.check(`${form} input[name="blocking"]`)
+
+  // Nothing pending: no wake-up. After the request: 1 ms past its 60 min SLA.
+  assert.equal(await page.isDisabled('#next-deadline'), true)
+  await page.click(`${form} button[type="submit"]`)
+  await page.waitForSelector(`${form} .outcome.ok`, WAIT)
+  const asked = (await page.textContent('#clock-time')).trim()
+  assert.match(await page.getAttribute('#next-deadline', 'title'), /Jump to .*:00:00\.001 \(1 h from now\)/)
+  await page.click('#next-deadline')
+  await page.waitForFunction(() => /:00:00\.001$/.test(document.querySelector('#clock-time').textContent), null, WAIT)
+  assert.match(await page.textContent('#timeline li.current'), /monitor run[\s\S]*stale CLR-1-001[\s\S]*retry CLR-1-001/)
+  // Undo goes back to the snapshot before the monitor run: the same wake-up is next again.
+  await page.click('#undo')
+  assert.equal((await page.textContent('#clock-time')).trim(), asked)
+  assert.match(await page.getAttribute('#next-deadline', 'title'), /:00:00\.001 \(1 h from now\)/)
+  assert.match(await page.textContent('#timeline li.current'), /engineer → architect/)
+})
+
 test('no console errors, page errors or failed requests', () => {
   assert.deepEqual(problems, [])
 })

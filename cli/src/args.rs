@@ -46,6 +46,18 @@ pub enum Command {
         after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Cache layer\" --question \"Redis or in-process?\"\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\"\n  agentx clarify list --all"
     )]
     Clarify(Clarify),
+    /// Act on the signal blocks of an agent's output ([CLARIFICATION_NEEDED], [STOP_WORK], …)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx signals parse output.log\n  agentx signals ingest --issue 42 --agent researcher --parent coordinator output.log\n  agentx signals resume-prompt CLR-42-001"
+    )]
+    Signals(crate::signals::Signals),
+    /// Delegate work between agents: request, accept, complete, reject, fail, show, list
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx delegate request --issue 42 --from engineer --to architect --capability architecture.design.system --objective \"Design the cache\"\n  agentx delegate accept DLG-42-001 --from architect\n  agentx delegate complete DLG-42-001 --from architect --summary \"Redis, see ADR-7\"\n  agentx delegate list"
+    )]
+    Delegate(crate::delegate::Delegate),
     /// Report that an agent starts or finishes work (then runs the monitor)
     #[command(
         subcommand,
@@ -68,6 +80,15 @@ pub enum Command {
         after_help = "The state is in PostgreSQL when AGENTX_STORE or [store] url in .agentx/config.toml\nnames a postgres:// URL (the variable wins), else in .agentx/state/.\n\nExamples:\n  agentx store init\n  agentx store export ./backup\n  agentx store import .          # this workspace's files into the database"
     )]
     Store(StoreCmd),
+    /// Upgrade ledgers written by another tool (AgentX, the reference CLI) and say what changed
+    #[command(
+        after_help = "Examples:\n  agentx migrate --dry-run\n  agentx migrate\n  agentx migrate --json | jq '.migrated[].file'\n\nEach ledger is upgraded under its lock: snapshots set from the thread, unhashed\nentries hashed in order, timestamps in canonical form, no BOM. Ledgers that do not\nparse are reported and left untouched. Afterwards `agentx clarify verify` shows no\nwarnings for them (but for records that never got a question)."
+    )]
+    Migrate {
+        /// Report what would change without writing
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Play a realistic story in a fresh workspace and print it as it happens
     #[command(after_help = "Examples:\n  agentx demo\n  agentx --root /tmp/demo demo")]
     Demo,
@@ -117,9 +138,9 @@ pub enum StoreCmd {
 pub enum Clarify {
     /// Ask another agent a structured question
     #[command(
-        after_help = "Example:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru"
+        after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" --route --wait"
     )]
-    Ask(AskArgs),
+    Ask(Box<AskArgs>),
     /// Answer a pending or stale clarification (only its target may)
     #[command(
         after_help = "Example:\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\""
@@ -184,13 +205,35 @@ pub enum Clarify {
     /// Find stale, stuck, deadlocked and abandoned clarifications and act on them
     #[command(
         alias = "stale",
-        after_help = "Examples:\n  agentx clarify monitor\n  agentx clarify stale --dry-run --json"
+        after_help = "Examples:\n  agentx clarify monitor\n  agentx clarify stale --dry-run --json\n  agentx clarify monitor --route --jobs 4    # and run the agents of the records it retried"
     )]
     Monitor {
         /// Report what would be done without writing
         #[arg(long)]
         dry_run: bool,
+        /// Route every record the monitor retried to its agent's runner (the default with
+        /// `[clarify] route_on_retry = true`)
+        #[arg(long, conflicts_with_all = ["dry_run", "no_route"])]
+        route: bool,
+        /// Do not route, whatever `route_on_retry` says
+        #[arg(long)]
+        no_route: bool,
+        /// With routing: how many agents run at once
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        jobs: u32,
     },
+    /// Run the target agent of a pending clarification (its [agents.<name>] runner) and record
+    /// its answer, the question it asks back, or an escalation
+    #[command(
+        after_help = "Examples:\n  agentx clarify route CLR-42-001\n  agentx clarify route --all --jobs 4\n  agentx clarify route CLR-42-001 --print-prompt\n  agentx clarify route CLR-42-001 --interpret run.json --json\n\nRunners are configured in .agentx/config.toml, e.g.\n  [agents.architect]\n  preset = \"claude\"\n  timeout_seconds = 600\nSee docs/runners.md. Exit 9 (AGENT_ERROR): the agent failed and the record was escalated."
+    )]
+    Route(RouteArgs),
+    /// Print the text that resumes the agent that asked (answers, resolution, what to do next)
+    #[command(
+        name = "resume-prompt",
+        after_help = "Examples:\n  agentx clarify resume-prompt CLR-42-001\n  claude -p --resume \"$SESSION\" \"$(agentx clarify resume-prompt CLR-42-001)\"\n  agentx clarify resume-prompt CLR-42-001 --json"
+    )]
+    ResumePrompt { id: String },
     /// Check every ledger: parses, ids, snapshot = fold, hash chain, timestamp order
     #[command(after_help = "Example:\n  agentx clarify verify")]
     Verify,
@@ -268,6 +311,51 @@ pub struct AskArgs {
     /// Re-sending a request with the same key returns the original record
     #[arg(long, value_name = "K")]
     pub idempotency_key: Option<String>,
+    /// BLOCK or WARN (Layer 4); sets blocking. Default: BLOCK, WARN with --non-blocking
+    #[arg(long, value_name = "SEVERITY")]
+    pub severity: Option<String>,
+    /// Why the gap matters: what the asker knows so far
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// An operation the record blocks while open, for `gate` (repeatable; none: every one)
+    #[arg(long = "blocks", value_name = "OP")]
+    pub blocked_operations: Vec<String>,
+    /// The Layer 4 session (a UUID) the gap belongs to
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// The gap's id within its session
+    #[arg(long, value_name = "ID")]
+    pub gap_id: Option<String>,
+    /// Then run the target's runner in the background (see `clarify route`); the command
+    /// returns at once
+    #[arg(long)]
+    pub route: bool,
+    /// With --route: wait for the outcome (bounded by the runner's timeout) and print it
+    #[arg(long, requires = "route")]
+    pub wait: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RouteArgs {
+    /// The clarification to route
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub id: Option<String>,
+    /// Every pending or stale record whose target has a runner and no routing in progress
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: how many agents run at once
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "all", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Print the prompt (and, with --json, the runner) instead of running anything
+    #[arg(long, conflicts_with_all = ["all", "interpret"])]
+    pub print_prompt: bool,
+    /// With --print-prompt: take the persona from this file instead of the runner's
+    #[arg(long, value_name = "FILE", requires = "print_prompt")]
+    pub persona: Option<PathBuf>,
+    /// Show what routing would do with a run's output given as JSON ({"exit", "stdout",
+    /// "stderr", "timedOut", "signal", …}, "-" for stdin); nothing runs, nothing is written
+    #[arg(long, value_name = "FILE", conflicts_with = "all")]
+    pub interpret: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -98,10 +98,7 @@ impl Story {
             question: question.into(),
             blocking: true,
             workflow: workflow.map(str::to_owned),
-            step: None,
-            field: None,
-            suggestions: Vec::new(),
-            idempotency_key: None,
+            ..NewRequest::default()
         };
         commands::ask(&self.ws, self.now, &req)
     }
@@ -360,7 +357,7 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         }
     }
 
-    let stats = commands::stats(&s.ws, None)?;
+    let stats = commands::stats(&s.ws, None)?.stats;
     if loud {
         heading("6. What happened: agentx clarify stats");
         print::text(&indent(&text_stats(&stats)));

@@ -9,7 +9,8 @@ pub fn code(e: &ClarifyError) -> i32 {
 }
 
 /// 0 success; 1 I/O or internal; 2 usage (clap); 3 input; 4 policy; 5 not found;
-/// 6 transition; 7 lock; 8 corrupt or inconsistent.
+/// 6 transition; 7 lock (or routing in progress); 8 corrupt or inconsistent; 9 agent error
+/// (a routed agent failed and its record was escalated).
 pub fn of_class(class: ErrorClass) -> i32 {
     match class {
         ErrorClass::Io | ErrorClass::Internal => 1,
@@ -19,5 +20,6 @@ pub fn of_class(class: ErrorClass) -> i32 {
         ErrorClass::Transition => 6,
         ErrorClass::Lock => 7,
         ErrorClass::Corrupt => 8,
+        ErrorClass::Agent => 9,
     }
 }

@@ -2,19 +2,24 @@
 //! the shared commands, prints, and exits with the code of SPEC §11.1.
 
 mod args;
+mod delegate;
 mod demo;
 mod exit;
+mod migrate;
 mod print;
+mod route;
+mod signals;
 mod store;
 mod views;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
+use agentx_clarify_command::{self as commands, HookEvent, Mutation, Store};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::views::{ready_line, ListFilter};
-use agentx_clarify_core::{Action, ClarifyError, NewRequest};
+use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore;
 use agentx_clarify_workspace::AnyStore as Workspace;
@@ -62,6 +67,17 @@ fn run(cli: Cli) -> i32 {
         },
     };
     let json = cli.json;
+    // A root that does not exist is an error, not an empty workspace (SPEC §20); `init` and
+    // the demo create theirs.
+    let creates_root = matches!(
+        cli.command,
+        Command::Init | Command::Demo | Command::Completions { .. }
+    );
+    if cli.root.is_some() && !creates_root {
+        if let Err(e) = DiskStore::new(&root).require_root() {
+            return print::fail(json, &e);
+        }
+    }
     let result = match cli.command {
         // The workspace's own files, wherever its state is kept.
         Command::Init => init(&DiskStore::new(root), json),
@@ -89,15 +105,17 @@ fn run(cli: Cli) -> i32 {
             Ok(0)
         }
         command => agentx_clarify_workspace::open(&root)
-            .and_then(|ws| on_state(&ws, now, json, command)),
+            .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command)),
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
 }
 
 /// The commands that read or change the state, on the workspace's store.
-fn on_state(ws: &Workspace, now: i64, json: bool, command: Command) -> Outcome {
+fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command) -> Outcome {
     match command {
-        Command::Clarify(c) => clarify(ws, now, json, c),
+        Command::Clarify(c) => clarify(ws, now, fixed, json, c),
+        Command::Signals(c) => signals::run(ws, now, json, c),
+        Command::Delegate(c) => delegate::run(ws, now, json, c),
         Command::Hook(Hook::Start { agent, issue }) => {
             hook(ws, now, json, HookEvent::Start, &agent, issue.as_deref())
         }
@@ -106,6 +124,7 @@ fn on_state(ws: &Workspace, now: i64, json: bool, command: Command) -> Outcome {
         }
         Command::Ready(a) => ready(ws, now, json, a.include_escalated),
         Command::State(a) => state(ws, now, json, a),
+        Command::Migrate { dry_run } => migrate::run(ws, json, dry_run),
         other => Err(ClarifyError::Internal {
             message: format!("{other:?} does not run on the store"),
         }),
@@ -117,7 +136,10 @@ fn on_state(ws: &Workspace, now: i64, json: bool, command: Command) -> Outcome {
 #[cfg(feature = "mcp")]
 fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
     match agentx_clarify_workspace::open(root) {
-        Ok(ws) => commands::call(&ws, op, input, system_now_ms()),
+        Ok(ws) => {
+            let runner = agentx_clarify_runner::ProcessRunner::new(root);
+            commands::call_routed(&ws, &runner, op, input, &system_now_ms)
+        }
         Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
     }
 }
@@ -146,9 +168,12 @@ fn init(ws: &DiskStore, json: bool) -> Outcome {
     Ok(0)
 }
 
-fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
+fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> Outcome {
+    // Routing reads the clock at each step (a run takes time), unless --now fixes it.
+    let clock = move || if fixed { now } else { system_now_ms() };
     match cmd {
         Clarify::Ask(a) => {
+            let a = *a;
             let issue = agentx_clarify_core::names::parse_issue(&a.issue)?;
             let req = NewRequest {
                 issue_number: u64::from(issue),
@@ -162,9 +187,23 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 field: a.field,
                 suggestions: a.suggestions,
                 idempotency_key: a.idempotency_key,
+                severity: a
+                    .severity
+                    .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+                    .transpose()?,
+                context: a.context,
+                blocked_operations: a.blocked_operations,
+                session_id: a.session_id,
+                gap_id: a.gap_id,
+                extra: Default::default(),
             };
+            if a.route {
+                return route::ask(ws, &clock, fixed.then_some(now), json, &req, a.wait);
+            }
             mutation(json, &commands::ask(ws, now, &req)?)
         }
+        Clarify::Route(a) => route::route(ws, &clock, json, a),
+        Clarify::ResumePrompt { id } => route::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,
             &commands::act(ws, now, &id, &Action::Answer { from, body })?,
@@ -215,11 +254,12 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
                 statuses: status.into_iter().map(args::StatusArg::status).collect(),
                 all,
             };
-            let records = commands::list(ws, &filter)?;
+            let listed = commands::list(ws, &filter)?;
+            print::report_errors(&listed.errors);
             if json {
-                print::json(&commands::query::list_json(&records));
+                print::json(&listed.to_json());
             } else {
-                let refs: Vec<_> = records.iter().map(|(i, r)| (*i, r)).collect();
+                let refs: Vec<_> = listed.records.iter().map(|(i, r)| (*i, r)).collect();
                 print::text(&text_list(&refs, print::STYLE));
             }
             Ok(0)
@@ -251,21 +291,18 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             }
             Ok(0)
         }
-        Clarify::Monitor { dry_run } => {
-            let config = ws.load_config()?;
-            let run = commands::run_monitor(ws, &config, now, dry_run, Scope::Monitor)?;
-            if json {
-                print::json(&run.to_json());
-            } else {
-                if dry_run {
-                    print::text("(dry run: nothing written)");
-                }
-                print::text(&text_report(&run.report, print::STYLE));
-            }
-            Ok(0)
+        Clarify::Monitor {
+            dry_run,
+            route,
+            no_route,
+            jobs,
+        } => {
+            let wanted = (route || no_route).then_some(route);
+            route::monitor(ws, &clock, json, dry_run, wanted, jobs)
         }
         Clarify::Verify => {
-            let outcome = commands::verify(ws)?;
+            // The keys of `.agentx/keys/` are read by the key store (a later change).
+            let outcome = commands::verify(ws, &PublicKeys::new())?;
             if !json {
                 // Records written by another tool: `agentx migrate` upgrades them.
                 for w in &outcome.warnings {
@@ -330,16 +367,18 @@ fn clarify(ws: &Workspace, now: i64, json: bool, cmd: Clarify) -> Outcome {
             print_or(json, &v, || views::graph_text(&graphs))
         }
         Clarify::Stats { since } => {
+            // Spelled as every surface spells the field (the vectors deep-equal the results).
             let since = since.as_deref().map(parse_now).transpose().map_err(|why| {
                 ClarifyError::InvalidInput {
-                    message: format!("--since: {why}"),
+                    message: format!("`since`: {why}"),
                 }
             })?;
-            let stats = commands::stats(ws, since)?;
+            let outcome = commands::stats(ws, since)?;
+            print::report_errors(&outcome.errors);
             if json {
-                print::json(&json!({"ok": true, "stats": stats}));
+                print::json(&outcome.to_json());
             } else {
-                print::text(&text_stats(&stats));
+                print::text(&text_stats(&outcome.stats));
             }
             Ok(0)
         }
@@ -356,7 +395,9 @@ fn print_or(json: bool, v: &serde_json::Value, text: impl FnOnce() -> String) ->
 }
 
 /// Prints a mutation; `MAX_ROUNDS_EXCEEDED` prints the escalated thread and fails with 4.
+/// Warnings (what failed after the ledger write) go to stderr; the command succeeded.
 fn mutation(json: bool, m: &Mutation) -> Outcome {
+    print::warnings(&m.warnings);
     if json {
         print::json(&m.to_json());
     } else {
@@ -392,6 +433,7 @@ fn hook(
     if let Some(w) = &outcome.warning {
         print::warn(w);
     }
+    print::warnings(&outcome.warnings);
     if json {
         print::json(&outcome.to_json());
     } else {
@@ -407,8 +449,10 @@ fn hook(
 fn ready(ws: &Workspace, now: i64, json: bool, include_escalated: bool) -> Outcome {
     let outcome = commands::ready(ws, now, include_escalated)?;
     if json {
+        print::report_errors(&outcome.monitor.report.errors);
         print::json(&outcome.to_json());
     } else {
+        // The text report lists the errors (on stdout, with the rest of the report).
         if !outcome.monitor.report.is_quiet() || !outcome.monitor.report.errors.is_empty() {
             print::text(&text_report(&outcome.monitor.report, print::STYLE));
         }

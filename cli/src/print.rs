@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::render::Style;
 use agentx_clarify_core::ClarifyError;
 use serde_json::json;
@@ -31,6 +32,24 @@ pub fn text(text: &str) {
 pub fn warn(message: &str) {
     let mut err = anstream::stderr();
     let _ = writeln!(err, "{}: {message}", Style { color: true }.warn("warning"));
+}
+
+/// Warnings of a command that succeeded (SPEC §20), one line each on stderr.
+pub fn warnings(warnings: &[String]) {
+    for w in warnings {
+        warn(w);
+    }
+}
+
+/// Files a command could not read (`list`, `stats`, `ready`, `migrate`), one line each on
+/// stderr: they are never skipped silently.
+pub fn report_errors(errors: &[ReportError]) {
+    for e in errors {
+        warn(&format!(
+            "{} could not be read [{}]: {}",
+            e.file, e.code, e.message
+        ));
+    }
 }
 
 pub fn error_line(e: &ClarifyError) {

@@ -1,28 +1,49 @@
-//! Crash safety (SPEC §8): writers killed with SIGKILL at random moments never leave a torn
-//! ledger, a `.agentx-tmp-*` leftover is never taken for a ledger, and the lock a dead writer
-//! leaves behind is broken at once (dead pid), so the next command succeeds promptly — far
-//! below the 30 s stale-lock age.
+//! Crash safety (SPEC §8, §20), by fault injection at every point where a kill can change
+//! what is on disk. An `ask` whose follow-up monitor also writes (the previous record has gone
+//! stale: ledger lock, ledger write, status lock, status write, then the same again for the
+//! monitor) runs under `strace`, which kills it with SIGKILL on entry to the N-th call of one
+//! syscall — for each of write, fsync, fdatasync, rename(at/at2), link(at), unlink(at), for
+//! every N until the ask completes. The disk changes only at those syscalls (and at the
+//! `open`s that create temp files, whose effect the next traced call sees), so the sweep
+//! visits every state a crash can leave.
 //!
-//! `AGENTX_TEST_SLOW_WRITE_MS=200` makes the store sleep a random 0..200 ms inside the locked
-//! section, before and after writing the temp file (cli/src/store/atomic.rs), so a kill after a
-//! random 0..300 ms lands before, inside and after the locked write. Set `AGENTX_CRASH_SEED`
-//! to replay a run.
+//! After each kill: the ledger parses (never torn), its ids are unique and in order, the
+//! statuses parse, `verify` is clean, and the same ask retried with its idempotency key
+//! succeeds and leaves exactly one record for that key, and so does a status write after it —
+//! with `lock_timeout_ms` at 10 s and `stale_lock_ms` at its default 30 s, so a lock left
+//! behind can only have been broken because its owner is dead, never by waiting for it to age. The recovery time of each crash
+//! point is printed (issue 12 wants all < 100 ms: a measurement, not an assertion).
+//!
+//! Needs `strace` (scripts/setup installs it) and ptrace permission.
 
 mod common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::Value;
 
-const RUNS: usize = 60;
-const SLOW_WRITE_MS: u64 = 200;
-const MAX_KILL_DELAY_MS: u64 = 300;
-/// Far below `stale_lock_ms` (30 s): only dead-pid detection can recover this fast.
-const RECOVERY_LIMIT: Duration = Duration::from_secs(5);
+const TRACED: &str = "write,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,link,linkat";
+const INJECTED: [&str; 10] = [
+    "write",
+    "fsync",
+    "fdatasync",
+    "rename",
+    "renameat",
+    "renameat2",
+    "link",
+    "linkat",
+    "unlink",
+    "unlinkat",
+];
+/// Far more calls than an ask makes: a sweep that gets here never completes.
+const MAX_CALLS: usize = 200;
+/// The crashing ask's time: the template's record (60 min SLA) is stale by then.
+const LATER: i64 = T0 + 120 * MINUTE;
+const KEY: &str = "--idempotency-key=crash-sweep";
 
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -36,205 +57,222 @@ fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The lock files present in the state directories.
+/// Lock files in the state directories.
 fn locks_left(root: &Path) -> Vec<String> {
-    let mut locks: Vec<String> = names_in(&clarifications_dir(root))
+    names_in(&clarifications_dir(root))
         .into_iter()
         .chain(names_in(&root.join(".agentx/state")))
         .filter(|n| n.ends_with(".lock"))
+        .collect()
+}
+
+/// The ask under test (its argv after the global options).
+fn ask_argv() -> Vec<String> {
+    let mut args = ask_args(1, "crash sweep", "does it survive?");
+    args.push(KEY.into());
+    args
+}
+
+/// The ledger's records; panics on a torn file or bad ids.
+fn checked_records(root: &Path, what: &str) -> Vec<Value> {
+    let bytes = std::fs::read(ledger_path(root, 1)).unwrap();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+        panic!(
+            "{what}: torn ledger: {e}\n{}",
+            String::from_utf8_lossy(&bytes)
+        )
+    });
+    let records = v["clarifications"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = records.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let expected: Vec<String> = (1..=records.len())
+        .map(|n| format!("CLR-1-{n:03}"))
         .collect();
-    locks.sort();
-    locks
-}
-
-/// The ledger's records, or none when the file does not exist yet. The file must parse.
-fn records(root: &Path) -> Vec<Value> {
-    let path = ledger_path(root, 1);
-    match std::fs::read(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => panic!("{path:?}: {e}"),
-        Ok(bytes) => {
-            let v: Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                panic!("torn ledger: {e}\n{}", String::from_utf8_lossy(&bytes))
-            });
-            v["clarifications"].as_array().cloned().unwrap_or_default()
-        }
-    }
-}
-
-fn status_of(records: &[Value], id: &str) -> String {
-    records
+    assert_eq!(ids, expected, "{what}: ids");
+    let keyed = records
         .iter()
-        .find(|r| r["id"] == id)
-        .and_then(|r| r["status"].as_str())
-        .unwrap_or("")
-        .to_owned()
+        .filter(|r| r["idempotencyKey"] == "crash-sweep")
+        .count();
+    assert!(
+        keyed <= 1,
+        "{what}: {keyed} records for one idempotency key"
+    );
+    if let Ok(text) = std::fs::read_to_string(status_path(root)) {
+        serde_json::from_str::<Value>(&text)
+            .unwrap_or_else(|e| panic!("{what}: torn agent-status.json: {e}\n{text}"));
+    }
+    records
+}
+
+fn assert_verify_clean(root: &Path, what: &str) {
+    let out = json_in(root, &["clarify", "verify"]);
+    assert_eq!(out.code, 0, "{what}: verify: {out:#?}");
+    assert_eq!(out.json()["problems"], serde_json::json!([]), "{what}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+}
+
+fn strace_available() {
+    let ok = Command::new("strace")
+        .args(["-qq", "-o", "/dev/null", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "strace is missing or cannot trace here (ptrace): run scripts/setup, which installs it"
+    );
+}
+
+/// One crash point: what the kill left and how long the next ask took.
+struct Point {
+    syscall: &'static str,
+    n: usize,
+    left: Vec<String>,
+    recovery: Duration,
 }
 
 #[test]
-fn sigkilled_writers_never_tear_a_ledger_and_their_locks_are_broken_at_once() {
-    let seed = std::env::var("AGENTX_CRASH_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| fastrand::u64(..));
-    println!("crash seed {seed} (AGENTX_CRASH_SEED={seed} replays it)");
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let dir = workspace();
-    let root = dir.path();
+fn a_kill_at_any_write_fsync_rename_link_or_unlink_leaves_nothing_the_next_ask_waits_for() {
+    strace_available();
+    let template = workspace();
+    write_config(template.path(), "[clarify]\nlock_timeout_ms = 10000\n");
+    let first = json_at(template.path(), T0, &argv(&ask_args(1, "earlier", "q?")));
+    assert_eq!(first.code, 0, "{first:#?}");
 
-    let mut killed = 0usize;
-    let mut finished = 0usize;
-    let mut inside_lock = 0usize;
-    let mut ledger_writes_seen = 0usize;
-    let mut max_recovery = Duration::ZERO;
-    let mut total_recovery = Duration::ZERO;
-    let mut slowest: Vec<(Duration, usize, Vec<String>)> = Vec::new();
-    // The record an `answer` run targets: a pending one made by the previous recovery ask.
-    let mut pending: Option<String> = None;
     let started = Instant::now();
+    let mut points: Vec<Point> = Vec::new();
+    for syscall in INJECTED {
+        for n in 1..=MAX_CALLS {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            copy_dir(template.path(), root);
+            let what = format!("kill at {syscall} #{n}");
+            let status = Command::new("strace")
+                .args(["-f", "-qq", "-o", "/dev/null", "-e"])
+                .arg(format!("trace={TRACED}"))
+                .arg("-e")
+                .arg(format!("inject={syscall}:signal=SIGKILL:when={n}"))
+                .arg(BIN)
+                .arg(root_arg(root))
+                .arg("--json")
+                .arg(format!("--now={LATER}"))
+                .args(ask_argv())
+                .env_remove("AGENTX_NOW")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("run strace");
+            let killed = status.signal() == Some(libc::SIGKILL)
+                || status.code() == Some(128 + libc::SIGKILL);
+            if !killed {
+                assert_eq!(status.code(), Some(0), "{what}: the ask failed: {status:?}");
+            }
+            let left = locks_left(root);
+            checked_records(root, &what);
+            assert_verify_clean(root, &what);
 
-    for run in 0..RUNS {
-        let before = records(root);
-        let answer_target = pending.clone().filter(|_| run % 3 == 2);
-        let args: Vec<String> = match &answer_target {
-            Some(id) => vec![
-                "clarify".into(),
-                "answer".into(),
-                "--from=architect".into(),
-                format!("--body=answer in run {run}"),
-                "--".into(),
-                id.clone(),
-            ],
-            None => ask_args(1, &format!("crash run {run}"), &format!("question {run}?")),
-        };
-        let mut child = agentx()
-            .env("AGENTX_TEST_SLOW_WRITE_MS", SLOW_WRITE_MS.to_string())
-            .arg(root_arg(root))
-            .arg("--json")
-            .arg(format!("--now={T0}"))
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn agentx");
-        std::thread::sleep(Duration::from_millis(rng.u64(0..MAX_KILL_DELAY_MS)));
-        // SIGKILL (a no-op if it already exited; it stays a zombie until waited for).
-        child.kill().expect("kill");
-        let status = child.wait().expect("wait");
-        let what = format!("run {run} (seed {seed}, {})", args[1]);
-        if status.signal() == Some(libc::SIGKILL) {
-            killed += 1;
-        } else {
-            finished += 1;
-            assert_eq!(status.code(), Some(0), "{what}: finished but failed");
-        }
-        let locks = locks_left(root);
-        if !locks.is_empty() {
-            assert!(
-                status.signal().is_some(),
-                "{what}: exited but left {locks:?}"
+            // The same ask, retried: at once, and never a second record.
+            let t = Instant::now();
+            let out = json_at(root, LATER, &argv(&ask_argv()));
+            let recovery = t.elapsed();
+            assert_eq!(
+                out.code, 0,
+                "{what}: the retry failed (locks {left:?}): {out:#?}"
             );
-            inside_lock += 1;
-        }
+            let v = out.json();
+            assert_eq!(v["monitor"]["errors"], serde_json::json!([]), "{what}: {v}");
+            assert_eq!(v["warnings"], serde_json::json!([]), "{what}: {v}");
+            let records = checked_records(root, &what);
+            assert_eq!(records.len(), 2, "{what}: {records:?}");
+            assert_eq!(records[1]["idempotencyKey"], "crash-sweep", "{what}");
+            // A lock on a file the retry had no reason to write (an idempotent replay changes
+            // no status) is still there; the next writer of that file breaks it at once.
+            let hook = json_at(root, LATER, &["hook", "start", "engineer", "1"]);
+            assert_eq!(hook.code, 0, "{what}: {hook:#?}");
+            assert!(
+                locks_left(root).is_empty(),
+                "{what}: {:?}",
+                locks_left(root)
+            );
+            assert_verify_clean(root, &what);
+            // Leftover temp files are never taken for ledgers.
+            let listed = json_in(root, &["clarify", "list", "--all"]).json();
+            assert_eq!(
+                listed["clarifications"].as_array().unwrap().len(),
+                2,
+                "{what}"
+            );
+            assert_eq!(listed["errors"], serde_json::json!([]), "{what}");
 
-        // The ledger is the old one or the new one, never torn.
-        let after = records(root);
-        match &answer_target {
-            None => {
-                assert!(
-                    after.len() == before.len() || after.len() == before.len() + 1,
-                    "{what}: {} records before, {} after",
-                    before.len(),
-                    after.len()
-                );
-                ledger_writes_seen += after.len() - before.len();
+            points.push(Point {
+                syscall,
+                n,
+                left,
+                recovery,
+            });
+            if !killed {
+                break;
             }
-            Some(id) => {
-                assert_eq!(after.len(), before.len(), "{what}");
-                let s = status_of(&after, id);
-                assert!(s == "pending" || s == "answered", "{what}: {id} is {s}");
-                ledger_writes_seen += usize::from(s == "answered");
-            }
+            assert!(n < MAX_CALLS, "{what}: the ask never completed");
         }
-        let ids: Vec<String> = after
-            .iter()
-            .map(|r| r["id"].as_str().unwrap().to_owned())
-            .collect();
-        let expected: Vec<String> = (1..=after.len()).map(|n| format!("CLR-1-{n:03}")).collect();
-        assert_eq!(ids, expected, "{what}: ids");
-
-        // verify is clean and sees exactly the real ledger: no temp file taken for one.
-        let out = json_in(root, &["clarify", "verify"]);
-        assert_eq!(out.code, 0, "{what}: verify after the kill: {out:#?}");
-        assert!(!out.stdout.contains(".agentx-tmp-"), "{what}: {out:#?}");
-        let listed = json_in(root, &["clarify", "list", "--all"]).json();
-        assert_eq!(
-            listed["clarifications"].as_array().unwrap().len(),
-            after.len(),
-            "{what}: list sees another ledger"
-        );
-        if let Ok(text) = std::fs::read_to_string(status_path(root)) {
-            serde_json::from_str::<Value>(&text)
-                .unwrap_or_else(|e| panic!("{what}: torn agent-status.json: {e}\n{text}"));
-        }
-
-        // The next ask succeeds promptly, whatever the dead writer left behind.
-        let recovery = Instant::now();
-        let out = json_at(
-            root,
-            T0,
-            &[
-                "clarify",
-                "ask",
-                "--issue=1",
-                "--from=engineer",
-                "--to=architect",
-                &format!("--topic=recovery {run}"),
-                &format!("--question=recovered after run {run}?"),
-                "--non-blocking",
-            ],
-        );
-        let took = recovery.elapsed();
-        assert_eq!(
-            out.code, 0,
-            "{what}: the next ask failed (locks {locks:?}): {out:#?}"
-        );
-        assert!(
-            took < RECOVERY_LIMIT,
-            "{what}: the next ask took {took:?} (locks left: {locks:?})"
-        );
-        max_recovery = max_recovery.max(took);
-        slowest.push((took, run, locks.clone()));
-        total_recovery += took;
-        pending = out.json()["clarification"]["id"]
-            .as_str()
-            .map(str::to_owned);
-        assert!(
-            locks_left(root).is_empty(),
-            "{what}: locks remain after recovery: {:?}",
-            locks_left(root)
-        );
     }
 
-    // The monitor does not trip over leftovers either, and the final state verifies.
-    let v = json_at(root, T0, &["clarify", "monitor"]).json();
-    assert_eq!(v["report"]["errors"], serde_json::json!([]), "{v}");
-    assert_eq!(json_in(root, &["clarify", "verify"]).code, 0);
-    let temps = names_in(&clarifications_dir(root))
-        .into_iter()
-        .chain(names_in(&root.join(".agentx/state")))
-        .filter(|n| n.starts_with(".agentx-tmp-"))
-        .count();
-    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
-    slowest.truncate(3);
     println!(
-        "crash: {RUNS} runs in {:.1?}: {killed} killed ({inside_lock} inside a lock: a lock file was left behind; {} outside any lock), {finished} finished before the kill; {ledger_writes_seen} killed-or-finished writes reached the ledger; {temps} orphaned temp file(s) ignored; recovery (next ask) max {max_recovery:.0?}, mean {:.0?}; slowest recoveries (time, run, locks left): {slowest:?}",
-        started.elapsed(),
-        killed - inside_lock,
-        total_recovery / u32::try_from(RUNS).unwrap()
+        "crash sweep: {} runs in {:.1?} (the last run of each syscall completed)",
+        points.len(),
+        started.elapsed()
+    );
+    println!(
+        "{:<10} {:>3} {:>10}  locks left by the kill",
+        "syscall", "N", "recovery"
+    );
+    for p in &points {
+        println!(
+            "{:<10} {:>3} {:>8.1}ms  {:?}",
+            p.syscall,
+            p.n,
+            p.recovery.as_secs_f64() * 1000.0,
+            p.left
+        );
+    }
+    // For scale: the same ask on an untouched copy, no crash before it (best of three).
+    let baseline = (0..3)
+        .map(|_| {
+            let dir = tempfile::tempdir().unwrap();
+            copy_dir(template.path(), dir.path());
+            let t = Instant::now();
+            assert_eq!(json_at(dir.path(), LATER, &argv(&ask_argv())).code, 0);
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    println!(
+        "baseline: the same ask with no crash before it takes {:.1} ms here",
+        baseline.as_secs_f64() * 1000.0
+    );
+    let max = points.iter().map(|p| p.recovery).max().unwrap_or_default();
+    let with_locks = points.iter().filter(|p| !p.left.is_empty()).count();
+    println!(
+        "recovery: max {:.1} ms over {} crash points ({with_locks} left a lock behind, each broken at once)",
+        max.as_secs_f64() * 1000.0,
+        points.len()
     );
     assert!(
-        killed > 0,
-        "no run was killed: the kill delays are too long"
+        with_locks > 0,
+        "no kill landed inside a lock: the sweep does not reach the locked sections"
     );
+}
+
+fn argv(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
 }

@@ -30,7 +30,7 @@ fn pg_workspace(prefix: &str) -> (tempfile::TempDir, String) {
     .unwrap();
     let out = json_in(dir.path(), &["store", "init"]);
     assert_eq!(out.code, 0, "{out:#?}");
-    assert_eq!(out.json()["schema"]["to"], 1);
+    assert_eq!(out.json()["schema"]["to"], 2);
     (dir, url)
 }
 
@@ -65,13 +65,21 @@ fn eight_processes_fifty_asks_each_on_one_issue() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     let wall = started.elapsed();
     let mut reported = BTreeSet::new();
     for (out, _) in &runs {
         assert_eq!(out.code, 0, "{out:#?}");
-        reported.insert(out.json()["clarification"]["id"].as_str().unwrap().to_owned());
+        reported.insert(
+            out.json()["clarification"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
     }
     let total = PROCESSES * ASKS_PER_PROCESS;
     assert_eq!(reported.len(), total, "an id was handed out twice");
@@ -103,12 +111,21 @@ fn store_export_and_import_round_trip_through_the_binary() {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         assert_eq!(json_at(src, T0, &refs).code, 0);
     }
-    assert_eq!(json_at(src, T0, &["hook", "start", "engineer", "3"]).code, 0);
+    assert_eq!(
+        json_at(src, T0, &["hook", "start", "engineer", "3"]).code,
+        0
+    );
     let url = fresh_database("cli_transfer");
     let with_db = |args: &[&str]| {
         let mut all = vec![root_arg(src), "--json".to_owned()];
         all.extend(args.iter().map(|s| (*s).to_owned()));
-        Out::from_output(&agentx().env("AGENTX_STORE", &url).args(all).output().unwrap())
+        Out::from_output(
+            &agentx()
+                .env("AGENTX_STORE", &url)
+                .args(all)
+                .output()
+                .unwrap(),
+        )
     };
     assert_eq!(with_db(&["store", "init"]).code, 0);
     let imported = with_db(&["store", "import", &src.display().to_string()]);
@@ -117,7 +134,11 @@ fn store_export_and_import_round_trip_through_the_binary() {
     let again = with_db(&["store", "import", &src.display().to_string()]);
     assert_eq!(again.json()["unchanged"], 3, "idempotent");
     // The same answers from the database as from the files.
-    for args in [&["clarify", "list", "--all"][..], &["clarify", "verify"][..], &["state"][..]] {
+    for args in [
+        &["clarify", "list", "--all"][..],
+        &["clarify", "verify"][..],
+        &["state"][..],
+    ] {
         assert_eq!(with_db(args).json(), json_in(src, args).json(), "{args:?}");
     }
     let out = tempfile::tempdir().unwrap();
@@ -132,7 +153,11 @@ fn store_export_and_import_round_trip_through_the_binary() {
         ".agentx/config.toml",
         ".agentx/workflows/feature.toml",
     ] {
-        assert_eq!(std::fs::read(src.join(rel)).unwrap(), std::fs::read(dest.join(rel)).unwrap(), "{rel}");
+        assert_eq!(
+            std::fs::read(src.join(rel)).unwrap(),
+            std::fs::read(dest.join(rel)).unwrap(),
+            "{rel}"
+        );
     }
     let verify = json_in(&dest, &["clarify", "verify"]);
     assert_eq!(verify.json()["problems"], json!([]));
@@ -148,7 +173,10 @@ fn the_variable_wins_over_the_config() {
     let nowhere = root.join("no-server");
     std::fs::write(
         root.join(".agentx/config.toml"),
-        format!("[store]\nurl = \"postgres://agentx@/agentx?host={}&port=5432\"\n", nowhere.display()),
+        format!(
+            "[store]\nurl = \"postgres://agentx@/agentx?host={}&port=5432\"\n",
+            nowhere.display()
+        ),
     )
     .unwrap();
     let args = ask_args(5, "t", "q?");
@@ -157,15 +185,33 @@ fn the_variable_wins_over_the_config() {
     let down = json_at(root, T0, &refs);
     assert_eq!(down.code, 1, "{down:#?}");
     assert_eq!(down.code_str(), "IO_ERROR");
-    assert!(down.json()["error"]["message"].as_str().unwrap().contains("retry"), "{down:#?}");
+    assert!(
+        down.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("retry"),
+        "{down:#?}"
+    );
     assert!(!clarifications_dir(root).join("issue-5.json").exists());
     // AGENTX_STORE=file points this checkout at its files instead.
     let mut all = vec![root_arg(root), "--json".to_owned(), format!("--now={T0}")];
     all.extend(args.iter().cloned());
-    let files = Out::from_output(&agentx().env("AGENTX_STORE", "file").args(&all).output().unwrap());
+    let files = Out::from_output(
+        &agentx()
+            .env("AGENTX_STORE", "file")
+            .args(&all)
+            .output()
+            .unwrap(),
+    );
     assert_eq!(files.code, 0, "{files:#?}");
     assert!(clarifications_dir(root).join("issue-5.json").exists());
-    let bad = Out::from_output(&agentx().env("AGENTX_STORE", "mysql://u:pw@h/db").args(&all).output().unwrap());
+    let bad = Out::from_output(
+        &agentx()
+            .env("AGENTX_STORE", "mysql://u:pw@h/db")
+            .args(&all)
+            .output()
+            .unwrap(),
+    );
     assert_eq!(bad.code, 3, "{bad:#?}");
     assert!(!bad.stdout.contains("pw@"), "a password is never echoed");
 }
@@ -181,7 +227,14 @@ struct Mcp {
 impl Mcp {
     fn start(root: &Path) -> Mcp {
         let mut child = agentx()
-            .args([&root_arg(root), "mcp", "--agent", "engineer", "--issue", "8"])
+            .args([
+                &root_arg(root),
+                "mcp",
+                "--agent",
+                "engineer",
+                "--issue",
+                "8",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -189,12 +242,20 @@ impl Mcp {
             .unwrap();
         let input = child.stdin.take().unwrap();
         let output = BufReader::new(child.stdout.take().unwrap());
-        let mut mcp = Mcp { child, input, output, next: 1 };
-        mcp.request("initialize", json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "pg-test", "version": "1"}
-        }));
+        let mut mcp = Mcp {
+            child,
+            input,
+            output,
+            next: 1,
+        };
+        mcp.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "pg-test", "version": "1"}
+            }),
+        );
         mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         mcp
     }
@@ -211,7 +272,10 @@ impl Mcp {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let mut line = String::new();
-            assert!(self.output.read_line(&mut line).unwrap() > 0, "the server closed its output");
+            assert!(
+                self.output.read_line(&mut line).unwrap() > 0,
+                "the server closed its output"
+            );
             let v: Value = serde_json::from_str(&line).unwrap();
             if v["id"] == id {
                 return v["result"].clone();
@@ -242,19 +306,40 @@ fn the_mcp_server_asks_and_waits_through_the_database() {
         json!({"to": "architect", "topic": "Cache", "question": "Redis or LRU?", "blocking": false}),
     );
     assert_eq!(asked["clarification"]["id"], "CLR-8-001", "{asked}");
-    assert_eq!(show_ids(&root, 8), vec!["CLR-8-001"], "the ask is in the database");
+    assert_eq!(
+        show_ids(&root, 8),
+        vec!["CLR-8-001"],
+        "the ask is in the database"
+    );
     // Another process answers while the tool waits: the wait sees it through the store.
     let answerer = {
         let root = root.clone();
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(1500));
-            json_in(&root, &["clarify", "answer", "--from", "architect", "--body", "Redis.", "CLR-8-001"])
+            json_in(
+                &root,
+                &[
+                    "clarify",
+                    "answer",
+                    "--from",
+                    "architect",
+                    "--body",
+                    "Redis.",
+                    "CLR-8-001",
+                ],
+            )
         })
     };
     let started = Instant::now();
-    let waited = mcp.tool("clarify_wait", json!({"id": "CLR-8-001", "timeoutSeconds": 30}));
+    let waited = mcp.tool(
+        "clarify_wait",
+        json!({"id": "CLR-8-001", "timeoutSeconds": 30}),
+    );
     assert_eq!(answerer.join().unwrap().code, 0);
     assert_eq!(waited["status"], "answered", "{waited}");
     assert_eq!(waited["answer"], "Redis.");
-    assert!(started.elapsed() < Duration::from_secs(15), "the wait noticed the answer");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the wait noticed the answer"
+    );
 }

@@ -2,8 +2,10 @@
 //! one fresh temporary workspace per file, one process per case
 //! (`agentx --root=<root> --json --now=<now> <command…>`, arguments mapped as the vectors
 //! README says), stdout parsed as exactly one JSON line, matched as a subset against the case's
-//! `expect`, and the exit code checked against the envelope (SPEC §11.1). Every failing case is
-//! named at the end.
+//! `expect`, and the exit code checked against the envelope (SPEC §11.1). A refusal must leave
+//! every file as it was — in the workspace and around it (the workspace is a directory inside
+//! the temporary one, so a path escaping it would show) — except `MAX_ROUNDS_EXCEEDED`, which
+//! writes its escalation. Every failing case is named at the end.
 
 mod common;
 
@@ -11,7 +13,7 @@ use std::path::Path;
 
 use agentx_clarify_command::{vector, MemStore};
 use agentx_clarify_tests::{exit_code_for, load_all, materialize, now_ms, subset_match};
-use common::{agentx, root_arg, Out};
+use common::{agentx, root_arg, snapshot, Out};
 use serde_json::{json, Value};
 
 /// A string argument, or a number/bool rendered as text (issue numbers are ints in vectors).
@@ -44,10 +46,31 @@ fn push_opt(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
     }
 }
 
-/// The command (after the global options) a case runs, per the README table. Positional
-/// arguments follow `--`, so any text (even one starting with `-`) is taken literally.
-fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
+/// `--name=<JSON>` for a present object argument.
+fn push_json(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
+    if let Some(v) = args.get(key).filter(|v| !v.is_null()) {
+        argv.push(format!("--{name}={v}"));
+    }
+}
+
+/// `--name=item` for every item of an array argument.
+fn push_each(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
+    for item in args
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        argv.push(format!("--{name}={}", text(item)));
+    }
+}
+
+/// The command (after the global options) a case runs, per the README table, and what it
+/// reads on stdin (the agent output of `signals parse|ingest`). Positional arguments follow
+/// `--`, so any text (even one starting with `-`) is taken literally.
+fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>, Option<String>) {
     let mut argv: Vec<String> = Vec::new();
+    let mut stdin = None;
     let s = |x: &str| x.to_owned();
     match op {
         "request" => {
@@ -69,6 +92,15 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
                 }
             }
             push_opt(&mut argv, "idempotency-key", args, "idempotencyKey");
+            push_opt(&mut argv, "severity", args, "severity");
+            push_opt(&mut argv, "context", args, "context");
+            if let Some(items) = args.get("blockedOperations").and_then(Value::as_array) {
+                for item in items {
+                    argv.push(format!("--blocks={}", text(item)));
+                }
+            }
+            push_opt(&mut argv, "session-id", args, "sessionId");
+            push_opt(&mut argv, "gap-id", args, "gapId");
         }
         "answer" => {
             argv.extend([s("clarify"), s("answer")]);
@@ -157,16 +189,107 @@ fn command_argv(op: &str, args: &Value, file: &str) -> Vec<String> {
             argv.extend([s("clarify"), s("graph")]);
             push_opt(&mut argv, "issue", args, "issue");
         }
+        "migrate" => {
+            argv.push(s("migrate"));
+            if flag(args, "dryRun") {
+                argv.push(s("--dry-run"));
+            }
+        }
+        "routePrompt" => {
+            argv.extend([s("clarify"), s("route"), s("--print-prompt")]);
+            if let Some(persona) = args.get("persona").and_then(Value::as_str) {
+                argv.push(format!(
+                    "--persona={}",
+                    input_file(root, "persona.md", persona)
+                ));
+            }
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "routeOutcome" => {
+            let output = args.get("output").cloned().unwrap_or(Value::Null);
+            let path = input_file(root, "run.json", &output.to_string());
+            argv.extend([s("clarify"), s("route"), format!("--interpret={path}")]);
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "signalsParse" => {
+            argv.extend([s("signals"), s("parse"), s("-")]);
+            stdin = Some(req(args, "text", file));
+        }
+        "signalsIngest" => {
+            argv.extend([s("signals"), s("ingest")]);
+            argv.push(format!("--issue={}", req(args, "issue", file)));
+            argv.push(format!("--agent={}", req(args, "agent", file)));
+            push_opt(&mut argv, "parent", args, "parent");
+            argv.push(s("-"));
+            stdin = Some(req(args, "text", file));
+        }
+        "resumePrompt" => {
+            // Both commands give the same text; a delegation's only `signals resume-prompt`.
+            let id = req(args, "id", file);
+            let group = if id.starts_with("CLR-") {
+                "clarify"
+            } else {
+                "signals"
+            };
+            argv.extend([s(group), s("resume-prompt"), s("--"), req(args, "id", file)]);
+        }
+        "delegateRequest" => {
+            argv.extend([s("delegate"), s("request")]);
+            argv.push(format!("--issue={}", req(args, "issueNumber", file)));
+            argv.push(format!("--from={}", req(args, "from", file)));
+            argv.push(format!("--to={}", req(args, "to", file)));
+            push_opt(&mut argv, "capability", args, "capability");
+            argv.push(format!("--objective={}", req(args, "objective", file)));
+            push_json(&mut argv, "context-slice", args, "contextSlice");
+            push_json(&mut argv, "output-contract", args, "outputContract");
+            push_opt(&mut argv, "timeout-minutes", args, "timeoutMinutes");
+        }
+        "delegateAccept" | "delegateComplete" | "delegateReject" | "delegateFail" => {
+            let verb = op.trim_start_matches("delegate").to_ascii_lowercase();
+            argv.extend([s("delegate"), verb]);
+            argv.push(format!("--from={}", req(args, "from", file)));
+            push_opt(&mut argv, "artifact", args, "artifactPath");
+            push_opt(&mut argv, "summary", args, "summary");
+            push_json(&mut argv, "metrics", args, "metrics");
+            push_each(&mut argv, "follow-up", args, "followUpRecommended");
+            push_each(&mut argv, "unresolved", args, "unresolved");
+            push_opt(&mut argv, "reason", args, "reason");
+            push_opt(&mut argv, "message", args, "message");
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "delegateShow" => {
+            argv.extend([s("delegate"), s("show")]);
+            match opt(args, "id") {
+                Some(id) => argv.extend([s("--"), id]),
+                None => push_opt(&mut argv, "issue", args, "issue"),
+            }
+        }
+        "delegateList" => {
+            argv.extend([s("delegate"), s("list")]);
+            push_opt(&mut argv, "issue", args, "issue");
+            push_each(&mut argv, "status", args, "status");
+            if flag(args, "all") {
+                argv.push(s("--all"));
+            }
+        }
         other => panic!("{file}: unknown op {other}"),
     }
-    argv
+    (argv, stdin)
+}
+
+/// Writes a case's input (a persona, a run output) into the workspace root (outside
+/// `.agentx/`) and returns its path.
+fn input_file(root: &Path, name: &str, text: &str) -> String {
+    let path = root.join(format!(".vector-{name}"));
+    std::fs::write(&path, text).expect("write a case input");
+    path.display().to_string()
 }
 
 /// The `file` op: read a workspace file and report it as the runners do.
 fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
     let name = req(args, "name", file);
-    let path = if name == "agent-status.json" {
-        root.join(".agentx/state/agent-status.json")
+    let path = if name == "agent-status.json" || name.contains('/') {
+        root.join(".agentx/state").join(&name)
     } else {
         root.join(".agentx/state/clarifications").join(&name)
     };
@@ -175,6 +298,27 @@ fn read_file_op(root: &Path, args: &Value, file: &str) -> Value {
         Ok(t) => serde_json::from_str(&t).unwrap_or(Value::String(t)),
     };
     json!({"ok": true, "content": content})
+}
+
+/// Runs the command, writing `stdin` to it when given (an empty stdin otherwise).
+fn run_with_stdin(cmd: &mut std::process::Command, stdin: Option<&str>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentx");
+    let input = stdin.unwrap_or_default().as_bytes().to_vec();
+    let mut pipe = child.stdin.take().expect("stdin");
+    // Written from a thread: a large input must not deadlock against a full stdout pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for agentx");
+    let _ = writer.join();
+    output
 }
 
 fn short(v: &Value) -> String {
@@ -200,7 +344,8 @@ fn every_vector_through_the_binary() {
     let started = std::time::Instant::now();
     for (file, vector) in &vectors {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
+        let root_dir = dir.path().join("ws");
+        let root = root_dir.as_path();
         let setup = vector.get("setup").cloned().unwrap_or(Value::Null);
         materialize(&setup, root).unwrap_or_else(|e| panic!("{file}: materialize: {e}"));
         // The same scenario through the command layer over a MemStore, in step: the binary must
@@ -234,9 +379,11 @@ fn every_vector_through_the_binary() {
                 "--json".to_owned(),
                 format!("--now={}", now_arg(&case["now"])),
             ];
-            argv.extend(command_argv(op, &args, file));
+            let (command, stdin) = command_argv(op, &args, file, root);
+            argv.extend(command);
             processes += 1;
-            let output = agentx().args(&argv).output().expect("spawn agentx");
+            let before = snapshot(dir.path());
+            let output = run_with_stdin(agentx().args(&argv), stdin.as_deref());
             let out = Out::from_output(&output);
             let actual = match out.try_json() {
                 Ok(v) => v,
@@ -257,6 +404,11 @@ fn every_vector_through_the_binary() {
                     short(&actual),
                     short(&expected)
                 ));
+            }
+            let refused = actual.get("ok") == Some(&Value::Bool(false));
+            let code = actual.pointer("/error/code").and_then(Value::as_str);
+            if refused && code != Some("MAX_ROUNDS_EXCEEDED") && snapshot(dir.path()) != before {
+                failures.push(format!("{file} / {name}: a refused command changed files"));
             }
             let want = exit_code_for(&actual);
             if out.code != want {

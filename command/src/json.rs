@@ -6,15 +6,20 @@
 
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::api::input::{
-    action, flag, issue_number, list_filter, new_request, object, opt_string, scope_question,
-    string, Obj,
+    action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
+    opt_string, scope_question, string, Obj,
 };
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
+use crate::route::{self, Clock, Runner};
 use crate::status::HookEvent;
-use crate::store::Store;
-use crate::{monitor, mutation, query, status};
+use crate::store_delegations::DelegationStore;
+use crate::store_leases::LeaseStore;
+use crate::store_runs::RunStore;
+use crate::{delegate, monitor, mutation, query, signals, status};
+use agentx_clarify_core::api::signals as api_signals;
 
 /// Operations `call` understands (the vectors' names; `request` is also `ask`, and `hook`
 /// with `event` is also `hookStart` / `hookFinish`).
@@ -40,14 +45,39 @@ pub const OPERATIONS: &[&str] = &[
     "scopePreview",
     "nextWakeup",
     "waitForGraph",
+    "migrate",
+    "signalsParse",
+    "signalsIngest",
+    "resumePrompt",
+    "delegateRequest",
+    "delegateAccept",
+    "delegateComplete",
+    "delegateReject",
+    "delegateFail",
+    "delegateShow",
+    "delegateList",
 ];
+
+/// Routing operations: [`call_route_view`] (`routePrompt`, `routeOutcome`: every surface) and
+/// [`call_routed`] (`route`, and `monitor` with `route`: surfaces that start processes).
+pub const ROUTE_OPERATIONS: &[&str] = &["route", "routePrompt", "routeOutcome", "routeRunner"];
 
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
 /// used unless the input gives its own `now` (epoch ms or RFC 3339 text).
-pub fn call<S: Store>(store: &S, op: &str, input: &Value, now: i64) -> Value {
+pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) -> Value {
     let result = object(input).and_then(|m| run(store, op, m, now));
     result.unwrap_or_else(|e| failure(&e))
+}
+
+/// `{"ok": true, …fields of `v`…}`: a success document from a result object.
+pub fn ok(v: Value) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("ok".into(), Value::Bool(true));
+    if let Value::Object(mut m) = v {
+        out.append(&mut m);
+    }
+    Value::Object(out)
 }
 
 /// The failure document of an error.
@@ -78,7 +108,12 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     }
 }
 
-fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, ClarifyError> {
+fn run<S: DelegationStore>(
+    store: &S,
+    op: &str,
+    m: &Obj,
+    clock: i64,
+) -> Result<Value, ClarifyError> {
     let now = || time(m, "now").map(|t| t.unwrap_or(clock));
     Ok(match op {
         "init" => json!({"ok": true, "created": store.init()?}),
@@ -96,13 +131,11 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             let dry_run = flag(m, "dryRun")?;
             monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::Monitor)?.to_json()
         }
-        "verify" => query::verify(store)?.to_json(),
+        "verify" => query::verify(store, &PublicKeys::new())?.to_json(),
         "list" => {
-            let records = query::list(store, &list_filter(m)?)?;
-            serde_json::to_value(query::list_json(&records)).map_err(|e| {
-                ClarifyError::Internal {
-                    message: e.to_string(),
-                }
+            let listed = query::list(store, &list_filter(m)?)?;
+            serde_json::to_value(listed.to_json()).map_err(|e| ClarifyError::Internal {
+                message: e.to_string(),
             })?
         }
         "show" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
@@ -115,7 +148,7 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             }
             (None, None) => return Err(bad("`id` or `issue` is required")),
         },
-        "stats" => json!({"ok": true, "stats": query::stats(store, time(m, "since")?)?}),
+        "stats" => query::stats(store, time(m, "since")?)?.to_json(),
         "hook" | "hookStart" | "hookFinish" => {
             let event = match op {
                 "hookStart" => HookEvent::Start,
@@ -152,11 +185,141 @@ fn run<S: Store>(store: &S, op: &str, m: &Obj, clock: i64) -> Result<Value, Clar
             let graphs = query::wait_for_graphs(store, issue_number(m, "issue")?)?;
             json!({"ok": true, "graphs": graphs})
         }
+        "migrate" => crate::migrate::migrate(store, flag(m, "dryRun")?)?.to_json(),
+        "signalsParse" => ok(api_signals::parse_value(&string(m, "text")?)),
+        "signalsIngest" => {
+            let ctx = api_signals::ingest_context(m)?;
+            let text = string(m, "text")?;
+            signals::ingest(store, now()?, &ctx, &text)?.to_json()
+        }
+        "resumePrompt" => ok(api_signals::resume_value(&signals::resume_prompt(
+            store,
+            &string(m, "id")?,
+        )?)),
+        "delegateRequest" => {
+            let req = api_signals::new_delegation(m)?;
+            delegate::request(store, now()?, &req)?.to_json()
+        }
+        "delegateAccept" | "delegateComplete" | "delegateReject" | "delegateFail" => {
+            let id = string(m, "id")?;
+            let verb = op.trim_start_matches("delegate").to_ascii_lowercase();
+            let action = api_signals::delegation_action(&verb, m)?;
+            delegate::act(store, now()?, &id, &action)?.to_json()
+        }
+        "delegateShow" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
+            (Some(id), _) => {
+                let (issue, d) = delegate::show(store, &id)?;
+                json!({"ok": true, "delegation": d.to_output(issue)})
+            }
+            (None, Some(issue)) => {
+                json!({"ok": true, "ledger": delegate::show_issue(store, issue)?.to_value()})
+            }
+            (None, None) => return Err(bad("`id` or `issue` is required")),
+        },
+        "delegateList" => {
+            let filter = delegate::DelegationFilter {
+                issue: issue_number(m, "issue")?,
+                statuses: api_signals::delegation_statuses(m)?,
+                all: flag(m, "all")?,
+            };
+            delegate::list(store, &filter)?.to_json()
+        }
         other => {
             return Err(bad(format!(
-                "unknown operation '{other}'; known: {}",
-                OPERATIONS.join(", ")
+                "unknown operation '{other}'; known: {}, {}",
+                OPERATIONS.join(", "),
+                ROUTE_OPERATIONS.join(", ")
             )))
         }
     })
+}
+
+/// The routing operations that start no process, or `None` for any other `op`:
+/// `routeRunner {agent}` (the runner that answers for `agent`, or `NO_RUNNER`),
+/// `routePrompt {id, persona?}` (the prompt and the runner `route` would use; `persona`
+/// replaces the persona file's text) and `routeOutcome {id, output}` (what routing would do
+/// with that run output, nothing written).
+pub fn call_route_view<S: RunStore>(store: &S, op: &str, input: &Value, now: i64) -> Option<Value> {
+    if !matches!(op, "routePrompt" | "routeOutcome" | "routeRunner") {
+        return None;
+    }
+    let result = object(input).and_then(|m| match op {
+        "routeRunner" => route::route_runner(store, &string(m, "agent")?),
+        "routePrompt" => {
+            let persona = opt_string(m, "persona")?;
+            Ok(route::route_prompt(store, &string(m, "id")?, persona.as_deref())?.to_json())
+        }
+        _ => {
+            let id = string(m, "id")?;
+            let output = m
+                .get("output")
+                .ok_or_else(|| bad("`output` is required: the run to interpret"))?;
+            let run = route::parse_run(output)?;
+            let now = time(m, "now")?.unwrap_or(now);
+            route::route_outcome(store, &id, &run, now)
+        }
+    });
+    Some(result.unwrap_or_else(|e| failure(&e)))
+}
+
+/// [`call`] for a shell that can start agents: also `route {id}` / `route {all: true,
+/// jobs?}`, and `monitor {route?}` (routes what the monitor retried; the default is
+/// `[clarify] route_on_retry`). `clock` is read when each step happens (a run takes time);
+/// an input `now` fixes it.
+pub fn call_routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
+    store: &S,
+    runner: &(dyn Runner + Sync),
+    op: &str,
+    input: &Value,
+    clock: Clock<'_>,
+) -> Value {
+    let result = object(input).and_then(|m| {
+        let fixed = time(m, "now")?;
+        let fixed_clock = move || fixed.unwrap_or(0);
+        let clock: Clock<'_> = if fixed.is_some() { &fixed_clock } else { clock };
+        routed(store, runner, op, m, input, clock)
+    });
+    result.unwrap_or_else(|e| failure(&e))
+}
+
+fn routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
+    store: &S,
+    runner: &(dyn Runner + Sync),
+    op: &str,
+    m: &Obj,
+    input: &Value,
+    clock: Clock<'_>,
+) -> Result<Value, ClarifyError> {
+    match op {
+        "route" if flag(m, "all")? => {
+            let jobs = jobs(m)?;
+            Ok(route::route_all(store, runner, clock, jobs)?.to_json())
+        }
+        "route" => Ok(route::route(store, runner, &string(m, "id")?, clock, true)?.to_json()),
+        "monitor" => {
+            let config = store.load_runner_config()?;
+            let dry_run = flag(m, "dryRun")?;
+            let wanted = opt_bool(m, "route")?.unwrap_or(config.route_on_retry) && !dry_run;
+            let run = monitor::run_monitor(store, &config, clock(), dry_run, crate::Scope::All)?;
+            let mut out = run.to_json();
+            if wanted {
+                let routed = route::route_ids(store, runner, clock, jobs(m)?, &run.report.retried)?;
+                if let Value::Object(o) = &mut out {
+                    o.insert("routed".into(), routed.to_json());
+                }
+            }
+            Ok(out)
+        }
+        _ => Ok(call_route_view(store, op, input, clock())
+            .unwrap_or_else(|| call(store, op, input, clock()))),
+    }
+}
+
+/// `jobs`: how many routings run at once (1–64, default 1).
+fn jobs(m: &Obj) -> Result<usize, ClarifyError> {
+    match opt_integer(m, "jobs")? {
+        None => Ok(1),
+        Some(n) if (1..=64).contains(&n) => Ok(usize::try_from(n).unwrap_or(1)),
+        Some(n) => Err(bad(format!("`jobs` {n} is out of range: expected 1 to 64"))),
+    }
 }

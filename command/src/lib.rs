@@ -5,6 +5,7 @@
 //! core decides; a store reads and writes; this crate puts the steps in order. It touches no
 //! file, reads no clock (`now` is an argument) and builds for `wasm32-unknown-unknown`.
 //!
+//! Stores implement [`Store`] and, for delegations and manifests, [`DelegationStore`].
 //! Stores: `DiskStore` (crate `agentx-clarify-store`: lock files, atomic renames) and
 //! [`MemStore`] (here: tests, the wasm package, the playground). The CLI builds typed
 //! commands from its arguments and calls the functions below; the Node store, the wasm
@@ -16,6 +17,10 @@
 //! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
 //! | [`status`] | `hook start|finish`, `state` |
+//! | [`migrate`] | `migrate` |
+//! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
+//! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
+//! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |
 //! | [`json`] | the one JSON decoder: [`call`] |
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -28,22 +33,40 @@
     )
 )]
 
+pub mod delegate;
+pub mod files;
 pub mod guard;
 pub mod json;
 pub mod mem;
+mod mem_delegations;
+pub mod mem_routing;
+pub mod migrate;
 pub mod monitor;
 pub mod mutation;
 pub mod paths;
 pub mod query;
+pub mod route;
+pub mod signals;
 pub mod status;
 pub mod store;
+pub mod store_delegations;
+pub mod store_leases;
+pub mod store_runs;
 pub mod vector;
 
 pub use guard::guarded;
-pub use json::{call, OPERATIONS};
+pub use json::{call, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
 pub use mem::{Files, MemStore};
+pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
 pub use mutation::{act, ask, Mutation};
-pub use query::{list, ready, show_id, show_issue, stats, verify, ReadyOutcome, VerifyOutcome};
+pub use query::{
+    list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
+    VerifyOutcome,
+};
+pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
+pub use store_delegations::DelegationStore;
+pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
+pub use store_runs::{run_log_name, RunStore, RUNS_DIR};

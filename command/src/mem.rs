@@ -4,7 +4,6 @@
 //! One owner at a time: it excludes other writers by Rust's borrow rules, not by locks.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
 
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
 use agentx_clarify_core::names::is_workflow_name;
@@ -12,16 +11,15 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
 
+pub use crate::files::Files;
 use crate::paths::{self, ledger_read};
 use crate::store::{LedgerRead, RawLedger, Scope, Store};
-
-/// A workspace's files, by path relative to its root (`.agentx/…`).
-pub type Files = BTreeMap<String, Vec<u8>>;
 
 #[derive(Debug, Default)]
 pub struct MemStore {
     files: RefCell<Files>,
-    dirs: RefCell<BTreeSet<String>>,
+    /// The directories that exist (a handful: a `Vec` costs less code than a set).
+    dirs: RefCell<Vec<String>>,
 }
 
 impl MemStore {
@@ -34,10 +32,7 @@ impl MemStore {
     pub fn from_files(files: Files) -> MemStore {
         let store = MemStore::new();
         *store.files.borrow_mut() = files;
-        store
-            .dirs
-            .borrow_mut()
-            .extend(paths::STATE_DIRS.map(String::from));
+        store.add_dirs(&paths::STATE_DIRS);
         store
     }
 
@@ -69,6 +64,19 @@ impl MemStore {
         }
     }
 
+    /// Adds the directories not there yet; returns those it added, in order.
+    fn add_dirs(&self, dirs: &[&str]) -> Vec<String> {
+        let mut have = self.dirs.borrow_mut();
+        let mut added = Vec::new();
+        for dir in dirs {
+            if !have.iter().any(|d| d == dir) {
+                have.push((*dir).to_owned());
+                added.push((*dir).to_owned());
+            }
+        }
+        added
+    }
+
     /// The body of every ledger update, compiled once (the generic method only wraps it:
     /// the wasm package carries one copy, not one per command).
     fn update_ledger_once(
@@ -77,9 +85,7 @@ impl MemStore {
         decide: &mut dyn FnMut(Option<Ledger>) -> Result<Option<Ledger>, ClarifyError>,
     ) -> Result<(), ClarifyError> {
         if let Some(ledger) = decide(self.read_ledger(issue)?)? {
-            self.dirs
-                .borrow_mut()
-                .extend(paths::STATE_DIRS.map(String::from));
+            self.add_dirs(&paths::STATE_DIRS);
             self.put(
                 &paths::ledger_path(issue),
                 Some(ledger.to_pretty_json().into_bytes()),
@@ -92,19 +98,33 @@ impl MemStore {
         self.files.borrow().get(path).cloned()
     }
 
+    /// The files directly in `dir` (a path ending in `/`): their names there and bytes.
+    pub(crate) fn files_in(&self, dir: &str) -> Vec<(String, Vec<u8>)> {
+        let files = self.files.borrow();
+        files
+            .with_prefix(dir)
+            .filter_map(|(path, bytes)| {
+                let name = path.strip_prefix(dir).filter(|n| !n.contains('/'))?;
+                Some((name.to_owned(), bytes.clone()))
+            })
+            .collect()
+    }
+
+    /// Ledger files (`issue-<n>.json`) of `dir`, ascending by issue number.
+    pub(crate) fn issue_files(&self, dir: &str) -> Vec<(u64, String, Vec<u8>)> {
+        let mut out: Vec<(u64, String, Vec<u8>)> = self
+            .files_in(dir)
+            .into_iter()
+            .filter_map(|(name, bytes)| issue_of_file_name(&name).map(|n| (n, name, bytes)))
+            .collect();
+        // Path order is not issue order (issue-10 before issue-2).
+        agentx_clarify_core::order::sort_by_key(&mut out, |(n, _, _)| *n);
+        out
+    }
+
     /// Ledger files of the clarifications directory, ascending by issue number.
     fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
-        let files = self.files.borrow();
-        let mut out: Vec<(u64, String, Vec<u8>)> = files
-            .range(paths::CLARIFICATIONS_DIR.to_owned()..)
-            .take_while(|(p, _)| p.starts_with(paths::CLARIFICATIONS_DIR))
-            .filter_map(|(path, bytes)| {
-                let name = path.strip_prefix(paths::CLARIFICATIONS_DIR)?;
-                issue_of_file_name(name).map(|n| (n, name.to_owned(), bytes.clone()))
-            })
-            .collect();
-        out.sort_by_key(|(n, _, _)| *n);
-        out
+        self.issue_files(paths::CLARIFICATIONS_DIR)
     }
 }
 
@@ -158,6 +178,21 @@ impl Store for MemStore {
         })
     }
 
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = paths::ledger_path(issue);
+        let (write, result) = decide(self.text(&path).as_deref())?;
+        if write.is_some() {
+            self.put(&path, write);
+        }
+        Ok(result)
+    }
+
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
         match self.text(paths::STATUS) {
             None => Ok(Statuses::new()),
@@ -204,15 +239,7 @@ impl Store for MemStore {
     }
 
     fn init(&self) -> Result<Vec<String>, ClarifyError> {
-        let mut created = Vec::new();
-        {
-            let mut dirs = self.dirs.borrow_mut();
-            for dir in paths::INIT_DIRS {
-                if dirs.insert(dir.to_owned()) {
-                    created.push(dir.to_owned());
-                }
-            }
-        }
+        let mut created = self.add_dirs(&paths::INIT_DIRS);
         let mut files = self.files.borrow_mut();
         for (path, text) in paths::init_files() {
             if !files.contains_key(&path) {

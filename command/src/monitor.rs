@@ -1,34 +1,36 @@
 //! The monitor as every command runs it (SPEC §7): one pass (which a store may run in
 //! parallel) reads and decides every ledger in scope; each ledger that would change is then
 //! re-read and re-decided inside its own update (never written from a stale copy); the
-//! statuses take the events in their own update.
+//! statuses take the events in their own update. Then the delegation phase: accepted
+//! delegations past their deadline time out (SPEC §18).
 
 use agentx_clarify_core::agents::apply_events;
+use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::{monitor_ledger, Report, ReportError};
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
 use crate::paths::STATUS_FILE;
-use crate::store::{LedgerRead, Scope, Store};
+use crate::store::{LedgerRead, Scope};
+use crate::store_delegations::DelegationStore;
 
 /// What a monitor run found and did.
 #[derive(Clone, Debug, Default)]
 pub struct MonitorRun {
     pub report: Report,
     pub events: Vec<Event>,
+    /// The delegations it timed out (their ids are the report's `timedOut`).
+    pub delegation_events: Vec<delegation::Event>,
 }
 
 impl MonitorRun {
-    /// `agentx clarify monitor --json`.
+    /// `agentx clarify monitor --json` (`delegationEvents` only when a delegation timed out).
     pub fn to_json(&self) -> Value {
-        json!({"ok": true, "report": self.report, "events": self.events})
-    }
-
-    /// A run that could not start: its cause is its only error.
-    fn failed(file: &str, e: &ClarifyError) -> MonitorRun {
-        let mut run = MonitorRun::default();
-        run.report.errors.push(ReportError::new(file, e));
-        run
+        let mut v = json!({"ok": true, "report": self.report, "events": self.events});
+        if let (false, Value::Object(m)) = (self.delegation_events.is_empty(), &mut v) {
+            m.insert("delegationEvents".into(), json!(self.delegation_events));
+        }
+        v
     }
 }
 
@@ -44,7 +46,7 @@ struct Finding {
 }
 
 /// Runs the monitor at `now` over `scope`; with `dry_run` nothing is written.
-pub fn run_monitor<S: Store>(
+pub fn run_monitor<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
@@ -54,23 +56,27 @@ pub fn run_monitor<S: Store>(
     monitor_pass(store, config, now, dry_run, scope, false).map(|(run, _)| run)
 }
 
-/// The monitor that follows a command: its failures are reported in its `errors`, never
-/// turned into the command's failure — the command's own write stands.
-pub fn monitor_after<S: Store>(
+/// The monitor that follows a command: never the command's failure — the command's own write
+/// stands (SPEC §20). What it could not do to one ledger is in its report's `errors`; a run
+/// that could not start at all is a warning of the command.
+pub fn monitor_after<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
     written: Option<u32>,
+    warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    run_monitor(store, config, now, false, Scope::FollowUp { written })
-        .unwrap_or_else(|e| MonitorRun::failed(".agentx/state/clarifications", &e))
+    run_monitor(store, config, now, false, Scope::FollowUp { written }).unwrap_or_else(|e| {
+        warnings.push(format!("the follow-up monitor did not run: {e}"));
+        MonitorRun::default()
+    })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
 /// afterwards, for views over the whole workspace (`ready`): the ledgers the monitor left
 /// alone come from its own read, the rest are read again, so no ledger is parsed twice
 /// without need.
-pub fn run_monitor_keeping_ledgers<S: Store>(
+pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
@@ -78,7 +84,7 @@ pub fn run_monitor_keeping_ledgers<S: Store>(
     monitor_pass(store, config, now, false, Scope::All, true)
 }
 
-fn monitor_pass<S: Store>(
+fn monitor_pass<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
@@ -165,6 +171,9 @@ fn monitor_pass<S: Store>(
             kept.extend(store.read_ledger(issue).ok().flatten());
         }
     }
+    crate::delegate::timeout_phase(store, config, now, dry_run, scope)
+        .merge_into(&mut run.report, &mut run.delegation_events);
+    errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {
         if let Err(e) = store.update_statuses(config, "monitor", |s| {
             apply_events(s, &run.events);
@@ -176,7 +185,7 @@ fn monitor_pass<S: Store>(
     if !dry_run {
         store.after_monitor(config);
     }
-    errors.sort_by(|a, b| a.file.cmp(&b.file));
+    agentx_clarify_core::order::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok((run, kept))
 }

@@ -11,7 +11,8 @@ use agentx_clarify_core::{
 use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
-use crate::store::Store;
+use crate::paths::{self, STATUS_FILE};
+use crate::store_delegations::DelegationStore;
 
 /// What a mutating command did.
 #[derive(Clone, Debug)]
@@ -26,6 +27,9 @@ pub struct Mutation {
     pub monitor: MonitorRun,
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
     pub error: Option<ClarifyError>,
+    /// What failed after the ledger write succeeded (the statuses, the follow-up monitor):
+    /// the command still succeeded (SPEC §20), so a caller never retries into a duplicate.
+    pub warnings: Vec<String>,
 }
 
 impl Mutation {
@@ -47,6 +51,7 @@ impl Mutation {
             out.insert("idempotent".into(), Value::Bool(self.idempotent));
         }
         out.insert("monitor".into(), json!(self.monitor.report));
+        out.insert("warnings".into(), json!(self.warnings));
         Value::Object(out)
     }
 }
@@ -54,7 +59,11 @@ impl Mutation {
 /// Opens a clarification: validate, then decide and write under the issue's ledger update,
 /// then statuses and the monitor. An idempotent replay writes nothing but still runs the
 /// monitor.
-pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, ClarifyError> {
+pub fn ask<S: DelegationStore>(
+    store: &S,
+    now: i64,
+    req: &NewRequest,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
     // A corrupt status file stops the command before anything is written.
@@ -75,7 +84,7 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
 
 /// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
 /// comes back as a [`Mutation`] with `error` set.
-pub fn act<S: Store>(
+pub fn act<S: DelegationStore>(
     store: &S,
     now: i64,
     id: &str,
@@ -107,25 +116,40 @@ fn actor_name(action: &Action) -> String {
 }
 
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
-/// record as it now stands.
-fn finish<S: Store>(
+/// record as it now stands. The write has succeeded, so nothing here fails the command: what
+/// goes wrong is a warning.
+pub(crate) fn finish<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
     applied: Applied,
     actor: &str,
 ) -> Result<Mutation, ClarifyError> {
+    let mut warnings = Vec::new();
+    let issue = applied.ledger.issue_number;
     if !applied.events.is_empty() {
-        store.update_statuses(config, actor, |statuses| {
+        let updated = store.update_statuses(config, actor, |statuses| {
             apply_events(statuses, &applied.events);
             Ok(())
-        })?;
+        });
+        if let Err(e) = updated {
+            warnings.push(format!(
+                "{} was written, but {STATUS_FILE} was not updated: {e}",
+                paths::ledger_name(issue)
+            ));
+        }
     }
-    let issue = applied.ledger.issue_number;
-    let monitor = monitor_after(store, config, now, Some(issue));
-    let clarification = store
-        .read_ledger(issue)?
-        .and_then(|l| l.find(&applied.id).cloned());
+    let monitor = monitor_after(store, config, now, Some(issue), &mut warnings);
+    let clarification = match store.read_ledger(issue) {
+        Ok(ledger) => ledger.and_then(|l| l.find(&applied.id).cloned()),
+        Err(e) => {
+            // The record as this command wrote it (the monitor's change, if any, is unseen).
+            warnings.push(format!(
+                "the record was written, but reading it back failed: {e}"
+            ));
+            applied.ledger.find(&applied.id).cloned()
+        }
+    };
     let mut events = applied.events;
     events.extend(monitor.events.iter().cloned());
     Ok(Mutation {
@@ -136,5 +160,6 @@ fn finish<S: Store>(
         idempotent: applied.idempotent,
         monitor,
         error: applied.error,
+        warnings,
     })
 }

@@ -2,27 +2,38 @@
 //! the file store uses these as paths, the memory store as keys, reports as file names.
 
 use agentx_clarify_core::defaults::{CONFIG_TOML, DEFAULT_WORKFLOWS};
+use agentx_clarify_core::delegation::DEFAULT_MANIFESTS;
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::Value;
 
-use crate::mem::Files;
+use crate::files::Files;
 use crate::store::LedgerRead;
 
 pub const AGENTX_DIR: &str = ".agentx/";
 pub const WORKFLOWS_DIR: &str = ".agentx/workflows/";
 pub const STATE_DIR: &str = ".agentx/state/";
 pub const CLARIFICATIONS_DIR: &str = ".agentx/state/clarifications/";
+/// Capability manifests, `<agent>.toml` (SPEC §18).
+pub const AGENTS_DIR: &str = ".agentx/agents/";
+/// Delegation ledgers, `issue-<n>.json` (SPEC §18).
+pub const DELEGATIONS_DIR: &str = ".agentx/state/delegations/";
 pub const CONFIG: &str = ".agentx/config.toml";
 pub const STATUS: &str = ".agentx/state/agent-status.json";
 /// The statuses file as reports name it.
 pub const STATUS_FILE: &str = "agent-status.json";
 
 /// The directories `init` creates, in order.
-pub const INIT_DIRS: [&str; 4] = [AGENTX_DIR, WORKFLOWS_DIR, STATE_DIR, CLARIFICATIONS_DIR];
+pub const INIT_DIRS: [&str; 5] = [
+    AGENTX_DIR,
+    WORKFLOWS_DIR,
+    STATE_DIR,
+    CLARIFICATIONS_DIR,
+    AGENTS_DIR,
+];
 /// The directories a ledger write needs.
-pub const STATE_DIRS: [&str; 4] = INIT_DIRS;
+pub const STATE_DIRS: [&str; 4] = [AGENTX_DIR, WORKFLOWS_DIR, STATE_DIR, CLARIFICATIONS_DIR];
 
 /// `issue-<n>.json`.
 pub fn ledger_name(issue: u32) -> String {
@@ -34,13 +45,35 @@ pub fn ledger_path(issue: u32) -> String {
     format!("{CLARIFICATIONS_DIR}issue-{issue}.json")
 }
 
-/// The files `init` writes when they are missing: the default workflows, then the settings.
+/// `.agentx/state/delegations/issue-<n>.json`.
+pub fn delegation_path(issue: u32) -> String {
+    format!("{DELEGATIONS_DIR}issue-{issue}.json")
+}
+
+/// A delegation ledger as reports name it: `delegations/issue-<n>.json` (a clarification
+/// ledger is `issue-<n>.json`).
+pub fn delegation_file(issue: u32) -> String {
+    format!("delegations/issue-{issue}.json")
+}
+
+/// `.agentx/agents/<agent>.toml`.
+pub fn manifest_path(agent: &str) -> String {
+    format!("{AGENTS_DIR}{agent}.toml")
+}
+
+/// The files `init` writes when they are missing: the default workflows, the settings, then
+/// the example capability manifests of the default agents.
 pub fn init_files() -> Vec<(String, &'static str)> {
     let mut files: Vec<(String, &'static str)> = DEFAULT_WORKFLOWS
         .iter()
         .map(|(name, text)| (format!("{WORKFLOWS_DIR}{name}.toml"), *text))
         .collect();
     files.push((CONFIG.to_owned(), CONFIG_TOML));
+    files.extend(
+        DEFAULT_MANIFESTS
+            .iter()
+            .map(|(agent, text)| (manifest_path(agent), *text)),
+    );
     files
 }
 
@@ -107,6 +140,31 @@ pub fn setup_files(setup: &Value) -> Result<Files, ClarifyError> {
             }
         }
         Some(_) => return Err(bad("`ledgers` must be an object of file name → ledger")),
+    }
+    match setup.get("agents") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (name, text) in map {
+                let text = text
+                    .as_str()
+                    .ok_or_else(|| bad(&format!("manifest `{name}` must be TOML text")))?;
+                files.insert(manifest_path(name), text.as_bytes().to_vec());
+            }
+        }
+        Some(_) => return Err(bad("`agents` must be an object of agent → manifest TOML")),
+    }
+    match setup.get("delegations") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (name, v) in map {
+                files.insert(format!("{DELEGATIONS_DIR}{name}"), pretty_or_raw(v));
+            }
+        }
+        Some(_) => {
+            return Err(bad(
+                "`delegations` must be an object of file name → delegation ledger",
+            ))
+        }
     }
     if let Some(statuses) = setup.get("statuses").filter(|v| !v.is_null()) {
         files.insert(STATUS.to_owned(), pretty_or_raw(statuses));

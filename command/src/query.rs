@@ -2,12 +2,14 @@
 //! monitor first).
 
 use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::ledger::RecordOutput;
 use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::stats::Stats;
-use agentx_clarify_core::verify::{check_file, Problem, Verification};
+use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
 use agentx_clarify_core::views::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 use serde::Serialize;
@@ -15,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::monitor::{run_monitor_keeping_ledgers, MonitorRun};
 use crate::store::{LedgerRead, Scope, Store};
+use crate::store_delegations::DelegationStore;
 
 /// Every readable ledger, and why the others could not be read.
 pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
@@ -30,13 +33,12 @@ pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), 
     Ok((ledgers, errors))
 }
 
-/// Records matching `filter` (default: open ones), by issue then sequence.
-pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record)>, ClarifyError> {
-    let (ledgers, _) = read_all(store)?;
-    Ok(views::list(&ledgers, filter)
-        .into_iter()
-        .map(|(i, r)| (i, r.clone()))
-        .collect())
+/// What `list` found: the matching records, and the ledgers that could not be read (SPEC §20:
+/// never skipped silently).
+#[derive(Clone, Debug, Default)]
+pub struct Listed {
+    pub records: Vec<(u32, Record)>,
+    pub errors: Vec<ReportError>,
 }
 
 /// `list --json`: serialised straight from the records (a list can be megabytes).
@@ -44,13 +46,32 @@ pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Vec<(u32, Record
 pub struct ListJson<'a> {
     ok: bool,
     clarifications: Vec<RecordOutput<'a>>,
+    errors: &'a [ReportError],
 }
 
-pub fn list_json(records: &[(u32, Record)]) -> ListJson<'_> {
-    ListJson {
-        ok: true,
-        clarifications: records.iter().map(|(i, r)| r.output(*i)).collect(),
+impl Listed {
+    pub fn to_json(&self) -> ListJson<'_> {
+        ListJson {
+            ok: true,
+            clarifications: self.records.iter().map(|(i, r)| r.output(*i)).collect(),
+            errors: &self.errors,
+        }
     }
+}
+
+/// Records matching `filter` (default: open ones), by issue then sequence. With an issue, only
+/// its ledger is read, and a ledger that cannot be read is the command's failure
+/// (`LEDGER_CORRUPT` for a corrupt or misfiled one).
+pub fn list<S: Store>(store: &S, filter: &ListFilter) -> Result<Listed, ClarifyError> {
+    let (ledgers, errors) = match filter.issue {
+        Some(issue) => (store.read_ledger(issue)?.into_iter().collect(), Vec::new()),
+        None => read_all(store)?,
+    };
+    let records = views::list(&ledgers, filter)
+        .into_iter()
+        .map(|(i, r)| (i, r.clone()))
+        .collect();
+    Ok(Listed { records, errors })
 }
 
 /// One record by id.
@@ -69,10 +90,30 @@ pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyErro
         .ok_or(ClarifyError::NoLedger { issue })
 }
 
-/// Analytics over every readable ledger, optionally only records created since `since`.
-pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<Stats, ClarifyError> {
-    let (ledgers, _) = read_all(store)?;
-    Ok(agentx_clarify_core::stats::stats(&ledgers, since))
+/// `stats`: the analytics and the ledgers they could not count.
+#[derive(Clone, Debug)]
+pub struct StatsOutcome {
+    pub stats: Stats,
+    pub errors: Vec<ReportError>,
+}
+
+impl StatsOutcome {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "stats": self.stats, "errors": self.errors})
+    }
+}
+
+/// Analytics over every readable ledger, optionally only records created since `since`, with
+/// the delegation metrics when there are delegations.
+pub fn stats<S: DelegationStore>(
+    store: &S,
+    since: Option<i64>,
+) -> Result<StatsOutcome, ClarifyError> {
+    let (ledgers, errors) = read_all(store)?;
+    Ok(StatsOutcome {
+        stats: crate::delegate::stats(store, &ledgers, since)?,
+        errors,
+    })
 }
 
 /// What `verify` found.
@@ -85,14 +126,17 @@ pub struct VerifyOutcome {
 }
 
 impl VerifyOutcome {
-    /// The failure `verify` turns its problems into (exit 8), if there are any.
+    /// The failure `verify` turns its problems into (exit 8), if there are any:
+    /// `SIGNATURE_INVALID` when any problem is a signature's, else `LEDGER_INCONSISTENT`.
     pub fn error(&self) -> Option<ClarifyError> {
-        (!self.problems.is_empty()).then(|| ClarifyError::LedgerInconsistent {
-            message: format!(
-                "verify found {} problem(s) in {} ledger file(s)",
-                self.problems.len(),
-                self.files
-            ),
+        let message = format!(
+            "verify found {} problem(s) in {} ledger file(s)",
+            self.problems.len(),
+            self.files
+        );
+        failure_code(&self.problems).map(|code| match code {
+            ErrorCode::SignatureInvalid => ClarifyError::SignatureInvalid { message },
+            _ => ClarifyError::LedgerInconsistent { message },
         })
     }
 
@@ -106,21 +150,30 @@ impl VerifyOutcome {
 }
 
 /// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
-/// parse is a problem, not a failure.
-pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
+/// parse is a problem, not a failure. Delegation ledgers are checked too (SPEC §18).
+/// Signatures are checked against `keys` (SPEC §16), and with `[audit] require_signatures`
+/// every unsigned entry is a problem too.
+pub fn verify<S: DelegationStore>(
+    store: &S,
+    keys: &PublicKeys,
+) -> Result<VerifyOutcome, ClarifyError> {
+    let require = store.load_config()?.audit.require_signatures;
     let raw = store.raw_ledgers()?;
-    let files = raw.len();
+    let (delegation_files, delegation_problems) = crate::delegate::verify(store)?;
+    let files = raw.len() + delegation_files;
     let mut found = Verification::default();
     for (name, bytes) in raw {
         match bytes {
-            Ok(bytes) => found.extend(check_file(&name, &bytes)),
+            Ok(bytes) => found.extend(check_file_with(&name, &bytes, keys, require)),
             Err(e) => found.problems.push(Problem {
                 file: name,
                 id: None,
                 message: e.to_string(),
+                code: None,
             }),
         }
     }
+    found.problems.extend(delegation_problems);
     Ok(VerifyOutcome {
         files,
         problems: found.problems,
@@ -136,13 +189,16 @@ pub struct ReadyOutcome {
 }
 
 impl ReadyOutcome {
+    /// `errors` repeats the monitor's: what `ready` could not read (a corrupt ledger's issue
+    /// is missing from `issues`) is said where `list` and `stats` say it.
     pub fn to_json(&self) -> Value {
-        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report})
+        json!({"ok": true, "issues": self.issues, "monitor": self.monitor.report,
+            "errors": self.monitor.report.errors})
     }
 }
 
 /// `include_escalated`: see `views::ready`.
-pub fn ready<S: Store>(
+pub fn ready<S: DelegationStore>(
     store: &S,
     now: i64,
     include_escalated: bool,
@@ -173,10 +229,14 @@ pub fn scope_preview<S: Store>(
     ))
 }
 
-/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`).
-pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
+/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`, and
+/// the earliest deadline of an accepted delegation).
+pub fn next_wakeup<S: DelegationStore>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
     let (ledgers, _) = read_all(store)?;
-    Ok(agentx_clarify_core::monitor::next_wakeup(&ledgers, now))
+    let clarifications = agentx_clarify_core::monitor::next_wakeup(&ledgers, now);
+    // A deadline already passed is due now, as a record found stale is.
+    let delegations = crate::delegate::next_wakeup(store)?.map(|t| t.max(now));
+    Ok(clarifications.into_iter().chain(delegations).min())
 }
 
 /// The wait-for graph of one issue, or of every issue with a ledger.

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Store;
+use crate::store_delegations::DelegationStore;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookEvent {
@@ -30,12 +31,16 @@ pub struct HookOutcome {
     pub written: AgentStatus,
     pub warning: Option<String>,
     pub monitor: MonitorRun,
+    /// What failed after the status was written (the follow-up monitor): the hook still
+    /// succeeded (SPEC §20).
+    pub warnings: Vec<String>,
 }
 
 impl HookOutcome {
     pub fn to_json(&self) -> Value {
         with_warning(
-            json!({"ok": true, "agent": self.written, "monitor": self.monitor.report, "events": self.monitor.events}),
+            json!({"ok": true, "agent": self.written, "monitor": self.monitor.report,
+                "events": self.monitor.events, "warnings": self.warnings}),
             self.warning.as_deref(),
         )
     }
@@ -66,7 +71,7 @@ fn with_warning(mut v: Value, warning: Option<&str>) -> Value {
 }
 
 /// `hook start` sets `working`, `hook finish` sets `done`; then the monitor runs.
-pub fn hook<S: Store>(
+pub fn hook<S: DelegationStore>(
     store: &S,
     now: i64,
     event: HookEvent,
@@ -82,12 +87,14 @@ pub fn hook<S: Store>(
     let (written, warning) = store.update_statuses(&config, agent, |s| {
         set_status(s, agent, status, issue.map(u64::from), now)
     })?;
-    let monitor = monitor_after(store, &config, now, None);
+    let mut warnings = Vec::new();
+    let monitor = monitor_after(store, &config, now, None, &mut warnings);
     Ok(HookOutcome {
         agent: agent.to_owned(),
         written,
         warning,
         monitor,
+        warnings,
     })
 }
 

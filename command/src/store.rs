@@ -66,6 +66,17 @@ pub trait Store {
         decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError>;
 
+    /// Read–decide–write on one ledger file's bytes as stored (for `migrate`, which must see
+    /// what another tool wrote: a BOM, its layout, its spellings), excluding every other
+    /// writer of it. `decide` gets the bytes (`None`: no file) and returns what to write.
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError>;
+
     /// The agent statuses (empty when there are none yet).
     fn read_statuses(&self) -> Result<Statuses, ClarifyError>;
 

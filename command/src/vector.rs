@@ -1,16 +1,18 @@
 //! Playing a conformance vector's case (tests/vectors/README.md) on a store: every op is a
-//! command of [`crate::call`], except `file`, which reads a file of the workspace as the case
+//! command of [`crate::call`] (or a routing view, [`crate::json::call_route_view`]), except `file`, which reads a file of the workspace as the case
 //! expects it. Every runner that holds a store (Rust, wasm, Node) plays cases through here, so
 //! runners differ only in their store.
 
 use serde_json::{json, Value};
 
 use crate::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
-use crate::store::Store;
+use crate::store_delegations::DelegationStore;
+use crate::store_runs::RunStore;
 
-/// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`).
+/// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`,
+/// `delegations/issue-42.json`: a name with a directory is under `.agentx/state/`).
 pub fn file_path(name: &str) -> String {
-    if name == STATUS_FILE {
+    if name == STATUS_FILE || name.contains('/') {
         format!("{STATE_DIR}{name}")
     } else {
         format!("{CLARIFICATIONS_DIR}{name}")
@@ -29,7 +31,7 @@ pub fn file_result(bytes: Option<&[u8]>) -> Value {
 }
 
 /// Plays one case at `now`; `read` reads a workspace file by path (for `file`).
-pub fn play<S: Store>(
+pub fn play<S: RunStore + DelegationStore>(
     store: &S,
     op: &str,
     args: &Value,
@@ -40,5 +42,6 @@ pub fn play<S: Store>(
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
         return file_result(read(&file_path(name)).as_deref());
     }
-    crate::call(store, op, args, now)
+    crate::json::call_route_view(store, op, args, now)
+        .unwrap_or_else(|| crate::call(store, op, args, now))
 }

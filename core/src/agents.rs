@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use crate::error::ClarifyError;
 use crate::events::{Event, EventType};
 use crate::extensible::extensible_deserialize;
-use crate::names::check_agent;
+use crate::names::{check_agent, is_reserved};
 use crate::time::format_ms;
 
 pub const IDLE: &str = "idle";
@@ -173,15 +173,28 @@ fn slot<'a>(statuses: &'a mut Statuses, agent: &str) -> &'a mut AgentStatus {
 fn apply_event(statuses: &mut Statuses, e: &Event) {
     let id = e.clarification_id.as_str();
     let at = e.timestamp;
+    // A reserved actor (a record created escalated to `human`) has no status of its own: it
+    // never becomes `clarifying` or `working`.
+    let target = !is_reserved(&e.to_agent);
     match e.kind {
         EventType::Requested => {
-            slot(statuses, &e.to_agent).set(CLARIFYING, Some(id), None, Some(&e.from_agent), at);
+            if target {
+                slot(statuses, &e.to_agent).set(
+                    CLARIFYING,
+                    Some(id),
+                    None,
+                    Some(&e.from_agent),
+                    at,
+                );
+            }
             if e.blocking {
                 slot(statuses, &e.from_agent).set(BLOCKED, Some(id), Some(&e.to_agent), None, at);
             }
         }
         EventType::Answered => {
-            slot(statuses, &e.to_agent).set(WORKING, None, None, None, at);
+            if target {
+                slot(statuses, &e.to_agent).set(WORKING, None, None, None, at);
+            }
             release_requester(statuses, e);
         }
         EventType::Resolved | EventType::Abandoned => {
@@ -192,7 +205,7 @@ fn apply_event(statuses: &mut Statuses, e: &Event) {
                 }
             }
         }
-        EventType::Stale | EventType::Escalated => {}
+        EventType::Stale | EventType::Escalated | EventType::Routed | EventType::RouteFailed => {}
     }
 }
 
@@ -278,6 +291,21 @@ mod tests {
         apply_events(&mut s, &[event(EventType::Answered, "CLR-42-001", true)]);
         assert_eq!(s["engineer"].status, WORKING);
         assert_eq!(s["architect"].status, WORKING);
+    }
+
+    #[test]
+    fn a_request_to_a_human_gives_the_human_no_status() {
+        let mut s = Statuses::new();
+        let mut e = event(EventType::Requested, "CLR-42-001", true);
+        e.to_agent = String::from("human");
+        apply_events(&mut s, std::slice::from_ref(&e));
+        assert_eq!(s["engineer"].status, BLOCKED);
+        assert_eq!(s["engineer"].waiting_on.as_deref(), Some("human"));
+        assert!(!s.contains_key("human"), "{s:?}");
+        e.kind = EventType::Answered;
+        apply_events(&mut s, &[e]);
+        assert!(!s.contains_key("human"), "{s:?}");
+        assert_eq!(s["engineer"].status, WORKING);
     }
 
     #[test]

@@ -23,11 +23,25 @@ pub struct Config {
     pub lock_timeout_ms: u64,
     pub stale_lock_ms: u64,
     pub default_workflow: String,
+    /// The `[audit]` settings.
+    pub audit: AuditConfig,
     /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
     #[serde(skip)]
     pub agents: crate::routing::Runners,
+    /// `[clarify] route_on_retry`: `monitor` routes every record it retried, as `monitor
+    /// --route` does (SPEC §14.2). Read with the runners, by [`Config::parse_with_runners`].
+    #[serde(skip)]
+    pub route_on_retry: bool,
+}
+
+/// The `[audit]` settings (SPEC §16).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuditConfig {
+    /// `verify` reports every unsigned entry as a problem.
+    pub require_signatures: bool,
 }
 
 pub const DEFAULT_PRIORITY: &[&str] = &[
@@ -59,7 +73,9 @@ impl Default for Config {
             lock_timeout_ms: 5000,
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
+            audit: AuditConfig::default(),
             agents: crate::routing::Runners::default(),
+            route_on_retry: false,
         }
     }
 }
@@ -99,15 +115,28 @@ impl Config {
     /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
     /// and so does not carry the runner reader (about 30 KB of the module).
     pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
         let mut config = Config::from_document(&src, root.get_ref())?;
         config.agents = crate::routing::Runners::parse(&src, root.get_ref())?;
+        if let Some(section) = get(root.get_ref(), "clarify") {
+            let c = src.table("clarify", section)?;
+            if let Some(v) = get(c, "route_on_retry") {
+                config.route_on_retry = src.boolean("route_on_retry", v)?;
+            }
+        }
         Ok(config)
     }
 
     fn from_document(src: &Source<'_>, root: &DeTable<'_>) -> Result<Config, ClarifyError> {
         let mut config = Config::default();
+        if let Some(section) = get(root, "audit") {
+            let a = src.table("audit", section)?;
+            if let Some(v) = get(a, "require_signatures") {
+                config.audit.require_signatures = src.boolean("require_signatures", v)?;
+            }
+        }
         let Some(section) = get(root, "clarify") else {
             return Ok(config);
         };
@@ -182,6 +211,11 @@ impl Config {
             ));
         }
         Ok(Some(url))
+    }
+
+    /// [`Config::parse_bytes`] with the runner tables ([`Config::parse_with_runners`]).
+    pub fn parse_bytes_with_runners(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
+        Config::parse_with_runners(file, crate::toml_value::toml_text(file, bytes)?)
     }
 
     /// Checks a config given as JSON (API input) against the same ranges as the TOML form.
@@ -344,6 +378,29 @@ mod tests {
             "CONFIG_INVALID"
         );
         assert_eq!(url("store = 1\n").unwrap_err().code(), "CONFIG_INVALID");
+    }
+
+    #[test]
+    fn audit_section() {
+        let c = Config::parse("config.toml", "[audit]\nrequire_signatures = true\n").unwrap();
+        assert!(c.audit.require_signatures);
+        assert_eq!(c.max_body_chars, Config::default().max_body_chars);
+        let e = Config::parse("config.toml", "[audit]\nrequire_signatures = 1\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(
+            e.to_string()
+                .starts_with("config.toml:2:22: require_signatures must be true or false"),
+            "{e}"
+        );
+        let json: Config =
+            serde_json::from_str(r#"{"audit": {"requireSignatures": true}}"#).unwrap();
+        assert!(json.audit.require_signatures);
+        assert!(
+            !Config::parse("config.toml", crate::defaults::CONFIG_TOML)
+                .unwrap()
+                .audit
+                .require_signatures
+        );
     }
 
     #[test]

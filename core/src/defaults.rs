@@ -66,4 +66,8 @@ max_body_chars = 2000
 lock_timeout_ms = 5000
 stale_lock_ms = 30000
 default_workflow = "feature"
+
+[audit]
+# true: `verify` reports every unsigned ledger entry (keys: `agentx keys new <agent>`).
+require_signatures = false
 "#;

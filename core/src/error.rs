@@ -35,10 +35,12 @@ pub enum ClarifyError {
     BlockingNotAllowed { workflow: String, step: String },
     #[error("{id} used all {max} rounds and was escalated to a human; resolve it with `agentx clarify resolve {id}`")]
     MaxRoundsExceeded { id: String, max: u32 },
-    #[error("clarification {} not found", shown(id))]
+    #[error("{} {} not found", record_kind(id), shown(id))]
     NotFound { id: String },
     #[error("issue #{issue} has no clarifications (there is no ledger for it)")]
     NoLedger { issue: u32 },
+    #[error("issue #{issue} has no delegations (there is no delegation ledger for it)")]
+    NoDelegations { issue: u32 },
     #[error("agent '{actor}' cannot {op} {id}: only {allowed} may")]
     NotParticipant {
         actor: String,
@@ -53,7 +55,7 @@ pub enum ClarifyError {
         status: String,
         allowed: String,
     },
-    #[error("idempotency key '{}' already belongs to {id}, which was asked with different from/to/topic/question", shown(key))]
+    #[error("idempotency key '{}' already belongs to {id}, which was asked with a different from, to, topic, question, severity or blocked operations", shown(key))]
     IdempotencyConflict { key: String, id: String },
     #[error("workflow '{}' {why}", shown(name))]
     InvalidWorkflow { name: String, why: String },
@@ -68,18 +70,53 @@ pub enum ClarifyError {
     LedgerCorrupt { file: String, message: String },
     #[error("{message}")]
     LedgerInconsistent { message: String },
-    #[error("could not lock {path} within {ms} ms; another process holds it")]
-    LockTimeout { path: String, ms: u64 },
+    #[error(
+        "could not lock {lock} within {ms} ms: it is held by {holder}, for {age_ms} ms so far"
+    )]
+    LockTimeout {
+        /// The lock file.
+        lock: String,
+        /// How long acquisition waited.
+        ms: u64,
+        /// Who holds it, as its lock file says (`agent 'engineer' (pid 4242 on host box)`).
+        holder: String,
+        /// The lock file's age by its mtime.
+        age_ms: u64,
+    },
     #[error("i/o error: {message}")]
     Io { message: String },
     #[error("invalid input: {message}")]
     InvalidInput { message: String },
+    /// `gate` (SPEC §16): open `BLOCK` records block the operation; `open` lists their ids.
+    #[error("{}", gate_message(*issue, operation, open))]
+    GateClosed {
+        issue: u32,
+        operation: Option<String>,
+        open: Vec<String>,
+    },
+    #[error("{message}")]
+    SignatureInvalid { message: String },
+    #[error("agent '{agent}' has no runner: add [agents.{agent}] or [agents.default] to .agentx/config.toml (docs/runners.md)")]
+    NoRunner { agent: String },
+    #[error("{id} is being routed by {holder}; try again when that run ends")]
+    RoutingInProgress { id: String, holder: String },
+    #[error("the agent routed {id} failed ({cause}); the record was escalated to a human")]
+    AgentError { id: String, cause: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
 
 /// A user-supplied value inside a one-line message: control characters escaped, long values
 /// cut, so a message never spans lines nor drowns the reader.
+/// What an id that was not found names: a delegation (`DLG-…`) or a clarification.
+fn record_kind(id: &str) -> &'static str {
+    if id.starts_with("DLG-") {
+        "delegation"
+    } else {
+        "clarification"
+    }
+}
+
 pub(crate) fn shown(value: &str) -> String {
     let mut out = String::new();
     for (i, c) in value.chars().enumerate() {
@@ -94,6 +131,29 @@ pub(crate) fn shown(value: &str) -> String {
         }
     }
     out
+}
+
+/// Ids shown in a `GATE_CLOSED` message before it says how many more there are.
+const GATE_IDS_SHOWN: usize = 10;
+
+fn gate_message(issue: u32, operation: &Option<String>, open: &[String]) -> String {
+    let what = match operation {
+        Some(op) => format!("operation '{}'", shown(op)),
+        None => String::from("every operation"),
+    };
+    let mut ids = open
+        .iter()
+        .take(GATE_IDS_SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if open.len() > GATE_IDS_SHOWN {
+        ids.push_str(&format!(" and {} more", open.len() - GATE_IDS_SHOWN));
+    }
+    format!(
+        "gate closed on issue #{issue}: {} open BLOCK clarification(s) block {what} ({ids}); answer and resolve them first",
+        open.len()
+    )
 }
 
 fn config_message(file: &str, location: &Option<(usize, usize)>, message: &str) -> String {
@@ -121,7 +181,9 @@ impl ClarifyError {
             ClarifyError::ScopeViolation { .. } => ErrorCode::ScopeViolation,
             ClarifyError::BlockingNotAllowed { .. } => ErrorCode::BlockingNotAllowed,
             ClarifyError::MaxRoundsExceeded { .. } => ErrorCode::MaxRoundsExceeded,
-            ClarifyError::NotFound { .. } | ClarifyError::NoLedger { .. } => ErrorCode::NotFound,
+            ClarifyError::NotFound { .. }
+            | ClarifyError::NoLedger { .. }
+            | ClarifyError::NoDelegations { .. } => ErrorCode::NotFound,
             ClarifyError::NotParticipant { .. } => ErrorCode::NotParticipant,
             ClarifyError::InvalidTransition { .. } => ErrorCode::InvalidTransition,
             ClarifyError::IdempotencyConflict { .. } => ErrorCode::IdempotencyConflict,
@@ -132,6 +194,11 @@ impl ClarifyError {
             ClarifyError::LockTimeout { .. } => ErrorCode::LockTimeout,
             ClarifyError::Io { .. } => ErrorCode::IoError,
             ClarifyError::InvalidInput { .. } => ErrorCode::InvalidInput,
+            ClarifyError::GateClosed { .. } => ErrorCode::GateClosed,
+            ClarifyError::SignatureInvalid { .. } => ErrorCode::SignatureInvalid,
+            ClarifyError::NoRunner { .. } => ErrorCode::NoRunner,
+            ClarifyError::RoutingInProgress { .. } => ErrorCode::RoutingInProgress,
+            ClarifyError::AgentError { .. } => ErrorCode::AgentError,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
         }
     }
@@ -174,10 +241,13 @@ pub enum ErrorClass {
     Io,
     /// A bug: never the caller's fault.
     Internal,
+    /// A routed agent failed (exit status, timeout, error output, no usable answer); the
+    /// record was escalated to a human.
+    Agent,
 }
 
 impl ErrorClass {
-    pub const ALL: [ErrorClass; 8] = [
+    pub const ALL: [ErrorClass; 9] = [
         ErrorClass::Input,
         ErrorClass::Policy,
         ErrorClass::NotFound,
@@ -186,6 +256,7 @@ impl ErrorClass {
         ErrorClass::Corrupt,
         ErrorClass::Io,
         ErrorClass::Internal,
+        ErrorClass::Agent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -198,6 +269,7 @@ impl ErrorClass {
             ErrorClass::Corrupt => "corrupt",
             ErrorClass::Io => "io",
             ErrorClass::Internal => "internal",
+            ErrorClass::Agent => "agent",
         }
     }
 }
@@ -258,7 +330,28 @@ error_codes! {
     LockTimeout => "LOCK_TIMEOUT", Lock;
     IoError => "IO_ERROR", Io;
     InvalidInput => "INVALID_INPUT", Input;
+    GateClosed => "GATE_CLOSED", Policy;
+    SignatureInvalid => "SIGNATURE_INVALID", Corrupt;
     Internal => "INTERNAL", Internal;
+    NoRunner => "NO_RUNNER", Input;
+    RoutingInProgress => "ROUTING_IN_PROGRESS", Lock;
+    AgentError => "AGENT_ERROR", Agent;
+}
+
+/// A code is its text in JSON (`"SIGNATURE_INVALID"`).
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        ErrorCode::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("unknown error code '{}'", shown(&text)))
+        })
+    }
 }
 
 /// The class of a code as text; unknown codes are internal.
@@ -279,6 +372,27 @@ mod tests {
         assert_eq!(e.to_string(), "invalid agent name 'eng\\nineer': x");
         let long = "a".repeat(500);
         assert!(ClarifyError::InvalidIssue { value: long }.to_string().len() < 200);
+    }
+
+    #[test]
+    fn layer4_codes_and_exits() {
+        let open: Vec<String> = (1..=12).map(|n| format!("CLR-4-{n:03}")).collect();
+        let e = ClarifyError::GateClosed {
+            issue: 4,
+            operation: Some("build".into()),
+            open,
+        };
+        assert_eq!((e.code(), e.class()), ("GATE_CLOSED", ErrorClass::Policy));
+        let text = e.to_string();
+        assert!(text.starts_with("gate closed on issue #4: 12 open BLOCK clarification(s) block operation 'build' (CLR-4-001, "), "{text}");
+        assert!(text.contains("CLR-4-010 and 2 more)"), "{text}");
+        let e = ClarifyError::SignatureInvalid {
+            message: "x".into(),
+        };
+        assert_eq!(
+            (e.code(), e.class()),
+            ("SIGNATURE_INVALID", ErrorClass::Corrupt)
+        );
     }
 
     #[test]

@@ -18,6 +18,12 @@ pub enum EventType {
     Escalated,
     #[serde(rename = "clarification-abandoned")]
     Abandoned,
+    /// The hub started the target's runner (SPEC §14.2). No entry is written.
+    #[serde(rename = "clarification-routed")]
+    Routed,
+    /// The routed agent failed; `reason` is the cause (an escalation follows).
+    #[serde(rename = "clarification-route-failed")]
+    RouteFailed,
 }
 
 impl EventType {
@@ -56,6 +62,28 @@ pub struct Event {
 }
 
 impl Event {
+    /// A routing event about `record` (no ledger entry stands for it), caused by the hub.
+    pub fn routing(
+        kind: EventType,
+        issue: u32,
+        record: &Record,
+        at_ms: i64,
+        reason: Option<String>,
+    ) -> Event {
+        Event {
+            kind,
+            clarification_id: record.id.clone(),
+            issue_number: issue,
+            from_agent: record.from.clone(),
+            to_agent: record.to.clone(),
+            topic: record.topic.clone(),
+            blocking: record.blocking,
+            timestamp: at_ms,
+            actor: crate::names::AGENT_X.to_owned(),
+            reason,
+        }
+    }
+
     /// The event for an entry just appended to `record` (None for a retry).
     pub fn for_entry(
         issue: u32,

@@ -102,6 +102,50 @@ pub fn check_workflow_name(name: &str) -> Result<(), ClarifyError> {
     }
 }
 
+/// Operation names a record may block (SPEC §16): `^[a-z0-9][a-z0-9_.-]{0,63}$`.
+pub fn is_operation_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with(['-', '_', '.'])
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.')
+        })
+}
+
+/// `INVALID_INPUT` unless `name` is an operation name.
+pub fn check_operation(name: &str) -> Result<(), ClarifyError> {
+    if is_operation_name(name) {
+        Ok(())
+    } else {
+        Err(ClarifyError::input(format!(
+            "invalid operation name '{}': expected ^[a-z0-9][a-z0-9_.-]{{0,63}}$",
+            crate::error::shown(name)
+        )))
+    }
+}
+
+/// A UUID in its canonical text form (RFC 9562): 8-4-4-4-12 lowercase hex digits, any
+/// version. One spelling only, since session ids are compared as text (idempotency keys).
+pub fn is_uuid(text: &str) -> bool {
+    text.len() == 36
+        && text.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+        })
+}
+
+/// `INVALID_INPUT` unless `text` is a UUID; `field` names it.
+pub fn check_uuid(field: &str, text: &str) -> Result<(), ClarifyError> {
+    if is_uuid(text) {
+        Ok(())
+    } else {
+        Err(ClarifyError::input(format!(
+            "{field} '{}' is not a UUID: expected 8-4-4-4-12 lowercase hex digits, e.g. 123e4567-e89b-42d3-a456-426614174000",
+            crate::error::shown(text)
+        )))
+    }
+}
+
 /// A parsed clarification id `CLR-<issue>-<seq>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClarificationId {
@@ -272,6 +316,51 @@ mod tests {
         assert_eq!(
             check_text("topic", " \n\t", 200).unwrap_err().code(),
             "TEXT_EMPTY"
+        );
+    }
+
+    #[test]
+    fn operation_names() {
+        for ok in ["build", "deploy.prod", "db_migrate-2", "0", &"a".repeat(64)] {
+            assert!(check_operation(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            ".build",
+            "-x",
+            "_x",
+            "Build",
+            "a b",
+            "é",
+            &"a".repeat(65),
+        ] {
+            assert_eq!(
+                check_operation(bad).unwrap_err().code(),
+                "INVALID_INPUT",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn uuids() {
+        assert!(is_uuid("123e4567-e89b-42d3-a456-426614174000"));
+        assert!(is_uuid("00000000-0000-0000-0000-000000000000"));
+        for bad in [
+            "123E4567-E89B-42D3-A456-426614174000",
+            "123e4567e89b42d3a456426614174000",
+            "{123e4567-e89b-42d3-a456-426614174000}",
+            "123e4567-e89b-42d3-a456-42661417400g",
+            "123e4567-e89b-42d3-a4560426614174000",
+            "",
+        ] {
+            assert!(!is_uuid(bad), "{bad}");
+        }
+        let e = check_uuid("session id", "nope").unwrap_err();
+        assert_eq!(e.code(), "INVALID_INPUT");
+        assert!(
+            e.to_string().contains("session id 'nope' is not a UUID"),
+            "{e}"
         );
     }
 

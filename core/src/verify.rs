@@ -6,9 +6,10 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ClarifyError;
+use crate::error::{ClarifyError, ErrorCode};
 use crate::ledger::{misfiled_message, ChainState, Ledger, Record};
 use crate::names::ClarificationId;
+use crate::signing::{record_signature_problems, PublicKeys};
 use crate::time::Timestamp;
 
 /// One problem found by `verify`; `id` is None for a file-level problem.
@@ -17,6 +18,18 @@ pub struct Problem {
     pub file: String,
     pub id: Option<String>,
     pub message: String,
+    /// The failure this problem stands for when it is not `verify`'s own
+    /// (`LEDGER_INCONSISTENT`): `SIGNATURE_INVALID` for a signature. Absent from the JSON
+    /// when none, so the problems of unsigned ledgers keep their shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<ErrorCode>,
+}
+
+impl Problem {
+    /// The code of the failure this problem makes `verify` report.
+    pub fn failure_code(&self) -> ErrorCode {
+        self.code.unwrap_or(ErrorCode::LedgerInconsistent)
+    }
 }
 
 /// The issue number a ledger file name stands for (`issue-<n>.json`), if it is one.
@@ -45,14 +58,42 @@ impl Verification {
         self.problems.extend(other.problems);
         self.warnings.extend(other.warnings);
     }
+
+    /// The code `verify` fails with, None without problems: `SIGNATURE_INVALID` when any
+    /// problem is a signature's, else `LEDGER_INCONSISTENT`.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        failure_code(&self.problems)
+    }
 }
 
-/// Verifies raw ledger bytes as read from `file`: problems and warnings.
+/// The code `verify` fails with for `problems` ([`Verification::error_code`]).
+pub fn failure_code(problems: &[Problem]) -> Option<ErrorCode> {
+    let signature = ErrorCode::SignatureInvalid;
+    if problems.iter().any(|p| p.code == Some(signature)) {
+        Some(signature)
+    } else {
+        (!problems.is_empty()).then_some(ErrorCode::LedgerInconsistent)
+    }
+}
+
+/// Verifies raw ledger bytes as read from `file`: problems and warnings. Signatures are
+/// checked with no keys: a signed entry names an unknown signer ([`check_file_with`]).
 pub fn check_file(file: &str, bytes: &[u8]) -> Verification {
+    check_file_with(file, bytes, &PublicKeys::new(), false)
+}
+
+/// [`check_file`] checking signatures against `keys`; with `require_signatures` an unsigned
+/// entry is a problem too (`[audit] require_signatures`).
+pub fn check_file_with(
+    file: &str,
+    bytes: &[u8],
+    keys: &PublicKeys,
+    require_signatures: bool,
+) -> Verification {
     let issue = issue_of_file_name(file).and_then(|n| u32::try_from(n).ok());
     match Ledger::parse(file, bytes, issue) {
         Ok(ledger) => {
-            let mut found = check_ledger(file, &ledger);
+            let mut found = check_ledger_with(file, &ledger, keys, require_signatures);
             if bytes.starts_with(crate::encoding::BOM) {
                 found.warnings.insert(
                     0,
@@ -62,6 +103,7 @@ pub fn check_file(file: &str, bytes: &[u8]) -> Verification {
                         message: String::from(
                             "the file starts with a UTF-8 byte order mark (written by another tool); the next write drops it",
                         ),
+                        code: None,
                     },
                 );
             }
@@ -72,6 +114,7 @@ pub fn check_file(file: &str, bytes: &[u8]) -> Verification {
                 file: file.to_owned(),
                 id: None,
                 message: e.to_string(),
+                code: None,
             }],
             warnings: Vec::new(),
         },
@@ -88,8 +131,18 @@ pub fn verify_ledger(file: &str, ledger: &Ledger) -> Vec<Problem> {
     check_ledger(file, ledger).problems
 }
 
-/// Verifies a parsed ledger: problems and warnings.
+/// Verifies a parsed ledger: problems and warnings (signatures checked with no keys).
 pub fn check_ledger(file: &str, ledger: &Ledger) -> Verification {
+    check_ledger_with(file, ledger, &PublicKeys::new(), false)
+}
+
+/// Verifies a parsed ledger, its signatures against `keys` ([`check_file_with`]).
+pub fn check_ledger_with(
+    file: &str,
+    ledger: &Ledger,
+    keys: &PublicKeys,
+    require_signatures: bool,
+) -> Verification {
     let mut found = Verification::default();
     if let Some(n) = issue_of_file_name(file) {
         if n != u64::from(ledger.issue_number) {
@@ -100,6 +153,7 @@ pub fn check_ledger(file: &str, ledger: &Ledger) -> Verification {
                 file: file.to_owned(),
                 id: None,
                 message: e.to_string(),
+                code: None,
             });
         }
     }
@@ -110,6 +164,7 @@ pub fn check_ledger(file: &str, ledger: &Ledger) -> Verification {
                 file: file.to_owned(),
                 id: Some(record.id.clone()),
                 message,
+                code: None,
             });
         };
         match ClarificationId::parse(&record.id) {
@@ -131,9 +186,17 @@ pub fn check_ledger(file: &str, ledger: &Ledger) -> Verification {
             file: file.to_owned(),
             id: Some(record.id.clone()),
             message,
+            code: None,
         };
         found.problems.extend(problems.into_iter().map(at));
         found.warnings.extend(warnings.into_iter().map(at));
+        let signatures = record_signature_problems(record, keys, require_signatures);
+        found
+            .problems
+            .extend(signatures.into_iter().map(|message| Problem {
+                code: Some(ErrorCode::SignatureInvalid),
+                ..at(message)
+            }));
     }
     found
 }
@@ -275,7 +338,7 @@ mod tests {
     /// A record as AgentX's TypeScript writes it: no hashes, `created` 2 ms before the
     /// question, `staleAfter` from `created`; its stored status agrees with the thread.
     fn agentx_record() -> Value {
-        let mut r = crate::test_ledgers::agentx_ts()["clarifications"][0].take();
+        let mut r = crate::testkit::agentx_ts()["clarifications"][0].take();
         r["status"] = json!("answered");
         r
     }
@@ -374,6 +437,47 @@ mod tests {
             vec!["status is pending but the thread says answered"]
         );
         assert!(found.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_problems_code_shows_only_when_set_and_picks_the_failure() {
+        let plain = Problem {
+            file: "issue-1.json".into(),
+            id: None,
+            message: "m".into(),
+            code: None,
+        };
+        let signed = Problem {
+            code: Some(ErrorCode::SignatureInvalid),
+            ..plain.clone()
+        };
+        let v = serde_json::to_value([&plain, &signed]).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!([
+                {"file": "issue-1.json", "id": null, "message": "m"},
+                {"file": "issue-1.json", "id": null, "message": "m", "code": "SIGNATURE_INVALID"}
+            ])
+        );
+        let back: Vec<Problem> = serde_json::from_value(v).unwrap();
+        assert_eq!(back, [plain.clone(), signed.clone()]);
+        assert!(serde_json::from_value::<Problem>(serde_json::json!(
+            {"file": "f", "id": null, "message": "m", "code": "NOPE"}
+        ))
+        .is_err());
+        let found = |problems: Vec<Problem>| Verification {
+            problems,
+            warnings: Vec::new(),
+        };
+        assert_eq!(found(vec![]).error_code(), None);
+        assert_eq!(
+            found(vec![plain.clone()]).error_code(),
+            Some(ErrorCode::LedgerInconsistent)
+        );
+        assert_eq!(
+            found(vec![plain, signed]).error_code(),
+            Some(ErrorCode::SignatureInvalid)
+        );
     }
 
     #[test]

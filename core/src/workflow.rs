@@ -225,6 +225,13 @@ impl Workflows {
         self.by_type.insert(name.to_owned(), source);
     }
 
+    /// A workflow file that could not be read: the requests that use it fail with `error`,
+    /// the others go on (as with a file that does not parse).
+    pub fn insert_error(&mut self, name: &str, error: ClarifyError) {
+        self.by_type
+            .insert(name.to_owned(), WorkflowSource::Unreadable(error));
+    }
+
     pub fn insert_parsed(&mut self, name: &str, workflow: Workflow) {
         self.by_type
             .insert(name.to_owned(), WorkflowSource::Parsed(workflow));

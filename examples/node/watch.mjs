@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Watches a workspace and prints what the monitor finds as it happens: stale questions,
 // retries, escalations, deadlocks, abandonments. Usage:
-//   node examples/node/watch.mjs [workspace-dir] [--interval-ms N]
-// It re-runs the monitor whenever a ledger changes, and every interval so SLAs expire on time.
+//   node examples/node/watch.mjs [workspace-dir]
+// It re-runs the monitor whenever a ledger changes, and sleeps exactly until the next instant
+// at which time alone makes the monitor act (the core's `nextWakeup`: an SLA running out),
+// re-asked after every run. No polling: with nothing pending it waits for a change.
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -11,14 +13,18 @@ const require = createRequire(import.meta.url)
 const { Workspace, renderText } = require('../../bindings-node/clarify.js')
 
 const args = process.argv.slice(2)
-const intervalAt = args.indexOf('--interval-ms')
-const intervalMs = intervalAt >= 0 ? Number(args.splice(intervalAt, 2)[1]) : 60_000
 const ws = args[0] ? new Workspace(args[0]) : Workspace.discover()
 const dir = path.join(ws.root, '.agentx/state/clarifications')
 fs.mkdirSync(dir, { recursive: true })
 
+// The longest a Node timer can wait (about 24.8 days); a later wake-up is re-asked then.
+const MAX_DELAY = 2 ** 31 - 1
+
 let running = false
 let again = false
+let timer = null
+let announced = null
+
 async function check(why) {
   if (running) { again = true; return }
   running = true
@@ -30,14 +36,35 @@ async function check(why) {
     console.error(`monitor failed: ${err.code ?? ''} ${err.message}`)
   } finally {
     running = false
-    if (again) { again = false; check('changes while checking') }
   }
+  if (again) {
+    again = false
+    return check('changes while checking')
+  }
+  await sleepUntilDue()
 }
 
-console.log(`watching ${dir} (monitor every ${intervalMs} ms and on every ledger change; Ctrl-C stops)`)
+/** Sets the one timer: the monitor runs again at the core's next wake-up. */
+async function sleepUntilDue() {
+  clearTimeout(timer)
+  timer = null
+  let wakeup
+  try {
+    ({ wakeup } = await ws.call('nextWakeup', {}))
+  } catch (err) {
+    console.error(`next wake-up unknown: ${err.code ?? ''} ${err.message}`)
+    return
+  }
+  const next = wakeup === null ? 'none (waiting for a change)' : new Date(wakeup).toISOString()
+  if (next !== announced) console.log(`next deadline: ${next}`)
+  announced = next
+  if (wakeup === null) return
+  timer = setTimeout(() => check('deadline'), Math.min(Math.max(wakeup - Date.now(), 0), MAX_DELAY))
+}
+
+console.log(`watching ${dir} (the monitor runs on every ledger change and at each deadline; Ctrl-C stops)`)
+// The watcher keeps the process alive.
 fs.watch(dir, (event, file) => {
   if (file && /^issue-\d+\.json$/.test(file)) check(`${file} changed`)
 })
-setInterval(() => check('interval'), intervalMs).unref()
 await check('start')
-setInterval(() => {}, 1 << 30) // keep running until interrupted

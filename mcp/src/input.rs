@@ -51,6 +51,17 @@ pub struct Ask {
     pub workflow: Option<String>,
     /// The workflow step you are in (default: the step your agent runs).
     pub step: Option<String>,
+    /// Have the hub run the target agent's CLI (its `[agents.<name>]` runner) in the
+    /// background; then call clarify_wait with the id. Refused with NO_RUNNER when the target
+    /// has no runner.
+    pub route: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Id {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -96,6 +96,31 @@ pub fn mutation_text(v: &Value) -> String {
         out.push_str(&round);
     }
     out.push_str(&monitor_note(v.get("monitor")));
+    out.push_str(&notes(v));
+    out
+}
+
+/// What a command reports beside its result (SPEC §20): `warnings` (it succeeded, something
+/// after its write did not) and `errors` (ledgers it could not read), one line each.
+pub fn notes(v: &Value) -> String {
+    let mut out = String::new();
+    let items = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for w in items("warnings") {
+        out.push_str(&format!("\nwarning: {}", w.as_str().unwrap_or_default()));
+    }
+    for e in items("errors") {
+        out.push_str(&format!(
+            "\n{} could not be read [{}]: {}",
+            str_of(&e, "file"),
+            str_of(&e, "code"),
+            str_of(&e, "message")
+        ));
+    }
     out
 }
 
@@ -213,5 +238,22 @@ pub fn monitor_text(v: &Value, dry: bool) -> String {
         format!("(dry run: nothing written)\n{report}")
     } else {
         report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_and_unreadable_ledgers_reach_the_agent() {
+        let v = serde_json::json!({"ok": true, "clarification": null,
+            "warnings": ["issue-1.json was written, but agent-status.json was not updated: x"],
+            "errors": [{"file": "issue-3.json", "code": "LEDGER_CORRUPT", "message": "torn"}]});
+        assert_eq!(
+            notes(&v),
+            "\nwarning: issue-1.json was written, but agent-status.json was not updated: x\nissue-3.json could not be read [LEDGER_CORRUPT]: torn"
+        );
+        assert_eq!(notes(&serde_json::json!({"ok": true})), "");
     }
 }

@@ -36,6 +36,14 @@ impl Server {
         let Some(issue) = a.issue.or(self.issue) else {
             return reply::invalid("`issue` is required: this server was started without --issue");
         };
+        let route = a.route.unwrap_or(false);
+        if route {
+            // Refuse before writing anything: a question nobody would route is not asked.
+            let runners = self.hub.call("routeRunner", json!({ "agent": a.to })).await;
+            if runners.get("ok") != Some(&Value::Bool(true)) {
+                return reply::envelope(runners, |_| String::new());
+            }
+        }
         let request = json!({
             "issueNumber": issue,
             "from": &*self.agent,
@@ -49,7 +57,50 @@ impl Server {
             "workflow": a.workflow,
             "step": a.step,
         });
-        reply::envelope(self.hub.call("ask", request).await, reply::mutation_text)
+        let asked = self.hub.call("ask", request).await;
+        if !route || asked.get("ok") != Some(&Value::Bool(true)) {
+            return reply::envelope(asked, reply::mutation_text);
+        }
+        let id = asked
+            .pointer("/clarification/id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        // The routing outlives this call: the agent waits with clarify_wait.
+        let hub = self.hub.clone();
+        let route_id = id.clone();
+        tokio::spawn(async move {
+            let out = hub.call("route", json!({ "id": route_id })).await;
+            if out.get("ok") != Some(&Value::Bool(true)) {
+                let why = out
+                    .get("error")
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                tracing::warn!("routing {route_id}: {why}");
+            }
+        });
+        reply::envelope(asked, |v| {
+            format!(
+                "{}\n\nThe hub is running the target agent now: call clarify_wait with id {id} for its answer.",
+                reply::mutation_text(v)
+            )
+        })
+    }
+
+    #[tool(
+        description = "The text to resume work with once a clarification you asked is settled: the questions and answers of every round, the resolution (or the human's decision), and what to do next. Read it before you continue.",
+        input_schema = schema::<input::Id>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_resume_prompt(&self, args: JsonObject) -> CallToolResult {
+        let a = args!(args, input::Id);
+        let out = self.hub.call("resumePrompt", json!({ "id": a.id })).await;
+        reply::envelope(out, |v| {
+            v.get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        })
     }
 
     #[tool(
@@ -107,6 +158,7 @@ impl Server {
                     text.push_str(&format!("\n\n{id} asks:\n{q}"));
                 }
             }
+            text.push_str(&reply::notes(v));
             text
         })
     }
@@ -180,7 +232,7 @@ impl Server {
         let statuses: Option<Vec<&str>> = l.status.map(|s| s.iter().map(|s| s.as_str()).collect());
         let body = json!({ "issue": l.issue, "status": statuses, "all": l.all });
         reply::envelope(self.hub.call("list", body).await, |v| {
-            reply::list_text(clarifications(v), "no clarification matches")
+            reply::list_text(clarifications(v), "no clarification matches") + &reply::notes(v)
         })
     }
 

@@ -11,6 +11,7 @@
 //! run log is the store's.
 
 mod capture;
+mod route;
 mod run;
 mod sys;
 
@@ -20,6 +21,7 @@ use std::time::Duration;
 
 use agentx_clarify_core::routing::Invocation;
 
+pub use route::{result_of, ProcessRunner};
 pub use run::run;
 
 /// Each of stdout and stderr keeps at most this many bytes (SPEC §14.2: 1 MiB).

@@ -307,7 +307,7 @@ fn millis(d: Duration) -> i32 {
     i32::try_from(ms).unwrap_or(i32::MAX)
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

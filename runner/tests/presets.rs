@@ -64,6 +64,7 @@ fn route(table: &str, persona: Option<&str>, env: &[(&str, &str)]) -> Routed {
         workflow: l.workflow.as_deref(),
         persona: invocation.prompt_persona.as_deref(),
         max_answer_chars: config.max_body_chars,
+        replies: &[],
     });
     let out = run(&Spec::for_invocation(&invocation, &prompt, &root())).unwrap();
     let record = std::fs::read_to_string(&record)

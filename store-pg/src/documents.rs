@@ -8,11 +8,11 @@
 //! | `.agentx/state/delegations/issue-<n>.json` | `delegations` | `issue-<n>.json` |
 //! | `.agentx/state/agent-status.json` | `state` | `agent-status.json` |
 //!
-//! Delegation ledgers (SPEC §18) have no store API yet; they are documents of their own kind
-//! already, so export and import carry them, and the `DelegationStore` to come reads and
-//! updates them with the same row-locked transaction as clarification ledgers (and indexes
-//! its active envelopes in `agentx.active` under its own kind).
+//! Delegation ledgers (SPEC §18) are read and updated with the same row-locked transaction as
+//! clarification ledgers (`delegations.rs`); they have no rows in `agentx.active` (the
+//! monitor reads every delegation ledger, as the file store's does).
 
+pub use agentx_clarify_command::paths::DELEGATIONS_DIR;
 use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::MAX_ISSUE;
@@ -22,9 +22,6 @@ use agentx_clarify_core::Ledger;
 pub const CLARIFICATIONS: &str = "clarifications";
 pub const DELEGATIONS: &str = "delegations";
 pub const STATE: &str = "state";
-
-/// `.agentx/state/delegations/` (SPEC §18).
-pub const DELEGATIONS_DIR: &str = ".agentx/state/delegations/";
 
 /// The workspace path of a document.
 pub fn path_of(kind: &str, name: &str) -> String {

@@ -106,7 +106,11 @@ pub(crate) fn lock_timeout(
     ms: u64,
 ) -> Option<ClarifyError> {
     (e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE)).then(|| ClarifyError::LockTimeout {
-        path: format!("{target} ({what})"),
+        lock: format!("{target} ({what})"),
         ms,
+        // PostgreSQL does not name the session that holds a row lock without a query of its
+        // own; it has held it at least as long as this one waited.
+        holder: String::from("another transaction"),
+        age_ms: ms,
     })
 }

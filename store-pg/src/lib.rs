@@ -24,14 +24,17 @@
 )]
 
 mod conn;
+mod delegations;
 pub mod documents;
 mod error;
+mod leases;
+mod runs;
 pub mod schema;
 mod transfer;
 mod update;
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use agentx_clarify_command::paths::{self, ledger_read, STATUS_FILE};
 use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
@@ -41,10 +44,11 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 use agentx_clarify_store::{parallel_map, DiskStore};
 
 use conn::Conn;
-use documents::{active_rows, CLARIFICATIONS, STATE};
+use documents::{active_rows, rows_of, CLARIFICATIONS, STATE};
 use error::{failure, Phase};
 
 pub use conn::describe;
+pub use leases::PgLease;
 pub use schema::Migration;
 pub use transfer::Imported;
 
@@ -58,7 +62,10 @@ pub struct PgStore {
     url: String,
     /// The URL without its password, for messages.
     target: String,
-    conn: Mutex<Option<Conn>>,
+    /// Idle connections. A call takes one out and puts it back when done, so a call made
+    /// while another is under way (a decision that reads the store, a delegation update
+    /// inside a ledger update) gets a connection of its own instead of waiting for itself.
+    idle: Mutex<Vec<Conn>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -79,7 +86,7 @@ impl PgStore {
             files: DiskStore::new(root),
             url: url.to_owned(),
             target: describe(url),
-            conn: Mutex::new(Some(conn)),
+            idle: Mutex::new(vec![conn]),
         })
     }
 
@@ -100,13 +107,26 @@ impl PgStore {
         self.files.root()
     }
 
+    /// The workspace's files (settings, workflows, manifests, run logs).
+    pub fn files(&self) -> &DiskStore {
+        &self.files
+    }
+
     fn conn(&self) -> Result<ConnGuard<'_>, ClarifyError> {
-        let mut slot = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let conn = match idle {
             // A connection lost by an earlier call is replaced, not reused.
-            *slot = Some(conn::checkout(&self.url)?);
-        }
-        Ok(ConnGuard(slot))
+            Some(conn) if !conn.client.is_closed() => conn,
+            _ => conn::checkout(&self.url)?,
+        };
+        Ok(ConnGuard {
+            store: self,
+            conn: Some(conn),
+        })
     }
 
     /// One document's bytes by workspace path (`.agentx/state/…`), as a file would hold them.
@@ -143,7 +163,7 @@ impl PgStore {
     ) -> Result<Vec<R>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
-        let fail = |e: &postgres::Error| self.fail("read", "the clarification ledgers", e);
+        let fail = |e: &postgres::Error| self.fail("read", "the ledgers", e);
         let stmt = c.statement(sql).map_err(|e| fail(&e))?;
         let params: Vec<&(dyn postgres::types::ToSql + Sync)> = match &written {
             Some(w) => vec![w],
@@ -176,22 +196,38 @@ impl PgStore {
     }
 }
 
-/// The store's connection while one call uses it.
-struct ConnGuard<'a>(MutexGuard<'a, Option<Conn>>);
+/// A connection while one call uses it; back among the idle ones when dropped.
+struct ConnGuard<'a> {
+    store: &'a PgStore,
+    conn: Option<Conn>,
+}
 
 impl ConnGuard<'_> {
     fn get(&mut self) -> Result<&mut Conn, ClarifyError> {
-        // `PgStore::conn` fills the slot before it hands out a guard.
-        self.0.as_mut().ok_or_else(|| ClarifyError::Internal {
+        // `PgStore::conn` fills it; only `drop` empties it.
+        self.conn.as_mut().ok_or_else(|| ClarifyError::Internal {
             message: String::from("the store's connection slot is empty"),
         })
     }
 }
 
+impl Drop for ConnGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take().filter(|c| !c.client.is_closed()) {
+            let mut idle = self
+                .store
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            idle.push(conn);
+        }
+    }
+}
+
 impl Drop for PgStore {
     fn drop(&mut self) {
-        let slot = self.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if let Some(conn) = slot.take() {
+        let idle = self.idle.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for conn in idle.drain(..) {
             conn::checkin(&self.url, conn);
         }
     }
@@ -244,6 +280,32 @@ impl Store for PgStore {
                     .transpose()?;
                 let (write, result) = decide(current)?;
                 let write = write.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
+                Ok((write, result))
+            },
+        )
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        let mut conn = self.conn()?;
+        update::update_document(
+            conn.get()?,
+            &self.target,
+            (CLARIFICATIONS, &name),
+            config.lock_timeout_ms,
+            |bytes| {
+                let (write, result) = decide(bytes)?;
+                // Indexed as an import indexes them: bytes that do not parse keep a row.
+                let write = write.map(|b| {
+                    let rows = rows_of(CLARIFICATIONS, &name, &b);
+                    (b, rows)
+                });
                 Ok((write, result))
             },
         )

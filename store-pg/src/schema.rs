@@ -8,13 +8,14 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 1;
+pub const VERSION: i32 = 2;
 
 /// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
-const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "documents and the index of active records",
-    r"
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "documents and the index of active records",
+        r"
 -- Every document of a workspace's state: clarification ledgers, delegation ledgers and the
 -- agent statuses, each as the exact bytes its file holds (export writes them back unchanged).
 CREATE TABLE agentx.documents (
@@ -39,7 +40,26 @@ CREATE TABLE agentx.active (
 );
 CREATE INDEX active_document ON agentx.active (kind, name);
 ",
-)];
+    ),
+    (
+        2,
+        "routing leases",
+        r"
+-- Routing leases (SPEC §14.2 step 2), one row per record being routed, so routers on
+-- different machines never both run one record's agent. Expiry is on the server's clock
+-- (every router compares against the same one); `token` identifies one taking, so a router
+-- releases only its own lease.
+CREATE TABLE agentx.leases (
+    id text PRIMARY KEY,
+    token text NOT NULL,
+    pid bigint NOT NULL,
+    hostname text NOT NULL,
+    taken_ms bigint NOT NULL,
+    expires_ms bigint NOT NULL
+);
+",
+    ),
+];
 
 /// What `init` did.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -64,11 +64,34 @@ impl From<postgres::Error> for Stop {
 pub(crate) fn update_document<T>(
     conn: &mut Conn,
     target: &str,
-    (kind, name): (&str, &str),
+    key: (&str, &str),
     lock_timeout_ms: u64,
     mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Write>, T), ClarifyError>,
 ) -> Result<T, ClarifyError> {
-    let what = format!("update {kind}/{name}");
+    update_documents(conn, target, &[key], lock_timeout_ms, |current| {
+        let (write, result) = decide(current.first().and_then(Option::as_deref))?;
+        Ok((vec![write], result))
+    })
+}
+
+/// Read–decide–write of several documents in one transaction: their rows are locked in the
+/// order given (every caller uses one order — a clarification ledger before its issue's
+/// delegation ledger — so two of them never wait on each other), `decide` sees every body and
+/// returns what to write for each (by position), and all of it commits or none.
+pub(crate) fn update_documents<T>(
+    conn: &mut Conn,
+    target: &str,
+    keys: &[(&str, &str)],
+    lock_timeout_ms: u64,
+    mut decide: impl FnMut(&[Option<Vec<u8>>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
+) -> Result<T, ClarifyError> {
+    let what = format!(
+        "update {}",
+        keys.iter()
+            .map(|(kind, name)| format!("{kind}/{name}"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
     let fail = |phase: Phase, e: &postgres::Error| {
         lock_timeout(e, target, &what, lock_timeout_ms)
             .unwrap_or_else(|| failure(target, &what, phase, e))
@@ -76,9 +99,9 @@ pub(crate) fn update_document<T>(
     conn.set_lock_timeout(lock_timeout_ms)
         .map_err(|e| fail(Phase::Before, &e))?;
     for attempt in 1..=ATTEMPTS {
-        match attempt_once(conn, kind, name, &mut decide) {
+        match attempt_once(conn, keys, &mut decide) {
             Ok(Some(result)) => return Ok(result),
-            // Someone created the document meanwhile: decide again on what they wrote.
+            // Someone created a document meanwhile: decide again on what they wrote.
             Ok(None) => continue,
             Err(Stop::Decided(e)) => return Err(e),
             Err(Stop::Db(phase, e)) if phase == Phase::Before && is_retryable(&e) => {
@@ -94,9 +117,8 @@ pub(crate) fn update_document<T>(
 /// One transaction; `Ok(None)` when an insert lost the race for a new document.
 fn attempt_once<T>(
     conn: &mut Conn,
-    kind: &str,
-    name: &str,
-    decide: &mut impl FnMut(Option<&[u8]>) -> Result<(Option<Write>, T), ClarifyError>,
+    keys: &[(&str, &str)],
+    decide: &mut impl FnMut(&[Option<Vec<u8>>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
 ) -> Result<Option<T>, Stop> {
     let select = conn.statement(SELECT_FOR_UPDATE)?;
     let replace = conn.statement(REPLACE)?;
@@ -109,30 +131,38 @@ fn attempt_once<T>(
         .build_transaction()
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()?;
-    let current: Option<Vec<u8>> = tx.query_opt(&select, &[&kind, &name])?.map(|r| r.get(0));
-    let (write, result) = decide(current.as_deref()).map_err(Stop::Decided)?;
-    let Some((body, rows)) = write else {
-        // Nothing to write: the lock goes with the transaction.
+    let mut current: Vec<Option<Vec<u8>>> = Vec::with_capacity(keys.len());
+    for (kind, name) in keys {
+        current.push(tx.query_opt(&select, &[kind, name])?.map(|r| r.get(0)));
+    }
+    let (writes, result) = decide(&current).map_err(Stop::Decided)?;
+    if writes.iter().all(Option::is_none) {
+        // Nothing to write: the locks go with the transaction.
         tx.rollback()?;
         return Ok(Some(result));
-    };
-    let (records, statuses, stale_after, requesters) = columns(rows);
-    let params: [&(dyn postgres::types::ToSql + Sync); 7] = [
-        &kind,
-        &name,
-        &body,
-        &records,
-        &statuses,
-        &stale_after,
-        &requesters,
-    ];
-    if current.is_some() {
-        tx.execute(&replace, &params)?;
-    } else {
-        let inserted: i64 = tx.query_one(&insert, &params)?.get(0);
-        if inserted == 0 {
-            tx.rollback()?;
-            return Ok(None);
+    }
+    for (((kind, name), existing), write) in keys.iter().zip(&current).zip(writes) {
+        let Some((body, rows)) = write else {
+            continue;
+        };
+        let (records, statuses, stale_after, requesters) = columns(rows);
+        let params: [&(dyn postgres::types::ToSql + Sync); 7] = [
+            kind,
+            name,
+            &body,
+            &records,
+            &statuses,
+            &stale_after,
+            &requesters,
+        ];
+        if existing.is_some() {
+            tx.execute(&replace, &params)?;
+        } else {
+            let inserted: i64 = tx.query_one(&insert, &params)?.get(0);
+            if inserted == 0 {
+                tx.rollback()?;
+                return Ok(None);
+            }
         }
     }
     tx.commit().map_err(|e| {

@@ -26,7 +26,9 @@ fn setup(prefix: &str) -> (String, tempfile::TempDir) {
 /// A workspace directory with the default settings and workflows.
 fn workspace_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    agentx_clarify_store::DiskStore::new(dir.path()).init().expect("init");
+    agentx_clarify_store::DiskStore::new(dir.path())
+        .init()
+        .expect("init");
     dir
 }
 
@@ -43,6 +45,7 @@ fn request(issue: u64, n: usize) -> NewRequest {
         field: None,
         suggestions: vec![],
         idempotency_key: None,
+        ..NewRequest::default()
     }
 }
 
@@ -57,7 +60,9 @@ fn ids(store: &PgStore, issue: u32) -> Vec<String> {
 fn body(url: &str, issue: u32) -> String {
     psql(
         url,
-        &format!("SELECT encode(body, 'escape') FROM agentx.documents WHERE name = 'issue-{issue}.json'"),
+        &format!(
+            "SELECT encode(body, 'escape') FROM agentx.documents WHERE name = 'issue-{issue}.json'"
+        ),
     )
 }
 
@@ -69,12 +74,41 @@ fn the_schema_is_created_migrated_and_checked() {
     assert_eq!(e.code(), "IO_ERROR");
     assert!(e.to_string().contains("agentx store init"), "{e}");
     let first = PgStore::init_schema(&url).unwrap();
-    assert_eq!((first.from, first.to, first.applied.len()), (0, 1, 1));
+    let version = agentx_clarify_pg::schema::VERSION;
+    assert_eq!(
+        (first.from, first.to, first.applied.len()),
+        (0, version, usize::try_from(version).unwrap())
+    );
     let again = PgStore::init_schema(&url).unwrap();
-    assert_eq!((again.from, again.to), (1, 1));
+    assert_eq!((again.from, again.to), (version, version));
     assert!(again.applied.is_empty(), "init is idempotent");
     PgStore::open(dir.path(), &url).unwrap();
-    psql(&url, "INSERT INTO agentx.migrations (version, description) VALUES (99, 'future')");
+    // A database of the previous version (before routing leases) is refused until `init`
+    // migrates it; its documents stay.
+    psql(
+        &url,
+        "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
+         DROP TABLE agentx.leases; DELETE FROM agentx.migrations WHERE version = 2",
+    );
+    let old = format!("{url}&application_name=old");
+    let e = PgStore::open(dir.path(), &old).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("schema version 1, this agentx needs 2"),
+        "{e}"
+    );
+    let migrated = PgStore::init_schema(&url).unwrap();
+    assert_eq!((migrated.from, migrated.to), (1, 2));
+    assert_eq!(migrated.applied, ["2: routing leases"]);
+    PgStore::open(dir.path(), &old).unwrap();
+    assert_eq!(
+        psql(&url, "SELECT count(*) FROM agentx.documents").trim(),
+        "1"
+    );
+    psql(
+        &url,
+        "INSERT INTO agentx.migrations (version, description) VALUES (99, 'future')",
+    );
     // The version is checked when a connection is opened (a pooled one was checked already).
     let e = PgStore::open(dir.path(), &format!("{url}&application_name=newer")).unwrap_err();
     assert!(e.to_string().contains("upgrade agentx"), "{e}");
@@ -100,7 +134,9 @@ fn concurrent_asks_on_one_issue_lose_nothing() {
     });
     let store = PgStore::open(dir.path(), &url).unwrap();
     let got = ids(&store, 42);
-    let want: Vec<String> = (1..=threads * each).map(|n| format!("CLR-42-{n:03}")).collect();
+    let want: Vec<String> = (1..=threads * each)
+        .map(|n| format!("CLR-42-{n:03}"))
+        .collect();
     assert_eq!(got, want, "every ask kept, ids unique and dense");
     // The stored bytes are what the file store would write.
     let l = store.read_ledger(42).unwrap().unwrap();
@@ -156,28 +192,51 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
     let store = PgStore::open(dir.path(), &url).unwrap();
     let mut docs = Vec::new();
     for i in 1..=40u64 {
-        let kind = if [5, 17].contains(&i) { Kind::Stale } else { Kind::Finished };
+        let kind = if [5, 17].contains(&i) {
+            Kind::Stale
+        } else {
+            Kind::Finished
+        };
         docs.push((
             format!(".agentx/state/clarifications/issue-{i}.json"),
             ledger(i, kind, NOW).to_pretty_json().into_bytes(),
         ));
     }
-    docs.push((".agentx/state/clarifications/issue-41.json".into(), b"{ not json".to_vec()));
+    docs.push((
+        ".agentx/state/clarifications/issue-41.json".into(),
+        b"{ not json".to_vec(),
+    ));
     store.import_documents(&docs, false).unwrap();
-    let visited = |scope| -> BTreeSet<u64> { store.scan(scope, |r| r.issue).unwrap().into_iter().collect() };
+    let visited = |scope| -> BTreeSet<u64> {
+        store
+            .scan(scope, |r| r.issue)
+            .unwrap()
+            .into_iter()
+            .collect()
+    };
     assert_eq!(visited(Scope::All).len(), 41);
     assert_eq!(visited(Scope::Monitor), BTreeSet::from([5, 17, 41]));
-    assert_eq!(visited(Scope::FollowUp { written: Some(3) }), BTreeSet::from([3, 5, 17, 41]));
+    assert_eq!(
+        visited(Scope::FollowUp { written: Some(3) }),
+        BTreeSet::from([3, 5, 17, 41])
+    );
     // A write maintains the index in its own transaction.
     store
-        .update_ledger(3, &Config::default(), "t", |_| Ok((Some(ledger(3, Kind::Clean, NOW)), ())))
+        .update_ledger(3, &Config::default(), "t", |_| {
+            Ok((Some(ledger(3, Kind::Clean, NOW)), ()))
+        })
         .unwrap();
     store
-        .update_ledger(5, &Config::default(), "t", |_| Ok((Some(ledger(5, Kind::Finished, NOW)), ())))
+        .update_ledger(5, &Config::default(), "t", |_| {
+            Ok((Some(ledger(5, Kind::Finished, NOW)), ()))
+        })
         .unwrap();
     assert_eq!(visited(Scope::Monitor), BTreeSet::from([3, 17, 41]));
     let rows = psql(&url, "SELECT string_agg(name || ':' || record || ':' || status, ',' ORDER BY name, record) FROM agentx.active WHERE name = 'issue-3.json'");
-    assert_eq!(rows, "issue-3.json:CLR-3-002:answered,issue-3.json:CLR-3-003:pending");
+    assert_eq!(
+        rows,
+        "issue-3.json:CLR-3-002:answered,issue-3.json:CLR-3-003:pending"
+    );
 }
 
 #[test]
@@ -201,7 +260,10 @@ fn serialization_failures_are_retried_then_given_up() {
            FOR EACH ROW EXECUTE FUNCTION agentx_test_fail();",
     );
     let db = psql(&url, "SELECT current_database()");
-    psql(&url, &format!("ALTER DATABASE {db} SET agentx_test.fail = '3'"));
+    psql(
+        &url,
+        &format!("ALTER DATABASE {db} SET agentx_test.fail = '3'"),
+    );
     // A new connection picks the setting up.
     let store = PgStore::open(dir.path(), &format!("{url}&application_name=retry")).unwrap();
     let calls = AtomicU32::new(0);
@@ -214,17 +276,36 @@ fn serialization_failures_are_retried_then_given_up() {
             Ok((Some(l), ()))
         })
         .unwrap();
-    assert_eq!(calls.load(Ordering::Relaxed), 4, "three failures, then it went through");
-    assert!(store.read_ledger(9).unwrap().unwrap().clarifications.is_empty());
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        4,
+        "three failures, then it went through"
+    );
+    assert!(store
+        .read_ledger(9)
+        .unwrap()
+        .unwrap()
+        .clarifications
+        .is_empty());
     // Failures that never stop: an error that says nothing was written, and nothing was.
-    psql(&url, &format!("ALTER DATABASE {db} SET agentx_test.fail = '1000000'"));
+    psql(
+        &url,
+        &format!("ALTER DATABASE {db} SET agentx_test.fail = '1000000'"),
+    );
     let store = PgStore::open(dir.path(), &format!("{url}&application_name=giveup")).unwrap();
     let e = store
-        .update_ledger(9, &Config::default(), "t", |_| Ok((Some(before.clone()), ())))
+        .update_ledger(9, &Config::default(), "t", |_| {
+            Ok((Some(before.clone()), ()))
+        })
         .unwrap_err();
     assert_eq!(e.code(), "IO_ERROR");
     assert!(e.to_string().contains("nothing was written; retry"), "{e}");
-    assert!(store.read_ledger(9).unwrap().unwrap().clarifications.is_empty());
+    assert!(store
+        .read_ledger(9)
+        .unwrap()
+        .unwrap()
+        .clarifications
+        .is_empty());
 }
 
 #[test]
@@ -297,7 +378,10 @@ fn a_refused_connection_is_an_io_error_that_says_retry() {
     assert_eq!(e.code(), "IO_ERROR");
     let text = e.to_string();
     assert!(text.contains("cannot connect"), "{text}");
-    assert!(text.contains("retry when the server accepts connections"), "{text}");
+    assert!(
+        text.contains("retry when the server accepts connections"),
+        "{text}"
+    );
 }
 
 #[test]

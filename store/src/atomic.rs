@@ -28,21 +28,6 @@ pub(crate) fn symlink_refused(path: &Path) -> ClarifyError {
     }
 }
 
-/// Test-only fault injection (feature `test-hooks`, never in a release build):
-/// `AGENTX_TEST_SLOW_WRITE_MS` makes every write pause (inside the lock) before and after the
-/// temp file is written, so crash tests can kill a writer there.
-#[cfg(feature = "test-hooks")]
-fn test_pause() {
-    if let Some(ms) =
-        std::env::var_os("AGENTX_TEST_SLOW_WRITE_MS").and_then(|v| v.to_str()?.parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(fastrand::u64(0..=ms)));
-    }
-}
-
-#[cfg(not(feature = "test-hooks"))]
-fn test_pause() {}
-
 /// Atomically replaces `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
     refuse_symlink(path)?;
@@ -61,13 +46,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
             .set_permissions(meta.permissions())
             .map_err(|e| io_error("set the permissions of", tmp.path(), &e))?;
     }
-    test_pause();
     tmp.write_all(bytes)
         .map_err(|e| io_error("write", tmp.path(), &e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| io_error("sync", tmp.path(), &e))?;
-    test_pause();
     tmp.persist(path)
         .map_err(|e| io_error("replace", path, &e.error))?;
     // The rename is durable only once the directory entry is.

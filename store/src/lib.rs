@@ -10,12 +10,15 @@
 
 mod atomic;
 pub mod clock;
+mod delegations;
 mod index;
 mod init;
+mod lease;
 mod lock;
 mod parallel;
 mod pass;
 mod read;
+mod runs;
 mod sweep;
 
 use std::path::{Path, PathBuf};
@@ -32,14 +35,44 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 pub use atomic::{refuse_symlink, write_atomic};
 use index::Index;
 pub use index::INDEX_DIR;
-pub use lock::{lock_path, FileLock, LockPolicy};
+pub use lease::DiskLease;
+pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use parallel::parallel_map;
 pub use read::read_into;
+use read::Links;
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
-    ClarifyError::Io {
-        message: format!("cannot {what} {}: {e}", path.display()),
+    // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.
+    let message = if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
+        // Say which filesystem: the user must remount it or work elsewhere, not retry.
+        format!(
+            "cannot {what} {}: it is on a read-only filesystem (mounted at {})",
+            path.display(),
+            mount_point(path).display()
+        )
+    } else {
+        format!("cannot {what} {}: {e}", path.display())
+    };
+    ClarifyError::Io { message }
+}
+
+/// The mount point of the filesystem holding `path`: its nearest ancestor whose parent is on
+/// another device (or `/`).
+fn mount_point(path: &Path) -> PathBuf {
+    use std::os::unix::fs::MetadataExt;
+    let dev = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+    let mut here = path
+        .ancestors()
+        .find(|p| dev(p).is_some())
+        .unwrap_or(path)
+        .to_path_buf();
+    while let Some(parent) = here.parent() {
+        if parent.as_os_str().is_empty() || dev(parent) != dev(&here) {
+            break;
+        }
+        here = parent.to_path_buf();
     }
+    here
 }
 
 /// What the clarifications directory holds.
@@ -85,6 +118,23 @@ impl DiskStore {
         &self.root
     }
 
+    /// Fails unless the root is an existing directory (SPEC §20: `--root` naming a missing
+    /// directory is an error, not an empty workspace). Every command but `init` checks it.
+    pub fn require_root(&self) -> Result<(), ClarifyError> {
+        match std::fs::metadata(&self.root) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => Err(ClarifyError::Io {
+                message: format!("workspace root {} is not a directory", self.root.display()),
+            }),
+            Err(e) => Err(ClarifyError::Io {
+                message: format!(
+                    "workspace root {} does not exist or cannot be read ({e}); `init` creates it",
+                    self.root.display()
+                ),
+            }),
+        }
+    }
+
     /// A path of SPEC §3 (`paths::…`) under this root.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
@@ -101,6 +151,33 @@ impl DiskStore {
     /// `issue-<n>.json`; `issue` is a validated number, so the path cannot escape.
     pub fn ledger_path(&self, issue: u32) -> PathBuf {
         self.path(&paths::ledger_path(issue))
+    }
+
+    /// The ledger's path, its directory created.
+    fn lock_ledger_dir(&self, issue: u32) -> Result<PathBuf, ClarifyError> {
+        let dir = self.clarifications_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        Ok(self.ledger_path(issue))
+    }
+
+    /// Writes a ledger under its lock and keeps its index marker: the marker goes before a
+    /// ledger that needs it and after one that does not, so a crash in between leaves one
+    /// marker too many, never one too few.
+    fn write_indexed(
+        &self,
+        issue: u32,
+        path: &Path,
+        bytes: &[u8],
+        marked: bool,
+    ) -> Result<(), ClarifyError> {
+        if marked {
+            self.index.mark(u64::from(issue))?;
+        }
+        write_atomic(path, bytes)?;
+        if !marked {
+            self.index.unmark(u64::from(issue));
+        }
+        Ok(())
     }
 
     fn relative(&self, path: &Path) -> String {
@@ -150,11 +227,11 @@ fn file_name(path: &Path) -> String {
 impl Store for DiskStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
         let path = self.path(paths::CONFIG);
-        match std::fs::read(&path) {
-            Ok(bytes) => Config::parse_bytes(&self.relative(&path), &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(e) => Err(io_error("read", &path, &e)),
-        }
+        let file = self.relative(&path);
+        let config = read::read_existing(&path, Links::Follow, |bytes| {
+            Config::parse_bytes(&file, bytes)
+        })?;
+        Ok(config.unwrap_or_default())
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -179,14 +256,22 @@ impl Store for DiskStore {
             .collect();
         files.sort();
         for (name, path) in files {
-            let bytes = std::fs::read(&path).map_err(|e| io_error("read", &path, &e))?;
-            workflows.insert_bytes_as(&name, &self.relative(&path), &bytes);
+            let file = self.relative(&path);
+            // A file that cannot be read (a FIFO, a directory) fails only the requests that
+            // use it, like one that does not parse.
+            let read = read::read_existing(&path, Links::Follow, |bytes| {
+                workflows.insert_bytes_as(&name, &file, bytes);
+                Ok(())
+            });
+            if let Err(e) = read {
+                workflows.insert_error(&name, e);
+            }
         }
         Ok(workflows)
     }
 
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        read::read_existing(&self.ledger_path(issue), |bytes| {
+        read::read_existing(&self.ledger_path(issue), Links::Refuse, |bytes| {
             Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue))
         })
     }
@@ -198,31 +283,47 @@ impl Store for DiskStore {
         agent: &str,
         mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let dir = self.clarifications_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
-        let path = self.ledger_path(issue);
+        let path = self.lock_ledger_dir(issue)?;
         // Dropped last: the session accounts for the lock file's coming and going too.
         let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_ledger(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
-            // The marker goes before a ledger that needs it and after one that does not: a
-            // crash in between leaves one marker too many, never one too few.
-            let marked = may_act(&ledger);
-            if marked {
-                self.index.mark(u64::from(issue))?;
-            }
-            write_atomic(&path, ledger.to_pretty_json().as_bytes())?;
-            if !marked {
-                self.index.unmark(u64::from(issue));
-            }
+            self.write_indexed(
+                issue,
+                &path,
+                ledger.to_pretty_json().as_bytes(),
+                may_act(&ledger),
+            )?;
+        }
+        Ok(result)
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = self.lock_ledger_dir(issue)?;
+        let _session = self.index.begin();
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        // Copied out of the thread's read buffer: `decide` may read the store too.
+        let current = read::read_existing(&path, Links::Refuse, |bytes| Ok(bytes.to_vec()))?;
+        let (write, result) = decide(current.as_deref())?;
+        if let Some(bytes) = write {
+            // Bytes that do not parse keep their marker, as a pass that cannot read them would.
+            let marked = Ledger::parse(&paths::ledger_name(issue), &bytes, Some(issue))
+                .map_or(true, |ledger| may_act(&ledger));
+            self.write_indexed(issue, &path, &bytes, marked)?;
         }
         Ok(result)
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
+        let statuses = read::read_existing(&self.path(paths::STATUS), Links::Refuse, |b| {
             parse_statuses(paths::STATUS_FILE, b)
         })?;
         Ok(statuses.unwrap_or_default())
@@ -289,5 +390,6 @@ impl Store for DiskStore {
         // Removing a temp file changes the clarifications directory: a session says it was us.
         let _session = (!temps.is_empty()).then(|| self.index.begin());
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
+        self.sweep_delegation_temps(config);
     }
 }

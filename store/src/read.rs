@@ -1,13 +1,26 @@
 //! Reading files the way a workspace pass needs: one `open` that refuses symlinks
-//! (`O_NOFOLLOW`), one `fstat` and, normally, one `read` into a reused buffer — a pass reads
-//! thousands of files, and the syscalls are most of its cost.
+//! (`O_NOFOLLOW`) and never blocks (`O_NONBLOCK`: a FIFO opens at once instead of waiting for
+//! a writer that never comes), one `fstat` that refuses anything but a regular file (SPEC §20:
+//! a FIFO, device or directory at a ledger's path is named and refused, never read) and,
+//! normally, one `read` into a reused buffer — a pass reads thousands of files, and the
+//! syscalls are most of its cost. The checks add flags and look at the `fstat` the read needs
+//! anyway: no syscall more per file.
 
+use std::fs::{File, Metadata};
 use std::path::Path;
 
 use agentx_clarify_core::ClarifyError;
 
 use crate::atomic::symlink_refused;
 use crate::io_error;
+
+/// Whether a symlink as the last component is followed: never for ledgers, locks and the
+/// status file (SPEC §8); settings and workflows may be links a user keeps elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Links {
+    Refuse,
+    Follow,
+}
 
 thread_local! {
     /// One read buffer per thread, reused for every file it reads.
@@ -19,60 +32,125 @@ pub(crate) fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
     READ_BUFFER.with(|cell| f(&mut cell.borrow_mut()))
 }
 
-/// Reads a whole file into `buf` (reusing its allocation).
+/// Reads a whole ledger file into `buf` (reusing its allocation); a missing file is an error.
 pub fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
-    let file = open_nofollow(path).map_err(|e| read_error(path, &e))?;
-    read_open(file, path, buf)
+    let (file, meta) = open_regular(path, Links::Refuse)?.ok_or_else(|| {
+        io_error(
+            "read",
+            path,
+            &std::io::Error::from(std::io::ErrorKind::NotFound),
+        )
+    })?;
+    read_open(file, &meta, path, buf)
 }
 
 /// Reads a file, if it exists, into this thread's buffer and decodes it with `decode`.
 pub(crate) fn read_existing<T>(
     path: &Path,
+    links: Links,
     decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
 ) -> Result<Option<T>, ClarifyError> {
-    let file = match open_nofollow(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(read_error(path, &e)),
+    let Some((file, meta)) = open_regular(path, links)? else {
+        return Ok(None);
     };
     with_buffer(|buf| {
-        read_open(file, path, buf)?;
+        read_open(file, &meta, path, buf)?;
         decode(buf).map(Some)
     })
 }
 
 /// Reads a whole file into `buf`; `Ok(false)` when it does not exist.
 pub(crate) fn read_if_exists(path: &Path, buf: &mut Vec<u8>) -> Result<bool, ClarifyError> {
-    match open_nofollow(path) {
-        Ok(file) => read_open(file, path, buf).map(|()| true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(read_error(path, &e)),
-    }
+    let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
+        return Ok(false);
+    };
+    read_open(file, &meta, path, buf).map(|()| true)
 }
 
-/// Opens a file for reading; a symlink as its last component fails (`ELOOP`).
-fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
+/// A file's bytes and its metadata (`None` when it does not exist); for lock files, whose age
+/// is their mtime.
+pub(crate) fn read_with_metadata(path: &Path) -> Result<Option<(Vec<u8>, Metadata)>, ClarifyError> {
+    let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    read_open(file, &meta, path, &mut bytes)?;
+    Ok(Some((bytes, meta)))
+}
+
+/// Opens a regular file for reading without blocking; `None` when it does not exist.
+fn open_regular(path: &Path, links: Links) -> Result<Option<(File, Metadata)>, ClarifyError> {
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    // O_NOCTTY: a terminal device at the path must not become this process's terminal before
+    // fstat refuses it.
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(flags)
         .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(open_error(path, &e)),
+    };
+    let meta = file.metadata().map_err(|e| io_error("read", path, &e))?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta));
+    }
+    Ok(Some((file, meta)))
 }
 
-fn read_error(path: &Path, e: &std::io::Error) -> ClarifyError {
+fn open_error(path: &Path, e: &std::io::Error) -> ClarifyError {
     match e.raw_os_error() {
         Some(libc::ELOOP) => symlink_refused(path),
+        // A socket (or a FIFO opened for writing) cannot be opened: say what it is.
+        Some(libc::ENXIO) => match std::fs::symlink_metadata(path) {
+            Ok(meta) => not_regular(path, &meta),
+            Err(_) => io_error("read", path, e),
+        },
         _ => io_error("read", path, e),
     }
 }
 
-/// Reads the whole of an open file into `buf`.
-fn read_open(mut file: std::fs::File, path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
+/// `refusing to read X: it is a FIFO (named pipe), not a regular file`.
+pub(crate) fn not_regular(path: &Path, meta: &Metadata) -> ClarifyError {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let what = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "a special file"
+    };
+    ClarifyError::Io {
+        message: format!(
+            "refusing to read {}: it is {what}, not a regular file",
+            path.display()
+        ),
+    }
+}
+
+/// Reads the whole of an open regular file into `buf`.
+fn read_open(
+    mut file: File,
+    meta: &Metadata,
+    path: &Path,
+    buf: &mut Vec<u8>,
+) -> Result<(), ClarifyError> {
     use std::io::Read;
-    let len = file
-        .metadata()
-        .map_err(|e| io_error("read", path, &e))?
-        .len();
+    let len = meta.len();
     buf.clear();
     buf.reserve(usize::try_from(len).unwrap_or(0));
     // Ledgers are replaced by rename, never rewritten in place, so the size read by fstat is
@@ -82,4 +160,43 @@ fn read_open(mut file: std::fs::File, path: &Path, buf: &mut Vec<u8>) -> Result<
         .read_to_end(buf)
         .map_err(|e| io_error("read", path, &e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifos_directories_and_symlinks_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("issue-3.json");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        // Without O_NONBLOCK this open would wait for a writer forever.
+        let e = read_existing(&fifo, Links::Follow, |_| Ok(())).unwrap_err();
+        assert_eq!(e.code(), "IO_ERROR");
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert!(e.to_string().contains("issue-3.json"), "{e}");
+        let sub = dir.path().join("issue-4.json");
+        std::fs::create_dir(&sub).unwrap();
+        let e = read_into(&sub, &mut Vec::new()).unwrap_err();
+        assert!(
+            e.to_string().contains("a directory, not a regular file"),
+            "{e}"
+        );
+        let link = dir.path().join("issue-5.json");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        let e = read_into(&link, &mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        // Followed (settings, workflows), the link leads to the FIFO, which is refused too.
+        let e = read_existing(&link, Links::Follow, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert_eq!(
+            read_existing(&dir.path().join("absent"), Links::Refuse, |_| Ok(())).unwrap(),
+            None
+        );
+    }
 }

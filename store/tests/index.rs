@@ -39,7 +39,11 @@ fn update(store: &DiskStore, issue: u32, kind: Kind) {
 }
 
 fn visited(store: &DiskStore, scope: Scope) -> BTreeSet<u64> {
-    store.scan(scope, |r| r.issue).unwrap().into_iter().collect()
+    store
+        .scan(scope, |r| r.issue)
+        .unwrap()
+        .into_iter()
+        .collect()
 }
 
 fn follow_up(store: &DiskStore, written: Option<u32>) -> BTreeSet<u64> {
@@ -50,7 +54,10 @@ fn follow_up(store: &DiskStore, written: Option<u32>) -> BTreeSet<u64> {
 /// it sees the change), and the one after reads exactly `expected` again.
 fn noticed(store: &DiskStore, expected: &[u64]) {
     let first = follow_up(store, None);
-    assert!(first.is_superset(&set(expected)), "{first:?} misses some of {expected:?}");
+    assert!(
+        first.is_superset(&set(expected)),
+        "{first:?} misses some of {expected:?}"
+    );
     assert_eq!(follow_up(store, None), set(expected));
 }
 
@@ -83,7 +90,11 @@ fn workspace() -> (tempfile::TempDir, DiskStore) {
 fn the_follow_up_reads_only_ledgers_that_can_need_action() {
     let (_dir, store) = workspace();
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9]));
-    assert_eq!(follow_up(&store, Some(3)), set(&[3, 5, 7, 9]), "plus the one written");
+    assert_eq!(
+        follow_up(&store, Some(3)),
+        set(&[3, 5, 7, 9]),
+        "plus the one written"
+    );
     update(&store, 12, Kind::Clean);
     assert_eq!(follow_up(&store, Some(12)), set(&[5, 7, 9, 12]));
     update(&store, 5, Kind::Finished);
@@ -114,7 +125,11 @@ fn changes_behind_the_index_are_noticed() {
     // An AgentX tool rewriting a finished ledger in place under its lock file.
     tick();
     let lock = clar(root).join("issue-3.json.lock");
-    std::fs::write(&lock, r#"{"agent":"engineer","created":"2026-11-22T10:00:00Z"}"#).unwrap();
+    std::fs::write(
+        &lock,
+        r#"{"agent":"engineer","created":"2026-11-22T10:00:00Z"}"#,
+    )
+    .unwrap();
     std::fs::write(
         clar(root).join("issue-3.json"),
         ledger(3, Kind::Clean, NOW).to_pretty_json(),
@@ -155,15 +170,26 @@ fn a_full_pass_repairs_what_an_in_place_edit_hid() {
 fn a_lost_or_damaged_index_is_rebuilt() {
     let (dir, store) = workspace();
     let index = dir.path().join(".agentx/index");
-    assert!(index.join(".gitignore").is_file(), "the index is never committed");
+    assert!(
+        index.join(".gitignore").is_file(),
+        "the index is never committed"
+    );
     std::fs::remove_dir_all(&index).unwrap();
     assert_eq!(follow_up(&store, None).len(), 20, "no index: everything");
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9]));
     std::fs::write(index.join("stamp"), "garbage").unwrap();
-    assert_eq!(follow_up(&store, None).len(), 20, "a damaged stamp: everything");
+    assert_eq!(
+        follow_up(&store, None).len(),
+        20,
+        "a damaged stamp: everything"
+    );
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9]));
     std::fs::write(index.join("stamp"), r#"{"format":99}"#).unwrap();
-    assert_eq!(follow_up(&store, None).len(), 20, "another format: everything");
+    assert_eq!(
+        follow_up(&store, None).len(),
+        20,
+        "another format: everything"
+    );
     // A marker without a ledger that needs it (a writer died between the two) costs one read,
     // then it is gone.
     std::fs::write(index.join("active/issue-11.json"), "").unwrap();
@@ -228,9 +254,19 @@ fn copy(from: &Path) -> tempfile::TempDir {
 #[test]
 fn the_indexed_follow_up_acts_exactly_as_a_full_monitor() {
     let dir = tempfile::tempdir().unwrap();
-    let kinds = [Kind::Finished, Kind::Clean, Kind::Stale, Kind::Stuck, Kind::Deadlock];
+    let kinds = [
+        Kind::Finished,
+        Kind::Clean,
+        Kind::Stale,
+        Kind::Stuck,
+        Kind::Deadlock,
+    ];
     for i in 1..=60u64 {
-        put(dir.path(), i, kinds[usize::try_from(i).unwrap() % kinds.len()]);
+        put(
+            dir.path(),
+            i,
+            kinds[usize::try_from(i).unwrap() % kinds.len()],
+        );
     }
     let (a, b) = (copy(dir.path()), copy(dir.path()));
     let (indexed, full) = (DiskStore::new(a.path()), DiskStore::new(b.path()));
@@ -238,9 +274,19 @@ fn the_indexed_follow_up_acts_exactly_as_a_full_monitor() {
     visited(&indexed, Scope::All);
     let config = Config::default();
     let later = NOW + 3_600_000;
-    let one = run_monitor(&indexed, &config, later, false, Scope::FollowUp { written: None }).unwrap();
+    let one = run_monitor(
+        &indexed,
+        &config,
+        later,
+        false,
+        Scope::FollowUp { written: None },
+    )
+    .unwrap();
     let two = run_monitor(&full, &config, later, false, Scope::All).unwrap();
-    assert!(!one.report.is_quiet(), "the workspace gives the monitor work");
+    assert!(
+        !one.report.is_quiet(),
+        "the workspace gives the monitor work"
+    );
     assert_eq!(one.report, two.report);
     assert_eq!(one.events, two.events);
     for i in 1..=60 {

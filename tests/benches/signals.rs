@@ -9,6 +9,7 @@ use std::hint::black_box;
 use agentx_clarify_core::config::Config;
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::signals::{self, Context, Existing};
+use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::workflow::Workflows;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -75,6 +76,7 @@ fn ingest(c: &mut Criterion) {
                 &workflows,
                 &manifests,
                 T0,
+                &Signers::default(),
             )
             .unwrap();
             assert_eq!(out.ledger.as_ref().unwrap().clarifications.len(), 1_000);

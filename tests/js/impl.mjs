@@ -35,7 +35,8 @@ function envelope(e) {
 
 /** A vector's `file` case over a directory. */
 function fileCase(dir, name) {
-  const p = name === 'agent-status.json' ? path.join(dir, '.agentx/state', name) : path.join(dir, '.agentx/state/clarifications', name)
+  // `agent-status.json` and names with a directory (`delegations/issue-42.json`) are under .agentx/state/.
+  const p = name === 'agent-status.json' || name.includes('/') ? path.join(dir, '.agentx/state', name) : path.join(dir, '.agentx/state/clarifications', name)
   if (!fs.existsSync(p)) return { ok: true, content: null }
   const text = fs.readFileSync(p, 'utf8')
   try { return { ok: true, content: JSON.parse(text) } } catch { return { ok: true, content: text } }

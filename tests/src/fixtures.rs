@@ -33,12 +33,7 @@ pub fn ask_blocking(
         to: to.into(),
         topic: topic.into(),
         question: q.into(),
-        blocking: true,
-        workflow: None,
-        step: None,
-        field: None,
-        suggestions: vec![],
-        idempotency_key: None,
+        ..NewRequest::default()
     };
     request(l, &req, &Config::default(), &workflows(), now)
         .unwrap()

@@ -156,7 +156,12 @@ pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(root.join(dir))?;
     }
     for (path, bytes) in files {
-        std::fs::write(root.join(path), bytes)?;
+        let path = root.join(path);
+        // Manifests and delegation ledgers live outside the state directories.
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, bytes)?;
     }
     Ok(())
 }
@@ -179,6 +184,7 @@ pub fn exit_code_for(result: &Value) -> i32 {
         ErrorClass::Transition => 6,
         ErrorClass::Lock => 7,
         ErrorClass::Corrupt => 8,
+        ErrorClass::Agent => 9,
         ErrorClass::Io | ErrorClass::Internal => 1,
     }
 }

@@ -74,7 +74,10 @@ impl Cluster {
             N.fetch_add(1, Ordering::Relaxed)
         ));
         let url = cluster(&["start"], &dir);
-        assert!(url.starts_with("postgres://"), "the cluster did not start: {url}");
+        assert!(
+            url.starts_with("postgres://"),
+            "the cluster did not start: {url}"
+        );
         Cluster { dir, url }
     }
 

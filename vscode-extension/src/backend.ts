@@ -33,6 +33,8 @@ export interface Backend {
   render(input: T.RenderInput): string
   /** The core's state machine: which statuses admit each operation, and who may act. */
   transitions(): T.Transitions
+  /** The class the core gives an error code (undefined for a code the core does not know). */
+  errorClass(code: string): T.ErrorClass | undefined
   version(): string
 }
 
@@ -255,9 +257,18 @@ class NativeBackend implements Backend {
     // A constant of the core: asked once.
     return (this.table ??= this.api.transitions().transitions)
   }
+  private classes?: Map<string, T.ErrorClass>
+  errorClass(code: string) {
+    return (this.classes ??= errorClasses(this.api)).get(code)
+  }
   version() {
     return this.api.version().version
   }
+}
+
+/** The core's code → class table (a constant of the core: asked once per backend). */
+function errorClasses(api: Pure): Map<string, T.ErrorClass> {
+  return new Map(api.errorCodes().codes.map(({ code, class: kind }) => [code, kind]))
 }
 
 function strip<R extends { ok: true }>(envelope: R): Omit<R, 'ok'> {
@@ -317,6 +328,10 @@ class WasmBackend implements Backend {
   transitions() {
     // A constant of the core: asked once.
     return (this.table ??= this.api.transitions().transitions)
+  }
+  private classes?: Map<string, T.ErrorClass>
+  errorClass(code: string) {
+    return (this.classes ??= errorClasses(this.api)).get(code)
   }
   version() {
     return this.api.version().version

@@ -59,9 +59,9 @@ function idOf(arg: unknown): string | undefined {
   return undefined
 }
 
-function plain(e: unknown): string {
+function plain(e: unknown, backend: Backend | undefined): string {
   // The chat's markdown error, without markdown: for notifications.
-  return errorMarkdown(e).replace(/\*\*/g, '').replace(/`/g, '').replace(/\\(.)/g, '$1').replace(/\n\n/g, ' ')
+  return errorMarkdown(e, backend).replace(/\*\*/g, '').replace(/`/g, '').replace(/\\(.)/g, '$1').replace(/\n\n/g, ' ')
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
@@ -96,7 +96,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       } catch (e) {
         const err = e as { events?: unknown }
         if (Array.isArray(err.events)) deps.bus.publish(err.events)
-        void vscode.window.showErrorMessage(`AgentX Clarify: ${plain(e)}`)
+        void vscode.window.showErrorMessage(`AgentX Clarify: ${plain(e, deps.backend())}`)
         return undefined
       }
     }

@@ -209,15 +209,25 @@ test('without a backend the participant says why instead of failing', async () =
   assert.equal(meta.command, 'error')
 })
 
-test('errors: codes are titled by kind; unexpected errors show one line, no stack', () => {
+test('errors: codes are titled by the class the core gives them; unexpected errors show one line, no stack', async () => {
+  const { backend } = await setup()
+  const md = (e) => errorMarkdown(e, backend)
   const err = (code, message) => Object.assign(new Error(message), { code })
-  assert.match(errorMarkdown(err('NOT_PARTICIPANT', 'x')), /^\*\*Refused\*\* `NOT_PARTICIPANT`: x\n\nOnly the agents/)
-  assert.match(errorMarkdown(err('LOCK_TIMEOUT', 'held')), /^\*\*Failed\*\* `LOCK_TIMEOUT`: held\n\nAnother process/)
-  assert.match(errorMarkdown(err('LEDGER_CORRUPT', 'bad json')), /agentx clarify verify/)
-  assert.match(errorMarkdown(err('READ_ONLY', 'editing needs the native addon')), /^\*\*Read-only\*\* `READ_ONLY`: editing needs the native addon/)
+  assert.match(md(err('NOT_PARTICIPANT', 'x')), /^\*\*Refused\*\* `NOT_PARTICIPANT`: x\n\nOnly the agents/)
+  assert.match(md(err('TEXT_EMPTY', 'topic is empty')), /^\*\*Invalid input\*\* `TEXT_EMPTY`: topic is empty/)
+  assert.match(md(err('NOT_FOUND', 'gone')), /^\*\*Not found\*\* `NOT_FOUND`: gone\n\nList the open ones/)
+  assert.match(md(err('INVALID_TRANSITION', 'it is resolved')), /^\*\*Not possible now\*\* `INVALID_TRANSITION`/)
+  assert.match(md(err('LOCK_TIMEOUT', 'held')), /^\*\*Failed\*\* `LOCK_TIMEOUT`: held\n\nAnother process/)
+  assert.match(md(err('LEDGER_CORRUPT', 'bad json')), /agentx clarify verify/)
+  assert.match(md(err('READ_ONLY', 'editing needs the native addon')), /^\*\*Read-only\*\* `READ_ONLY`: editing needs the native addon/)
+  // The classes come from the core: the wasm fallback gives the same titles.
+  const wasm = loadBackend(backend.root, { native: [], wasm: [WASM] })
+  assert.equal(wasm.kind, 'wasm')
+  assert.equal(errorMarkdown(err('SCOPE_VIOLATION', 'no'), wasm), md(err('SCOPE_VIOLATION', 'no')))
+  assert.match(md(err('SCOPE_VIOLATION', 'no')), /^\*\*Refused\*\*/)
   const boom = new TypeError('boom\n    at somewhere (file.js:1:1)')
-  assert.equal(errorMarkdown(boom), '**Something went wrong:** boom')
-  assert.equal(errorMarkdown('plain'), '**Something went wrong:** plain')
+  assert.equal(md(boom), '**Something went wrong:** boom')
+  assert.equal(md('plain'), '**Something went wrong:** plain')
   assert.equal(escapeMarkdown('a *b* [c](d) `e` <f>'), 'a \\*b\\* \\[c\\]\\(d\\) \\`e\\` \\<f\\>')
 })
 
@@ -239,7 +249,7 @@ test('an error that wrote anyway (MAX_ROUNDS_EXCEEDED) publishes its events and 
     thrown = e
   }
   assert.equal(thrown.code, 'MAX_ROUNDS_EXCEEDED')
-  const failing = { ...backend, kind: 'native', canEdit: true, root, render: (i) => backend.render(i), transitions: () => backend.transitions(), resolve: () => Promise.reject(thrown) }
+  const failing = { ...backend, kind: 'native', canEdit: true, root, render: (i) => backend.render(i), transitions: () => backend.transitions(), errorClass: (code) => backend.errorClass(code), resolve: () => Promise.reject(thrown) }
   const stream = new vscode.ChatResponseStream()
   const meta = await runClarify('resolve CLR-42-001', { backend: () => failing, bus }, stream)
   assert.match(stream.text, /^\*\*Refused\*\* `MAX_ROUNDS_EXCEEDED`: /)

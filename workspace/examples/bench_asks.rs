@@ -39,6 +39,7 @@ fn main() {
             field: None,
             suggestions: vec![],
             idempotency_key: None,
+            ..NewRequest::default()
         };
         let t = Instant::now();
         let now = agentx_clarify_store::clock::system_now_ms();

@@ -3,10 +3,15 @@
 
 use std::path::Path;
 
-use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
+use agentx_clarify_command::store_delegations::{DelegationRead, DelegationStore, IssueWrite};
+use agentx_clarify_command::{
+    LeaseStore, LeaseTake, LedgerRead, RawLedger, RunStore, Scope, Store,
+};
+use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
-use agentx_clarify_pg::PgStore;
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_pg::{PgLease, PgStore};
+use agentx_clarify_store::{DiskLease, DiskStore};
+use serde_json::Value;
 
 /// A workspace's store.
 #[derive(Debug)]
@@ -15,13 +20,27 @@ pub enum AnyStore {
     Pg(PgStore),
 }
 
+/// A routing lease of either store.
+#[derive(Debug)]
+pub enum AnyLease {
+    Disk(DiskLease),
+    Pg(PgLease),
+}
+
+/// `$call` on whichever store `$self` is, as `$s`.
+macro_rules! each {
+    ($self:expr, $s:ident => $call:expr) => {
+        match $self {
+            AnyStore::Disk($s) => $call,
+            AnyStore::Pg($s) => $call,
+        }
+    };
+}
+
 impl AnyStore {
     /// The workspace root (its settings and workflows, whichever store holds its state).
     pub fn root(&self) -> &Path {
-        match self {
-            AnyStore::Disk(s) => s.root(),
-            AnyStore::Pg(s) => s.root(),
-        }
+        each!(self, s => s.root())
     }
 
     /// Where the state is, for messages: the state directory, or the database (no password).
@@ -38,24 +57,15 @@ impl AnyStore {
 
 impl Store for AnyStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.load_config(),
-            AnyStore::Pg(s) => s.load_config(),
-        }
+        each!(self, s => s.load_config())
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.load_workflows(),
-            AnyStore::Pg(s) => s.load_workflows(),
-        }
+        each!(self, s => s.load_workflows())
     }
 
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.read_ledger(issue),
-            AnyStore::Pg(s) => s.read_ledger(issue),
-        }
+        each!(self, s => s.read_ledger(issue))
     }
 
     fn update_ledger<T>(
@@ -65,17 +75,21 @@ impl Store for AnyStore {
         agent: &str,
         decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.update_ledger(issue, config, agent, decide),
-            AnyStore::Pg(s) => s.update_ledger(issue, config, agent, decide),
-        }
+        each!(self, s => s.update_ledger(issue, config, agent, decide))
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        each!(self, s => s.update_ledger_bytes(issue, config, agent, decide))
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.read_statuses(),
-            AnyStore::Pg(s) => s.read_statuses(),
-        }
+        each!(self, s => s.read_statuses())
     }
 
     fn update_statuses<T>(
@@ -84,10 +98,7 @@ impl Store for AnyStore {
         agent: &str,
         change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.update_statuses(config, agent, change),
-            AnyStore::Pg(s) => s.update_statuses(config, agent, change),
-        }
+        each!(self, s => s.update_statuses(config, agent, change))
     }
 
     fn scan<R: Send>(
@@ -95,30 +106,103 @@ impl Store for AnyStore {
         scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.scan(scope, visit),
-            AnyStore::Pg(s) => s.scan(scope, visit),
-        }
+        each!(self, s => s.scan(scope, visit))
     }
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.raw_ledgers(),
-            AnyStore::Pg(s) => s.raw_ledgers(),
-        }
+        each!(self, s => s.raw_ledgers())
     }
 
     fn init(&self) -> Result<Vec<String>, ClarifyError> {
-        match self {
-            AnyStore::Disk(s) => s.init(),
-            AnyStore::Pg(s) => s.init(),
-        }
+        each!(self, s => s.init())
     }
 
     fn after_monitor(&self, config: &Config) {
-        match self {
-            AnyStore::Disk(s) => s.after_monitor(config),
-            AnyStore::Pg(s) => s.after_monitor(config),
+        each!(self, s => s.after_monitor(config))
+    }
+}
+
+impl DelegationStore for AnyStore {
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        each!(self, s => s.read_delegations(issue))
+    }
+
+    fn update_delegations<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(
+            Option<DelegationLedger>,
+        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        each!(self, s => s.update_delegations(issue, config, agent, decide))
+    }
+
+    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
+        each!(self, s => s.scan_delegations(scope))
+    }
+
+    fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
+        each!(self, s => s.load_manifests())
+    }
+
+    fn update_issue<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(
+            Option<&Ledger>,
+            Option<&DelegationLedger>,
+        ) -> Result<IssueWrite<T>, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        each!(self, s => s.update_issue(issue, config, agent, decide))
+    }
+}
+
+impl RunStore for AnyStore {
+    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
+        each!(self, s => s.load_runner_config())
+    }
+
+    fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {
+        each!(self, s => s.read_persona(path))
+    }
+
+    fn write_run_log(&self, id: &str, round: u32, log: &Value) -> Result<String, ClarifyError> {
+        each!(self, s => s.write_run_log(id, round, log))
+    }
+}
+
+impl LeaseStore for AnyStore {
+    type Lease = AnyLease;
+
+    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<AnyLease>, ClarifyError> {
+        let take = match self {
+            AnyStore::Disk(s) => map_take(s.take_lease(id, ttl_ms)?, AnyLease::Disk),
+            AnyStore::Pg(s) => map_take(s.take_lease(id, ttl_ms)?, AnyLease::Pg),
+        };
+        Ok(take)
+    }
+
+    fn release_lease(&self, lease: AnyLease) {
+        match (self, lease) {
+            (AnyStore::Disk(s), AnyLease::Disk(l)) => s.release_lease(l),
+            (AnyStore::Pg(s), AnyLease::Pg(l)) => s.release_lease(l),
+            // A lease is released by the store that took it; no other pairing is built.
+            _ => {}
         }
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        each!(self, s => s.lease_held(id))
+    }
+}
+
+fn map_take<L>(take: LeaseTake<L>, wrap: impl FnOnce(L) -> AnyLease) -> LeaseTake<AnyLease> {
+    match take {
+        LeaseTake::Taken(l) => LeaseTake::Taken(wrap(l)),
+        LeaseTake::Held { holder } => LeaseTake::Held { holder },
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agentx_clarify_command::{ask, hook, verify, HookEvent};
+use agentx_clarify_core::signing::PublicKeys;
 use agentx_clarify_core::{Action, NewRequest};
 use agentx_clarify_tests::pg::fresh_database;
 use agentx_clarify_workspace::transfer::{export, import};
@@ -27,6 +28,7 @@ fn request(issue: u64, n: usize) -> NewRequest {
         field: Some("storage.cache".into()),
         suggestions: vec!["redis".into(), "lru".into()],
         idempotency_key: None,
+        ..NewRequest::default()
     }
 }
 
@@ -75,7 +77,11 @@ fn file_workspace(url: &str) -> tempfile::TempDir {
     std::fs::write(clar.join("notes.txt"), "not a ledger").unwrap();
     let delegations = dir.path().join(".agentx/state/delegations");
     std::fs::create_dir_all(&delegations).unwrap();
-    std::fs::write(delegations.join("issue-12.json"), "{\"issueNumber\": 12, \"delegations\": []}\n").unwrap();
+    std::fs::write(
+        delegations.join("issue-12.json"),
+        "{\"issueNumber\": 12, \"delegations\": []}\n",
+    )
+    .unwrap();
     let config = dir.path().join(".agentx/config.toml");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str(&format!("\n[store]\nurl = \"{url}\"\n"));
@@ -100,14 +106,29 @@ fn export_import_export_gives_identical_files() {
     let store = pg(src.path(), &url);
     // This workspace's own files into its database.
     let first = import(&store, src.path(), false).unwrap();
-    assert_eq!(first.added.len(), 6, "4 ledgers, 1 delegation ledger, the statuses");
+    assert_eq!(
+        first.added.len(),
+        6,
+        "4 ledgers, 1 delegation ledger, the statuses"
+    );
     let again = import(&store, src.path(), false).unwrap();
-    assert_eq!((again.added.len(), again.unchanged), (0, 6), "import is idempotent");
+    assert_eq!(
+        (again.added.len(), again.unchanged),
+        (0, 6),
+        "import is idempotent"
+    );
     // Hash chains verify in the database as in the files.
     let files = DiskStore::new(src.path());
-    let (in_files, in_db) = (verify(&files).unwrap(), verify(&store).unwrap());
+    let (in_files, in_db) = (
+        verify(&files, &PublicKeys::new()).unwrap(),
+        verify(&store, &PublicKeys::new()).unwrap(),
+    );
     assert_eq!(in_files.problems, in_db.problems);
-    assert!(in_db.problems.iter().all(|p| p.file == "issue-9.json"), "{:?}", in_db.problems);
+    assert!(
+        in_db.problems.iter().all(|p| p.file == "issue-9.json"),
+        "{:?}",
+        in_db.problems
+    );
 
     let one = tempfile::tempdir().unwrap();
     let out = export(&store, one.path()).unwrap();
@@ -119,9 +140,16 @@ fn export_import_export_gives_identical_files() {
         }
     }
     let config = String::from_utf8(exported[".agentx/config.toml"].clone()).unwrap();
-    assert!(!config.contains("[store]"), "the export is a file workspace: {config}");
+    assert!(
+        !config.contains("[store]"),
+        "the export is a file workspace: {config}"
+    );
     assert_eq!(location_with(one.path(), None).unwrap(), Location::Files);
-    assert!(verify(&DiskStore::new(one.path())).unwrap().problems.iter().all(|p| p.file == "issue-9.json"));
+    assert!(verify(&DiskStore::new(one.path()), &PublicKeys::new())
+        .unwrap()
+        .problems
+        .iter()
+        .all(|p| p.file == "issue-9.json"));
 
     // Into another database and out again: the same files.
     let url2 = fresh_database("transfer2");
@@ -151,14 +179,24 @@ fn a_differing_document_is_refused_unless_replaced() {
         AnyStore::Disk(_) => unreachable!(),
     };
     assert!(
-        db.document(".agentx/state/clarifications/issue-41.json").unwrap().is_none(),
+        db.document(".agentx/state/clarifications/issue-41.json")
+            .unwrap()
+            .is_none(),
         "nothing imported"
     );
     let done = import(&store, other.path(), true).unwrap();
-    assert_eq!(done.replaced, vec![".agentx/state/clarifications/issue-3.json".to_owned()]);
-    assert_eq!(done.added, vec![".agentx/state/clarifications/issue-41.json".to_owned()]);
     assert_eq!(
-        db.document(".agentx/state/clarifications/issue-3.json").unwrap().unwrap(),
+        done.replaced,
+        vec![".agentx/state/clarifications/issue-3.json".to_owned()]
+    );
+    assert_eq!(
+        done.added,
+        vec![".agentx/state/clarifications/issue-41.json".to_owned()]
+    );
+    assert_eq!(
+        db.document(".agentx/state/clarifications/issue-3.json")
+            .unwrap()
+            .unwrap(),
         b"{ changed"
     );
 }

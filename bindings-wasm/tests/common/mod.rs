@@ -40,7 +40,10 @@ pub fn ask_answer_resolve() {
     )));
     assert_eq!(resolved["clarification"]["status"], "resolved");
     let verified = back(w::verify(js(&json!({"ledgers": [resolved["ledger"]]}))));
-    assert_eq!(verified, json!({"ok": true, "problems": []}));
+    assert_eq!(
+        verified,
+        json!({"ok": true, "problems": [], "warnings": []})
+    );
 }
 
 pub fn refusals_are_envelopes_with_codes() {

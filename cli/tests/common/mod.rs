@@ -2,6 +2,7 @@
 //! shell), capture its output, parse its one-line JSON, and build workspaces.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -90,6 +91,113 @@ where
 {
     let out = agentx().args(args).output().expect("spawn agentx");
     Out::from_output(&out)
+}
+
+/// Runs the binary with `args`, killing it and failing the test if it is still running after
+/// `limit`: a regression that hangs (a FIFO read, a lock never broken) fails instead of
+/// stalling the suite.
+pub fn run_within<I, S>(limit: std::time::Duration, args: I) -> Out
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    use std::io::Read;
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+    let mut child = agentx()
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentx");
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("agentx {args:?} still ran after {limit:?}: it hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Out {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+    }
+}
+
+/// `run_within` with `--root=<root> --json --now=<now>` and a 20 s limit.
+pub fn json_within(root: &Path, now: i64, args: &[&str]) -> Out {
+    let mut all = vec![root_arg(root), "--json".to_owned(), format!("--now={now}")];
+    all.extend(args.iter().map(|s| (*s).to_owned()));
+    run_within(std::time::Duration::from_secs(20), all)
+}
+
+/// Asserts a `--json` failure: the exit code, the error code and a one-line message.
+pub fn assert_fails(out: &Out, exit: i32, code: &str) -> Value {
+    assert_eq!(out.code, exit, "exit code: {out:#?}");
+    let v = out.json();
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["code"], code, "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        !message.is_empty() && !message.contains('\n'),
+        "one-line message: {v}"
+    );
+    v
+}
+
+/// Writes `.agentx/config.toml`.
+pub fn write_config(root: &Path, text: &str) {
+    std::fs::write(root.join(".agentx/config.toml"), text).expect("write config");
+}
+
+/// This host's name as lock files record it.
+pub fn this_host() -> String {
+    hostname::get().unwrap().to_string_lossy().into_owned()
+}
+
+/// Whether the tests run as root (tmpfs mounts need it; `chmod 000` does not stop root).
+pub fn is_root_user() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe");
+    std::fs::write(&probe, b"").unwrap();
+    std::fs::metadata(&probe).unwrap().uid() == 0
+}
+
+/// The system clock in epoch ms (lock files are written in real time).
+pub fn wall_ms() -> i64 {
+    i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
 }
 
 /// Runs `agentx --root=<root> --json <args…>`.
@@ -190,4 +298,102 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
     walk(dir, dir, &mut out);
     out.sort();
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assertions and small workspace helpers the behaviour tests share
+
+/// The keys of a monitor report (SPEC §7.4).
+pub const MONITOR_KEYS: [&str; 7] = [
+    "stale",
+    "retried",
+    "escalated",
+    "stuck",
+    "deadlocks",
+    "abandoned",
+    "errors",
+];
+
+/// The keys of a JSON object.
+pub fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+pub fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+pub fn assert_monitor_report(report: &Value) {
+    assert_eq!(keys(report), set(&MONITOR_KEYS), "monitor report: {report}");
+    for k in MONITOR_KEYS {
+        assert!(report[k].is_array(), "report.{k} is not an array: {report}");
+    }
+}
+
+/// Asserts a successful mutation envelope (SPEC §11.1) and returns its record.
+pub fn assert_mutation(v: &Value) -> Value {
+    assert_eq!(
+        keys(v),
+        set(&[
+            "ok",
+            "clarification",
+            "events",
+            "idempotent",
+            "monitor",
+            "warnings"
+        ]),
+        "mutation: {v}"
+    );
+    assert_eq!(v["ok"], true);
+    assert!(v["events"].is_array());
+    assert_monitor_report(&v["monitor"]);
+    let record = v["clarification"].clone();
+    assert!(
+        record["issueNumber"].is_u64(),
+        "clarification has issueNumber: {record}"
+    );
+    record
+}
+
+/// Asserts a usage error: exit 2, nothing on stdout, clap's message on stderr.
+pub fn assert_usage(out: &Out) {
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(out.stdout.is_empty(), "stdout must be empty: {out:#?}");
+    assert!(!out.stderr.is_empty(), "stderr must explain: {out:#?}");
+}
+
+/// `clarify ask` (non-blocking, engineer → architect) at `now`; panics unless it succeeds.
+pub fn ask(root: &Path, now: i64, issue: u32, topic: &str, question: &str) -> Value {
+    let args = ask_args(issue, topic, question);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = json_at(root, now, &refs);
+    assert_eq!(out.code, 0, "ask failed: {out:#?}");
+    out.json()
+}
+
+/// A blocking `clarify ask` from the engineer to `to` at `now`; panics unless it succeeds.
+pub fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) -> Value {
+    let out = json_at(
+        root,
+        now,
+        &[
+            "clarify",
+            "ask",
+            &format!("--issue={issue}"),
+            "--from=engineer",
+            &format!("--to={to}"),
+            &format!("--topic={topic}"),
+            &format!("--question=What about {topic}?"),
+        ],
+    );
+    assert_eq!(out.code, 0, "ask failed: {out:#?}");
+    out.json()
+}
+
+pub fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::agents::Statuses;
 use crate::config::Config;
 use crate::error::ClarifyError;
-use crate::ledger::{Ledger, Record, Status};
+use crate::ledger::{Ledger, Record, Severity, Status};
 use crate::monitor::ReportError;
 use crate::names::ClarificationId;
 use crate::ops::{Action, NewRequest};
@@ -149,7 +149,8 @@ pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
 }
 
 /// A new request's fields (`request` of the pure API, `ask` of the command layer), in the
-/// order every surface reads them. The issue number's range is checked with the other fields
+/// order every surface reads them, Layer 4's last (SPEC §16: `severity?` — `BLOCK` or
+/// `WARN` —, `context?`, `blockedOperations?`, `sessionId?`, `gapId?`). The issue number's range is checked with the other fields
 /// by `NewRequest::validate`, in the core's order.
 pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
     Ok(NewRequest {
@@ -165,6 +166,14 @@ pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
         field: opt_string(map, "field")?,
         suggestions: string_list(map, "suggestions")?,
         idempotency_key: opt_string(map, "idempotencyKey")?,
+        severity: opt_string(map, "severity")?
+            .map(|s| Severity::parse(&s).map_err(ClarifyError::input))
+            .transpose()?,
+        context: opt_string(map, "context")?,
+        blocked_operations: string_list(map, "blockedOperations")?,
+        session_id: opt_string(map, "sessionId")?,
+        gap_id: opt_string(map, "gapId")?,
+        extra: Map::new(),
     })
 }
 

@@ -6,6 +6,7 @@
 //! `{"ok": false, "error": {"code", "message"}, …}`.
 
 pub mod input;
+pub mod signals;
 
 use serde_json::{json, Map, Value};
 
@@ -40,7 +41,14 @@ pub const FUNCTIONS: &[&str] = &[
     "renderMarkdown",
     "renderText",
     "transitions",
+    "errorCodes",
     "version",
+    // Subagent signals and delegation (`signals::FUNCTIONS`, SPEC §17–§18).
+    "signalsParse",
+    "extractJson",
+    "signalsIngest",
+    "resumePrompt",
+    "delegationMetrics",
 ];
 
 /// A failure, with whatever was written anyway (`MAX_ROUNDS_EXCEEDED`). Boxed: failures are
@@ -106,7 +114,14 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         }
         "stats" => {
             let (ledgers, _) = input::workspace(map)?;
-            Ok(json!({ "stats": crate::stats::stats(&ledgers, input::opt_integer(map, "since")?) }))
+            let (delegations, _) = signals::delegation_ledgers(map)?;
+            let stats = crate::stats::stats_with_delegations(
+                &ledgers,
+                &delegations,
+                &signals::manifests(map)?,
+                input::opt_integer(map, "since")?,
+            );
+            Ok(json!({ "stats": stats }))
         }
         "list" => {
             let (ledgers, _) = input::workspace(map)?;
@@ -157,7 +172,9 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
             Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
         }
         "transitions" => Ok(json!({ "transitions": transitions() })),
+        "errorCodes" => Ok(json!({ "codes": error_codes() })),
         "version" => Ok(json!({ "version": crate::VERSION })),
+        _ if signals::FUNCTIONS.contains(&name) => Ok(signals::dispatch(name, map)?),
         other => Err(ClarifyError::input(format!(
             "unknown function '{other}'; known: {}",
             FUNCTIONS.join(", ")
@@ -261,6 +278,7 @@ fn verify_call(map: &Obj) -> Result<crate::verify::Verification, ClarifyError> {
             file: e.file,
             id: None,
             message: e.message,
+            code: None,
         }));
     for l in &ledgers {
         found.extend(crate::verify::check_ledger(
@@ -312,6 +330,14 @@ fn transitions() -> Map<String, Value> {
                 .collect();
             (op.api_name().to_owned(), Value::Object(statuses))
         })
+        .collect()
+}
+
+/// Every stable code with its class, so front ends decide by class without a copy of the list.
+fn error_codes() -> Vec<Value> {
+    crate::error::ErrorCode::ALL
+        .iter()
+        .map(|c| json!({"code": c.as_str(), "class": c.class().as_str()}))
         .collect()
 }
 

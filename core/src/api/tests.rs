@@ -1,8 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-
-const T0: i64 = 1_795_341_600_000;
+use crate::testkit::T0;
 
 fn ok(v: Value) -> Value {
     assert_eq!(v["ok"], true, "{v:#}");
@@ -215,6 +214,21 @@ fn transitions_spell_the_state_machine() {
 }
 
 #[test]
+fn error_codes_list_every_code_with_its_class() {
+    let v = ok(call("errorCodes", &json!({})));
+    let codes = v["codes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(codes.len(), crate::error::ErrorCode::ALL.len());
+    assert!(codes.contains(&json!({"code": "SCOPE_VIOLATION", "class": "policy"})));
+    assert!(codes.contains(&json!({"code": "INVALID_ID", "class": "input"})));
+    assert!(codes.contains(&json!({"code": "NOT_FOUND", "class": "not-found"})));
+    assert!(codes.contains(&json!({"code": "LEDGER_CORRUPT", "class": "corrupt"})));
+    assert_eq!(
+        call("errorCodes", &json!(7))["error"]["code"],
+        "INVALID_INPUT"
+    );
+}
+
+#[test]
 fn a_misfiled_ledger_is_corrupt_for_every_operation() {
     // `issueNumber` 7 inside issue 1's ledger: ask, answer and show all refuse it (SPEC §20).
     let misfiled = json!({"issueNumber": 7, "clarifications": [{
@@ -263,7 +277,7 @@ fn a_misfiled_ledger_is_corrupt_for_every_operation() {
 #[test]
 fn show_and_verify_report_what_another_tool_wrote() {
     // AgentX left `pending` on a record whose thread has its answer.
-    let text = crate::test_ledgers::AGENTX_TS;
+    let text = crate::testkit::AGENTX_TS;
     let shown = ok(call(
         "show",
         &json!({"files": {"issue-1.json": text}, "issue": 1}),

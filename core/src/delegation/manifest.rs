@@ -243,6 +243,12 @@ impl Manifests {
             .insert(agent.to_owned(), Manifest::parse(file, agent, text));
     }
 
+    /// Keeps why the manifest of `agent` could not be read (a file that is not UTF-8, not a
+    /// regular file): it fails only what needs that agent's manifest, like a broken one.
+    pub fn insert_error(&mut self, agent: &str, error: ClarifyError) {
+        self.by_agent.insert(agent.to_owned(), Err(error));
+    }
+
     pub fn insert(&mut self, manifest: Manifest) {
         self.by_agent.insert(manifest.agent.clone(), Ok(manifest));
     }

@@ -54,6 +54,7 @@ pub use metrics::{
 pub use monitor::{next_wakeup, timeouts, TimedOut};
 pub use ops::{
     act, request, Action, Applied, Event, EventType, NewDelegation, DEFAULT_TIMEOUT_MINUTES,
+    TIMEOUT_RANGE,
 };
 pub(crate) use ops::{apply_act, decide_act, decide_request, open_delegation};
 pub use transition::{allowed_ops, who_may, Op};

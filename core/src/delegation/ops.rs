@@ -18,7 +18,8 @@ use crate::time::Timestamp;
 
 /// A delegation's deadline when the request sets none: accepted + this many minutes.
 pub const DEFAULT_TIMEOUT_MINUTES: u32 = 60;
-const TIMEOUT_RANGE: (u32, u32) = (1, 10_080);
+/// Allowed `timeoutMinutes` (one minute to one week).
+pub const TIMEOUT_RANGE: (u32, u32) = (1, 10_080);
 /// Items in each list of a response.
 const MAX_LIST_ITEMS: usize = 100;
 

@@ -2,9 +2,7 @@ use serde_json::json;
 
 use super::*;
 use crate::config::Config;
-
-const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
-const MIN: i64 = 60_000;
+use crate::testkit::{MIN, T0};
 
 const RESEARCH: &str = "version = \"1\"\nrole = \"research\"\nexclusions = [\"content.script\"]\ncapabilities = [{name = \"research.context\", confidence = 0.9}]\n";
 
@@ -518,11 +516,7 @@ fn gap_score_reproduces_the_seed_example() {
             topic: format!("Ambiguity {n}"),
             question: String::from("Which one?"),
             blocking: true,
-            workflow: None,
-            step: None,
-            field: None,
-            suggestions: Vec::new(),
-            idempotency_key: None,
+            ..NewRequest::default()
         };
         let mut l = ask_clarification(ledger.as_ref(), &req, &config, &workflows, T0).unwrap();
         for r in 1..=rounds {

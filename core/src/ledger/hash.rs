@@ -23,12 +23,13 @@ pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
 }
 
 /// The same chain over any JSON entry (delegation threads use it): the JCS of `entry`
-/// without its top-level `hash`.
+/// without its top-level `hash` and `signature` (which signs the hash).
 pub fn value_hash(record_id: &str, prev: &str, entry: &Value) -> String {
     match entry {
-        Value::Object(map) if map.contains_key("hash") => {
+        Value::Object(map) if map.contains_key("hash") || map.contains_key("signature") => {
             let mut map = map.clone();
             map.remove("hash");
+            map.remove("signature");
             chain_hash(
                 record_id,
                 prev,
@@ -62,8 +63,9 @@ pub(crate) fn sha256_hex_of(hasher: Sha256) -> String {
 }
 
 /// The JCS of an entry without unknown fields, written straight out: the keys in their JCS
-/// order (`body`, `from`, `round`, `timestamp`, `type`) with no map built or sorted. Appends
-/// and `verify` hash every entry, so this is the common path.
+/// order (`body`, `from`, `round`, `signer` when signed, `timestamp`, `type`) with no map
+/// built or sorted. Appends and `verify` hash every entry, so this is the common path, signed
+/// or not (`signature` is never hashed: it signs the hash).
 fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
     let mut out = Vec::with_capacity(96 + entry.body.len() + entry.from.len());
     out.extend_from_slice(b"{\"body\":");
@@ -72,6 +74,10 @@ fn known_fields_jcs(entry: &Entry) -> Vec<u8> {
     write_string_bytes(&entry.from, &mut out);
     out.extend_from_slice(b",\"round\":");
     out.extend_from_slice(entry.round.to_string().as_bytes());
+    if let Some(signer) = &entry.signer {
+        out.extend_from_slice(b",\"signer\":");
+        write_string_bytes(signer, &mut out);
+    }
     out.extend_from_slice(b",\"timestamp\":");
     write_string_bytes(&entry.timestamp.instant_text(), &mut out);
     out.extend_from_slice(b",\"type\":");
@@ -86,6 +92,11 @@ fn entry_value(entry: &Entry) -> Value {
     for (k, v) in &entry.extra {
         map.insert(k.clone(), v.clone());
     }
+    // `signer` is hashed like any field; `signature` signs the hash, so it cannot be in it.
+    if let Some(signer) = &entry.signer {
+        map.insert("signer".into(), Value::from(signer.as_str()));
+    }
+    map.remove("signature");
     map.insert("round".into(), Value::from(entry.round));
     map.insert("from".into(), Value::from(entry.from.as_str()));
     map.insert("type".into(), Value::from(entry.kind.as_str()));
@@ -332,19 +343,23 @@ mod tests {
                 EntryKind::Answer,
                 EntryKind::Escalation,
             ] {
-                let entry = Entry {
-                    round: 12,
-                    from: from.into(),
-                    kind,
-                    body: body.into(),
-                    timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
-                    hash: None,
-                    extra: Map::new(),
-                };
-                assert_eq!(
-                    String::from_utf8(known_fields_jcs(&entry)).unwrap(),
-                    canonical_json(&entry_value(&entry))
-                );
+                for signer in [None, Some("agent-x"), Some("é\u{1F600}")] {
+                    let entry = Entry {
+                        round: 12,
+                        from: from.into(),
+                        kind,
+                        body: body.into(),
+                        timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
+                        hash: None,
+                        signer: signer.map(String::from),
+                        signature: Some("ed25519:AAAA".into()),
+                        extra: Map::new(),
+                    };
+                    assert_eq!(
+                        String::from_utf8(known_fields_jcs(&entry)).unwrap(),
+                        canonical_json(&entry_value(&entry))
+                    );
+                }
             }
         }
     }

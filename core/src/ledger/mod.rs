@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ClarifyError;
 use crate::names::ClarificationId;
+use crate::signing::Signers;
 use crate::time::Timestamp;
 
 pub use fold::Fold;
@@ -76,6 +77,51 @@ impl Status {
     }
 }
 
+/// Layer 4's severity of a gap (SPEC §16): a `BLOCK` record holds its requester and closes
+/// the gate; a `WARN` record does neither. It is the same fact as `blocking`, in Layer 4's
+/// words: absent, it follows `blocking`; given, it sets `blocking`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Severity {
+    #[serde(rename = "BLOCK")]
+    Block,
+    #[serde(rename = "WARN")]
+    Warn,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Block => "BLOCK",
+            Severity::Warn => "WARN",
+        }
+    }
+
+    /// Parses `BLOCK` or `WARN` (exactly; the message names the value and what is allowed).
+    pub fn parse(text: &str) -> Result<Severity, String> {
+        match text {
+            "BLOCK" => Ok(Severity::Block),
+            "WARN" => Ok(Severity::Warn),
+            other => Err(format!(
+                "unknown severity '{}'; allowed: BLOCK, WARN",
+                crate::error::shown(other)
+            )),
+        }
+    }
+
+    /// The severity a record has without one given: `BLOCK` for blocking, else `WARN`.
+    pub fn of_blocking(blocking: bool) -> Severity {
+        if blocking {
+            Severity::Block
+        } else {
+            Severity::Warn
+        }
+    }
+
+    pub fn is_blocking(self) -> bool {
+        self == Severity::Block
+    }
+}
+
 /// Type of a thread entry; each leads to one status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -123,6 +169,10 @@ pub struct Entry {
     pub body: String,
     pub timestamp: Timestamp,
     pub hash: Option<String>,
+    /// The agent whose key signed the entry (covered by the hash).
+    pub signer: Option<String>,
+    /// `ed25519:<base64>` over the raw bytes of `hash` (not covered by the hash).
+    pub signature: Option<String>,
     /// Fields this version does not know, kept verbatim (and covered by the hash).
     pub extra: Map<String, Value>,
 }
@@ -146,6 +196,13 @@ pub struct Record {
     pub field: Option<String>,
     pub suggestions: Vec<String>,
     pub idempotency_key: Option<String>,
+    /// Layer 4 (SPEC §16): as given; [`Record::severity`] is the one that counts.
+    pub severity: Option<Severity>,
+    pub context: Option<String>,
+    /// Operations this record blocks while open; empty blocks every operation.
+    pub blocked_operations: Vec<String>,
+    pub session_id: Option<String>,
+    pub gap_id: Option<String>,
     pub thread: Vec<Entry>,
     pub extra: Map<String, Value>,
 }
@@ -168,8 +225,14 @@ impl Serialize for Entry {
         m.serialize_entry("type", &self.kind)?;
         m.serialize_entry("body", &self.body)?;
         m.serialize_entry("timestamp", &self.timestamp)?;
+        if let Some(s) = &self.signer {
+            m.serialize_entry("signer", s)?;
+        }
         if let Some(h) = &self.hash {
             m.serialize_entry("hash", h)?;
+        }
+        if let Some(s) = &self.signature {
+            m.serialize_entry("signature", s)?;
         }
         for (k, v) in &self.extra {
             m.serialize_entry(k, v)?;
@@ -219,6 +282,21 @@ impl Record {
         }
         if let Some(k) = &self.idempotency_key {
             m.serialize_entry("idempotencyKey", k)?;
+        }
+        if let Some(s) = &self.severity {
+            m.serialize_entry("severity", s)?;
+        }
+        if let Some(c) = &self.context {
+            m.serialize_entry("context", c)?;
+        }
+        if !self.blocked_operations.is_empty() {
+            m.serialize_entry("blockedOperations", &self.blocked_operations)?;
+        }
+        if let Some(s) = &self.session_id {
+            m.serialize_entry("sessionId", s)?;
+        }
+        if let Some(g) = &self.gap_id {
+            m.serialize_entry("gapId", g)?;
         }
         m.serialize_entry("thread", &self.thread)?;
         for (k, v) in &self.extra {
@@ -422,6 +500,23 @@ impl Record {
         }
     }
 
+    /// Layer 4's severity: the one given, else `BLOCK` for a blocking record, `WARN` otherwise.
+    pub fn severity(&self) -> Severity {
+        self.severity
+            .unwrap_or_else(|| Severity::of_blocking(self.blocking))
+    }
+
+    /// Whether this record, while open, blocks `operation` (None: any operation). A record
+    /// without `blockedOperations` blocks every operation.
+    pub fn blocks(&self, operation: Option<&str>) -> bool {
+        match operation {
+            Some(op) if !self.blocked_operations.is_empty() => {
+                self.blocked_operations.iter().any(|b| b == op)
+            }
+            _ => true,
+        }
+    }
+
     /// A wait-for edge: a blocking record whose requester still waits (pending or stale).
     pub fn waits(&self) -> bool {
         self.blocking && matches!(self.current_status(), Status::Pending | Status::Stale)
@@ -502,10 +597,24 @@ impl Record {
         }
     }
 
+    /// Appends an unsigned entry: [`Record::append_signed`] with no keys.
+    pub fn append(&mut self, kind: EntryKind, from: &str, body: &str, at_ms: i64) -> i64 {
+        self.append_signed(kind, from, body, at_ms, &Signers::default())
+    }
+
     /// Appends an entry, chaining its hash, and refreshes the snapshot. The entry is dated
     /// `at_ms` clamped by [`Record::clamp_now`], so no caller can write history out of order.
+    /// When `signers` holds the key that may sign for `from` ([`Signers::for_author`]), the
+    /// entry names its signer (hashed) and carries the signature of its hash.
     /// Returns the entry's timestamp (epoch ms).
-    pub fn append(&mut self, kind: EntryKind, from: &str, body: &str, at_ms: i64) -> i64 {
+    pub fn append_signed(
+        &mut self,
+        kind: EntryKind,
+        from: &str,
+        body: &str,
+        at_ms: i64,
+        signers: &Signers,
+    ) -> i64 {
         let at_ms = self.clamp_now(at_ms);
         let round = match kind {
             EntryKind::Question => self.folded_round().saturating_add(1),
@@ -518,8 +627,12 @@ impl Record {
             body: body.to_owned(),
             timestamp: Timestamp::from_ms(at_ms),
             hash: None,
+            signer: None,
+            signature: None,
             extra: Map::new(),
         };
+        let key = signers.for_author(from);
+        entry.signer = key.map(|(name, _)| name.to_owned());
         // Legacy entries, and entries another tool appended without a hash, join the chain
         // first: the new entry's hash then covers all of the history before it.
         hash::hash_tail(&self.id, &mut self.thread);
@@ -528,7 +641,9 @@ impl Record {
             .last()
             .and_then(|e| e.hash.as_deref())
             .unwrap_or("");
-        entry.hash = Some(entry_hash(&self.id, prev, &entry));
+        let hash = entry_hash(&self.id, prev, &entry);
+        entry.signature = key.and_then(|(_, secret)| crate::signing::sign_hash(secret, &hash));
+        entry.hash = Some(hash);
         let at = entry.timestamp.ms();
         self.thread.push(entry);
         // A new entry is a new fact: the snapshot follows the fold, legacy marker or not.

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::test_ledgers::agentx_ts;
+use crate::testkit::agentx_ts;
 
 fn legacy() -> Value {
     json!({
@@ -214,6 +214,8 @@ fn canonical_hashes_are_unchanged() {
         body: "Fine?".into(),
         timestamp: Timestamp::parse("2026-11-22T09:00:00.000Z").unwrap(),
         hash: None,
+        signer: None,
+        signature: None,
         extra: Map::new(),
     };
     assert_eq!(
@@ -228,11 +230,19 @@ fn canonical_hashes_are_unchanged() {
         entry_hash("CLR-30-001", "", &respelled),
         entry_hash("CLR-30-001", "", &entry)
     );
-    // The generic path (unknown fields present) canonicalises the same way.
+    // The generic path (unknown fields present) and signed entries canonicalise the same way.
     let mut with_extra = respelled;
-    with_extra.extra.insert("signer".into(), json!("engineer"));
+    with_extra.extra.insert("note".into(), json!("engineer"));
     let mut canonical = entry;
-    canonical.extra.insert("signer".into(), json!("engineer"));
+    canonical.extra.insert("note".into(), json!("engineer"));
+    assert_eq!(
+        entry_hash("CLR-30-001", "", &with_extra),
+        entry_hash("CLR-30-001", "", &canonical)
+    );
+    for e in [&mut with_extra, &mut canonical] {
+        e.extra.clear();
+        e.signer = Some("engineer".into());
+    }
     assert_eq!(
         entry_hash("CLR-30-001", "", &with_extra),
         entry_hash("CLR-30-001", "", &canonical)
@@ -256,6 +266,8 @@ fn entries_appended_without_a_hash_join_the_chain_on_the_next_write() {
             body: body.into(),
             timestamp: Timestamp::parse("2026-11-22T10:10:00.5Z").unwrap(),
             hash: None,
+            signer: None,
+            signature: None,
             extra: Map::new(),
         });
     }

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Entry, EntryKind, Ledger, Record, Status};
+use super::{Entry, EntryKind, Ledger, Record, Severity, Status};
 use crate::error::ClarifyError;
 use crate::extensible::extensible_deserialize;
 use crate::names::check_issue;
@@ -46,6 +46,11 @@ struct RawRecord {
     field: Option<String>,
     suggestions: Option<Vec<String>>,
     idempotency_key: Option<String>,
+    severity: Option<Severity>,
+    context: Option<String>,
+    blocked_operations: Option<Vec<String>>,
+    session_id: Option<String>,
+    gap_id: Option<String>,
     thread: Option<Vec<RawEntry>>,
     extra: Map<String, Value>,
 }
@@ -68,6 +73,11 @@ extensible_deserialize!(RawRecord, required: [id, from, to, topic, status], fiel
     field => "field",
     suggestions => "suggestions",
     idempotency_key => "idempotencyKey",
+    severity => "severity",
+    context => "context",
+    blocked_operations => "blockedOperations",
+    session_id => "sessionId",
+    gap_id => "gapId",
     thread => "thread",
 });
 
@@ -79,6 +89,8 @@ struct RawEntry {
     body: Option<String>,
     timestamp: Option<Timestamp>,
     hash: Option<String>,
+    signer: Option<String>,
+    signature: Option<String>,
     extra: Map<String, Value>,
 }
 
@@ -89,6 +101,8 @@ extensible_deserialize!(RawEntry, required: [from, kind, body, timestamp], field
     body => "body",
     timestamp => "timestamp",
     hash => "hash",
+    signer => "signer",
+    signature => "signature",
 });
 
 impl RawLedger {
@@ -162,6 +176,8 @@ impl RawRecord {
                 body: raw.body.unwrap_or_default(),
                 timestamp: raw.timestamp.unwrap_or_else(|| Timestamp::from_ms(0)),
                 hash: raw.hash,
+                signer: raw.signer,
+                signature: raw.signature,
                 extra: raw.extra,
             });
         }
@@ -176,7 +192,11 @@ impl RawRecord {
                     }
                     _ => DEFAULT_SLA_MINUTES,
                 });
-        let blocking = self.blocking.unwrap_or(true);
+        // A given severity sets `blocking` (SPEC §16), whatever a foreign writer stored.
+        let blocking = match self.severity {
+            Some(s) => s.is_blocking(),
+            None => self.blocking.unwrap_or(true),
+        };
         Record {
             id: self.id.unwrap_or_default(),
             from: self.from.unwrap_or_default(),
@@ -198,6 +218,11 @@ impl RawRecord {
             field: self.field,
             suggestions: self.suggestions.unwrap_or_default(),
             idempotency_key: self.idempotency_key,
+            severity: self.severity,
+            context: self.context,
+            blocked_operations: self.blocked_operations.unwrap_or_default(),
+            session_id: self.session_id,
+            gap_id: self.gap_id,
             thread,
             extra: self.extra,
         }

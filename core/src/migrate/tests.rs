@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::*;
 use crate::ledger::ChainState;
-use crate::test_ledgers::AGENTX_TS;
+use crate::testkit::AGENTX_TS;
 use crate::verify::check_file;
 
 fn messages(m: &Migration) -> Vec<(Option<&str>, &str)> {

@@ -251,10 +251,13 @@ pub(super) fn intern<'a>(
 
 pub(super) fn run(pass: &mut Pass<'_>) {
     let records = &pass.ledger.clarifications;
+    // A record whose question was asked back waits on that reply, not on its own target.
+    let awaiting = crate::routing::awaiting_reply(pass.ledger);
+    let waits = |r: &crate::ledger::Record| r.waits() && !awaiting.contains(r.id.as_str());
     // A cycle needs two wait edges, or one agent waiting on itself (only in hand-made files).
     let mut edges_seen = 0;
     let mut self_loop = false;
-    for r in records.iter().filter(|r| r.waits()) {
+    for r in records.iter().filter(|r| waits(r)) {
         edges_seen += 1;
         self_loop |= r.from == r.to;
     }
@@ -266,7 +269,7 @@ pub(super) fn run(pass: &mut Pass<'_>) {
     let mut names: Vec<&str> = Vec::new();
     let mut edges = Vec::new();
     for (index, r) in records.iter().enumerate() {
-        if !r.waits() {
+        if !waits(r) {
             continue;
         }
         let from = intern(&r.from, &mut node_of, &mut names);

@@ -40,8 +40,13 @@ pub struct WaitForGraph {
 
 /// The wait-for graph of `ledger` as it stands (its folds).
 pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
-    let mut waiting: Vec<&crate::Record> =
-        ledger.clarifications.iter().filter(|r| r.waits()).collect();
+    // As the monitor's deadlock phase: a record asked back waits on the reply.
+    let awaiting = crate::routing::awaiting_reply(ledger);
+    let mut waiting: Vec<&crate::Record> = ledger
+        .clarifications
+        .iter()
+        .filter(|r| r.waits() && !awaiting.contains(r.id.as_str()))
+        .collect();
     crate::order::sort_by_key(&mut waiting, |r| r.order_key());
     let mut node_of: HashMap<&str, usize> = HashMap::new();
     let mut names: Vec<&str> = Vec::new();

@@ -24,6 +24,7 @@ use crate::config::Config;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger};
 use crate::names::MONITOR;
+use crate::signing::Signers;
 
 /// The next wake-up (the `poll_timeout` of sans-IO libraries): the earliest instant, not
 /// before `now`, at which the passing of time alone makes the monitor act on one of
@@ -79,6 +80,8 @@ pub(crate) struct Pass<'a> {
     pub statuses: &'a Statuses,
     pub config: &'a Config,
     pub now: i64,
+    /// The monitor's entries are signed with the hub key when it is held.
+    pub signers: &'a Signers,
     pub events: Vec<Event>,
     pub report: Report,
     pub changed: bool,
@@ -91,7 +94,7 @@ impl Pass<'_> {
         let Some(record) = self.ledger.clarifications.get_mut(index) else {
             return;
         };
-        let at = record.append(kind, MONITOR, body, self.now);
+        let at = record.append_signed(kind, MONITOR, body, self.now, self.signers);
         if let Some(event) = Event::for_entry(issue, record, kind, MONITOR, body, at) {
             self.events.push(event);
         }
@@ -118,14 +121,26 @@ impl Pass<'_> {
     }
 }
 
-/// Runs every phase over one ledger.
+/// Runs every phase over one ledger, unsigned: [`monitor_ledger_with`] with no keys.
 pub fn monitor_ledger(
-    mut ledger: Ledger,
+    ledger: Ledger,
     statuses: &Statuses,
     config: &Config,
     now: i64,
 ) -> LedgerOutcome {
-    let (changed, events, report) = run_phases(&mut ledger, statuses, config, now);
+    monitor_ledger_with(ledger, statuses, config, now, &Signers::default())
+}
+
+/// Runs every phase over one ledger; its entries are signed with the hub key `agent-x` when
+/// `signers` holds it.
+pub fn monitor_ledger_with(
+    mut ledger: Ledger,
+    statuses: &Statuses,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+) -> LedgerOutcome {
+    let (changed, events, report) = run_phases(&mut ledger, statuses, config, now, signers);
     LedgerOutcome {
         ledger,
         changed,
@@ -140,12 +155,14 @@ fn run_phases(
     statuses: &Statuses,
     config: &Config,
     now: i64,
+    signers: &Signers,
 ) -> (bool, Vec<Event>, Report) {
     let mut pass = Pass {
         ledger,
         statuses,
         config,
         now,
+        signers,
         events: Vec::new(),
         report: Report::default(),
         changed: false,
@@ -161,8 +178,7 @@ fn run_phases(
     (pass.changed, pass.events, pass.report)
 }
 
-/// Runs the monitor over a workspace. `errors` are ledgers that could not be read, reported
-/// and skipped.
+/// Runs the monitor over a workspace, unsigned: [`monitor_with`] with no keys.
 pub fn monitor(
     ledgers: Vec<Ledger>,
     errors: Vec<ReportError>,
@@ -170,11 +186,24 @@ pub fn monitor(
     config: &Config,
     now: i64,
 ) -> Outcome {
+    monitor_with(ledgers, errors, statuses, config, now, &Signers::default())
+}
+
+/// Runs the monitor over a workspace. `errors` are ledgers that could not be read, reported
+/// and skipped. Entries are signed with the hub key when `signers` holds it.
+pub fn monitor_with(
+    ledgers: Vec<Ledger>,
+    errors: Vec<ReportError>,
+    statuses: &Statuses,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+) -> Outcome {
     let mut ledgers = ledgers;
     crate::order::sort_by_key(&mut ledgers, |l| l.issue_number);
     let (mut changed_issues, mut events, mut report) = (Vec::new(), Vec::new(), Report::default());
     for ledger in &mut ledgers {
-        let (changed, found, one) = run_phases(ledger, statuses, config, now);
+        let (changed, found, one) = run_phases(ledger, statuses, config, now, signers);
         if changed {
             changed_issues.push(ledger.issue_number);
             events.extend(found);

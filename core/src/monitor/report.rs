@@ -47,6 +47,10 @@ pub struct Report {
     pub stuck: Vec<String>,
     pub deadlocks: Vec<DeadlockReport>,
     pub abandoned: Vec<String>,
+    /// Delegations (`DLG-…`) past their deadline, now `TIMEOUT` (SPEC §18); absent from the
+    /// JSON when none, so a workspace without delegations reports exactly as before.
+    #[serde(default, rename = "timedOut", skip_serializing_if = "Vec::is_empty")]
+    pub timed_out: Vec<String>,
     pub errors: Vec<ReportError>,
 }
 
@@ -95,6 +99,11 @@ impl Report {
                 })
                 .collect::<Option<_>>()?,
             abandoned: strings("abandoned")?,
+            timed_out: if v.get("timedOut").is_some() {
+                strings("timedOut")?
+            } else {
+                Vec::new()
+            },
             errors: objects("errors")?
                 .iter()
                 .map(|o| {
@@ -116,6 +125,7 @@ impl Report {
             && self.stuck.is_empty()
             && self.deadlocks.is_empty()
             && self.abandoned.is_empty()
+            && self.timed_out.is_empty()
     }
 
     /// Orders one ledger's lists by sequence number.
@@ -142,6 +152,7 @@ impl Report {
         self.stuck.extend(other.stuck);
         self.deadlocks.extend(other.deadlocks);
         self.abandoned.extend(other.abandoned);
+        self.timed_out.extend(other.timed_out);
         self.errors.extend(other.errors);
     }
 }

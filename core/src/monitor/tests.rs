@@ -4,10 +4,8 @@ use super::*;
 use crate::agents::{set_status, DONE, WORKING};
 use crate::ledger::Status;
 use crate::ops::{act, request, Action, NewRequest};
+use crate::testkit::{MIN, T0};
 use crate::workflow::Workflows;
-
-const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
-const MIN: i64 = 60_000;
 
 fn open_workflows() -> Workflows {
     let mut w = Workflows::new();
@@ -43,11 +41,7 @@ fn ask(
         topic: topic.into(),
         question: format!("{topic}?"),
         blocking,
-        workflow: None,
-        step: None,
-        field: None,
-        suggestions: vec![],
-        idempotency_key: None,
+        ..NewRequest::default()
     };
     request(ledger, &req, &Config::default(), &open_workflows(), now)
         .unwrap()

@@ -7,6 +7,7 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Status};
 use crate::names::{check_agent, check_text, ClarificationId, AGENT_X, HUMAN};
+use crate::signing::Signers;
 
 /// An operation on an existing record, with its actor and text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,14 +84,27 @@ impl Action {
     }
 }
 
-/// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
-/// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`.
+/// Applies `action` to record `id`, unsigned: [`act_with`] with no keys.
 pub fn act(
     ledger: &Ledger,
     id: &str,
     action: &Action,
     config: &Config,
     now: i64,
+) -> Result<Applied, ClarifyError> {
+    act_with(ledger, id, action, config, now, &Signers::default())
+}
+
+/// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
+/// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`. The entry is signed when `signers`
+/// holds the key that may sign for its author (the hub key for `agent-x` and `human`).
+pub fn act_with(
+    ledger: &Ledger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
     check_now(now)?;
     let parsed = action.validate(id, config)?;
@@ -170,7 +184,7 @@ pub fn act(
                 .unwrap_or_else(|| format!("abandoned by {actor}")),
         ),
     };
-    let at = record.append(kind, &author, &body, now);
+    let at = record.append_signed(kind, &author, &body, now, signers);
     let events = Event::for_entry(issue, record, kind, &author, &body, at)
         .into_iter()
         .collect();

@@ -20,9 +20,11 @@ mod act;
 mod request;
 mod transition;
 
-pub use act::{act, Action};
+pub use act::{act, act_with, Action};
 pub(crate) use request::{decide_escalated, decide_request, open};
-pub use request::{request, request_escalated, request_with, NewRequest};
+pub use request::{
+    request, request_escalated, request_with, NewRequest, MAX_BLOCKED_OPERATIONS, MAX_GAP_ID,
+};
 pub use transition::{allowed_ops, who_may, Op, Who};
 
 use crate::error::ClarifyError;

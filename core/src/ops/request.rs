@@ -7,13 +7,22 @@ use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
 use crate::error::ClarifyError;
 use crate::events::Event;
-use crate::ledger::{EntryKind, Ledger, Record, Status};
-use crate::names::{check_agent, check_issue, check_text, check_workflow_name, AGENT_X};
+use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
+use crate::names::{
+    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name, AGENT_X,
+};
 use crate::scope::{self, default_max_rounds, Ask};
+use crate::signing::Signers;
 use crate::time::Timestamp;
 use crate::workflow::{Workflows, DEFAULT_SLA_MINUTES};
 
-/// What an agent asks.
+/// At most this many `blockedOperations` per record (SPEC §16).
+pub const MAX_BLOCKED_OPERATIONS: usize = 20;
+/// Longest `gapId` (SPEC §16).
+pub const MAX_GAP_ID: usize = 64;
+
+/// What an agent asks. Layer 4's fields (SPEC §16) are optional: all empty is a request as
+/// before Layer 4. Build one with `..NewRequest::default()` for the fields you leave out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewRequest {
     pub issue_number: u64,
@@ -21,17 +30,56 @@ pub struct NewRequest {
     pub to: String,
     pub topic: String,
     pub question: String,
+    /// Ignored when `severity` is given (`BLOCK` blocks): see [`NewRequest::is_blocking`].
     pub blocking: bool,
     pub workflow: Option<String>,
     pub step: Option<String>,
     pub field: Option<String>,
     pub suggestions: Vec<String>,
     pub idempotency_key: Option<String>,
+    /// `BLOCK` or `WARN`; absent, the record's severity follows `blocking`.
+    pub severity: Option<Severity>,
+    pub context: Option<String>,
+    /// Operations the record blocks while open (the gate); empty blocks every operation.
+    pub blocked_operations: Vec<String>,
+    /// A UUID naming the Layer 4 session the gap belongs to.
+    pub session_id: Option<String>,
+    pub gap_id: Option<String>,
+    /// Record fields beyond the protocol's, kept on the new record (e.g. the `signal` an
+    /// ingested block came from). Not compared on an idempotent replay.
+    pub extra: Map<String, Value>,
+}
+
+/// Empty texts, no options, and blocking — the default of every surface's `blocking`.
+impl Default for NewRequest {
+    fn default() -> Self {
+        NewRequest {
+            issue_number: 0,
+            from: String::new(),
+            to: String::new(),
+            topic: String::new(),
+            question: String::new(),
+            blocking: true,
+            workflow: None,
+            step: None,
+            field: None,
+            suggestions: Vec::new(),
+            idempotency_key: None,
+            severity: None,
+            context: None,
+            blocked_operations: Vec::new(),
+            session_id: None,
+            gap_id: None,
+            extra: Map::new(),
+        }
+    }
 }
 
 impl NewRequest {
-    /// SPEC §6.4 step 1, in the documented order. Shells call it before reading the ledger so
-    /// that input errors win over file errors; [`request`] runs it again (it is cheap).
+    /// SPEC §6.4 step 1, in the documented order, then Layer 4's fields (context, blocked
+    /// operations: count, each name, duplicates; session id, gap id). Shells call it before
+    /// reading the ledger so that input errors win over file errors; [`request`] runs it
+    /// again (it is cheap).
     pub fn validate(&self, config: &Config) -> Result<u32, ClarifyError> {
         let issue = check_issue(self.issue_number)?;
         check_agent(&self.from)?;
@@ -58,11 +106,61 @@ impl NewRequest {
         if let Some(k) = &self.idempotency_key {
             check_text("idempotency key", k, MAX_SHORT_TEXT)?;
         }
+        self.validate_layer4(config)?;
         Ok(issue)
+    }
+
+    fn validate_layer4(&self, config: &Config) -> Result<(), ClarifyError> {
+        if let Some(c) = &self.context {
+            check_text("context", c, config.max_body_chars as usize)?;
+        }
+        if self.blocked_operations.len() > MAX_BLOCKED_OPERATIONS {
+            return Err(ClarifyError::TextTooLong {
+                field: String::from("blocked operations"),
+                len: self.blocked_operations.len(),
+                max: MAX_BLOCKED_OPERATIONS,
+                unit: "operations",
+            });
+        }
+        for (i, op) in self.blocked_operations.iter().enumerate() {
+            check_operation(op)?;
+            if self.blocked_operations.iter().take(i).any(|o| o == op) {
+                return Err(ClarifyError::input(format!(
+                    "blocked operation '{op}' is listed twice; list each operation once"
+                )));
+            }
+        }
+        if let Some(s) = &self.session_id {
+            check_uuid("session id", s)?;
+        }
+        if let Some(g) = &self.gap_id {
+            check_text("gap id", g, MAX_GAP_ID)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the record blocks its requester: `severity` when given, else `blocking`.
+    pub fn is_blocking(&self) -> bool {
+        self.severity.map_or(self.blocking, Severity::is_blocking)
+    }
+
+    /// Whether `record` was asked with this request, for an idempotent replay: the same
+    /// requester, target, topic and first question, and Layer 4's severity and blocked
+    /// operations as given (they decide the gate); context, session and gap ids do not take
+    /// part (see `docs/decisions.md`).
+    fn asked(&self, record: &Record) -> bool {
+        let first_question = record.thread.iter().find(|e| e.kind == EntryKind::Question);
+        record.from == self.from
+            && record.to == self.to
+            && record.topic == self.topic
+            && first_question.is_some_and(|q| q.body == self.question)
+            && record.severity == self.severity
+            && record.blocked_operations == self.blocked_operations
     }
 }
 
-/// Opens a clarification on `ledger` (None: the issue has no ledger yet).
+/// Opens a clarification on `ledger` (None: the issue has no ledger yet), unsigned:
+/// [`request_with`] with no keys.
 pub fn request(
     ledger: Option<&Ledger>,
     req: &NewRequest,
@@ -70,37 +168,38 @@ pub fn request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    request_with(ledger, req, Map::new(), config, workflows, now)
+    request_with(ledger, req, config, workflows, now, &Signers::default())
 }
 
-/// [`request`], with record fields beyond the protocol's kept on the new record (e.g. the
-/// `signal` an ingested block came from).
+/// [`request`], signed: the question is signed when `signers` holds the requester's key
+/// ([`Signers::for_author`]).
 pub fn request_with(
     ledger: Option<&Ledger>,
     req: &NewRequest,
-    extra: Map<String, Value>,
     config: &Config,
     workflows: &Workflows,
     now: i64,
+    signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
     let opening = decide_request(ledger, req, config, workflows, now)?;
-    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
+    Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
 }
 
 /// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
 /// particular, or stops work): the question by the requester, then an escalation by `agent-x`
 /// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
-/// default round limit and SLA. Validation and idempotency are `request`'s.
+/// default round limit and SLA. Validation and idempotency are `request`'s. Entries are
+/// signed as [`request_with`]'s (the escalation with the hub key).
 pub fn request_escalated(
     ledger: Option<&Ledger>,
     req: &NewRequest,
     reason: &str,
-    extra: Map<String, Value>,
     config: &Config,
     now: i64,
+    signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
     let opening = decide_escalated(ledger, req, reason, config, now)?;
-    Ok(sealed(open(ledger.cloned(), opening, req, extra, now)))
+    Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
 }
 
 /// A new record's ledger is sealed for writing; a replay's is returned as it was.
@@ -141,7 +240,7 @@ pub(crate) fn decide_request(
         &Ask {
             from: &req.from,
             to: &req.to,
-            blocking: req.blocking,
+            blocking: req.is_blocking(),
             workflow: req.workflow.as_deref(),
             step: req.step.as_deref(),
             ledger_workflow: ledger.and_then(|l| l.workflow.as_deref()),
@@ -181,7 +280,7 @@ pub(crate) fn decide_escalated(
     Ok(Opening::New {
         issue,
         limits: Limits {
-            max_rounds: default_max_rounds(req.blocking),
+            max_rounds: default_max_rounds(req.is_blocking()),
             sla_minutes: DEFAULT_SLA_MINUTES,
             workflow: None,
         },
@@ -219,15 +318,7 @@ fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, C
     else {
         return Ok(None);
     };
-    let first_question = existing
-        .thread
-        .iter()
-        .find(|e| e.kind == EntryKind::Question);
-    let same = existing.from == req.from
-        && existing.to == req.to
-        && existing.topic == req.topic
-        && first_question.is_some_and(|q| q.body == req.question);
-    if !same {
+    if !req.asked(existing) {
         return Err(ClarifyError::IdempotencyConflict {
             key: key.clone(),
             id: existing.id.clone(),
@@ -251,8 +342,8 @@ pub(crate) fn open(
     ledger: Option<Ledger>,
     opening: Opening,
     req: &NewRequest,
-    extra: Map<String, Value>,
     now: i64,
+    signers: &Signers,
 ) -> Applied {
     let (issue, limits, escalate) = match opening {
         Opening::Replay(id) => {
@@ -277,7 +368,7 @@ pub(crate) fn open(
         from: req.from.clone(),
         to: req.to.clone(),
         topic: req.topic.clone(),
-        blocking: req.blocking,
+        blocking: req.is_blocking(),
         status: Status::Pending,
         round: 0,
         max_rounds: limits.max_rounds,
@@ -289,10 +380,15 @@ pub(crate) fn open(
         field: req.field.clone(),
         suggestions: req.suggestions.clone(),
         idempotency_key: req.idempotency_key.clone(),
+        severity: req.severity,
+        context: req.context.clone(),
+        blocked_operations: req.blocked_operations.clone(),
+        session_id: req.session_id.clone(),
+        gap_id: req.gap_id.clone(),
         thread: Vec::new(),
-        extra,
+        extra: req.extra.clone(),
     };
-    let at = record.append(EntryKind::Question, &req.from, &req.question, now);
+    let at = record.append_signed(EntryKind::Question, &req.from, &req.question, now, signers);
     let mut events: Vec<Event> = Event::for_entry(
         issue,
         &record,
@@ -304,7 +400,7 @@ pub(crate) fn open(
     .into_iter()
     .collect();
     if let Some(reason) = &escalate {
-        let at = record.append(EntryKind::Escalation, AGENT_X, reason, now);
+        let at = record.append_signed(EntryKind::Escalation, AGENT_X, reason, now, signers);
         events.extend(Event::for_entry(
             issue,
             &record,

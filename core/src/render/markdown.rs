@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    blocking_word, escalation_reason, preamble, report_counts, round_entries, rounds, summary,
-    trim_end,
+    blocking_word, escalation_reason, preamble, report_counts, round_entries, rounds,
+    severity_word, summary, trim_end,
 };
 use crate::ledger::{Entry, EntryKind, Record, Status};
 use crate::monitor::Report;
@@ -31,7 +31,7 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
             };
             writeln!(
                 out,
-                "**[{} -> {}]** {label}: *{}*\n> Round {}/{} | {} | {}\n\n{}\n",
+                "**[{} -> {}]** {label}: *{}*\n> Round {}/{} | {} | {} | **{}**{}\n\n{}\n",
                 r.from,
                 r.to,
                 esc(&r.topic),
@@ -39,6 +39,8 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
                 r.max_rounds,
                 r.id,
                 blocking_word(r),
+                severity_word(r),
+                blocked_operations(r),
                 esc(&e.body)
             )
         }
@@ -55,6 +57,27 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
         EntryKind::Resolution => writeln!(out, "**[{}] Resolved:** {}\n", e.from, esc(&e.body)),
         EntryKind::Abandonment => writeln!(out, "**[{}] Abandoned:** {}\n", e.from, esc(&e.body)),
     };
+}
+
+/// ` | blocks: `a`, `b`` for a record that names the operations it blocks, else nothing.
+fn blocked_operations(r: &Record) -> String {
+    if r.blocked_operations.is_empty() {
+        return String::new();
+    }
+    let ops: Vec<String> = r
+        .blocked_operations
+        .iter()
+        // Names are checked on input, but a hand-edited ledger may hold anything: nothing
+        // may close the code span or the line.
+        .map(|op| {
+            let safe: String = op
+                .chars()
+                .filter(|c| *c != '`' && !c.is_control())
+                .collect();
+            format!("`{safe}`")
+        })
+        .collect();
+    format!(" | blocks: {}", ops.join(", "))
 }
 
 /// A whole thread: a status line, every round, and how it ended or how to end it.
@@ -199,6 +222,9 @@ pub fn markdown_report(report: &Report) -> String {
     }
     if !report.abandoned.is_empty() {
         let _ = writeln!(out, "- **Abandoned:** {}", list(&report.abandoned));
+    }
+    if !report.timed_out.is_empty() {
+        let _ = writeln!(out, "- **Timed out:** {}", list(&report.timed_out));
     }
     for e in &report.errors {
         let _ = writeln!(

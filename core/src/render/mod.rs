@@ -90,6 +90,11 @@ pub(crate) fn blocking_word(record: &Record) -> &'static str {
     }
 }
 
+/// The severity badge text: `BLOCK` or `WARN` (SPEC §16; the record's default when unset).
+pub(crate) fn severity_word(record: &Record) -> &'static str {
+    record.severity().as_str()
+}
+
 /// The counts a monitor report opens with: `N stale, …, N abandoned[, N unreadable ledgers]`.
 pub(crate) fn report_counts(report: &Report) -> String {
     let mut out = format!(
@@ -101,6 +106,12 @@ pub(crate) fn report_counts(report: &Report) -> String {
         report.deadlocks.len(),
         report.abandoned.len()
     );
+    if !report.timed_out.is_empty() {
+        out.push_str(&format!(
+            ", {} delegations timed out",
+            report.timed_out.len()
+        ));
+    }
     if !report.errors.is_empty() {
         out.push_str(&format!(", {} unreadable ledgers", report.errors.len()));
     }

@@ -10,6 +10,7 @@ fn fixture() -> Ledger {
     let v = json!({"issueNumber": 42, "workflow": "feature", "clarifications": [{
         "id": "CLR-42-001", "from": "engineer", "to": "architect", "topic": "Cache *layer*",
         "blocking": true, "status": "escalated", "round": 2, "maxRounds": 2, "slaMinutes": 60,
+        "blockedOperations": ["planner", "build"],
         "created": "2026-11-22T10:00:00.000Z", "staleAfter": "2026-11-22T11:06:00.000Z",
         "retries": 0, "resolvedAt": null,
         "thread": [
@@ -43,6 +44,7 @@ fn report() -> Report {
         stuck: vec![],
         deadlocks: vec![DeadlockReport { cycle: vec!["CLR-7-001".into(), "CLR-7-002".into()], agents: vec!["architect".into(), "engineer".into()], escalated: "CLR-7-002".into() }],
         abandoned: vec![],
+        timed_out: vec![],
         errors: vec![ReportError { file: "issue-9.json".into(), code: "LEDGER_CORRUPT".into(), message: "ledger issue-9.json is corrupt: expected value at line 1 column 1".into() }],
     }
 }
@@ -175,4 +177,21 @@ fn hostile_text_stays_inside() {
         !txt.contains('\u{1b}'),
         "a body cannot inject escape sequences"
     );
+}
+
+#[test]
+fn severity_badges_and_blocked_operations() {
+    let mut l = fixture();
+    let colour = Style { color: true };
+    // Absent severity follows `blocking`; the badge is coloured by severity.
+    assert!(text_thread(42, &l.clarifications[0], colour).contains("\u{1b}[31m[BLOCK]\u{1b}[0m"));
+    assert!(text_thread(42, &l.clarifications[1], colour).contains("\u{1b}[33m[WARN]\u{1b}[0m"));
+    assert!(!text_thread(42, &l.clarifications[1], colour).contains("blocks:"));
+    // A hand-edited ledger cannot break out of the code span or the line.
+    l.clarifications[1].blocked_operations = vec!["a`b\n# x".into()];
+    let md = markdown_round(&l.clarifications[1], 1);
+    assert!(md.contains("| **WARN** | blocks: `ab# x`"), "{md}");
+    let txt = text_thread(42, &l.clarifications[1], Style { color: false });
+    assert!(txt.contains("  blocks: a`b # x\n"), "{txt}");
+    assert!(!txt.contains("\n# x"), "{txt}");
 }

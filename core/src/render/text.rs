@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     blocking_word, escalation_reason, preamble, report_counts, round_entries, rounds,
-    sanitize_terminal as clean, summary, trim_end,
+    sanitize_terminal as clean, severity_word, summary, trim_end,
 };
 use crate::ledger::{Entry, EntryKind, Record, Status};
 use crate::monitor::Report;
@@ -53,19 +53,41 @@ impl Style {
     pub fn warn(self, text: &str) -> String {
         self.sgr("35", text)
     }
+
+    /// `[BLOCK]` in red, `[WARN]` in yellow.
+    fn badge(self, record: &Record) -> String {
+        let code = if record.severity().is_blocking() {
+            "31"
+        } else {
+            "33"
+        };
+        self.sgr(code, &format!("[{}]", severity_word(record)))
+    }
 }
 
-fn header(record: &Record, issue: u32, style: Style) -> String {
-    format!(
-        "{}  #{issue}  {} -> {}  {}  round {}/{}  {}",
+/// The first line of a thread or round, then the topic line and, when the record names
+/// them, the operations it blocks.
+fn header(record: &Record, issue: u32, style: Style, topic: &str) -> String {
+    let mut out = format!(
+        "{}  #{issue}  {} -> {}  {}  round {}/{}  {}  {}\n  {topic}\n",
         style.bold(&record.id),
         record.from,
         record.to,
         style.status(record.current_status()),
         record.folded_round(),
         record.max_rounds,
-        blocking_word(record)
-    )
+        blocking_word(record),
+        style.badge(record)
+    );
+    if !record.blocked_operations.is_empty() {
+        let _ = writeln!(
+            out,
+            "  blocks: {}",
+            // One line, whatever a hand-edited ledger holds.
+            clean(&record.blocked_operations.join(", ")).replace(['\n', '\t'], " ")
+        );
+    }
+    out
 }
 
 /// `  HH:MM  author     kind      body` with continuation lines indented under the body.
@@ -92,11 +114,8 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
 
 /// One round of a thread.
 pub fn text_round(issue: u32, record: &Record, round: u32, style: Style) -> String {
-    let mut out = format!(
-        "{}\n  round {round}: {}\n",
-        header(record, issue, style),
-        clean(&record.topic)
-    );
+    let topic = format!("round {round}: {}", clean(&record.topic));
+    let mut out = header(record, issue, style, &topic);
     for e in round_entries(record, round) {
         entry_line(&mut out, e, style);
     }
@@ -105,11 +124,7 @@ pub fn text_round(issue: u32, record: &Record, round: u32, style: Style) -> Stri
 
 /// A whole thread.
 pub fn text_thread(issue: u32, record: &Record, style: Style) -> String {
-    let mut out = format!(
-        "{}\n  {}\n",
-        header(record, issue, style),
-        clean(&record.topic)
-    );
+    let mut out = header(record, issue, style, &clean(&record.topic));
     if record.thread.is_empty() {
         out.push_str("  (legacy record without a thread)\n");
     }
@@ -239,6 +254,9 @@ pub fn text_report(report: &Report, style: Style) -> String {
     }
     if !report.abandoned.is_empty() {
         row(&mut out, "abandoned", &report.abandoned.join(", "));
+    }
+    if !report.timed_out.is_empty() {
+        row(&mut out, "timed out", &report.timed_out.join(", "));
     }
     for e in &report.errors {
         row(

@@ -5,14 +5,22 @@
 //! The flow: [`crate::Config::parse_with_runners`] reads the runners; [`Runners::for_agent`] finds the target's runner (none: `NO_RUNNER`); the shell
 //! reads its [`RunnerSpec::persona_file`]; [`Invocation::resolve`] gives the process to
 //! start; [`build_prompt`] the text to send, bound with [`Invocation::argv`] and
-//! [`Invocation::stdin`]; [`Invocation::output`] says where the answer will be.
+//! [`Invocation::stdin`]; [`Invocation::output`] says where the answer will be. After the
+//! run, [`interpret`] reads its [`RunResult`] into an [`Interpretation`], and [`decide`]
+//! (under the ledger's lock) turns that into what to write and the [`Outcome`].
 
+mod asked_back;
+mod decide;
+mod interpret;
 mod invocation;
 mod output;
 mod presets;
 mod prompt;
 mod runners;
 
+pub use asked_back::{asked_back_from, awaiting_reply, linked, replies, ASKED_BACK};
+pub use decide::{asked_back_request, decide, still_routable, Decision, Outcome};
+pub use interpret::{interpret, Interpretation, RunResult, MAX_CAUSE_CHARS};
 pub use invocation::{persona_text, Invocation};
 pub use output::{AnswerAt, AnswerFormat, Check, ErrorSignal, OutputSpec, Test};
 pub use presets::{PersonaVia, GEMINI_INSTRUCTION};

@@ -19,6 +19,9 @@ pub struct PromptInput<'a> {
     pub persona: Option<&'a str>,
     /// `max_body_chars`: a longer reply is refused, so the agent is told.
     pub max_answer_chars: u32,
+    /// The questions this agent asked back about the record (records naming it in
+    /// `askedBack`, [`crate::routing::replies`]): what it was told comes with the question.
+    pub replies: &'a [&'a Record],
 }
 
 /// Builds the prompt.
@@ -46,6 +49,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
     );
     facts(&mut out, input, round);
     earlier_rounds(&mut out, r, round);
+    asked_back(&mut out, input.replies);
     let _ = write!(out, "## The question (round {round})\n\n");
     match r
         .thread
@@ -107,6 +111,32 @@ fn earlier_rounds(out: &mut String, r: &Record, round: u32) {
         };
         let _ = write!(out, "\n{what} from {}:\n", e.from);
         quote(out, &e.body);
+    }
+    out.push('\n');
+}
+
+/// The questions asked back and what the agent was told.
+fn asked_back(out: &mut String, replies: &[&Record]) {
+    if replies.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## What you asked back\n\nBefore answering, you asked these questions; here is what you were told.\n",
+    );
+    for reply in replies {
+        let _ = write!(out, "\n### {} to {}\n", reply.id, reply.to);
+        for e in &reply.thread {
+            let what = match e.kind {
+                EntryKind::Question => "Question",
+                EntryKind::Answer => "Answer",
+                _ => continue,
+            };
+            let _ = write!(out, "\n{what} from {}:\n", e.from);
+            quote(out, &e.body);
+        }
+        if !reply.thread.iter().any(|e| e.kind == EntryKind::Answer) {
+            out.push_str("\n(no answer yet)\n");
+        }
     }
     out.push('\n');
 }
@@ -205,6 +235,7 @@ mod tests {
             workflow: l.workflow.as_deref(),
             persona: Some("You are the architect.\nYou own the ADRs.\n"),
             max_answer_chars: 2000,
+            replies: &[],
         });
         golden("prompt.txt", &text, include_str!("golden/prompt.txt"));
     }
@@ -218,6 +249,7 @@ mod tests {
             workflow: None,
             persona: None,
             max_answer_chars: 500,
+            replies: &[],
         });
         golden(
             "prompt-first-round.txt",
@@ -236,6 +268,7 @@ mod tests {
             workflow: Some("feature"),
             persona: None,
             max_answer_chars: 2000,
+            replies: &[],
         };
         assert_eq!(build_prompt(&input), build_prompt(&input));
         let mut other = r.clone();
@@ -260,6 +293,7 @@ mod tests {
             workflow: None,
             persona: None,
             max_answer_chars: 10,
+            replies: &[],
         });
         assert!(text.contains("> (no question text was recorded; the topic is the question)\n"));
         assert!(

@@ -3,7 +3,7 @@
 // next step as follow-ups. Errors become a short markdown message with their code, never a
 // stack trace.
 import * as vscode from 'vscode'
-import type { Clarification, ClarifyError, MonitorReport, Transitions } from '../../../bindings-node/clarify'
+import type { Clarification, ClarifyError, ErrorClass, MonitorReport, Transitions } from '../../../bindings-node/clarify'
 import { READ_ONLY, type Backend } from '../backend'
 import type { EventBus } from '../events'
 import { helpMarkdown, parseClarify, type Command } from './parse'
@@ -53,7 +53,7 @@ export async function runClarify(prompt: string, deps: Deps, out: MarkdownSink):
     const err = e as Partial<ClarifyError>
     // MAX_ROUNDS_EXCEEDED wrote an escalation anyway: the views must see it.
     if (Array.isArray(err.events)) deps.bus.publish(err.events)
-    out.markdown(errorMarkdown(e))
+    out.markdown(errorMarkdown(e, backend))
     if (err.clarification) out.markdown('\n\n' + backend.render({ view: 'thread', clarification: err.clarification }))
     return { command: 'error', records: err.clarification ? [summaryOf(err.clarification, backend.transitions())] : [] }
   }
@@ -134,8 +134,13 @@ function summaryOf(r: Clarification, table: Transitions): ClarifyMetadata['recor
   return { id: r.id, issueNumber: r.issueNumber, status: r.status, admits }
 }
 
-const POLICY = ['SCOPE_VIOLATION', 'BLOCKING_NOT_ALLOWED', 'MAX_ROUNDS_EXCEEDED', 'NOT_PARTICIPANT', 'IDEMPOTENCY_CONFLICT']
-const INPUT = ['INVALID_ID', 'INVALID_AGENT', 'INVALID_ISSUE', 'INVALID_WORKFLOW', 'TEXT_EMPTY', 'TEXT_TOO_LONG', 'SELF_CLARIFICATION', 'CONFIG_INVALID', 'INVALID_INPUT']
+/** A refusal's title by the class the core gives its code (`errorCodes`). */
+const TITLES: Partial<Record<ErrorClass, string>> = {
+  policy: 'Refused',
+  input: 'Invalid input',
+  'not-found': 'Not found',
+  transition: 'Not possible now',
+}
 
 const HINTS: Record<string, string> = {
   SCOPE_VIOLATION:
@@ -151,23 +156,17 @@ const HINTS: Record<string, string> = {
   LEDGER_CORRUPT: 'The ledger file does not parse; it was left untouched. Check it with `agentx clarify verify`.',
 }
 
-/** A refusal or failure as markdown: what kind, the stable code, the message, a hint. */
-export function errorMarkdown(e: unknown): string {
+/**
+ * A refusal or failure as markdown: what kind (the class `backend` knows for the code; the
+ * extension's own `READ_ONLY` is read-only), the stable code, the message, a hint.
+ */
+export function errorMarkdown(e: unknown, backend?: Pick<Backend, 'errorClass'>): string {
   const err = e as Partial<ClarifyError> & { code?: string }
   const message = e instanceof Error ? e.message : String(e)
   const code: string | undefined = typeof err.code === 'string' ? err.code : undefined
   if (!code) return `**Something went wrong:** ${escapeMarkdown(firstLine(message))}`
-  const title = POLICY.includes(code)
-    ? 'Refused'
-    : INPUT.includes(code)
-      ? 'Invalid input'
-      : code === 'NOT_FOUND'
-        ? 'Not found'
-        : code === 'INVALID_TRANSITION'
-          ? 'Not possible now'
-          : code === READ_ONLY
-            ? 'Read-only'
-            : 'Failed'
+  const kind = backend?.errorClass(code)
+  const title = code === READ_ONLY ? 'Read-only' : ((kind && TITLES[kind]) ?? 'Failed')
   const hint = HINTS[code]
   return `**${title}** \`${code}\`: ${escapeMarkdown(firstLine(message))}${hint ? `\n\n${hint}` : ''}`
 }

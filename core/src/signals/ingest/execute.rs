@@ -14,6 +14,7 @@ use crate::events::Event;
 use crate::ledger::Ledger;
 use crate::ops::{self, check_now};
 use crate::signals::parse::{BlockName, Problem};
+use crate::signing::Signers;
 use crate::time::Timestamp;
 use crate::workflow::Workflows;
 
@@ -92,7 +93,8 @@ impl Work {
 }
 
 /// Executes `plan` against `existing` at `now`. A `now` out of range refuses every block that
-/// would write.
+/// would write. Clarification entries are signed when `signers` holds the author's key (the
+/// escalation of a record created escalated: the hub key).
 pub fn execute(
     plan: &Plan,
     existing: &Existing<'_>,
@@ -100,6 +102,7 @@ pub fn execute(
     workflows: &Workflows,
     manifests: &Manifests,
     now: i64,
+    signers: &Signers,
 ) -> Executed {
     let mut w = Work {
         ledger: existing.ledger.cloned(),
@@ -143,21 +146,19 @@ pub fn execute(
                 out.reason = Some(reason.clone());
                 Ok(())
             }
-            Step::Request { request, extra } => {
+            Step::Request { request } => {
                 ops::decide_request(w.ledger.as_ref(), request, config, workflows, now).map(|o| {
-                    let a = ops::open(w.ledger.take(), o, request, extra.clone(), now);
+                    let a = ops::open(w.ledger.take(), o, request, now, signers);
                     w.clarified(a, &mut out);
                 })
             }
-            Step::Escalate {
-                request,
-                reason,
-                extra,
-            } => ops::decide_escalated(w.ledger.as_ref(), request, reason, config, now).map(|o| {
-                out.reason = Some(reason.clone());
-                let a = ops::open(w.ledger.take(), o, request, extra.clone(), now);
-                w.clarified(a, &mut out);
-            }),
+            Step::Escalate { request, reason } => {
+                ops::decide_escalated(w.ledger.as_ref(), request, reason, config, now).map(|o| {
+                    out.reason = Some(reason.clone());
+                    let a = ops::open(w.ledger.take(), o, request, now, signers);
+                    w.clarified(a, &mut out);
+                })
+            }
             Step::Delegate { request } => {
                 delegation::decide_request(w.dl.as_ref(), request, manifests, config, now).map(
                     |o| {

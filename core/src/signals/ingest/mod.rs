@@ -33,6 +33,7 @@ use crate::config::Config;
 use crate::delegation::{DelegationLedger, Manifests};
 use crate::error::ClarifyError;
 use crate::ledger::Ledger;
+use crate::signing::Signers;
 use crate::workflow::Workflows;
 
 use super::parse::Parsed;
@@ -72,6 +73,7 @@ pub fn block_key(issue: u32, agent: &str, block_text: &str) -> String {
 }
 
 /// [`plan`] then [`execute`]: what the command layer calls under the ledgers' locks.
+#[allow(clippy::too_many_arguments)] // the inputs of plan and execute, each needed
 pub fn ingest(
     parsed: &Parsed,
     ctx: &Context,
@@ -80,9 +82,12 @@ pub fn ingest(
     workflows: &Workflows,
     manifests: &Manifests,
     now: i64,
+    signers: &Signers,
 ) -> Result<Executed, ClarifyError> {
     let plan = plan(parsed, ctx, existing, config, workflows, manifests)?;
-    Ok(execute(&plan, existing, config, workflows, manifests, now))
+    Ok(execute(
+        &plan, existing, config, workflows, manifests, now, signers,
+    ))
 }
 
 #[cfg(test)]

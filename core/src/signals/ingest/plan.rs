@@ -23,17 +23,11 @@ use crate::workflow::Workflows;
 /// What to do with one block.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
-    /// A clarification request (scope-checked), with the record's `signal` field.
-    Request {
-        request: NewRequest,
-        extra: Map<String, Value>,
-    },
+    /// A clarification request (scope-checked); the record's `signal` field is in the
+    /// request's `extra`.
+    Request { request: NewRequest },
     /// A record created already escalated to a human, with `reason`.
-    Escalate {
-        request: NewRequest,
-        reason: String,
-        extra: Map<String, Value>,
-    },
+    Escalate { request: NewRequest, reason: String },
     /// A delegation request.
     Delegate { request: NewDelegation },
     /// Completes or fails an open delegation of the agent.
@@ -223,7 +217,14 @@ impl Planner<'_> {
         out
     }
 
-    fn request(&self, to: &str, topic: &str, question: String, key: &str) -> NewRequest {
+    fn request(
+        &self,
+        to: &str,
+        topic: &str,
+        question: String,
+        key: &str,
+        extra: Map<String, Value>,
+    ) -> NewRequest {
         NewRequest {
             issue_number: u64::from(self.ctx.issue),
             from: self.ctx.agent.clone(),
@@ -236,6 +237,8 @@ impl Planner<'_> {
             field: None,
             suggestions: Vec::new(),
             idempotency_key: Some(key.to_owned()),
+            extra,
+            ..NewRequest::default()
         }
     }
 
@@ -254,34 +257,34 @@ impl Planner<'_> {
         let extra = signal_extra(signal, key);
         let target = s.to.as_deref().or(self.ctx.parent.as_deref());
         let Some(to) = target.filter(|t| !crate::names::is_reserved(t)) else {
-            let request = self.request(HUMAN, topic, question, key);
+            let request = self.request(HUMAN, topic, question, key, extra);
             let reason = String::from("no agent to ask: the block names no target and there is no parent, so a human answers");
-            return self.escalate(request, reason, extra);
+            return self.escalate(request, reason);
         };
-        let request = self.request(to, topic, question, key);
+        let request = self.request(to, topic, question, key, extra);
         if let Err(error) = request.validate(self.config) {
             return Step::Refused { error };
         }
         let ask = Ask {
             from: &request.from,
             to: &request.to,
-            blocking: request.blocking,
+            blocking: request.is_blocking(),
             workflow: None,
             step: None,
             ledger_workflow: self.existing.ledger.and_then(|l| l.workflow.as_deref()),
         };
         match scope::check(&ask, self.config, self.workflows) {
-            Ok(_) => Step::Request { request, extra },
+            Ok(_) => Step::Request { request },
             // The question must not be lost: a human sees what the scope refused.
             Err(e) if matches!(e.code(), "SCOPE_VIOLATION" | "BLOCKING_NOT_ALLOWED") => {
                 let reason = format!("scope refused asking '{to}': {e}");
-                self.escalate(request, reason, extra)
+                self.escalate(request, reason)
             }
             Err(error) => Step::Refused { error },
         }
     }
 
-    fn escalate(&self, request: NewRequest, reason: String, extra: Map<String, Value>) -> Step {
+    fn escalate(&self, request: NewRequest, reason: String) -> Step {
         match request.validate(self.config) {
             Ok(_) if request.from == request.to => Step::Refused {
                 error: ClarifyError::SelfClarification {
@@ -291,7 +294,6 @@ impl Planner<'_> {
             Ok(_) => Step::Escalate {
                 request,
                 reason: summary(&reason, self.config.max_body_chars as usize),
-                extra,
             },
             Err(error) => Step::Refused { error },
         }
@@ -311,8 +313,8 @@ impl Planner<'_> {
             question.push_str(&format!("\nTo resume: {req}"));
         }
         let to = self.ctx.parent.as_deref().unwrap_or(HUMAN);
-        let request = self.request(to, &reason, question, key);
-        self.escalate(request, reason, signal_extra(signal, key))
+        let request = self.request(to, &reason, question, key, signal_extra(signal, key));
+        self.escalate(request, reason)
     }
 
     fn delegate(&self, b: &Block, s: &DelegateWork, key: &str) -> Step {

@@ -4,8 +4,8 @@ use super::*;
 use crate::delegation::{self, Status as DlgStatus};
 use crate::ledger::{EntryKind, Status};
 use crate::signals::{parse, resume_delegation, resume_record, ResumeKind};
-
-const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
+use crate::signing::Signers;
+use crate::testkit::T0;
 
 macro_rules! fixture {
     ($name:literal) => {
@@ -38,6 +38,7 @@ fn run(text: &str, c: &Context, existing: Existing<'_>, now: i64) -> Executed {
         &Workflows::defaults(),
         &manifests(),
         now,
+        &Signers::default(),
     )
     .unwrap()
 }
@@ -195,6 +196,50 @@ fn no_target_or_a_refused_one_goes_to_a_human() {
         "SELF_CLARIFICATION"
     );
     assert!(out.ledger.is_none());
+}
+
+#[test]
+fn ingest_signs_with_the_keys_it_is_given() {
+    let keys = crate::testkit::keyring();
+    let ingest_with = |text: &str, parent: Option<&str>| {
+        ingest(
+            &parse(text),
+            &ctx("engineer", parent),
+            &Existing::default(),
+            &Config::default(),
+            &Workflows::defaults(),
+            &manifests(),
+            T0,
+            &keys,
+        )
+        .unwrap()
+        .ledger
+        .unwrap()
+    };
+    let signers = |l: &Ledger| -> Vec<Option<String>> {
+        l.clarifications[0]
+            .thread
+            .iter()
+            .map(|e| e.signer.clone())
+            .collect()
+    };
+    // Asked of the parent: the question is the agent's, signed with its key.
+    let asked = ingest_with(ASK, Some("architect"));
+    assert_eq!(signers(&asked), [Some("engineer".to_owned())]);
+    // Escalated at once (no target): the escalation is signed with the hub key.
+    let escalated = ingest_with(ASK, None);
+    assert_eq!(
+        signers(&escalated),
+        [Some("engineer".to_owned()), Some("agent-x".to_owned())]
+    );
+    let public = keys.public_keys();
+    for l in [&asked, &escalated] {
+        let found = crate::verify::check_ledger_with("issue-42.json", l, &public, true);
+        assert_eq!(found.problems, []);
+    }
+    // Without keys, nothing is signed: what ingest wrote before signing existed.
+    let unsigned = run(ASK, &ctx("engineer", None), Existing::default(), T0);
+    assert_eq!(signers(unsigned.ledger.as_ref().unwrap()), [None, None]);
 }
 
 #[test]

@@ -1,0 +1,349 @@
+//! Routing (SPEC §14.2): the hub runs the target agent of a pending record and brings its
+//! answer back. Written once here, generic over the store (ledgers, leases, run logs) and
+//! over the [`Runner`] that starts processes — the shells pass the `runner` crate's; this
+//! crate starts nothing and builds for wasm32.
+//!
+//! Steps of [`route`]: read the record (pending or stale) and its runner; take the routing
+//! lease; build the prompt; run — **no ledger lock is held meanwhile**; interpret the output;
+//! under the ledger's update, re-read and decide (the core's `routing::decide`); release the
+//! lease; statuses, follow-up monitor, run log.
+
+mod all;
+mod log;
+mod views;
+
+use agentx_clarify_core::names::{ClarificationId, AGENT_X};
+use agentx_clarify_core::ops::{allowed_ops, who_may, Op};
+use agentx_clarify_core::routing::{
+    build_prompt, decide, interpret, replies, Interpretation, Invocation, Outcome, PromptInput,
+    RunResult,
+};
+use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record};
+use serde_json::{json, Map, Value};
+
+use crate::monitor::{monitor_after, MonitorRun};
+use crate::mutation::finish;
+use crate::store_delegations::DelegationStore;
+use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
+use crate::store_runs::RunStore;
+
+pub use all::{route_all, route_ids, RoutedAll};
+pub use views::{parse_run, resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
+
+/// Starts the agent CLI of one invocation (the shells: the `runner` crate's process runner).
+pub trait Runner {
+    /// Runs `invocation` with `prompt` bound and returns how it ended. Never fails: a program
+    /// that cannot be started is a result with `spawn_error`, an agent error for the caller.
+    fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult;
+}
+
+/// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
+pub type Clock<'c> = &'c (dyn Fn() -> i64 + Sync);
+
+/// Extra time a lease lives beyond the runner's timeout (SPEC §14.2 step 2).
+pub const LEASE_MARGIN_MS: u64 = 30_000;
+
+/// What one routing did.
+#[derive(Clone, Debug)]
+pub struct Routed {
+    pub issue: u32,
+    pub id: String,
+    pub outcome: Outcome,
+    /// The record as it now stands.
+    pub clarification: Option<Record>,
+    /// The question the agent asked back (a new record), as it now stands.
+    pub asked_back: Option<Record>,
+    /// `clarification-routed`, the decision's events, then the monitor's.
+    pub events: Vec<Event>,
+    /// The run (no stdout/stderr: those are in the run log).
+    pub run: Value,
+    pub monitor: MonitorRun,
+    /// `AGENT_ERROR` when the agent failed (the record was escalated).
+    pub error: Option<ClarifyError>,
+    /// What failed after the decision was written (SPEC §20): the routing still succeeded.
+    pub warnings: Vec<String>,
+}
+
+impl Routed {
+    /// `agentx clarify route --json`.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("ok".into(), Value::Bool(self.error.is_none()));
+        if let Some(e) = &self.error {
+            out.insert("error".into(), agentx_clarify_core::api::error_value(e));
+        }
+        out.insert("outcome".into(), json!(self.outcome));
+        out.insert(
+            "clarification".into(),
+            record_json(self.issue, self.clarification.as_ref()),
+        );
+        if self.asked_back.is_some() {
+            out.insert(
+                "askedBack".into(),
+                record_json(self.issue, self.asked_back.as_ref()),
+            );
+        }
+        out.insert("events".into(), json!(self.events));
+        out.insert("run".into(), self.run.clone());
+        out.insert("monitor".into(), json!(self.monitor.report));
+        out.insert("warnings".into(), json!(self.warnings));
+        Value::Object(out)
+    }
+}
+
+fn record_json(issue: u32, record: Option<&Record>) -> Value {
+    record.map_or(Value::Null, |r| r.to_output(issue))
+}
+
+/// A record ready to route: what [`check`] found.
+struct Target {
+    issue: u32,
+    ledger: Ledger,
+    invocation: Invocation,
+}
+
+/// Step 1 and the runner: the record must be pending or stale (answerable: a legacy record
+/// without a thread is not), and its target needs a runner. `persona` replaces the persona
+/// file's text when given (`route --persona`, the `routePrompt` op).
+fn check<S: RunStore>(
+    store: &S,
+    config: &Config,
+    id: &str,
+    persona: Option<&str>,
+) -> Result<Target, ClarifyError> {
+    let issue = ClarificationId::parse(id)?.issue;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    let ledger = store.read_ledger(issue)?.ok_or_else(not_found)?;
+    let record = ledger.find(id).ok_or_else(not_found)?;
+    routable(record)?;
+    let target = record.to.clone();
+    let spec = config
+        .agents
+        .for_agent(&target)
+        .ok_or_else(|| ClarifyError::NoRunner {
+            agent: target.clone(),
+        })?;
+    let persona_text = match persona {
+        Some(text) => Some(text.to_owned()),
+        None => {
+            let file = spec.persona_file(&target);
+            let text = store.read_persona(&file.path)?;
+            if text.is_none() && file.required {
+                return Err(ClarifyError::ConfigInvalid {
+                    file: crate::paths::CONFIG.trim_end_matches('/').to_owned(),
+                    location: None,
+                    message: format!(
+                        "the persona file '{}' of the runner of '{target}' does not exist",
+                        file.path
+                    ),
+                });
+            }
+            text
+        }
+    };
+    let invocation = Invocation::new(spec, &target, persona_text.as_deref());
+    Ok(Target {
+        issue,
+        ledger,
+        invocation,
+    })
+}
+
+/// Routable now: the target may answer it (pending or stale, with a thread).
+fn routable(record: &Record) -> Result<(), ClarifyError> {
+    let status = record.current_status();
+    let legacy = record.is_legacy_empty();
+    if who_may(status, Op::Answer, legacy).is_some() {
+        return Ok(());
+    }
+    Err(ClarifyError::InvalidTransition {
+        op: String::from("route"),
+        id: record.id.clone(),
+        status: status.as_str().to_owned(),
+        allowed: allowed_ops(status, legacy),
+    })
+}
+
+/// The prompt of `id` on `ledger` for `invocation`.
+fn prompt_for(
+    ledger: &Ledger,
+    record: &Record,
+    invocation: &Invocation,
+    config: &Config,
+) -> String {
+    let asked = replies(ledger, &record.id);
+    build_prompt(&PromptInput {
+        record,
+        issue: ledger.issue_number,
+        workflow: ledger.workflow.as_deref(),
+        persona: invocation.prompt_persona.as_deref(),
+        max_answer_chars: config.max_body_chars,
+        replies: &asked,
+    })
+}
+
+/// Routes record `id` once (SPEC §14.2 steps 1–7). A live lease held elsewhere is
+/// `ROUTING_IN_PROGRESS`; an agent error comes back as a [`Routed`] with `error` set (the
+/// escalation is written). With `follow_up` false the monitor is left to the caller
+/// (`route --all` runs it once at the end).
+pub fn route<S: LeaseStore + RunStore + DelegationStore>(
+    store: &S,
+    runner: &dyn Runner,
+    id: &str,
+    clock: Clock<'_>,
+    follow_up: bool,
+) -> Result<Routed, ClarifyError> {
+    let config = store.load_runner_config()?;
+    // A corrupt status file stops the command before anything runs.
+    store.read_statuses()?;
+    let workflows = store.load_workflows()?;
+    let target = check(store, &config, id, None)?;
+    let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
+    let lease = match store.take_lease(id, ttl)? {
+        LeaseTake::Taken(lease) => LeaseGuard::new(store, lease),
+        LeaseTake::Held { holder } => {
+            return Err(ClarifyError::RoutingInProgress {
+                id: id.to_owned(),
+                holder,
+            })
+        }
+    };
+    // Read again under the lease: a router that finished just before we took it may have
+    // answered the record.
+    let ledger = store
+        .read_ledger(target.issue)?
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    let record = ledger
+        .find(id)
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    routable(record)?;
+    let round = record.folded_round();
+    let invocation = &target.invocation;
+    let prompt = prompt_for(&ledger, record, invocation, &config);
+
+    let started = clock();
+    let mut events = vec![Event::routing(
+        EventType::Routed,
+        target.issue,
+        record,
+        started,
+        None,
+    )];
+    let result = runner.run(invocation, &prompt);
+    let reading = interpret(&result, &invocation.output, config.max_body_chars);
+    let now = clock().max(started);
+    let cause = match &reading {
+        Interpretation::AgentError { cause } => Some(cause.clone()),
+        _ => None,
+    };
+    if let Some(cause) = &cause {
+        events.push(Event::routing(
+            EventType::RouteFailed,
+            target.issue,
+            record,
+            now,
+            Some(cause.clone()),
+        ));
+    }
+    let decided = store.update_ledger(target.issue, &config, AGENT_X, |current| {
+        let d = decide(
+            current.as_ref(),
+            id,
+            round,
+            &reading,
+            &config,
+            &workflows,
+            now,
+        )?;
+        let write = d.applied.as_ref().map(|a| a.ledger.clone());
+        Ok((write, d))
+    });
+    lease.release();
+    let logged = log::write(
+        store,
+        &log::RunLog {
+            issue: target.issue,
+            id,
+            round,
+            invocation,
+            prompt: &prompt,
+            result: &result,
+            reading: &reading,
+            outcome: decided
+                .as_ref()
+                .map(|d| d.outcome)
+                .map_err(|e| e.to_string()),
+        },
+    );
+    let decision = decided?;
+    let summary = log::summary(invocation, &result, &reading, &logged);
+
+    // The decision is written: from here on, what fails is a warning, not the routing's failure.
+    let mut warnings = Vec::new();
+    let (monitor, mut written) = match decision.applied {
+        Some(applied) if follow_up => {
+            let m = finish(store, &config, now, applied, AGENT_X)?;
+            warnings.extend(m.warnings);
+            (m.monitor, m.events)
+        }
+        Some(applied) => {
+            let events = applied.events.clone();
+            if let Err(e) = apply_statuses(store, &config, &events) {
+                warnings.push(format!(
+                    "the routing was written, but the agents' statuses were not updated: {e}"
+                ));
+            }
+            (MonitorRun::default(), events)
+        }
+        None if follow_up => {
+            let m = monitor_after(store, &config, now, Some(target.issue), &mut warnings);
+            let events = m.events.clone();
+            (m, events)
+        }
+        None => (MonitorRun::default(), Vec::new()),
+    };
+    events.append(&mut written);
+    let after = match store.read_ledger(target.issue) {
+        Ok(after) => after,
+        Err(e) => {
+            warnings.push(format!(
+                "the routing was written, but reading it back failed: {e}"
+            ));
+            None
+        }
+    };
+    let find = |id: &str| after.as_ref().and_then(|l| l.find(id)).cloned();
+    Ok(Routed {
+        issue: target.issue,
+        id: id.to_owned(),
+        outcome: decision.outcome,
+        clarification: find(id),
+        asked_back: decision.asked.as_deref().and_then(find),
+        events,
+        run: summary,
+        monitor,
+        error: (decision.outcome == Outcome::Escalated)
+            .then_some(cause)
+            .flatten()
+            .map(|cause| ClarifyError::AgentError {
+                id: id.to_owned(),
+                cause,
+            }),
+        warnings,
+    })
+}
+
+/// The statuses take a write's events (as after any command).
+fn apply_statuses<S: LeaseStore + RunStore + DelegationStore>(
+    store: &S,
+    config: &Config,
+    events: &[Event],
+) -> Result<(), ClarifyError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    store.update_statuses(config, AGENT_X, |statuses| {
+        agentx_clarify_core::agents::apply_events(statuses, events);
+        Ok(())
+    })
+}

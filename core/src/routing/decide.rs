@@ -1,0 +1,201 @@
+//! What routing writes (SPEC §14.2 step 6), decided on the ledger as it stands under its
+//! lock after the run: nothing when someone else moved the record on meanwhile
+//! (`superseded`); else the answer, the question asked back, or the escalation. Pure; the
+//! command layer calls it inside the ledger's update.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::error::ClarifyError;
+use crate::ledger::{Ledger, Record, Status};
+use crate::names::AGENT_X;
+use crate::ops::{act, request, Action, Applied};
+use crate::routing::asked_back::ASKED_BACK;
+use crate::routing::interpret::Interpretation;
+use crate::workflow::Workflows;
+
+/// How a routing ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Answered,
+    AskedBack,
+    Escalated,
+    /// The record was answered, escalated, closed or asked again meanwhile: nothing written.
+    Superseded,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Answered => "answered",
+            Outcome::AskedBack => "asked-back",
+            Outcome::Escalated => "escalated",
+            Outcome::Superseded => "superseded",
+        }
+    }
+}
+
+/// The decision, with what to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub outcome: Outcome,
+    /// The new ledger and its events (`None`: superseded, nothing to write).
+    pub applied: Option<Applied>,
+    /// The record asked back (a new request), when the outcome is `asked-back`.
+    pub asked: Option<String>,
+    /// Why the record was escalated (the entry's reason), when it was.
+    pub reason: Option<String>,
+    /// The agent failed: its cause (the outcome is then `escalated`).
+    pub agent_error: Option<String>,
+}
+
+impl Decision {
+    fn superseded() -> Decision {
+        Decision {
+            outcome: Outcome::Superseded,
+            applied: None,
+            asked: None,
+            reason: None,
+            agent_error: None,
+        }
+    }
+}
+
+/// Whether `record` can still take what a run started in `round` produced.
+pub fn still_routable(record: &Record, round: u32) -> bool {
+    matches!(record.current_status(), Status::Pending | Status::Stale)
+        && record.folded_round() == round
+}
+
+/// Decides what the run of record `id` (started in `round`) writes on `ledger` as it is now.
+pub fn decide(
+    ledger: Option<&Ledger>,
+    id: &str,
+    round: u32,
+    run: &Interpretation,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+) -> Result<Decision, ClarifyError> {
+    let Some((ledger, record)) = ledger.and_then(|l| l.find(id).map(|r| (l, r))) else {
+        return Ok(Decision::superseded());
+    };
+    if !still_routable(record, round) {
+        return Ok(Decision::superseded());
+    }
+    let max = config.max_body_chars as usize;
+    let escalate = |reason: String, agent_error: Option<String>| {
+        let reason = cut(&reason, max);
+        let action = Action::Escalate {
+            from: Some(AGENT_X.to_owned()),
+            message: Some(reason.clone()),
+        };
+        act(ledger, id, &action, config, now).map(|applied| Decision {
+            outcome: Outcome::Escalated,
+            applied: Some(applied),
+            asked: None,
+            reason: Some(reason),
+            agent_error,
+        })
+    };
+    match run {
+        Interpretation::Answer { answer } => {
+            let action = Action::Answer {
+                from: record.to.clone(),
+                body: answer.clone(),
+            };
+            act(ledger, id, &action, config, now).map(|applied| Decision {
+                outcome: Outcome::Answered,
+                applied: Some(applied),
+                asked: None,
+                reason: None,
+                agent_error: None,
+            })
+        }
+        Interpretation::AskedBack { questions, to } => {
+            let mut req = asked_back_request(
+                ledger.issue_number,
+                record,
+                questions,
+                to.as_deref(),
+                config,
+            )?;
+            req.extra.insert(ASKED_BACK.to_owned(), Value::from(id));
+            match request(Some(ledger), &req, config, workflows, now) {
+                Ok(applied) => Ok(Decision {
+                    outcome: Outcome::AskedBack,
+                    asked: Some(applied.id.clone()),
+                    applied: Some(applied),
+                    reason: None,
+                    agent_error: None,
+                }),
+                // The questions must not be lost: a human sees them with the refusal.
+                Err(refused) => escalate(
+                    format!(
+                        "agent asked back: {} (asking '{}' was refused: {refused})",
+                        questions.join(" / "),
+                        req.to
+                    ),
+                    None,
+                ),
+            }
+        }
+        Interpretation::Stopped {
+            blocker_type,
+            details,
+        } => {
+            let reason = match details {
+                Some(d) => format!("agent stopped: {blocker_type}: {d}"),
+                None => format!("agent stopped: {blocker_type}"),
+            };
+            escalate(reason, None)
+        }
+        Interpretation::AgentError { cause } => {
+            escalate(format!("agent error: {cause}"), Some(cause.clone()))
+        }
+    }
+}
+
+/// The request a routed agent asks back (SPEC §14.2): from the target to the requester (or
+/// to the block's `to`), topic `Re: <topic>`, one question listing the block's questions,
+/// blocking, under the ledger's workflow. Built through the one JSON constructor of requests,
+/// so fields a request gains later get their defaults here too.
+pub fn asked_back_request(
+    issue: u32,
+    record: &Record,
+    questions: &[String],
+    to: Option<&str>,
+    config: &Config,
+) -> Result<crate::NewRequest, ClarifyError> {
+    let question = match questions {
+        [one] => one.clone(),
+        many => many
+            .iter()
+            .enumerate()
+            .map(|(i, q)| format!("{}. {q}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let input = json!({
+        "issueNumber": issue,
+        "from": record.to,
+        "to": to.unwrap_or(&record.from),
+        "topic": cut(&format!("Re: {}", record.topic), config.max_topic_chars as usize),
+        "question": question,
+        "blocking": true,
+    });
+    let map = input.as_object().cloned().unwrap_or_default();
+    crate::api::input::new_request(&map)
+}
+
+/// At most `max` characters, the cut marked with `…`.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let kept: String = text.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", kept.trim_end())
+    }
+}

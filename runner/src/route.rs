@@ -1,0 +1,58 @@
+//! The process runner the shells hand to the command layer's routing: an invocation with its
+//! prompt bound, run in the workspace, as the core's [`RunResult`].
+
+use std::path::PathBuf;
+
+use agentx_clarify_command::Runner;
+use agentx_clarify_core::routing::{Invocation, RunResult};
+
+use crate::{run, Exit, RunOutput, Spec};
+
+/// Runs routed agents for the workspace at `root` (programs with a `/` and `cwd` are
+/// relative to it).
+#[derive(Clone, Debug)]
+pub struct ProcessRunner {
+    root: PathBuf,
+}
+
+impl ProcessRunner {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        ProcessRunner { root: root.into() }
+    }
+}
+
+impl Runner for ProcessRunner {
+    fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult {
+        let spec = Spec::for_invocation(invocation, prompt, &self.root);
+        let started_ms = crate::run::now_ms();
+        match run(&spec) {
+            Ok(out) => result_of(out),
+            Err(e) => RunResult {
+                spawn_error: Some(e.to_string()),
+                started_ms,
+                ended_ms: crate::run::now_ms(),
+                ..RunResult::default()
+            },
+        }
+    }
+}
+
+/// A finished run as the core reads it (invalid UTF-8 replaced).
+pub fn result_of(out: RunOutput) -> RunResult {
+    let (exit, signal) = match out.exit {
+        Exit::Code(c) => (Some(c), None),
+        Exit::Signal(s) => (None, Some(s)),
+    };
+    RunResult {
+        exit,
+        signal,
+        timed_out: out.timed_out,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout_truncated: out.stdout_truncated,
+        stderr_truncated: out.stderr_truncated,
+        spawn_error: None,
+        started_ms: out.started_ms,
+        ended_ms: out.ended_ms,
+    }
+}

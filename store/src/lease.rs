@@ -1,0 +1,149 @@
+//! Routing leases on disk (SPEC §14.2 step 2): `<clarifications>/<id>.lease`, created
+//! atomically (create-new) and holding `{"pid", "hostname", "id", "taken", "expires"}` (epoch
+//! ms, the system clock — never `--now`, like locks). A lease is live until its expiry, unless
+//! its holder is a dead process on this host; a dead lease is broken the way a stale lock is
+//! (only if it still holds the bytes judged, one breaker at a time), and the take retried.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use agentx_clarify_command::route::LEASE_MARGIN_MS;
+use agentx_clarify_command::{LeaseStore, LeaseTake};
+use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::ClarifyError;
+use serde_json::{json, Value};
+
+use crate::atomic::refuse_symlink;
+use crate::clock::system_now_ms;
+use crate::lock::{break_stale, pid_alive, this_host};
+use crate::{io_error, DiskStore};
+
+/// A lease this process took: its file and exact bytes.
+#[derive(Debug)]
+pub struct DiskLease {
+    path: PathBuf,
+    content: Vec<u8>,
+}
+
+impl DiskStore {
+    /// The lease file of record `id` (a validated id, so the path cannot escape).
+    pub fn lease_path(&self, id: &str) -> Result<PathBuf, ClarifyError> {
+        ClarificationId::parse(id)?;
+        Ok(self.clarifications_dir().join(format!("{id}.lease")))
+    }
+}
+
+/// What a lease file says about its holder.
+enum Judged {
+    Live {
+        holder: String,
+    },
+    /// Dead or expired: these bytes may be broken.
+    Dead(Vec<u8>),
+    /// Gone meanwhile.
+    Absent,
+}
+
+fn judge(path: &Path) -> Judged {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Judged::Absent;
+    };
+    let now = system_now_ms();
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
+        // Half-written by a holder that died between creating and writing it: judged by age.
+        let age_ms = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .map_or(0, |d| d.as_millis());
+        return if age_ms > u128::from(LEASE_MARGIN_MS) {
+            Judged::Dead(bytes)
+        } else {
+            Judged::Live {
+                holder: String::from("a router that is starting"),
+            }
+        };
+    };
+    let pid = v.get("pid").and_then(Value::as_u64);
+    let host = v.get("hostname").and_then(Value::as_str).unwrap_or("");
+    let expires = v.get("expires").and_then(Value::as_i64).unwrap_or(0);
+    let dead = host == this_host() && pid.is_some_and(|p| !pid_alive(p));
+    if dead || now > expires {
+        return Judged::Dead(bytes);
+    }
+    Judged::Live {
+        holder: format!(
+            "pid {} on {host} until {}",
+            pid.map_or_else(|| String::from("?"), |p| p.to_string()),
+            agentx_clarify_core::time::format_ms(expires)
+        ),
+    }
+}
+
+/// Creates the lease file; `None` if one exists.
+fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, ClarifyError> {
+    let taken = system_now_ms();
+    let content = serde_json::to_vec(&json!({
+        "pid": std::process::id(),
+        "hostname": this_host(),
+        "id": id,
+        "taken": taken,
+        "expires": taken.saturating_add(i64::try_from(ttl_ms).unwrap_or(i64::MAX)),
+    }))
+    .unwrap_or_default();
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            if let Err(e) = file.write_all(&content) {
+                let _ = std::fs::remove_file(path);
+                return Err(io_error("write", path, &e));
+            }
+            Ok(Some(content))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(e) => Err(io_error("create", path, &e)),
+    }
+}
+
+impl LeaseStore for DiskStore {
+    type Lease = DiskLease;
+
+    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<DiskLease>, ClarifyError> {
+        let path = self.lease_path(id)?;
+        let dir = self.clarifications_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        refuse_symlink(&path)?;
+        // Lease files come and go in the clarifications directory: as the index's own
+        // writer, so the index is not taken to be outdated by them.
+        let _session = self.index.begin();
+        // A dead lease is broken and the take tried again; twice is enough unless another
+        // router takes it in between, and then it is theirs.
+        for _ in 0..3 {
+            if let Some(content) = create(&path, id, ttl_ms)? {
+                return Ok(LeaseTake::Taken(DiskLease { path, content }));
+            }
+            match judge(&path) {
+                Judged::Live { holder } => return Ok(LeaseTake::Held { holder }),
+                Judged::Dead(bytes) => break_stale(&path, &bytes)?,
+                Judged::Absent => {}
+            }
+        }
+        Ok(LeaseTake::Held {
+            holder: String::from("another router (the lease changed hands while taking it)"),
+        })
+    }
+
+    fn release_lease(&self, lease: DiskLease) {
+        // Only our own: an expired lease may have been broken and taken by another router.
+        let _session = self.index.begin();
+        if std::fs::read(&lease.path).is_ok_and(|bytes| bytes == lease.content) {
+            let _ = std::fs::remove_file(&lease.path);
+        }
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        self.lease_path(id)
+            .is_ok_and(|p| matches!(judge(&p), Judged::Live { .. }))
+    }
+}
