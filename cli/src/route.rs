@@ -157,7 +157,7 @@ pub fn monitor(
 ) -> Outcome {
     let config = ws.load_runner_config()?;
     let wanted = route.unwrap_or(config.route_on_retry) && !dry_run;
-    let run = commands::run_monitor(ws, &config, clock(), dry_run, Scope::All)?;
+    let run = commands::run_monitor(ws, &config, clock(), dry_run, Scope::Monitor)?;
     let routed = if wanted {
         Some(commands::route_ids(
             ws,

@@ -121,20 +121,7 @@ fn route_answers_through_the_database_and_leases_are_rows() {
 fn delegate_and_ingest_write_both_ledgers_in_the_database() {
     let (dir, url) = pg_workspace("delegate");
     let root = dir.path();
-    let d = ok(&json_at(
-        root,
-        T0,
-        &[
-            "delegate",
-            "request",
-            "--issue=42",
-            "--from=architect",
-            "--to=engineer",
-            "--capability=code.implementation.feature",
-            "--objective=Implement the session cache",
-            "--output-contract={\"format\": \"pull request\"}",
-        ],
-    ));
+    let d = ok(&json_at(root, T0, &DELEGATE_REQUEST));
     assert_eq!(d["delegation"]["id"], "DLG-42-001", "{d:#}");
     ok(&json_at(
         root,

@@ -10,8 +10,12 @@
 //!   retried (`update.rs`).
 //! - `agentx.active`, the index of active records, written in the same transaction as its
 //!   ledger: the monitor reads only the ledgers with a row there.
+//! - Delegation ledgers as rows too, both ledgers of an issue in one transaction for
+//!   `signals ingest` (`delegations.rs`); routing leases as rows with an expiry on the server's
+//!   clock (`leases.rs`).
 //! - The schema created and migrated by `agentx store init` (`schema.rs`).
-//! - Settings and workflows stay in the workspace's files (they are shared through git).
+//! - Settings, workflows, runner tables, personas and manifests stay in the workspace's files
+//!   (they are shared through git); run logs are written there too (`runs.rs`).
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,

@@ -160,6 +160,17 @@ impl DiskStore {
         Ok(self.ledger_path(issue))
     }
 
+    /// The `[store] url` of the workspace's settings (SPEC §19), read as the settings are
+    /// (a FIFO or device at their path is refused, never waited on); `None` without one.
+    pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
+        let path = self.path(paths::CONFIG);
+        let file = self.relative(&path);
+        let url = read::read_existing(&path, Links::Follow, |bytes| {
+            Config::store_url(&file, bytes)
+        })?;
+        Ok(url.flatten())
+    }
+
     /// Writes a ledger under its lock and keeps its index marker: the marker goes before a
     /// ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.

@@ -24,9 +24,8 @@ pub mod transfer;
 
 use std::path::Path;
 
-use agentx_clarify_command::paths;
 use agentx_clarify_core::config::is_postgres_url;
-use agentx_clarify_core::{ClarifyError, Config};
+use agentx_clarify_core::ClarifyError;
 
 pub use agentx_clarify_pg::PgStore;
 pub use agentx_clarify_store::DiskStore;
@@ -65,17 +64,10 @@ pub fn location_with(root: &Path, env: Option<&str>) -> Result<Location, Clarify
             )));
         }
     }
-    let path = root.join(paths::CONFIG);
-    match std::fs::read(&path) {
-        Ok(bytes) => Ok(match Config::store_url(paths::CONFIG, &bytes)? {
-            Some(url) => Location::Postgres(url),
-            None => Location::Files,
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Location::Files),
-        Err(e) => Err(ClarifyError::Io {
-            message: format!("cannot read {}: {e}", path.display()),
-        }),
-    }
+    Ok(match DiskStore::new(root).store_url()? {
+        Some(url) => Location::Postgres(url),
+        None => Location::Files,
+    })
 }
 
 /// The store of the workspace at `root`.
@@ -94,6 +86,7 @@ pub fn open_at(root: &Path, location: Location) -> Result<AnyStore, ClarifyError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentx_clarify_command::paths;
 
     #[test]
     fn the_variable_wins_over_the_config_file() {

@@ -259,6 +259,18 @@ pub fn ledger_ids(ledger: &Value) -> Vec<String> {
 
 /// The argv of `clarify ask` (engineer → architect, non-blocking: allowed by the default
 /// feature workflow).
+/// `delegate request` on issue 42: the architect delegates the session cache to the engineer.
+pub const DELEGATE_REQUEST: [&str; 8] = [
+    "delegate",
+    "request",
+    "--issue=42",
+    "--from=architect",
+    "--to=engineer",
+    "--capability=code.implementation.feature",
+    "--objective=Implement the session cache",
+    "--output-contract={\"format\": \"pull request\"}",
+];
+
 pub fn ask_args(issue: u32, topic: &str, question: &str) -> Vec<String> {
     vec![
         "clarify".into(),
