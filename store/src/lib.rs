@@ -367,6 +367,12 @@ impl Store for DiskStore {
         if let Scope::FollowUp { written } = scope {
             if let Some(mut issues) = self.index.trusted() {
                 issues.extend(written.map(u64::from));
+                // Not listing the directory is the point (its size is the finished work):
+                // temp files left by crashed writers wait for the next full pass's sweep.
+                *self
+                    .listed_temps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
                 return Ok(self.scan_marked(issues, written, &visit));
             }
         }
