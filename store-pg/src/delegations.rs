@@ -41,19 +41,11 @@ impl DelegationStore for PgStore {
             Option<DelegationLedger>,
         ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        let mut conn = self.conn()?;
-        update::update_document(
-            conn.get()?,
-            &self.target,
-            (DELEGATIONS, &name),
-            config.lock_timeout_ms,
-            |bytes| {
-                let current = bytes.map(|b| parse_delegations(issue, b)).transpose()?;
-                let (write, result) = decide(current)?;
-                Ok((write.as_ref().map(delegation_write), result))
-            },
-        )
+        self.update_issue_document(DELEGATIONS, issue, config, |_, bytes| {
+            let current = bytes.map(|b| parse_delegations(issue, b)).transpose()?;
+            let (write, result) = decide(current)?;
+            Ok((write.as_ref().map(delegation_write), result))
+        })
     }
 
     fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {

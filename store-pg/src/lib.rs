@@ -154,6 +154,26 @@ impl PgStore {
         Ok(row.map(|r| r.get(0)))
     }
 
+    /// Read–decide–write of the document of `kind` for `issue` in one transaction
+    /// (`update.rs`); `decide` gets the document's name and its bytes.
+    fn update_issue_document<T>(
+        &self,
+        kind: &str,
+        issue: u32,
+        config: &Config,
+        mut decide: impl FnMut(&str, Option<&[u8]>) -> Result<(Option<update::Write>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        let mut conn = self.conn()?;
+        update::update_document(
+            conn.get()?,
+            &self.target,
+            (kind, &name),
+            config.lock_timeout_ms,
+            |bytes| decide(&name, bytes),
+        )
+    }
+
     fn fail(&self, what: &str, name: &str, e: &postgres::Error) -> ClarifyError {
         failure(&self.target, &format!("{what} {name}"), Phase::Before, e)
     }
@@ -271,22 +291,14 @@ impl Store for PgStore {
         _agent: &str,
         mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        let mut conn = self.conn()?;
-        update::update_document(
-            conn.get()?,
-            &self.target,
-            (CLARIFICATIONS, &name),
-            config.lock_timeout_ms,
-            |bytes| {
-                let current = bytes
-                    .map(|b| Ledger::parse(&name, b, Some(issue)))
-                    .transpose()?;
-                let (write, result) = decide(current)?;
-                let write = write.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
-                Ok((write, result))
-            },
-        )
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
+            let current = bytes
+                .map(|b| Ledger::parse(name, b, Some(issue)))
+                .transpose()?;
+            let (write, result) = decide(current)?;
+            let write = write.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
+            Ok((write, result))
+        })
     }
 
     fn update_ledger_bytes<T>(
@@ -296,23 +308,15 @@ impl Store for PgStore {
         _agent: &str,
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        let mut conn = self.conn()?;
-        update::update_document(
-            conn.get()?,
-            &self.target,
-            (CLARIFICATIONS, &name),
-            config.lock_timeout_ms,
-            |bytes| {
-                let (write, result) = decide(bytes)?;
-                // Indexed as an import indexes them: bytes that do not parse keep a row.
-                let write = write.map(|b| {
-                    let rows = rows_of(CLARIFICATIONS, &name, &b);
-                    (b, rows)
-                });
-                Ok((write, result))
-            },
-        )
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
+            let (write, result) = decide(bytes)?;
+            // Indexed as an import indexes them: bytes that do not parse keep a row.
+            let write = write.map(|b| {
+                let rows = rows_of(CLARIFICATIONS, name, &b);
+                (b, rows)
+            });
+            Ok((write, result))
+        })
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
