@@ -3,8 +3,8 @@
 //! clean), the hash chain verifies, a JSON round trip is the identity, nothing panics — and
 //! after a monitor run no blocking wait-for cycle remains and a second run changes nothing.
 
-use agentx_clarify_core::agents::{apply_events, Statuses};
-use agentx_clarify_core::monitor::{find_cycle_breaks, monitor_ledger, WaitEdge};
+use agentx_clarify_core::agents::{apply_events, set_status, Statuses};
+use agentx_clarify_core::monitor::{find_cycle_breaks, may_act, monitor_ledger, WaitEdge};
 use agentx_clarify_core::verify::verify_ledger;
 use agentx_clarify_core::{act, request, Action, Config, Ledger, NewRequest, Status, Workflows};
 use proptest::prelude::*;
@@ -154,6 +154,15 @@ fn cycles_left(ledger: &Ledger) -> usize {
     find_cycle_breaks(AGENTS.len(), &edges, |h| h[0]).len()
 }
 
+/// Every agent `done` since `at`: the statuses under which abandonment acts most.
+fn everyone_done(at: i64) -> Statuses {
+    let mut statuses = Statuses::new();
+    for agent in AGENTS {
+        set_status(&mut statuses, agent, "done", None, at).expect("a valid status");
+    }
+    statuses
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -169,6 +178,13 @@ proptest! {
             let result = match s {
                 Step::Tick(minutes) => { now = (now + minutes * 60_000).max(0); continue; }
                 Step::Monitor => {
+                    if !may_act(&ledger) {
+                        // The index of active records (SPEC §19) skips such a ledger: no pass
+                        // may change it, however late and whoever has moved on.
+                        let (later, moved) = (now + 30 * 24 * 3_600_000, everyone_done(now + 1));
+                        let out = monitor_ledger(ledger.clone(), &moved, &config, later);
+                        prop_assert!(!out.changed && out.events.is_empty() && out.report.is_quiet(), "a ledger without active records changed: {:?}", out.report);
+                    }
                     let out = monitor_ledger(ledger.clone(), &statuses, &config, now);
                     apply_events(&mut statuses, &out.events);
                     assert_eq!(cycles_left(&out.ledger), 0, "a wait-for cycle survived the monitor");

@@ -59,16 +59,22 @@ impl Task for StoreCall {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<String> {
-        let store = DiskStore::new(&self.root);
+        let root = std::path::Path::new(&self.root);
         // Routing runs agents from this pool thread (the thread that waits for them).
-        let runner = ProcessRunner::new(&self.root);
+        let runner = ProcessRunner::new(root);
         let envelope = guarded(|| {
             // A root that does not exist is an error, not an empty workspace; `init` makes it.
             if self.op != "init" {
-                if let Err(e) = store.require_root() {
+                if let Err(e) = DiskStore::new(root).require_root() {
                     return json!({"ok": false, "error": error_value(&e)});
                 }
             }
+            // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a
+            // pooled connection is reused across calls).
+            let store = match agentx_clarify_workspace::open(root) {
+                Ok(store) => store,
+                Err(e) => return json!({"ok": false, "error": error_value(&e)}),
+            };
             match parse_input(&self.input) {
                 Ok(input) => agentx_clarify_command::call_routed(
                     &store,
@@ -90,8 +96,9 @@ impl Task for StoreCall {
     }
 }
 
-/// The file store: `op` on the workspace at `root`, with the CLI's locks and `--json` shapes.
-/// Same-file operations inside this process queue on an in-process mutex before the file lock.
+/// The workspace's store (its files, or PostgreSQL when `AGENTX_STORE` or `[store] url` names
+/// one): `op` on the workspace at `root`, with the CLI's locks and `--json` shapes. Same-file
+/// operations inside this process queue on an in-process mutex before the file lock.
 #[napi(
     ts_args_type = "root: string, op: StoreOperation, input: string",
     ts_return_type = "Promise<string>"

@@ -86,6 +86,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx state\n  agentx state --agent engineer --status working --issue 42"
     )]
     State(StateArgs),
+    /// Where the state lives: create or migrate the PostgreSQL schema, export, import
+    #[command(
+        subcommand,
+        after_help = "The state is in PostgreSQL when AGENTX_STORE or [store] url in .agentx/config.toml\nnames a postgres:// URL (the variable wins), else in .agentx/state/.\n\nExamples:\n  agentx store init\n  agentx store export ./backup\n  agentx store import .          # this workspace's files into the database"
+    )]
+    Store(StoreCmd),
     /// Upgrade ledgers written by another tool (AgentX, the reference CLI) and say what changed
     #[command(
         after_help = "Examples:\n  agentx migrate --dry-run\n  agentx migrate\n  agentx migrate --json | jq '.migrated[].file'\n\nEach ledger is upgraded under its lock: snapshots set from the thread, unhashed\nentries hashed in order, timestamps in canonical form, no BOM. Ledgers that do not\nparse are reported and left untouched. Afterwards `agentx clarify verify` shows no\nwarnings for them (but for records that never got a question)."
@@ -118,6 +124,25 @@ pub enum Command {
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCmd {
+    /// Create the PostgreSQL schema, or migrate it to this version (nothing to do for files)
+    Init,
+    /// Write the whole workspace, its state included, into DIR as a file workspace
+    Export {
+        /// A directory without an .agentx/ in it (created if missing)
+        dir: PathBuf,
+    },
+    /// Read the state of the file workspace at DIR into the PostgreSQL store
+    Import {
+        /// A workspace root (holding .agentx/state/)
+        dir: PathBuf,
+        /// Overwrite documents the database holds with different content (else refused)
+        #[arg(long)]
+        replace: bool,
     },
 }
 

@@ -8,7 +8,7 @@ use agentx_clarify_core::delegation::{Delegation, Status};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::AnyStore as Workspace;
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 
@@ -150,7 +150,7 @@ fn as_map(v: Value) -> Map<String, Value> {
     }
 }
 
-pub fn run(ws: &DiskStore, now: i64, json: bool, cmd: Delegate) -> Result<i32, ClarifyError> {
+pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Delegate) -> Result<i32, ClarifyError> {
     let outcome = match cmd {
         Delegate::Request(a) => {
             let fields = as_map(json!({
@@ -228,7 +228,7 @@ pub fn run(ws: &DiskStore, now: i64, json: bool, cmd: Delegate) -> Result<i32, C
 }
 
 fn act(
-    ws: &DiskStore,
+    ws: &Workspace,
     now: i64,
     id: &str,
     op: &str,
@@ -239,7 +239,7 @@ fn act(
 }
 
 fn show(
-    ws: &DiskStore,
+    ws: &Workspace,
     json: bool,
     id: Option<String>,
     issue: Option<String>,

@@ -11,7 +11,8 @@ use agentx_clarify_command::layer4::{
 use agentx_clarify_core::layer4::{Audit, CheckArgs as CoreCheckArgs, Gate, Plan};
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::{new_uuid_v4, random_seed, DiskStore};
+use agentx_clarify_store::{new_uuid_v4, random_seed};
+use agentx_clarify_workspace::AnyStore as Workspace;
 use clap::{Args, Subcommand};
 
 use crate::{exit, print};
@@ -86,7 +87,7 @@ fn read_plan(path: &str) -> Result<Plan, ClarifyError> {
     Plan::parse_text(&text)
 }
 
-pub fn run_check(ws: &DiskStore, now: i64, json: bool, a: CheckArgs) -> Outcome {
+pub fn run_check(ws: &Workspace, now: i64, json: bool, a: CheckArgs) -> Outcome {
     let issue = parse_issue(&a.issue)?;
     let plan = read_plan(&a.plan)?;
     let new_session_id = match plan.session_id {
@@ -125,7 +126,7 @@ pub fn run_check(ws: &DiskStore, now: i64, json: bool, a: CheckArgs) -> Outcome 
     Ok(0)
 }
 
-pub fn run_gate(ws: &DiskStore, json: bool, a: &GateArgs) -> Outcome {
+pub fn run_gate(ws: &Workspace, json: bool, a: &GateArgs) -> Outcome {
     let issue = parse_issue(&a.issue)?;
     let g = gate(ws, issue, a.operation.as_deref())?;
     if json {
@@ -170,7 +171,7 @@ fn gate_text(g: &Gate) -> String {
     lines.join("\n")
 }
 
-pub fn run_audit(ws: &DiskStore, json: bool, a: &AuditArgs) -> Outcome {
+pub fn run_audit(ws: &Workspace, json: bool, a: &AuditArgs) -> Outcome {
     let target = match (&a.id, &a.issue) {
         (Some(id), _) => AuditTarget::Record(id.clone()),
         (None, issue) => AuditTarget::Issue(parse_issue(issue.as_deref().unwrap_or(""))?),
@@ -236,7 +237,7 @@ fn audit_text(a: &Audit) -> String {
     lines.join("\n")
 }
 
-pub fn run_keys(ws: &DiskStore, json: bool, cmd: Keys) -> Outcome {
+pub fn run_keys(ws: &Workspace, json: bool, cmd: Keys) -> Outcome {
     match cmd {
         Keys::New { agent } => {
             let created = new_key(ws, &agent, &random_seed()?)?;

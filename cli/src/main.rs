@@ -12,6 +12,7 @@ mod previews;
 mod print;
 mod route;
 mod signals;
+mod store;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -21,7 +22,8 @@ use agentx_clarify_core::listing::{ready_line, ListFilter};
 use agentx_clarify_core::render::{text_list, text_report, text_stats, text_thread};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
-use agentx_clarify_store::DiskStore as Workspace;
+use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::AnyStore as Workspace;
 use args::{Clarify, Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
@@ -54,7 +56,7 @@ fn run(cli: Cli) -> i32 {
     let root = match &cli.root {
         Some(root) => root.clone(),
         None => match std::env::current_dir() {
-            Ok(cwd) => Workspace::discover(&cwd),
+            Ok(cwd) => DiskStore::discover(&cwd),
             Err(e) => {
                 return print::fail(
                     cli.json,
@@ -65,7 +67,6 @@ fn run(cli: Cli) -> i32 {
             }
         },
     };
-    let ws = Workspace::new(root);
     let json = cli.json;
     // A root that does not exist is an error, not an empty workspace (SPEC §20); `init` and
     // the demo create theirs.
@@ -74,49 +75,80 @@ fn run(cli: Cli) -> i32 {
         Command::Init | Command::Demo | Command::Completions { .. }
     );
     if cli.root.is_some() && !creates_root {
-        if let Err(e) = ws.require_root() {
+        if let Err(e) = DiskStore::new(&root).require_root() {
             return print::fail(json, &e);
         }
     }
     let result = match cli.command {
-        Command::Init => init(&ws, json),
-        Command::Clarify(c) => clarify(&ws, now, cli.now.is_some(), json, c),
-        Command::Signals(c) => signals::run(&ws, now, json, c),
-        Command::Delegate(c) => delegate::run(&ws, now, json, c),
-        Command::Gate(a) => layer4::run_gate(&ws, json, &a),
-        Command::Keys(c) => layer4::run_keys(&ws, json, c),
-        Command::Hook(Hook::Start { agent, issue }) => {
-            hook(&ws, now, json, HookEvent::Start, &agent, issue.as_deref())
-        }
-        Command::Hook(Hook::Finish { agent, issue }) => {
-            hook(&ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
-        }
-        Command::Ready(a) => ready(&ws, now, json, a.include_escalated),
-        Command::State(a) => state(&ws, now, json, a),
-        Command::Migrate { dry_run } => migrate::run(&ws, json, dry_run),
+        // The workspace's own files, wherever its state is kept.
+        Command::Init => init(&DiskStore::new(root), json),
         Command::Demo => demo::run(
-            &ws,
+            &DiskStore::new(root),
             cli.root.is_some(),
             cli.now.is_some().then_some(now),
             json,
         ),
+        Command::Store(cmd) => store::run(&root, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
-            agentx_clarify_mcp::serve(ws.root().into(), &agent, issue.as_deref(), |root, op, v| {
-                let runner = agentx_clarify_runner::ProcessRunner::new(root);
-                // A plan without a session gets a new one here: the layers below draw no
-                // randomness.
-                let with_session = agentx_clarify_store::with_new_session(op, v);
-                let v = with_session.as_ref().unwrap_or(v);
-                commands::call_routed(&Workspace::new(root), &runner, op, v, &system_now_ms)
+            agentx_clarify_workspace::location(&root).and_then(|location| {
+                let changes = match location {
+                    agentx_clarify_workspace::Location::Files => agentx_clarify_mcp::Changes::Files,
+                    agentx_clarify_workspace::Location::Postgres(_) => {
+                        agentx_clarify_mcp::Changes::Store
+                    }
+                };
+                agentx_clarify_mcp::serve(root, &agent, issue.as_deref(), mcp_call, changes)
             })
         }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
             Ok(0)
         }
+        command => agentx_clarify_workspace::open(&root)
+            .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command)),
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
+}
+
+/// The commands that read or change the state, on the workspace's store.
+fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command) -> Outcome {
+    match command {
+        Command::Clarify(c) => clarify(ws, now, fixed, json, c),
+        Command::Signals(c) => signals::run(ws, now, json, c),
+        Command::Delegate(c) => delegate::run(ws, now, json, c),
+        Command::Hook(Hook::Start { agent, issue }) => {
+            hook(ws, now, json, HookEvent::Start, &agent, issue.as_deref())
+        }
+        Command::Hook(Hook::Finish { agent, issue }) => {
+            hook(ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
+        }
+        Command::Ready(a) => ready(ws, now, json, a.include_escalated),
+        Command::State(a) => state(ws, now, json, a),
+        Command::Migrate { dry_run } => migrate::run(ws, json, dry_run),
+        Command::Gate(a) => layer4::run_gate(ws, json, &a),
+        Command::Keys(c) => layer4::run_keys(ws, json, c),
+        other => Err(ClarifyError::Internal {
+            message: format!("{other:?} does not run on the store"),
+        }),
+    }
+}
+
+/// The MCP server's store calls: each opens the workspace's store (a pooled connection for
+/// PostgreSQL) and runs one operation of the command layer.
+#[cfg(feature = "mcp")]
+fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
+    match agentx_clarify_workspace::open(root) {
+        Ok(ws) => {
+            let runner = agentx_clarify_runner::ProcessRunner::new(root);
+            // A plan without a session gets a new one here: the layers below draw no
+            // randomness.
+            let with_session = agentx_clarify_store::with_new_session(op, input);
+            let input = with_session.as_ref().unwrap_or(input);
+            commands::call_routed(&ws, &runner, op, input, &system_now_ms)
+        }
+        Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+    }
 }
 
 type Outcome = Result<i32, ClarifyError>;
@@ -126,7 +158,7 @@ fn parse_issue_opt(text: Option<&str>) -> Result<Option<u32>, ClarifyError> {
         .transpose()
 }
 
-fn init(ws: &Workspace, json: bool) -> Outcome {
+fn init(ws: &DiskStore, json: bool) -> Outcome {
     let created = ws.init()?;
     if json {
         print::json(&json!({"ok": true, "created": created}));

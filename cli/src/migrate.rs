@@ -3,7 +3,7 @@
 
 use agentx_clarify_command::migrate;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::DiskStore as Workspace;
+use agentx_clarify_workspace::AnyStore as Workspace;
 
 use crate::print;
 

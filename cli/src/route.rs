@@ -12,7 +12,7 @@ use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
 use agentx_clarify_runner::ProcessRunner;
-use agentx_clarify_store::DiskStore as Workspace;
+use agentx_clarify_workspace::AnyStore as Workspace;
 use serde_json::{json, Value};
 
 use crate::args::RouteArgs;
@@ -157,7 +157,7 @@ pub fn monitor(
 ) -> Outcome {
     let config = ws.load_runner_config()?;
     let wanted = route.unwrap_or(config.route_on_retry) && !dry_run;
-    let run = commands::run_monitor(ws, &config, clock(), dry_run, Scope::All)?;
+    let run = commands::run_monitor(ws, &config, clock(), dry_run, Scope::Monitor)?;
     let routed = if wanted {
         Some(commands::route_ids(
             ws,

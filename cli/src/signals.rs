@@ -9,7 +9,7 @@ use agentx_clarify_core::api::signals::{parse_value, resume_value};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::signals::Context;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::AnyStore as Workspace;
 use clap::Subcommand;
 use serde_json::Value;
 
@@ -73,7 +73,7 @@ fn read_input(file: Option<&str>) -> Result<String, ClarifyError> {
     })
 }
 
-pub fn run(ws: &DiskStore, now: i64, json: bool, cmd: Signals) -> Result<i32, ClarifyError> {
+pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Signals) -> Result<i32, ClarifyError> {
     match cmd {
         Signals::Parse { file } => {
             let text = read_input(file.as_deref())?;

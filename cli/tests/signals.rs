@@ -100,20 +100,7 @@ fn a_subagent_asks_is_answered_resumes_and_completes_its_delegation() {
     let root = dir.path();
     let script = write_script(root);
     // The coordinator (architect) delegates the implementation; the engineer accepts.
-    let d = ok(&json_at(
-        root,
-        T0,
-        &[
-            "delegate",
-            "request",
-            "--issue=42",
-            "--from=architect",
-            "--to=engineer",
-            "--capability=code.implementation.feature",
-            "--objective=Implement the session cache",
-            "--output-contract={\"format\": \"pull request\"}",
-        ],
-    ));
+    let d = ok(&json_at(root, T0, &DELEGATE_REQUEST));
     assert_eq!(d["delegation"]["id"], "DLG-42-001");
     assert_eq!(d["delegation"]["status"], "REQUESTED", "{d:#}");
     ok(&json_at(

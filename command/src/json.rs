@@ -139,7 +139,7 @@ fn run<S: DelegationStore>(
         "monitor" => {
             let config = store.load_config()?;
             let dry_run = flag(m, "dryRun")?;
-            monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::All)?.to_json()
+            monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::Monitor)?.to_json()
         }
         "verify" => query::verify(store)?.to_json(),
         "list" => {
@@ -379,7 +379,8 @@ fn routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
             let config = store.load_runner_config()?;
             let dry_run = flag(m, "dryRun")?;
             let wanted = opt_bool(m, "route")?.unwrap_or(config.route_on_retry) && !dry_run;
-            let run = monitor::run_monitor(store, &config, clock(), dry_run, crate::Scope::All)?;
+            let run =
+                monitor::run_monitor(store, &config, clock(), dry_run, crate::Scope::Monitor)?;
             let mut out = run.to_json();
             if wanted {
                 let routed = route::route_ids(store, runner, clock, jobs(m)?, &run.report.retried)?;

@@ -10,8 +10,13 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 /// Which ledgers a workspace pass needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// Every ledger (`monitor`, `list`, `stats`, `ready`).
+    /// Every ledger (`list`, `stats`, `ready`).
     All,
+    /// `clarify monitor`: every ledger that can need action (SPEC §19). A store whose index of
+    /// active records cannot be outdated (a database: every writer goes through its
+    /// transactions) answers from it; a store whose files others may change (the file store)
+    /// reads every ledger, and repairs its index on the way.
+    Monitor,
     /// The monitor that follows a command: only ledgers that can need action — the one just
     /// written and those with active records. A store without an index of active records
     /// gives every ledger, which is always correct, only slower.

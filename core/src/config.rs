@@ -80,6 +80,11 @@ impl Default for Config {
     }
 }
 
+/// Whether `url` names a PostgreSQL database in libpq's URL form.
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
 fn to_u32(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -179,6 +184,33 @@ impl Config {
     /// UTF-8 is `CONFIG_INVALID` with the file and byte offset (never an I/O error).
     pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
         Config::parse(file, crate::toml_read::toml_text(file, bytes)?)
+    }
+
+    /// The `[store] url` of `config.toml` (SPEC §19): where the workspace's state lives when it
+    /// is not in the files. `None` without one (or with an empty one); anything but a
+    /// `postgres://` or `postgresql://` URL is `CONFIG_INVALID` at its position.
+    pub fn store_url(file: &str, bytes: &[u8]) -> Result<Option<String>, ClarifyError> {
+        let text = crate::toml_read::toml_text(file, bytes)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let src = Source { file, text };
+        let root = src.parse()?;
+        let Some(section) = get(root.get_ref(), "store") else {
+            return Ok(None);
+        };
+        let Some(v) = get(src.table("store", section)?, "url") else {
+            return Ok(None);
+        };
+        let url = src.string("url", v)?;
+        if url.is_empty() {
+            return Ok(None);
+        }
+        if !is_postgres_url(&url) {
+            return Err(src.error_at(
+                &v.span(),
+                "[store] url must be a postgres:// or postgresql:// URL",
+            ));
+        }
+        Ok(Some(url))
     }
 
     /// [`Config::parse_bytes`] with the runner tables ([`Config::parse_with_runners`]).
@@ -326,6 +358,26 @@ mod tests {
         };
         let e = c.validate("config").unwrap_err();
         assert!(e.to_string().contains("found 1.5"), "{e}");
+    }
+
+    #[test]
+    fn store_url_is_read_from_its_table() {
+        let url = |t: &str| Config::store_url("config.toml", t.as_bytes());
+        assert_eq!(url("").unwrap(), None);
+        assert_eq!(url("[clarify]\nmax_retries = 2\n").unwrap(), None);
+        assert_eq!(url("[store]\nurl = \"\"\n").unwrap(), None);
+        assert_eq!(
+            url("[store]\nurl = \"postgres://agentx@/hub?host=/tmp/s&port=5433\"\n").unwrap(),
+            Some("postgres://agentx@/hub?host=/tmp/s&port=5433".to_owned())
+        );
+        let e = url("[store]\nurl = \"mysql://x\"\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(e.to_string().contains("config.toml:2:7"), "{e}");
+        assert_eq!(
+            url("[store]\nurl = 5\n").unwrap_err().code(),
+            "CONFIG_INVALID"
+        );
+        assert_eq!(url("store = 1\n").unwrap_err().code(), "CONFIG_INVALID");
     }
 
     #[test]

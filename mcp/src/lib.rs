@@ -37,7 +37,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use hub::{Hub, StoreFn};
+pub use hub::{Changes, Hub, StoreFn};
 pub use server::Server;
 
 /// Largest JSON-RPC message read from stdin. Ledger texts are at most 100 000 characters
@@ -54,8 +54,9 @@ pub fn serve(
     agent: &str,
     issue: Option<&str>,
     store: StoreFn,
+    changes: Changes,
 ) -> Result<i32, ClarifyError> {
-    let server = launch(root, agent, issue, store)?;
+    let server = launch(root, agent, issue, store, changes)?;
     init_logging();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -84,6 +85,7 @@ pub fn launch(
     agent: &str,
     issue: Option<&str>,
     store: StoreFn,
+    changes: Changes,
 ) -> Result<Server, ClarifyError> {
     check_agent(agent)?;
     if is_reserved(agent) {
@@ -93,7 +95,7 @@ pub fn launch(
         });
     }
     let issue = issue.map(parse_issue).transpose()?;
-    Ok(Server::new(Hub::new(root, store), agent, issue))
+    Ok(Server::new(Hub::new(root, store, changes), agent, issue))
 }
 
 /// Serves one MCP session over `read`/`write` until the client goes away. A client that

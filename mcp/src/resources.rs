@@ -1,11 +1,11 @@
 //! Resources: `agentx://issues/<n>` (the ledger JSON) and `agentx://clarifications/<id>`
 //! (the thread as markdown), and `notifications/resources/updated` for subscribed ones whose
-//! ledger file changes on disk — whoever wrote it (this server, another agent's server, the
-//! CLI, the extension). The watcher stats the subscribed ledger files every 250 ms: a few
-//! syscalls per tick, no platform notification API, and it sees writes from any process.
+//! ledger changes — whoever wrote it (this server, another agent's server, the CLI, the
+//! extension). The watcher checks the subscribed ledgers every 250 ms: one `stat` per ledger
+//! file when the state is in files (no platform notification API, and it sees writes from any
+//! process), one store call per ledger, every 500 ms, when it is in PostgreSQL.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -17,9 +17,8 @@ use rmcp::model::{
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{json, Value};
 
-use crate::hub::Hub;
+use crate::hub::{Hub, Version};
 use crate::reply;
-use crate::wait::{stamp, Stamp};
 
 const ISSUES: &str = "agentx://issues/";
 const CLARIFICATIONS: &str = "agentx://clarifications/";
@@ -141,23 +140,29 @@ fn ok(envelope: Value) -> Result<Value, ErrorData> {
     })
 }
 
-/// Subscribed URIs, the ledger file each depends on and how it looked when last checked.
+/// Subscribed URIs, the issue whose ledger each depends on and how it looked when last
+/// checked.
 #[derive(Default)]
 pub struct Watch {
-    subscribed: Mutex<BTreeMap<String, (PathBuf, Option<Stamp>)>>,
+    subscribed: Mutex<BTreeMap<String, (u32, Version)>>,
     running: Mutex<bool>,
 }
 
 impl Watch {
-    /// Subscribes `uri` (checked by the caller) to changes of `path`; starts the watcher the
-    /// first time, on the current runtime, telling `peer`.
-    pub fn subscribe(self: &Arc<Self>, uri: String, path: PathBuf, peer: Peer<RoleServer>) {
-        let now = stamp(&path);
-        self.lock().insert(uri, (path, now));
+    /// Subscribes `uri` (checked by the caller) to changes of its issue's ledger, as it looks
+    /// now; starts the watcher the first time, on the current runtime, telling `peer`.
+    pub fn subscribe(
+        self: &Arc<Self>,
+        uri: String,
+        seen: (u32, Version),
+        hub: Hub,
+        peer: Peer<RoleServer>,
+    ) {
+        self.lock().insert(uri, seen);
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         if !*running {
             *running = true;
-            tokio::spawn(run(Arc::clone(self), peer));
+            tokio::spawn(run(Arc::clone(self), hub, peer));
         }
     }
 
@@ -165,21 +170,27 @@ impl Watch {
         self.lock().remove(uri);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (PathBuf, Option<Stamp>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (u32, Version)>> {
         self.subscribed
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// URIs whose file changed since the last check (their stamps updated).
-    fn changed(&self) -> Vec<String> {
-        let mut subscribed = self.lock();
+    /// URIs whose ledger changed since the last check (their versions updated).
+    async fn changed(&self, hub: &Hub) -> Vec<String> {
+        let watched: Vec<(String, u32)> = self
+            .lock()
+            .iter()
+            .map(|(uri, (issue, _))| (uri.clone(), *issue))
+            .collect();
         let mut out = Vec::new();
-        for (uri, (path, last)) in subscribed.iter_mut() {
-            let now = stamp(path);
-            if now != *last {
-                *last = now;
-                out.push(uri.clone());
+        for (uri, issue) in watched {
+            let now = hub.version(issue).await;
+            if let Some((_, last)) = self.lock().get_mut(&uri) {
+                if now != *last {
+                    *last = now;
+                    out.push(uri);
+                }
             }
         }
         out
@@ -187,13 +198,13 @@ impl Watch {
 }
 
 /// Polls until the client goes away; the runtime drops it when the server stops.
-async fn run(watch: Arc<Watch>, peer: Peer<RoleServer>) {
+async fn run(watch: Arc<Watch>, hub: Hub, peer: Peer<RoleServer>) {
     loop {
-        tokio::time::sleep(WATCH_EVERY).await;
+        tokio::time::sleep(hub.poll(WATCH_EVERY)).await;
         if peer.is_transport_closed() {
             return;
         }
-        for uri in watch.changed() {
+        for uri in watch.changed(&hub).await {
             let param = ResourceUpdatedNotificationParam::new(uri);
             if peer.notify_resource_updated(param).await.is_err() {
                 return;

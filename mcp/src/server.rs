@@ -114,8 +114,13 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let target = Target::parse(&request.uri)?;
-        let path = self.hub.ledger_path(target.issue());
-        self.watch.subscribe(request.uri, path, context.peer);
+        let version = self.hub.version(target.issue()).await;
+        self.watch.subscribe(
+            request.uri,
+            (target.issue(), version),
+            self.hub.clone(),
+            context.peer,
+        );
         Ok(())
     }
 

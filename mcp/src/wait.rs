@@ -1,10 +1,13 @@
-//! `clarify_wait`: a long poll on one record. The ledger is re-read only when its file's
-//! metadata changes (every write is an atomic rename, so a new inode, size or mtime); a tick
-//! otherwise costs one `stat`. Progress notifications go out about every 5 s when the request
+//! `clarify_wait`: a long poll on one record. The ledger is re-read only when it changed
+//! (`Hub::version`: its file's metadata — every write is an atomic rename, so a new inode, size
+//! or mtime — or, with the state in PostgreSQL, what the store shows of it); a tick otherwise
+//! costs one `stat` (or one store call). Progress notifications go out about every 5 s when the request
 //! carries a progress token, so clients that extend their timeout on progress keep waiting.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
+
+use crate::hub::Version;
 
 use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
@@ -79,10 +82,13 @@ pub async fn wait(
     let started = Instant::now();
     let deadline = started + timeout;
     let mut next_progress = started + PROGRESS_EVERY;
-    let mut path = None;
+    let mut seen: Option<(u32, Version)> = None;
     loop {
-        // Stamp first, then read: a write between the two shows up as a changed stamp.
-        let before = path.as_deref().and_then(stamp);
+        // Look first, then read: a write between the two shows up as a changed version.
+        let before = match &seen {
+            Some((issue, _)) => Some(hub.version(*issue).await),
+            None => None,
+        };
         let shown = hub.call("show", json!({ "id": id })).await;
         let Some(record) = shown
             .get("clarification")
@@ -100,26 +106,27 @@ pub async fn wait(
         if !waiting || timed_out {
             return outcome(&id, &status, record.clone(), timed_out, started.elapsed());
         }
-        let ledger = match &path {
-            Some(p) => p,
-            None => {
-                let issue = record
-                    .get("issueNumber")
-                    .and_then(Value::as_u64)
-                    .and_then(|n| u32::try_from(n).ok())
-                    .unwrap_or_default();
-                path.insert(hub.ledger_path(issue))
-            }
+        let issue = match &seen {
+            Some((issue, _)) => *issue,
+            None => record
+                .get("issueNumber")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or_default(),
         };
-        let before = before.or_else(|| stamp(ledger));
-        // Sleep in ticks until the file changes, the time is up or the call is cancelled.
+        let before = match before {
+            Some(v) => v,
+            None => hub.version(issue).await,
+        };
+        seen = Some((issue, before.clone()));
+        // Sleep in ticks until the ledger changes, the time is up or the call is cancelled.
         loop {
             tokio::select! {
-                () = tokio::time::sleep(POLL) => {}
+                () = tokio::time::sleep(hub.poll(POLL)) => {}
                 () = stop.fires() => break,
             }
             let now = Instant::now();
-            if now >= deadline || stamp(ledger) != before {
+            if now >= deadline || hub.version(issue).await != before {
                 break;
             }
             if now >= next_progress {

@@ -169,7 +169,14 @@ fn line() -> impl Strategy<Value = String> {
 
 /// Feeds `lines` (then a ping) to a fresh server; returns what it wrote and how it ended.
 async fn session(lines: Vec<String>) -> (Vec<Value>, bool, Result<(), String>) {
-    let server = agentx_clarify_mcp::launch(root().to_path_buf(), "engineer", None, store).unwrap();
+    let server = agentx_clarify_mcp::launch(
+        root().to_path_buf(),
+        "engineer",
+        None,
+        store,
+        agentx_clarify_mcp::Changes::Files,
+    )
+    .unwrap();
     let (client, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
     let running = tokio::spawn(agentx_clarify_mcp::run(server, read, write));

@@ -114,6 +114,9 @@ impl LeaseStore for DiskStore {
         let dir = self.clarifications_dir();
         std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
         refuse_symlink(&path)?;
+        // Lease files come and go in the clarifications directory: as the index's own
+        // writer, so the index is not taken to be outdated by them.
+        let _session = self.index.begin();
         // A dead lease is broken and the take tried again; twice is enough unless another
         // router takes it in between, and then it is theirs.
         for _ in 0..3 {
@@ -133,6 +136,7 @@ impl LeaseStore for DiskStore {
 
     fn release_lease(&self, lease: DiskLease) {
         // Only our own: an expired lease may have been broken and taken by another router.
+        let _session = self.index.begin();
         if std::fs::read(&lease.path).is_ok_and(|bytes| bytes == lease.content) {
             let _ = std::fs::remove_file(&lease.path);
         }

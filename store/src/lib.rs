@@ -11,11 +11,13 @@
 mod atomic;
 pub mod clock;
 mod delegations;
+mod index;
 mod init;
 mod keys;
 mod lease;
 mod lock;
 mod parallel;
+mod pass;
 mod read;
 mod runs;
 mod sweep;
@@ -23,17 +25,20 @@ mod sweep;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use agentx_clarify_command::paths::{self, ledger_read};
+use agentx_clarify_command::paths;
 use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::is_workflow_name;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
+use index::Index;
+pub use index::INDEX_DIR;
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
-pub use lock::{lock_path, FileLock, LockPolicy};
+pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use parallel::parallel_map;
 pub use read::read_into;
 use read::Links;
@@ -85,6 +90,8 @@ pub struct Listing {
 #[derive(Debug)]
 pub struct DiskStore {
     root: PathBuf,
+    /// The index of active records: what the monitor after a command reads.
+    index: Index,
     /// The temp files the last workspace pass listed, so the sweep after a monitor run needs
     /// no second listing of a directory of thousands of ledgers.
     listed_temps: Mutex<Option<Vec<PathBuf>>>,
@@ -92,8 +99,10 @@ pub struct DiskStore {
 
 impl DiskStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
         DiskStore {
-            root: root.into(),
+            index: Index::new(&root, root.join(paths::CLARIFICATIONS_DIR)),
+            root,
             listed_temps: Mutex::new(None),
         }
     }
@@ -151,6 +160,37 @@ impl DiskStore {
         let dir = self.clarifications_dir();
         std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
         Ok(self.ledger_path(issue))
+    }
+
+    /// The `[store] url` of the workspace's settings (SPEC §19), read as the settings are
+    /// (a FIFO or device at their path is refused, never waited on); `None` without one.
+    pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
+        let path = self.path(paths::CONFIG);
+        let file = self.relative(&path);
+        let url = read::read_existing(&path, Links::Follow, |bytes| {
+            Config::store_url(&file, bytes)
+        })?;
+        Ok(url.flatten())
+    }
+
+    /// Writes a ledger under its lock and keeps its index marker: the marker goes before a
+    /// ledger that needs it and after one that does not, so a crash in between leaves one
+    /// marker too many, never one too few.
+    fn write_indexed(
+        &self,
+        issue: u32,
+        path: &Path,
+        bytes: &[u8],
+        marked: bool,
+    ) -> Result<(), ClarifyError> {
+        if marked {
+            self.index.mark(u64::from(issue))?;
+        }
+        write_atomic(path, bytes)?;
+        if !marked {
+            self.index.unmark(u64::from(issue));
+        }
+        Ok(())
     }
 
     fn relative(&self, path: &Path) -> String {
@@ -257,11 +297,18 @@ impl Store for DiskStore {
         mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
         let path = self.lock_ledger_dir(issue)?;
+        // Dropped last: the session accounts for the lock file's coming and going too.
+        let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_ledger(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
-            write_atomic(&path, ledger.to_pretty_json().as_bytes())?;
+            self.write_indexed(
+                issue,
+                &path,
+                ledger.to_pretty_json().as_bytes(),
+                may_act(&ledger),
+            )?;
         }
         Ok(result)
     }
@@ -274,12 +321,16 @@ impl Store for DiskStore {
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
         let path = self.lock_ledger_dir(issue)?;
+        let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         // Copied out of the thread's read buffer: `decide` may read the store too.
         let current = read::read_existing(&path, Links::Refuse, |bytes| Ok(bytes.to_vec()))?;
         let (write, result) = decide(current.as_deref())?;
         if let Some(bytes) = write {
-            write_atomic(&path, &bytes)?;
+            // Bytes that do not parse keep their marker, as a pass that cannot read them would.
+            let marked = Ledger::parse(&paths::ledger_name(issue), &bytes, Some(issue))
+                .map_or(true, |ledger| may_act(&ledger));
+            self.write_indexed(issue, &path, &bytes, marked)?;
         }
         Ok(result)
     }
@@ -312,20 +363,22 @@ impl Store for DiskStore {
 
     fn scan<R: Send>(
         &self,
-        _scope: Scope,
+        scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        let listing = self.list_clarifications()?;
-        *self
-            .listed_temps
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(listing.temp_files);
-        Ok(parallel_map(&listing.ledgers, |(n, path)| {
-            read::with_buffer(|buf| {
-                let bytes = read_into(path, buf).map(|()| buf.as_slice());
-                visit(ledger_read(*n, file_name(path), bytes))
-            })
-        }))
+        if let Scope::FollowUp { written } = scope {
+            if let Some(mut issues) = self.index.trusted() {
+                issues.extend(written.map(u64::from));
+                // Not listing the directory is the point (its size is the finished work):
+                // temp files left by crashed writers wait for the next full pass's sweep.
+                *self
+                    .listed_temps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
+                return Ok(self.scan_marked(issues, written, &visit));
+            }
+        }
+        self.scan_all(&visit)
     }
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
@@ -353,6 +406,8 @@ impl Store for DiskStore {
                 Err(_) => return,
             },
         };
+        // Removing a temp file changes the clarifications directory: a session says it was us.
+        let _session = (!temps.is_empty()).then(|| self.index.begin());
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
         self.sweep_delegation_temps(config);
     }

@@ -49,7 +49,7 @@ pub struct FileLock {
 use crate::clock::system_now_ms as wall_ms;
 
 /// This machine's name, asked once: every poll of a held lock compares against it.
-pub(crate) fn this_host() -> &'static str {
+pub fn this_host() -> &'static str {
     static HOST: OnceLock<String> = OnceLock::new();
     HOST.get_or_init(|| {
         hostname::get()
@@ -83,7 +83,7 @@ fn local_mutex(path: &Path) -> &'static Mutex<()> {
 }
 
 /// Whether a process with this pid exists on this host (Linux `/proc`; a zombie is dead).
-pub(crate) fn pid_alive(pid: u64) -> bool {
+pub fn pid_alive(pid: u64) -> bool {
     let proc_dir = Path::new("/proc");
     if !proc_dir.exists() {
         return true; // cannot tell: only age decides

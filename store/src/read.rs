@@ -59,6 +59,14 @@ pub(crate) fn read_existing<T>(
     })
 }
 
+/// Reads a whole file into `buf`; `Ok(false)` when it does not exist.
+pub(crate) fn read_if_exists(path: &Path, buf: &mut Vec<u8>) -> Result<bool, ClarifyError> {
+    let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
+        return Ok(false);
+    };
+    read_open(file, &meta, path, buf).map(|()| true)
+}
+
 /// A file's bytes and its metadata (`None` when it does not exist); for lock files, whose age
 /// is their mtime.
 pub(crate) fn read_with_metadata(path: &Path) -> Result<Option<(Vec<u8>, Metadata)>, ClarifyError> {

@@ -1,6 +1,7 @@
 //! Ledgers of the benchmarks' shape (issues 3 and 4): three records each — one resolved with
 //! three entries, one answered after two rounds, one fresh pending — plus, in a mixed
-//! workspace, 1 % stale, 1 % stuck (repeated question) and 0.5 % deadlocked (mutual wait).
+//! workspace, 1 % stale, 1 % stuck (repeated question) and 0.5 % deadlocked (mutual wait); or
+//! finished (every record resolved), the bulk of a workspace that has run for a while.
 #![allow(clippy::unwrap_used)]
 
 use agentx_clarify_core::{act, request, Action, Config, Ledger, NewRequest, Workflows};
@@ -50,6 +51,8 @@ pub enum Kind {
     Stale,
     Stuck,
     Deadlock,
+    /// Every record resolved: finished work, which the monitor never needs to read.
+    Finished,
 }
 
 /// One ledger of the benchmark's shape; `kind` adds the situation the monitor must find.
@@ -120,6 +123,25 @@ pub fn ledger(issue: u64, kind: Kind, now: i64) -> Ledger {
         "Is CSV export of invoices in scope for v1?",
         asked_at,
     );
+    if let Kind::Finished = kind {
+        let id3 = format!("CLR-{issue}-003");
+        let pm_answer = Action::Answer {
+            from: "product-manager".into(),
+            body: "Yes, CSV only.".into(),
+        };
+        l = step(&l, &id3, pm_answer, now - 30 * MIN);
+        for id in [&id2, &id3] {
+            l = step(
+                &l,
+                id,
+                Action::Resolve {
+                    from: None,
+                    message: None,
+                },
+                now - 29 * MIN,
+            );
+        }
+    }
     if let Kind::Deadlock = kind {
         l = ask_blocking(
             Some(&l),

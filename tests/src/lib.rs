@@ -5,6 +5,7 @@
 //! (`agentx_clarify_command::vector::play`) over each store.
 
 pub mod fixtures;
+pub mod pg;
 pub mod schema;
 
 use std::path::{Path, PathBuf};

@@ -18,7 +18,15 @@ pub const MINUTE: i64 = 60_000;
 
 /// Environment variables that change the binary's behaviour; removed from every child so the
 /// tests do not depend on the environment they run in.
-const SCRUBBED: &[&str] = &["AGENTX_NOW", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI"];
+const SCRUBBED: &[&str] = &[
+    "AGENTX_NOW",
+    "AGENTX_STORE",
+    "AGENTX_TEST_SLOW_WRITE_MS",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "CI",
+];
 
 /// A `Command` for the binary with a scrubbed environment.
 pub fn agentx() -> Command {
@@ -251,6 +259,18 @@ pub fn ledger_ids(ledger: &Value) -> Vec<String> {
 
 /// The argv of `clarify ask` (engineer → architect, non-blocking: allowed by the default
 /// feature workflow).
+/// `delegate request` on issue 42: the architect delegates the session cache to the engineer.
+pub const DELEGATE_REQUEST: [&str; 8] = [
+    "delegate",
+    "request",
+    "--issue=42",
+    "--from=architect",
+    "--to=engineer",
+    "--capability=code.implementation.feature",
+    "--objective=Implement the session cache",
+    "--output-contract={\"format\": \"pull request\"}",
+];
+
 pub fn ask_args(issue: u32, topic: &str, question: &str) -> Vec<String> {
     vec![
         "clarify".into(),

@@ -41,6 +41,20 @@ pub fn next_wakeup<'a>(ledgers: impl IntoIterator<Item = &'a Ledger>, now: i64) 
         .min()
 }
 
+/// Whether the monitor can act on `ledger` at some `now`, under some statuses, before anyone
+/// writes to it: it has an active record (pending, stale or answered) — SPEC §19's "can need
+/// action". Every phase looks only at active records: stale at pending and stale ones (legacy
+/// round-0 records included), stuck at active ones, deadlock at blocking pending and stale ones,
+/// abandonment at active ones. A ledger without one is left exactly as it is by every pass, so
+/// a store's index of the ledgers for which this holds lets the monitor that follows a command
+/// skip finished work.
+pub fn may_act(ledger: &Ledger) -> bool {
+    ledger
+        .clarifications
+        .iter()
+        .any(|r| r.current_status().is_active())
+}
+
 /// What one ledger's monitor pass did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LedgerOutcome {

@@ -1,21 +1,36 @@
-//! Writes a benchmark workspace: `agentx-gen-workspace DIR N [--mixed]` creates `DIR/.agentx/`
-//! (default workflows) and N ledgers of the benchmarks' shape (about 3 KB each, real hash
-//! chains), timed so that a monitor run at the current time finds what `--mixed` planted.
+//! Writes a benchmark workspace: `agentx-gen-workspace DIR N [--mixed | --finished | --due PCT]`
+//! creates `DIR/.agentx/` (default workflows) and N ledgers of the benchmarks' shape (about
+//! 3 KB each, real hash chains), timed so that a monitor run at the current time finds what
+//! `--mixed` planted. `--finished`: every record resolved (a workspace of finished work);
+//! `--due PCT`: PCT % of the ledgers hold a record past its SLA, the rest are finished.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agentx_clarify_tests::fixtures::{kind_of, ledger};
+use agentx_clarify_tests::fixtures::{kind_of, ledger, Kind};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(dir), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse::<u64>().ok()))
     else {
-        eprintln!("usage: agentx-gen-workspace DIR N [--mixed]");
+        eprintln!("usage: agentx-gen-workspace DIR N [--mixed | --finished | --due PCT]");
         std::process::exit(2);
     };
     let mixed = args.iter().any(|a| a == "--mixed");
+    let finished = args.iter().any(|a| a == "--finished");
+    let due: Option<u64> = args
+        .iter()
+        .position(|a| a == "--due")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|p| p.parse().ok());
+    // Ledger i is due when it falls in the first PCT of every hundred.
+    let kind = |i: u64| match due {
+        Some(pct) if i % 100 < pct => Kind::Stale,
+        Some(_) => Kind::Finished,
+        None if finished => Kind::Finished,
+        None => kind_of(i, mixed),
+    };
     let root = PathBuf::from(dir);
     let clar = root.join(".agentx/state/clarifications");
     std::fs::create_dir_all(&clar).expect("create the workspace");
@@ -33,7 +48,7 @@ fn main() {
     .unwrap();
     let mut bytes = 0usize;
     for i in 1..=n {
-        let text = ledger(i, kind_of(i, mixed), now).to_pretty_json();
+        let text = ledger(i, kind(i), now).to_pretty_json();
         bytes += text.len();
         std::fs::write(clar.join(format!("issue-{i}.json")), text).expect("write a ledger");
     }

@@ -1,0 +1,385 @@
+//! # agentx-clarify-pg
+//!
+//! `PgStore`: a workspace's state — clarification ledgers, delegation ledgers, agent statuses —
+//! in PostgreSQL (SPEC §19), so agents on many machines share one hub. The same command layer
+//! runs over it as over the file store, with the same JSON shapes: every ledger is kept as the
+//! exact bytes the file store would write, so `export` gives the files back byte for byte.
+//!
+//! - One transaction per store update, the document's row locked `FOR UPDATE` (per-issue row
+//!   locks replace lock files); new documents inserted without a race; serialization failures
+//!   retried (`update.rs`).
+//! - `agentx.active`, the index of active records, written in the same transaction as its
+//!   ledger: the monitor reads only the ledgers with a row there.
+//! - Delegation ledgers as rows too, both ledgers of an issue in one transaction for
+//!   `signals ingest` (`delegations.rs`); routing leases as rows with an expiry on the server's
+//!   clock (`leases.rs`).
+//! - The schema created and migrated by `agentx store init` (`schema.rs`).
+//! - Settings, workflows, runner tables, personas and manifests stay in the workspace's files
+//!   (they are shared through git); run logs are written there too (`runs.rs`).
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod conn;
+mod delegations;
+pub mod documents;
+mod error;
+mod keys;
+mod leases;
+mod runs;
+pub mod schema;
+mod transfer;
+mod update;
+
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use agentx_clarify_command::paths::{self, ledger_read, STATUS_FILE};
+use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
+use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_core::verify::issue_of_file_name;
+use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
+use agentx_clarify_store::{parallel_map, DiskStore};
+
+use conn::Conn;
+use documents::{active_rows, rows_of, CLARIFICATIONS, STATE};
+use error::{failure, Phase};
+
+pub use conn::describe;
+pub use leases::PgLease;
+pub use schema::Migration;
+pub use transfer::Imported;
+
+/// Rows handed to the parallel decoder at a time while a pass streams a table.
+const BATCH: usize = 1024;
+
+/// A workspace whose state is in PostgreSQL.
+pub struct PgStore {
+    /// The workspace's files: settings and workflows.
+    files: DiskStore,
+    url: String,
+    /// The URL without its password, for messages.
+    target: String,
+    /// Idle connections. A call takes one out and puts it back when done, so a call made
+    /// while another is under way (a decision that reads the store, a delegation update
+    /// inside a ledger update) gets a connection of its own instead of waiting for itself.
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("root", &self.files.root())
+            .field("target", &self.target)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// The workspace at `root` (settings, workflows) with its state in the database at `url`,
+    /// whose schema must be this build's (else `IO_ERROR` naming `agentx store init`).
+    pub fn open(root: impl Into<std::path::PathBuf>, url: &str) -> Result<PgStore, ClarifyError> {
+        let conn = conn::checkout(url)?;
+        Ok(PgStore {
+            files: DiskStore::new(root),
+            url: url.to_owned(),
+            target: describe(url),
+            idle: Mutex::new(vec![conn]),
+        })
+    }
+
+    /// Creates the schema, or migrates it to this build's version (`agentx store init`).
+    pub fn init_schema(url: &str) -> Result<Migration, ClarifyError> {
+        let mut conn = conn::connect_unchecked(url)?;
+        schema::migrate(&mut conn.client)
+            .map_err(|e| failure(&describe(url), "create the schema", Phase::Before, &e))
+    }
+
+    /// The database, as messages name it (no password).
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The workspace root (its settings and workflows).
+    pub fn root(&self) -> &Path {
+        self.files.root()
+    }
+
+    /// The workspace's files (settings, workflows, manifests, run logs).
+    pub fn files(&self) -> &DiskStore {
+        &self.files
+    }
+
+    fn conn(&self) -> Result<ConnGuard<'_>, ClarifyError> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let conn = match idle {
+            // A connection lost by an earlier call is replaced, not reused.
+            Some(conn) if !conn.client.is_closed() => conn,
+            _ => conn::checkout(&self.url)?,
+        };
+        Ok(ConnGuard {
+            store: self,
+            conn: Some(conn),
+        })
+    }
+
+    /// One document's bytes by workspace path (`.agentx/state/…`), as a file would hold them.
+    pub fn document(&self, path: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+        let Some((kind, name)) = documents::document_of(path) else {
+            return Ok(None);
+        };
+        self.read_document(kind, name)
+    }
+
+    fn read_document(&self, kind: &str, name: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let stmt = c
+            .statement("SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2")
+            .map_err(|e| self.fail("read", name, &e))?;
+        let row = c
+            .client
+            .query_opt(&stmt, &[&kind, &name])
+            .map_err(|e| self.fail("read", name, &e))?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// Read–decide–write of the document of `kind` for `issue` in one transaction
+    /// (`update.rs`); `decide` gets the document's name and its bytes.
+    fn update_issue_document<T>(
+        &self,
+        kind: &str,
+        issue: u32,
+        config: &Config,
+        mut decide: impl FnMut(&str, Option<&[u8]>) -> Result<(Option<update::Write>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        let mut conn = self.conn()?;
+        update::update_document(
+            conn.get()?,
+            &self.target,
+            (kind, &name),
+            config.lock_timeout_ms,
+            |bytes| decide(&name, bytes),
+        )
+    }
+
+    fn fail(&self, what: &str, name: &str, e: &postgres::Error) -> ClarifyError {
+        failure(&self.target, &format!("{what} {name}"), Phase::Before, e)
+    }
+
+    /// Streams `(name, body)` rows of `sql` through `visit` in batches decoded on every core.
+    fn pass<R: Send>(
+        &self,
+        sql: &'static str,
+        written: Option<String>,
+        visit: &(impl Fn(u64, &str, &[u8]) -> R + Sync),
+    ) -> Result<Vec<R>, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let fail = |e: &postgres::Error| self.fail("read", "the ledgers", e);
+        let stmt = c.statement(sql).map_err(|e| fail(&e))?;
+        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = match &written {
+            Some(w) => vec![w],
+            None => Vec::new(),
+        };
+        let mut rows = c.client.query_raw(&stmt, params).map_err(|e| fail(&e))?;
+        let mut out = Vec::new();
+        let mut batch: Vec<(u64, String, Vec<u8>)> = Vec::with_capacity(BATCH);
+        loop {
+            let next = postgres::fallible_iterator::FallibleIterator::next(&mut rows)
+                .map_err(|e| fail(&e))?;
+            let done = next.is_none();
+            if let Some(row) = next {
+                let name: String = row.get(0);
+                // Names were checked when written; anything else is not a ledger.
+                if let Some(n) = issue_of_file_name(&name) {
+                    batch.push((n, name, row.get(1)));
+                }
+            }
+            if batch.len() >= BATCH || (done && !batch.is_empty()) {
+                let taken = std::mem::take(&mut batch);
+                out.extend(parallel_map(&taken, |(n, name, body)| {
+                    visit(*n, name, body)
+                }));
+            }
+            if done {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// A connection while one call uses it; back among the idle ones when dropped.
+struct ConnGuard<'a> {
+    store: &'a PgStore,
+    conn: Option<Conn>,
+}
+
+impl ConnGuard<'_> {
+    fn get(&mut self) -> Result<&mut Conn, ClarifyError> {
+        // `PgStore::conn` fills it; only `drop` empties it.
+        self.conn.as_mut().ok_or_else(|| ClarifyError::Internal {
+            message: String::from("the store's connection slot is empty"),
+        })
+    }
+}
+
+impl Drop for ConnGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take().filter(|c| !c.client.is_closed()) {
+            let mut idle = self
+                .store
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            idle.push(conn);
+        }
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        let idle = self.idle.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for conn in idle.drain(..) {
+            conn::checkin(&self.url, conn);
+        }
+    }
+}
+
+/// Every clarification ledger, ascending by issue (canonical decimal names order by length,
+/// then by text).
+const ALL: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
+    ORDER BY length(name), name";
+
+/// The ledgers with a row in the index of active records, and the one named by `$1` (the one
+/// just written, or none), ascending.
+const MARKED: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
+    AND name IN (SELECT name FROM agentx.active WHERE kind = 'clarifications' UNION ALL SELECT $1::text)
+    ORDER BY length(name), name";
+
+impl Store for PgStore {
+    fn load_config(&self) -> Result<Config, ClarifyError> {
+        self.files.load_config()
+    }
+
+    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
+        self.files.load_workflows()
+    }
+
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        self.read_document(CLARIFICATIONS, &name)?
+            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
+            .transpose()
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
+            let current = bytes
+                .map(|b| Ledger::parse(name, b, Some(issue)))
+                .transpose()?;
+            let (write, result) = decide(current)?;
+            let write = write.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
+            Ok((write, result))
+        })
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
+            let (write, result) = decide(bytes)?;
+            // Indexed as an import indexes them: bytes that do not parse keep a row.
+            let write = write.map(|b| {
+                let rows = rows_of(CLARIFICATIONS, name, &b);
+                (b, rows)
+            });
+            Ok((write, result))
+        })
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        match self.read_document(STATE, STATUS_FILE)? {
+            None => Ok(Statuses::new()),
+            Some(bytes) => parse_statuses(STATUS_FILE, &bytes),
+        }
+    }
+
+    fn update_statuses<T>(
+        &self,
+        config: &Config,
+        _agent: &str,
+        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut conn = self.conn()?;
+        update::update_document(
+            conn.get()?,
+            &self.target,
+            (STATE, STATUS_FILE),
+            config.lock_timeout_ms,
+            |bytes| {
+                let mut statuses = match bytes {
+                    None => Statuses::new(),
+                    Some(b) => parse_statuses(STATUS_FILE, b)?,
+                };
+                let before = statuses.clone();
+                let result = change(&mut statuses)?;
+                let write = (statuses != before)
+                    .then(|| (statuses_to_json(&statuses).into_bytes(), Vec::new()));
+                Ok((write, result))
+            },
+        )
+    }
+
+    fn scan<R: Send>(
+        &self,
+        scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        let read =
+            |n: u64, name: &str, body: &[u8]| visit(ledger_read(n, name.to_owned(), Ok(body)));
+        match scope {
+            Scope::All => self.pass(ALL, None, &read),
+            // The index is written in the ledger's own transaction: it cannot be outdated, so
+            // `clarify monitor` reads from it too.
+            Scope::Monitor => self.pass(MARKED, Some(String::new()), &read),
+            Scope::FollowUp { written } => self.pass(
+                MARKED,
+                Some(written.map(paths::ledger_name).unwrap_or_default()),
+                &read,
+            ),
+        }
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        self.pass(ALL, None, &|_, name: &str, body: &[u8]| {
+            (name.to_owned(), Ok(body.to_vec()))
+        })
+    }
+
+    fn init(&self) -> Result<Vec<String>, ClarifyError> {
+        self.files.init()
+    }
+}

@@ -1,0 +1,142 @@
+//! The schema, created and migrated by `agentx store init`: numbered migrations, applied in
+//! order in one transaction under an advisory lock (two `init`s at once apply each migration
+//! once), recorded in `agentx.migrations`. Every other command checks the recorded version
+//! and refuses a database that is behind (run `init`) or ahead (upgrade `agentx`).
+//!
+//! Everything lives in the schema `agentx`, so the tables can share a database with others.
+
+use postgres::Client;
+
+/// The version this build reads and writes.
+pub const VERSION: i32 = 2;
+
+/// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "documents and the index of active records",
+        r"
+-- Every document of a workspace's state: clarification ledgers, delegation ledgers and the
+-- agent statuses, each as the exact bytes its file holds (export writes them back unchanged).
+CREATE TABLE agentx.documents (
+    kind text NOT NULL CHECK (kind IN ('clarifications', 'delegations', 'state')),
+    name text NOT NULL CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$'),
+    body bytea NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (kind, name)
+);
+
+-- The index of active records: one row per pending, stale or answered record (or one
+-- 'unreadable' row for a document that does not parse), written in the transaction that
+-- writes its document. The monitor reads the documents that have a row here.
+CREATE TABLE agentx.active (
+    kind text NOT NULL,
+    name text NOT NULL,
+    record text NOT NULL,
+    status text NOT NULL CHECK (status IN ('pending', 'stale', 'answered', 'unreadable')),
+    stale_after bigint,
+    requester text,
+    FOREIGN KEY (kind, name) REFERENCES agentx.documents (kind, name) ON DELETE CASCADE
+);
+CREATE INDEX active_document ON agentx.active (kind, name);
+",
+    ),
+    (
+        2,
+        "routing leases",
+        r"
+-- Routing leases (SPEC §14.2 step 2), one row per record being routed, so routers on
+-- different machines never both run one record's agent. Expiry is on the server's clock
+-- (every router compares against the same one); `token` identifies one taking, so a router
+-- releases only its own lease.
+CREATE TABLE agentx.leases (
+    id text PRIMARY KEY,
+    token text NOT NULL,
+    pid bigint NOT NULL,
+    hostname text NOT NULL,
+    taken_ms bigint NOT NULL,
+    expires_ms bigint NOT NULL
+);
+",
+    ),
+];
+
+/// What `init` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Migration {
+    /// The version found (0: no schema).
+    pub from: i32,
+    /// The version now.
+    pub to: i32,
+    /// The migrations applied, as `"<version>: <what>"`.
+    pub applied: Vec<String>,
+}
+
+/// The recorded version; `None` when there is no schema at all.
+pub(crate) fn current(client: &mut Client) -> Result<Option<i32>, postgres::Error> {
+    let exists: bool = client
+        .query_one("SELECT to_regclass('agentx.migrations') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(None);
+    }
+    let row = client.query_one(
+        "SELECT coalesce(max(version), 0) FROM agentx.migrations",
+        &[],
+    )?;
+    Ok(Some(row.get(0)))
+}
+
+/// Applies every missing migration in one transaction.
+pub(crate) fn migrate(client: &mut Client) -> Result<Migration, postgres::Error> {
+    let mut tx = client.transaction()?;
+    // One migrator at a time, whoever else runs `init` now (released at commit).
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('agentx.migrations'))",
+        &[],
+    )?;
+    tx.batch_execute(
+        "CREATE SCHEMA IF NOT EXISTS agentx;
+         CREATE TABLE IF NOT EXISTS agentx.migrations (
+             version integer PRIMARY KEY,
+             description text NOT NULL,
+             applied_at timestamptz NOT NULL DEFAULT now()
+         );",
+    )?;
+    let from: i32 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM agentx.migrations",
+            &[],
+        )?
+        .get(0);
+    let mut applied = Vec::new();
+    for (version, what, sql) in MIGRATIONS {
+        if *version <= from {
+            continue;
+        }
+        tx.batch_execute(sql)?;
+        tx.execute(
+            "INSERT INTO agentx.migrations (version, description) VALUES ($1, $2)",
+            &[version, what],
+        )?;
+        applied.push(format!("{version}: {what}"));
+    }
+    tx.commit()?;
+    Ok(Migration {
+        from,
+        to: from.max(VERSION),
+        applied,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_numbered_in_order_up_to_the_version() {
+        let versions: Vec<i32> = MIGRATIONS.iter().map(|(v, _, _)| *v).collect();
+        let expected: Vec<i32> = (1..=VERSION).collect();
+        assert_eq!(versions, expected);
+    }
+}

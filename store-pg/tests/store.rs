@@ -1,0 +1,409 @@
+//! `PgStore` against a real PostgreSQL server: the schema and its versions, concurrent writers
+//! (no lost update, no duplicate id, new issues created without a race), the index of active
+//! records, and failures — connection refused, the backend killed mid-transaction, a server
+//! restart (between commands and inside one), serialization failures (retried, then given
+//! up), a row lock not granted in time — each a clear error with nothing half-written.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Barrier;
+
+use agentx_clarify_command::{ask, Scope, Store};
+use agentx_clarify_core::{Config, Ledger, NewRequest};
+use agentx_clarify_pg::PgStore;
+use agentx_clarify_tests::fixtures::{ledger, Kind};
+use agentx_clarify_tests::pg::{fresh_database, psql, Cluster};
+
+const NOW: i64 = 1_795_341_600_000;
+
+/// A fresh database with the schema, and a workspace directory (default settings).
+fn setup(prefix: &str) -> (String, tempfile::TempDir) {
+    let url = fresh_database(prefix);
+    PgStore::init_schema(&url).expect("create the schema");
+    (url, workspace_dir())
+}
+
+/// A workspace directory with the default settings and workflows.
+fn workspace_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    agentx_clarify_store::DiskStore::new(dir.path())
+        .init()
+        .expect("init");
+    dir
+}
+
+fn request(issue: u64, n: usize) -> NewRequest {
+    NewRequest {
+        issue_number: issue,
+        from: "engineer".into(),
+        to: "architect".into(),
+        topic: format!("Topic {n}"),
+        question: format!("Question number {n} about the cache?"),
+        blocking: false,
+        workflow: None,
+        step: None,
+        field: None,
+        suggestions: vec![],
+        idempotency_key: None,
+        ..NewRequest::default()
+    }
+}
+
+fn ids(store: &PgStore, issue: u32) -> Vec<String> {
+    store
+        .read_ledger(issue)
+        .unwrap()
+        .map(|l| l.clarifications.iter().map(|r| r.id.clone()).collect())
+        .unwrap_or_default()
+}
+
+fn body(url: &str, issue: u32) -> String {
+    psql(
+        url,
+        &format!(
+            "SELECT encode(body, 'escape') FROM agentx.documents WHERE name = 'issue-{issue}.json'"
+        ),
+    )
+}
+
+#[test]
+fn the_schema_is_created_migrated_and_checked() {
+    let url = fresh_database("schema");
+    let dir = tempfile::tempdir().unwrap();
+    let e = PgStore::open(dir.path(), &url).unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    assert!(e.to_string().contains("agentx store init"), "{e}");
+    let first = PgStore::init_schema(&url).unwrap();
+    let version = agentx_clarify_pg::schema::VERSION;
+    assert_eq!(
+        (first.from, first.to, first.applied.len()),
+        (0, version, usize::try_from(version).unwrap())
+    );
+    let again = PgStore::init_schema(&url).unwrap();
+    assert_eq!((again.from, again.to), (version, version));
+    assert!(again.applied.is_empty(), "init is idempotent");
+    PgStore::open(dir.path(), &url).unwrap();
+    // A database of the previous version (before routing leases) is refused until `init`
+    // migrates it; its documents stay.
+    psql(
+        &url,
+        "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
+         DROP TABLE agentx.leases; DELETE FROM agentx.migrations WHERE version = 2",
+    );
+    let old = format!("{url}&application_name=old");
+    let e = PgStore::open(dir.path(), &old).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("schema version 1, this agentx needs 2"),
+        "{e}"
+    );
+    let migrated = PgStore::init_schema(&url).unwrap();
+    assert_eq!((migrated.from, migrated.to), (1, 2));
+    assert_eq!(migrated.applied, ["2: routing leases"]);
+    PgStore::open(dir.path(), &old).unwrap();
+    assert_eq!(
+        psql(&url, "SELECT count(*) FROM agentx.documents").trim(),
+        "1"
+    );
+    psql(
+        &url,
+        "INSERT INTO agentx.migrations (version, description) VALUES (99, 'future')",
+    );
+    // The version is checked when a connection is opened (a pooled one was checked already).
+    let e = PgStore::open(dir.path(), &format!("{url}&application_name=newer")).unwrap_err();
+    assert!(e.to_string().contains("upgrade agentx"), "{e}");
+}
+
+#[test]
+fn concurrent_asks_on_one_issue_lose_nothing() {
+    let (url, dir) = setup("asks");
+    let (threads, each) = (8, 15);
+    let barrier = Barrier::new(threads);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (url, dir, barrier) = (&url, dir.path(), &barrier);
+            s.spawn(move || {
+                // A store (a connection) per thread, as separate processes would have.
+                let store = PgStore::open(dir, url).unwrap();
+                barrier.wait();
+                for i in 0..each {
+                    ask(&store, NOW, &request(42, t * each + i)).unwrap();
+                }
+            });
+        }
+    });
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    let got = ids(&store, 42);
+    let want: Vec<String> = (1..=threads * each)
+        .map(|n| format!("CLR-42-{n:03}"))
+        .collect();
+    assert_eq!(got, want, "every ask kept, ids unique and dense");
+    // The stored bytes are what the file store would write.
+    let l = store.read_ledger(42).unwrap().unwrap();
+    assert_eq!(format!("{}\n", body(&url, 42)), l.to_pretty_json());
+}
+
+#[test]
+fn a_new_issue_is_created_once_however_many_ask_first() {
+    let (url, dir) = setup("create");
+    let barrier = Barrier::new(8);
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (url, dir, barrier) = (&url, dir.path(), &barrier);
+            s.spawn(move || {
+                let store = PgStore::open(dir, url).unwrap();
+                barrier.wait();
+                ask(&store, NOW, &request(7, t)).unwrap();
+            });
+        }
+    });
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    assert_eq!(ids(&store, 7).len(), 8);
+}
+
+#[test]
+fn statuses_are_updated_under_their_row_lock() {
+    let (url, dir) = setup("statuses");
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (url, dir) = (&url, dir.path());
+            s.spawn(move || {
+                let store = PgStore::open(dir, url).unwrap();
+                for i in 0..5 {
+                    agentx_clarify_command::state_set(
+                        &store,
+                        NOW,
+                        &format!("agent-{t}-{i}"),
+                        "working",
+                        Some(1),
+                    )
+                    .unwrap();
+                }
+            });
+        }
+    });
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    assert_eq!(store.read_statuses().unwrap().len(), 40);
+}
+
+#[test]
+fn the_monitor_reads_only_ledgers_with_active_records() {
+    let (url, dir) = setup("index");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    let mut docs = Vec::new();
+    for i in 1..=40u64 {
+        let kind = if [5, 17].contains(&i) {
+            Kind::Stale
+        } else {
+            Kind::Finished
+        };
+        docs.push((
+            format!(".agentx/state/clarifications/issue-{i}.json"),
+            ledger(i, kind, NOW).to_pretty_json().into_bytes(),
+        ));
+    }
+    docs.push((
+        ".agentx/state/clarifications/issue-41.json".into(),
+        b"{ not json".to_vec(),
+    ));
+    store.import_documents(&docs, false).unwrap();
+    let visited = |scope| -> BTreeSet<u64> {
+        store
+            .scan(scope, |r| r.issue)
+            .unwrap()
+            .into_iter()
+            .collect()
+    };
+    assert_eq!(visited(Scope::All).len(), 41);
+    assert_eq!(visited(Scope::Monitor), BTreeSet::from([5, 17, 41]));
+    assert_eq!(
+        visited(Scope::FollowUp { written: Some(3) }),
+        BTreeSet::from([3, 5, 17, 41])
+    );
+    // A write maintains the index in its own transaction.
+    store
+        .update_ledger(3, &Config::default(), "t", |_| {
+            Ok((Some(ledger(3, Kind::Clean, NOW)), ()))
+        })
+        .unwrap();
+    store
+        .update_ledger(5, &Config::default(), "t", |_| {
+            Ok((Some(ledger(5, Kind::Finished, NOW)), ()))
+        })
+        .unwrap();
+    assert_eq!(visited(Scope::Monitor), BTreeSet::from([3, 17, 41]));
+    let rows = psql(&url, "SELECT string_agg(name || ':' || record || ':' || status, ',' ORDER BY name, record) FROM agentx.active WHERE name = 'issue-3.json'");
+    assert_eq!(
+        rows,
+        "issue-3.json:CLR-3-002:answered,issue-3.json:CLR-3-003:pending"
+    );
+}
+
+#[test]
+fn serialization_failures_are_retried_then_given_up() {
+    let (url, dir) = setup("serial");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    ask(&store, NOW, &request(9, 0)).unwrap();
+    // A trigger fails the first n updates with SQLSTATE 40001; its counter is a sequence,
+    // which a rolled-back attempt does not roll back.
+    psql(&url, "CREATE SEQUENCE agentx_test_seq");
+    psql(
+        &url,
+        "CREATE OR REPLACE FUNCTION agentx_test_fail() RETURNS trigger AS $$
+         BEGIN
+           IF nextval('agentx_test_seq') <= current_setting('agentx_test.fail')::int THEN
+             RAISE EXCEPTION 'injected serialization failure' USING ERRCODE = '40001';
+           END IF;
+           RETURN NEW;
+         END $$ LANGUAGE plpgsql;
+         CREATE TRIGGER agentx_test_fail BEFORE UPDATE ON agentx.documents
+           FOR EACH ROW EXECUTE FUNCTION agentx_test_fail();",
+    );
+    let db = psql(&url, "SELECT current_database()");
+    psql(
+        &url,
+        &format!("ALTER DATABASE {db} SET agentx_test.fail = '3'"),
+    );
+    // A new connection picks the setting up.
+    let store = PgStore::open(dir.path(), &format!("{url}&application_name=retry")).unwrap();
+    let calls = AtomicU32::new(0);
+    let before = store.read_ledger(9).unwrap().unwrap();
+    store
+        .update_ledger(9, &Config::default(), "t", |current| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            let mut l: Ledger = current.unwrap();
+            l.clarifications.truncate(0);
+            Ok((Some(l), ()))
+        })
+        .unwrap();
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        4,
+        "three failures, then it went through"
+    );
+    assert!(store
+        .read_ledger(9)
+        .unwrap()
+        .unwrap()
+        .clarifications
+        .is_empty());
+    // Failures that never stop: an error that says nothing was written, and nothing was.
+    psql(
+        &url,
+        &format!("ALTER DATABASE {db} SET agentx_test.fail = '1000000'"),
+    );
+    let store = PgStore::open(dir.path(), &format!("{url}&application_name=giveup")).unwrap();
+    let e = store
+        .update_ledger(9, &Config::default(), "t", |_| {
+            Ok((Some(before.clone()), ()))
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    assert!(e.to_string().contains("nothing was written; retry"), "{e}");
+    assert!(store
+        .read_ledger(9)
+        .unwrap()
+        .unwrap()
+        .clarifications
+        .is_empty());
+}
+
+#[test]
+fn a_backend_killed_mid_transaction_writes_nothing() {
+    let (url, dir) = setup("killed");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    ask(&store, NOW, &request(5, 0)).unwrap();
+    let before = body(&url, 5);
+    let e = store
+        .update_ledger(5, &Config::default(), "t", |current| {
+            // Another session terminates this one while it holds the row lock.
+            psql(
+                &url,
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name = 'agentx'",
+            );
+            let mut l = current.unwrap();
+            l.clarifications.clear();
+            Ok((Some(l), ()))
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    let text = e.to_string();
+    assert!(text.contains("nothing was written; retry"), "{text}");
+    assert_eq!(body(&url, 5), before, "nothing half-written");
+    // The same store reconnects for the next call.
+    ask(&store, NOW, &request(5, 1)).unwrap();
+    assert_eq!(ids(&store, 5).len(), 2);
+}
+
+#[test]
+fn a_server_restart_is_a_clear_error_then_forgotten() {
+    let cluster = Cluster::start();
+    let url = cluster.url.clone();
+    PgStore::init_schema(&url).unwrap();
+    let dir = workspace_dir();
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    ask(&store, NOW, &request(3, 0)).unwrap();
+    // Between two commands: the held connection is gone; the next call says so, and the one
+    // after reconnects.
+    cluster.restart();
+    let e = ask(&store, NOW, &request(3, 1)).unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    assert!(e.to_string().contains("retry"), "{e}");
+    ask(&store, NOW, &request(3, 1)).unwrap();
+    // Inside a transaction: the restart kills it; nothing is written.
+    let before = body(&url, 3);
+    let e = store
+        .update_ledger(3, &Config::default(), "t", |current| {
+            cluster.restart();
+            let mut l = current.unwrap();
+            l.clarifications.clear();
+            Ok((Some(l), ()))
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    assert!(e.to_string().contains("nothing was written; retry"), "{e}");
+    assert_eq!(body(&url, 3), before);
+    assert_eq!(ids(&store, 3).len(), 2);
+}
+
+#[test]
+fn a_refused_connection_is_an_io_error_that_says_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "postgres://agentx@/agentx?host={}&port=5432",
+        dir.path().join("no-server-here").display()
+    );
+    let e = PgStore::open(dir.path(), &url).unwrap_err();
+    assert_eq!(e.code(), "IO_ERROR");
+    let text = e.to_string();
+    assert!(text.contains("cannot connect"), "{text}");
+    assert!(
+        text.contains("retry when the server accepts connections"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_row_lock_not_granted_in_time_is_a_lock_timeout() {
+    let (url, dir) = setup("locked");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    ask(&store, NOW, &request(4, 0)).unwrap();
+    let mut holder = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let mut tx = holder.transaction().unwrap();
+    tx.execute(
+        "SELECT 1 FROM agentx.documents WHERE name = 'issue-4.json' FOR UPDATE",
+        &[],
+    )
+    .unwrap();
+    let config = Config {
+        lock_timeout_ms: 300,
+        ..Config::default()
+    };
+    let e = store
+        .update_ledger(4, &config, "t", |l| Ok((l, ())))
+        .unwrap_err();
+    assert_eq!(e.code(), "LOCK_TIMEOUT", "{e}");
+    tx.rollback().unwrap();
+    ask(&store, NOW, &request(4, 1)).unwrap();
+}

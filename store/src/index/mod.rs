@@ -1,0 +1,288 @@
+//! The index of active records (SPEC §19), so the monitor that follows a command reads only
+//! the ledgers that can need action — `agentx_clarify_core::monitor::may_act`: a ledger with
+//! a pending, stale or answered record — plus those a pass could not read (they stay in its
+//! `errors`), instead of every ledger of every finished issue.
+//!
+//! On disk, under `.agentx/index/` (a cache: deleting it costs one full pass):
+//! - `active/issue-<n>.json`: one empty marker per such ledger. A writer maintains its ledger's
+//!   marker under the ledger's own lock — created (and made durable) *before* a ledger that can
+//!   need action is written, removed *after* one that cannot is — so a crash at any instant
+//!   leaves the markers a superset of what they must name, never less. No lock is shared
+//!   between writers of different issues.
+//! - `stamp`: the clarifications directory's identity and modification time when the markers
+//!   were last known complete (see `stamp.rs`), updated under the kernel lock on `lock`.
+//! - `writers`: every writer of this store holds a shared kernel lock on it while it works; a
+//!   directory changed while one of them is at work is taken to be theirs.
+//!
+//! Markers that name a ledger which no longer needs them (another tool finished it, a hand
+//! fixed a corrupt file) are removed when a pass finds them so, under the ledger's lock.
+
+mod stamp;
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use agentx_clarify_core::ClarifyError;
+
+use crate::io_error;
+use stamp::{DirStamp, Stamp};
+
+/// Where the index lives, relative to the workspace root.
+pub const INDEX_DIR: &str = ".agentx/index/";
+
+/// The index of one workspace.
+#[derive(Debug)]
+pub(crate) struct Index {
+    /// `.agentx/index/`.
+    dir: PathBuf,
+    /// The clarifications directory it indexes.
+    ledgers: PathBuf,
+}
+
+/// What a full pass learnt about one ledger file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// Readable and without an active record: no marker.
+    Finished,
+    /// Has an active record, or could not be read: a marker.
+    Marked,
+}
+
+/// A rebuild under way: what the stamp must still say at the end for the rebuild to validate.
+#[derive(Debug)]
+pub(crate) struct Rebuild {
+    invalidations: u64,
+    dir: Option<DirStamp>,
+}
+
+/// A writer at work: it holds the shared lock on `writers`, and on drop it advances the stamp
+/// over its own changes to the directory — if the directory was as the stamp says when it
+/// began (or another writer was at work then).
+pub(crate) struct Session<'a> {
+    index: &'a Index,
+    clean: bool,
+    _shared: Option<File>,
+}
+
+impl Index {
+    pub(crate) fn new(root: &Path, ledgers: PathBuf) -> Index {
+        Index {
+            dir: root.join(INDEX_DIR),
+            ledgers,
+        }
+    }
+
+    fn markers(&self) -> PathBuf {
+        self.dir.join("active")
+    }
+
+    fn marker(&self, issue: u64) -> PathBuf {
+        self.markers().join(format!("issue-{issue}.json"))
+    }
+
+    fn stamp_path(&self) -> PathBuf {
+        self.dir.join("stamp")
+    }
+
+    fn lock_path(&self) -> PathBuf {
+        self.dir.join("lock")
+    }
+
+    /// Creates the index's directories (and a `.gitignore`: it is a local cache, never
+    /// shared), once the workspace has a clarifications directory.
+    fn ensure(&self) -> std::io::Result<()> {
+        let markers = self.markers();
+        if markers.is_dir() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&markers)?;
+        std::fs::write(self.dir.join(".gitignore"), "*\n")
+    }
+
+    /// Whether another writer holds its shared lock on `writers` (one that died released it).
+    fn writers_busy(&self) -> bool {
+        let Ok(file) = stamp::open_rw(&self.dir.join("writers")) else {
+            return false;
+        };
+        // Our exclusive attempt fails exactly while someone holds a shared one.
+        file.try_lock().is_err()
+    }
+
+    /// Starts a writer's session (best effort: without an index, nothing to keep).
+    pub(crate) fn begin(&self) -> Session<'_> {
+        let mut session = Session {
+            index: self,
+            clean: false,
+            _shared: None,
+        };
+        if self.ensure().is_err() {
+            return session;
+        }
+        let stamp = stamp::read(&self.stamp_path());
+        let now = DirStamp::of(&self.ledgers);
+        session.clean = stamp.matches(now) || (stamp.valid && self.writers_busy());
+        if stamp.valid && !session.clean {
+            // Someone who keeps no index changed the directory since: until a rebuild, the
+            // markers may miss a ledger, and no writer may claim otherwise.
+            self.invalidate();
+        }
+        if let Ok(file) = stamp::open_rw(&self.dir.join("writers")) {
+            if file.lock_shared().is_ok() {
+                session._shared = Some(file);
+            }
+        }
+        session
+    }
+
+    fn invalidate(&self) {
+        let _ = stamp::update(&self.lock_path(), &self.stamp_path(), |s| {
+            s.valid.then_some(Stamp {
+                valid: false,
+                dir: s.dir,
+                invalidations: s.invalidations + 1,
+            })
+        });
+    }
+
+    /// Records that ledger `issue` can need action, durably, before the ledger is written.
+    pub(crate) fn mark(&self, issue: u64) -> Result<(), ClarifyError> {
+        let path = self.marker(issue);
+        if path.exists() {
+            return Ok(());
+        }
+        self.ensure()
+            .map_err(|e| io_error("create the index in", &self.dir, &e))?;
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+            Err(e) => return Err(io_error("create", &path, &e)),
+        }
+        // The marker must outlive a crash whenever the ledger write that follows does.
+        File::open(self.markers())
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io_error("sync", &self.markers(), &e))
+    }
+
+    /// Removes ledger `issue`'s marker (after a write that left it finished). Best effort: a
+    /// marker too many costs one read.
+    pub(crate) fn unmark(&self, issue: u64) {
+        let _ = std::fs::remove_file(self.marker(issue));
+    }
+
+    /// The marked issues, when the markers can be trusted: the stamp is valid and the
+    /// directory is as it says, or a writer is at work.
+    pub(crate) fn trusted(&self) -> Option<BTreeSet<u64>> {
+        let stamp = stamp::read(&self.stamp_path());
+        if !stamp.valid {
+            return None;
+        }
+        if !stamp.matches(DirStamp::of(&self.ledgers)) && !self.writers_busy() {
+            return None;
+        }
+        self.marked()
+    }
+
+    fn marked(&self) -> Option<BTreeSet<u64>> {
+        let entries = std::fs::read_dir(self.markers()).ok()?;
+        Some(
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    agentx_clarify_core::verify::issue_of_file_name(e.file_name().to_str()?)
+                })
+                .collect(),
+        )
+    }
+
+    /// Begins a rebuild, before the pass lists the directory: unless the stamp is valid and
+    /// matches, it is invalidated first, so that no writer advances it over markers the
+    /// rebuild has yet to add.
+    pub(crate) fn begin_rebuild(&self) -> Option<Rebuild> {
+        self.ensure().ok()?;
+        let mut rebuild = None;
+        stamp::update(&self.lock_path(), &self.stamp_path(), |s| {
+            let dir = DirStamp::of(&self.ledgers);
+            if s.matches(dir) {
+                rebuild = Some(Rebuild {
+                    invalidations: s.invalidations,
+                    dir,
+                });
+                return None;
+            }
+            let invalid = Stamp {
+                valid: false,
+                dir: s.dir,
+                invalidations: if s.valid {
+                    s.invalidations + 1
+                } else {
+                    s.invalidations
+                },
+            };
+            rebuild = Some(Rebuild {
+                invalidations: invalid.invalidations,
+                dir,
+            });
+            Some(invalid)
+        })
+        .ok()?;
+        rebuild
+    }
+
+    /// Ends a rebuild with what the pass found: markers for every marked ledger, then the
+    /// stamp as it was when the pass began (unless someone invalidated it meanwhile). Returns
+    /// the issues whose markers the pass found superfluous, for [`Index::prune`].
+    pub(crate) fn finish_rebuild(&self, rebuild: &Rebuild, found: &[(u64, Found)]) -> Vec<u64> {
+        let have = self.marked().unwrap_or_default();
+        let mut added = false;
+        let listed: BTreeSet<u64> = found.iter().map(|(n, _)| *n).collect();
+        let mut superfluous: Vec<u64> = have.difference(&listed).copied().collect();
+        for (issue, what) in found {
+            match (what, have.contains(issue)) {
+                (Found::Marked, false) => {
+                    added |= std::fs::File::create(self.marker(*issue)).is_ok();
+                }
+                (Found::Finished, true) => superfluous.push(*issue),
+                _ => {}
+            }
+        }
+        if added {
+            let _ = File::open(self.markers()).and_then(|d| d.sync_all());
+        }
+        // A stamp still valid was valid all along (a pass that found the markers complete, or
+        // writers advanced it since): it stays. An invalid one is validated only if nobody
+        // invalidated it again while the pass was reading.
+        let _ = stamp::update(&self.lock_path(), &self.stamp_path(), |s| {
+            (!s.valid && s.invalidations == rebuild.invalidations && rebuild.dir.is_some())
+                .then_some(Stamp {
+                    valid: true,
+                    dir: rebuild.dir,
+                    invalidations: s.invalidations,
+                })
+        });
+        superfluous.sort_unstable();
+        superfluous
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if !self.clean {
+            return;
+        }
+        let index = self.index;
+        let _ = stamp::update(&index.lock_path(), &index.stamp_path(), |s| {
+            s.valid.then(|| Stamp {
+                valid: true,
+                dir: DirStamp::of(&index.ledgers),
+                invalidations: s.invalidations,
+            })
+        });
+        // The shared lock on `writers` is released after the stamp moved (fields drop after
+        // this body).
+    }
+}
