@@ -118,10 +118,7 @@ fn export_import_export_gives_identical_files() {
     );
     // Hash chains verify in the database as in the files.
     let files = DiskStore::new(src.path());
-    let (in_files, in_db) = (
-        verify(&files).unwrap(),
-        verify(&store).unwrap(),
-    );
+    let (in_files, in_db) = (verify(&files).unwrap(), verify(&store).unwrap());
     assert_eq!(in_files.problems, in_db.problems);
     assert!(
         in_db.problems.iter().all(|p| p.file == "issue-9.json"),
