@@ -417,7 +417,7 @@ fn routed_chapter(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
     if let (true, Some(r)) = (loud, &routed.clarification) {
         print::text(&indent(&text_thread(47, r, STYLE)));
         command("clarify resume-prompt CLR-47-001");
-        let resume = commands::route::resume_prompt(&s.ws, "CLR-47-001")?;
+        let resume = commands::signals::resume_prompt(&s.ws, "CLR-47-001")?;
         print::text(&indent(&resume.text()));
     }
     s.advance(2);

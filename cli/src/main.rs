@@ -210,7 +210,7 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             mutation(json, &commands::ask(ws, now, &req)?)
         }
         Clarify::Route(a) => route::route(ws, &clock, json, a),
-        Clarify::ResumePrompt { id } => route::resume(ws, json, &id),
+        Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,
             &commands::act(ws, now, &id, &Action::Answer { from, body })?,

@@ -4,9 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use agentx_clarify_command::route::{
-    parse_run, resume_prompt, route_outcome, route_prompt, RoutedAll,
-};
+use agentx_clarify_command::route::{parse_run, route_outcome, route_prompt, RoutedAll};
 use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, RunStore, Scope};
 use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
@@ -183,17 +181,6 @@ pub fn monitor(
         if let Some(all) = &routed {
             print::text(&all_text(all));
         }
-    }
-    Ok(0)
-}
-
-/// `agentx clarify resume-prompt <id>`.
-pub fn resume(ws: &Workspace, json: bool, id: &str) -> Outcome {
-    let resume = resume_prompt(ws, id)?;
-    if json {
-        print::json(&json!({"ok": true, "text": resume.text(), "resume": resume}));
-    } else {
-        print::text(&resume.text());
     }
     Ok(0)
 }

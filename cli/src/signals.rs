@@ -107,14 +107,7 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Signals) -> Result<i32, Cl
                 print::text(&ingest_text(&done));
             }
         }
-        Signals::ResumePrompt { id } => {
-            let resume = resume_prompt(ws, &id)?;
-            if json {
-                print::json(&ok(resume_value(&resume)));
-            } else {
-                print::text(&resume.text());
-            }
-        }
+        Signals::ResumePrompt { id } => return resume(ws, json, &id),
     }
     Ok(0)
 }
@@ -227,4 +220,15 @@ fn ingest_text(done: &Ingested) -> String {
         out.push(text_report(report, print::STYLE));
     }
     out.join("\n")
+}
+
+/// `agentx signals resume-prompt <id>` and `agentx clarify resume-prompt <id>`: one text.
+pub fn resume(ws: &Workspace, json: bool, id: &str) -> Result<i32, ClarifyError> {
+    let resume = resume_prompt(ws, id)?;
+    if json {
+        print::json(&ok(resume_value(&resume)));
+    } else {
+        print::text(&resume.text());
+    }
+    Ok(0)
 }

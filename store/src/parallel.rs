@@ -1,10 +1,15 @@
 //! The workspace pass on every core.
 
+/// The cores this process may use, asked once: `available_parallelism` reads the cgroup
+/// files on every call, and a command maps several passes (ledgers, delegations).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
 /// Maps `f` over `items` on all cores, keeping the order (small inputs stay on this thread).
 pub fn parallel_map<I: Sync, O: Send>(items: &[I], f: impl Fn(&I) -> O + Sync) -> Vec<O> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len().max(1));
+    let threads = cores().min(items.len().max(1));
     if threads <= 1 || items.len() < 64 {
         return items.iter().map(&f).collect();
     }

@@ -113,7 +113,7 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
     let reading = reading(reply, config.max_body_chars);
     let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();
-    let signers = crate::store_keys::signers(store)?;
+    let signers = crate::store_keys::signers_for(store, &[to.as_str()])?;
     let rules = super::Rules {
         config: &config,
         workflows: &workflows,

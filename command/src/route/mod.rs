@@ -32,7 +32,7 @@ use crate::store_runs::RunStore;
 
 pub use all::{route_all, route_ids, RoutedAll};
 pub use chat::{chat_prompt, chat_reply, ChatReply};
-pub use views::{parse_run, resume_prompt, route_outcome, route_prompt, route_runner, PromptView};
+pub use views::{parse_run, route_outcome, route_prompt, route_runner, PromptView};
 
 /// Starts the agent CLI of one invocation (the shells: the `runner` crate's process runner).
 pub trait Runner {
@@ -214,9 +214,12 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let config = store.load_runner_config()?;
     // A corrupt status file stops the command before anything runs.
     store.read_statuses()?;
-    let signers = crate::store_keys::signers(store)?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
+    // What routing writes is the target's (an answer, a question asked back) or the hub's
+    // (an escalation): only those keys are parsed, as for any write.
+    let target_agent = find(&target.ledger, id)?.to.clone();
+    let signers = crate::store_keys::signers_for(store, &[target_agent.as_str()])?;
     let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
     let lease = match store.take_lease(id, ttl)? {
         LeaseTake::Taken(lease) => LeaseGuard::new(store, lease),

@@ -160,15 +160,6 @@ pub fn route_outcome<S: RunStore + crate::KeyStore>(
     Ok(Value::Object(out))
 }
 
-/// The text that resumes the agent that asked `id` (SPEC §14.2, seed 002's `CLARIFICATION
-/// RESPONSE`): the same as `signals resume-prompt` (one function, [`crate::signals::resume_prompt`]).
-pub fn resume_prompt<S: crate::DelegationStore>(
-    store: &S,
-    id: &str,
-) -> Result<agentx_clarify_core::signals::Resume, ClarifyError> {
-    crate::signals::resume_prompt(store, id)
-}
-
 /// The runner that answers for `agent` (its own table or `[agents.default]`), or
 /// `NO_RUNNER`: for a caller that routes after asking to refuse before it asks.
 pub fn route_runner<S: RunStore>(store: &S, agent: &str) -> Result<Value, ClarifyError> {
