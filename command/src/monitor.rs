@@ -8,6 +8,7 @@ use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
 use agentx_clarify_core::signing::Signers;
+use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
@@ -22,6 +23,9 @@ pub struct MonitorRun {
     pub events: Vec<Event>,
     /// The delegations it timed out (their ids are the report's `timedOut`).
     pub delegation_events: Vec<delegation::Event>,
+    /// The issues whose ledgers this pass wrote (not part of any JSON shape): a command that
+    /// ran it as its follow-up re-reads its own ledger only when it is among them.
+    pub wrote: Vec<u32>,
 }
 
 impl MonitorRun {
@@ -54,7 +58,7 @@ pub fn run_monitor<S: DelegationStore>(
     dry_run: bool,
     scope: Scope,
 ) -> Result<MonitorRun, ClarifyError> {
-    monitor_pass(store, config, now, dry_run, scope, false, None).map(|(run, _)| run)
+    monitor_pass(store, config, now, dry_run, scope, false, None, None).map(|(run, _)| run)
 }
 
 /// The monitor that follows a command: never the command's failure — the command's own write
@@ -80,13 +84,49 @@ pub fn monitor_after_signed<S: DelegationStore>(
     signers: Option<&Signers>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    let scope = Scope::FollowUp { written };
-    monitor_pass(store, config, now, false, scope, false, signers)
+    let scope = Scope::FollowUp {
+        written,
+        held: false,
+    };
+    monitor_pass(store, config, now, false, scope, false, signers, None)
         .map(|(run, _)| run)
         .unwrap_or_else(|e| {
             warnings.push(format!("the follow-up monitor did not run: {e}"));
             MonitorRun::default()
         })
+}
+
+/// [`monitor_after_signed`] for a command that holds the ledger it wrote, exactly as written:
+/// the pass takes that one from memory instead of reading it back (an ask on an issue of
+/// hundreds of records would otherwise parse them all once more). Deciding on it is as safe
+/// as on a read: what the monitor would change is re-read and re-decided in its own update.
+pub fn monitor_after_held<S: DelegationStore>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    written: &Ledger,
+    signers: &Signers,
+    warnings: &mut Vec<String>,
+) -> MonitorRun {
+    let scope = Scope::FollowUp {
+        written: Some(written.issue_number),
+        held: true,
+    };
+    monitor_pass(
+        store,
+        config,
+        now,
+        false,
+        scope,
+        false,
+        Some(signers),
+        Some(written),
+    )
+    .map(|(run, _)| run)
+    .unwrap_or_else(|e| {
+        warnings.push(format!("the follow-up monitor did not run: {e}"));
+        MonitorRun::default()
+    })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
@@ -98,9 +138,10 @@ pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
     config: &Config,
     now: i64,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
-    monitor_pass(store, config, now, false, Scope::All, true, None)
+    monitor_pass(store, config, now, false, Scope::All, true, None, None)
 }
 
+#[allow(clippy::too_many_arguments)] // private: the entry points above name the combinations
 fn monitor_pass<S: DelegationStore>(
     store: &S,
     config: &Config,
@@ -109,6 +150,7 @@ fn monitor_pass<S: DelegationStore>(
     scope: Scope,
     keep: bool,
     signers: Option<&Signers>,
+    held: Option<&Ledger>,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let mut errors = Vec::new();
     // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
@@ -131,24 +173,41 @@ fn monitor_pass<S: DelegationStore>(
     // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
     // its visit unless asked for (a changed one is re-read in its update below, never written
     // from here).
-    let found: Vec<Result<Finding, ReportError>> = store.scan(scope, |read: LedgerRead| {
-        let LedgerRead {
+    let decide = |issue: u64, file: String, ledger: Ledger| {
+        let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
+        Finding {
             issue,
             file,
-            ledger,
-        } = read;
-        ledger.map(|ledger| {
-            let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
-            Finding {
+            changed: outcome.changed,
+            report: outcome.report,
+            events: outcome.events,
+            unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+        }
+    };
+    let held_issue = held.map(|l| u64::from(l.issue_number));
+    let mut found: Vec<Result<Finding, ReportError>> = store
+        .scan(scope, |read: LedgerRead| {
+            let LedgerRead {
                 issue,
                 file,
-                changed: outcome.changed,
-                report: outcome.report,
-                events: outcome.events,
-                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
-            }
-        })
-    })?;
+                ledger,
+            } = read;
+            // The held ledger comes from memory below, whatever the store visited.
+            (Some(issue) != held_issue).then(|| ledger.map(|l| decide(issue, file, l)))
+        })?
+        .into_iter()
+        .flatten()
+        .collect();
+    if let Some(ledger) = held {
+        let issue = u64::from(ledger.issue_number);
+        let file = crate::paths::ledger_name(ledger.issue_number);
+        // In issue order, as the store visits.
+        let at = found.partition_point(|f| match f {
+            Ok(f) => f.issue < issue,
+            Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n < issue),
+        });
+        found.insert(at, Ok(decide(issue, file, ledger.clone())));
+    }
 
     let mut run = MonitorRun::default();
     let mut kept = Vec::new();
@@ -191,6 +250,9 @@ fn monitor_pass<S: DelegationStore>(
             })
         };
         if let Some((report, events)) = decided {
+            if !dry_run {
+                run.wrote.push(issue);
+            }
             run.report.merge(report);
             run.events.extend(events);
         }

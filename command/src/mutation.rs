@@ -12,7 +12,7 @@ use agentx_clarify_core::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::monitor::{monitor_after_signed, MonitorRun};
+use crate::monitor::{monitor_after_held, MonitorRun};
 use crate::paths::{self, STATUS_FILE};
 use crate::store_delegations::DelegationStore;
 
@@ -74,7 +74,7 @@ pub fn ask<S: DelegationStore>(
     let workflows = store.load_workflows()?;
     // A refused request writes nothing, not even what a store needs to exclude other writers
     // (a lock file, a directory): with no ledger yet, decide once before the update.
-    if store.read_ledger(issue)?.is_none() {
+    if !store.has_ledger(issue)? {
         request(None, req, &config, &workflows, now)?;
     }
     let applied = store.update_ledger(issue, &config, &req.from, |current| {
@@ -175,17 +175,15 @@ pub(crate) fn finish<S: DelegationStore>(
     let mut warnings = Vec::new();
     let issue = applied.ledger.issue_number;
     statuses_after(store, config, actor, issue, &applied.events, &mut warnings);
-    let monitor = monitor_after_signed(
-        store,
-        config,
-        now,
-        Some(issue),
-        Some(signers),
-        &mut warnings,
-    );
-    let clarification = match store.read_ledger(issue) {
-        Ok(ledger) => ledger.and_then(|l| l.find(&applied.id).cloned()),
-        Err(e) => {
+    let monitor = monitor_after_held(store, config, now, &applied.ledger, signers, &mut warnings);
+    // The follow-up monitor may have changed the record (escalated it, marked it stale): then
+    // it is read back; otherwise it is as this command wrote it, and a ledger of hundreds of
+    // records is not parsed once more for it.
+    let reread = monitor.wrote.contains(&issue);
+    let clarification = match reread.then(|| store.read_ledger(issue)) {
+        None => applied.ledger.find(&applied.id).cloned(),
+        Some(Ok(ledger)) => ledger.and_then(|l| l.find(&applied.id).cloned()),
+        Some(Err(e)) => {
             // The record as this command wrote it (the monitor's change, if any, is unseen).
             warnings.push(format!(
                 "the record was written, but reading it back failed: {e}"

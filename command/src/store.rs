@@ -23,6 +23,10 @@ pub enum Scope {
     FollowUp {
         /// The ledger the command wrote, if any.
         written: Option<u32>,
+        /// The command holds the written ledger as it wrote it, so the store need not read
+        /// it (for a ledger of hundreds of records that is most of the pass). A store may
+        /// visit it all the same; the monitor ignores that visit.
+        held: bool,
     },
 }
 
@@ -55,6 +59,14 @@ pub trait Store {
     /// The ledger of `issue`, if there is one. A ledger that does not parse is
     /// `LEDGER_CORRUPT` and is never overwritten.
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError>;
+
+    /// Whether `issue` has a ledger, without reading it: a command that needs only this
+    /// (an ask deciding whether to validate before its first write) must not pay for
+    /// parsing a ledger of hundreds of records. Errors as `read_ledger`'s for what is at the
+    /// path (a FIFO, a directory); a ledger that does not parse is found by the update.
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        Ok(self.read_ledger(issue)?.is_some())
+    }
 
     /// Read–decide–write on one ledger, excluding every other writer of it. `decide` returns
     /// what to write (if anything) and a result. `agent` names the holder in lock files.

@@ -269,6 +269,12 @@ const MARKED: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clar
     AND name IN (SELECT name FROM agentx.active WHERE kind = 'clarifications' UNION ALL SELECT $1::text)
     ORDER BY length(name), name";
 
+/// The ledgers with a row in the index of active records except the one named by `$1` (the
+/// one just written, which the command holds), ascending.
+const MARKED_EXCEPT: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
+    AND name IN (SELECT name FROM agentx.active WHERE kind = 'clarifications' AND name <> $1)
+    ORDER BY length(name), name";
+
 impl Store for PgStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
         self.files.load_config()
@@ -283,6 +289,20 @@ impl Store for PgStore {
         self.read_document(CLARIFICATIONS, &name)?
             .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
             .transpose()
+    }
+
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let stmt = c
+            .statement("SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2")
+            .map_err(|e| self.fail("read", &name, &e))?;
+        let row = c
+            .client
+            .query_opt(&stmt, &[&CLARIFICATIONS, &name])
+            .map_err(|e| self.fail("read", &name, &e))?;
+        Ok(row.is_some())
     }
 
     fn update_ledger<T>(
@@ -365,8 +385,8 @@ impl Store for PgStore {
             // The index is written in the ledger's own transaction: it cannot be outdated, so
             // `clarify monitor` reads from it too.
             Scope::Monitor => self.pass(MARKED, Some(String::new()), &read),
-            Scope::FollowUp { written } => self.pass(
-                MARKED,
+            Scope::FollowUp { written, held } => self.pass(
+                if held { MARKED_EXCEPT } else { MARKED },
                 Some(written.map(paths::ledger_name).unwrap_or_default()),
                 &read,
             ),

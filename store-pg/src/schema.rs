@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 2;
+pub const VERSION: i32 = 3;
 
 /// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
 const MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -57,6 +57,23 @@ CREATE TABLE agentx.leases (
     taken_ms bigint NOT NULL,
     expires_ms bigint NOT NULL
 );
+",
+    ),
+    (
+        3,
+        "lz4 compression for document bodies",
+        r"
+-- A ledger is rewritten whole by every write to its issue; with the default pglz, compressing
+-- and decompressing a 270 KB ledger took 11 ms of each write, with lz4 about 1.5 ms (PostgreSQL
+-- 14 and later; a server built without lz4 keeps pglz). Rows written before keep their
+-- compression until rewritten.
+DO $$
+BEGIN
+    ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+    NULL;
+END
+$$;
 ",
     ),
 ];

@@ -21,15 +21,33 @@ pub(crate) const ATTEMPTS: u32 = 10;
 const SELECT_FOR_UPDATE: &str =
     "SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2 FOR UPDATE";
 
-/// Replaces a locked document and its active rows in one statement (the `DELETE` does not
-/// see the rows the `INSERT` adds: one snapshot for the whole statement).
+/// Replaces a locked document and brings its active rows to the set given, in one statement.
+/// Only the rows that differ are deleted or inserted: an ask adds one row to a ledger of
+/// hundreds of active records instead of rewriting all of them (each rewrite is a heap
+/// tuple, an index entry and a foreign-key check). Every part sees one snapshot: the
+/// `INSERT`'s `NOT EXISTS` reads the rows as they were before the `DELETE`, so a changed row
+/// is deleted in its old form and inserted in its new one.
 const REPLACE: &str = "WITH doc AS (
         UPDATE agentx.documents SET body = $3, updated_at = now() WHERE kind = $1 AND name = $2
+    ), new AS (
+        SELECT * FROM unnest($4::text[], $5::text[], $6::int8[], $7::text[])
+            AS u(record, status, stale_after, requester)
+    ), old AS (
+        SELECT ctid, record, status, stale_after, requester FROM agentx.active
+        WHERE kind = $1 AND name = $2
     ), gone AS (
-        DELETE FROM agentx.active WHERE kind = $1 AND name = $2
+        DELETE FROM agentx.active WHERE ctid IN (
+            SELECT o.ctid FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n
+                WHERE (n.record, n.status) = (o.record, o.status)
+                AND n.stale_after IS NOT DISTINCT FROM o.stale_after
+                AND n.requester IS NOT DISTINCT FROM o.requester))
     )
     INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-    SELECT $1, $2, r, s, t, q FROM unnest($4::text[], $5::text[], $6::int8[], $7::text[]) AS u(r, s, t, q)";
+    SELECT $1, $2, n.record, n.status, n.stale_after, n.requester FROM new n
+    WHERE NOT EXISTS (SELECT 1 FROM old o
+        WHERE (o.record, o.status) = (n.record, n.status)
+        AND o.stale_after IS NOT DISTINCT FROM n.stale_after
+        AND o.requester IS NOT DISTINCT FROM n.requester)";
 
 /// Inserts a new document and its active rows, unless another transaction inserted it first
 /// (then it returns 0 and nothing is written).

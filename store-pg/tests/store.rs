@@ -88,18 +88,29 @@ fn the_schema_is_created_migrated_and_checked() {
     psql(
         &url,
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
-         DROP TABLE agentx.leases; DELETE FROM agentx.migrations WHERE version = 2",
+         DROP TABLE agentx.leases; DELETE FROM agentx.migrations WHERE version >= 2;
+         ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
     );
     let old = format!("{url}&application_name=old");
     let e = PgStore::open(dir.path(), &old).unwrap_err();
     assert!(
         e.to_string()
-            .contains("schema version 1, this agentx needs 2"),
+            .contains(&format!("schema version 1, this agentx needs {version}")),
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 2));
-    assert_eq!(migrated.applied, ["2: routing leases"]);
+    assert_eq!((migrated.from, migrated.to), (1, 3));
+    assert_eq!(
+        migrated.applied,
+        [
+            "2: routing leases",
+            "3: lz4 compression for document bodies"
+        ]
+    );
+    // Ledger bodies are compressed with lz4 (Debian's server is built with it).
+    let compression = "SELECT attcompression FROM pg_attribute
+        WHERE attrelid = 'agentx.documents'::regclass AND attname = 'body'";
+    assert_eq!(psql(&url, compression).trim(), "l");
     PgStore::open(dir.path(), &old).unwrap();
     assert_eq!(
         psql(&url, "SELECT count(*) FROM agentx.documents").trim(),
@@ -217,8 +228,19 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
     assert_eq!(visited(Scope::All).len(), 41);
     assert_eq!(visited(Scope::Monitor), BTreeSet::from([5, 17, 41]));
     assert_eq!(
-        visited(Scope::FollowUp { written: Some(3) }),
+        visited(Scope::FollowUp {
+            written: Some(3),
+            held: false
+        }),
         BTreeSet::from([3, 5, 17, 41])
+    );
+    assert_eq!(
+        visited(Scope::FollowUp {
+            written: Some(17),
+            held: true
+        }),
+        BTreeSet::from([5, 41]),
+        "the one written is held by the command: not read"
     );
     // A write maintains the index in its own transaction.
     store

@@ -289,6 +289,10 @@ impl Store for DiskStore {
         })
     }
 
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        read::is_regular(&self.ledger_path(issue))
+    }
+
     fn update_ledger<T>(
         &self,
         issue: u32,
@@ -366,9 +370,13 @@ impl Store for DiskStore {
         scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        if let Scope::FollowUp { written } = scope {
+        if let Scope::FollowUp { written, held } = scope {
             if let Some(mut issues) = self.index.trusted() {
-                issues.extend(written.map(u64::from));
+                match (written.map(u64::from), held) {
+                    (Some(n), true) => issues.remove(&n),
+                    (Some(n), false) => issues.insert(n),
+                    (None, _) => false,
+                };
                 // Not listing the directory is the point (its size is the finished work):
                 // temp files left by crashed writers wait for the next full pass's sweep.
                 *self

@@ -59,6 +59,12 @@ pub(crate) fn read_existing<T>(
     })
 }
 
+/// Whether a ledger file is at `path`, checked as a read would check it (symlinks, FIFOs and
+/// directories refused) but without reading it.
+pub(crate) fn is_regular(path: &Path) -> Result<bool, ClarifyError> {
+    open_regular(path, Links::Refuse).map(|found| found.is_some())
+}
+
 /// Reads a whole file into `buf`; `Ok(false)` when it does not exist.
 pub(crate) fn read_if_exists(path: &Path, buf: &mut Vec<u8>) -> Result<bool, ClarifyError> {
     let Some((file, meta)) = open_regular(path, Links::Refuse)? else {

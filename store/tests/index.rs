@@ -47,7 +47,13 @@ fn visited(store: &DiskStore, scope: Scope) -> BTreeSet<u64> {
 }
 
 fn follow_up(store: &DiskStore, written: Option<u32>) -> BTreeSet<u64> {
-    visited(store, Scope::FollowUp { written })
+    visited(
+        store,
+        Scope::FollowUp {
+            written,
+            held: false,
+        },
+    )
 }
 
 /// After a change behind the index: the next follow-up rebuilds it (reading everything, so
@@ -97,6 +103,17 @@ fn the_follow_up_reads_only_ledgers_that_can_need_action() {
     );
     update(&store, 12, Kind::Clean);
     assert_eq!(follow_up(&store, Some(12)), set(&[5, 7, 9, 12]));
+    assert_eq!(
+        visited(
+            &store,
+            Scope::FollowUp {
+                written: Some(12),
+                held: true
+            }
+        ),
+        set(&[5, 7, 9]),
+        "the one written is held by the command: not read"
+    );
     update(&store, 5, Kind::Finished);
     assert_eq!(follow_up(&store, Some(5)), set(&[5, 7, 9, 12]));
     assert_eq!(follow_up(&store, None), set(&[7, 9, 12]));
@@ -279,7 +296,10 @@ fn the_indexed_follow_up_acts_exactly_as_a_full_monitor() {
         &config,
         later,
         false,
-        Scope::FollowUp { written: None },
+        Scope::FollowUp {
+            written: None,
+            held: false,
+        },
     )
     .unwrap();
     let two = run_monitor(&full, &config, later, false, Scope::All).unwrap();

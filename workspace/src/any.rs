@@ -69,6 +69,10 @@ impl Store for AnyStore {
         each!(self, s => s.read_ledger(issue))
     }
 
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        each!(self, s => s.has_ledger(issue))
+    }
+
     fn update_ledger<T>(
         &self,
         issue: u32,
