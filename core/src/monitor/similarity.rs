@@ -15,15 +15,10 @@ fn words(lower: &str) -> Vec<&str> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    sort_words(&mut out, <str as Ord>::cmp);
+    // The crate's one shared sort: no copy of the standard sort for word lists.
+    crate::stable_sort::sort_by(&mut out, |x, y| x.cmp(y));
     out.dedup();
     out
-}
-
-/// The one sort of word lists: both orders go through this function pointer, so the wasm
-/// package carries one copy of the standard sort for them, not one per comparator.
-fn sort_words(words: &mut [&str], cmp: fn(&str, &str) -> std::cmp::Ordering) {
-    words.sort_unstable_by(|x, y| cmp(x, y));
 }
 
 /// |A ∩ B| / |A ∪ B| of two sorted, deduplicated word lists; two empty sets are identical.
@@ -76,7 +71,7 @@ fn cmp_ascii_ci(x: &str, y: &str) -> std::cmp::Ordering {
 /// Distinct words of an ASCII text, sorted case-insensitively.
 fn ascii_words(text: &str) -> Vec<&str> {
     let mut out: Vec<&str> = ascii_word_spans(text).map(|(_, word)| word).collect();
-    sort_words(&mut out, cmp_ascii_ci);
+    crate::stable_sort::sort_by(&mut out, |x, y| cmp_ascii_ci(x, y));
     out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
     out
 }
