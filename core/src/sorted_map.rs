@@ -1,7 +1,8 @@
 //! `SortedMap`: a map kept as a `Vec` of pairs sorted by key, for the small maps the core
 //! keys by name (keys held, capabilities counted). In the wasm package every `BTreeMap<K, V>`
 //! with its own `K, V` stamps out its own node insert, split, rebalance, iterate and drop code
-//! (about 4 KB each; docs/benchmarks.md); a sorted vector reuses the `Vec` code already there.
+//! (24 KB of it went with issue 13, docs/benchmarks.md); a sorted vector reuses the `Vec`
+//! code already there.
 //! Lookups are binary searches; an insert shifts the tail, which is cheap at these sizes.
 
 /// Pairs sorted by key, each key once. Iterates in key order, as a `BTreeMap` does.
@@ -39,6 +40,13 @@ impl<K: Ord, V> SortedMap<K, V> {
     {
         let i = self.find(key).ok()?;
         self.0.get(i).map(|(k, v)| (k, v))
+    }
+
+    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
+    where
+        K: std::borrow::Borrow<Q>,
+    {
+        self.find(key).is_ok()
     }
 
     /// Sets `key` to `value`, replacing what was there.
@@ -92,6 +100,13 @@ impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
     }
 }
 
+impl<K: serde::Serialize, V: serde::Serialize> serde::Serialize for SortedMap<K, V> {
+    /// An object in key order, as a `BTreeMap` is written.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
 impl<K, V> IntoIterator for SortedMap<K, V> {
     type Item = (K, V);
     type IntoIter = std::vec::IntoIter<(K, V)>;
@@ -115,6 +130,11 @@ mod tests {
             tree.iter().collect::<Vec<_>>()
         );
         assert_eq!(map.get("a"), Some(&4));
+        assert!(map.contains_key("c") && !map.contains_key("z"));
+        assert_eq!(
+            serde_json::to_string(&map).unwrap(),
+            serde_json::to_string(&tree).unwrap()
+        );
         assert_eq!(map.get("z"), None);
         assert_eq!(map.len(), 3);
     }
