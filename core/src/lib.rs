@@ -31,6 +31,7 @@ pub mod routing;
 pub mod scope;
 pub mod signals;
 pub mod signing;
+pub mod sorted_map;
 pub mod stable_sort;
 pub mod stats;
 #[cfg(test)]

@@ -2,8 +2,6 @@
 //! its thread, hash chains are intact and timestamps never decrease. What another tool's
 //! writer left behind (SPEC §20) is a warning, not a problem.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ClarifyError, ErrorCode};
@@ -126,6 +124,32 @@ pub fn verify_file(file: &str, bytes: &[u8]) -> Vec<Problem> {
     check_file(file, bytes).problems
 }
 
+/// For each record, whether an earlier record of the ledger's issue has the same sequence
+/// number. One sort through the shared `stable_sort` (stable: the first of equals stays first
+/// and is not flagged) rather than a set of numbers, which costs the wasm package its own set
+/// code.
+fn repeated_ids(ledger: &Ledger) -> Vec<bool> {
+    let mut seqs: Vec<(u64, usize)> = ledger
+        .clarifications
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let id = ClarificationId::parse(&r.id).ok()?;
+            (id.issue == ledger.issue_number).then_some((id.seq, i))
+        })
+        .collect();
+    crate::stable_sort::sort_by_key(&mut seqs, |(seq, _)| *seq);
+    let mut repeated = vec![false; ledger.clarifications.len()];
+    for pair in seqs.windows(2) {
+        if let [(a, _), (b, i)] = pair {
+            if let Some(flag) = repeated.get_mut(*i).filter(|_| a == b) {
+                *flag = true;
+            }
+        }
+    }
+    repeated
+}
+
 /// Verifies a parsed ledger: the problems alone.
 pub fn verify_ledger(file: &str, ledger: &Ledger) -> Vec<Problem> {
     check_ledger(file, ledger).problems
@@ -157,8 +181,8 @@ pub fn check_ledger_with(
             });
         }
     }
-    let mut seen = BTreeSet::new();
-    for record in &ledger.clarifications {
+    let repeated = repeated_ids(ledger);
+    for (i, record) in ledger.clarifications.iter().enumerate() {
         let mut problem = |message: String| {
             found.problems.push(Problem {
                 file: file.to_owned(),
@@ -175,8 +199,8 @@ pub fn check_ledger_with(
                     record.id, id.issue, ledger.issue_number
                 ));
             }
-            Ok(id) => {
-                if !seen.insert(id.seq) {
+            Ok(_) => {
+                if repeated.get(i).copied().unwrap_or(false) {
                     problem(format!("id {} is not unique in this ledger", record.id));
                 }
             }
@@ -357,6 +381,42 @@ mod tests {
         let mut l = Ledger::from_value("issue-1.json", &v, Some(1)).unwrap();
         l.seal();
         l.to_value()["clarifications"][0].clone()
+    }
+
+    #[test]
+    fn repeated_ids_are_flagged_from_their_second_occurrence() {
+        let record = |id: &str| {
+            let mut r = agentx_record();
+            r["id"] = json!(id);
+            r
+        };
+        let ids = [
+            "CLR-1-002",
+            "CLR-1-001",
+            "CLR-1-002",
+            "CLR-1-003",
+            "CLR-1-002",
+        ];
+        let found = check(ids.iter().map(|id| record(id)).collect());
+        let repeated: Vec<(Option<&str>, &str)> = found
+            .problems
+            .iter()
+            .filter(|p| p.message.contains("not unique"))
+            .map(|p| (p.id.as_deref(), p.message.as_str()))
+            .collect();
+        let message = "id CLR-1-002 is not unique in this ledger";
+        assert_eq!(
+            repeated,
+            vec![(Some("CLR-1-002"), message), (Some("CLR-1-002"), message)]
+        );
+        // Which records: the third and the fifth, each once, in ledger order.
+        let l = Ledger::from_value(
+            "issue-1.json",
+            &json!({"issueNumber": 1, "clarifications": ids.map(record)}),
+            Some(1),
+        )
+        .unwrap();
+        assert_eq!(repeated_ids(&l), vec![false, false, true, false, true]);
     }
 
     #[test]

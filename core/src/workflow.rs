@@ -1,7 +1,7 @@
 //! Workflow definitions `.agentx/workflows/<type>.toml` (SPEC §6.1): `[[steps]]` with an `id`,
 //! an `agent` and optional clarify fields. Other keys are allowed and left alone.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -173,7 +173,7 @@ pub enum WorkflowSource {
 /// file elsewhere does not stop unrelated requests.
 #[derive(Clone, Debug, Default)]
 pub struct Workflows {
-    by_type: BTreeMap<String, WorkflowSource>,
+    by_type: SortedMap<String, WorkflowSource>,
 }
 
 impl Workflows {
@@ -238,7 +238,7 @@ impl Workflows {
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.by_type.keys().map(String::as_str)
+        self.by_type.iter().map(|(name, _)| name.as_str())
     }
 
     /// The named workflow: `None` when there is no such file, `Err` when it does not parse.

@@ -204,7 +204,7 @@ fn candidates<S: LeaseStore + RunStore + DelegationStore>(
                 if !wanted || routable(r).is_err() || config.agents.for_agent(&r.to).is_none() {
                     continue;
                 }
-                if awaiting.contains(r.id.as_str()) {
+                if awaiting.contains(&r.id.as_str()) {
                     waiting.push(r.id.clone());
                 } else {
                     ids.push(r.id.clone());

@@ -16,7 +16,7 @@
 //! latency_weight = 1.2             # 0.01 to 100, default 1
 //! ```
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::Serialize;
 use toml::de::DeValue;
@@ -229,7 +229,7 @@ fn capabilities(
 /// only what needs that agent's manifest.
 #[derive(Clone, Debug, Default)]
 pub struct Manifests {
-    by_agent: BTreeMap<String, Result<Manifest, ClarifyError>>,
+    by_agent: SortedMap<String, Result<Manifest, ClarifyError>>,
 }
 
 impl Manifests {
@@ -260,7 +260,7 @@ impl Manifests {
 
     /// The readable manifests, by agent name.
     pub fn iter(&self) -> impl Iterator<Item = &Manifest> {
-        self.by_agent.values().filter_map(|m| m.as_ref().ok())
+        self.by_agent.iter().filter_map(|(_, m)| m.as_ref().ok())
     }
 
     /// The agent best placed to take `capability`, other than `except`: the highest

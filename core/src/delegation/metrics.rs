@@ -22,7 +22,7 @@
 //!   the seed writes them), its justification the top-scoring capability's ratios rounded to
 //!   two decimals (the latency ratio unclamped, as in the seed).
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sorted_map::SortedMap;
 
 use serde::Serialize;
 
@@ -75,8 +75,10 @@ pub struct Suggestion {
 #[serde(rename_all = "camelCase")]
 pub struct DelegationMetrics {
     pub total: usize,
-    /// Every status, in [`Status::ALL`] order (the enum's order), zeros included.
-    pub by_status: BTreeMap<Status, usize>,
+    /// Every status, in [`Status::ALL`] order (the enum's order), zeros included; written as
+    /// an object keyed by status.
+    #[serde(serialize_with = "status_counts")]
+    pub by_status: [usize; Status::ALL.len()],
     pub delegation_success_rate: Option<f64>,
     pub avg_round_trip_sec: Option<f64>,
     pub clarification_rework_ratio: Option<f64>,
@@ -99,13 +101,26 @@ fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
+/// Where `status` counts in `by_status`.
+fn slot(status: Status) -> Option<usize> {
+    Status::ALL.iter().position(|s| *s == status)
+}
+
+/// `{status: count}` in [`Status::ALL`] order.
+fn status_counts<S: serde::Serializer>(
+    counts: &[usize; Status::ALL.len()],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(Status::ALL.iter().map(|st| st.as_str()).zip(counts))
+}
+
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
 /// Clarification rounds per issue (records created at or after `since`).
-fn rounds_by_issue(ledgers: &[Ledger], since: Option<i64>) -> BTreeMap<u32, u64> {
-    let mut out = BTreeMap::new();
+fn rounds_by_issue(ledgers: &[Ledger], since: Option<i64>) -> SortedMap<u32, u64> {
+    let mut out = SortedMap::new();
     for l in ledgers {
         let rounds: u64 = l
             .clarifications
@@ -113,7 +128,7 @@ fn rounds_by_issue(ledgers: &[Ledger], since: Option<i64>) -> BTreeMap<u32, u64>
             .filter(|r| since.is_none_or(|s| r.created.as_ref().is_some_and(|c| c.ms() >= s)))
             .map(|r| u64::from(r.folded_round()))
             .sum();
-        *out.entry(l.issue_number).or_insert(0) += rounds;
+        out.update(l.issue_number, || 0, |n| *n += rounds);
     }
     out
 }
@@ -136,17 +151,20 @@ pub fn metrics(
         .filter(|r| since.is_none_or(|s| r.timestamp.ms() >= s))
         .count();
     let rounds = rounds_by_issue(ledgers, since);
-    let rounds_on = |issues: &BTreeSet<u32>| -> usize {
+    // `issues` sorted and distinct.
+    let rounds_on = |issues: &[u32]| -> usize {
         let n: u64 = issues.iter().filter_map(|i| rounds.get(i)).sum();
         usize::try_from(n).unwrap_or(usize::MAX)
     };
 
-    let mut by_status: BTreeMap<Status, usize> = Status::ALL.map(|s| (s, 0)).into();
+    let mut by_status = [0usize; Status::ALL.len()];
     let mut round_trips = Vec::new();
     let (mut completed, mut carrying, mut unresolved_items) = (0usize, 0usize, 0usize);
     for (_, d) in &all {
         let status = d.current_status();
-        *by_status.entry(status).or_insert(0) += 1;
+        if let Some(n) = slot(status).and_then(|i| by_status.get_mut(i)) {
+            *n += 1;
+        }
         if status == Status::Completed {
             completed += 1;
             round_trips.extend(d.round_trip_sec());
@@ -155,7 +173,7 @@ pub fn metrics(
             carrying += usize::from(unresolved > 0);
         }
     }
-    let issues: BTreeSet<u32> = all.iter().map(|(i, _)| *i).collect();
+    let issues = distinct_issues(&all);
     let gaps = gaps(&all, manifests, &rounds_on);
     let suggestions = suggestions(&gaps, &all);
     DelegationMetrics {
@@ -172,19 +190,27 @@ pub fn metrics(
     }
 }
 
+/// The issues of `delegations`, sorted, each once.
+fn distinct_issues(delegations: &[(u32, &Delegation)]) -> Vec<u32> {
+    let mut issues: Vec<u32> = delegations.iter().map(|(i, _)| *i).collect();
+    crate::stable_sort::sort_dedup(&mut issues);
+    issues
+}
+
 fn gaps(
     all: &[(u32, &Delegation)],
     manifests: &Manifests,
-    rounds_on: &dyn Fn(&BTreeSet<u32>) -> usize,
+    rounds_on: &dyn Fn(&[u32]) -> usize,
 ) -> Vec<CapabilityGap> {
-    let mut by_cap: BTreeMap<&str, Vec<(u32, &Delegation)>> = BTreeMap::new();
+    let mut by_cap: SortedMap<&str, Vec<(u32, &Delegation)>> = SortedMap::new();
     for (issue, d) in all {
         if let Some(c) = d.capability.as_deref() {
-            by_cap.entry(c).or_default().push((*issue, d));
+            by_cap.update(c, Vec::new, |ds| ds.push((*issue, d)));
         }
     }
-    // Round trips normalised by the declared latency weight, per capability.
-    let normalised: BTreeMap<&str, Vec<f64>> = by_cap
+    // Round trips normalised by the declared latency weight, per capability (in `by_cap`'s
+    // order).
+    let normalised: Vec<(&str, Vec<f64>)> = by_cap
         .iter()
         .map(|(c, ds)| {
             let times = ds
@@ -207,15 +233,18 @@ fn gaps(
                 .count();
             let others: Vec<f64> = normalised
                 .iter()
-                .filter(|(other, _)| *other != c)
+                .filter(|(other, _)| other != c)
                 .flat_map(|(_, t)| t.iter().copied())
                 .collect();
-            let own = normalised.get(c).and_then(|t| mean(t));
+            let own = normalised
+                .iter()
+                .find(|(other, _)| other == c)
+                .and_then(|(_, t)| mean(t));
             let latency = match (own, mean(&others)) {
                 (Some(own), Some(base)) if base > 0.0 => (own / base - 1.0).max(0.0),
                 _ => 0.0,
             };
-            let issues: BTreeSet<u32> = ds.iter().map(|(i, _)| *i).collect();
+            let issues = distinct_issues(ds);
             let rejection = ratio(rejected, n).unwrap_or(0.0);
             let cycles = ratio(rounds_on(&issues), n).unwrap_or(0.0);
             let (wr, wl, wc) = WEIGHTS;
@@ -290,9 +319,9 @@ fn suggestions(gaps: &[CapabilityGap], all: &[(u32, &Delegation)]) -> Vec<Sugges
 
 /// The delegator that asked for these capabilities most often (ties: by name).
 fn most_frequent_delegator(ds: &[&Delegation]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: SortedMap<&str, usize> = SortedMap::new();
     for d in ds {
-        *counts.entry(d.from.as_str()).or_insert(0) += 1;
+        counts.update(d.from.as_str(), || 0, |n| *n += 1);
     }
     let mut best: Option<(&str, usize)> = None;
     for (agent, n) in counts {
@@ -331,7 +360,10 @@ fn impact(top: &CapabilityGap, caps: &[String]) -> String {
 impl DelegationMetrics {
     /// Delegations in `status`.
     pub fn count(&self, status: Status) -> usize {
-        self.by_status.get(&status).copied().unwrap_or(0)
+        slot(status)
+            .and_then(|i| self.by_status.get(i))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Lines for the text rendering of `stats`.

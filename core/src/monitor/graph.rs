@@ -45,7 +45,7 @@ pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
     let mut waiting: Vec<&crate::Record> = ledger
         .clarifications
         .iter()
-        .filter(|r| r.waits() && !awaiting.contains(r.id.as_str()))
+        .filter(|r| r.waits() && !awaiting.contains(&r.id.as_str()))
         .collect();
     crate::stable_sort::sort_by_key(&mut waiting, |r| r.order_key());
     let mut node_of: HashMap<&str, usize> = HashMap::new();

@@ -15,7 +15,8 @@ fn words(lower: &str) -> Vec<&str> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    out.sort_unstable();
+    // The crate's one shared sort: no copy of the standard sort for word lists.
+    crate::stable_sort::sort_by(&mut out, |x, y| x.cmp(y));
     out.dedup();
     out
 }
@@ -70,7 +71,7 @@ fn cmp_ascii_ci(x: &str, y: &str) -> std::cmp::Ordering {
 /// Distinct words of an ASCII text, sorted case-insensitively.
 fn ascii_words(text: &str) -> Vec<&str> {
     let mut out: Vec<&str> = ascii_word_spans(text).map(|(_, word)| word).collect();
-    out.sort_unstable_by(|x, y| cmp_ascii_ci(x, y));
+    crate::stable_sort::sort_by(&mut out, |x, y| cmp_ascii_ci(x, y));
     out.dedup_by(|x, y| x.eq_ignore_ascii_case(y));
     out
 }

@@ -4,8 +4,6 @@
 //! open, the original's requester waits on the reply's target, not on the agent that asked
 //! back (docs/decisions.md, "Routing").
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 
 use crate::ledger::{Ledger, Record, Status};
@@ -19,8 +17,10 @@ pub fn asked_back_from(record: &Record) -> Option<&str> {
 }
 
 /// Ids of the records of `ledger` whose question was asked back and whose reply is still
-/// unanswered (pending or stale): they wait on that reply.
-pub fn awaiting_reply(ledger: &Ledger) -> BTreeSet<&str> {
+/// unanswered (pending or stale): they wait on that reply. A list, in ledger order: callers
+/// only ask whether an id is in it, and a ledger holds few such replies (a `BTreeSet` here
+/// cost the wasm package its own set and sort code).
+pub fn awaiting_reply(ledger: &Ledger) -> Vec<&str> {
     ledger
         .clarifications
         .iter()

@@ -11,6 +11,7 @@ use toml::de::{DeTable, DeValue};
 use crate::error::ClarifyError;
 use crate::names::{check_agent, is_reserved};
 use crate::routing::output::AnswerFormat;
+use crate::sorted_map::SortedMap;
 use crate::toml_read::{describe, get, Source, Value};
 
 /// Default and allowed range of `timeout_seconds`.
@@ -147,7 +148,7 @@ pub fn default_persona_path(target: &str) -> String {
 #[serde(rename_all = "camelCase")]
 pub struct Runners {
     /// `[agents.<name>]`, by agent name.
-    pub agents: BTreeMap<String, RunnerSpec>,
+    pub agents: SortedMap<String, RunnerSpec>,
     /// `[agents.default]`.
     pub default: Option<RunnerSpec>,
 }
@@ -561,7 +562,7 @@ answer = "jsonl:/text"
     #[test]
     fn command_runners_default_to_stdin_and_text() {
         let r = runners("[agents.tester]\ncommand = [\"echo\"]\n");
-        let t = &r.agents["tester"];
+        let t = &r.agents.get("tester").unwrap();
         assert_eq!(t.prompt, Some(PromptMode::Stdin));
         assert_eq!(t.answer, Some(AnswerFormat::Text));
         assert!(r.default.is_none());
@@ -573,7 +574,7 @@ answer = "jsonl:/text"
         let r = runners(
             "[agents.architect]\npreset = \"copilot\"\n[agents.pm]\npreset = \"copilot\"\npersona = \"docs/pm.md\"\n[agents.ux]\npreset = \"copilot\"\npersona = \"./.github/agents/ux.agent.md\"\n",
         );
-        let a = &r.agents["architect"];
+        let a = &r.agents.get("architect").unwrap();
         assert_eq!(
             a.persona_file("architect"),
             PersonaFile {
@@ -582,11 +583,11 @@ answer = "jsonl:/text"
             }
         );
         assert!(a.persona_is_default("architect"));
-        let pm = &r.agents["pm"];
+        let pm = &r.agents.get("pm").unwrap();
         assert_eq!(pm.persona_file("pm").path, "docs/pm.md");
         assert!(pm.persona_file("pm").required);
         assert!(!pm.persona_is_default("pm"));
-        assert!(r.agents["ux"].persona_is_default("ux"));
+        assert!(r.agents.get("ux").unwrap().persona_is_default("ux"));
     }
 
     #[test]
@@ -691,7 +692,7 @@ answer = "jsonl:/text"
     #[test]
     fn inline_tables_read_like_headers() {
         let a = runners("agents = { qa = { preset = \"cursor\", timeout_seconds = 5 } }\n");
-        assert_eq!(a.agents["qa"].preset, Preset::Cursor);
-        assert_eq!(a.agents["qa"].timeout_seconds, 5);
+        assert_eq!(a.agents.get("qa").unwrap().preset, Preset::Cursor);
+        assert_eq!(a.agents.get("qa").unwrap().timeout_seconds, 5);
     }
 }

@@ -470,12 +470,15 @@ impl<'a> OpenBlock<'a> {
             None if self.fields.len() < SCAN => {
                 return self.fields.iter().find(|f| f.key == key).map(|f| f.line);
             }
-            None => self.seen.insert(
-                self.fields
-                    .iter()
-                    .map(|f| (f.key.clone(), f.line))
-                    .collect(),
-            ),
+            None => {
+                // Inserted last to first, so a key keeps its first line (no sort instantiated
+                // for a collect).
+                let mut seen = BTreeMap::new();
+                for f in self.fields.iter().rev() {
+                    seen.insert(f.key.clone(), f.line);
+                }
+                self.seen.insert(seen)
+            }
         };
         match seen.get(key) {
             Some(first) => Some(*first),

@@ -12,7 +12,7 @@
 //! Keys are generated in the shells (the core has no randomness); they pass the 32 random
 //! bytes to [`SecretKey::from_seed`].
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 use std::fmt;
 
 use base64::engine::general_purpose::STANDARD;
@@ -157,7 +157,7 @@ pub fn signer_for(author: &str) -> &str {
 /// signed, as before signatures existed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Signers {
-    keys: BTreeMap<String, SecretKey>,
+    keys: SortedMap<String, SecretKey>,
 }
 
 impl Signers {
@@ -198,7 +198,7 @@ impl Signers {
 /// The public keys `verify` and `audit` check signatures against, by agent name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PublicKeys {
-    keys: BTreeMap<String, PublicKey>,
+    keys: SortedMap<String, PublicKey>,
 }
 
 impl PublicKeys {

@@ -1,6 +1,6 @@
 //! What each block of one output does (see the module doc of `ingest`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -110,7 +110,7 @@ pub fn plan(
         manifests,
         known: known_keys(existing),
         seen: BTreeMap::new(),
-        closing: BTreeSet::new(),
+        closing: Vec::new(),
     };
     let blocks = parsed.blocks.iter().map(|b| planner.block(b)).collect();
     Ok(Plan {
@@ -159,8 +159,10 @@ struct Planner<'a> {
     known: BTreeMap<String, String>,
     /// key → start line of its first block in this output.
     seen: BTreeMap<String, usize>,
-    /// Open delegations an earlier block of this output closes.
-    closing: BTreeSet<String>,
+    /// Open delegations an earlier block of this output closes. A list: it holds at most the
+    /// agent's open delegations, which `completion` scans anyway (a `BTreeSet<String>` cost
+    /// the wasm package its own set code).
+    closing: Vec<String>,
 }
 
 impl Planner<'_> {
@@ -397,7 +399,7 @@ impl Planner<'_> {
                 key: key.to_owned(),
             };
         };
-        self.closing.insert(id.clone());
+        self.closing.push(id.clone());
         let by = self.ctx.agent.as_str();
         let action = match s.status {
             ReportStatus::Failed => delegation::Action::fail(
