@@ -107,11 +107,7 @@ impl Stamp {
             self.invalidations
         );
         let digest = Sha256::digest(text.as_bytes());
-        digest
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
     }
 
     fn parse(bytes: &[u8]) -> Option<Stamp> {
@@ -286,7 +282,11 @@ mod tests {
         s.valid = false;
         update(&lock, &path, |_| Some(s)).unwrap();
         assert_eq!(read(&lock, &path), s);
-        assert_eq!(std::fs::metadata(&path).unwrap().ino(), ino, "the same file");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().ino(),
+            ino,
+            "the same file"
+        );
     }
 
     #[test]
