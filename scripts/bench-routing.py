@@ -8,12 +8,21 @@
 2. `route --all --jobs 4` over 200 pending records with a 200 ms runner: wall time against the
    ideal 200 x 0.2 s / 4 = 10 s.
 
-Usage: bench-routing.py AGENTX [--quick]
+With `--baseline OTHER` (another agentx binary, e.g. main's), part 1 runs both side by side,
+each route of one followed by the same route of the other in a workspace of its own, so a
+before/after comparison shares the machine's load.
+
+`--no-all` skips part 2.
+
+Usage: bench-routing.py AGENTX [--quick] [--baseline OTHER] [--no-all]
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
 agentx = os.path.abspath(sys.argv[1])
 quick = "--quick" in sys.argv
+baseline = None
+if "--baseline" in sys.argv:
+    baseline = os.path.abspath(sys.argv[sys.argv.index("--baseline") + 1])
 routes = 20 if quick else 200
 records = 40 if quick else 200
 
@@ -25,7 +34,7 @@ def run(*args, stdin=None):
     return out.stdout
 
 
-def workspace(script_body):
+def workspace(script_body, agentx=agentx):
     root = tempfile.mkdtemp(prefix="agentx-bench-route-")
     run(agentx, "--root", root, "init")
     script = os.path.join(root, "agent.sh")
@@ -37,7 +46,7 @@ def workspace(script_body):
     return root, script
 
 
-def ask(root, issue):
+def ask(root, issue, agentx=agentx):
     run(agentx, "--root", root, "clarify", "ask", f"--issue={issue}", "--from=engineer",
         "--to=architect", "--topic=Cache", "--question=Redis or an in-process LRU?")
 
@@ -48,27 +57,41 @@ def pct(values, p):
 
 
 # 1. overhead with an instant runner
-root, script = workspace('cat >/dev/null\necho "Redis."\n')
-route_ms, runner_ms = [], []
+INSTANT = 'cat >/dev/null\necho "Redis."\n'
+binaries = [agentx] + ([baseline] if baseline else [])
+spaces = [workspace(INSTANT, b) for b in binaries]
+route_ms = [[] for _ in binaries]
+ask_ms = [[] for _ in binaries]
+runner_ms = []
 for issue in range(1, routes + 1):
-    ask(root, issue)
+    for k, (b, (root, _)) in enumerate(zip(binaries, spaces)):
+        t = time.perf_counter()
+        ask(root, issue, b)
+        ask_ms[k].append((time.perf_counter() - t) * 1000)
+    root, script = spaces[0]
     prompt = run(agentx, "--root", root, "clarify", "route", "--print-prompt", f"CLR-{issue}-001")
     t = time.perf_counter()
     run(script, stdin=prompt)
     runner_ms.append((time.perf_counter() - t) * 1000)
-    t = time.perf_counter()
-    v = json.loads(run(agentx, "--root", root, "--json", "clarify", "route", f"CLR-{issue}-001"))
-    route_ms.append((time.perf_counter() - t) * 1000)
-    if v.get("outcome") != "answered":
-        sys.exit(f"route CLR-{issue}-001 did not answer: {v}")
-p50, p99 = statistics.median(route_ms), pct(route_ms, 99)
+    for k, (b, (root, _)) in enumerate(zip(binaries, spaces)):
+        t = time.perf_counter()
+        v = json.loads(run(b, "--root", root, "--json", "clarify", "route", f"CLR-{issue}-001"))
+        route_ms[k].append((time.perf_counter() - t) * 1000)
+        if v.get("outcome") != "answered":
+            sys.exit(f"route CLR-{issue}-001 did not answer: {v}")
 r50, r99 = statistics.median(runner_ms), pct(runner_ms, 99)
-print(f"  route <id>, instant runner ({routes} routes):")
-print(f"    route wall time          p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
+print(f"  route <id>, instant runner ({routes} routes), load average {os.getloadavg()[0]:.2f}:")
 print(f"    runner alone             p50 {r50:7.2f} ms   p99 {r99:7.2f} ms")
-print(f"    overhead (p50 - p50)         {p50 - r50:7.2f} ms   (target <= 10 ms)")
+for k, b in enumerate(binaries):
+    p50, p99 = statistics.median(route_ms[k]), pct(route_ms[k], 99)
+    print(f"  {'baseline ' if k else ''}{b}:")
+    print(f"    route wall time          p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
+    print(f"    overhead (p50 - p50)         {p50 - r50:7.2f} ms   (target <= 10 ms)")
+    print(f"    a plain ask, for scale   p50 {statistics.median(ask_ms[k]):7.2f} ms")
 
 # 2. route --all --jobs 4, 200 ms runner
+if "--no-all" in sys.argv:
+    sys.exit(0)
 root, _ = workspace('cat >/dev/null\nsleep 0.2\necho "Redis."\n')
 for issue in range(1, records + 1):
     ask(root, issue)

@@ -13,6 +13,7 @@
 mod capture;
 mod route;
 mod run;
+mod spawn;
 mod sys;
 
 use std::fmt;

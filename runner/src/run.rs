@@ -6,10 +6,11 @@ use std::fs::File;
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::capture::Capture;
+use crate::spawn::{self, Started};
 use crate::sys::{self, PollFd};
 use crate::{Exit, RunError, RunOutput, Spec, DRAIN_GRACE};
 
@@ -23,33 +24,23 @@ const READS_PER_WAKE: usize = 16;
 /// Runs `spec` to its end: exit, signal or timeout. Blocks the calling thread, which must be
 /// the one that waits for the child (see `sys::new_session`).
 pub fn run(spec: &Spec) -> Result<RunOutput, RunError> {
-    let mut cmd = Command::new(&spec.program);
-    cmd.args(&spec.args)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(dir) = &spec.cwd {
-        cmd.current_dir(dir);
-    }
-    sys::new_session(&mut cmd);
     let program = spec.program.display().to_string();
     let started_ms = now_ms();
     let started = Instant::now();
-    let child = cmd.spawn().map_err(|source| RunError::Spawn {
+    let child = spawn::start(spec).map_err(|source| RunError::Spawn {
         program: program.clone(),
         source,
     })?;
-    let mut group = Group { child, done: false };
+    let mut group = Group {
+        pid: child.pid,
+        status: None,
+        done: false,
+    };
     let wait_error = |source| RunError::Wait {
         program: program.clone(),
         source,
     };
-    let mut io = Pipes::new(&mut group.child, spec).map_err(wait_error)?;
+    let mut io = Pipes::new(child, spec).map_err(wait_error)?;
     let deadline = started + spec.timeout;
     let timed_out = io.until_exit(&mut group, deadline).map_err(wait_error)?;
     let status = group.finish().map_err(wait_error)?;
@@ -74,13 +65,16 @@ pub fn run(spec: &Spec) -> Result<RunOutput, RunError> {
 /// The child and its process group: whatever happens, the group is killed and the child
 /// reaped before the run returns.
 struct Group {
-    child: Child,
+    /// The child's pid, also its process group's id.
+    pid: u32,
+    /// How it ended, when a check reaped it already (not on Linux).
+    status: Option<ExitStatus>,
     done: bool,
 }
 
 impl Group {
     fn pgid(&self) -> u32 {
-        self.child.id()
+        self.pid
     }
 
     fn has_exited(&mut self) -> io::Result<bool> {
@@ -91,7 +85,10 @@ impl Group {
         #[cfg(not(target_os = "linux"))]
         {
             // Reaps: the group id could in theory be reused before the kill below.
-            self.child.try_wait().map(|s| s.is_some())
+            if self.status.is_none() {
+                self.status = sys::wait(self.pid, false)?.map(ExitStatus::from_raw);
+            }
+            Ok(self.status.is_some())
         }
     }
 
@@ -99,7 +96,12 @@ impl Group {
     /// timeout), then reaps the leader.
     fn finish(&mut self) -> io::Result<ExitStatus> {
         sys::kill_group(self.pgid())?;
-        let status = self.child.wait()?;
+        let status = match self.status.take() {
+            Some(status) => status,
+            None => ExitStatus::from_raw(
+                sys::wait(self.pid, true)?.ok_or_else(|| io::Error::from(ErrorKind::Other))?,
+            ),
+        };
         self.done = true;
         Ok(status)
     }
@@ -109,7 +111,9 @@ impl Drop for Group {
     fn drop(&mut self) {
         if !self.done {
             let _ = sys::kill_group(self.pgid());
-            let _ = self.child.wait();
+            if self.status.is_none() {
+                let _ = sys::wait(self.pid, true);
+            }
         }
     }
 }
@@ -162,8 +166,8 @@ struct Pipes<'a> {
 }
 
 impl<'a> Pipes<'a> {
-    fn new(child: &mut Child, spec: &'a Spec) -> io::Result<Self> {
-        let stdin = child.stdin.take().map(OwnedFd::from);
+    fn new(child: Started, spec: &'a Spec) -> io::Result<Self> {
+        let stdin = child.stdin;
         if let Some(fd) = &stdin {
             sys::set_nonblocking(fd.as_fd())?;
         }
@@ -171,9 +175,9 @@ impl<'a> Pipes<'a> {
         let mut pipes = Pipes {
             stdin: stdin.map(File::from),
             input,
-            stdout: Stream::new(child.stdout.take().map(OwnedFd::from), spec.cap)?,
-            stderr: Stream::new(child.stderr.take().map(OwnedFd::from), spec.cap)?,
-            exit: sys::pidfd_open(child.id()),
+            stdout: Stream::new(Some(child.stdout), spec.cap)?,
+            stderr: Stream::new(Some(child.stderr), spec.cap)?,
+            exit: sys::pidfd_open(child.pid),
             buf: vec![0; CHUNK],
         };
         if pipes.input.is_empty() {

@@ -14,6 +14,7 @@ use std::process::Command;
 /// On Linux the child also receives SIGKILL when the thread that started it ends (a router
 /// killed mid-run leaves no agent working for nobody): the caller must wait for the child on
 /// the thread that spawned it, as [`crate::run`] does.
+#[cfg_attr(target_os = "linux", allow(dead_code))]
 pub(crate) fn new_session(cmd: &mut Command) {
     #[cfg(target_os = "linux")]
     let parent = std::process::id();
@@ -36,6 +37,29 @@ pub(crate) fn new_session(cmd: &mut Command) {
             }
             Ok(())
         });
+    }
+}
+
+/// Reaps child `pid` (blocking, or `None` while it runs): its raw wait status.
+pub(crate) fn wait(pid: u32, block: bool) -> io::Result<Option<i32>> {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    loop {
+        let mut status = 0;
+        // SAFETY: `status` is a valid out-pointer for the duration of the call.
+        let rc = unsafe { libc::waitpid(pid, &mut status, flags) };
+        match rc {
+            -1 => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            0 => return Ok(None),
+            _ => return Ok(Some(status)),
+        }
     }
 }
 

@@ -326,6 +326,46 @@ fn a_missing_program_is_a_spawn_error() {
     assert!(matches!(run(&bad_cwd), Err(RunError::Spawn { .. })));
 }
 
+/// A bare name is found on the `PATH` the spec sets (before the hub's own); a script without
+/// `#!` runs under `/bin/sh`, as `execvp` runs it; a file that is not executable is a spawn
+/// error that says so.
+#[test]
+fn programs_are_found_and_started_as_execvp_starts_them() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let script = |name: &str, body: &str, mode: u32| {
+        let path = bin.join(name);
+        std::fs::write(&path, body).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    script("shebang-less", "echo \"no shebang: $1 $AGENT_X\"\n", 0o755);
+    script("not-executable", "#!/bin/sh\necho never\n", 0o644);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+
+    let mut s = Spec::new("shebang-less", Duration::from_secs(30));
+    s.args = vec!["arg".into()];
+    s.env = vec![
+        ("PATH".into(), path.clone()),
+        ("AGENT_X".into(), "x".into()),
+    ];
+    let out = run(&s).unwrap();
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout_text(), "no shebang: arg x\n");
+
+    let mut s = Spec::new("not-executable", Duration::from_secs(30));
+    s.env = vec![("PATH".into(), path)];
+    let e = run(&s).unwrap_err();
+    assert!(matches!(e, RunError::Spawn { .. }), "{e:?}");
+    assert_eq!(e.io_error().kind(), std::io::ErrorKind::PermissionDenied);
+
+    let mut s = Spec::new("nul\0byte", Duration::from_secs(30));
+    s.args = vec!["x".into()];
+    let e = run(&s).unwrap_err();
+    assert_eq!(e.io_error().kind(), std::io::ErrorKind::InvalidInput);
+}
+
 #[test]
 fn a_large_prompt_is_fed_while_output_is_read() {
     let prompt = vec![b'p'; 3 * 1024 * 1024];

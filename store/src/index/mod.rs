@@ -119,7 +119,7 @@ impl Index {
         if self.ensure().is_err() {
             return session;
         }
-        let stamp = stamp::read(&self.stamp_path());
+        let stamp = stamp::read(&self.lock_path(), &self.stamp_path());
         let now = DirStamp::of(&self.ledgers);
         session.clean = stamp.matches(now) || (stamp.valid && self.writers_busy());
         if stamp.valid && !session.clean {
@@ -177,7 +177,7 @@ impl Index {
     /// The marked issues, when the markers can be trusted: the stamp is valid and the
     /// directory is as it says, or a writer is at work.
     pub(crate) fn trusted(&self) -> Option<BTreeSet<u64>> {
-        let stamp = stamp::read(&self.stamp_path());
+        let stamp = stamp::read(&self.lock_path(), &self.stamp_path());
         if !stamp.valid {
             return None;
         }

@@ -8,12 +8,19 @@
 //! is theirs to explain (`writers_busy`).
 
 use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 /// Bumped when the meaning of the index files changes: an index of another format is rebuilt.
-const FORMAT: u64 = 1;
+/// 2: written in place, padded to [`SIZE`], with a `check`.
+const FORMAT: u64 = 2;
+
+/// The stamp file's fixed length: every write covers the whole file, so none leaves a tail of
+/// an older one. The longest stamp (every number at its widest) is about 190 bytes.
+const SIZE: usize = 256;
 
 /// The directory's identity and modification time, to the nanosecond the filesystem keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +75,39 @@ impl Stamp {
             .dir
             .map(|d| json!([d.dev, d.ino, d.sec, d.nsec]))
             .unwrap_or(Value::Null);
-        json!({"format": FORMAT, "valid": self.valid, "dir": dir, "invalidations": self.invalidations})
-            .to_string()
+        json!({
+            "format": FORMAT,
+            "valid": self.valid,
+            "dir": dir,
+            "invalidations": self.invalidations,
+            "check": self.check(),
+        })
+        .to_string()
+    }
+
+    /// A digest of the fields: the file is rewritten in place, so a read that meets a write
+    /// halfway, or a write a crash cut short, mixes two stamps — and fails this check.
+    fn check(self) -> String {
+        let d = self.dir.map_or([0; 4], |d| {
+            [
+                d.dev,
+                d.ino,
+                u64::from_ne_bytes(d.sec.to_ne_bytes()),
+                u64::from_ne_bytes(d.nsec.to_ne_bytes()),
+            ]
+        });
+        let text = format!(
+            "{FORMAT} {} {} {} {} {} {} {}",
+            self.valid,
+            self.dir.is_some(),
+            d[0],
+            d[1],
+            d[2],
+            d[3],
+            self.invalidations
+        );
+        let digest = Sha256::digest(text.as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
     }
 
     fn parse(bytes: &[u8]) -> Option<Stamp> {
@@ -90,31 +128,51 @@ impl Stamp {
             },
             _ => return None,
         };
-        Some(Stamp {
+        let stamp = Stamp {
             valid: v.get("valid")?.as_bool()?,
             dir,
             invalidations: v.get("invalidations")?.as_u64()?,
-        })
+        };
+        (v.get("check")?.as_str()? == stamp.check()).then_some(stamp)
     }
 }
 
-/// Reads the stamp; a missing, unreadable or foreign one reads as invalid.
-pub(crate) fn read(path: &Path) -> Stamp {
+/// Reads the stamp under a shared lock on `lock` (so never halfway through a write); a
+/// missing, unreadable, torn or foreign one reads as invalid.
+pub(crate) fn read(lock: &Path, path: &Path) -> Stamp {
+    // Without the lock file (no index yet) there is no writer to meet either.
+    let guard = open_rw(lock).ok().filter(|f| f.lock_shared().is_ok());
+    let stamp = read_unlocked(path);
+    drop(guard);
+    stamp
+}
+
+fn read_unlocked(path: &Path) -> Stamp {
     std::fs::read(path)
         .ok()
         .and_then(|b| Stamp::parse(&b))
         .unwrap_or_else(Stamp::invalid)
 }
 
-/// Replaces the stamp (temp file and rename, no fsync: after a crash a lost or older stamp
-/// no longer matches the directory, and the index is rebuilt — it is a cache).
+/// Rewrites the stamp in place, padded to [`SIZE`], without fsync: after a crash a lost,
+/// older or torn stamp no longer matches the directory (or fails its check), and the index is
+/// rebuilt — it is a cache. In place, not by temp file and rename: replacing a file by rename
+/// makes ext4 (`auto_da_alloc`) start writing its data at once, a journal round per stamp and
+/// up to milliseconds per command on a busy disk; an overwrite within the file's block is a
+/// page-cache copy.
 pub(crate) fn write(path: &Path, stamp: Stamp) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(crate::atomic::TEMP_PREFIX)
-        .tempfile_in(dir)?;
-    std::io::Write::write_all(&mut tmp, stamp.to_json().as_bytes())?;
-    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
+    let mut bytes = stamp.to_json().into_bytes();
+    if bytes.len() < SIZE {
+        bytes.resize(SIZE - 1, b' ');
+        bytes.push(b'\n');
+    }
+    let file = open_rw(path)?;
+    file.write_all_at(&bytes, 0)?;
+    // A file written otherwise (an older format, a hand) keeps no tail past the stamp.
+    if file.metadata()?.len() != bytes.len() as u64 {
+        file.set_len(bytes.len() as u64)?;
+    }
+    Ok(())
 }
 
 /// Runs `f` on the stamp under an exclusive kernel lock (`flock`, released by the kernel if
@@ -126,7 +184,7 @@ pub(crate) fn update(
 ) -> std::io::Result<()> {
     let guard = open_rw(lock)?;
     guard.lock()?;
-    let current = read(path);
+    let current = read_unlocked(path);
     if let Some(next) = f(current) {
         if next != current {
             write(path, next)?;
@@ -167,7 +225,68 @@ mod tests {
         assert_eq!(Stamp::parse(b"{\"format\":2}"), None);
         assert_eq!(Stamp::parse(b"not json"), None);
         let dir = tempfile::tempdir().unwrap();
-        assert!(!read(&dir.path().join("missing")).valid);
+        let lock = dir.path().join("lock");
+        assert!(!read(&lock, &dir.path().join("missing")).valid);
+    }
+
+    #[test]
+    fn a_stamp_mixed_from_two_writes_fails_its_check() {
+        let old = Stamp {
+            valid: true,
+            dir: Some(DirStamp {
+                dev: 2049,
+                ino: 1_234_567,
+                sec: 1_700_000_000,
+                nsec: 111_111_111,
+            }),
+            invalidations: 3,
+        };
+        let new = Stamp {
+            dir: Some(DirStamp {
+                nsec: 999_999_999,
+                ..old.dir.unwrap()
+            }),
+            ..old
+        };
+        let (a, b) = (old.to_json(), new.to_json());
+        assert_eq!(a.len(), b.len());
+        // Every cut of a read that met the write halfway: new bytes up to it, old ones after.
+        let torn: Vec<usize> = (1..a.len())
+            .filter(|&cut| {
+                let mixed = format!("{}{}", &b[..cut], &a[cut..]);
+                mixed != a && mixed != b && Stamp::parse(mixed.as_bytes()).is_some()
+            })
+            .collect();
+        assert_eq!(torn, Vec::<usize>::new(), "{a}\n{b}");
+    }
+
+    #[test]
+    fn a_stamp_is_rewritten_in_place_at_its_fixed_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lock, path) = (dir.path().join("lock"), dir.path().join("stamp"));
+        // A longer file of an older format leaves no tail behind.
+        std::fs::write(&path, "x".repeat(1000)).unwrap();
+        let mut s = Stamp {
+            valid: true,
+            dir: None,
+            invalidations: u64::MAX,
+        };
+        write(&path, s).unwrap();
+        assert_eq!(read(&lock, &path), s);
+        s.invalidations = 0;
+        update(&lock, &path, |_| Some(s)).unwrap();
+        assert_eq!(read(&lock, &path), s);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), SIZE as u64);
+        use std::os::unix::fs::MetadataExt;
+        let ino = std::fs::metadata(&path).unwrap().ino();
+        s.valid = false;
+        update(&lock, &path, |_| Some(s)).unwrap();
+        assert_eq!(read(&lock, &path), s);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().ino(),
+            ino,
+            "the same file"
+        );
     }
 
     #[test]
