@@ -130,31 +130,37 @@ fn monitor_pass<S: DelegationStore>(
     };
     // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
     // its visit unless asked for (a changed one is re-read in its update below, never written
-    // from here).
-    let found: Vec<Result<Finding, ReportError>> = store.scan(scope, |read: LedgerRead| {
-        let LedgerRead {
-            issue,
-            file,
-            ledger,
-        } = read;
-        ledger.map(|ledger| {
-            let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
-            Finding {
+    // from here), and a ledger the monitor leaves alone leaves nothing unless asked for (most
+    // of a workspace: its finding would only be carried to the loop below and skipped there).
+    // A finding is boxed: the pass's result is one slot per ledger, and most slots are empty.
+    let found: Vec<Result<Option<Box<Finding>>, ReportError>> =
+        store.scan(scope, |read: LedgerRead| {
+            let LedgerRead {
                 issue,
                 file,
-                changed: outcome.changed,
-                report: outcome.report,
-                events: outcome.events,
-                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
-            }
-        })
-    })?;
+                ledger,
+            } = read;
+            ledger.map(|ledger| {
+                let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
+                (keep || outcome.changed).then(|| {
+                    Box::new(Finding {
+                        issue,
+                        file,
+                        changed: outcome.changed,
+                        report: outcome.report,
+                        events: outcome.events,
+                        unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+                    })
+                })
+            })
+        })?;
 
     let mut run = MonitorRun::default();
     let mut kept = Vec::new();
     for finding in found {
         let finding = match finding {
-            Ok(f) => f,
+            Ok(Some(f)) => *f,
+            Ok(None) => continue,
             Err(e) => {
                 errors.push(e);
                 continue;
