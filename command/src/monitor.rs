@@ -172,40 +172,48 @@ fn monitor_pass<S: DelegationStore>(
     };
     // The pass keeps only what each ledger's monitor found: the ledger itself is dropped in
     // its visit unless asked for (a changed one is re-read in its update below, never written
-    // from here).
+    // from here), and a ledger the monitor leaves alone leaves nothing unless asked for (most
+    // of a workspace: its finding would only be carried to the loop below and skipped there).
+    // A finding is boxed: the pass's result is one slot per ledger, and most slots are empty.
     let decide = |issue: u64, file: String, ledger: Ledger| {
         let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
-        Finding {
-            issue,
-            file,
-            changed: outcome.changed,
-            report: outcome.report,
-            events: outcome.events,
-            unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
-        }
+        (keep || outcome.changed).then(|| {
+            Box::new(Finding {
+                issue,
+                file,
+                changed: outcome.changed,
+                report: outcome.report,
+                events: outcome.events,
+                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+            })
+        })
     };
     let held_issue = held.map(|l| u64::from(l.issue_number));
-    let mut found: Vec<Result<Finding, ReportError>> = store
-        .scan(scope, |read: LedgerRead| {
+    let mut found: Vec<Result<Option<Box<Finding>>, ReportError>> =
+        store.scan(scope, |read: LedgerRead| {
             let LedgerRead {
                 issue,
                 file,
                 ledger,
             } = read;
             // The held ledger comes from memory below, whatever the store visited.
-            (Some(issue) != held_issue).then(|| ledger.map(|l| decide(issue, file, l)))
-        })?
-        .into_iter()
-        .flatten()
-        .collect();
+            if Some(issue) == held_issue {
+                return Ok(None);
+            }
+            ledger.map(|l| decide(issue, file, l))
+        })?;
     if let Some(ledger) = held {
         let issue = u64::from(ledger.issue_number);
         let file = crate::paths::ledger_name(ledger.issue_number);
-        // In issue order, as the store visits.
-        let at = found.partition_point(|f| match f {
-            Ok(f) => f.issue < issue,
-            Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n < issue),
-        });
+        // In issue order, as the store visits (empty slots have no place to keep).
+        let at = found
+            .iter()
+            .position(|f| match f {
+                Ok(Some(f)) => f.issue > issue,
+                Ok(None) => false,
+                Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
+            })
+            .unwrap_or(found.len());
         found.insert(at, Ok(decide(issue, file, ledger.clone())));
     }
 
@@ -213,7 +221,8 @@ fn monitor_pass<S: DelegationStore>(
     let mut kept = Vec::new();
     for finding in found {
         let finding = match finding {
-            Ok(f) => f,
+            Ok(Some(f)) => *f,
+            Ok(None) => continue,
             Err(e) => {
                 errors.push(e);
                 continue;

@@ -47,12 +47,7 @@ impl Timestamp {
     /// Parses any RFC 3339 time (legacy ledgers may lack milliseconds or use offsets).
     pub fn parse(text: &str) -> Option<Self> {
         let ms = parse_ms(text)?;
-        // Only a text of the canonical length can be canonical: other spellings skip the
-        // calendar work of writing `ms` out again.
-        let canonical = (text.len() == CANONICAL_LEN && (0..=MAX_EPOCH_MS).contains(&ms))
-            .then(|| canonical(ms))
-            .filter(|c| c.as_slice() == text.as_bytes());
-        let text = match canonical {
+        let text = match canonical_bytes(text, ms) {
             Some(c) => Text::Canonical(c),
             None => Text::Verbatim(text.into()),
         };
@@ -149,6 +144,21 @@ fn canonical(ms: i64) -> [u8; CANONICAL_LEN] {
     put(17, 2, in_day / 1000 % 60);
     put(20, 3, in_day % 1000);
     out
+}
+
+/// `text` as canonical bytes when it is the canonical spelling of `ms`, which `parse_ms` has
+/// just read from it. Decided by shape, without writing `ms` out again (a workspace pass reads
+/// 15 timestamps per ledger, and the calendar work was most of their cost): `parse_ms` checked
+/// every digit, range and date, so a 24-byte text with `T`, `.` and `Z` where `canonical` puts
+/// them (three fraction digits, no offset) reads back as itself, for any `ms` that has a
+/// canonical text (`0..=MAX_EPOCH_MS`). `canonical_shape_is_canonical_text` checks this.
+fn canonical_bytes(text: &str, ms: i64) -> Option<[u8; CANONICAL_LEN]> {
+    let bytes: [u8; CANONICAL_LEN] = text.as_bytes().try_into().ok()?;
+    let shaped = matches!(
+        (bytes.get(10), bytes.get(19), bytes.get(23)),
+        (Some(b'T'), Some(b'.'), Some(b'Z'))
+    );
+    (shaped && (0..=MAX_EPOCH_MS).contains(&ms)).then_some(bytes)
 }
 
 /// Parses RFC 3339 text (`2026-11-22T10:00:00.123Z`, `…T11:00:00+01:00`, with `T`, `t` or a
@@ -399,5 +409,65 @@ mod tests {
         let old = Timestamp::parse("1969-12-31T23:59:59.999Z").unwrap();
         assert_eq!(old.instant_text(), "1969-12-31T23:59:59.999Z");
         assert_eq!(old.canonicalised(), old);
+    }
+
+    /// The rule the shape check stands for: an instant with a canonical text, written out
+    /// again, gives the same bytes.
+    fn rewrites_as_itself(text: &str) -> bool {
+        let ms = parse_ms(text).unwrap();
+        (0..=MAX_EPOCH_MS).contains(&ms) && canonical(ms).as_slice() == text.as_bytes()
+    }
+
+    /// The shape check of `Timestamp::parse` agrees with writing the instant out again, over
+    /// instants across the whole range and every other spelling of them.
+    #[test]
+    fn canonical_shape_is_canonical_text() {
+        let mut ms = 0i64;
+        let mut step = 1i64;
+        let mut checked = 0;
+        while ms <= MAX_EPOCH_MS {
+            let text = String::from_utf8(canonical(ms).to_vec()).unwrap();
+            let (date, time) = text.split_at(10);
+            let hms = &time[1..9];
+            let frac = &time[10..13];
+            for spelling in [
+                text.clone(),
+                format!("{date}t{hms}.{frac}Z"),
+                format!("{date} {hms}.{frac}Z"),
+                format!("{date}T{hms}.{frac}z"),
+                format!("{date}T{hms}.{}Z", &frac[..2]),
+                format!("{date}T{hms}.{frac}0Z"),
+                format!("{date}T{hms}Z"),
+                format!("{date}T{hms}.{frac}+00:00"),
+                format!("{date}T{hms}.{}+00:00", &frac[..1]),
+            ] {
+                let t = Timestamp::parse(&spelling).unwrap();
+                assert_eq!(
+                    t.is_canonical(),
+                    rewrites_as_itself(&spelling),
+                    "{spelling}"
+                );
+                assert_eq!(t.as_str(), spelling);
+                checked += 1;
+            }
+            // Every millisecond of the first two seconds, then growing odd strides that land
+            // on every field (and on leap days) across the range.
+            step = if ms < 2_000 {
+                1
+            } else {
+                step + step / 1_024 + 7_919
+            };
+            ms += step;
+        }
+        assert!(checked > 100_000, "{checked}");
+        for text in [
+            "1969-12-31T23:59:59.999Z",
+            "0000-01-01T00:00:00.000Z",
+            "2024-02-29T12:00:00.000Z",
+            "9999-12-31T23:59:59.999Z",
+        ] {
+            let t = Timestamp::parse(text).unwrap();
+            assert_eq!(t.is_canonical(), rewrites_as_itself(text), "{text}");
+        }
     }
 }

@@ -225,7 +225,9 @@ impl DiskStore {
                 listing.temp_files.push(entry.path());
             }
         }
-        listing.ledgers.sort();
+        // A ledger's name is its issue's canonical decimal: no two files share a number, so
+        // the number alone orders them.
+        listing.ledgers.sort_unstable_by_key(|(n, _)| *n);
         Ok(listing)
     }
 }
