@@ -14,7 +14,12 @@ before/after comparison shares the machine's load.
 
 `--no-all` skips part 2.
 
-Usage: bench-routing.py AGENTX [--quick] [--baseline OTHER] [--no-all]
+`--routes N` times N routes instead of 200. Each route is timed right after its runner alone on
+the same prompt, so besides the difference of the medians the script prints the median and the
+99th percentile of the paired differences (route minus that runner run), which a host whose
+speed drifts during the run disturbs less.
+
+Usage: bench-routing.py AGENTX [--quick] [--routes N] [--baseline OTHER] [--no-all]
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
@@ -24,6 +29,8 @@ baseline = None
 if "--baseline" in sys.argv:
     baseline = os.path.abspath(sys.argv[sys.argv.index("--baseline") + 1])
 routes = 20 if quick else 200
+if "--routes" in sys.argv:
+    routes = int(sys.argv[sys.argv.index("--routes") + 1])
 records = 40 if quick else 200
 
 
@@ -87,6 +94,8 @@ for k, b in enumerate(binaries):
     print(f"  {'baseline ' if k else ''}{b}:")
     print(f"    route wall time          p50 {p50:7.2f} ms   p99 {p99:7.2f} ms")
     print(f"    overhead (p50 - p50)         {p50 - r50:7.2f} ms   (target <= 10 ms)")
+    paired = [r - n for r, n in zip(route_ms[k], runner_ms)]
+    print(f"    overhead, paired         p50 {statistics.median(paired):7.2f} ms   p99 {pct(paired, 99):7.2f} ms")
     print(f"    a plain ask, for scale   p50 {statistics.median(ask_ms[k]):7.2f} ms")
 
 # 2. route --all --jobs 4, 200 ms runner
