@@ -724,7 +724,7 @@ fn monitor_route_routes_the_retried_records() {
     let dir = workspace("[agents.architect]\npreset = \"claude\"\ncommand = [\"AGENTS/claude\"]\n");
     let root = dir.path();
     let t0 = common::T0;
-    ask_architect_at(root, t0, 42);
+    common::ask_blocking(root, t0, 42, "architect", "Cache layer");
     let late = t0 + 61 * common::MINUTE;
     let plain = common::json_at(root, late, &["clarify", "monitor", "--dry-run"]).json();
     assert_eq!(plain["report"]["retried"][0], "CLR-42-001");
@@ -796,7 +796,7 @@ fn route_on_retry_makes_the_monitor_route() {
     .unwrap();
     let t0 = common::T0;
     for issue in [42, 43] {
-        ask_architect_at(root, t0, issue);
+        common::ask_blocking(root, t0, issue, "architect", "Cache layer");
     }
     let late = t0 + 61 * common::MINUTE;
     let dry = common::json_at(root, late, &["clarify", "monitor", "--dry-run"]).json();
@@ -832,22 +832,4 @@ fn route_on_retry_makes_the_monitor_route() {
     assert_eq!(v["routed"]["routed"][0]["id"], "CLR-42-001", "{v}");
     assert_eq!(v["routed"]["routed"][0]["outcome"], "answered", "{v}");
     assert_eq!(record(root, "CLR-42-001")["status"], "answered");
-}
-
-/// `clarify ask` engineer → architect on `issue` at `now`; panics unless it succeeds.
-fn ask_architect_at(root: &Path, now: i64, issue: u32) {
-    let out = common::json_at(
-        root,
-        now,
-        &[
-            "clarify",
-            "ask",
-            &format!("--issue={issue}"),
-            "--from=engineer",
-            "--to=architect",
-            "--topic=Cache layer",
-            "--question=Which?",
-        ],
-    );
-    assert_eq!(out.code, 0, "{out:#?}");
 }

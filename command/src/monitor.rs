@@ -84,16 +84,7 @@ pub fn monitor_after_signed<S: DelegationStore>(
     signers: Option<&Signers>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    let scope = Scope::FollowUp {
-        written,
-        held: false,
-    };
-    monitor_pass(store, config, now, false, scope, false, signers, None)
-        .map(|(run, _)| run)
-        .unwrap_or_else(|e| {
-            warnings.push(format!("the follow-up monitor did not run: {e}"));
-            MonitorRun::default()
-        })
+    follow_up(store, config, now, written, None, signers, warnings)
 }
 
 /// [`monitor_after_signed`] for a command that holds the ledger it wrote, exactly as written:
@@ -108,25 +99,38 @@ pub fn monitor_after_held<S: DelegationStore>(
     signers: &Signers,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    let scope = Scope::FollowUp {
-        written: Some(written.issue_number),
-        held: true,
-    };
-    monitor_pass(
+    follow_up(
         store,
         config,
         now,
-        false,
-        scope,
-        false,
-        Some(signers),
+        None,
         Some(written),
+        Some(signers),
+        warnings,
     )
-    .map(|(run, _)| run)
-    .unwrap_or_else(|e| {
-        warnings.push(format!("the follow-up monitor did not run: {e}"));
-        MonitorRun::default()
-    })
+}
+
+/// The follow-up pass after a write of `written` (by number, read by the store) or of `held`
+/// (in hand); a pass that cannot start is a warning, never the command's failure.
+fn follow_up<S: DelegationStore>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    written: Option<u32>,
+    held: Option<&Ledger>,
+    signers: Option<&Signers>,
+    warnings: &mut Vec<String>,
+) -> MonitorRun {
+    let scope = Scope::FollowUp {
+        written: held.map(|l| l.issue_number).or(written),
+        held: held.is_some(),
+    };
+    monitor_pass(store, config, now, false, scope, false, signers, held)
+        .map(|(run, _)| run)
+        .unwrap_or_else(|e| {
+            warnings.push(format!("the follow-up monitor did not run: {e}"));
+            MonitorRun::default()
+        })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands

@@ -143,16 +143,27 @@ impl PgStore {
     }
 
     fn read_document(&self, kind: &str, name: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+        let row = self.document_row(
+            "SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2",
+            kind,
+            name,
+        )?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// The row `sql` selects for the document `(kind, name)` (`$1`, `$2`), if it exists.
+    fn document_row(
+        &self,
+        sql: &'static str,
+        kind: &str,
+        name: &str,
+    ) -> Result<Option<postgres::Row>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
-        let stmt = c
-            .statement("SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2")
-            .map_err(|e| self.fail("read", name, &e))?;
-        let row = c
-            .client
+        let stmt = c.statement(sql).map_err(|e| self.fail("read", name, &e))?;
+        c.client
             .query_opt(&stmt, &[&kind, &name])
-            .map_err(|e| self.fail("read", name, &e))?;
-        Ok(row.map(|r| r.get(0)))
+            .map_err(|e| self.fail("read", name, &e))
     }
 
     /// Read–decide–write of the document of `kind` for `issue` in one transaction
@@ -293,16 +304,13 @@ impl Store for PgStore {
 
     fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
         let name = paths::ledger_name(issue);
-        let mut conn = self.conn()?;
-        let c = conn.get()?;
-        let stmt = c
-            .statement("SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2")
-            .map_err(|e| self.fail("read", &name, &e))?;
-        let row = c
-            .client
-            .query_opt(&stmt, &[&CLARIFICATIONS, &name])
-            .map_err(|e| self.fail("read", &name, &e))?;
-        Ok(row.is_some())
+        Ok(self
+            .document_row(
+                "SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2",
+                CLARIFICATIONS,
+                &name,
+            )?
+            .is_some())
     }
 
     fn update_ledger<T>(

@@ -11,7 +11,7 @@ use std::sync::Barrier;
 use agentx_clarify_command::{ask, Scope, Store};
 use agentx_clarify_core::{Config, Ledger, NewRequest};
 use agentx_clarify_pg::PgStore;
-use agentx_clarify_tests::fixtures::{ledger, Kind};
+use agentx_clarify_tests::fixtures::{engineer_asks, ledger, Kind};
 use agentx_clarify_tests::pg::{fresh_database, psql, Cluster};
 
 const NOW: i64 = 1_795_341_600_000;
@@ -33,20 +33,11 @@ fn workspace_dir() -> tempfile::TempDir {
 }
 
 fn request(issue: u64, n: usize) -> NewRequest {
-    NewRequest {
-        issue_number: issue,
-        from: "engineer".into(),
-        to: "architect".into(),
-        topic: format!("Topic {n}"),
-        question: format!("Question number {n} about the cache?"),
-        blocking: false,
-        workflow: None,
-        step: None,
-        field: None,
-        suggestions: vec![],
-        idempotency_key: None,
-        ..NewRequest::default()
-    }
+    engineer_asks(
+        issue,
+        format!("Topic {n}"),
+        format!("Question number {n} about the cache?"),
+    )
 }
 
 fn ids(store: &PgStore, issue: u32) -> Vec<String> {

@@ -40,6 +40,20 @@ pub fn ask_blocking(
         .ledger
 }
 
+/// A non-blocking engineer → architect request on `issue`: what the store tests and the
+/// concurrent-writer benchmark ask, many times over.
+pub fn engineer_asks(issue: u64, topic: String, question: String) -> NewRequest {
+    NewRequest {
+        issue_number: issue,
+        from: "engineer".into(),
+        to: "architect".into(),
+        topic,
+        question,
+        blocking: false,
+        ..NewRequest::default()
+    }
+}
+
 fn step(l: &Ledger, id: &str, a: Action, now: i64) -> Ledger {
     act(l, id, &a, &Config::default(), now).unwrap().ledger
 }

@@ -9,7 +9,7 @@
 use std::io::BufRead;
 use std::time::Instant;
 
-use agentx_clarify_core::NewRequest;
+use agentx_clarify_tests::fixtures::engineer_asks;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -27,20 +27,11 @@ fn main() {
     std::io::stdin().lock().read_line(&mut line).expect("stdin");
     let (mut micros, mut ids) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
-        let req = NewRequest {
-            issue_number: issue,
-            from: "engineer".into(),
-            to: "architect".into(),
-            topic: format!("{name} topic {i}"),
-            question: format!("question {i} of {name}?"),
-            blocking: false,
-            workflow: None,
-            step: None,
-            field: None,
-            suggestions: vec![],
-            idempotency_key: None,
-            ..NewRequest::default()
-        };
+        let req = engineer_asks(
+            issue,
+            format!("{name} topic {i}"),
+            format!("question {i} of {name}?"),
+        );
         let t = Instant::now();
         let now = agentx_clarify_store::clock::system_now_ms();
         let m = agentx_clarify_command::ask(&store, now, &req).expect("ask");
