@@ -30,7 +30,10 @@ fn pg_workspace(prefix: &str) -> (tempfile::TempDir, String) {
     .unwrap();
     let out = json_in(dir.path(), &["store", "init"]);
     assert_eq!(out.code, 0, "{out:#?}");
-    assert_eq!(out.json()["schema"]["to"], 3);
+    assert_eq!(
+        out.json()["schema"]["to"],
+        agentx_clarify_pg::schema::VERSION
+    );
     (dir, url)
 }
 

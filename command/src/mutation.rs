@@ -5,7 +5,7 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::api::error_value;
-use agentx_clarify_core::ops::{act_with, request_with};
+use agentx_clarify_core::ops::{act_with, request_owned};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{
     request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
@@ -78,7 +78,7 @@ pub fn ask<S: DelegationStore>(
         request(None, req, &config, &workflows, now)?;
     }
     let applied = store.update_ledger(issue, &config, &req.from, |current| {
-        let applied = request_with(current.as_ref(), req, &config, &workflows, now, &signers)?;
+        let applied = request_owned(current, req, &config, &workflows, now, &signers)?;
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
     })?;

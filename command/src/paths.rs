@@ -87,15 +87,27 @@ pub fn init_files() -> Vec<(String, &'static str)> {
 /// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
 /// parsed; either failure becomes a report error naming the file.
 pub fn ledger_read(issue: u64, file: String, bytes: Result<&[u8], ClarifyError>) -> LedgerRead {
+    ledger_read_by(issue, file, |file, issue| {
+        bytes.and_then(|b| Ledger::parse(file, b, Some(issue)))
+    })
+}
+
+/// [`ledger_read`] for a store that does not keep a ledger as one file's bytes: `parse` gets
+/// the name and the (checked) issue number and reads the ledger its own way.
+pub fn ledger_read_by(
+    issue: u64,
+    file: String,
+    parse: impl FnOnce(&str, u32) -> Result<Ledger, ClarifyError>,
+) -> LedgerRead {
     let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
-    let ledger = if issue > MAX_ISSUE {
-        Err(fail(ClarifyError::InvalidIssue {
+    let ledger = match u32::try_from(issue)
+        .ok()
+        .filter(|n| u64::from(*n) <= MAX_ISSUE)
+    {
+        None => Err(fail(ClarifyError::InvalidIssue {
             value: issue.to_string(),
-        }))
-    } else {
-        bytes
-            .map_err(fail)
-            .and_then(|b| Ledger::parse(&file, b, u32::try_from(issue).ok()).map_err(&fail))
+        })),
+        Some(n) => parse(&file, n).map_err(fail),
     };
     LedgerRead {
         issue,

@@ -13,21 +13,25 @@ use agentx_clarify_command::Scope;
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 
-use crate::documents::{active_rows, CLARIFICATIONS, DELEGATIONS};
-use crate::{update, PgStore};
+use crate::documents::{CLARIFICATIONS, DELEGATIONS};
+use crate::ledgers::Stored;
+use crate::update::{self, Write};
+use crate::PgStore;
 
 /// Every delegation ledger, ascending by issue.
-const ALL_DELEGATIONS: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'delegations'
-    ORDER BY length(name), name";
+const ALL_DELEGATIONS: &str = concat!(
+    crate::pass_columns!(),
+    "WHERE d.kind = 'delegations' ORDER BY length(d.name), d.name"
+);
 
 /// A delegation ledger's body as stored (no rows of its own in `agentx.active`).
-fn delegation_write(ledger: &DelegationLedger) -> update::Write {
-    (ledger.to_pretty_json().into_bytes(), Vec::new())
+fn delegation_write(ledger: &DelegationLedger) -> Write {
+    Write::Raw(ledger.to_pretty_json().into_bytes())
 }
 
 impl DelegationStore for PgStore {
     fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        self.read_document(DELEGATIONS, &paths::ledger_name(issue))?
+        self.read_bytes(DELEGATIONS, &paths::ledger_name(issue))?
             .map(|bytes| parse_delegations(issue, &bytes))
             .transpose()
     }
@@ -41,17 +45,27 @@ impl DelegationStore for PgStore {
             Option<DelegationLedger>,
         ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.update_issue_document(DELEGATIONS, issue, config, |_, bytes| {
-            let current = bytes.map(|b| parse_delegations(issue, b)).transpose()?;
+        self.update_issue_document(DELEGATIONS, issue, config, |_, held| {
+            let current = held
+                .map(|h| parse_delegations(issue, &h.bytes()))
+                .transpose()?;
             let (write, result) = decide(current)?;
             Ok((write.as_ref().map(delegation_write), result))
         })
     }
 
     fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
-        self.pass(ALL_DELEGATIONS, None, &|n, _, body: &[u8]| {
-            delegation_read(n, Ok(body))
-        })
+        self.pass(
+            ALL_DELEGATIONS,
+            None,
+            &|n, name: &str, stored: &Stored| match stored {
+                Stored::Raw(body) => delegation_read(n, Ok(body)),
+                Stored::Split { .. } => {
+                    let bytes = stored.to_bytes(name, None);
+                    delegation_read(n, bytes.as_deref().map_err(Clone::clone))
+                }
+            },
+        )
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
@@ -72,19 +86,19 @@ impl DelegationStore for PgStore {
         let mut conn = self.conn()?;
         update::update_documents(
             conn.get()?,
+            &self.cache,
             &self.target,
             &[(CLARIFICATIONS, &name), (DELEGATIONS, &name)],
             config.lock_timeout_ms,
-            |bodies| {
-                let body = |i: usize| bodies.get(i).and_then(Option::as_deref);
-                let ledger = body(0)
-                    .map(|b| Ledger::parse(&name, b, Some(issue)))
+            |held| {
+                let held = |i: usize| held.get(i).and_then(Option::as_ref);
+                let ledger = held(0).map(|h| h.ledger(&name, issue)).transpose()?;
+                let delegations = held(1)
+                    .map(|h| parse_delegations(issue, &h.bytes()))
                     .transpose()?;
-                let delegations = body(1).map(|b| parse_delegations(issue, b)).transpose()?;
                 let (write_ledger, write_delegations, result) =
-                    decide(ledger.as_ref(), delegations.as_ref())?;
-                let ledger_write =
-                    write_ledger.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
+                    decide(ledger.as_deref(), delegations.as_ref())?;
+                let ledger_write = write_ledger.map(Write::Ledger);
                 let delegation_write = write_delegations.as_ref().map(delegation_write);
                 Ok((vec![ledger_write, delegation_write], result))
             },

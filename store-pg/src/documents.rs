@@ -17,7 +17,7 @@ use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::Ledger;
+use agentx_clarify_core::{Ledger, Record};
 
 pub const CLARIFICATIONS: &str = "clarifications";
 pub const DELEGATIONS: &str = "delegations";
@@ -64,14 +64,19 @@ pub(crate) fn active_rows(ledger: &Ledger) -> Vec<ActiveRow> {
     ledger
         .clarifications
         .iter()
-        .filter(|r| r.current_status().is_active())
-        .map(|r| ActiveRow {
-            record: r.id.clone(),
-            status: r.current_status().as_str(),
-            stale_after: r.stale_after_ms(),
-            requester: Some(r.from.clone()),
-        })
+        .filter_map(active_row)
         .collect()
+}
+
+/// The row of one record of a ledger that has an active record, if it is active itself.
+pub(crate) fn active_row(r: &Record) -> Option<ActiveRow> {
+    let status = r.current_status();
+    status.is_active().then(|| ActiveRow {
+        record: r.id.clone(),
+        status: status.as_str(),
+        stale_after: r.stale_after_ms(),
+        requester: Some(r.from.clone()),
+    })
 }
 
 /// The rows of a document as imported: a clarification ledger's active records, or one

@@ -33,6 +33,7 @@ pub mod documents;
 mod error;
 mod keys;
 mod leases;
+mod ledgers;
 mod runs;
 pub mod schema;
 mod transfer;
@@ -41,7 +42,7 @@ mod update;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use agentx_clarify_command::paths::{self, ledger_read, STATUS_FILE};
+use agentx_clarify_command::paths::{self, ledger_read, ledger_read_by, STATUS_FILE};
 use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -49,8 +50,10 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 use agentx_clarify_store::{parallel_map, DiskStore};
 
 use conn::Conn;
-use documents::{active_rows, rows_of, CLARIFICATIONS, STATE};
+use documents::{CLARIFICATIONS, STATE};
 use error::{failure, Phase};
+use ledgers::{Cache, Stored};
+use update::{Held, Write};
 
 pub use conn::describe;
 pub use leases::PgLease;
@@ -71,6 +74,8 @@ pub struct PgStore {
     /// while another is under way (a decision that reads the store, a delegation update
     /// inside a ledger update) gets a connection of its own instead of waiting for itself.
     idle: Mutex<Vec<Conn>>,
+    /// Clarification ledgers this store wrote or read under their lock (`ledgers.rs`).
+    cache: Mutex<Cache>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -92,6 +97,7 @@ impl PgStore {
             url: url.to_owned(),
             target: describe(url),
             idle: Mutex::new(vec![conn]),
+            cache: Mutex::default(),
         })
     }
 
@@ -139,16 +145,28 @@ impl PgStore {
         let Some((kind, name)) = documents::document_of(path) else {
             return Ok(None);
         };
-        self.read_document(kind, name)
+        self.read_document(kind, name)?
+            .map(|stored| stored.to_bytes(name, ledger_number(name)))
+            .transpose()
     }
 
-    fn read_document(&self, kind: &str, name: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+    /// A document as stored, read in one statement (one snapshot of its rows).
+    fn read_document(&self, kind: &str, name: &str) -> Result<Option<Stored>, ClarifyError> {
         let row = self.document_row(
-            "SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2",
+            "SELECT body, CASE WHEN records IS NOT NULL THEN ARRAY(SELECT r.body FROM agentx.records r
+                 WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
+             FROM agentx.documents d WHERE kind = $1 AND name = $2",
             kind,
             name,
         )?;
-        Ok(row.map(|r| r.get(0)))
+        Ok(row.map(|r| Stored::from_columns(r.get(0), r.get(1))))
+    }
+
+    /// A raw document's bytes (statuses, delegation ledgers: never stored as rows).
+    fn read_bytes(&self, kind: &str, name: &str) -> Result<Option<Vec<u8>>, ClarifyError> {
+        self.read_document(kind, name)?
+            .map(|stored| stored.to_bytes(name, None))
+            .transpose()
     }
 
     /// The row `sql` selects for the document `(kind, name)` (`$1`, `$2`), if it exists.
@@ -173,12 +191,13 @@ impl PgStore {
         kind: &str,
         issue: u32,
         config: &Config,
-        mut decide: impl FnMut(&str, Option<&[u8]>) -> Result<(Option<update::Write>, T), ClarifyError>,
+        mut decide: impl FnMut(&str, Option<&Held>) -> Result<(Option<Write>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
         let name = paths::ledger_name(issue);
         let mut conn = self.conn()?;
         update::update_document(
             conn.get()?,
+            &self.cache,
             &self.target,
             (kind, &name),
             config.lock_timeout_ms,
@@ -190,12 +209,13 @@ impl PgStore {
         failure(&self.target, &format!("{what} {name}"), Phase::Before, e)
     }
 
-    /// Streams `(name, body)` rows of `sql` through `visit` in batches decoded on every core.
+    /// Streams `(name, body, records)` rows of `sql` through `visit` in batches decoded on
+    /// every core.
     fn pass<R: Send>(
         &self,
         sql: &'static str,
         written: Option<String>,
-        visit: &(impl Fn(u64, &str, &[u8]) -> R + Sync),
+        visit: &(impl Fn(u64, &str, &Stored) -> R + Sync),
     ) -> Result<Vec<R>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
@@ -207,7 +227,7 @@ impl PgStore {
         };
         let mut rows = c.client.query_raw(&stmt, params).map_err(|e| fail(&e))?;
         let mut out = Vec::new();
-        let mut batch: Vec<(u64, String, Vec<u8>)> = Vec::with_capacity(BATCH);
+        let mut batch: Vec<(u64, String, Stored)> = Vec::with_capacity(BATCH);
         loop {
             let next = postgres::fallible_iterator::FallibleIterator::next(&mut rows)
                 .map_err(|e| fail(&e))?;
@@ -216,13 +236,13 @@ impl PgStore {
                 let name: String = row.get(0);
                 // Names were checked when written; anything else is not a ledger.
                 if let Some(n) = issue_of_file_name(&name) {
-                    batch.push((n, name, row.get(1)));
+                    batch.push((n, name, Stored::from_columns(row.get(1), row.get(2))));
                 }
             }
             if batch.len() >= BATCH || (done && !batch.is_empty()) {
                 let taken = std::mem::take(&mut batch);
-                out.extend(parallel_map(&taken, |(n, name, body)| {
-                    visit(*n, name, body)
+                out.extend(parallel_map(&taken, |(n, name, stored)| {
+                    visit(*n, name, stored)
                 }));
             }
             if done {
@@ -269,22 +289,46 @@ impl Drop for PgStore {
     }
 }
 
+/// The columns a pass reads of a document `d`: its name, its body, and its record rows' bodies
+/// in order when it is stored as rows (else NULL).
+macro_rules! pass_columns {
+    () => {
+        "SELECT d.name, d.body, CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body
+            FROM agentx.records r WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
+         FROM agentx.documents d "
+    };
+}
+pub(crate) use pass_columns;
+
 /// Every clarification ledger, ascending by issue (canonical decimal names order by length,
 /// then by text).
-const ALL: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
-    ORDER BY length(name), name";
+const ALL: &str = concat!(
+    pass_columns!(),
+    "WHERE d.kind = 'clarifications' ORDER BY length(d.name), d.name"
+);
 
 /// The ledgers with a row in the index of active records, and the one named by `$1` (the one
 /// just written, or none), ascending.
-const MARKED: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
-    AND name IN (SELECT name FROM agentx.active WHERE kind = 'clarifications' UNION ALL SELECT $1::text)
-    ORDER BY length(name), name";
+const MARKED: &str = concat!(
+    pass_columns!(),
+    "WHERE d.kind = 'clarifications' AND d.name IN (SELECT name FROM agentx.active
+        WHERE kind = 'clarifications' UNION ALL SELECT $1::text)
+    ORDER BY length(d.name), d.name"
+);
 
 /// The ledgers with a row in the index of active records except the one named by `$1` (the
 /// one just written, which the command holds), ascending.
-const MARKED_EXCEPT: &str = "SELECT name, body FROM agentx.documents WHERE kind = 'clarifications'
-    AND name IN (SELECT name FROM agentx.active WHERE kind = 'clarifications' AND name <> $1)
-    ORDER BY length(name), name";
+const MARKED_EXCEPT: &str = concat!(
+    pass_columns!(),
+    "WHERE d.kind = 'clarifications' AND d.name IN (SELECT name FROM agentx.active
+        WHERE kind = 'clarifications' AND name <> $1)
+    ORDER BY length(d.name), d.name"
+);
+
+/// The issue number of a clarification ledger's name, when it is one a ledger can have.
+fn ledger_number(name: &str) -> Option<u32> {
+    issue_of_file_name(name).and_then(|n| u32::try_from(n).ok())
+}
 
 impl Store for PgStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
@@ -298,7 +342,7 @@ impl Store for PgStore {
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
         let name = paths::ledger_name(issue);
         self.read_document(CLARIFICATIONS, &name)?
-            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
+            .map(|stored| stored.ledger(&name, issue))
             .transpose()
     }
 
@@ -320,13 +364,12 @@ impl Store for PgStore {
         _agent: &str,
         mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
-            let current = bytes
-                .map(|b| Ledger::parse(name, b, Some(issue)))
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, held| {
+            let current = held
+                .map(|h| h.ledger(name, issue).map(std::borrow::Cow::into_owned))
                 .transpose()?;
             let (write, result) = decide(current)?;
-            let write = write.map(|l| (l.to_pretty_json().into_bytes(), active_rows(&l)));
-            Ok((write, result))
+            Ok((write.map(Write::Ledger), result))
         })
     }
 
@@ -337,19 +380,17 @@ impl Store for PgStore {
         _agent: &str,
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |name, bytes| {
-            let (write, result) = decide(bytes)?;
-            // Indexed as an import indexes them: bytes that do not parse keep a row.
-            let write = write.map(|b| {
-                let rows = rows_of(CLARIFICATIONS, name, &b);
-                (b, rows)
-            });
-            Ok((write, result))
+        self.update_issue_document(CLARIFICATIONS, issue, config, |_, held| {
+            let bytes = held.map(Held::bytes);
+            let (write, result) = decide(bytes.as_deref())?;
+            // Stored whole and indexed as an import indexes them: bytes that do not parse
+            // keep a row.
+            Ok((write.map(Write::Raw), result))
         })
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        match self.read_document(STATE, STATUS_FILE)? {
+        match self.read_bytes(STATE, STATUS_FILE)? {
             None => Ok(Statuses::new()),
             Some(bytes) => parse_statuses(STATUS_FILE, &bytes),
         }
@@ -364,18 +405,19 @@ impl Store for PgStore {
         let mut conn = self.conn()?;
         update::update_document(
             conn.get()?,
+            &self.cache,
             &self.target,
             (STATE, STATUS_FILE),
             config.lock_timeout_ms,
-            |bytes| {
-                let mut statuses = match bytes {
+            |held| {
+                let mut statuses = match held {
                     None => Statuses::new(),
-                    Some(b) => parse_statuses(STATUS_FILE, b)?,
+                    Some(h) => parse_statuses(STATUS_FILE, &h.bytes())?,
                 };
                 let before = statuses.clone();
                 let result = change(&mut statuses)?;
                 let write = (statuses != before)
-                    .then(|| (statuses_to_json(&statuses).into_bytes(), Vec::new()));
+                    .then(|| Write::Raw(statuses_to_json(&statuses).into_bytes()));
                 Ok((write, result))
             },
         )
@@ -386,8 +428,14 @@ impl Store for PgStore {
         scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        let read =
-            |n: u64, name: &str, body: &[u8]| visit(ledger_read(n, name.to_owned(), Ok(body)));
+        let read = |n: u64, name: &str, stored: &Stored| {
+            visit(match stored {
+                Stored::Raw(body) => ledger_read(n, name.to_owned(), Ok(body)),
+                Stored::Split { .. } => {
+                    ledger_read_by(n, name.to_owned(), |file, issue| stored.ledger(file, issue))
+                }
+            })
+        };
         match scope {
             Scope::All => self.pass(ALL, None, &read),
             // The index is written in the ledger's own transaction: it cannot be outdated, so
@@ -402,8 +450,8 @@ impl Store for PgStore {
     }
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        self.pass(ALL, None, &|_, name: &str, body: &[u8]| {
-            (name.to_owned(), Ok(body.to_vec()))
+        self.pass(ALL, None, &|_, name: &str, stored: &Stored| {
+            (name.to_owned(), stored.to_bytes(name, ledger_number(name)))
         })
     }
 

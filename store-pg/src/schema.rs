@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 3;
+pub const VERSION: i32 = 4;
 
 /// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
 const MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -74,6 +74,35 @@ EXCEPTION WHEN feature_not_supported THEN
     NULL;
 END
 $$;
+",
+    ),
+    (
+        4,
+        "clarification ledgers as one row per record",
+        r"
+-- An ask on a ledger of hundreds of records used to read, parse, serialise and rewrite the
+-- whole ledger under its row lock; with eight writers on one issue that lock was the hub's
+-- throughput. A ledger written by a command is now kept as its head (the ledger without its
+-- records, compact JSON) in `documents.body` and one row per record here, each stamped with
+-- the revision that last wrote it: a writer rewrites only the records that changed, and a
+-- process that read the ledger before fetches only the rows newer than what it holds.
+-- `documents.records` is the number of records (NULL: `body` is the whole document, as
+-- imported or written as bytes). Every write of a document takes a new revision from one
+-- sequence, so a revision is never reused, even by a document deleted and created again.
+CREATE SEQUENCE agentx.revisions;
+ALTER TABLE agentx.documents
+    ADD COLUMN rev bigint NOT NULL DEFAULT nextval('agentx.revisions'),
+    ADD COLUMN records integer CHECK (records >= 0);
+CREATE TABLE agentx.records (
+    kind text NOT NULL,
+    name text NOT NULL,
+    pos integer NOT NULL CHECK (pos >= 0),
+    rev bigint NOT NULL,
+    body text NOT NULL,
+    PRIMARY KEY (kind, name, pos),
+    FOREIGN KEY (kind, name) REFERENCES agentx.documents (kind, name) ON DELETE CASCADE
+);
+CREATE INDEX records_rev ON agentx.records (kind, name, rev);
 ",
     ),
 ];

@@ -13,7 +13,8 @@ use postgres::{IsolationLevel, Transaction};
 
 use crate::documents::{self, columns, rows_of, ActiveRow};
 use crate::error::{failure, Phase};
-use crate::PgStore;
+use crate::ledgers::Stored;
+use crate::{ledger_number, PgStore};
 
 /// Documents per statement.
 const BATCH: usize = 500;
@@ -57,7 +58,13 @@ impl PgStore {
             .map_err(|e| fail(&e))?;
         let mut rows = tx
             .query_raw(
-                "SELECT kind, name, body FROM agentx.documents ORDER BY kind, length(name), name",
+                concat!(
+                    "SELECT d.kind, ",
+                    "d.name, d.body, CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body
+                        FROM agentx.records r WHERE r.kind = d.kind AND r.name = d.name
+                        ORDER BY r.pos) END
+                     FROM agentx.documents d ORDER BY d.kind, length(d.name), d.name"
+                ),
                 std::iter::empty::<&str>(),
             )
             .map_err(|e| fail(&e))?;
@@ -65,8 +72,10 @@ impl PgStore {
         while let Some(row) =
             postgres::fallible_iterator::FallibleIterator::next(&mut rows).map_err(|e| fail(&e))?
         {
-            let (kind, name, body): (String, String, Vec<u8>) =
-                (row.get(0), row.get(1), row.get(2));
+            let (kind, name): (String, String) = (row.get(0), row.get(1));
+            // A ledger stored as rows is exported as the file it stands for.
+            let body = Stored::from_columns(row.get(2), row.get(3))
+                .to_bytes(&name, ledger_number(&name))?;
             put(&documents::path_of(&kind, &name), &body)?;
             count += 1;
         }
@@ -104,7 +113,7 @@ impl PgStore {
             .isolation_level(IsolationLevel::ReadCommitted)
             .start()
             .map_err(|e| fail(&e))?;
-        let existing = existing(&mut tx, &list).map_err(|e| fail(&e))?;
+        let existing = existing(&mut tx, &list, &fail)?;
         let mut imported = Imported::default();
         let (mut fresh, mut changed) = (Vec::new(), Vec::new());
         for (doc, same) in list.iter().zip(existing) {
@@ -133,25 +142,44 @@ impl PgStore {
 }
 
 /// For each document, whether it exists (`Some`) and holds the same bytes; existing rows are
-/// locked until the import ends.
+/// locked until the import ends. A document stored whole is compared on the server; a ledger
+/// stored as rows comes back and is compared as the file it stands for.
 fn existing(
     tx: &mut Transaction<'_>,
     docs: &[Doc<'_>],
-) -> Result<Vec<Option<bool>>, postgres::Error> {
+    fail: &dyn Fn(&postgres::Error) -> ClarifyError,
+) -> Result<Vec<Option<bool>>, ClarifyError> {
     let mut out = Vec::with_capacity(docs.len());
     for chunk in docs.chunks(BATCH) {
         let (kinds, names, bodies) = arrays(chunk);
         let mut found: Vec<Option<bool>> = vec![None; chunk.len()];
-        for row in tx.query(
-            "SELECT u.i, d.body = u.body FROM agentx.documents d
-             JOIN unnest($1::text[], $2::text[], $3::bytea[]) WITH ORDINALITY AS u(kind, name, body, i)
-             ON d.kind = u.kind AND d.name = u.name FOR UPDATE OF d",
-            &[&kinds, &names, &bodies],
-        )? {
+        for row in tx
+            .query(
+                "SELECT u.i, d.records IS NULL AND d.body = u.body,
+                    CASE WHEN d.records IS NOT NULL THEN d.body END,
+                    CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body FROM agentx.records r
+                        WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
+                 FROM agentx.documents d
+                 JOIN unnest($1::text[], $2::text[], $3::bytea[]) WITH ORDINALITY AS u(kind, name, body, i)
+                 ON d.kind = u.kind AND d.name = u.name FOR UPDATE OF d",
+                &[&kinds, &names, &bodies],
+            )
+            .map_err(|e| fail(&e))?
+        {
             let i: i64 = row.get(0);
-            if let Some(slot) = usize::try_from(i - 1).ok().and_then(|i| found.get_mut(i)) {
-                *slot = Some(row.get(1));
-            }
+            let Some(k) = usize::try_from(i - 1).ok() else {
+                continue;
+            };
+            let (Some(doc), Some(slot)) = (chunk.get(k), found.get_mut(k)) else {
+                continue;
+            };
+            *slot = Some(match row.get::<_, Option<Vec<u8>>>(2) {
+                None => row.get(1),
+                Some(head) => {
+                    let stored = Stored::from_columns(head, row.get(3));
+                    stored.to_bytes(doc.name, ledger_number(doc.name))? == doc.body
+                }
+            });
         }
         out.extend(found);
     }
@@ -181,11 +209,19 @@ fn write(
     }
     for chunk in changed.chunks(BATCH) {
         let (kinds, names, bodies) = arrays(chunk);
+        // Stored whole from now on, under a new revision: a process holding the ledger as it
+        // was reads it again.
         tx.execute(
-            "UPDATE agentx.documents d SET body = u.body, updated_at = now()
+            "UPDATE agentx.documents d SET body = u.body, records = NULL,
+                rev = nextval('agentx.revisions'), updated_at = now()
              FROM unnest($1::text[], $2::text[], $3::bytea[]) AS u(kind, name, body)
              WHERE d.kind = u.kind AND d.name = u.name",
             &[&kinds, &names, &bodies],
+        )?;
+        tx.execute(
+            "DELETE FROM agentx.records r USING unnest($1::text[], $2::text[]) AS u(kind, name)
+             WHERE r.kind = u.kind AND r.name = u.name",
+            &[&kinds, &names],
         )?;
         tx.execute(
             "DELETE FROM agentx.active a USING unnest($1::text[], $2::text[]) AS u(kind, name)

@@ -1,68 +1,121 @@
 //! One store update = one transaction: the document's row locked (`SELECT … FOR UPDATE`),
-//! the decision made on what it holds, the new body and its rows of `agentx.active` written
-//! by one statement, `COMMIT`. A document that does not exist yet is inserted with
-//! `ON CONFLICT DO NOTHING`: if another transaction created it first, nothing is written and
-//! the whole update runs again on what that one wrote. Serialization failures and deadlocks
-//! (SQLSTATE 40001, 40P01) run it again too, a few times with a jittered backoff; the decision
-//! closures are pure, so running them again is safe.
+//! the decision made on what it holds, the new document and its rows of `agentx.active` (and,
+//! for a clarification ledger, of `agentx.records`) written by one statement, `COMMIT`. A
+//! document that does not exist yet is inserted with `ON CONFLICT DO NOTHING`: if another
+//! transaction created it first, nothing is written and the whole update runs again on what
+//! that one wrote. Serialization failures and deadlocks (SQLSTATE 40001, 40P01) run it again
+//! too, a few times with a jittered backoff; the decision closures are pure, so running them
+//! again is safe.
+//!
+//! A clarification ledger written as a ledger is stored as rows (`ledgers.rs`): the update
+//! fetches only the record rows newer than the revision this process holds, and writes only
+//! the records that changed. The rows of `agentx.active` are compared in the process too:
+//! only the records whose rows differ are deleted and inserted.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use agentx_clarify_core::ClarifyError;
-use postgres::IsolationLevel;
+use agentx_clarify_core::verify::issue_of_file_name;
+use agentx_clarify_core::{ClarifyError, Ledger};
+use postgres::{IsolationLevel, Transaction};
 
 use crate::conn::Conn;
-use crate::documents::{columns, ActiveRow};
+use agentx_clarify_core::monitor::may_act;
+
+use crate::documents::{active_row, active_rows, columns, rows_of, ActiveRow, CLARIFICATIONS};
 use crate::error::{failure, gave_up, is_connection_lost, is_retryable, lock_timeout, Phase};
+use crate::ledgers::{self, Cache, Changes};
 
 /// Attempts before a run of serialization failures becomes an error.
 pub(crate) const ATTEMPTS: u32 = 10;
 
 const SELECT_FOR_UPDATE: &str =
-    "SELECT body FROM agentx.documents WHERE kind = $1 AND name = $2 FOR UPDATE";
+    "SELECT rev, records, body FROM agentx.documents WHERE kind = $1 AND name = $2 FOR UPDATE";
 
-/// Replaces a locked document and brings its active rows to the set given, in one statement.
-/// Only the rows that differ are deleted or inserted: an ask adds one row to a ledger of
-/// hundreds of active records instead of rewriting all of them (each rewrite is a heap
-/// tuple, an index entry and a foreign-key check). Every part sees one snapshot: the
-/// `INSERT`'s `NOT EXISTS` reads the rows as they were before the `DELETE`, so a changed row
-/// is deleted in its old form and inserted in its new one.
+/// The record rows of a ledger written after revision `$3`. A statement of its own after the
+/// lock is granted: in read committed it sees what the writer we waited for committed.
+const RECORDS_SINCE: &str = "SELECT pos, body FROM agentx.records
+    WHERE kind = $1 AND name = $2 AND rev > $3";
+
+/// Replaces a locked document in one statement: its body (`$4` records, or NULL for whole
+/// bytes) under a new revision, the changed record rows, the rows past the end removed, and
+/// the `agentx.active` rows of the records whose rows differ (`$7`) replaced by the new ones.
 const REPLACE: &str = "WITH doc AS (
-        UPDATE agentx.documents SET body = $3, updated_at = now() WHERE kind = $1 AND name = $2
-    ), new AS (
-        SELECT * FROM unnest($4::text[], $5::text[], $6::int8[], $7::text[])
-            AS u(record, status, stale_after, requester)
-    ), old AS (
-        SELECT ctid, record, status, stale_after, requester FROM agentx.active
-        WHERE kind = $1 AND name = $2
+        UPDATE agentx.documents SET body = $3, records = $4,
+            rev = nextval('agentx.revisions'), updated_at = now()
+        WHERE kind = $1 AND name = $2 RETURNING rev
+    ), put AS (
+        INSERT INTO agentx.records (kind, name, pos, rev, body)
+        SELECT $1, $2, u.pos, doc.rev, u.body FROM doc, unnest($5::int4[], $6::text[]) AS u(pos, body)
+        ON CONFLICT (kind, name, pos) DO UPDATE SET rev = excluded.rev, body = excluded.body
+    ), cut AS (
+        DELETE FROM agentx.records WHERE kind = $1 AND name = $2 AND pos >= coalesce($4, 0)
     ), gone AS (
-        DELETE FROM agentx.active WHERE ctid IN (
-            SELECT o.ctid FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n
-                WHERE (n.record, n.status) = (o.record, o.status)
-                AND n.stale_after IS NOT DISTINCT FROM o.stale_after
-                AND n.requester IS NOT DISTINCT FROM o.requester))
-    )
-    INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-    SELECT $1, $2, n.record, n.status, n.stale_after, n.requester FROM new n
-    WHERE NOT EXISTS (SELECT 1 FROM old o
-        WHERE (o.record, o.status) = (n.record, n.status)
-        AND o.stale_after IS NOT DISTINCT FROM n.stale_after
-        AND o.requester IS NOT DISTINCT FROM n.requester)";
-
-/// Inserts a new document and its active rows, unless another transaction inserted it first
-/// (then it returns 0 and nothing is written).
-const INSERT: &str = "WITH doc AS (
-        INSERT INTO agentx.documents (kind, name, body) VALUES ($1, $2, $3)
-        ON CONFLICT (kind, name) DO NOTHING RETURNING 1
-    ), rows AS (
+        DELETE FROM agentx.active WHERE kind = $1 AND name = $2 AND record = ANY($7::text[])
+    ), added AS (
         INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-        SELECT $1, $2, r, s, t, q FROM unnest($4::text[], $5::text[], $6::int8[], $7::text[]) AS u(r, s, t, q)
+        SELECT $1, $2, * FROM unnest($8::text[], $9::text[], $10::int8[], $11::text[])
+    )
+    SELECT rev FROM doc";
+
+/// Inserts a new document with its record and active rows, unless another transaction
+/// inserted it first (then no row comes back and nothing is written).
+const INSERT: &str = "WITH doc AS (
+        INSERT INTO agentx.documents (kind, name, body, records, rev)
+        VALUES ($1, $2, $3, $4, nextval('agentx.revisions'))
+        ON CONFLICT (kind, name) DO NOTHING RETURNING rev
+    ), put AS (
+        INSERT INTO agentx.records (kind, name, pos, rev, body)
+        SELECT $1, $2, u.pos, doc.rev, u.body FROM doc, unnest($5::int4[], $6::text[]) AS u(pos, body)
+    ), added AS (
+        INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
+        SELECT $1, $2, u.* FROM unnest($7::text[], $8::text[], $9::int8[], $10::text[]) AS u
         WHERE EXISTS (SELECT 1 FROM doc)
     )
-    SELECT count(*) FROM doc";
+    SELECT rev FROM doc";
 
-/// What a decision wants written: the new body and its active rows.
-pub(crate) type Write = (Vec<u8>, Vec<ActiveRow>);
+/// What a locked document holds.
+pub(crate) enum Held {
+    /// Whole bytes (statuses, delegation ledgers, ledgers imported or written as bytes).
+    Raw(Vec<u8>),
+    /// A clarification ledger stored as rows, as a reader parses it.
+    Ledger(Ledger),
+}
+
+impl Held {
+    /// The ledger held, parsed as the file store parses the file `name`.
+    pub fn ledger(&self, name: &str, issue: u32) -> Result<Cow<'_, Ledger>, ClarifyError> {
+        match self {
+            Held::Raw(bytes) => Ledger::parse(name, bytes, Some(issue)).map(Cow::Owned),
+            Held::Ledger(l) => Ok(Cow::Borrowed(l)),
+        }
+    }
+
+    /// The bytes the file store would hold.
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
+        match self {
+            Held::Raw(bytes) => Cow::Borrowed(bytes),
+            Held::Ledger(l) => Cow::Owned(l.to_pretty_json().into_bytes()),
+        }
+    }
+
+    fn active_rows(&self, kind: &str, name: &str) -> Vec<ActiveRow> {
+        match self {
+            Held::Raw(bytes) => rows_of(kind, name, bytes),
+            Held::Ledger(l) => active_rows(l),
+        }
+    }
+}
+
+/// What a decision wants written.
+pub(crate) enum Write {
+    /// Whole bytes (and, for a clarification ledger, its rows as an import indexes them).
+    Raw(Vec<u8>),
+    /// A clarification ledger, stored as rows.
+    Ledger(Ledger),
+}
 
 /// Why one attempt stopped.
 enum Stop {
@@ -78,30 +131,38 @@ impl From<postgres::Error> for Stop {
     }
 }
 
+impl From<ClarifyError> for Stop {
+    fn from(e: ClarifyError) -> Stop {
+        Stop::Decided(e)
+    }
+}
+
 /// Read–decide–write of document `(kind, name)` in one transaction, retried as the module says.
 pub(crate) fn update_document<T>(
     conn: &mut Conn,
+    cache: &Mutex<Cache>,
     target: &str,
     key: (&str, &str),
     lock_timeout_ms: u64,
-    mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Write>, T), ClarifyError>,
+    mut decide: impl FnMut(Option<&Held>) -> Result<(Option<Write>, T), ClarifyError>,
 ) -> Result<T, ClarifyError> {
-    update_documents(conn, target, &[key], lock_timeout_ms, |current| {
-        let (write, result) = decide(current.first().and_then(Option::as_deref))?;
+    update_documents(conn, cache, target, &[key], lock_timeout_ms, |current| {
+        let (write, result) = decide(current.first().and_then(Option::as_ref))?;
         Ok((vec![write], result))
     })
 }
 
 /// Read–decide–write of several documents in one transaction: their rows are locked in the
 /// order given (every caller uses one order — a clarification ledger before its issue's
-/// delegation ledger — so two of them never wait on each other), `decide` sees every body and
-/// returns what to write for each (by position), and all of it commits or none.
+/// delegation ledger — so two of them never wait on each other), `decide` sees every document
+/// and returns what to write for each (by position), and all of it commits or none.
 pub(crate) fn update_documents<T>(
     conn: &mut Conn,
+    cache: &Mutex<Cache>,
     target: &str,
     keys: &[(&str, &str)],
     lock_timeout_ms: u64,
-    mut decide: impl FnMut(&[Option<Vec<u8>>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
+    mut decide: impl FnMut(&[Option<Held>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
 ) -> Result<T, ClarifyError> {
     let what = format!(
         "update {}",
@@ -117,7 +178,7 @@ pub(crate) fn update_documents<T>(
     conn.set_lock_timeout(lock_timeout_ms)
         .map_err(|e| fail(Phase::Before, &e))?;
     for attempt in 1..=ATTEMPTS {
-        match attempt_once(conn, keys, &mut decide) {
+        match attempt_once(conn, cache, keys, &mut decide) {
             Ok(Some(result)) => return Ok(result),
             // Someone created a document meanwhile: decide again on what they wrote.
             Ok(None) => continue,
@@ -132,13 +193,21 @@ pub(crate) fn update_documents<T>(
     Err(gave_up(target, &what, ATTEMPTS))
 }
 
+/// A locked document: its revision and what it holds.
+struct Locked {
+    rev: i64,
+    held: Held,
+}
+
 /// One transaction; `Ok(None)` when an insert lost the race for a new document.
 fn attempt_once<T>(
     conn: &mut Conn,
+    cache: &Mutex<Cache>,
     keys: &[(&str, &str)],
-    decide: &mut impl FnMut(&[Option<Vec<u8>>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
+    decide: &mut impl FnMut(&[Option<Held>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
 ) -> Result<Option<T>, Stop> {
     let select = conn.statement(SELECT_FOR_UPDATE)?;
+    let since = conn.statement(RECORDS_SINCE)?;
     let replace = conn.statement(REPLACE)?;
     let insert = conn.statement(INSERT)?;
     // Read committed: the row lock serialises writers of one document, and each statement
@@ -149,38 +218,117 @@ fn attempt_once<T>(
         .build_transaction()
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()?;
-    let mut current: Vec<Option<Vec<u8>>> = Vec::with_capacity(keys.len());
+    let mut revs: Vec<Option<i64>> = Vec::with_capacity(keys.len());
+    let mut current: Vec<Option<Held>> = Vec::with_capacity(keys.len());
     for (kind, name) in keys {
-        current.push(tx.query_opt(&select, &[kind, name])?.map(|r| r.get(0)));
+        let locked = match tx.query_opt(&select, &[kind, name])? {
+            None => None,
+            Some(row) => {
+                let (rev, records, body): (i64, Option<i32>, Vec<u8>) =
+                    (row.get(0), row.get(1), row.get(2));
+                let held = match records {
+                    None => Held::Raw(body),
+                    Some(count) => {
+                        Held::Ledger(sync(&mut tx, &since, cache, name, rev, count, &body)?)
+                    }
+                };
+                Some(Locked { rev, held })
+            }
+        };
+        revs.push(locked.as_ref().map(|l| l.rev));
+        current.push(locked.map(|l| l.held));
     }
-    let (writes, result) = decide(&current).map_err(Stop::Decided)?;
+    let (writes, result) = decide(&current)?;
     if writes.iter().all(Option::is_none) {
-        // Nothing to write: the locks go with the transaction.
+        // Nothing to write: the locks go with the transaction; what was read stays cached.
         tx.rollback()?;
+        keep(cache, keys, revs, current);
         return Ok(Some(result));
     }
-    for (((kind, name), existing), write) in keys.iter().zip(&current).zip(writes) {
-        let Some((body, rows)) = write else {
+    // What the cache gets once the transaction commits: a ledger held and left alone, or one
+    // written (made as a reader parses it back after the commit, outside the row lock).
+    let mut unchanged: Vec<(&str, i64, Ledger)> = Vec::new();
+    let mut written: Vec<(&str, i64, Ledger, Changes)> = Vec::new();
+    for ((((kind, name), rev), held), write) in keys.iter().zip(&revs).zip(&current).zip(writes) {
+        let Some(write) = write else {
+            if let (Some(rev), Some(Held::Ledger(l))) = (rev, held) {
+                unchanged.push((name, *rev, l.clone()));
+            }
             continue;
         };
-        let (records, statuses, stale_after, requesters) = columns(rows);
-        let params: [&(dyn postgres::types::ToSql + Sync); 7] = [
-            kind,
-            name,
-            &body,
-            &records,
-            &statuses,
-            &stale_after,
-            &requesters,
-        ];
-        if existing.is_some() {
-            tx.execute(&replace, &params)?;
-        } else {
-            let inserted: i64 = tx.query_one(&insert, &params)?.get(0);
-            if inserted == 0 {
-                tx.rollback()?;
-                return Ok(None);
+        let old_ledger = match held {
+            Some(Held::Ledger(l)) => Some(l),
+            _ => None,
+        };
+        let (body, count, changes, (gone, added), ledger) = match write {
+            Write::Raw(bytes) => {
+                let old_rows = held.as_ref().map(|h| h.active_rows(kind, name));
+                let delta =
+                    row_changes(&old_rows.unwrap_or_default(), &rows_of(kind, name, &bytes));
+                (bytes, None, None, delta, None)
             }
+            Write::Ledger(ledger) => {
+                let changes = ledgers::changes(old_ledger, &ledger)?;
+                let delta = match (held, old_ledger) {
+                    (_, Some(old)) => ledger_row_changes(old, &ledger, &changes),
+                    (None, None) => row_changes(&[], &active_rows(&ledger)),
+                    (Some(h), None) => {
+                        row_changes(&h.active_rows(kind, name), &active_rows(&ledger))
+                    }
+                };
+                let body = changes.head.clone().into_bytes();
+                (
+                    body,
+                    Some(changes.count),
+                    Some(changes),
+                    delta,
+                    Some(ledger),
+                )
+            }
+        };
+        let (positions, bodies) = changes
+            .as_ref()
+            .map(|c| (c.positions.clone(), c.bodies.clone()))
+            .unwrap_or_default();
+        let (records, statuses, stale_after, requesters) = columns(added);
+        let new_rev: i64 = if rev.is_some() {
+            let params: [&(dyn postgres::types::ToSql + Sync); 11] = [
+                kind,
+                name,
+                &body,
+                &count,
+                &positions,
+                &bodies,
+                &gone,
+                &records,
+                &statuses,
+                &stale_after,
+                &requesters,
+            ];
+            tx.query_one(&replace, &params)?.get(0)
+        } else {
+            let params: [&(dyn postgres::types::ToSql + Sync); 10] = [
+                kind,
+                name,
+                &body,
+                &count,
+                &positions,
+                &bodies,
+                &records,
+                &statuses,
+                &stale_after,
+                &requesters,
+            ];
+            match tx.query_opt(&insert, &params)? {
+                Some(row) => row.get(0),
+                None => {
+                    tx.rollback()?;
+                    return Ok(None);
+                }
+            }
+        };
+        if let (Some(ledger), Some(changes)) = (ledger, changes) {
+            written.push((name, new_rev, ledger, changes));
         }
     }
     tx.commit().map_err(|e| {
@@ -193,5 +341,247 @@ fn attempt_once<T>(
         };
         Stop::Db(phase, e)
     })?;
+    let mut kept = unchanged;
+    for (name, rev, ledger, changes) in written {
+        // Committed: a ledger that does not parse back is simply not kept (the next update
+        // reads it from the database and says what is wrong with it).
+        if let Ok(after) =
+            ledger_issue(name).and_then(|issue| ledgers::after(name, issue, ledger, &changes))
+        {
+            kept.push((name, rev, after));
+        }
+    }
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    for (name, rev, ledger) in kept {
+        cache.put(name, rev, ledger);
+    }
     Ok(Some(result))
+}
+
+/// The issue of a clarification ledger's document name.
+fn ledger_issue(name: &str) -> Result<u32, ClarifyError> {
+    issue_of_file_name(name)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| ledgers::corrupt(name, "not a ledger's name"))
+}
+
+/// The ledger stored as rows under `name` at revision `rev` with `count` records and head
+/// `head`: what this process holds brought up to date with the rows written since, or every
+/// row when it holds nothing (or something that does not add up).
+fn sync(
+    tx: &mut Transaction<'_>,
+    since: &postgres::Statement,
+    cache: &Mutex<Cache>,
+    name: &str,
+    rev: i64,
+    count: i32,
+    head: &[u8],
+) -> Result<Ledger, Stop> {
+    let issue = ledger_issue(name)?;
+    let held = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take(name)
+        .filter(|(held_rev, _)| *held_rev <= rev);
+    let held = match held {
+        Some((held_rev, ledger)) if held_rev == rev => return Ok(ledger),
+        other => other,
+    };
+    let count = usize::try_from(count).unwrap_or(0);
+    for base in [held, None] {
+        let from = base.as_ref().map_or(-1, |(r, _)| *r);
+        let rows = tx.query(since, &[&CLARIFICATIONS, &name, &from])?;
+        let mut slots: Vec<Option<_>> = base
+            .map(|(_, l)| l.clarifications.into_iter().take(count).map(Some).collect())
+            .unwrap_or_default();
+        slots.resize(count, None);
+        let (positions, texts): (Vec<i32>, Vec<String>) =
+            rows.iter().map(|r| (r.get::<_, i32>(0), r.get(1))).unzip();
+        let parsed = ledgers::parse_records(name, issue, &texts)?;
+        for (pos, record) in positions.into_iter().zip(parsed) {
+            if let Some(slot) = usize::try_from(pos).ok().and_then(|p| slots.get_mut(p)) {
+                *slot = Some(record);
+            }
+        }
+        if let Some(records) = slots.into_iter().collect::<Option<Vec<_>>>() {
+            let mut ledger = Ledger::parse(name, head, Some(issue))?;
+            ledger.clarifications = records;
+            return Ok(ledger);
+        }
+    }
+    Err(Stop::Decided(ledgers::corrupt(
+        name,
+        format!("it says {count} records, but not every one has a row"),
+    )))
+}
+
+/// Keeps what an update read without writing.
+fn keep(
+    cache: &Mutex<Cache>,
+    keys: &[(&str, &str)],
+    revs: Vec<Option<i64>>,
+    current: Vec<Option<Held>>,
+) {
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    for (((_, name), rev), held) in keys.iter().zip(revs).zip(current) {
+        if let (Some(rev), Some(Held::Ledger(l))) = (rev, held) {
+            cache.put(name, rev, l);
+        }
+    }
+}
+
+/// The records whose `agentx.active` rows differ between `old` and `new`, and the rows of
+/// `new` for them: deleting every row of those records and inserting these brings the table
+/// from `old` to `new`.
+fn row_changes(old: &[ActiveRow], new: &[ActiveRow]) -> (Vec<String>, Vec<ActiveRow>) {
+    let group = |rows: &[ActiveRow]| {
+        let mut by: BTreeMap<String, Vec<ActiveRow>> = BTreeMap::new();
+        for r in rows {
+            by.entry(r.record.clone()).or_default().push(r.clone());
+        }
+        by
+    };
+    let (before, after) = (group(old), group(new));
+    let mut gone = Vec::new();
+    let mut added = Vec::new();
+    for (record, rows) in &after {
+        if before.get(record) != Some(rows) {
+            if before.contains_key(record) {
+                gone.push(record.clone());
+            }
+            added.extend(rows.iter().cloned());
+        }
+    }
+    gone.extend(
+        before
+            .keys()
+            .filter(|record| !after.contains_key(*record))
+            .cloned(),
+    );
+    (gone, added)
+}
+
+/// [`row_changes`] for a ledger written over the ledger `old` it held, without building
+/// every record's row twice: when both have an active record (the index keeps their active
+/// records), only the records at the changed positions, and those past the new end, can have
+/// other rows. Every row of such a record's id is replaced, so a repeated id stays right.
+fn ledger_row_changes(
+    old: &Ledger,
+    new: &Ledger,
+    changes: &Changes,
+) -> (Vec<String>, Vec<ActiveRow>) {
+    if !(may_act(old) && may_act(new)) {
+        return row_changes(&active_rows(old), &active_rows(new));
+    }
+    let at = |l: &Ledger, p: usize| l.clarifications.get(p).map(|r| r.id.clone());
+    let mut ids: Vec<String> = Vec::new();
+    for pos in changes
+        .positions
+        .iter()
+        .filter_map(|p| usize::try_from(*p).ok())
+    {
+        ids.extend(at(old, pos));
+        ids.extend(at(new, pos));
+    }
+    ids.extend(
+        old.clarifications
+            .iter()
+            .skip(new.clarifications.len())
+            .map(|r| r.id.clone()),
+    );
+    ids.sort();
+    ids.dedup();
+    if ids.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let added = new
+        .clarifications
+        .iter()
+        .filter(|r| ids.binary_search(&r.id).is_ok())
+        .filter_map(active_row)
+        .collect();
+    (ids, added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(record: &str, status: &'static str) -> ActiveRow {
+        ActiveRow {
+            record: record.to_owned(),
+            status,
+            stale_after: None,
+            requester: None,
+        }
+    }
+
+    #[test]
+    fn only_the_records_whose_rows_differ_are_replaced() {
+        let old = [row("A", "pending"), row("B", "pending"), row("C", "stale")];
+        let new = [
+            row("A", "pending"),
+            row("B", "answered"),
+            row("D", "pending"),
+        ];
+        let (gone, added) = row_changes(&old, &new);
+        assert_eq!(gone, ["B", "C"]);
+        assert_eq!(added, [row("B", "answered"), row("D", "pending")]);
+        assert_eq!(row_changes(&new, &new), (Vec::new(), Vec::new()));
+    }
+
+    /// The rows after deleting every row of `gone`'s records and inserting `added`.
+    fn applied(old: &[ActiveRow], (gone, added): (Vec<String>, Vec<ActiveRow>)) -> Vec<ActiveRow> {
+        let mut rows: Vec<ActiveRow> = old
+            .iter()
+            .filter(|r| !gone.contains(&r.record))
+            .cloned()
+            .collect();
+        rows.extend(added);
+        rows.sort_by(|a, b| (&a.record, a.status).cmp(&(&b.record, b.status)));
+        rows
+    }
+
+    #[test]
+    fn a_written_ledger_moves_the_index_as_a_full_comparison_would() {
+        let text = r#"{"issueNumber": 3, "clarifications": [
+            {"id": "CLR-3-001", "from": "a", "to": "b", "topic": "t", "status": "pending"},
+            {"id": "CLR-3-002", "from": "a", "to": "b", "topic": "t", "status": "resolved"},
+            {"id": "CLR-3-002", "from": "c", "to": "b", "topic": "t", "status": "pending"},
+            {"id": "CLR-3-004", "from": "a", "to": "b", "topic": "t", "status": "pending"}
+        ]}"#;
+        let old = Ledger::parse("issue-3.json", text.as_bytes(), Some(3)).unwrap();
+        let resolve = |l: &mut Ledger, i: usize| {
+            l.clarifications[i].status = agentx_clarify_core::Status::Resolved;
+            l.clarifications[i].thread.clear();
+        };
+        let mut cases = Vec::new();
+        let mut appended = old.clone();
+        appended.clarifications.push(old.clarifications[0].clone());
+        appended.clarifications[4].id = String::from("CLR-3-005");
+        cases.push(appended);
+        let mut repeated = old.clone();
+        repeated.clarifications[2].topic = String::from("changed");
+        cases.push(repeated);
+        let mut shorter = old.clone();
+        shorter.clarifications.truncate(2);
+        cases.push(shorter);
+        let mut finished = old.clone();
+        for i in [0, 2, 3] {
+            resolve(&mut finished, i);
+        }
+        cases.push(finished);
+        for new in cases {
+            let c = ledgers::changes(Some(&old), &new).unwrap();
+            let full = row_changes(&active_rows(&old), &active_rows(&new));
+            let want = applied(&active_rows(&old), full);
+            let got = applied(&active_rows(&old), ledger_row_changes(&old, &new, &c));
+            assert_eq!(
+                got,
+                want,
+                "{:?}",
+                new.clarifications.iter().map(|r| &r.id).collect::<Vec<_>>()
+            );
+        }
+    }
 }

@@ -48,13 +48,36 @@ fn ids(store: &PgStore, issue: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn body(url: &str, issue: u32) -> String {
+/// Everything stored for the ledger of `issue`: its document row and its record rows.
+fn stored(url: &str, issue: u32) -> String {
     psql(
         url,
         &format!(
-            "SELECT encode(body, 'escape') FROM agentx.documents WHERE name = 'issue-{issue}.json'"
+            "SELECT d.rev || ' ' || coalesce(d.records::text, '-') || E'\\n' || encode(d.body, 'escape')
+                || coalesce((SELECT string_agg(r.pos || ' ' || r.rev || ' ' || r.body, E'\\n' ORDER BY r.pos)
+                    FROM agentx.records r WHERE r.kind = d.kind AND r.name = d.name), '')
+             FROM agentx.documents d WHERE d.kind = 'clarifications' AND d.name = 'issue-{issue}.json'"
         ),
     )
+}
+
+/// `(records, rows of agentx.records, rows written by the last revision)` of issue's ledger.
+fn rows(url: &str, issue: u32) -> String {
+    psql(
+        url,
+        &format!(
+            "SELECT coalesce(d.records::text, '-') || ' ' || count(r.pos) || ' '
+                || count(r.pos) FILTER (WHERE r.rev = d.rev)
+             FROM agentx.documents d LEFT JOIN agentx.records r ON r.kind = d.kind AND r.name = d.name
+             WHERE d.kind = 'clarifications' AND d.name = 'issue-{issue}.json' GROUP BY d.records, d.rev"
+        ),
+    )
+    .trim()
+    .to_owned()
+}
+
+fn ledger_path(issue: u32) -> String {
+    format!(".agentx/state/clarifications/issue-{issue}.json")
 }
 
 #[test]
@@ -74,12 +97,14 @@ fn the_schema_is_created_migrated_and_checked() {
     assert_eq!((again.from, again.to), (version, version));
     assert!(again.applied.is_empty(), "init is idempotent");
     PgStore::open(dir.path(), &url).unwrap();
-    // A database of the previous version (before routing leases) is refused until `init`
+    // A database of version 1 (before routing leases) is refused until `init`
     // migrates it; its documents stay.
     psql(
         &url,
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
-         DROP TABLE agentx.leases; DELETE FROM agentx.migrations WHERE version >= 2;
+         DROP TABLE agentx.leases; DROP TABLE agentx.records;
+         ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
+         DROP SEQUENCE agentx.revisions; DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
     );
     let old = format!("{url}&application_name=old");
@@ -90,12 +115,13 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 3));
+    assert_eq!((migrated.from, migrated.to), (1, 4));
     assert_eq!(
         migrated.applied,
         [
             "2: routing leases",
-            "3: lz4 compression for document bodies"
+            "3: lz4 compression for document bodies",
+            "4: clarification ledgers as one row per record"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -140,9 +166,81 @@ fn concurrent_asks_on_one_issue_lose_nothing() {
         .map(|n| format!("CLR-42-{n:03}"))
         .collect();
     assert_eq!(got, want, "every ask kept, ids unique and dense");
-    // The stored bytes are what the file store would write.
+    // Stored as one row per record; its bytes are what the file store would write.
+    assert_eq!(rows(&url, 42), "120 120 1");
     let l = store.read_ledger(42).unwrap().unwrap();
-    assert_eq!(format!("{}\n", body(&url, 42)), l.to_pretty_json());
+    let bytes = store.document(&ledger_path(42)).unwrap().unwrap();
+    assert_eq!(String::from_utf8(bytes).unwrap(), l.to_pretty_json());
+}
+
+#[test]
+fn a_ledger_is_kept_as_rows_and_writers_move_only_what_changed() {
+    let (url, dir) = setup("rows");
+    let a = PgStore::open(dir.path(), &url).unwrap();
+    for n in 0..3 {
+        ask(&a, NOW, &request(6, n)).unwrap();
+    }
+    assert_eq!(rows(&url, 6), "3 3 1", "the last ask wrote one record row");
+    // Another process (its own store, its own copy of the ledger) changes an old record:
+    // the first store, which holds the ledger as it was, sees the change on its next write.
+    let b = PgStore::open(dir.path(), &format!("{url}&application_name=b")).unwrap();
+    b.update_ledger(6, &Config::default(), "t", |current| {
+        let mut l = current.unwrap();
+        l.clarifications[0].topic = String::from("Changed by b");
+        Ok((Some(l), ()))
+    })
+    .unwrap();
+    assert_eq!(
+        rows(&url, 6),
+        "3 3 1",
+        "b rewrote only the record it changed"
+    );
+    ask(&a, NOW, &request(6, 3)).unwrap();
+    let seen = a
+        .update_ledger(6, &Config::default(), "t", |current| {
+            let l = current.unwrap();
+            Ok((
+                None,
+                (l.clarifications[0].topic.clone(), l.clarifications.len()),
+            ))
+        })
+        .unwrap();
+    assert_eq!(seen, (String::from("Changed by b"), 4));
+    // A shorter ledger drops the rows past its end.
+    b.update_ledger(6, &Config::default(), "t", |current| {
+        let mut l = current.unwrap();
+        l.clarifications.truncate(2);
+        Ok((Some(l), ()))
+    })
+    .unwrap();
+    assert_eq!(rows(&url, 6), "2 2 0");
+    assert_eq!(ids(&a, 6), ["CLR-6-001", "CLR-6-002"]);
+    // Bytes written as bytes are kept whole (no record rows), and the next command's write
+    // stores the ledger as rows again; every store follows.
+    let whole = a.document(&ledger_path(6)).unwrap().unwrap();
+    a.update_ledger_bytes(6, &Config::default(), "t", |_| {
+        Ok((Some(whole.clone()), ()))
+    })
+    .unwrap();
+    assert_eq!(rows(&url, 6), "- 0 0");
+    assert_eq!(a.document(&ledger_path(6)).unwrap().unwrap(), whole);
+    ask(&b, NOW, &request(6, 4)).unwrap();
+    assert_eq!(rows(&url, 6), "3 3 3");
+    ask(&a, NOW, &request(6, 5)).unwrap();
+    assert_eq!(
+        ids(&b, 6),
+        ["CLR-6-001", "CLR-6-002", "CLR-6-003", "CLR-6-004"]
+    );
+    // A record row that went missing is a corrupt ledger, not a guess.
+    psql(
+        &url,
+        "DELETE FROM agentx.records WHERE name = 'issue-6.json' AND pos = 1",
+    );
+    let fresh = PgStore::open(dir.path(), &format!("{url}&application_name=fresh")).unwrap();
+    let e = fresh
+        .update_ledger(6, &Config::default(), "t", |l| Ok((l, ())))
+        .unwrap_err();
+    assert_eq!(e.code(), "LEDGER_CORRUPT", "{e}");
 }
 
 #[test]
@@ -326,7 +424,7 @@ fn a_backend_killed_mid_transaction_writes_nothing() {
     let (url, dir) = setup("killed");
     let store = PgStore::open(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(5, 0)).unwrap();
-    let before = body(&url, 5);
+    let before = stored(&url, 5);
     let e = store
         .update_ledger(5, &Config::default(), "t", |current| {
             // Another session terminates this one while it holds the row lock.
@@ -343,7 +441,7 @@ fn a_backend_killed_mid_transaction_writes_nothing() {
     assert_eq!(e.code(), "IO_ERROR");
     let text = e.to_string();
     assert!(text.contains("nothing was written; retry"), "{text}");
-    assert_eq!(body(&url, 5), before, "nothing half-written");
+    assert_eq!(stored(&url, 5), before, "nothing half-written");
     // The same store reconnects for the next call.
     ask(&store, NOW, &request(5, 1)).unwrap();
     assert_eq!(ids(&store, 5).len(), 2);
@@ -365,7 +463,7 @@ fn a_server_restart_is_a_clear_error_then_forgotten() {
     assert!(e.to_string().contains("retry"), "{e}");
     ask(&store, NOW, &request(3, 1)).unwrap();
     // Inside a transaction: the restart kills it; nothing is written.
-    let before = body(&url, 3);
+    let before = stored(&url, 3);
     let e = store
         .update_ledger(3, &Config::default(), "t", |current| {
             cluster.restart();
@@ -376,7 +474,7 @@ fn a_server_restart_is_a_clear_error_then_forgotten() {
         .unwrap_err();
     assert_eq!(e.code(), "IO_ERROR");
     assert!(e.to_string().contains("nothing was written; retry"), "{e}");
-    assert_eq!(body(&url, 3), before);
+    assert_eq!(stored(&url, 3), before);
     assert_eq!(ids(&store, 3).len(), 2);
 }
 

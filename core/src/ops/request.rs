@@ -185,6 +185,21 @@ pub fn request_with(
     Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
 }
 
+/// [`request_with`] on a ledger the caller hands over: a store's update gives the decision
+/// its own copy, so it is moved into the result instead of copied once more (on a ledger of
+/// hundreds of records the copy is most of an ask's work).
+pub fn request_owned(
+    ledger: Option<Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+    signers: &Signers,
+) -> Result<Applied, ClarifyError> {
+    let opening = decide_request(ledger.as_ref(), req, config, workflows, now)?;
+    Ok(sealed(open(ledger, opening, req, now, signers)))
+}
+
 /// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
 /// particular, or stops work): the question by the requester, then an escalation by `agent-x`
 /// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
