@@ -89,13 +89,14 @@ pub fn monitor_after_signed<S: DelegationStore>(
 
 /// [`monitor_after_signed`] for a command that holds the ledger it wrote, exactly as written:
 /// the pass takes that one from memory instead of reading it back (an ask on an issue of
-/// hundreds of records would otherwise parse them all once more). Deciding on it is as safe
-/// as on a read: what the monitor would change is re-read and re-decided in its own update.
+/// hundreds of records would otherwise parse them all once more), and takes it over instead
+/// of copying it. Deciding on it is as safe as on a read: what the monitor would change is
+/// re-read and re-decided in its own update.
 pub fn monitor_after_held<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
-    written: &Ledger,
+    written: Ledger,
     signers: &Signers,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
@@ -117,12 +118,12 @@ fn follow_up<S: DelegationStore>(
     config: &Config,
     now: i64,
     written: Option<u32>,
-    held: Option<&Ledger>,
+    held: Option<Ledger>,
     signers: Option<&Signers>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
     let scope = Scope::FollowUp {
-        written: held.map(|l| l.issue_number).or(written),
+        written: held.as_ref().map(|l| l.issue_number).or(written),
         held: held.is_some(),
     };
     monitor_pass(store, config, now, false, scope, false, signers, held)
@@ -154,7 +155,7 @@ fn monitor_pass<S: DelegationStore>(
     scope: Scope,
     keep: bool,
     signers: Option<&Signers>,
-    held: Option<&Ledger>,
+    held: Option<Ledger>,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let mut errors = Vec::new();
     // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
@@ -192,7 +193,7 @@ fn monitor_pass<S: DelegationStore>(
             })
         })
     };
-    let held_issue = held.map(|l| u64::from(l.issue_number));
+    let held_issue = held.as_ref().map(|l| u64::from(l.issue_number));
     let mut found: Vec<Result<Option<Box<Finding>>, ReportError>> =
         store.scan(scope, |read: LedgerRead| {
             let LedgerRead {
@@ -218,7 +219,7 @@ fn monitor_pass<S: DelegationStore>(
                 Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
             })
             .unwrap_or(found.len());
-        found.insert(at, Ok(decide(issue, file, ledger.clone())));
+        found.insert(at, Ok(decide(issue, file, ledger)));
     }
 
     let mut run = MonitorRun::default();

@@ -173,34 +173,42 @@ pub(crate) fn finish<S: DelegationStore>(
     signers: &Signers,
 ) -> Result<Mutation, ClarifyError> {
     let mut warnings = Vec::new();
-    let issue = applied.ledger.issue_number;
-    statuses_after(store, config, actor, issue, &applied.events, &mut warnings);
-    let monitor = monitor_after_held(store, config, now, &applied.ledger, signers, &mut warnings);
+    let Applied {
+        ledger,
+        id,
+        events: mut applied_events,
+        idempotent,
+        error,
+    } = applied;
+    let issue = ledger.issue_number;
+    statuses_after(store, config, actor, issue, &applied_events, &mut warnings);
+    // The record as this command wrote it; the ledger itself goes to the monitor.
+    let written = ledger.find(&id).cloned();
+    let monitor = monitor_after_held(store, config, now, ledger, signers, &mut warnings);
     // The follow-up monitor may have changed the record (escalated it, marked it stale): then
     // it is read back; otherwise it is as this command wrote it, and a ledger of hundreds of
     // records is not parsed once more for it.
     let reread = monitor.wrote.contains(&issue);
     let clarification = match reread.then(|| store.read_ledger(issue)) {
-        None => applied.ledger.find(&applied.id).cloned(),
-        Some(Ok(ledger)) => ledger.and_then(|l| l.find(&applied.id).cloned()),
+        None => written,
+        Some(Ok(ledger)) => ledger.and_then(|l| l.find(&id).cloned()),
         Some(Err(e)) => {
             // The record as this command wrote it (the monitor's change, if any, is unseen).
             warnings.push(format!(
                 "the record was written, but reading it back failed: {e}"
             ));
-            applied.ledger.find(&applied.id).cloned()
+            written
         }
     };
-    let mut events = applied.events;
-    events.extend(monitor.events.iter().cloned());
+    applied_events.extend(monitor.events.iter().cloned());
     Ok(Mutation {
         issue,
-        id: applied.id,
+        id,
         clarification,
-        events,
-        idempotent: applied.idempotent,
+        events: applied_events,
+        idempotent,
         monitor,
-        error: applied.error,
+        error,
         warnings,
     })
 }

@@ -186,6 +186,11 @@ impl Cache {
         self.entries.get(name)
     }
 
+    /// Whether a ledger `name` is held.
+    pub fn holds(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
     /// Takes the ledger `name` out (an update puts back what it leaves).
     pub fn take(&mut self, name: &str) -> Option<(i64, Ledger)> {
         let taken = self.entries.remove(name);
@@ -281,6 +286,8 @@ mod tests {
         assert!(cache.get("issue-0.json").is_none());
         assert!(cache.get("issue-1.json").is_none());
         assert!(cache.get(&format!("issue-{}.json", CACHED + 1)).is_some());
+        assert!(cache.holds(&format!("issue-{}.json", CACHED + 1)));
+        assert!(!cache.holds("issue-0.json"));
         let last = format!("issue-{}.json", CACHED + 1);
         assert_eq!(cache.take(&last).map(|(rev, _)| rev), Some(1));
         assert!(cache.get(&last).is_none());

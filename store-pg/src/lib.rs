@@ -348,6 +348,18 @@ impl Store for PgStore {
 
     fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
         let name = paths::ledger_name(issue);
+        // A ledger this store holds was there, and agentx never deletes a document (an
+        // import replaces, never removes): no round trip. Even if someone deleted it by hand,
+        // the answer only decides whether an ask validates before its update, and the update
+        // decides again on what it finds, writing nothing when that refuses.
+        if self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .holds(&name)
+        {
+            return Ok(true);
+        }
         Ok(self
             .document_row(
                 "SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2",
