@@ -11,6 +11,11 @@ use std::time::Instant;
 
 use agentx_clarify_tests::fixtures::engineer_asks;
 
+// The allocator of the agentx binary, whose long-lived process (`agentx mcp`) this writer
+// stands for.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(root), Some(issue), Some(n), Some(name)) = (
