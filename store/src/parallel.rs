@@ -15,8 +15,13 @@ fn cores() -> usize {
 /// on a shared host the scheduler often holds one thread back, and with fixed halves the pass
 /// waited for the slower one (and this thread sat idle in `join`).
 pub fn parallel_map<I: Sync, O: Send>(items: &[I], f: impl Fn(&I) -> O + Sync) -> Vec<O> {
-    let threads = cores().min(items.len().max(1));
-    if threads <= 1 || items.len() < 64 {
+    // The size first: a small pass (a follow-up over a few ledgers) stays on this thread
+    // without asking for the cores, which reads `/proc/self/cgroup` and the cgroup's quota files.
+    if items.len() < 64 {
+        return items.iter().map(&f).collect();
+    }
+    let threads = cores().min(items.len());
+    if threads <= 1 {
         return items.iter().map(&f).collect();
     }
     // About 32 chunks per thread, of 4 to 64 items: the last chunk taken bounds the
