@@ -58,6 +58,7 @@ pub struct GateArgs {
 }
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)] // built when invoked: see `Command` in args.rs
 pub enum Keys {
     /// Create an agent's ed25519 key pair (.agentx/keys/<agent>.pub and the private .key, 0600)
     #[command(
