@@ -291,34 +291,21 @@ fn attempt_once<T>(
             .map(|c| (c.positions.clone(), c.bodies.clone()))
             .unwrap_or_default();
         let (records, statuses, stale_after, requesters) = columns(added);
+        // `REPLACE` and `INSERT` take the same parameters, but for `INSERT` no old rows to delete.
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> =
+            vec![kind, name, &body, &count, &positions, &bodies];
+        if rev.is_some() {
+            params.push(&gone);
+        }
+        params.extend([
+            &records as &(dyn postgres::types::ToSql + Sync),
+            &statuses,
+            &stale_after,
+            &requesters,
+        ]);
         let new_rev: i64 = if rev.is_some() {
-            let params: [&(dyn postgres::types::ToSql + Sync); 11] = [
-                kind,
-                name,
-                &body,
-                &count,
-                &positions,
-                &bodies,
-                &gone,
-                &records,
-                &statuses,
-                &stale_after,
-                &requesters,
-            ];
             tx.query_one(&replace, &params)?.get(0)
         } else {
-            let params: [&(dyn postgres::types::ToSql + Sync); 10] = [
-                kind,
-                name,
-                &body,
-                &count,
-                &positions,
-                &bodies,
-                &records,
-                &statuses,
-                &stale_after,
-                &requesters,
-            ];
             match tx.query_opt(&insert, &params)? {
                 Some(row) => row.get(0),
                 None => {

@@ -196,3 +196,61 @@ fn a_differing_document_is_refused_unless_replaced() {
         b"{ changed"
     );
 }
+
+#[test]
+fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
+    let url = fresh_database("rows");
+    let src = file_workspace(&url);
+    let store = pg(src.path(), &url);
+    import(&store, src.path(), false).unwrap();
+    // Commands store the ledgers they write as one row per record (schema 4).
+    for n in 3..6 {
+        ask(&store, NOW + 100 + n as i64, &request(3, n)).unwrap();
+    }
+    ask(&store, NOW + 200, &request(77, 0)).unwrap();
+    let files = DiskStore::new(src.path());
+    for n in 3..6 {
+        ask(&files, NOW + 100 + n as i64, &request(3, n)).unwrap();
+    }
+    ask(&files, NOW + 200, &request(77, 0)).unwrap();
+    // The export holds what the file store wrote for the same commands, byte for byte.
+    let out = tempfile::tempdir().unwrap();
+    export(&store, out.path()).unwrap();
+    let exported = tree(out.path());
+    for issue in [3, 12, 40, 77] {
+        let rel = format!(".agentx/state/clarifications/issue-{issue}.json");
+        assert_eq!(exported.get(&rel), tree(src.path()).get(&rel), "{rel}");
+    }
+    // Importing that export over the database changes nothing: ledgers kept as rows compare
+    // as the files they stand for.
+    let again = import(&store, out.path(), false).unwrap();
+    assert!(
+        again.added.is_empty() && again.replaced.is_empty(),
+        "{again:?}"
+    );
+    assert_eq!(
+        again.unchanged, 7,
+        "5 ledgers, 1 delegation ledger, the statuses"
+    );
+    // A changed one is refused, then replaced (kept whole from then on), and the next
+    // command's write stores it as rows again, on what was imported.
+    let clar = out.path().join(".agentx/state/clarifications");
+    let other = tree(src.path())[".agentx/state/clarifications/issue-40.json"].clone();
+    std::fs::write(clar.join("issue-3.json"), other).unwrap();
+    let e = import(&store, out.path(), false).unwrap_err();
+    assert!(e.to_string().contains("issue-3.json"), "{e}");
+    let replaced = import(&store, out.path(), true).unwrap();
+    assert_eq!(
+        replaced.replaced,
+        [".agentx/state/clarifications/issue-3.json"]
+    );
+    let e = ask(&store, NOW + 300, &request(3, 9)).unwrap_err();
+    assert_eq!(
+        e.code(),
+        "LEDGER_CORRUPT",
+        "issue 40's ledger under issue 3's name: {e}"
+    );
+    let two = tempfile::tempdir().unwrap();
+    export(&store, two.path()).unwrap();
+    assert_eq!(tree(two.path()), tree(out.path()));
+}

@@ -181,8 +181,7 @@ pub fn request_with(
     now: i64,
     signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
-    let opening = decide_request(ledger, req, config, workflows, now)?;
-    Ok(sealed(open(ledger.cloned(), opening, req, now, signers)))
+    request_owned(ledger.cloned(), req, config, workflows, now, signers)
 }
 
 /// [`request_with`] on a ledger the caller hands over: a store's update gives the decision
