@@ -196,7 +196,9 @@ async function main() {
     await screenshot(page, 'chat-issue')
 
     step('chat: a scope refusal is a clear message with its code')
-    const refused = await chat(page, '@agentx /clarify ask #46 engineer -> reviewer "Checklist" Which checklist applies?', /SCOPE_VIOLATION/)
+    // The answer streams in: wait for the whole sentence, not its first word (waiting for
+    // /SCOPE_VIOLATION/ alone caught "… agent 'engineer' cannot" mid-render once).
+    const refused = await chat(page, '@agentx /clarify ask #46 engineer -> reviewer "Checklist" Which checklist applies?', /Refused\s+SCOPE_VIOLATION:\s+agent\s+'engineer'\s+cannot\s+clarify\s+with\s+'reviewer'/)
     if (!/Refused SCOPE_VIOLATION: agent 'engineer' cannot clarify with 'reviewer'/.test(refused.replace(/\s+/g, ' '))) throw new Error(`refusal: ${refused}`)
     if (fs.existsSync(path.join(WORKSPACE, '.agentx', 'state', 'clarifications', 'issue-46.json'))) throw new Error('a refused ask wrote a ledger')
 
