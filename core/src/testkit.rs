@@ -7,7 +7,7 @@ use crate::agents::Statuses;
 use crate::config::Config;
 use crate::ledger::Ledger;
 use crate::monitor::monitor_ledger_with;
-use crate::ops::{act_with, request_with, Action, NewRequest};
+use crate::ops::{act_with, request_owned, Action, NewRequest};
 use crate::signing::{SecretKey, Signers};
 use crate::workflow::Workflows;
 
@@ -40,8 +40,8 @@ pub fn plain(from: &str, to: &str, topic: &str, question: &str) -> NewRequest {
 }
 
 pub fn ask(ledger: Option<&Ledger>, req: &NewRequest, now: i64, signers: &Signers) -> Ledger {
-    request_with(
-        ledger,
+    request_owned(
+        ledger.cloned(),
         req,
         &Config::default(),
         &Workflows::defaults(),

@@ -23,8 +23,7 @@ mod transition;
 pub use act::{act, act_with, Action};
 pub(crate) use request::{decide_escalated, decide_request, open};
 pub use request::{
-    request, request_escalated, request_owned, request_with, NewRequest, MAX_BLOCKED_OPERATIONS,
-    MAX_GAP_ID,
+    request, request_escalated, request_owned, NewRequest, MAX_BLOCKED_OPERATIONS, MAX_GAP_ID,
 };
 pub use transition::{allowed_ops, who_may, Op, Who};
 

@@ -160,7 +160,7 @@ impl NewRequest {
 }
 
 /// Opens a clarification on `ledger` (None: the issue has no ledger yet), unsigned:
-/// [`request_with`] with no keys.
+/// [`request_owned`] on a copy, with no keys.
 pub fn request(
     ledger: Option<&Ledger>,
     req: &NewRequest,
@@ -168,25 +168,20 @@ pub fn request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Applied, ClarifyError> {
-    request_with(ledger, req, config, workflows, now, &Signers::default())
+    request_owned(
+        ledger.cloned(),
+        req,
+        config,
+        workflows,
+        now,
+        &Signers::default(),
+    )
 }
 
-/// [`request`], signed: the question is signed when `signers` holds the requester's key
-/// ([`Signers::for_author`]).
-pub fn request_with(
-    ledger: Option<&Ledger>,
-    req: &NewRequest,
-    config: &Config,
-    workflows: &Workflows,
-    now: i64,
-    signers: &Signers,
-) -> Result<Applied, ClarifyError> {
-    request_owned(ledger.cloned(), req, config, workflows, now, signers)
-}
-
-/// [`request_with`] on a ledger the caller hands over: a store's update gives the decision
-/// its own copy, so it is moved into the result instead of copied once more (on a ledger of
-/// hundreds of records the copy is most of an ask's work).
+/// [`request`], signed (the question is signed when `signers` holds the requester's key,
+/// [`Signers::for_author`]), on a ledger the caller hands over: a store's update gives the
+/// decision its own copy, so it is moved into the result instead of copied once more (on a
+/// ledger of hundreds of records the copy is most of an ask's work).
 pub fn request_owned(
     ledger: Option<Ledger>,
     req: &NewRequest,
@@ -203,7 +198,7 @@ pub fn request_owned(
 /// particular, or stops work): the question by the requester, then an escalation by `agent-x`
 /// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
 /// default round limit and SLA. Validation and idempotency are `request`'s. Entries are
-/// signed as [`request_with`]'s (the escalation with the hub key).
+/// signed as [`request_owned`]'s (the escalation with the hub key).
 pub fn request_escalated(
     ledger: Option<&Ledger>,
     req: &NewRequest,
@@ -238,7 +233,7 @@ pub(crate) enum Opening {
     },
 }
 
-/// Every guard of [`request_with`], in order, on the ledger as it is.
+/// Every guard of [`request_owned`], in order, on the ledger as it is.
 pub(crate) fn decide_request(
     ledger: Option<&Ledger>,
     req: &NewRequest,

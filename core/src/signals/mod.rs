@@ -25,7 +25,7 @@
 //! - [`plan`]`(&Parsed, &Context, &Existing, &Config, &Workflows, &Manifests) -> Result<Plan>`
 //!   — per block, what to do (or why not);
 //! - [`execute`]`(&Plan, &Existing, &Config, &Workflows, &Manifests, now) -> Executed` — runs
-//!   the plan through the guards and writes of `ops::request_with`, `ops::request_escalated`,
+//!   the plan through the guards and writes of `ops::request_owned`, `ops::request_escalated`,
 //!   `delegation::request` and `delegation::act` (the same code, each ledger moved in rather
 //!   than copied per block): the ledgers to write (`None`: unchanged) and what each block did;
 //! - [`ingest`] — both in one call, what the command layer runs under the ledgers' locks.
