@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 
 /// A document as stored: whole bytes, or a ledger's head and its records' JSON by position.
@@ -53,6 +54,11 @@ impl Stored {
             )),
         }
     }
+}
+
+/// The issue number of a clarification ledger's name, when it is one a ledger can have.
+pub(crate) fn ledger_number(name: &str) -> Option<u32> {
+    issue_of_file_name(name).and_then(|n| u32::try_from(n).ok())
 }
 
 /// `LEDGER_CORRUPT` for document `file`.

@@ -52,7 +52,7 @@ use agentx_clarify_store::{parallel_map, DiskStore};
 use conn::Conn;
 use documents::{CLARIFICATIONS, STATE};
 use error::{failure, Phase};
-use ledgers::{Cache, Stored};
+use ledgers::{ledger_number, Cache, Stored};
 use update::{Held, Write};
 
 pub use conn::describe;
@@ -153,9 +153,11 @@ impl PgStore {
     /// A document as stored, read in one statement (one snapshot of its rows).
     fn read_document(&self, kind: &str, name: &str) -> Result<Option<Stored>, ClarifyError> {
         let row = self.document_row(
-            "SELECT body, CASE WHEN records IS NOT NULL THEN ARRAY(SELECT r.body FROM agentx.records r
-                 WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
-             FROM agentx.documents d WHERE kind = $1 AND name = $2",
+            concat!(
+                "SELECT d.body, ",
+                record_bodies!(),
+                " FROM agentx.documents d WHERE d.kind = $1 AND d.name = $2"
+            ),
             kind,
             name,
         )?;
@@ -289,13 +291,24 @@ impl Drop for PgStore {
     }
 }
 
-/// The columns a pass reads of a document `d`: its name, its body, and its record rows' bodies
-/// in order when it is stored as rows (else NULL).
+/// The record rows' bodies of document `d`, in order, when it is stored as rows (else NULL):
+/// every statement that reads a document reads them in the same snapshot (`ledgers.rs`).
+macro_rules! record_bodies {
+    () => {
+        "CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body FROM agentx.records r
+            WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END"
+    };
+}
+pub(crate) use record_bodies;
+
+/// The columns a pass reads of a document `d`: its name, its body, its record bodies.
 macro_rules! pass_columns {
     () => {
-        "SELECT d.name, d.body, CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body
-            FROM agentx.records r WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
-         FROM agentx.documents d "
+        concat!(
+            "SELECT d.name, d.body, ",
+            crate::record_bodies!(),
+            " FROM agentx.documents d "
+        )
     };
 }
 pub(crate) use pass_columns;
@@ -324,11 +337,6 @@ const MARKED_EXCEPT: &str = concat!(
         WHERE kind = 'clarifications' AND name <> $1)
     ORDER BY length(d.name), d.name"
 );
-
-/// The issue number of a clarification ledger's name, when it is one a ledger can have.
-fn ledger_number(name: &str) -> Option<u32> {
-    issue_of_file_name(name).and_then(|n| u32::try_from(n).ok())
-}
 
 impl Store for PgStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {

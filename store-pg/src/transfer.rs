@@ -13,8 +13,8 @@ use postgres::{IsolationLevel, Transaction};
 
 use crate::documents::{self, columns, rows_of, ActiveRow};
 use crate::error::{failure, Phase};
-use crate::ledgers::Stored;
-use crate::{ledger_number, PgStore};
+use crate::ledgers::{ledger_number, Stored};
+use crate::PgStore;
 
 /// Documents per statement.
 const BATCH: usize = 500;
@@ -59,11 +59,9 @@ impl PgStore {
         let mut rows = tx
             .query_raw(
                 concat!(
-                    "SELECT d.kind, ",
-                    "d.name, d.body, CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body
-                        FROM agentx.records r WHERE r.kind = d.kind AND r.name = d.name
-                        ORDER BY r.pos) END
-                     FROM agentx.documents d ORDER BY d.kind, length(d.name), d.name"
+                    "SELECT d.kind, d.name, d.body, ",
+                    crate::record_bodies!(),
+                    " FROM agentx.documents d ORDER BY d.kind, length(d.name), d.name"
                 ),
                 std::iter::empty::<&str>(),
             )
@@ -155,13 +153,14 @@ fn existing(
         let mut found: Vec<Option<bool>> = vec![None; chunk.len()];
         for row in tx
             .query(
-                "SELECT u.i, d.records IS NULL AND d.body = u.body,
-                    CASE WHEN d.records IS NOT NULL THEN d.body END,
-                    CASE WHEN d.records IS NOT NULL THEN ARRAY(SELECT r.body FROM agentx.records r
-                        WHERE r.kind = d.kind AND r.name = d.name ORDER BY r.pos) END
-                 FROM agentx.documents d
-                 JOIN unnest($1::text[], $2::text[], $3::bytea[]) WITH ORDINALITY AS u(kind, name, body, i)
-                 ON d.kind = u.kind AND d.name = u.name FOR UPDATE OF d",
+                concat!(
+                    "SELECT u.i, d.records IS NULL AND d.body = u.body,
+                        CASE WHEN d.records IS NOT NULL THEN d.body END, ",
+                    crate::record_bodies!(),
+                    " FROM agentx.documents d
+                    JOIN unnest($1::text[], $2::text[], $3::bytea[]) WITH ORDINALITY AS u(kind, name, body, i)
+                    ON d.kind = u.kind AND d.name = u.name FOR UPDATE OF d"
+                ),
                 &[&kinds, &names, &bodies],
             )
             .map_err(|e| fail(&e))?

@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use postgres::{IsolationLevel, Transaction};
 
@@ -260,21 +259,21 @@ fn attempt_once<T>(
             Some(Held::Ledger(l)) => Some(l),
             _ => None,
         };
+        let old_rows = || {
+            held.as_ref()
+                .map(|h| h.active_rows(kind, name))
+                .unwrap_or_default()
+        };
         let (body, count, changes, (gone, added), ledger) = match write {
             Write::Raw(bytes) => {
-                let old_rows = held.as_ref().map(|h| h.active_rows(kind, name));
-                let delta =
-                    row_changes(&old_rows.unwrap_or_default(), &rows_of(kind, name, &bytes));
+                let delta = row_changes(&old_rows(), &rows_of(kind, name, &bytes));
                 (bytes, None, None, delta, None)
             }
             Write::Ledger(ledger) => {
                 let changes = ledgers::changes(old_ledger, &ledger)?;
-                let delta = match (held, old_ledger) {
-                    (_, Some(old)) => ledger_row_changes(old, &ledger, &changes),
-                    (None, None) => row_changes(&[], &active_rows(&ledger)),
-                    (Some(h), None) => {
-                        row_changes(&h.active_rows(kind, name), &active_rows(&ledger))
-                    }
+                let delta = match old_ledger {
+                    Some(old) => ledger_row_changes(old, &ledger, &changes),
+                    None => row_changes(&old_rows(), &active_rows(&ledger)),
                 };
                 let body = changes.head.clone().into_bytes();
                 (
@@ -286,10 +285,9 @@ fn attempt_once<T>(
                 )
             }
         };
-        let (positions, bodies) = changes
+        let (positions, bodies): (&[i32], &[String]) = changes
             .as_ref()
-            .map(|c| (c.positions.clone(), c.bodies.clone()))
-            .unwrap_or_default();
+            .map_or((&[], &[]), |c| (&c.positions, &c.bodies));
         let (records, statuses, stale_after, requesters) = columns(added);
         // `REPLACE` and `INSERT` take the same parameters, but for `INSERT` no old rows to delete.
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> =
@@ -347,9 +345,7 @@ fn attempt_once<T>(
 
 /// The issue of a clarification ledger's document name.
 fn ledger_issue(name: &str) -> Result<u32, ClarifyError> {
-    issue_of_file_name(name)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| ledgers::corrupt(name, "not a ledger's name"))
+    ledgers::ledger_number(name).ok_or_else(|| ledgers::corrupt(name, "not a ledger's name"))
 }
 
 /// The ledger stored as rows under `name` at revision `rev` with `count` records and head
@@ -375,7 +371,9 @@ fn sync(
         other => other,
     };
     let count = usize::try_from(count).unwrap_or(0);
-    for base in [held, None] {
+    // What is held plus the newer rows; if that does not add up, every row (once).
+    let bases = held.map(Some).into_iter().chain([None]);
+    for base in bases {
         let from = base.as_ref().map_or(-1, |(r, _)| *r);
         let rows = tx.query(since, &[&CLARIFICATIONS, &name, &from])?;
         let mut slots: Vec<Option<_>> = base
