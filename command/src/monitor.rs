@@ -58,7 +58,7 @@ pub fn run_monitor<S: DelegationStore>(
     dry_run: bool,
     scope: Scope,
 ) -> Result<MonitorRun, ClarifyError> {
-    monitor_pass(store, config, now, dry_run, scope, false, None, None).map(|(run, _)| run)
+    monitor_pass(store, config, now, dry_run, scope, false, None, None, None).map(|(run, _)| run)
 }
 
 /// The monitor that follows a command: never the command's failure — the command's own write
@@ -84,20 +84,22 @@ pub fn monitor_after_signed<S: DelegationStore>(
     signers: Option<&Signers>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    follow_up(store, config, now, written, None, signers, warnings)
+    follow_up(store, config, now, written, None, signers, None, warnings)
 }
 
 /// [`monitor_after_signed`] for a command that holds the ledger it wrote, exactly as written:
 /// the pass takes that one from memory instead of reading it back (an ask on an issue of
 /// hundreds of records would otherwise parse them all once more), and takes it over instead
 /// of copying it. Deciding on it is as safe as on a read: what the monitor would change is
-/// re-read and re-decided in its own update.
+/// re-read and re-decided in its own update. `statuses`: the agent statuses as the command
+/// just wrote them, if it did (`None`: the pass reads them).
 pub fn monitor_after_held<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
     written: Ledger,
     signers: &Signers,
+    statuses: Option<Statuses>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
     follow_up(
@@ -107,6 +109,7 @@ pub fn monitor_after_held<S: DelegationStore>(
         None,
         Some(written),
         Some(signers),
+        statuses,
         warnings,
     )
 }
@@ -120,18 +123,21 @@ fn follow_up<S: DelegationStore>(
     written: Option<u32>,
     held: Option<Ledger>,
     signers: Option<&Signers>,
+    statuses: Option<Statuses>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
     let scope = Scope::FollowUp {
         written: held.as_ref().map(|l| l.issue_number).or(written),
         held: held.is_some(),
     };
-    monitor_pass(store, config, now, false, scope, false, signers, held)
-        .map(|(run, _)| run)
-        .unwrap_or_else(|e| {
-            warnings.push(format!("the follow-up monitor did not run: {e}"));
-            MonitorRun::default()
-        })
+    monitor_pass(
+        store, config, now, false, scope, false, signers, held, statuses,
+    )
+    .map(|(run, _)| run)
+    .unwrap_or_else(|e| {
+        warnings.push(format!("the follow-up monitor did not run: {e}"));
+        MonitorRun::default()
+    })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
@@ -143,7 +149,17 @@ pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
     config: &Config,
     now: i64,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
-    monitor_pass(store, config, now, false, Scope::All, true, None, None)
+    monitor_pass(
+        store,
+        config,
+        now,
+        false,
+        Scope::All,
+        true,
+        None,
+        None,
+        None,
+    )
 }
 
 #[allow(clippy::too_many_arguments)] // private: the entry points above name the combinations
@@ -156,14 +172,19 @@ fn monitor_pass<S: DelegationStore>(
     keep: bool,
     signers: Option<&Signers>,
     held: Option<Ledger>,
+    statuses: Option<Statuses>,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let mut errors = Vec::new();
     // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
-    // abandonment.
-    let statuses = store.read_statuses().unwrap_or_else(|e| {
-        errors.push(ReportError::new(STATUS_FILE, &e));
-        Statuses::new()
-    });
+    // abandonment. The ones a command just wrote are as good as a read that follows its
+    // write, and save reading them back.
+    let statuses = match statuses {
+        Some(s) => s,
+        None => store.read_statuses().unwrap_or_else(|e| {
+            errors.push(ReportError::new(STATUS_FILE, &e));
+            Statuses::new()
+        }),
+    };
     let status_readable = errors.is_empty();
     // What the monitor writes is signed with the hub key when the workspace holds it.
     let read;

@@ -3,7 +3,7 @@
 //! what the decision needs, decide and write the ledger in one update, then the statuses,
 //! then the follow-up monitor, then the record as it now stands.
 
-use agentx_clarify_core::agents::apply_events;
+use agentx_clarify_core::agents::{apply_events, Statuses};
 use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::ops::{act_with, request_owned};
 use agentx_clarify_core::signing::Signers;
@@ -137,7 +137,8 @@ fn actor_name(action: &Action) -> String {
 }
 
 /// After a ledger write of `issue`: the statuses take its events in their own update; a
-/// failure is a warning (the write stands).
+/// failure is a warning (the write stands). Returns the statuses as written (`None`: no
+/// events, or the update failed).
 pub(crate) fn statuses_after<S: DelegationStore>(
     store: &S,
     config: &Config,
@@ -145,19 +146,23 @@ pub(crate) fn statuses_after<S: DelegationStore>(
     issue: u32,
     events: &[Event],
     warnings: &mut Vec<String>,
-) {
+) -> Option<Statuses> {
     if events.is_empty() {
-        return;
+        return None;
     }
     let updated = store.update_statuses(config, actor, |statuses| {
         apply_events(statuses, events);
-        Ok(())
+        Ok(statuses.clone())
     });
-    if let Err(e) = updated {
-        warnings.push(format!(
-            "{} was written, but {STATUS_FILE} was not updated: {e}",
-            paths::ledger_name(issue)
-        ));
+    match updated {
+        Ok(written) => Some(written),
+        Err(e) => {
+            warnings.push(format!(
+                "{} was written, but {STATUS_FILE} was not updated: {e}",
+                paths::ledger_name(issue)
+            ));
+            None
+        }
     }
 }
 
@@ -181,10 +186,10 @@ pub(crate) fn finish<S: DelegationStore>(
         error,
     } = applied;
     let issue = ledger.issue_number;
-    statuses_after(store, config, actor, issue, &applied_events, &mut warnings);
+    let statuses = statuses_after(store, config, actor, issue, &applied_events, &mut warnings);
     // The record as this command wrote it; the ledger itself goes to the monitor.
     let written = ledger.find(&id).cloned();
-    let monitor = monitor_after_held(store, config, now, ledger, signers, &mut warnings);
+    let monitor = monitor_after_held(store, config, now, ledger, signers, statuses, &mut warnings);
     // The follow-up monitor may have changed the record (escalated it, marked it stale): then
     // it is read back; otherwise it is as this command wrote it, and a ledger of hundreds of
     // records is not parsed once more for it.

@@ -106,24 +106,37 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
         start += len;
     }
     for run in runs {
-        for (pos, &later) in run.iter().enumerate() {
+        // The earlier records of each direction of the pair, in run order. Only one of the
+        // other direction can be asked back (for a record an agent addressed to itself, one of
+        // its own), so a run of asks in one direction costs nothing here.
+        let (mut forward, mut backward, mut own): (Vec<usize>, Vec<usize>, Vec<usize>) =
+            Default::default();
+        for later in run {
             let records = &pass.ledger.clarifications;
             let Some(b) = records.get(later) else {
                 continue;
             };
-            if !b.current_status().is_active() {
-                continue;
-            }
-            let earlier = run.iter().take(pos).copied().find(|&i| {
-                records.get(i).is_some_and(|a| {
-                    a.current_status().is_active()
-                        && a.from == b.to
-                        && a.to == b.from
-                        // A question asked back by a routed agent flips by design.
-                        && !crate::routing::linked(a, b)
-                        && similar(&a.topic, &b.topic, threshold)
+            let (mine, other) = match b.from.cmp(&b.to) {
+                std::cmp::Ordering::Less => (&mut forward, &backward),
+                std::cmp::Ordering::Greater => (&mut backward, &forward),
+                std::cmp::Ordering::Equal => (&mut own, &Vec::new()),
+            };
+            let candidates = if b.from == b.to { &*mine } else { other };
+            let earlier = if b.current_status().is_active() {
+                candidates.iter().copied().find(|&i| {
+                    records.get(i).is_some_and(|a| {
+                        a.current_status().is_active()
+                            && a.from == b.to
+                            && a.to == b.from
+                            // A question asked back by a routed agent flips by design.
+                            && !crate::routing::linked(a, b)
+                            && similar(&a.topic, &b.topic, threshold)
+                    })
                 })
-            });
+            } else {
+                None
+            };
+            mine.push(later);
             if let Some(first) = earlier.and_then(|i| records.get(i)) {
                 let reason = format!(
                     "circular: {} asks {} what {} asked {} in {}",

@@ -185,6 +185,45 @@ fn direction_flip_escalates_the_later_record() {
 }
 
 #[test]
+fn a_flip_in_a_long_run_of_one_direction_names_its_earlier_record() {
+    // Past 32 records the check takes its sorted path: forty asks one way, then two back.
+    let mut l = ask(None, "engineer", "architect", "subject0 part0", false, T0);
+    for i in 1..40 {
+        let topic = format!("subject{i} part{i}");
+        l = ask(
+            Some(&l),
+            "engineer",
+            "architect",
+            &topic,
+            false,
+            T0 + i * MIN,
+        );
+    }
+    l = ask(
+        Some(&l),
+        "architect",
+        "engineer",
+        "unrelated matter",
+        false,
+        T0 + 41 * MIN,
+    );
+    l = ask(
+        Some(&l),
+        "architect",
+        "engineer",
+        "Subject7 part7",
+        false,
+        T0 + 42 * MIN,
+    );
+    let out = run(l, &Statuses::new(), T0 + 43 * MIN);
+    assert_eq!(out.report.stuck, vec!["CLR-42-042"]);
+    assert_eq!(
+        out.report.escalated[0].reason,
+        "circular: architect asks engineer what engineer asked architect in CLR-42-008"
+    );
+}
+
+#[test]
 fn repeated_questions_are_stuck() {
     let l = ask(None, "engineer", "architect", "Cache", true, T0);
     let cfg = Config::default();
