@@ -1,7 +1,8 @@
 //! Monitor benchmarks (issue 3): in-memory ledgers of 3 records each — one resolved with 3
 //! entries, one answered after 2 rounds, one fresh pending — at 1k, 10k and 100k ledgers,
 //! clean and with 1 % stale, 1 % stuck and 0.5 % deadlock pairs; and deadlock detection alone
-//! on 100k pending records in long cycles. The `clean` and `mixed` passes start with the
+//! on 100k pending records in long cycles; and one issue of 400 and 1,600 records asked in
+//! one direction. The `clean` and `mixed` passes start with the
 //! ledgers out of the caches (see [`Evictor`]); `clean-warm` starts right after the clone that
 //! made them, as earlier versions of this file did, to show what the cache does. Run: `cargo bench -p agentx-clarify-tests --bench monitor`.
 #![allow(
@@ -102,6 +103,39 @@ fn bench_monitor(c: &mut Criterion) {
     }
 }
 
+/// One issue asked many times in one direction (the storm of `scripts/bench-scale`): the pass
+/// an ask's follow-up monitor makes over the ledger it holds, so its cost per record matters.
+fn bench_one_issue(c: &mut Criterion) {
+    let statuses = Statuses::new();
+    let config = Config::default();
+    let mut group = c.benchmark_group("monitor/one-issue");
+    for n in [400u64, 1_600] {
+        let mut ledger = None;
+        for i in 0..n {
+            let topic = format!("storm topic {i}");
+            let next = ask(
+                ledger.as_ref(),
+                1,
+                "engineer",
+                "architect",
+                &topic,
+                "Which?",
+                T0,
+            );
+            ledger = Some(next);
+        }
+        let ledger = ledger.unwrap();
+        group.bench_function(format!("{n}"), |b| {
+            b.iter_batched(
+                || ledger.clone(),
+                |l| black_box(monitor_ledger(l, &statuses, &config, T0 + MIN)),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn bench_deadlock(c: &mut Criterion) {
     let mut group = c.benchmark_group("deadlock");
     group.sample_size(10);
@@ -152,5 +186,5 @@ fn bench_deadlock(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_monitor, bench_deadlock);
+criterion_group!(benches, bench_monitor, bench_one_issue, bench_deadlock);
 criterion_main!(benches);
