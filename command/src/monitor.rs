@@ -116,6 +116,7 @@ pub fn monitor_after_held<S: DelegationStore>(
 
 /// The follow-up pass after a write of `written` (by number, read by the store) or of `held`
 /// (in hand); a pass that cannot start is a warning, never the command's failure.
+#[allow(clippy::too_many_arguments)] // private: the entry points above name the combinations
 fn follow_up<S: DelegationStore>(
     store: &S,
     config: &Config,
