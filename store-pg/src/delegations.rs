@@ -24,7 +24,18 @@ const ALL_DELEGATIONS: &str = concat!(
     "WHERE d.kind = 'delegations' ORDER BY length(d.name), d.name"
 );
 
-/// A delegation ledger's body as stored (no rows of its own in `agentx.active`).
+/// The delegation ledgers with a row in `agentx.active` (an accepted delegation that can time
+/// out, or a body that does not parse), ascending: the monitor's timeout phase reads only
+/// these (the index is written in each document's own transaction, so it cannot be outdated).
+const MARKED_DELEGATIONS: &str = concat!(
+    crate::pass_columns!(),
+    "WHERE d.kind = 'delegations' AND d.name IN (SELECT name FROM agentx.active
+        WHERE kind = 'delegations')
+    ORDER BY length(d.name), d.name"
+);
+
+/// A delegation ledger's body as stored (its rows of `agentx.active` follow from it:
+/// `documents::rows_of`).
 fn delegation_write(ledger: &DelegationLedger) -> Write {
     Write::Raw(ledger.to_pretty_json().into_bytes())
 }
@@ -54,18 +65,18 @@ impl DelegationStore for PgStore {
         })
     }
 
-    fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
-        self.pass(
-            ALL_DELEGATIONS,
-            None,
-            &|n, name: &str, stored: &Stored| match stored {
-                Stored::Raw(body) => delegation_read(n, Ok(body)),
-                Stored::Split { .. } => {
-                    let bytes = stored.to_bytes(name, None);
-                    delegation_read(n, bytes.as_deref().map_err(Clone::clone))
-                }
-            },
-        )
+    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
+        let sql = match scope {
+            Scope::All => ALL_DELEGATIONS,
+            Scope::Monitor | Scope::FollowUp { .. } => MARKED_DELEGATIONS,
+        };
+        self.pass(sql, None, &|n, name: &str, stored: &Stored| match stored {
+            Stored::Raw(body) => delegation_read(n, Ok(body)),
+            Stored::Split { .. } => {
+                let bytes = stored.to_bytes(name, None);
+                delegation_read(n, bytes.as_deref().map_err(Clone::clone))
+            }
+        })
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {

@@ -14,6 +14,8 @@
 
 pub use agentx_clarify_command::paths::DELEGATIONS_DIR;
 use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
+use agentx_clarify_command::store_delegations::parse_delegations;
+use agentx_clarify_core::delegation::{DelegationLedger, Status as DelegationStatus};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -79,25 +81,51 @@ pub(crate) fn active_row(r: &Record) -> Option<ActiveRow> {
     })
 }
 
-/// The rows of a document as imported: a clarification ledger's active records, or one
-/// `unreadable` row when it does not parse (or its number is out of range), so the monitor
-/// keeps reporting it as the file store does.
+/// The rows of a document as imported or written whole: a clarification ledger's active
+/// records, a delegation ledger's accepted delegations that can time out, or one `unreadable`
+/// row when either does not parse (or its number is out of range), so the monitor keeps
+/// reporting it as the file store does.
 pub(crate) fn rows_of(kind: &str, name: &str, body: &[u8]) -> Vec<ActiveRow> {
-    if kind != CLARIFICATIONS {
-        return Vec::new();
-    }
     let issue = issue_of_file_name(name)
         .filter(|n| *n <= MAX_ISSUE)
         .and_then(|n| u32::try_from(n).ok());
-    match issue.map(|n| Ledger::parse(name, body, Some(n))) {
-        Some(Ok(ledger)) => active_rows(&ledger),
-        _ => vec![ActiveRow {
+    let rows = match kind {
+        CLARIFICATIONS => issue.and_then(|n| {
+            Ledger::parse(name, body, Some(n))
+                .ok()
+                .map(|l| active_rows(&l))
+        }),
+        DELEGATIONS => {
+            issue.and_then(|n| parse_delegations(n, body).ok().map(|l| delegation_rows(&l)))
+        }
+        _ => return Vec::new(),
+    };
+    rows.unwrap_or_else(|| {
+        vec![ActiveRow {
             record: String::new(),
             status: "unreadable",
             stale_after: None,
             requester: None,
-        }],
-    }
+        }]
+    })
+}
+
+/// A delegation ledger's rows: one per accepted delegation with a deadline (what the
+/// monitor's timeout phase can act on), `stale_after` = the deadline.
+pub(crate) fn delegation_rows(ledger: &DelegationLedger) -> Vec<ActiveRow> {
+    ledger
+        .delegations
+        .iter()
+        .filter(|d| d.current_status() == DelegationStatus::Accepted)
+        .filter_map(|d| {
+            Some(ActiveRow {
+                record: d.id.clone(),
+                status: "accepted",
+                stale_after: Some(d.fold().deadline?.ms()),
+                requester: None,
+            })
+        })
+        .collect()
 }
 
 /// The columns of `rows` as arrays, for one `unnest` insert.
@@ -153,7 +181,11 @@ mod tests {
             rows_of(CLARIFICATIONS, "issue-99999999999.json", b"{}").len(),
             1
         );
-        assert!(rows_of(DELEGATIONS, "issue-9.json", b"{ not json").is_empty());
+        assert_eq!(
+            rows_of(DELEGATIONS, "issue-9.json", b"{ not json")[0].status,
+            "unreadable"
+        );
+        assert!(rows_of(STATE, "agent-status.json", b"{ not json").is_empty());
         let empty = br#"{"issueNumber": 9, "clarifications": []}"#;
         assert!(rows_of(CLARIFICATIONS, "issue-9.json", empty).is_empty());
     }

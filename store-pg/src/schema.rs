@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 4;
+pub const VERSION: i32 = 5;
 
 /// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
 const MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -105,7 +105,48 @@ CREATE TABLE agentx.records (
 CREATE INDEX records_rev ON agentx.records (kind, name, rev);
 ",
     ),
+    (
+        5,
+        "delegation ledgers in the index of active records",
+        r"
+-- A delegation ledger has one row per accepted delegation that can time out (stale_after =
+-- its deadline), or one 'unreadable' row, so the monitor after a command reads only those
+-- (store-pg/src/documents.rs, rows_of). The rows of the ledgers already stored are written
+-- by the migration itself, in Rust (schema.rs, backfill).
+ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
+ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
+    CHECK (status IN ('pending', 'stale', 'answered', 'unreadable', 'accepted'));
+",
+    ),
 ];
+
+/// What a migration needs beyond its SQL: rows computed by the same code as every write.
+fn backfill(tx: &mut postgres::Transaction<'_>, version: i32) -> Result<(), postgres::Error> {
+    if version != 5 {
+        return Ok(());
+    }
+    let docs = tx.query(
+        "SELECT name, body FROM agentx.documents WHERE kind = 'delegations'",
+        &[],
+    )?;
+    let mut names = Vec::new();
+    let mut rows = Vec::new();
+    for doc in &docs {
+        let name: String = doc.get(0);
+        let body: Vec<u8> = doc.get(1);
+        for row in crate::documents::rows_of(crate::documents::DELEGATIONS, &name, &body) {
+            names.push(name.clone());
+            rows.push(row);
+        }
+    }
+    let (records, statuses, stale_after, requesters) = crate::documents::columns(rows);
+    tx.execute(
+        "INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
+         SELECT 'delegations', * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[])",
+        &[&names, &records, &statuses, &stale_after, &requesters],
+    )?;
+    Ok(())
+}
 
 /// What `init` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,6 +202,7 @@ pub(crate) fn migrate(client: &mut Client) -> Result<Migration, postgres::Error>
             continue;
         }
         tx.batch_execute(sql)?;
+        backfill(&mut tx, *version)?;
         tx.execute(
             "INSERT INTO agentx.migrations (version, description) VALUES ($1, $2)",
             &[version, what],

@@ -115,13 +115,14 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 4));
+    assert_eq!((migrated.from, migrated.to), (1, 5));
     assert_eq!(
         migrated.applied,
         [
             "2: routing leases",
             "3: lz4 compression for document bodies",
-            "4: clarification ledgers as one row per record"
+            "4: clarification ledgers as one row per record",
+            "5: delegation ledgers in the index of active records"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -517,4 +518,64 @@ fn a_row_lock_not_granted_in_time_is_a_lock_timeout() {
     assert_eq!(e.code(), "LOCK_TIMEOUT", "{e}");
     tx.rollback().unwrap();
     ask(&store, NOW, &request(4, 1)).unwrap();
+}
+
+#[test]
+fn delegation_ledgers_that_can_time_out_are_indexed() {
+    use agentx_clarify_command::store_delegations::DelegationStore;
+    use agentx_clarify_tests::fixtures::{delegate, Delegated};
+    let (url, dir) = setup("delegations");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    delegate(&store, 1, Delegated::Accepted, NOW);
+    delegate(&store, 2, Delegated::Requested, NOW);
+    delegate(&store, 3, Delegated::Failed, NOW);
+    let indexed = "SELECT name || ' ' || record || ' ' || status || ' ' || stale_after
+        FROM agentx.active WHERE kind = 'delegations' ORDER BY name, record";
+    let deadline = NOW + 60 * 60_000;
+    assert_eq!(
+        psql(&url, indexed).trim(),
+        format!("issue-1.json DLG-1-001 accepted {deadline}")
+    );
+    let scanned = |scope| -> Vec<u64> {
+        store
+            .scan_delegations(scope)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.issue)
+            .collect()
+    };
+    let follow_up = Scope::FollowUp {
+        written: None,
+        held: false,
+    };
+    assert_eq!(scanned(follow_up), [1]);
+    assert_eq!(scanned(Scope::Monitor), [1]);
+    assert_eq!(scanned(Scope::All), [1, 2, 3]);
+    // A database migrated from schema 4 gets the rows of the ledgers it already holds.
+    psql(
+        &url,
+        "DELETE FROM agentx.active WHERE kind = 'delegations';
+         ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
+         ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
+             CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
+         DELETE FROM agentx.migrations WHERE version = 5;",
+    );
+    let migrated = PgStore::init_schema(&url).unwrap();
+    assert_eq!((migrated.from, migrated.to), (4, 5));
+    assert_eq!(
+        psql(&url, indexed).trim(),
+        format!("issue-1.json DLG-1-001 accepted {deadline}")
+    );
+    // Past the deadline the monitor times it out, and its row goes with that write.
+    let run = agentx_clarify_command::run_monitor(
+        &store,
+        &Config::default(),
+        deadline + 1,
+        false,
+        follow_up,
+    )
+    .unwrap();
+    assert!(run.report.errors.is_empty(), "{:?}", run.report.errors);
+    assert_eq!(psql(&url, indexed).trim(), "");
+    assert_eq!(scanned(follow_up), Vec::<u64>::new());
 }

@@ -1,8 +1,10 @@
 //! Delegations on disk (SPEC §18): `.agentx/state/delegations/issue-<n>.json`, written exactly
 //! as clarification ledgers are — under the file's cross-process lock, atomically, read with
-//! `O_NOFOLLOW`, never overwritten when it does not parse — and the capability manifests
+//! `O_NOFOLLOW`, never overwritten when it does not parse, indexed (`.agentx/index/delegations/`:
+//! the ledgers with an accepted delegation that can time out) — and the capability manifests
 //! `.agentx/agents/<name>.toml`.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use agentx_clarify_command::paths;
@@ -11,10 +13,12 @@ use agentx_clarify_command::store_delegations::{
     DelegationStore,
 };
 use agentx_clarify_command::Scope;
-use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
+use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger, Manifests};
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config};
 
+use crate::index::Found;
+use crate::pass::PRUNE_POLICY;
 use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, write_atomic, DiskStore, FileLock};
 
@@ -55,6 +59,71 @@ impl DiskStore {
     }
 }
 
+/// Whether a read delegation ledger keeps a marker: it can time out, or it must keep being
+/// reported.
+fn found(read: &DelegationRead) -> Found {
+    match &read.ledger {
+        Ok(ledger) if next_wakeup(ledger).is_none() => Found::Finished,
+        _ => Found::Marked,
+    }
+}
+
+impl DiskStore {
+    /// The marked delegation ledgers, ascending; markers found superfluous are pruned.
+    fn scan_marked_delegations(&self, issues: BTreeSet<u64>) -> Vec<DelegationRead> {
+        let files: Vec<(u64, PathBuf)> = issues
+            .into_iter()
+            .filter_map(|n| Some((n, self.delegation_path(u32::try_from(n).ok()?))))
+            .collect();
+        let out = parallel_map(&files, |(n, path)| {
+            read::with_buffer(|buf| match read::read_if_exists(path, buf) {
+                Ok(false) => (None, Found::Finished),
+                Ok(true) => {
+                    let read = delegation_read(*n, Ok(buf.as_slice()));
+                    let found = found(&read);
+                    (Some(read), found)
+                }
+                Err(e) => (Some(delegation_read(*n, Err(e))), Found::Marked),
+            })
+        });
+        let superfluous: Vec<u64> = files
+            .iter()
+            .zip(&out)
+            .filter(|(_, (_, f))| *f == Found::Finished)
+            .map(|((n, _), _)| *n)
+            .collect();
+        self.prune_delegations(&superfluous);
+        out.into_iter().filter_map(|(r, _)| r).collect()
+    }
+
+    /// Removes the markers of delegation ledgers found finished (or gone), each re-checked
+    /// under the ledger's lock: a writer may have just accepted a delegation in it.
+    fn prune_delegations(&self, issues: &[u64]) {
+        if issues.is_empty() {
+            return;
+        }
+        let _session = self.delegation_index.begin();
+        for &issue in issues {
+            let Ok(n) = u32::try_from(issue) else {
+                self.delegation_index.unmark(issue);
+                continue;
+            };
+            let path = self.delegation_path(n);
+            let Ok(_lock) = FileLock::acquire(&path, "monitor", PRUNE_POLICY) else {
+                continue;
+            };
+            let finished = read::with_buffer(|buf| match read::read_if_exists(&path, buf) {
+                Ok(false) => true,
+                Ok(true) => parse_delegations(n, buf).is_ok_and(|l| next_wakeup(&l).is_none()),
+                Err(_) => false,
+            });
+            if finished {
+                self.delegation_index.unmark(issue);
+            }
+        }
+    }
+}
+
 impl DelegationStore for DiskStore {
     fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
         read::read_existing(&self.delegation_path(issue), Links::Refuse, |bytes| {
@@ -74,22 +143,59 @@ impl DelegationStore for DiskStore {
         let dir = self.path(paths::DELEGATIONS_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
         let path = self.delegation_path(issue);
+        // Dropped last: the session accounts for the lock file's coming and going too.
+        let _session = self.delegation_index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_delegations(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
+            // The marker goes before a ledger that needs it and after one that does not, as
+            // for clarification ledgers (`write_indexed`).
+            let marked = next_wakeup(&ledger).is_some();
+            let n = u64::from(issue);
+            if marked {
+                self.delegation_index.mark(n)?;
+            }
             write_atomic(&path, ledger.to_pretty_json().as_bytes())?;
+            if !marked {
+                self.delegation_index.unmark(n);
+            }
         }
         Ok(result)
     }
 
-    fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
+    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
+        if let Scope::FollowUp { .. } = scope {
+            if let Some(issues) = self.delegation_index.trusted() {
+                return Ok(self.scan_marked_delegations(issues));
+            }
+        }
+        // Every ledger, and the index rebuilt from what was read (a workspace without
+        // delegations gets none).
+        let rebuild = self
+            .path(paths::DELEGATIONS_DIR)
+            .is_dir()
+            .then(|| self.delegation_index.begin_rebuild())
+            .flatten();
         let files = self.delegation_files()?;
-        Ok(parallel_map(&files, |(n, path)| {
-            let mut bytes = Vec::new();
-            let read = read_into(path, &mut bytes).map(|()| bytes.as_slice());
-            delegation_read(*n, read)
-        }))
+        let out = parallel_map(&files, |(n, path)| {
+            read::with_buffer(|buf| {
+                let bytes = read_into(path, buf).map(|()| buf.as_slice());
+                let read = delegation_read(*n, bytes);
+                let found = found(&read);
+                (read, found)
+            })
+        });
+        if let Some(rebuild) = rebuild {
+            let found: Vec<(u64, Found)> = files
+                .iter()
+                .zip(&out)
+                .map(|((n, _), (_, f))| (*n, *f))
+                .collect();
+            let superfluous = self.delegation_index.finish_rebuild(&rebuild, &found);
+            self.prune_delegations(&superfluous);
+        }
+        Ok(out.into_iter().map(|(r, _)| r).collect())
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {

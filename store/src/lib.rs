@@ -92,6 +92,8 @@ pub struct DiskStore {
     root: PathBuf,
     /// The index of active records: what the monitor after a command reads.
     index: Index,
+    /// The same for delegation ledgers: those the monitor's timeout phase can act on.
+    delegation_index: Index,
     /// The temp files the last workspace pass listed, so the sweep after a monitor run needs
     /// no second listing of a directory of thousands of ledgers.
     listed_temps: Mutex<Option<Vec<PathBuf>>>,
@@ -102,6 +104,7 @@ impl DiskStore {
         let root = root.into();
         DiskStore {
             index: Index::new(&root, root.join(paths::CLARIFICATIONS_DIR)),
+            delegation_index: Index::for_delegations(&root, root.join(paths::DELEGATIONS_DIR)),
             root,
             listed_temps: Mutex::new(None),
         }

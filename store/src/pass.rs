@@ -22,7 +22,7 @@ fn found(read: &LedgerRead) -> Found {
 }
 
 /// Pruning never waits long for a lock nor breaks one by age: it is housekeeping.
-const PRUNE_POLICY: LockPolicy = LockPolicy {
+pub(crate) const PRUNE_POLICY: LockPolicy = LockPolicy {
     timeout_ms: 100,
     stale_ms: u64::MAX,
 };

@@ -212,3 +212,41 @@ pub fn workspace(n: u64, mixed: bool, now: i64) -> Vec<Ledger> {
         })
         .collect()
 }
+
+/// What a delegation of issue `issue` is left at by [`delegate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delegated {
+    /// Requested, not accepted: nothing can time out.
+    Requested,
+    /// Accepted at `now`: it times out 60 minutes later.
+    Accepted,
+    /// Accepted, then failed by its target: finished.
+    Failed,
+}
+
+/// Opens a delegation engineer → tester on `issue` through the command layer (as the CLI
+/// writes one) and takes it to `to`; returns its id.
+pub fn delegate<S: agentx_clarify_command::store_delegations::DelegationStore>(
+    store: &S,
+    issue: u64,
+    to: Delegated,
+    now: i64,
+) -> String {
+    use agentx_clarify_command::delegate;
+    use agentx_clarify_core::delegation::{Action as Op, NewDelegation};
+    let req = NewDelegation {
+        issue_number: issue,
+        from: "engineer".into(),
+        to: "tester".into(),
+        objective: format!("run the suite for issue {issue}"),
+        ..NewDelegation::default()
+    };
+    let id = delegate::request(store, now, &req).unwrap().id;
+    if to != Delegated::Requested {
+        delegate::act(store, now, &id, &Op::accept("tester")).unwrap();
+    }
+    if to == Delegated::Failed {
+        delegate::act(store, now, &id, &Op::fail("tester", None)).unwrap();
+    }
+    id
+}

@@ -14,6 +14,11 @@
 //! - `writers`: every writer of this store holds a shared kernel lock on it while it works; a
 //!   directory changed while one of them is at work is taken to be theirs.
 //!
+//! Delegation ledgers have an index of their own in `.agentx/index/delegations/`, the same
+//! layout over the delegations directory: a marker per ledger with an accepted delegation
+//! that can time out (`agentx_clarify_core::delegation::next_wakeup`), or that could not be
+//! read, so the monitor's timeout phase after a command reads only those.
+//!
 //! Markers that name a ledger which no longer needs them (another tool finished it, a hand
 //! fixed a corrupt file) are removed when a pass finds them so, under the ledger's lock.
 
@@ -66,9 +71,19 @@ pub(crate) struct Session<'a> {
 }
 
 impl Index {
+    /// The index of clarification ledgers: `.agentx/index/`.
     pub(crate) fn new(root: &Path, ledgers: PathBuf) -> Index {
         Index {
             dir: root.join(INDEX_DIR),
+            ledgers,
+        }
+    }
+
+    /// The index of delegation ledgers with an accepted delegation that can time out:
+    /// `.agentx/index/delegations/`, the same layout for the delegations directory.
+    pub(crate) fn for_delegations(root: &Path, ledgers: PathBuf) -> Index {
+        Index {
+            dir: root.join(INDEX_DIR).join("delegations"),
             ledgers,
         }
     }
