@@ -522,8 +522,7 @@ fn a_row_lock_not_granted_in_time_is_a_lock_timeout() {
 
 #[test]
 fn delegation_ledgers_that_can_time_out_are_indexed() {
-    use agentx_clarify_command::store_delegations::DelegationStore;
-    use agentx_clarify_tests::fixtures::{delegate, Delegated};
+    use agentx_clarify_tests::fixtures::{delegate, scanned_delegations, Delegated};
     let (url, dir) = setup("delegations");
     let store = PgStore::open(dir.path(), &url).unwrap();
     delegate(&store, 1, Delegated::Accepted, NOW);
@@ -536,14 +535,7 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
         psql(&url, indexed).trim(),
         format!("issue-1.json DLG-1-001 accepted {deadline}")
     );
-    let scanned = |scope| -> Vec<u64> {
-        store
-            .scan_delegations(scope)
-            .unwrap()
-            .into_iter()
-            .map(|r| r.issue)
-            .collect()
-    };
+    let scanned = |scope| scanned_delegations(&store, scope);
     let follow_up = Scope::FollowUp {
         written: None,
         held: false,

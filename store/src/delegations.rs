@@ -18,7 +18,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config};
 
 use crate::index::Found;
-use crate::pass::PRUNE_POLICY;
+use crate::pass::prune_markers;
 use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, write_atomic, DiskStore, FileLock};
 
@@ -99,28 +99,16 @@ impl DiskStore {
     /// Removes the markers of delegation ledgers found finished (or gone), each re-checked
     /// under the ledger's lock: a writer may have just accepted a delegation in it.
     fn prune_delegations(&self, issues: &[u64]) {
-        if issues.is_empty() {
-            return;
-        }
-        let _session = self.delegation_index.begin();
-        for &issue in issues {
-            let Ok(n) = u32::try_from(issue) else {
-                self.delegation_index.unmark(issue);
-                continue;
-            };
-            let path = self.delegation_path(n);
-            let Ok(_lock) = FileLock::acquire(&path, "monitor", PRUNE_POLICY) else {
-                continue;
-            };
-            let finished = read::with_buffer(|buf| match read::read_if_exists(&path, buf) {
-                Ok(false) => true,
-                Ok(true) => parse_delegations(n, buf).is_ok_and(|l| next_wakeup(&l).is_none()),
-                Err(_) => false,
-            });
-            if finished {
-                self.delegation_index.unmark(issue);
-            }
-        }
+        prune_markers(
+            &self.delegation_index,
+            issues,
+            |issue| Some(self.delegation_path(u32::try_from(issue).ok()?)),
+            |issue, _, bytes| {
+                u32::try_from(issue).is_ok_and(|n| {
+                    parse_delegations(n, bytes).is_ok_and(|l| next_wakeup(&l).is_none())
+                })
+            },
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 //! ledgers the index marks (the monitor that follows a command).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
 use agentx_clarify_command::paths::ledger_read;
@@ -10,7 +10,7 @@ use agentx_clarify_command::LedgerRead;
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
-use crate::index::Found;
+use crate::index::{Found, Index};
 use crate::{file_name, parallel_map, read, DiskStore, FileLock, LockPolicy};
 
 /// Whether a read ledger keeps a marker: it can need action, or it must keep being reported.
@@ -22,7 +22,7 @@ fn found(read: &LedgerRead) -> Found {
 }
 
 /// Pruning never waits long for a lock nor breaks one by age: it is housekeeping.
-pub(crate) const PRUNE_POLICY: LockPolicy = LockPolicy {
+const PRUNE_POLICY: LockPolicy = LockPolicy {
     timeout_ms: 100,
     stale_ms: u64::MAX,
 };
@@ -112,26 +112,48 @@ impl DiskStore {
     /// Removes the markers of ledgers found finished (or gone), each re-checked under the
     /// ledger's lock: a writer may have just made it active again.
     fn prune(&self, issues: &[u64]) {
-        if issues.is_empty() {
-            return;
-        }
-        // Lock files come and go in the clarifications directory: a session says it was us.
-        let _session = self.index.begin();
-        for &issue in issues {
-            let path = self.ledger_file(issue);
-            let Ok(_lock) = FileLock::acquire(&path, "monitor", PRUNE_POLICY) else {
-                continue;
-            };
-            let finished = read::with_buffer(|buf| match read::read_if_exists(&path, buf) {
-                Ok(false) => true,
-                Ok(true) => u32::try_from(issue).is_ok_and(|n| {
-                    Ledger::parse(&file_name(&path), buf, Some(n)).is_ok_and(|l| !may_act(&l))
-                }),
-                Err(_) => false,
-            });
-            if finished {
-                self.index.unmark(issue);
-            }
+        prune_markers(
+            &self.index,
+            issues,
+            |issue| Some(self.ledger_file(issue)),
+            |issue, path, bytes| {
+                u32::try_from(issue).is_ok_and(|n| {
+                    Ledger::parse(&file_name(path), bytes, Some(n)).is_ok_and(|l| !may_act(&l))
+                })
+            },
+        );
+    }
+}
+
+/// Removes `index`'s markers of `issues` whose ledger (at `path_of`; `None`: no valid number,
+/// the marker simply goes) is gone or `finished` by its bytes, each re-checked under the
+/// ledger's lock. Pruning is housekeeping: a lock not granted at once leaves the marker.
+pub(crate) fn prune_markers(
+    index: &Index,
+    issues: &[u64],
+    path_of: impl Fn(u64) -> Option<PathBuf>,
+    finished: impl Fn(u64, &Path, &[u8]) -> bool,
+) {
+    if issues.is_empty() {
+        return;
+    }
+    // Lock files come and go in the ledgers' directory: a session says it was us.
+    let _session = index.begin();
+    for &issue in issues {
+        let Some(path) = path_of(issue) else {
+            index.unmark(issue);
+            continue;
+        };
+        let Ok(_lock) = FileLock::acquire(&path, "monitor", PRUNE_POLICY) else {
+            continue;
+        };
+        let gone_or_finished = read::with_buffer(|buf| match read::read_if_exists(&path, buf) {
+            Ok(false) => true,
+            Ok(true) => finished(issue, &path, buf),
+            Err(_) => false,
+        });
+        if gone_or_finished {
+            index.unmark(issue);
         }
     }
 }

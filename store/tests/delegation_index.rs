@@ -6,22 +6,16 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use agentx_clarify_command::store_delegations::DelegationStore;
 use agentx_clarify_command::{run_monitor, Scope};
 use agentx_clarify_core::Config;
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_tests::fixtures::{delegate, Delegated};
+use agentx_clarify_tests::fixtures::{delegate, scanned_delegations, Delegated};
 
 const NOW: i64 = 1_795_341_600_000;
 const MIN: i64 = 60_000;
 
 fn visited(store: &DiskStore, scope: Scope) -> BTreeSet<u64> {
-    store
-        .scan_delegations(scope)
-        .unwrap()
-        .into_iter()
-        .map(|r| r.issue)
-        .collect()
+    scanned_delegations(store, scope).into_iter().collect()
 }
 
 fn follow_up(store: &DiskStore) -> BTreeSet<u64> {

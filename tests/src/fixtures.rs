@@ -250,3 +250,16 @@ pub fn delegate<S: agentx_clarify_command::store_delegations::DelegationStore>(
     }
     id
 }
+
+/// The issues of the delegation ledgers a store's pass over `scope` reads, ascending.
+pub fn scanned_delegations<S: agentx_clarify_command::store_delegations::DelegationStore>(
+    store: &S,
+    scope: agentx_clarify_command::Scope,
+) -> Vec<u64> {
+    store
+        .scan_delegations(scope)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.issue)
+        .collect()
+}
