@@ -15,7 +15,7 @@
 pub use agentx_clarify_command::paths::DELEGATIONS_DIR;
 use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use agentx_clarify_command::store_delegations::parse_delegations;
-use agentx_clarify_core::delegation::{DelegationLedger, Status as DelegationStatus};
+use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -116,12 +116,11 @@ pub(crate) fn delegation_rows(ledger: &DelegationLedger) -> Vec<ActiveRow> {
     ledger
         .delegations
         .iter()
-        .filter(|d| d.current_status() == DelegationStatus::Accepted)
         .filter_map(|d| {
             Some(ActiveRow {
                 record: d.id.clone(),
                 status: "accepted",
-                stale_after: Some(d.fold().deadline?.ms()),
+                stale_after: Some(d.times_out_at()?),
                 requester: None,
             })
         })

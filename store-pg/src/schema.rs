@@ -10,8 +10,13 @@ use postgres::Client;
 /// The version this build reads and writes.
 pub const VERSION: i32 = 5;
 
-/// `(version, what it does, SQL)`, in order. Never edit an applied migration: add one.
-const MIGRATIONS: &[(i32, &str, &str)] = &[
+/// What a migration does after its SQL, in the same transaction (rows computed by the same
+/// code as every write).
+type Step = fn(&mut postgres::Transaction<'_>) -> Result<(), postgres::Error>;
+
+/// `(version, what it does, SQL, then a step in Rust)`, in order. Never edit an applied
+/// migration: add one.
+const MIGRATIONS: &[(i32, &str, &str, Option<Step>)] = &[
     (
         1,
         "documents and the index of active records",
@@ -40,6 +45,7 @@ CREATE TABLE agentx.active (
 );
 CREATE INDEX active_document ON agentx.active (kind, name);
 ",
+        None,
     ),
     (
         2,
@@ -58,6 +64,7 @@ CREATE TABLE agentx.leases (
     expires_ms bigint NOT NULL
 );
 ",
+        None,
     ),
     (
         3,
@@ -75,6 +82,7 @@ EXCEPTION WHEN feature_not_supported THEN
 END
 $$;
 ",
+        None,
     ),
     (
         4,
@@ -104,6 +112,7 @@ CREATE TABLE agentx.records (
 );
 CREATE INDEX records_rev ON agentx.records (kind, name, rev);
 ",
+        None,
     ),
     (
         5,
@@ -112,19 +121,17 @@ CREATE INDEX records_rev ON agentx.records (kind, name, rev);
 -- A delegation ledger has one row per accepted delegation that can time out (stale_after =
 -- its deadline), or one 'unreadable' row, so the monitor after a command reads only those
 -- (store-pg/src/documents.rs, rows_of). The rows of the ledgers already stored are written
--- by the migration itself, in Rust (schema.rs, backfill).
+-- by the migration itself, in Rust (schema.rs, index_delegations).
 ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
 ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
     CHECK (status IN ('pending', 'stale', 'answered', 'unreadable', 'accepted'));
 ",
+        Some(index_delegations),
     ),
 ];
 
-/// What a migration needs beyond its SQL: rows computed by the same code as every write.
-fn backfill(tx: &mut postgres::Transaction<'_>, version: i32) -> Result<(), postgres::Error> {
-    if version != 5 {
-        return Ok(());
-    }
+/// Migration 5's step: the `agentx.active` rows of the delegation ledgers already stored.
+fn index_delegations(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
     let docs = tx.query(
         "SELECT name, body FROM agentx.documents WHERE kind = 'delegations'",
         &[],
@@ -197,12 +204,14 @@ pub(crate) fn migrate(client: &mut Client) -> Result<Migration, postgres::Error>
         )?
         .get(0);
     let mut applied = Vec::new();
-    for (version, what, sql) in MIGRATIONS {
+    for (version, what, sql, step) in MIGRATIONS {
         if *version <= from {
             continue;
         }
         tx.batch_execute(sql)?;
-        backfill(&mut tx, *version)?;
+        if let Some(step) = step {
+            step(&mut tx)?;
+        }
         tx.execute(
             "INSERT INTO agentx.migrations (version, description) VALUES ($1, $2)",
             &[version, what],
@@ -223,7 +232,7 @@ mod tests {
 
     #[test]
     fn migrations_are_numbered_in_order_up_to_the_version() {
-        let versions: Vec<i32> = MIGRATIONS.iter().map(|(v, _, _)| *v).collect();
+        let versions: Vec<i32> = MIGRATIONS.iter().map(|(v, _, _, _)| *v).collect();
         let expected: Vec<i32> = (1..=VERSION).collect();
         assert_eq!(versions, expected);
     }

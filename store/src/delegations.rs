@@ -18,9 +18,9 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config};
 
 use crate::index::Found;
-use crate::pass::prune_markers;
+use crate::pass::{found_by_issue, prune_markers};
 use crate::read::Links;
-use crate::{io_error, parallel_map, read, read_into, write_atomic, DiskStore, FileLock};
+use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
 
 impl DiskStore {
     /// `.agentx/state/delegations/issue-<n>.json`; `issue` is a validated number.
@@ -86,11 +86,10 @@ impl DiskStore {
                 Err(e) => (Some(delegation_read(*n, Err(e))), Found::Marked),
             })
         });
-        let superfluous: Vec<u64> = files
-            .iter()
-            .zip(&out)
-            .filter(|(_, (_, f))| *f == Found::Finished)
-            .map(|((n, _), _)| *n)
+        let superfluous: Vec<u64> = found_by_issue(&files, &out)
+            .into_iter()
+            .filter(|&(_, f)| f == Found::Finished)
+            .map(|(n, _)| n)
             .collect();
         self.prune_delegations(&superfluous);
         out.into_iter().filter_map(|(r, _)| r).collect()
@@ -137,17 +136,15 @@ impl DelegationStore for DiskStore {
         let current = self.read_delegations(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
-            // The marker goes before a ledger that needs it and after one that does not, as
-            // for clarification ledgers (`write_indexed`).
+            let bytes = ledger.to_pretty_json();
             let marked = next_wakeup(&ledger).is_some();
-            let n = u64::from(issue);
-            if marked {
-                self.delegation_index.mark(n)?;
-            }
-            write_atomic(&path, ledger.to_pretty_json().as_bytes())?;
-            if !marked {
-                self.delegation_index.unmark(n);
-            }
+            Self::write_indexed(
+                &self.delegation_index,
+                issue,
+                &path,
+                bytes.as_bytes(),
+                marked,
+            )?;
         }
         Ok(result)
     }
@@ -175,12 +172,9 @@ impl DelegationStore for DiskStore {
             })
         });
         if let Some(rebuild) = rebuild {
-            let found: Vec<(u64, Found)> = files
-                .iter()
-                .zip(&out)
-                .map(|((n, _), (_, f))| (*n, *f))
-                .collect();
-            let superfluous = self.delegation_index.finish_rebuild(&rebuild, &found);
+            let superfluous = self
+                .delegation_index
+                .finish_rebuild(&rebuild, &found_by_issue(&files, &out));
             self.prune_delegations(&superfluous);
         }
         Ok(out.into_iter().map(|(r, _)| r).collect())

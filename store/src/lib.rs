@@ -176,22 +176,22 @@ impl DiskStore {
         Ok(url.flatten())
     }
 
-    /// Writes a ledger under its lock and keeps its index marker: the marker goes before a
-    /// ledger that needs it and after one that does not, so a crash in between leaves one
+    /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before
+    /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.
     fn write_indexed(
-        &self,
+        index: &Index,
         issue: u32,
         path: &Path,
         bytes: &[u8],
         marked: bool,
     ) -> Result<(), ClarifyError> {
         if marked {
-            self.index.mark(u64::from(issue))?;
+            index.mark(u64::from(issue))?;
         }
         write_atomic(path, bytes)?;
         if !marked {
-            self.index.unmark(u64::from(issue));
+            index.unmark(u64::from(issue));
         }
         Ok(())
     }
@@ -312,7 +312,8 @@ impl Store for DiskStore {
         let current = self.read_ledger(issue)?;
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
-            self.write_indexed(
+            Self::write_indexed(
+                &self.index,
                 issue,
                 &path,
                 ledger.to_pretty_json().as_bytes(),
@@ -339,7 +340,7 @@ impl Store for DiskStore {
             // Bytes that do not parse keep their marker, as a pass that cannot read them would.
             let marked = Ledger::parse(&paths::ledger_name(issue), &bytes, Some(issue))
                 .map_or(true, |ledger| may_act(&ledger));
-            self.write_indexed(issue, &path, &bytes, marked)?;
+            Self::write_indexed(&self.index, issue, &path, &bytes, marked)?;
         }
         Ok(result)
     }

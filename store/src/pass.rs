@@ -59,13 +59,9 @@ impl DiskStore {
             })
         });
         if let Some(rebuild) = rebuild {
-            let found: Vec<(u64, Found)> = listing
-                .ledgers
-                .iter()
-                .zip(&out)
-                .map(|((n, _), (_, f))| (*n, *f))
-                .collect();
-            let superfluous = self.index.finish_rebuild(&rebuild, &found);
+            let superfluous = self
+                .index
+                .finish_rebuild(&rebuild, &found_by_issue(&listing.ledgers, &out));
             self.prune(&superfluous);
         }
         Ok(out.into_iter().map(|(r, _)| r).collect())
@@ -99,11 +95,10 @@ impl DiskStore {
             })
         });
         let written = written.map(u64::from);
-        let superfluous: Vec<u64> = files
-            .iter()
-            .zip(&out)
-            .filter(|((n, _), (_, f))| *f == Found::Finished && Some(*n) != written)
-            .map(|((n, _), _)| *n)
+        let superfluous: Vec<u64> = found_by_issue(&files, &out)
+            .into_iter()
+            .filter(|&(n, f)| f == Found::Finished && Some(n) != written)
+            .map(|(n, _)| n)
             .collect();
         self.prune(&superfluous);
         out.into_iter().filter_map(|(r, _)| r).collect()
@@ -123,6 +118,15 @@ impl DiskStore {
             },
         );
     }
+}
+
+/// What a pass over `files` found of each, by issue (`out` is its result, file by file).
+pub(crate) fn found_by_issue<R>(files: &[(u64, PathBuf)], out: &[(R, Found)]) -> Vec<(u64, Found)> {
+    files
+        .iter()
+        .zip(out)
+        .map(|((n, _), (_, f))| (*n, *f))
+        .collect()
 }
 
 /// Removes `index`'s markers of `issues` whose ledger (at `path_of`; `None`: no valid number,

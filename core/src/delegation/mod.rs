@@ -414,6 +414,15 @@ impl Delegation {
         self.thread.last().map_or(self.status, |e| e.status)
     }
 
+    /// When the monitor times this delegation out (epoch ms): its deadline while it is
+    /// accepted, else never. The one rule the timeout phase, its next wake-up and the stores'
+    /// indexes share.
+    pub fn times_out_at(&self) -> Option<i64> {
+        (self.current_status() == Status::Accepted)
+            .then(|| self.fold().deadline.map(|t| t.ms()))
+            .flatten()
+    }
+
     fn refresh(&mut self) {
         let f = self.fold();
         self.status = f.status;

@@ -20,9 +20,7 @@ pub struct TimedOut {
 /// range): nothing to write.
 pub fn timeouts(ledger: &DelegationLedger, now: i64) -> Option<TimedOut> {
     check_now(now).ok()?;
-    let due = |d: &super::Delegation| {
-        d.current_status() == Status::Accepted && d.fold().deadline.is_some_and(|t| t.ms() <= now)
-    };
+    let due = |d: &super::Delegation| d.times_out_at().is_some_and(|t| t <= now);
     if !ledger.delegations.iter().any(due) {
         return None;
     }
@@ -61,7 +59,6 @@ pub fn next_wakeup(ledger: &DelegationLedger) -> Option<i64> {
     ledger
         .delegations
         .iter()
-        .filter(|d| d.current_status() == Status::Accepted)
-        .filter_map(|d| d.fold().deadline.map(|t| t.ms()))
+        .filter_map(super::Delegation::times_out_at)
         .min()
 }

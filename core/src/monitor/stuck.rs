@@ -2,6 +2,8 @@
 //! repeat each other, or a record that asks back what its target asked (the direction flip),
 //! is escalated. Similarity is the Jaccard index of word sets, strictly above the threshold.
 
+use std::cmp::Ordering;
+
 use super::similarity::similar;
 use super::Pass;
 use crate::ledger::{EntryKind, Record};
@@ -116,12 +118,12 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
             let Some(b) = records.get(later) else {
                 continue;
             };
-            let (mine, other) = match b.from.cmp(&b.to) {
-                std::cmp::Ordering::Less => (&mut forward, &backward),
-                std::cmp::Ordering::Greater => (&mut backward, &forward),
-                std::cmp::Ordering::Equal => (&mut own, &Vec::new()),
+            let direction = b.from.cmp(&b.to);
+            let candidates = match direction {
+                Ordering::Less => &backward,
+                Ordering::Greater => &forward,
+                Ordering::Equal => &own,
             };
-            let candidates = if b.from == b.to { &*mine } else { other };
             let earlier = if b.current_status().is_active() {
                 candidates.iter().copied().find(|&i| {
                     records.get(i).is_some_and(|a| {
@@ -136,7 +138,11 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
             } else {
                 None
             };
-            mine.push(later);
+            match direction {
+                Ordering::Less => forward.push(later),
+                Ordering::Greater => backward.push(later),
+                Ordering::Equal => own.push(later),
+            }
             if let Some(first) = earlier.and_then(|i| records.get(i)) {
                 let reason = format!(
                     "circular: {} asks {} what {} asked {} in {}",
