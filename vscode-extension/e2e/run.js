@@ -108,15 +108,37 @@ async function chat(page, prompt, expect, timeout = 60_000) {
   const lastText = async () => ((await responses.count()) ? await responses.last().innerText() : '')
   const previous = await lastText()
   const input = page.locator('.interactive-input-editor').first()
-  await input.click()
-  // The participant is sticky: the input may already hold `@agentx `. Start from empty.
-  await page.keyboard.press('Control+A')
-  await page.keyboard.press('Backspace')
-  await page.keyboard.type(prompt, { delay: 5 })
-  await until('the chat input to hold the prompt', async () => (await input.innerText()).replace(/\s+/g, ' ').includes(prompt.slice(-12)), 10_000)
-  // The completion list for @participants and /commands may be open: close it so Enter sends.
-  if (await page.locator('.suggest-widget.visible').count()) await page.keyboard.press('Escape')
-  await page.keyboard.press('Enter')
+  const inputText = async () => (await input.innerText()).replace(/\s+/g, ' ').trim()
+  const holdsPrompt = async () => (await inputText()).includes(prompt.slice(-12))
+  // Sent: the input is emptied, keeping at most the sticky participant and command. (The
+  // chat list is virtualised, so counting its requests does not tell.)
+  const emptied = async () => ['', '@agentx', '@agentx /clarify'].includes(await inputText())
+  for (let attempt = 1; ; attempt++) {
+    await input.click()
+    // The participant is sticky: the input may already hold `@agentx `. Start from empty.
+    await page.keyboard.press('Control+A')
+    await page.keyboard.press('Backspace')
+    await page.keyboard.type(prompt, { delay: 5 })
+    await until('the chat input to hold the prompt', holdsPrompt, 10_000)
+    // Completion lists (@participants, /commands, #variables such as `#50`) open a moment
+    // after the text that triggers them; Enter on an open one accepts a completion instead of
+    // sending (it once turned `#50 engineer` into `#agent`). Close each one that opens until
+    // none has shown for 300 ms.
+    for (let quiet = 0; quiet < 3; ) {
+      await page.waitForTimeout(100)
+      if (await page.locator('.suggest-widget.visible').count()) {
+        await page.keyboard.press('Escape')
+        quiet = 0
+      } else quiet++
+    }
+    if (await holdsPrompt()) {
+      await page.keyboard.press('Enter')
+      const went = await until('the prompt to be sent', emptied, 5_000).catch(() => false)
+      if (went) break
+    }
+    if (attempt === 3) throw new Error(`the chat input would not send "${prompt}" (now: "${await input.innerText()}")`)
+    console.log(`     retyping the prompt: a completion changed it or it was not sent (attempt ${attempt})`)
+  }
   return until(
     `the answer to "${prompt}" to contain ${expect}`,
     async () => {
