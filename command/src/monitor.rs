@@ -58,7 +58,11 @@ pub fn run_monitor<S: DelegationStore>(
     dry_run: bool,
     scope: Scope,
 ) -> Result<MonitorRun, ClarifyError> {
-    monitor_pass(store, config, now, dry_run, scope, false, None, None, None).map(|(run, _)| run)
+    let pass = Pass {
+        dry_run,
+        ..Pass::over(scope)
+    };
+    monitor_pass(store, config, now, pass).map(|(run, _)| run)
 }
 
 /// The monitor that follows a command: never the command's failure — the command's own write
@@ -84,7 +88,11 @@ pub fn monitor_after_signed<S: DelegationStore>(
     signers: Option<&Signers>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    follow_up(store, config, now, written, None, signers, None, warnings)
+    let pass = Pass {
+        signers,
+        ..Pass::after(written, None)
+    };
+    follow_up(store, config, now, pass, warnings)
 }
 
 /// [`monitor_after_signed`] for a command that holds the ledger it wrote, exactly as written:
@@ -102,43 +110,28 @@ pub fn monitor_after_held<S: DelegationStore>(
     statuses: Option<Statuses>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    follow_up(
-        store,
-        config,
-        now,
-        None,
-        Some(written),
-        Some(signers),
+    let pass = Pass {
+        signers: Some(signers),
         statuses,
-        warnings,
-    )
+        ..Pass::after(None, Some(written))
+    };
+    follow_up(store, config, now, pass, warnings)
 }
 
-/// The follow-up pass after a write of `written` (by number, read by the store) or of `held`
-/// (in hand); a pass that cannot start is a warning, never the command's failure.
-#[allow(clippy::too_many_arguments)] // private: the entry points above name the combinations
+/// A follow-up `pass`; one that cannot start is a warning, never the command's failure.
 fn follow_up<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
-    written: Option<u32>,
-    held: Option<Ledger>,
-    signers: Option<&Signers>,
-    statuses: Option<Statuses>,
+    pass: Pass<'_>,
     warnings: &mut Vec<String>,
 ) -> MonitorRun {
-    let scope = Scope::FollowUp {
-        written: held.as_ref().map(|l| l.issue_number).or(written),
-        held: held.is_some(),
-    };
-    monitor_pass(
-        store, config, now, false, scope, false, signers, held, statuses,
-    )
-    .map(|(run, _)| run)
-    .unwrap_or_else(|e| {
-        warnings.push(format!("the follow-up monitor did not run: {e}"));
-        MonitorRun::default()
-    })
+    monitor_pass(store, config, now, pass)
+        .map(|(run, _)| run)
+        .unwrap_or_else(|e| {
+            warnings.push(format!("the follow-up monitor did not run: {e}"));
+            MonitorRun::default()
+        })
 }
 
 /// Runs the monitor at `now` over every ledger and returns every readable ledger as it stands
@@ -150,31 +143,69 @@ pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
     config: &Config,
     now: i64,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
-    monitor_pass(
-        store,
-        config,
-        now,
-        false,
-        Scope::All,
-        true,
-        None,
-        None,
-        None,
-    )
+    let pass = Pass {
+        keep: true,
+        ..Pass::over(Scope::All)
+    };
+    monitor_pass(store, config, now, pass)
 }
 
-#[allow(clippy::too_many_arguments)] // private: the entry points above name the combinations
+/// What one monitor pass covers and what its caller hands it.
+struct Pass<'a> {
+    scope: Scope,
+    /// Decide and report, write nothing.
+    dry_run: bool,
+    /// Return every readable ledger as it stands after the pass.
+    keep: bool,
+    /// The keys that sign what the pass writes (`None`: read the workspace's hub key).
+    signers: Option<&'a Signers>,
+    /// The ledger the command just wrote, in hand: not read back.
+    held: Option<Ledger>,
+    /// The agent statuses as the command just wrote them (`None`: read them).
+    statuses: Option<Statuses>,
+}
+
+impl Pass<'_> {
+    /// A pass over `scope` that writes, keeps nothing and reads what it needs.
+    fn over(scope: Scope) -> Self {
+        Pass {
+            scope,
+            dry_run: false,
+            keep: false,
+            signers: None,
+            held: None,
+            statuses: None,
+        }
+    }
+
+    /// The pass after a command's write of `written` (by number, read by the store) or of
+    /// `held` (in hand).
+    fn after(written: Option<u32>, held: Option<Ledger>) -> Self {
+        let scope = Scope::FollowUp {
+            written: held.as_ref().map(|l| l.issue_number).or(written),
+            held: held.is_some(),
+        };
+        Pass {
+            held,
+            ..Pass::over(scope)
+        }
+    }
+}
+
 fn monitor_pass<S: DelegationStore>(
     store: &S,
     config: &Config,
     now: i64,
-    dry_run: bool,
-    scope: Scope,
-    keep: bool,
-    signers: Option<&Signers>,
-    held: Option<Ledger>,
-    statuses: Option<Statuses>,
+    pass: Pass<'_>,
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
+    let Pass {
+        scope,
+        dry_run,
+        keep,
+        signers,
+        held,
+        statuses,
+    } = pass;
     let mut errors = Vec::new();
     // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
     // abandonment. The ones a command just wrote are as good as a read that follows its

@@ -18,7 +18,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config};
 
 use crate::index::Found;
-use crate::pass::{found_by_issue, prune_markers};
+use crate::pass::{finished, found_by_issue, prune_markers};
 use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
 
@@ -86,12 +86,7 @@ impl DiskStore {
                 Err(e) => (Some(delegation_read(*n, Err(e))), Found::Marked),
             })
         });
-        let superfluous: Vec<u64> = found_by_issue(&files, &out)
-            .into_iter()
-            .filter(|&(_, f)| f == Found::Finished)
-            .map(|(n, _)| n)
-            .collect();
-        self.prune_delegations(&superfluous);
+        self.prune_delegations(&finished(&files, &out, None));
         out.into_iter().filter_map(|(r, _)| r).collect()
     }
 

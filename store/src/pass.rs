@@ -94,13 +94,8 @@ impl DiskStore {
                 (Some(visit(read)), found)
             })
         });
-        let written = written.map(u64::from);
-        let superfluous: Vec<u64> = found_by_issue(&files, &out)
-            .into_iter()
-            .filter(|&(n, f)| f == Found::Finished && Some(n) != written)
-            .map(|(n, _)| n)
-            .collect();
-        self.prune(&superfluous);
+        // The ledger just written had its marker set or removed by its writer, under its lock.
+        self.prune(&finished(&files, &out, written.map(u64::from)));
         out.into_iter().filter_map(|(r, _)| r).collect()
     }
 
@@ -126,6 +121,20 @@ pub(crate) fn found_by_issue<R>(files: &[(u64, PathBuf)], out: &[(R, Found)]) ->
         .iter()
         .zip(out)
         .map(|((n, _), (_, f))| (*n, *f))
+        .collect()
+}
+
+/// The issues a pass over marked `files` found finished (or gone), but `except`: their
+/// markers are superfluous.
+pub(crate) fn finished<R>(
+    files: &[(u64, PathBuf)],
+    out: &[(R, Found)],
+    except: Option<u64>,
+) -> Vec<u64> {
+    found_by_issue(files, out)
+        .into_iter()
+        .filter(|&(n, f)| f == Found::Finished && Some(n) != except)
+        .map(|(n, _)| n)
         .collect()
 }
 
