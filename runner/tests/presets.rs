@@ -145,6 +145,8 @@ fn claude_answers_in_result_and_takes_the_persona_as_system_prompt() {
             "-p",
             "--output-format",
             "json",
+            "--disallowedTools",
+            "AskUserQuestion",
             "--append-system-prompt",
             PERSONA_BODY
         ])

@@ -173,6 +173,8 @@ mod tests {
                 "-p",
                 "--output-format",
                 "json",
+                "--disallowedTools",
+                "AskUserQuestion",
                 "--append-system-prompt",
                 "You are the architect.\nKeep ADRs current."
             ]

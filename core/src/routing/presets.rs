@@ -126,7 +126,17 @@ impl Preset {
         let mut via = None;
         let mut args = match self {
             Preset::Claude => {
-                let mut args = fixed(&["-p", "--output-format", "json"]);
+                // Headless Claude Code answers its own AskUserQuestion tool at once with an
+                // empty answer, so a routed Claude would "ask" and go on with nothing
+                // (anthropics/claude-code #50728): without the tool it asks in its reply,
+                // which routing turns into a question back.
+                let mut args = fixed(&[
+                    "-p",
+                    "--output-format",
+                    "json",
+                    "--disallowedTools",
+                    "AskUserQuestion",
+                ]);
                 if let Some(p) = persona {
                     args.extend(["--append-system-prompt".to_owned(), p.to_owned()]);
                     via = Some(PersonaVia::SystemPrompt);
