@@ -74,6 +74,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx keys new agent-x\n  agentx keys new engineer\n  agentx keys list"
     )]
     Keys(crate::layer4::Keys),
+    /// Notification sinks ([[notify]] in .agentx/config.toml): send a test event
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx notify test team\n  agentx notify test desktop --json"
+    )]
+    Notify(crate::notify::Notify),
     /// Report that an agent starts or finishes work (then runs the monitor)
     #[command(
         subcommand,

@@ -8,6 +8,7 @@ mod demo_routing;
 mod exit;
 mod layer4;
 mod migrate;
+mod notify;
 mod previews;
 mod print;
 mod route;
@@ -89,6 +90,8 @@ fn run(cli: Cli) -> i32 {
             json,
         ),
         Command::Store(cmd) => store::run(&root, json, cmd),
+        // The sinks are workspace files (settings); sending touches no state.
+        Command::Notify(cmd) => notify::run(&root, now, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
             agentx_clarify_workspace::location(&root).and_then(|location| {

@@ -25,6 +25,7 @@ pub mod listing;
 pub mod migrate;
 pub mod monitor;
 pub mod names;
+pub mod notify;
 pub mod ops;
 pub mod render;
 pub mod routing;

@@ -176,6 +176,17 @@ impl DiskStore {
         Ok(url.flatten())
     }
 
+    /// The `[[notify]]` sinks of the workspace's settings, read as the settings are; none
+    /// without a settings file.
+    pub fn notify_sinks(&self) -> Result<Vec<agentx_clarify_core::notify::Sink>, ClarifyError> {
+        let path = self.path(paths::CONFIG);
+        let file = self.relative(&path);
+        let sinks = read::read_existing(&path, Links::Follow, |bytes| {
+            agentx_clarify_core::notify::parse_sinks(&file, bytes)
+        })?;
+        Ok(sinks.unwrap_or_default())
+    }
+
     /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before
     /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.

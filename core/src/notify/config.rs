@@ -1,0 +1,496 @@
+//! The `[[notify]]` tables of `config.toml`: where people are told, and about what.
+//!
+//! Read strictly: a sink carries a URL and a secret, and a typo in one of its keys (`event =`
+//! for `events =`, `secret_evn`) would quietly send everything, or nothing, to the wrong place.
+//! So an unknown key is `CONFIG_INVALID` at `file:line:column`, naming the nearest known key.
+
+use serde::Serialize;
+use toml::de::DeValue;
+
+use crate::error::ClarifyError;
+use crate::toml_read::{describe, Source, Value};
+
+/// What a sink is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SinkKind {
+    /// A POST of the event, signed as Standard Webhooks 1.0 says.
+    Webhook,
+    /// A Slack incoming webhook (`text` and `blocks`, with the link).
+    Slack,
+    /// An ntfy topic URL (the text as body; title, priority, tags and click as headers).
+    Ntfy,
+    /// A program with the event JSON on stdin; exit 0 is delivered.
+    Command,
+}
+
+impl SinkKind {
+    pub const ALL: [SinkKind; 4] = [
+        SinkKind::Webhook,
+        SinkKind::Slack,
+        SinkKind::Ntfy,
+        SinkKind::Command,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SinkKind::Webhook => "webhook",
+            SinkKind::Slack => "slack",
+            SinkKind::Ntfy => "ntfy",
+            SinkKind::Command => "command",
+        }
+    }
+}
+
+/// What happened to a record, as a sink subscribes to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventName {
+    Escalated,
+    Answered,
+    Resolved,
+    Stale,
+    Deadlock,
+    RouteFailed,
+    Reminder,
+    /// `agentx notify test`: never subscribed to, always sent when asked for.
+    Test,
+}
+
+impl EventName {
+    /// The events a sink may name in `events`.
+    pub const SUBSCRIBABLE: [EventName; 7] = [
+        EventName::Escalated,
+        EventName::Answered,
+        EventName::Resolved,
+        EventName::Stale,
+        EventName::Deadlock,
+        EventName::RouteFailed,
+        EventName::Reminder,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventName::Escalated => "escalated",
+            EventName::Answered => "answered",
+            EventName::Resolved => "resolved",
+            EventName::Stale => "stale",
+            EventName::Deadlock => "deadlock",
+            EventName::RouteFailed => "route-failed",
+            EventName::Reminder => "reminder",
+            EventName::Test => "test",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<EventName> {
+        EventName::SUBSCRIBABLE
+            .into_iter()
+            .find(|e| e.as_str() == text)
+    }
+}
+
+/// Where a sink's secret comes from. The secret itself never leaves the shell that reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SecretFrom {
+    /// `secret_env`: the name of an environment variable.
+    Env(String),
+    /// `secret`: written in the file (allowed, but the file then holds a secret).
+    Inline(#[serde(skip)] String),
+}
+
+/// One `[[notify]]` table, checked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sink {
+    pub name: String,
+    pub kind: SinkKind,
+    /// webhook, slack, ntfy: where to POST. Never printed whole (see [`display_url`]).
+    #[serde(skip)]
+    pub url: Option<String>,
+    /// command: the program and its arguments.
+    pub command: Vec<String>,
+    /// webhook: the Standard Webhooks secret (`whsec_…`).
+    #[serde(skip)]
+    pub secret: Option<SecretFrom>,
+    pub events: Vec<EventName>,
+    /// Empty: every issue.
+    pub issues: Vec<u32>,
+    /// Empty: every agent; else the record's `from` or `to` must be one of them.
+    pub agents: Vec<String>,
+    pub after_minutes: u32,
+    pub remind_every_minutes: u32,
+}
+
+impl Sink {
+    /// Whether this sink is told of `event` on a record of `issue` between `from` and `to`.
+    pub fn wants(&self, event: EventName, issue: u32, from: &str, to: &str) -> bool {
+        (event == EventName::Test || self.events.contains(&event))
+            && (self.issues.is_empty() || self.issues.contains(&issue))
+            && (self.agents.is_empty() || self.agents.iter().any(|a| a == from || a == to))
+    }
+
+    /// The sink's destination fit for output: scheme and host of a URL (paths and queries of
+    /// incoming-webhook URLs are their secret), the program of a command.
+    pub fn destination(&self) -> String {
+        match (&self.url, self.command.first()) {
+            (Some(url), _) => display_url(url),
+            (None, Some(program)) => program.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// `scheme://host[:port]/…` of a URL, without user, password, path or query: what may be
+/// printed of a URL that may carry a credential anywhere else.
+pub fn display_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return String::from("(not a URL)");
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let more = if rest.len() > authority.len() {
+        "/…"
+    } else {
+        ""
+    };
+    format!("{scheme}://{host}{more}")
+}
+
+const KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "url",
+    "secret_env",
+    "secret",
+    "command",
+    "events",
+    "issues",
+    "agents",
+    "after_minutes",
+    "remind_every_minutes",
+];
+
+/// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
+pub fn parse_sinks(file: &str, bytes: &[u8]) -> Result<Vec<Sink>, ClarifyError> {
+    let text = crate::toml_read::toml_text(file, bytes)?;
+    let src = Source { file, text };
+    let doc = src.parse()?;
+    let Some(value) = crate::toml_read::get(doc.get_ref(), "notify") else {
+        return Ok(Vec::new());
+    };
+    let DeValue::Array(tables) = value.get_ref() else {
+        return Err(src.error_at(
+            &value.span(),
+            format!(
+                "notify must be an array of tables ([[notify]]), found {}",
+                describe(value.get_ref())
+            ),
+        ));
+    };
+    let mut sinks: Vec<Sink> = Vec::with_capacity(tables.len());
+    for table in tables {
+        let sink = sink(&src, table)?;
+        if sinks.iter().any(|s| s.name == sink.name) {
+            return Err(src.error_at(
+                &table.span(),
+                format!("notify.name \"{}\" is used by two sinks", sink.name),
+            ));
+        }
+        sinks.push(sink);
+    }
+    Ok(sinks)
+}
+
+fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
+    let table = src.table("notify", value)?;
+    for (key, _) in table.iter() {
+        let key_text: &str = key.get_ref();
+        if !KEYS.contains(&key_text) {
+            return Err(src.error_at(&key.span(), unknown_key(key_text)));
+        }
+    }
+    let get = |key: &str| crate::toml_read::get(table, key);
+    let missing = |key: &str| src.error_at(&value.span(), format!("[[notify]] needs {key}"));
+
+    let name = src.string("notify.name", get("name").ok_or_else(|| missing("name"))?)?;
+    if !is_sink_name(&name) {
+        return Err(src.error_at(
+            &get("name").map_or(value.span(), |v| v.span()),
+            format!(
+                "notify.name must match ^[a-z0-9][a-z0-9-]{{0,63}}$, found \"{}\"",
+                crate::error::shown(&name)
+            ),
+        ));
+    }
+    let kind_value = get("kind").ok_or_else(|| missing("kind"))?;
+    let kind_text = src.string("notify.kind", kind_value)?;
+    let kind = SinkKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == kind_text)
+        .ok_or_else(|| {
+            src.error_at(
+                &kind_value.span(),
+                format!(
+                    "notify.kind must be one of webhook, slack, ntfy, command, found \"{}\"",
+                    crate::error::shown(&kind_text)
+                ),
+            )
+        })?;
+
+    let url = match get("url") {
+        Some(v) => {
+            let url = src.string("notify.url", v)?;
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(
+                    src.error_at(&v.span(), "notify.url must start with https:// or http://")
+                );
+            }
+            Some(url)
+        }
+        None => None,
+    };
+    let command = match get("command") {
+        Some(v) => src.strings(
+            "notify.command",
+            v,
+            ("strings [program, args…]", "strings"),
+            |_| true,
+        )?,
+        None => Vec::new(),
+    };
+    match kind {
+        SinkKind::Command if command.is_empty() || url.is_some() => return Err(src.error_at(
+            &value.span(),
+            format!(
+                "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
+            ),
+        )),
+        SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
+            if url.is_none() || !command.is_empty() =>
+        {
+            return Err(src.error_at(
+                &value.span(),
+                format!(
+                    "[[notify]] \"{name}\" of kind {} needs url and no command",
+                    kind.as_str()
+                ),
+            ))
+        }
+        _ => {}
+    }
+
+    let secret = match (get("secret_env"), get("secret")) {
+        (Some(_), Some(v)) => {
+            return Err(src.error_at(&v.span(), "give secret_env or secret, not both"))
+        }
+        (Some(v), None) => Some(SecretFrom::Env(src.string("notify.secret_env", v)?)),
+        (None, Some(v)) => Some(SecretFrom::Inline(src.string("notify.secret", v)?)),
+        (None, None) => None,
+    };
+    if secret.is_some() && kind != SinkKind::Webhook {
+        return Err(src.error_at(
+            &value.span(),
+            format!(
+                "[[notify]] \"{name}\": only a webhook is signed (secret_env / secret); a {} sink takes none",
+                kind.as_str()
+            ),
+        ));
+    }
+
+    let events = match get("events") {
+        Some(v) => {
+            let names = src.strings(
+                "notify.events",
+                v,
+                (
+                    "event names",
+                    "escalated, answered, resolved, stale, deadlock, route-failed or reminder",
+                ),
+                |s| EventName::parse(s).is_some(),
+            )?;
+            names.iter().filter_map(|s| EventName::parse(s)).collect()
+        }
+        None => vec![EventName::Escalated],
+    };
+    let issues = match get("issues") {
+        Some(v) => {
+            let DeValue::Array(items) = v.get_ref() else {
+                return Err(src.error_at(
+                    &v.span(),
+                    format!(
+                        "notify.issues must be an array of issue numbers, found {}",
+                        describe(v.get_ref())
+                    ),
+                ));
+            };
+            items
+                .iter()
+                .map(|i| src.int("notify.issues", i, 1, 999_999).map(|n| n as u32))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        None => Vec::new(),
+    };
+    let agents = match get("agents") {
+        Some(v) => src.agents("notify.agents", v)?,
+        None => Vec::new(),
+    };
+    let minutes = |key: &str| -> Result<u32, ClarifyError> {
+        match get(key) {
+            Some(v) => src
+                .int(&format!("notify.{key}"), v, 0, 10_080)
+                .map(|n| n as u32),
+            None => Ok(0),
+        }
+    };
+    let after_minutes = minutes("after_minutes")?;
+    let remind_every_minutes = minutes("remind_every_minutes")?;
+    Ok(Sink {
+        name,
+        kind,
+        url,
+        command,
+        secret,
+        events,
+        issues,
+        agents,
+        after_minutes,
+        remind_every_minutes,
+    })
+}
+
+fn is_sink_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.len() <= 64
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The message for an unknown key, with the nearest known one when it is close.
+fn unknown_key(key: &str) -> String {
+    let near = KEYS
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .min()
+        .filter(|(d, _)| *d <= 3);
+    match near {
+        Some((_, k)) => format!(
+            "unknown key {} in [[notify]]; did you mean {k}?",
+            crate::error::shown(key)
+        ),
+        None => format!(
+            "unknown key {} in [[notify]]; allowed: {}",
+            crate::error::shown(key),
+            KEYS.join(", ")
+        ),
+    }
+}
+
+/// Levenshtein distance (keys are short: the quadratic table is nothing).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let (Some(&left), Some(&up)) = (row.get(j), row.get(j + 1)) else {
+                continue;
+            };
+            let next = (prev + cost).min(left + 1).min(up + 1);
+            prev = up;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = next;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<Sink>, String> {
+        parse_sinks("config.toml", text.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_every_kind_with_defaults() {
+        let sinks = parse(
+            "[clarify]\nmax_retries = 1\n\n[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"https://hooks.example.com/agentx\"\nsecret_env = \"TEAM_SECRET\"\n\n[[notify]]\nname = \"desktop\"\nkind = \"command\"\ncommand = [\"notify-send\", \"AgentX\"]\nevents = [\"escalated\", \"reminder\"]\nissues = [42]\nagents = [\"engineer\"]\nafter_minutes = 60\nremind_every_minutes = 30\n",
+        )
+        .unwrap_or_default();
+        assert_eq!(sinks.len(), 2);
+        let team = &sinks[0];
+        assert_eq!(team.kind, SinkKind::Webhook);
+        assert_eq!(team.events, [EventName::Escalated]);
+        assert_eq!(team.secret, Some(SecretFrom::Env("TEAM_SECRET".into())));
+        assert_eq!(team.destination(), "https://hooks.example.com/…");
+        let desktop = &sinks[1];
+        assert_eq!(desktop.command, ["notify-send", "AgentX"]);
+        assert_eq!(desktop.after_minutes, 60);
+        assert!(desktop.wants(EventName::Reminder, 42, "engineer", "architect"));
+        assert!(!desktop.wants(EventName::Reminder, 43, "engineer", "architect"));
+        assert!(!desktop.wants(EventName::Reminder, 42, "pm", "architect"));
+        assert!(!desktop.wants(EventName::Answered, 42, "engineer", "architect"));
+    }
+
+    #[test]
+    fn refuses_typos_and_mistakes_with_their_place() {
+        let cases = [
+            (
+                "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"https://x.test/\"\nsecret_evn = \"S\"\n",
+                "config.toml:5:1: unknown key secret_evn in [[notify]]; did you mean secret_env?",
+            ),
+            (
+                "[[notify]]\nname = \"team\"\nkind = \"webhok\"\nurl = \"https://x.test/\"\n",
+                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, found \"webhok\"",
+            ),
+            (
+                "[[notify]]\nname = \"team\"\nkind = \"slack\"\n",
+                "needs url and no command",
+            ),
+            (
+                "[[notify]]\nname = \"team\"\nkind = \"ntfy\"\nurl = \"https://ntfy.sh/x\"\nsecret = \"whsec_AAAA\"\n",
+                "only a webhook is signed",
+            ),
+            (
+                "[[notify]]\nname = \"a\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"escalate\"]\n",
+                "config.toml:5:11: notify.events must hold escalated, answered, resolved, stale, deadlock, route-failed or reminder, found string \"escalate\"",
+            ),
+            (
+                "[[notify]]\nname = \"a\"\nkind = \"command\"\ncommand = [\"true\"]\n[[notify]]\nname = \"a\"\nkind = \"command\"\ncommand = [\"true\"]\n",
+                "is used by two sinks",
+            ),
+            (
+                "[[notify]]\nname = \"Team\"\nkind = \"command\"\ncommand = [\"true\"]\n",
+                "notify.name must match",
+            ),
+            (
+                "[[notify]]\nname = \"a\"\nkind = \"webhook\"\nurl = \"ftp://x\"\n",
+                "must start with https:// or http://",
+            ),
+        ];
+        for (text, message) in cases {
+            let err = parse(text).err().unwrap_or_default();
+            assert!(err.contains(message), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn urls_are_shown_without_their_secrets() {
+        assert_eq!(
+            display_url("https://user:pw@hooks.slack.com/services/T0/B0/XYZ?x=1"),
+            "https://hooks.slack.com/…"
+        );
+        assert_eq!(
+            display_url("http://127.0.0.1:9000"),
+            "http://127.0.0.1:9000"
+        );
+        assert_eq!(display_url("nonsense"), "(not a URL)");
+    }
+}

@@ -1,0 +1,351 @@
+//! The event a sink is told, and what each kind of sink sends for it.
+//!
+//! Pure: the shell gives the time, the event's id, the public URL and (for a webhook) signs the
+//! body this module renders. Every sink of one event sends the same facts.
+
+use serde_json::{json, Map, Value};
+
+use crate::ledger::{EntryKind, Record};
+use crate::notify::config::{EventName, Sink, SinkKind};
+use crate::time::Timestamp;
+
+/// One event about one record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Stable across retries: the receiver deduplicates by it (`webhook-id`).
+    pub id: String,
+    pub name: EventName,
+    pub timestamp: Timestamp,
+    /// The `data` object (§ notifications in docs/notifications.md).
+    pub data: Value,
+}
+
+/// What sends an event where; an HTTP request or a program, fully rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing {
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    },
+    Command {
+        argv: Vec<String>,
+        stdin: Vec<u8>,
+    },
+}
+
+impl Event {
+    /// The event of `name` about `record` of `issue`. `reason` is why (an escalation's reason,
+    /// a route failure's cause); `url` the thread's page, when the hub has a public URL.
+    pub fn of_record(
+        id: String,
+        name: EventName,
+        timestamp: Timestamp,
+        issue: u32,
+        record: &Record,
+        reason: Option<&str>,
+        url: Option<&str>,
+    ) -> Event {
+        let last = |kind: EntryKind| {
+            record
+                .thread
+                .iter()
+                .rev()
+                .find(|e| e.kind == kind)
+                .map(|e| e.body.clone())
+        };
+        let reason = reason
+            .map(str::to_owned)
+            .or_else(|| last(EntryKind::Escalation));
+        let answer = last(EntryKind::Resolution).or_else(|| last(EntryKind::Answer));
+        let mut data = Map::new();
+        data.insert("id".into(), json!(record.id));
+        data.insert("issue".into(), json!(issue));
+        data.insert("from".into(), json!(record.from));
+        data.insert("to".into(), json!(record.to));
+        data.insert("topic".into(), json!(record.topic));
+        data.insert("status".into(), json!(record.status.as_str()));
+        data.insert("severity".into(), json!(record.severity().as_str()));
+        data.insert("reason".into(), json!(reason));
+        data.insert("question".into(), json!(last(EntryKind::Question)));
+        data.insert("answer".into(), json!(answer));
+        data.insert(
+            "answerKind".into(),
+            record
+                .extra
+                .get("answerKind")
+                .cloned()
+                .unwrap_or_else(|| json!("text")),
+        );
+        data.insert(
+            "options".into(),
+            record.extra.get("options").cloned().unwrap_or(Value::Null),
+        );
+        data.insert("url".into(), json!(url));
+        Event {
+            id,
+            name,
+            timestamp,
+            data: Value::Object(data),
+        }
+    }
+
+    /// `agentx notify test`: an event that names no record.
+    pub fn test(id: String, timestamp: Timestamp, sink: &str) -> Event {
+        Event {
+            id,
+            name: EventName::Test,
+            timestamp,
+            data: json!({
+                "id": null, "issue": null, "from": null, "to": null,
+                "topic": format!("Test of the notification sink \"{sink}\""),
+                "status": null, "severity": null, "reason": "agentx notify test",
+                "question": null, "answer": null, "answerKind": null, "options": null, "url": null,
+            }),
+        }
+    }
+
+    /// `clarification.<event>`.
+    pub fn type_name(&self) -> String {
+        format!("clarification.{}", self.name.as_str())
+    }
+
+    /// The event as JSON: `{"type", "timestamp", "data"}`.
+    pub fn json(&self) -> Value {
+        json!({
+            "type": self.type_name(),
+            "timestamp": self.timestamp.to_string(),
+            "data": self.data,
+        })
+    }
+
+    /// One line for people: `CLR-42-001 escalated: Cache layer (engineer → architect)`.
+    pub fn headline(&self) -> String {
+        let text = |k: &str| self.data.get(k).and_then(Value::as_str).unwrap_or("");
+        match self.name {
+            EventName::Test => text("topic").to_owned(),
+            name => format!(
+                "{} {}: {} ({} → {})",
+                text("id"),
+                name.as_str(),
+                text("topic"),
+                text("from"),
+                text("to")
+            ),
+        }
+    }
+
+    fn detail(&self) -> String {
+        let text = |k: &str| self.data.get(k).and_then(Value::as_str);
+        let mut lines = Vec::new();
+        if let Some(q) = text("question") {
+            lines.push(format!("Question: {q}"));
+        }
+        if let Some(a) = text("answer") {
+            lines.push(format!("Answer: {a}"));
+        }
+        if let Some(r) = text("reason") {
+            lines.push(format!("Reason: {r}"));
+        }
+        lines.join("\n")
+    }
+
+    /// What `sink` sends for this event. The webhook's signature headers are added by the
+    /// shell that holds the secret ([`Outgoing::Http`]'s headers then gain three).
+    pub fn outgoing(&self, sink: &Sink) -> Outgoing {
+        let url = sink.url.clone().unwrap_or_default();
+        let link = self.data.get("url").and_then(Value::as_str);
+        match sink.kind {
+            SinkKind::Webhook => Outgoing::Http {
+                url,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: self.json().to_string().into_bytes(),
+            },
+            SinkKind::Slack => {
+                let headline = self.headline();
+                let mut text = format!("*{}*", escape_slack(&headline));
+                let detail = self.detail();
+                if !detail.is_empty() {
+                    text.push('\n');
+                    text.push_str(&escape_slack(&detail));
+                }
+                let mut blocks = vec![json!({
+                    "type": "section",
+                    "text": {"type": "mrkdwn", "text": text},
+                })];
+                if let Some(link) = link {
+                    blocks.push(json!({
+                        "type": "actions",
+                        "elements": [{
+                            "type": "button",
+                            "text": {"type": "plain_text", "text": "Open the thread"},
+                            "url": link,
+                        }],
+                    }));
+                }
+                let fallback = match link {
+                    Some(link) => format!("{headline} {link}"),
+                    None => headline,
+                };
+                Outgoing::Http {
+                    url,
+                    headers: vec![("content-type".into(), "application/json".into())],
+                    body: json!({"text": fallback, "blocks": blocks})
+                        .to_string()
+                        .into_bytes(),
+                }
+            }
+            SinkKind::Ntfy => {
+                let blocking_escalation = self.name == EventName::Escalated
+                    && self.data.get("severity").and_then(Value::as_str) == Some("BLOCK");
+                let priority = if blocking_escalation {
+                    "high"
+                } else {
+                    "default"
+                };
+                let mut headers = vec![
+                    ("Title".to_owned(), header_text(&self.headline())),
+                    ("Priority".to_owned(), priority.to_owned()),
+                    ("Tags".to_owned(), format!("agentx,{}", self.name.as_str())),
+                ];
+                if let Some(link) = link {
+                    headers.push(("Click".to_owned(), header_text(link)));
+                }
+                let detail = self.detail();
+                let body = if detail.is_empty() {
+                    self.headline()
+                } else {
+                    detail
+                };
+                Outgoing::Http {
+                    url,
+                    headers,
+                    body: body.into_bytes(),
+                }
+            }
+            SinkKind::Command => Outgoing::Command {
+                argv: sink.command.clone(),
+                stdin: self.json().to_string().into_bytes(),
+            },
+        }
+    }
+}
+
+/// Slack's mrkdwn takes `&`, `<` and `>` as markup: escaped as its documentation asks, so a
+/// question cannot make a link or a mention.
+fn escape_slack(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A header value: one line of visible ASCII (HTTP headers carry no newline, and ntfy's
+/// plain headers are ASCII; other characters become `?`).
+fn header_text(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c
+            } else if c.is_whitespace() {
+                ' '
+            } else {
+                '?'
+            }
+        })
+        .take(250)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notify::config::parse_sinks;
+
+    fn record() -> Record {
+        let text = r#"{"issueNumber":42,"clarifications":[{"id":"CLR-42-001","from":"engineer","to":"architect","topic":"Cache <layer>","blocking":true,"status":"escalated","round":1,"maxRounds":3,"slaMinutes":30,"thread":[{"round":1,"from":"engineer","type":"question","body":"Redis or LRU?","timestamp":"2026-11-22T10:00:00.000Z"},{"round":1,"from":"monitor","type":"escalation","body":"SLA expired after 1 retry","timestamp":"2026-11-22T11:00:00.000Z"}]}]}"#;
+        let ledger = crate::ledger::Ledger::parse("issue-42.json", text.as_bytes(), Some(42));
+        ledger
+            .ok()
+            .and_then(|l| l.clarifications.into_iter().next())
+            .unwrap_or_else(|| unreachable!("the fixture parses"))
+    }
+
+    fn sink(kind: &str) -> Sink {
+        let text = format!(
+            "[[notify]]\nname = \"s\"\nkind = \"{kind}\"\n{}",
+            if kind == "command" {
+                "command = [\"cat\"]\n"
+            } else {
+                "url = \"https://hooks.example.com/T/B/secret\"\n"
+            }
+        );
+        parse_sinks("config.toml", text.as_bytes())
+            .ok()
+            .and_then(|s| s.into_iter().next())
+            .unwrap_or_else(|| unreachable!("the fixture parses"))
+    }
+
+    fn event() -> Event {
+        let now = Timestamp::parse("2026-11-22T11:00:00.000Z").unwrap_or_else(|| unreachable!());
+        Event::of_record(
+            "evt_1".into(),
+            EventName::Escalated,
+            now,
+            42,
+            &record(),
+            None,
+            Some("https://hub.example.com/clarifications/CLR-42-001"),
+        )
+    }
+
+    #[test]
+    fn the_event_carries_the_record() {
+        let e = event().json();
+        assert_eq!(e["type"], "clarification.escalated");
+        assert_eq!(e["timestamp"], "2026-11-22T11:00:00.000Z");
+        assert_eq!(e["data"]["id"], "CLR-42-001");
+        assert_eq!(e["data"]["severity"], "BLOCK");
+        assert_eq!(e["data"]["question"], "Redis or LRU?");
+        assert_eq!(e["data"]["reason"], "SLA expired after 1 retry");
+        assert_eq!(e["data"]["answer"], Value::Null);
+        assert_eq!(e["data"]["answerKind"], "text");
+    }
+
+    #[test]
+    fn each_kind_renders_its_request() {
+        let e = event();
+        let Outgoing::Http { body, .. } = e.outgoing(&sink("webhook")) else {
+            unreachable!()
+        };
+        assert_eq!(serde_json::from_slice::<Value>(&body).ok(), Some(e.json()));
+
+        let Outgoing::Http { body, .. } = e.outgoing(&sink("slack")) else {
+            unreachable!()
+        };
+        let slack: Value = serde_json::from_slice(&body).unwrap_or_default();
+        assert!(slack["blocks"][0]["text"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Cache &lt;layer&gt;"));
+        assert_eq!(
+            slack["blocks"][1]["elements"][0]["url"],
+            "https://hub.example.com/clarifications/CLR-42-001"
+        );
+
+        let Outgoing::Http { headers, body, .. } = e.outgoing(&sink("ntfy")) else {
+            unreachable!()
+        };
+        assert!(headers.contains(&("Priority".into(), "high".into())));
+        assert!(headers.contains(&(
+            "Click".into(),
+            "https://hub.example.com/clarifications/CLR-42-001".into()
+        )));
+        assert!(String::from_utf8_lossy(&body).contains("Question: Redis or LRU?"));
+
+        let Outgoing::Command { argv, stdin } = e.outgoing(&sink("command")) else {
+            unreachable!()
+        };
+        assert_eq!(argv, ["cat"]);
+        assert_eq!(serde_json::from_slice::<Value>(&stdin).ok(), Some(e.json()));
+    }
+}

@@ -1,0 +1,9 @@
+//! Notifications (the `[[notify]]` sinks): which sink is told of what, and what each kind of
+//! sink sends. Pure, like the rest of the core: the shells read secrets, sign, send, retry.
+//! Not reachable from the wasm package's exports, so it costs that module nothing.
+
+pub mod config;
+pub mod event;
+
+pub use config::{display_url, parse_sinks, EventName, SecretFrom, Sink, SinkKind};
+pub use event::{Event, Outgoing};

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""A notification receiver on 127.0.0.1 for the tests: it verifies every webhook delivery with
+the official Standard Webhooks library (PyPI `standardwebhooks`) and records what arrived.
+
+    receiver.py SECRET [--fail N]
+
+Prints `port <n>` on its first line, then one JSON line per request received:
+{"path", "headers", "body", "verified", "error"}; with --fail N the first N requests are
+answered 500 (a receiver that is down for a while). Stops when stdin closes.
+"""
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from standardwebhooks.webhooks import Webhook
+
+secret = sys.argv[1]
+fail = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--fail" else 0
+lock = threading.Lock()
+count = 0
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        global count
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        verified, error = False, None
+        if "webhook-signature" in headers:
+            try:
+                Webhook(secret).verify(body, headers)
+                verified = True
+            except Exception as e:  # the library's WebhookVerificationError and friends
+                error = f"{type(e).__name__}: {e}"
+        with lock:
+            count += 1
+            status = 500 if count <= fail else 200
+            print(json.dumps({"path": self.path, "headers": headers,
+                              "body": body.decode("utf-8", "replace"),
+                              "verified": verified, "error": error, "status": status}),
+                  flush=True)
+        self.send_response(status)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(f"port {server.server_address[1]}", flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()
+server.shutdown()
