@@ -3,9 +3,12 @@
 
 use std::path::Path;
 
-use agentx_clarify_core::notify::{Event, Sink};
+use agentx_clarify_command::{Scope, Store};
+use agentx_clarify_core::notify::outbox::State;
+use agentx_clarify_core::notify::{Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_core::Ledger;
 use agentx_clarify_store::DiskStore;
 use clap::Subcommand;
 use serde_json::json;
@@ -14,6 +17,27 @@ use crate::print;
 
 #[derive(Subcommand, Debug)]
 pub enum Notify {
+    /// One delivery pass: find the events the ledgers owe each sink, send what is due, record
+    /// each try (for cron and agent hooks when no server runs)
+    #[command(
+        after_help = "Examples:\n  agentx notify send\n  agentx notify send --json\n  */5 * * * * cd /srv/project && agentx notify send   # crontab\n\nEvery escalation, answer, resolution and stale mark in a ledger is an event; a sink is\ntold of those its events/issues/agents name, from the time it was first seen on. Failed\ndeliveries are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, and are dead 24 h\nafter they were due. Several deliverers may run at once: each delivery is sent by one."
+    )]
+    Send,
+    /// Pending, failing and dead deliveries (with the last error and the next try)
+    #[command(after_help = "Examples:\n  agentx notify status\n  agentx notify status --json")]
+    Status,
+    /// Put a delivery (or every dead one) back in line for the next `notify send`
+    #[command(
+        after_help = "Examples:\n  agentx notify retry evt_CLR-42-001_3/team\n  agentx notify retry --dead"
+    )]
+    Retry {
+        /// The delivery (`<event>/<sink>`, as `notify status` lists it)
+        #[arg(required_unless_present = "dead", conflicts_with = "dead")]
+        id: Option<String>,
+        /// Every dead delivery
+        #[arg(long)]
+        dead: bool,
+    },
     /// Send a test event to one sink now and say whether it was delivered
     #[command(
         after_help = "Examples:\n  agentx notify test team\n  AGENTX_TEAM_SECRET=whsec_… agentx notify test team --json\n\nThe sink is a [[notify]] table of .agentx/config.toml. A webhook's test event is signed\nlike every event (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature),\nits type is clarification.test. Exit 0: delivered (2xx, or the command exited 0)."
@@ -27,6 +51,9 @@ pub enum Notify {
 pub fn run(root: &Path, now_ms: i64, json: bool, cmd: Notify) -> Result<i32, ClarifyError> {
     match cmd {
         Notify::Test { name } => test(root, now_ms, json, &name),
+        Notify::Send => send(root, now_ms, json),
+        Notify::Status => status(root, now_ms, json),
+        Notify::Retry { id, dead } => retry(root, now_ms, json, id.as_deref(), dead),
     }
 }
 
@@ -108,4 +135,234 @@ fn config_error(message: &str) -> ClarifyError {
 /// A name as typed, fit for a message: at most 80 characters, control characters escaped.
 fn shown(name: &str) -> String {
     name.chars().take(80).flat_map(char::escape_debug).collect()
+}
+
+/// Who holds a delivery while sending it: this process on this host.
+fn deliverer() -> String {
+    format!(
+        "{}:{}",
+        agentx_clarify_store::this_host(),
+        std::process::id()
+    )
+}
+
+/// Every ledger of the workspace. The outbox keeps its state beside the workspace's files,
+/// so it follows the file store's ledgers; under PostgreSQL it is not built yet.
+fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
+    if let agentx_clarify_workspace::Location::Postgres(_) =
+        agentx_clarify_workspace::location(root)?
+    {
+        return Err(ClarifyError::InvalidInput {
+            message: String::from(
+                "notify send follows the file workspace's ledgers; a workspace whose state is in PostgreSQL cannot deliver notifications yet",
+            ),
+        });
+    }
+    let store = DiskStore::new(root);
+    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+fn send(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
+    let store = DiskStore::new(root);
+    let sinks = store.notify_sinks()?;
+    let ledgers = ledgers(root)?;
+    let refs: Vec<&Ledger> = ledgers.iter().collect();
+    let me = deliverer();
+    // Plan and take what is due in one locked step; send outside the lock (a slow receiver
+    // must not hold every other writer of the outbox); record the tries in a second step.
+    let (added, taken) = store.update_outbox(&me, |outbox| {
+        let added = outbox.plan(&sinks, &refs, now);
+        outbox.prune(now);
+        let mut taken = Vec::new();
+        for key in outbox.due(now) {
+            if outbox.lease(&key, &me, now) {
+                if let Some(d) = outbox.deliveries.get(&key) {
+                    taken.push((key.clone(), d.clone()));
+                }
+            }
+        }
+        (added, taken)
+    })?;
+    let mut results = Vec::with_capacity(taken.len());
+    for (key, d) in &taken {
+        let result = deliver(&sinks, &ledgers, d);
+        results.push((key.clone(), result));
+    }
+    let summary = store.update_outbox(&me, |outbox| {
+        for (key, result) in &results {
+            outbox.settle(key, &me, result.clone(), now);
+        }
+        let pending = outbox
+            .deliveries
+            .values()
+            .filter(|d| d.state == State::Pending)
+            .count();
+        let dead = outbox
+            .deliveries
+            .values()
+            .filter(|d| d.state == State::Dead)
+            .count();
+        (pending, dead, outbox.next_due())
+    })?;
+    let (pending, dead, next) = summary;
+    let delivered = results.iter().filter(|(_, r)| r.is_ok()).count();
+    let failed: Vec<_> = results
+        .iter()
+        .filter_map(|(k, r)| r.as_ref().err().map(|e| (k.clone(), e.clone())))
+        .collect();
+    if json {
+        print::json(&json!({
+            "ok": true, "added": added, "delivered": delivered,
+            "failed": failed.iter().map(|(k, e)| json!({"id": k, "error": e})).collect::<Vec<_>>(),
+            "pending": pending, "dead": dead,
+            "nextDue": next.map(|ms| Timestamp::from_ms(ms).to_string()),
+        }));
+    } else {
+        let mut text = format!(
+            "{delivered} delivered, {} failed, {pending} pending, {dead} dead",
+            failed.len()
+        );
+        for (key, error) in &failed {
+            text.push_str(&format!("\n  {key}: {error}"));
+        }
+        if let Some(ms) = next {
+            text.push_str(&format!("\nnext try due {}", Timestamp::from_ms(ms)));
+        }
+        print::text(&text);
+    }
+    Ok(0)
+}
+
+/// Sends one delivery: the event rebuilt from the record as it is now.
+fn deliver(
+    sinks: &[Sink],
+    ledgers: &[Ledger],
+    d: &agentx_clarify_core::notify::Delivery,
+) -> Result<(), String> {
+    let sink = sinks
+        .iter()
+        .find(|s| s.name == d.sink)
+        .ok_or_else(|| format!("the sink \"{}\" is no longer configured", d.sink))?;
+    let record = ledgers
+        .iter()
+        .find(|l| l.issue_number == d.issue)
+        .and_then(|l| l.clarifications.iter().find(|r| r.id == d.record))
+        .ok_or_else(|| format!("{} is no longer in its ledger", d.record))?;
+    let at = match d.name {
+        EventName::Reminder => d.due,
+        _ => record
+            .thread
+            .get(d.entry)
+            .map_or(d.due, |e| e.timestamp.ms()),
+    };
+    let event = Event::of_record(
+        d.event.clone(),
+        d.name,
+        Timestamp::from_ms(at),
+        d.issue,
+        record,
+        None,
+        None,
+    );
+    let secret = agentx_clarify_notify::secret_of(sink, |var| std::env::var(var).ok())
+        .map_err(|e| e.to_string())?;
+    let sent_at = agentx_clarify_store::clock::system_now_ms() / 1000;
+    agentx_clarify_notify::send(sink, &event, secret.as_deref(), sent_at)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
+    let outbox = DiskStore::new(root).read_outbox()?;
+    let open: Vec<_> = outbox
+        .deliveries
+        .iter()
+        .filter(|(_, d)| matches!(d.state, State::Pending | State::Dead))
+        .collect();
+    if json {
+        print::json(&json!({
+            "ok": true,
+            "deliveries": open.iter().map(|(k, d)| json!({
+                "id": k, "event": d.event, "sink": d.sink, "type": format!("clarification.{}", d.name.as_str()),
+                "issue": d.issue, "record": d.record, "state": d.state,
+                "failing": d.state == State::Pending && d.attempts > 0,
+                "attempts": d.attempts, "lastError": d.last_error,
+                "due": Timestamp::from_ms(d.due).to_string(),
+                "next": (d.state == State::Pending).then(|| Timestamp::from_ms(d.next).to_string()),
+            })).collect::<Vec<_>>(),
+            "delivered": outbox.deliveries.values().filter(|d| d.state == State::Delivered).count(),
+        }));
+        return Ok(0);
+    }
+    if open.is_empty() {
+        print::text(&format!(
+            "nothing pending ({} delivered in the last 7 days)",
+            outbox
+                .deliveries
+                .values()
+                .filter(|d| d.state == State::Delivered)
+                .count()
+        ));
+        return Ok(0);
+    }
+    let mut text = String::new();
+    for (key, d) in open {
+        let what = match (d.state, d.attempts) {
+            (State::Dead, _) => String::from("dead"),
+            (_, 0) => format!("pending, due {}", Timestamp::from_ms(d.next)),
+            (_, n) => format!(
+                "failing ({n} tries), next try {}",
+                Timestamp::from_ms(d.next)
+            ),
+        };
+        text.push_str(&format!(
+            "{key}  {} on #{}  {what}",
+            d.name.as_str(),
+            d.issue
+        ));
+        if let Some(error) = &d.last_error {
+            text.push_str(&format!("\n    last error: {error}"));
+        }
+        text.push('\n');
+    }
+    print::text(text.trim_end());
+    Ok(0)
+}
+
+fn retry(
+    root: &Path,
+    now: i64,
+    json: bool,
+    id: Option<&str>,
+    dead: bool,
+) -> Result<i32, ClarifyError> {
+    let store = DiskStore::new(root);
+    let retried = store.update_outbox(&deliverer(), |outbox| {
+        let keys: Vec<String> = match id {
+            Some(id) => vec![id.to_owned()],
+            None if dead => outbox
+                .deliveries
+                .iter()
+                .filter(|(_, d)| d.state == State::Dead)
+                .map(|(k, _)| k.clone())
+                .collect(),
+            None => Vec::new(),
+        };
+        keys.into_iter()
+            .filter(|k| outbox.retry(k, now))
+            .collect::<Vec<_>>()
+    })?;
+    if let (Some(id), true) = (id, retried.is_empty()) {
+        return Err(ClarifyError::NotFound { id: id.to_owned() });
+    }
+    if json {
+        print::json(&json!({"ok": true, "retried": retried}));
+    } else {
+        print::text(&format!(
+            "{} delivery(ies) back in line for the next notify send",
+            retried.len()
+        ));
+    }
+    Ok(0)
 }

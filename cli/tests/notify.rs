@@ -290,3 +290,270 @@ fn failures_say_why_without_secrets() {
         "{v}"
     );
 }
+
+// ---- The outbox: `notify send` follows the ledgers ----
+
+const NOW: &str = "2026-11-22T10:00:00.000Z";
+
+fn at(minutes: i64) -> String {
+    (T0 + minutes * MINUTE).to_string()
+}
+
+fn agentx_at(root: &Path, now: &str, args: &[&str]) -> Out {
+    let mut cmd = agentx();
+    cmd.arg(root_arg(root))
+        .arg("--json")
+        .arg(format!("--now={now}"))
+        .args(args);
+    Out::from_output(&cmd.output().expect("agentx runs"))
+}
+
+fn webhook_config(root: &Path, url: &str, extra: &str) {
+    write_config(
+        root,
+        &format!(
+            "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"{url}\"\nsecret = \"{SECRET}\"\n{extra}"
+        ),
+    );
+}
+
+/// Asks on `issue` and escalates by hand at `minutes`.
+fn escalate(root: &Path, issue: u32, minutes: i64) {
+    let ask = agentx_at(
+        root,
+        &at(minutes),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Redis or LRU?",
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        root,
+        &at(minutes),
+        &["clarify", "escalate", &id, "-m", "a human decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+}
+
+#[test]
+fn an_escalation_is_delivered_once_verified_and_retried_with_the_same_id() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&["--fail", "1"]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    // The sink is seen before anything happens: from then on it is told.
+    assert_eq!(
+        agentx_at(ws.path(), NOW, &["notify", "send"]).json()["delivered"],
+        0
+    );
+    escalate(ws.path(), 42, 1);
+
+    let first = agentx_at(ws.path(), &at(2), &["notify", "send"]);
+    let v = first.json();
+    assert_eq!(
+        (
+            v["delivered"].as_u64(),
+            v["failed"].as_array().map(Vec::len)
+        ),
+        (Some(0), Some(1)),
+        "{v}"
+    );
+    let got = receiver.next();
+    assert_eq!(got["status"], 500);
+    assert_eq!(got["verified"], true);
+    let id = got["headers"]["webhook-id"].as_str().unwrap().to_owned();
+
+    let status = agentx_at(ws.path(), &at(2), &["notify", "status"]).json();
+    let d = &status["deliveries"][0];
+    assert_eq!(d["failing"], true, "{status}");
+    assert!(d["lastError"].as_str().unwrap().contains("500"), "{status}");
+
+    // Before the backoff's 10 s nothing is tried; after it the same event is sent again.
+    let early = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 5_000).to_string(),
+        &["notify", "send"],
+    );
+    assert_eq!(early.json()["failed"].as_array().map(Vec::len), Some(0));
+    let retry = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 10_000).to_string(),
+        &["notify", "send"],
+    );
+    assert_eq!(retry.json()["delivered"], 1, "{retry:#?}");
+    let again = receiver.next();
+    assert_eq!(again["status"], 200);
+    assert_eq!(again["verified"], true);
+    assert_eq!(
+        again["headers"]["webhook-id"],
+        id.as_str(),
+        "the same id on every retry"
+    );
+    let event: Value = serde_json::from_str(again["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["type"], "clarification.escalated");
+    assert_eq!(event["data"]["id"], "CLR-42-001");
+    assert_eq!(event["data"]["reason"], "a human decides");
+    assert_eq!(event["data"]["question"], "Redis or LRU?");
+
+    // Delivered: never again.
+    let after = agentx_at(ws.path(), &at(30), &["notify", "send"]).json();
+    assert_eq!(
+        (after["delivered"].as_u64(), after["pending"].as_u64()),
+        (Some(0), Some(0))
+    );
+}
+
+#[test]
+fn a_ladder_step_waits_and_a_resolution_cancels_it() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    webhook_config(ws.path(), &receiver.url("/lead"), "after_minutes = 60\n");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    escalate(ws.path(), 7, 1);
+    escalate(ws.path(), 8, 1);
+    // Issue 8 is decided before the hour is up.
+    let resolve = agentx_at(
+        ws.path(),
+        &at(20),
+        &["clarify", "resolve", "CLR-8-001", "-m", "Redis."],
+    );
+    assert_eq!(resolve.code, 0, "{resolve:#?}");
+
+    let before = agentx_at(ws.path(), &at(60), &["notify", "send"]).json();
+    assert_eq!(
+        (before["delivered"].as_u64(), before["pending"].as_u64()),
+        (Some(0), Some(1)),
+        "{before}"
+    );
+    let after = agentx_at(ws.path(), &at(61), &["notify", "send"]).json();
+    assert_eq!(after["delivered"], 1, "{after}");
+    let got = receiver.next();
+    let event: Value = serde_json::from_str(got["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        event["data"]["id"], "CLR-7-001",
+        "issue 8 was resolved: nothing for it"
+    );
+    let later = agentx_at(ws.path(), &at(300), &["notify", "send"]).json();
+    assert_eq!(later["delivered"], 0, "{later}");
+}
+
+#[test]
+fn two_deliverers_at_once_send_each_event_once() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&["--slow", "0.05"]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    for issue in 1..=12 {
+        escalate(ws.path(), issue, 1);
+    }
+    let spawn = || {
+        let mut cmd = agentx();
+        cmd.arg(root_arg(ws.path()))
+            .args(["--json", &format!("--now={}", at(2)), "notify", "send"])
+            .stdout(Stdio::piped());
+        cmd.spawn().expect("agentx runs")
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let delivered = |o: &std::process::Output| {
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()["delivered"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(delivered(&a) + delivered(&b), 12, "{a:?} {b:?}");
+    let mut ids: Vec<String> = (0..12)
+        .map(|_| {
+            receiver.next()["headers"]["webhook-id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 12, "no event sent twice");
+}
+
+#[test]
+fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&["--slow", "3"]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    escalate(ws.path(), 42, 1);
+    let mut doomed = agentx();
+    doomed
+        .arg(root_arg(ws.path()))
+        .args(["--json", &format!("--now={}", at(2)), "notify", "send"]);
+    let mut child = doomed.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    child.kill().unwrap(); // SIGKILL while the receiver holds the request
+    child.wait().unwrap();
+
+    // Within the lease nobody else sends it; after the lease (2 min) the next pass does.
+    let held = agentx_at(ws.path(), &at(3), &["notify", "send"]).json();
+    assert_eq!(
+        (held["delivered"].as_u64(), held["pending"].as_u64()),
+        (Some(0), Some(1)),
+        "{held}"
+    );
+    let next = agentx_at(ws.path(), &at(5), &["notify", "send"]).json();
+    assert_eq!(
+        next["delivered"], 1,
+        "delivered by the next run, never zero times: {next}"
+    );
+    // The killed try may have reached the receiver too: at least once, same id.
+    let first = receiver.next();
+    assert_eq!(first["headers"]["webhook-id"], "evt_CLR-42-001_1");
+}
+
+#[test]
+fn a_sink_added_later_is_not_told_the_past_and_retry_requeues_the_dead() {
+    let ws = workspace();
+    escalate(ws.path(), 42, 1);
+    let mut receiver = Receiver::start(&[]);
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    webhook_config(ws.path(), &format!("http://127.0.0.1:{closed}/h"), "");
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(
+        (v["delivered"].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(0)),
+        "history is not replayed: {v}"
+    );
+
+    escalate(ws.path(), 43, 3);
+    // Down for a day: tried by the backoff, then dead.
+    let mut minutes = 4;
+    while minutes <= 3 + 24 * 60 {
+        agentx_at(ws.path(), &at(minutes), &["notify", "send"]);
+        minutes += 60;
+    }
+    agentx_at(ws.path(), &at(3 + 24 * 60), &["notify", "send"]);
+    let status = agentx_at(ws.path(), &at(3 + 24 * 60), &["notify", "status"]).json();
+    assert_eq!(status["deliveries"][0]["state"], "dead", "{status}");
+
+    // The receiver is back; `notify retry --dead` puts it in line again.
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    let r = agentx_at(ws.path(), &at(2000), &["notify", "retry", "--dead"]).json();
+    assert_eq!(r["retried"].as_array().map(Vec::len), Some(1), "{r}");
+    let v = agentx_at(ws.path(), &at(2000), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    assert_eq!(receiver.next()["headers"]["webhook-id"], "evt_CLR-43-001_1");
+}

@@ -2,21 +2,28 @@
 """A notification receiver on 127.0.0.1 for the tests: it verifies every webhook delivery with
 the official Standard Webhooks library (PyPI `standardwebhooks`) and records what arrived.
 
-    receiver.py SECRET [--fail N]
+    receiver.py SECRET [--fail N] [--slow SECONDS]
 
 Prints `port <n>` on its first line, then one JSON line per request received:
-{"path", "headers", "body", "verified", "error"}; with --fail N the first N requests are
-answered 500 (a receiver that is down for a while). Stops when stdin closes.
+{"path", "headers", "body", "verified", "error", "status"}; with --fail N the first N
+requests are answered 500 (a receiver that is down for a while); with --slow S each request
+waits S seconds before it is recorded and answered. Stops when stdin closes.
 """
+import argparse
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks.webhooks import Webhook
 
-secret = sys.argv[1]
-fail = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--fail" else 0
+parser = argparse.ArgumentParser()
+parser.add_argument("secret")
+parser.add_argument("--fail", type=int, default=0)
+parser.add_argument("--slow", type=float, default=0)
+args = parser.parse_args()
+secret, fail = args.secret, args.fail
 lock = threading.Lock()
 count = 0
 
@@ -25,6 +32,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         global count
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        if args.slow:
+            time.sleep(args.slow)
         headers = {k.lower(): v for k, v in self.headers.items()}
         verified, error = False, None
         if "webhook-signature" in headers:

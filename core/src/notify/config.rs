@@ -4,7 +4,7 @@
 //! for `events =`, `secret_evn`) would quietly send everything, or nothing, to the wrong place.
 //! So an unknown key is `CONFIG_INVALID` at `file:line:column`, naming the nearest known key.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use toml::de::DeValue;
 
 use crate::error::ClarifyError;
@@ -43,7 +43,7 @@ impl SinkKind {
 }
 
 /// What happened to a record, as a sink subscribes to it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EventName {
     Escalated,
@@ -260,12 +260,14 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         None => Vec::new(),
     };
     match kind {
-        SinkKind::Command if command.is_empty() || url.is_some() => return Err(src.error_at(
-            &value.span(),
-            format!(
+        SinkKind::Command if command.is_empty() || url.is_some() => {
+            return Err(src.error_at(
+                &value.span(),
+                format!(
                 "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
             ),
-        )),
+            ))
+        }
         SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
             if url.is_none() || !command.is_empty() =>
         {

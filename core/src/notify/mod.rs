@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod event;
+pub mod outbox;
 
 pub use config::{display_url, parse_sinks, EventName, SecretFrom, Sink, SinkKind};
 pub use event::{Event, Outgoing};
+pub use outbox::{Delivery, Outbox};

@@ -1,0 +1,586 @@
+//! The outbox: which deliveries are owed, when each is due, and what a try changes.
+//!
+//! The ledgers are the log the outbox follows (docs/decisions.md, "The outbox follows the
+//! ledgers"): every event a sink can be told of is an entry of a hash-chained ledger (an
+//! escalation, an answer, a resolution, a stale mark), so an event that was recorded can never
+//! be lost by a process that died before telling anyone: the next pass finds the entry and
+//! owes its delivery. The outbox's own state is only what was tried: per delivery its
+//! attempts, its next try, who holds it now, and whether it is done.
+//!
+//! Pure: the shell reads the ledgers and the state, sends, and writes the state back under the
+//! store's lock.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ledger::{EntryKind, Ledger, Record, Status};
+use crate::notify::config::{EventName, Sink};
+
+/// Retries after a failed try: 10 s, 1 min, 5 min, 30 min, 2 h, then every 6 h.
+pub const BACKOFF_MS: [i64; 6] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
+/// A delivery not made this long after it was due is `dead`.
+pub const DEAD_AFTER_MS: i64 = 24 * 3_600_000;
+/// Finished deliveries (delivered, dead, canceled) are kept this long, then forgotten.
+pub const KEEP_MS: i64 = 7 * 24 * 3_600_000;
+/// How long a deliverer holds a delivery it is sending: past this another may take it over
+/// (it died, or hangs beyond every timeout).
+pub const LEASE_MS: i64 = 120_000;
+
+/// Where a delivery stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Pending,
+    Delivered,
+    Dead,
+    /// A ladder step (`after_minutes`) whose record left the state before it was due.
+    Canceled,
+}
+
+/// One event owed to one sink.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    /// The event's id: the `webhook-id`, the same on every try.
+    pub event: String,
+    pub sink: String,
+    pub name: EventName,
+    pub issue: u32,
+    pub record: String,
+    /// The thread entry the event is about (reminders: the escalation).
+    pub entry: usize,
+    pub state: State,
+    /// When it became due (the entry's time, plus `after_minutes`, or a reminder's time).
+    pub due: i64,
+    /// When it may be tried next.
+    pub next: i64,
+    pub attempts: u32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_error: Option<String>,
+    /// Who is sending it now, until when.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lease: Option<Lease>,
+    /// When it was delivered, died or was canceled.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub done: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    pub by: String,
+    pub until: i64,
+}
+
+/// The outbox's state: when each sink started listening, and every delivery owed or kept.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outbox {
+    /// A sink is told only of events at or after the time it was first seen: adding a sink
+    /// to a long-lived workspace must not replay its history to a phone.
+    #[serde(default)]
+    pub since: BTreeMap<String, i64>,
+    /// By `<event>/<sink>`.
+    #[serde(default)]
+    pub deliveries: BTreeMap<String, Delivery>,
+}
+
+/// An event found in a ledger: its id, what it is, the entry and its time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub event: String,
+    pub name: EventName,
+    pub entry: usize,
+    pub at: i64,
+}
+
+/// The events of one record's thread, in order.
+pub fn events_of(record: &Record) -> Vec<Found> {
+    let mut found = Vec::new();
+    for (i, entry) in record.thread.iter().enumerate() {
+        let name = match entry.kind {
+            EntryKind::Escalation if entry.body.starts_with("deadlock:") => EventName::Deadlock,
+            EntryKind::Escalation if entry.body.starts_with("agent error:") => {
+                EventName::RouteFailed
+            }
+            EntryKind::Escalation => EventName::Escalated,
+            EntryKind::Answer => EventName::Answered,
+            EntryKind::Resolution => EventName::Resolved,
+            EntryKind::Stale => EventName::Stale,
+            _ => continue,
+        };
+        found.push(Found {
+            event: format!("evt_{}_{}", record.id, i),
+            name,
+            entry: i,
+            at: entry.timestamp.ms(),
+        });
+    }
+    found
+}
+
+/// The status a record is in right after an event of `name`.
+fn status_of(name: EventName) -> Option<Status> {
+    match name {
+        EventName::Escalated | EventName::Deadlock | EventName::RouteFailed => {
+            Some(Status::Escalated)
+        }
+        EventName::Answered => Some(Status::Answered),
+        EventName::Resolved => Some(Status::Resolved),
+        EventName::Stale => Some(Status::Stale),
+        EventName::Reminder | EventName::Test => None,
+    }
+}
+
+/// A sink subscribed to `escalated` hears of every escalation, whatever its cause; one
+/// subscribed to `deadlock` or `route-failed` only of those.
+fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record) -> bool {
+    let wants = |n| sink.wants(n, issue, &record.from, &record.to);
+    match name {
+        EventName::Deadlock | EventName::RouteFailed => wants(name) || wants(EventName::Escalated),
+        _ => wants(name),
+    }
+}
+
+impl Outbox {
+    /// Adds what `ledgers` owe `sinks` that the outbox does not hold yet, cancels ladder
+    /// steps whose record moved on, and starts the clock of sinks seen for the first time.
+    /// Returns how many deliveries it added.
+    pub fn plan(&mut self, sinks: &[Sink], ledgers: &[&Ledger], now: i64) -> usize {
+        for sink in sinks {
+            self.since.entry(sink.name.clone()).or_insert(now);
+        }
+        self.since
+            .retain(|name, _| sinks.iter().any(|s| &s.name == name));
+        let mut added = 0;
+        for ledger in ledgers {
+            for record in &ledger.clarifications {
+                added += self.plan_record(sinks, ledger.issue_number, record, now);
+            }
+        }
+        added
+    }
+
+    fn plan_record(&mut self, sinks: &[Sink], issue: u32, record: &Record, now: i64) -> usize {
+        let mut added = 0;
+        let found = events_of(record);
+        for sink in sinks {
+            let since = self.since.get(&sink.name).copied().unwrap_or(now);
+            for f in &found {
+                if f.at < since || !subscribed(sink, f.name, issue, record) {
+                    continue;
+                }
+                let due = f.at + i64::from(sink.after_minutes) * 60_000;
+                added += usize::from(self.owe(
+                    sink,
+                    f.event.clone(),
+                    f.name,
+                    issue,
+                    record,
+                    f.entry,
+                    due,
+                ));
+            }
+            // Reminders: every `remind_every_minutes` while the record stays escalated.
+            let every = i64::from(sink.remind_every_minutes) * 60_000;
+            let escalation = found
+                .iter()
+                .rev()
+                .find(|f| status_of(f.name) == Some(Status::Escalated));
+            if let (true, true, Some(esc)) =
+                (every > 0, record.status == Status::Escalated, escalation)
+            {
+                if esc.at >= since
+                    && sink.wants(EventName::Reminder, issue, &record.from, &record.to)
+                {
+                    // Only the latest reminder that is due: a hub that was down for a day
+                    // sends one reminder, not twenty-four.
+                    let k = (now - esc.at) / every;
+                    if k >= 1 {
+                        let event = format!("{}_r{k}", esc.event);
+                        let due = esc.at + k * every;
+                        added += usize::from(self.owe(
+                            sink,
+                            event,
+                            EventName::Reminder,
+                            issue,
+                            record,
+                            esc.entry,
+                            due,
+                        ));
+                    }
+                }
+            }
+        }
+        // A ladder step waits for its record to stay in the state; moved on → canceled.
+        for d in self.deliveries.values_mut() {
+            if d.record != record.id || d.state != State::Pending || d.due <= now {
+                continue;
+            }
+            let moved_on = match status_of(d.name) {
+                Some(status) => record.status != status || record.thread.len() > d.entry + 1,
+                None => record.status != Status::Escalated,
+            };
+            if moved_on {
+                d.state = State::Canceled;
+                d.done = Some(now);
+                d.lease = None;
+            }
+        }
+        added
+    }
+
+    #[allow(clippy::too_many_arguments)] // one private constructor of a delivery
+    fn owe(
+        &mut self,
+        sink: &Sink,
+        event: String,
+        name: EventName,
+        issue: u32,
+        record: &Record,
+        entry: usize,
+        due: i64,
+    ) -> bool {
+        let key = format!("{event}/{}", sink.name);
+        if self.deliveries.contains_key(&key) {
+            return false;
+        }
+        self.deliveries.insert(
+            key,
+            Delivery {
+                event,
+                sink: sink.name.clone(),
+                name,
+                issue,
+                record: record.id.clone(),
+                entry,
+                state: State::Pending,
+                due,
+                next: due,
+                attempts: 0,
+                last_error: None,
+                lease: None,
+                done: None,
+            },
+        );
+        true
+    }
+
+    /// The deliveries that may be tried now: pending, due, held by nobody (or by a holder
+    /// whose lease ran out).
+    pub fn due(&self, now: i64) -> Vec<String> {
+        self.deliveries
+            .iter()
+            .filter(|(_, d)| {
+                d.state == State::Pending
+                    && d.next <= now
+                    && d.lease.as_ref().is_none_or(|l| l.until <= now)
+            })
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    /// Takes `key` for `by` until `now + LEASE_MS`; false when it is not free to take.
+    pub fn lease(&mut self, key: &str, by: &str, now: i64) -> bool {
+        match self.deliveries.get_mut(key) {
+            Some(d)
+                if d.state == State::Pending
+                    && d.next <= now
+                    && d.lease.as_ref().is_none_or(|l| l.until <= now) =>
+            {
+                d.lease = Some(Lease {
+                    by: by.to_owned(),
+                    until: now + LEASE_MS,
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Records a try of `key` by `by`: delivered, or failed with `error` (then the next try
+    /// follows the backoff, or the delivery is dead 24 h after it was due).
+    pub fn settle(&mut self, key: &str, by: &str, result: Result<(), String>, now: i64) {
+        let Some(d) = self.deliveries.get_mut(key) else {
+            return;
+        };
+        if d.lease.as_ref().is_some_and(|l| l.by != by) {
+            // Taken over after our lease ran out: the other deliverer's try counts.
+            return;
+        }
+        d.lease = None;
+        d.attempts += 1;
+        match result {
+            Ok(()) => {
+                d.state = State::Delivered;
+                d.done = Some(now);
+                d.last_error = None;
+            }
+            Err(error) => {
+                d.last_error = Some(error);
+                let wait = BACKOFF_MS
+                    .get(d.attempts.saturating_sub(1) as usize)
+                    .copied()
+                    .unwrap_or(BACKOFF_MS[5]);
+                if now - d.due >= DEAD_AFTER_MS {
+                    d.state = State::Dead;
+                    d.done = Some(now);
+                } else {
+                    d.next = (now + wait).min(d.due + DEAD_AFTER_MS);
+                }
+            }
+        }
+    }
+
+    /// Puts a dead (or failing) delivery back in line for a try now.
+    pub fn retry(&mut self, key: &str, now: i64) -> bool {
+        match self.deliveries.get_mut(key) {
+            Some(d) if matches!(d.state, State::Dead | State::Pending) => {
+                d.state = State::Pending;
+                d.next = now;
+                d.due = now;
+                d.done = None;
+                d.lease = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets finished deliveries older than a week.
+    pub fn prune(&mut self, now: i64) {
+        self.deliveries
+            .retain(|_, d| d.done.is_none_or(|done| now - done < KEEP_MS));
+    }
+
+    /// The earliest time a pending delivery may be tried (a wake-up for the worker).
+    pub fn next_due(&self) -> Option<i64> {
+        self.deliveries
+            .values()
+            .filter(|d| d.state == State::Pending)
+            .map(|d| d.lease.as_ref().map_or(d.next, |l| l.until.max(d.next)))
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notify::config::parse_sinks;
+
+    const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
+    const MIN: i64 = 60_000;
+
+    fn ledger(entries: &[(&str, &str, i64)], status: &str) -> Ledger {
+        let thread: Vec<String> = entries
+            .iter()
+            .map(|(kind, body, at)| {
+                format!(
+                    r#"{{"round":1,"from":"{}","type":"{kind}","body":"{body}","timestamp":"{}"}}"#,
+                    if *kind == "escalation" {
+                        "monitor"
+                    } else {
+                        "engineer"
+                    },
+                    crate::time::Timestamp::from_ms(*at)
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"issueNumber":42,"clarifications":[{{"id":"CLR-42-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"{status}","round":1,"maxRounds":3,"slaMinutes":30,"thread":[{}]}}]}}"#,
+            thread.join(",")
+        );
+        Ledger::parse("issue-42.json", text.as_bytes(), Some(42))
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
+    fn sinks(text: &str) -> Vec<Sink> {
+        parse_sinks("config.toml", text.as_bytes()).unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
+    const TEAM: &str = "[[notify]]\nname = \"team\"\nkind = \"command\"\ncommand = [\"true\"]\n";
+
+    #[test]
+    fn an_escalation_is_owed_once_and_retried_by_the_backoff() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[
+                ("question", "Redis?", T0),
+                ("escalation", "SLA expired", T0 + 30 * MIN),
+            ],
+            "escalated",
+        );
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 31 * MIN), 1);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 32 * MIN), 0, "owed once");
+        let now = T0 + 32 * MIN;
+        let due = outbox.due(now);
+        assert_eq!(due, ["evt_CLR-42-001_1/team"]);
+        assert!(outbox.lease(&due[0], "a", now));
+        assert!(!outbox.lease(&due[0], "b", now), "one deliverer at a time");
+        assert!(outbox.due(now).is_empty());
+        outbox.settle(&due[0], "a", Err("500".into()), now);
+        assert_eq!(outbox.deliveries[&due[0]].next, now + 10_000);
+        assert!(outbox.due(now + 9_999).is_empty());
+        assert!(outbox.lease(&due[0], "b", now + 10_000));
+        outbox.settle(&due[0], "b", Ok(()), now + 10_000);
+        assert_eq!(outbox.deliveries[&due[0]].state, State::Delivered);
+        assert_eq!(outbox.deliveries[&due[0]].attempts, 2);
+        outbox.prune(now + KEEP_MS + 10_000);
+        assert!(outbox.deliveries.is_empty());
+    }
+
+    #[test]
+    fn a_lease_that_ran_out_is_taken_over() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0)],
+            "escalated",
+        );
+        outbox.plan(&sinks, &[&l], T0);
+        let key = outbox.due(T0).remove(0);
+        assert!(outbox.lease(&key, "dead-deliverer", T0));
+        assert!(outbox.due(T0 + LEASE_MS - 1).is_empty());
+        assert!(outbox.lease(&key, "next", T0 + LEASE_MS));
+        outbox.settle(&key, "dead-deliverer", Ok(()), T0 + LEASE_MS + 1);
+        assert_eq!(
+            outbox.deliveries[&key].state,
+            State::Pending,
+            "not the holder"
+        );
+        outbox.settle(&key, "next", Ok(()), T0 + LEASE_MS + 2);
+        assert_eq!(outbox.deliveries[&key].state, State::Delivered);
+    }
+
+    #[test]
+    fn a_delivery_dies_a_day_after_it_was_due() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0)],
+            "escalated",
+        );
+        outbox.plan(&sinks, &[&l], T0);
+        let key = outbox.due(T0).remove(0);
+        let mut now = T0;
+        let mut tries = 0;
+        while outbox.deliveries[&key].state == State::Pending {
+            now = now.max(outbox.deliveries[&key].next);
+            assert!(outbox.lease(&key, "a", now));
+            outbox.settle(&key, "a", Err("down".into()), now);
+            tries += 1;
+        }
+        assert_eq!(outbox.deliveries[&key].state, State::Dead);
+        assert_eq!(now, T0 + DEAD_AFTER_MS);
+        assert_eq!(
+            tries, 10,
+            "10 s, 1 min, 5 min, 30 min, 2 h, then 6 h until 24 h"
+        );
+        assert!(outbox.retry(&key, now + 1));
+        assert_eq!(outbox.due(now + 1), [key]);
+    }
+
+    #[test]
+    fn ladders_wait_and_cancel_and_old_history_is_not_replayed() {
+        let sinks = sinks(
+            "[[notify]]\nname = \"lead\"\nkind = \"command\"\ncommand = [\"true\"]\nafter_minutes = 60\n",
+        );
+        let mut outbox = Outbox::default();
+        let old = ledger(
+            &[
+                ("question", "q", T0 - 600 * MIN),
+                ("escalation", "x", T0 - 599 * MIN),
+            ],
+            "escalated",
+        );
+        assert_eq!(
+            outbox.plan(&sinks, &[&old], T0),
+            0,
+            "before the sink existed"
+        );
+
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0 + MIN)],
+            "escalated",
+        );
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + MIN), 1);
+        assert!(outbox.due(T0 + 60 * MIN).is_empty(), "before after_minutes");
+        assert_eq!(outbox.due(T0 + 61 * MIN).len(), 1, "at after_minutes");
+
+        // Resolved meanwhile: nothing is sent.
+        let mut outbox2 = Outbox::default();
+        outbox2.plan(&sinks, &[], T0);
+        outbox2.plan(&sinks, &[&l], T0 + MIN);
+        let resolved = ledger(
+            &[
+                ("question", "q", T0),
+                ("escalation", "x", T0 + MIN),
+                ("resolution", "Redis.", T0 + 10 * MIN),
+            ],
+            "resolved",
+        );
+        outbox2.plan(&sinks, &[&resolved], T0 + 10 * MIN);
+        assert!(outbox2.due(T0 + 61 * MIN).is_empty());
+        assert!(outbox2
+            .deliveries
+            .values()
+            .any(|d| d.state == State::Canceled));
+    }
+
+    #[test]
+    fn reminders_repeat_while_escalated_one_at_a_time() {
+        let sinks = sinks(
+            "[[notify]]\nname = \"lead\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"reminder\"]\nremind_every_minutes = 30\n",
+        );
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0)],
+            "escalated",
+        );
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 29 * MIN), 0);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 30 * MIN), 1);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 45 * MIN), 0);
+        assert_eq!(
+            outbox.plan(&sinks, &[&l], T0 + 200 * MIN),
+            1,
+            "only the latest"
+        );
+        let events: Vec<_> = outbox
+            .deliveries
+            .values()
+            .map(|d| d.event.clone())
+            .collect();
+        assert_eq!(events, ["evt_CLR-42-001_1_r1", "evt_CLR-42-001_1_r6"]);
+    }
+
+    #[test]
+    fn filters_and_event_kinds() {
+        let sinks = sinks(
+            "[[notify]]\nname = \"a\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"answered\", \"resolved\"]\nissues = [7]\n\n[[notify]]\nname = \"b\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"deadlock\"]\n",
+        );
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[
+                ("question", "q", T0),
+                ("escalation", "deadlock: engineer ↔ architect", T0 + MIN),
+                ("answer", "a", T0 + 2 * MIN),
+            ],
+            "answered",
+        );
+        // Issue 42: sink a is for issue 7; sink b hears the deadlock only.
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 3 * MIN), 1);
+        let d = outbox
+            .deliveries
+            .values()
+            .next()
+            .unwrap_or_else(|| unreachable!());
+        assert_eq!((d.sink.as_str(), d.name), ("b", EventName::Deadlock));
+    }
+}
