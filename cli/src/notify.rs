@@ -3,12 +3,10 @@
 
 use std::path::Path;
 
-use agentx_clarify_command::{Scope, Store};
 use agentx_clarify_core::notify::outbox::State;
-use agentx_clarify_core::notify::{Event, EventName, Sink};
+use agentx_clarify_core::notify::{Event, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_core::Ledger;
 use agentx_clarify_store::DiskStore;
 use clap::Subcommand;
 use serde_json::json;
@@ -137,140 +135,32 @@ fn shown(name: &str) -> String {
     name.chars().take(80).flat_map(char::escape_debug).collect()
 }
 
-/// Who holds a delivery while sending it: this process on this host.
-fn deliverer() -> String {
-    format!(
-        "{}:{}",
-        agentx_clarify_store::this_host(),
-        std::process::id()
-    )
-}
-
-/// Every ledger of the workspace. The outbox keeps its state beside the workspace's files,
-/// so it follows the file store's ledgers; under PostgreSQL it is not built yet.
-fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    if let agentx_clarify_workspace::Location::Postgres(_) =
-        agentx_clarify_workspace::location(root)?
-    {
-        return Err(ClarifyError::InvalidInput {
-            message: String::from(
-                "notify send follows the file workspace's ledgers; a workspace whose state is in PostgreSQL cannot deliver notifications yet",
-            ),
-        });
-    }
-    let store = DiskStore::new(root);
-    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
-    Ok(read.into_iter().flatten().collect())
-}
-
 fn send(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let store = DiskStore::new(root);
-    let sinks = store.notify_sinks()?;
-    let ledgers = ledgers(root)?;
-    let refs: Vec<&Ledger> = ledgers.iter().collect();
-    let me = deliverer();
-    // Plan and take what is due in one locked step; send outside the lock (a slow receiver
-    // must not hold every other writer of the outbox); record the tries in a second step.
-    let (added, taken) = store.update_outbox(&me, |outbox| {
-        let added = outbox.plan(&sinks, &refs, now);
-        outbox.prune(now);
-        let mut taken = Vec::new();
-        for key in outbox.due(now) {
-            if outbox.lease(&key, &me, now) {
-                if let Some(d) = outbox.deliveries.get(&key) {
-                    taken.push((key.clone(), d.clone()));
-                }
-            }
-        }
-        (added, taken)
-    })?;
-    let mut results = Vec::with_capacity(taken.len());
-    for (key, d) in &taken {
-        let result = deliver(&sinks, &ledgers, d);
-        results.push((key.clone(), result));
-    }
-    let summary = store.update_outbox(&me, |outbox| {
-        for (key, result) in &results {
-            outbox.settle(key, &me, result.clone(), now);
-        }
-        let pending = outbox
-            .deliveries
-            .values()
-            .filter(|d| d.state == State::Pending)
-            .count();
-        let dead = outbox
-            .deliveries
-            .values()
-            .filter(|d| d.state == State::Dead)
-            .count();
-        (pending, dead, outbox.next_due())
-    })?;
-    let (pending, dead, next) = summary;
-    let delivered = results.iter().filter(|(_, r)| r.is_ok()).count();
-    let failed: Vec<_> = results
-        .iter()
-        .filter_map(|(k, r)| r.as_ref().err().map(|e| (k.clone(), e.clone())))
-        .collect();
+    let report = agentx_clarify_notify::pass(root, now)?;
     if json {
         print::json(&json!({
-            "ok": true, "added": added, "delivered": delivered,
-            "failed": failed.iter().map(|(k, e)| json!({"id": k, "error": e})).collect::<Vec<_>>(),
-            "pending": pending, "dead": dead,
-            "nextDue": next.map(|ms| Timestamp::from_ms(ms).to_string()),
+            "ok": true, "added": report.added, "delivered": report.delivered,
+            "failed": report.failed.iter().map(|(k, e)| json!({"id": k, "error": e})).collect::<Vec<_>>(),
+            "pending": report.pending, "dead": report.dead,
+            "nextDue": report.next_due.map(|ms| Timestamp::from_ms(ms).to_string()),
         }));
     } else {
         let mut text = format!(
-            "{delivered} delivered, {} failed, {pending} pending, {dead} dead",
-            failed.len()
+            "{} delivered, {} failed, {} pending, {} dead",
+            report.delivered,
+            report.failed.len(),
+            report.pending,
+            report.dead
         );
-        for (key, error) in &failed {
+        for (key, error) in &report.failed {
             text.push_str(&format!("\n  {key}: {error}"));
         }
-        if let Some(ms) = next {
+        if let Some(ms) = report.next_due {
             text.push_str(&format!("\nnext try due {}", Timestamp::from_ms(ms)));
         }
         print::text(&text);
     }
     Ok(0)
-}
-
-/// Sends one delivery: the event rebuilt from the record as it is now.
-fn deliver(
-    sinks: &[Sink],
-    ledgers: &[Ledger],
-    d: &agentx_clarify_core::notify::Delivery,
-) -> Result<(), String> {
-    let sink = sinks
-        .iter()
-        .find(|s| s.name == d.sink)
-        .ok_or_else(|| format!("the sink \"{}\" is no longer configured", d.sink))?;
-    let record = ledgers
-        .iter()
-        .find(|l| l.issue_number == d.issue)
-        .and_then(|l| l.clarifications.iter().find(|r| r.id == d.record))
-        .ok_or_else(|| format!("{} is no longer in its ledger", d.record))?;
-    let at = match d.name {
-        EventName::Reminder => d.due,
-        _ => record
-            .thread
-            .get(d.entry)
-            .map_or(d.due, |e| e.timestamp.ms()),
-    };
-    let event = Event::of_record(
-        d.event.clone(),
-        d.name,
-        Timestamp::from_ms(at),
-        d.issue,
-        record,
-        None,
-        None,
-    );
-    let secret = agentx_clarify_notify::secret_of(sink, |var| std::env::var(var).ok())
-        .map_err(|e| e.to_string())?;
-    let sent_at = agentx_clarify_store::clock::system_now_ms() / 1000;
-    agentx_clarify_notify::send(sink, &event, secret.as_deref(), sent_at)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
 }
 
 fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
@@ -338,7 +228,7 @@ fn retry(
     dead: bool,
 ) -> Result<i32, ClarifyError> {
     let store = DiskStore::new(root);
-    let retried = store.update_outbox(&deliverer(), |outbox| {
+    let retried = store.update_outbox(&agentx_clarify_notify::deliverer(), |outbox| {
         let keys: Vec<String> = match id {
             Some(id) => vec![id.to_owned()],
             None if dead => outbox

@@ -7,6 +7,10 @@
 //! - Nothing this crate returns or prints carries a secret or a URL beyond its host: errors
 //!   from the HTTP client are stripped of their URL.
 
+mod pass;
+
+pub use pass::{deliverer, pass, PassReport};
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

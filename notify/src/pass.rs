@@ -1,0 +1,152 @@
+//! One delivery pass of the outbox on the file workspace (`agentx notify send`, the server's
+//! worker): what is owed comes from the ledgers, what was tried from `.agentx/state/outbox.json`.
+
+use std::path::Path;
+
+use agentx_clarify_command::{Scope, Store};
+use agentx_clarify_core::notify::outbox::State;
+use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
+use agentx_clarify_core::time::Timestamp;
+use agentx_clarify_core::{ClarifyError, Ledger};
+use agentx_clarify_store::DiskStore;
+
+/// What one pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// Deliveries newly owed.
+    pub added: usize,
+    pub delivered: usize,
+    /// `(delivery, error)` of each failed try.
+    pub failed: Vec<(String, String)>,
+    /// Still pending afterwards (failing ones included), and dead.
+    pub pending: usize,
+    pub dead: usize,
+    /// When the next pending delivery may be tried.
+    pub next_due: Option<i64>,
+}
+
+/// Who holds a delivery while sending it: this process on this host.
+pub fn deliverer() -> String {
+    format!(
+        "{}:{}",
+        agentx_clarify_store::this_host(),
+        std::process::id()
+    )
+}
+
+/// Every ledger of the workspace. The outbox keeps its state beside the workspace's files,
+/// so it follows the file store's ledgers; under PostgreSQL it is not built yet.
+fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
+    if let agentx_clarify_workspace::Location::Postgres(_) =
+        agentx_clarify_workspace::location(root)?
+    {
+        return Err(ClarifyError::InvalidInput {
+            message: String::from(
+                "notify send follows the file workspace's ledgers; a workspace whose state is in PostgreSQL cannot deliver notifications yet",
+            ),
+        });
+    }
+    let store = DiskStore::new(root);
+    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+/// One delivery pass over the workspace at `root`: plan what the ledgers owe, take what is
+/// due, send it outside the outbox's lock, record each try. The CLI's `notify send` and the
+/// server's worker run it.
+pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
+    let store = DiskStore::new(root);
+    let sinks = store.notify_sinks()?;
+    if sinks.is_empty() {
+        // Nothing to tell anyone: no ledger is read (a worker runs this often).
+        return Ok(PassReport::default());
+    }
+    let ledgers = ledgers(root)?;
+    let refs: Vec<&Ledger> = ledgers.iter().collect();
+    let me = deliverer();
+    // Plan and take what is due in one locked step; send outside the lock (a slow receiver
+    // must not hold every other writer of the outbox); record the tries in a second step.
+    let (added, taken) = store.update_outbox(&me, |outbox| {
+        let added = outbox.plan(&sinks, &refs, now);
+        outbox.prune(now);
+        let mut taken = Vec::new();
+        for key in outbox.due(now) {
+            if outbox.lease(&key, &me, now) {
+                if let Some(d) = outbox.deliveries.get(&key) {
+                    taken.push((key.clone(), d.clone()));
+                }
+            }
+        }
+        (added, taken)
+    })?;
+    let mut results = Vec::with_capacity(taken.len());
+    for (key, d) in &taken {
+        let result = deliver(&sinks, &ledgers, d);
+        results.push((key.clone(), result));
+    }
+    let summary = store.update_outbox(&me, |outbox| {
+        for (key, result) in &results {
+            outbox.settle(key, &me, result.clone(), now);
+        }
+        let pending = outbox
+            .deliveries
+            .values()
+            .filter(|d| d.state == State::Pending)
+            .count();
+        let dead = outbox
+            .deliveries
+            .values()
+            .filter(|d| d.state == State::Dead)
+            .count();
+        (pending, dead, outbox.next_due())
+    })?;
+    let (pending, dead, next) = summary;
+    let delivered = results.iter().filter(|(_, r)| r.is_ok()).count();
+    let failed = results
+        .into_iter()
+        .filter_map(|(k, r)| r.err().map(|e| (k, e)))
+        .collect();
+    Ok(PassReport {
+        added,
+        delivered,
+        failed,
+        pending,
+        dead,
+        next_due: next,
+    })
+}
+
+/// Sends one delivery: the event rebuilt from the record as it is now.
+fn deliver(sinks: &[Sink], ledgers: &[Ledger], d: &Delivery) -> Result<(), String> {
+    let sink = sinks
+        .iter()
+        .find(|s| s.name == d.sink)
+        .ok_or_else(|| format!("the sink \"{}\" is no longer configured", d.sink))?;
+    let record = ledgers
+        .iter()
+        .find(|l| l.issue_number == d.issue)
+        .and_then(|l| l.clarifications.iter().find(|r| r.id == d.record))
+        .ok_or_else(|| format!("{} is no longer in its ledger", d.record))?;
+    let at = match d.name {
+        EventName::Reminder => d.due,
+        _ => record
+            .thread
+            .get(d.entry)
+            .map_or(d.due, |e| e.timestamp.ms()),
+    };
+    let event = Event::of_record(
+        d.event.clone(),
+        d.name,
+        Timestamp::from_ms(at),
+        d.issue,
+        record,
+        None,
+        None,
+    );
+    let secret =
+        crate::secret_of(sink, |var| std::env::var(var).ok()).map_err(|e| e.to_string())?;
+    let sent_at = agentx_clarify_store::clock::system_now_ms() / 1000;
+    crate::send(sink, &event, secret.as_deref(), sent_at)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
