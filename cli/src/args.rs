@@ -82,7 +82,7 @@ pub enum Command {
     Hook(Hook),
     /// Run the monitor, then show which issues are blocked by open clarifications
     #[command(
-        after_help = "Examples:\n  agentx ready\n  agentx ready --include-escalated\n  agentx ready --json"
+        after_help = "Examples:\n  agentx ready\n  agentx ready --no-escalated\n  agentx ready --json"
     )]
     Ready(ReadyArgs),
     /// Show agent statuses, or set one (--agent A --status S [--issue N])
@@ -356,6 +356,10 @@ pub struct AskArgs {
     /// The gap's id within its session
     #[arg(long, value_name = "ID")]
     pub gap_id: Option<String>,
+    /// Ask back: answer the pending question <ID> (asked of --from by --to) with this one.
+    /// Always in scope; takes that question's round limit and SLA
+    #[arg(long, value_name = "ID")]
+    pub asked_back_from: Option<String>,
     /// Then run the target's runner in the background (see `clarify route`); the command
     /// returns at once
     #[arg(long)]
@@ -416,9 +420,12 @@ pub enum Hook {
 
 #[derive(Args, Debug)]
 pub struct ReadyArgs {
-    /// Also count escalated blocking records (their requester waits on a human)
-    #[arg(long)]
+    /// Count escalated blocking records (their requester waits on a human): the default
+    #[arg(long, conflicts_with = "no_escalated")]
     pub include_escalated: bool,
+    /// Count only pending and stale records: an escalated one does not block its issue
+    #[arg(long)]
+    pub no_escalated: bool,
 }
 
 #[derive(Args, Debug)]

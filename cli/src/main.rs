@@ -123,7 +123,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
         Command::Hook(Hook::Finish { agent, issue }) => {
             hook(ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
         }
-        Command::Ready(a) => ready(ws, now, json, a.include_escalated),
+        Command::Ready(a) => ready(ws, now, json, !a.no_escalated),
         Command::State(a) => state(ws, now, json, a),
         Command::Migrate { dry_run } => migrate::run(ws, json, dry_run),
         Command::Gate(a) => layer4::run_gate(ws, json, &a),
@@ -202,7 +202,16 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
                 blocked_operations: a.blocked_operations,
                 session_id: a.session_id,
                 gap_id: a.gap_id,
-                extra: Default::default(),
+                extra: a
+                    .asked_back_from
+                    .map(|id| {
+                        (
+                            agentx_clarify_core::routing::ASKED_BACK.to_owned(),
+                            id.into(),
+                        )
+                    })
+                    .into_iter()
+                    .collect(),
             };
             if a.route {
                 return route::ask(ws, &clock, fixed.then_some(now), json, &req, a.wait);

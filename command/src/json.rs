@@ -176,7 +176,12 @@ fn run<S: DelegationStore>(
             let issue = issue_number(m, "issue")?;
             status::hook(store, now()?, event, &agent, issue)?.to_json()
         }
-        "ready" => query::ready(store, now()?, flag(m, "includeEscalated")?)?.to_json(),
+        "ready" => query::ready(
+            store,
+            now()?,
+            opt_bool(m, "includeEscalated")?.unwrap_or(true),
+        )?
+        .to_json(),
         "state" => match (opt_string(m, "agent")?, opt_string(m, "status")?) {
             (Some(agent), Some(state)) => {
                 let issue = issue_number(m, "issue")?;

@@ -137,7 +137,11 @@ pub fn text_thread(issue: u32, record: &Record, style: Style) -> String {
         }
     }
     if record.current_status() == Status::Escalated {
-        let _ = writeln!(out, "  resolve with: agentx clarify resolve {}", record.id);
+        let _ = writeln!(
+            out,
+            "  decide with: agentx clarify resolve {} -m \"<the decision>\"",
+            record.id
+        );
     }
     trim_end(out)
 }
