@@ -197,6 +197,11 @@ pub enum Clarify {
         after_help = "Example:\n  agentx clarify abandon CLR-42-001 --from engineer -m \"Found it in the ADR\""
     )]
     Abandon(CloseArgs),
+    /// Send an escalated clarification back to its target, pending again (a human only)
+    #[command(
+        after_help = "Examples:\n  agentx clarify reopen CLR-42-001 -m \"The runner is fixed; please answer.\"\n  agentx clarify reopen CLR-42-001 --route"
+    )]
+    Reopen(ReopenArgs),
     /// List clarifications (default: open ones)
     #[command(
         after_help = "Examples:\n  agentx clarify list\n  agentx clarify list --issue 42 --all\n  agentx clarify list --status stale --status escalated --json"
@@ -399,6 +404,20 @@ pub struct CloseArgs {
     pub from: Option<String>,
     #[arg(short = 'm', long = "message", value_name = "TEXT")]
     pub message: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReopenArgs {
+    pub id: String,
+    /// Only `human` may reopen (the default)
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Why it goes back, kept in the thread
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Then route it to its target's runner again and print the outcome
+    #[arg(long)]
+    pub route: bool,
 }
 
 #[derive(Subcommand, Debug)]

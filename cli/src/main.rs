@@ -219,6 +219,11 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             mutation(json, &commands::ask(ws, now, &req)?)
         }
         Clarify::Route(a) => route::route(ws, &clock, json, a),
+        Clarify::Reopen(a) if a.route => route::reopen(ws, &clock, json, a),
+        Clarify::Reopen(a) => mutation(
+            json,
+            &commands::reopen(ws, now, &a.id, a.from.as_deref(), a.message.as_deref())?,
+        ),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,

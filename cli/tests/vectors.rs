@@ -115,7 +115,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             argv.push(format!("--question={}", req(args, "question", file)));
             argv.extend([s("--"), req(args, "id", file)]);
         }
-        "resolve" | "escalate" | "abandon" => {
+        "resolve" | "escalate" | "abandon" | "reopen" => {
             argv.extend([s("clarify"), s(op)]);
             push_opt(&mut argv, "from", args, "from");
             push_opt(&mut argv, "message", args, "message");

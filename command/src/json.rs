@@ -31,6 +31,7 @@ pub const OPERATIONS: &[&str] = &[
     "resolve",
     "escalate",
     "abandon",
+    "reopen",
     "monitor",
     "verify",
     "list",
@@ -136,6 +137,14 @@ fn run<S: DelegationStore>(
             let action = action(op, m)?;
             mutation::act(store, now()?, &id, &action)?.to_json()
         }
+        "reopen" => crate::reopen::reopen(
+            store,
+            now()?,
+            &string(m, "id")?,
+            opt_string(m, "from")?.as_deref(),
+            opt_string(m, "message")?.as_deref(),
+        )?
+        .to_json(),
         "monitor" => {
             let config = store.load_config()?;
             let dry_run = flag(m, "dryRun")?;

@@ -98,7 +98,7 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
     let kind = format!("{:<11}", e.kind.as_str());
     let kind = match e.kind {
         EntryKind::Escalation => style.warn(&kind),
-        EntryKind::Stale | EntryKind::Retry => style.dim(&kind),
+        EntryKind::Stale | EntryKind::Retry | EntryKind::Reopen => style.dim(&kind),
         _ => kind,
     };
     let _ = writeln!(
