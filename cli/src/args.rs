@@ -114,8 +114,9 @@ pub enum Command {
         after_help = "Examples:\n  agentx mcp --agent engineer --issue 42\n  claude mcp add clarify -- agentx mcp --agent engineer"
     )]
     Mcp {
-        /// The agent every tool call acts as
-        #[arg(long)]
+        /// The agent every tool call acts as (default: the AGENTX_AGENT environment variable,
+        /// so a project's shared MCP configuration can leave the name to each person)
+        #[arg(long, env = "AGENTX_AGENT")]
         agent: String,
         /// The default issue of clarify_ask and clarify_show
         #[arg(long, value_name = "N")]

@@ -7,12 +7,15 @@ mod demo;
 mod demo_routing;
 mod exit;
 mod layer4;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod migrate;
 mod previews;
 mod print;
 mod route;
 mod signals;
 mod store;
+mod typos;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,7 +35,21 @@ use serde_json::json;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            #[cfg(feature = "mcp")]
+            if e.kind() == clap::error::ErrorKind::DisplayHelp
+                && std::env::args().skip(1).any(|a| a == "mcp")
+            {
+                if let Some(help) = mcp::help() {
+                    print::text(help.trim_end());
+                    return ExitCode::SUCCESS;
+                }
+            }
+            e.exit()
+        }
+    };
     let choice = match cli.color {
         ColorMode::Auto => anstream::ColorChoice::Auto,
         ColorMode::Always => anstream::ColorChoice::Always,
@@ -91,6 +108,11 @@ fn run(cli: Cli) -> i32 {
         Command::Store(cmd) => store::run(&root, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
+            let root = match mcp::root(cli.root.as_deref()) {
+                Ok(root) => root,
+                Err(why) => return mcp::refuse(&why),
+            };
+            mcp::announce(&root, &agent);
             agentx_clarify_workspace::location(&root).and_then(|location| {
                 let changes = match location {
                     agentx_clarify_workspace::Location::Files => agentx_clarify_mcp::Changes::Files,
@@ -102,11 +124,18 @@ fn run(cli: Cli) -> i32 {
             })
         }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
+            // Generated in memory: clap_complete panics when its writer fails, and a closed
+            // pipe (`agentx completions bash | head`) must end the command quietly.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut script);
+            let _ = std::io::stdout().write_all(&script);
             Ok(0)
         }
-        command => agentx_clarify_workspace::open(&root)
-            .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command)),
+        command => {
+            typos::warn(&root);
+            agentx_clarify_workspace::open(&root)
+                .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command))
+        }
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
 }
