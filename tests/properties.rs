@@ -230,6 +230,67 @@ proptest! {
         }
     }
 
+    /// SPEC §28: only an agent's own report (`hook`/`state`) after a question can abandon it.
+    /// Statuses that reported before the first question (leftover `done`, `working` on other
+    /// issues) or never reported at all (AgentX's files), then any sequence of clarification
+    /// operations and monitor runs, never abandon a record.
+    #[test]
+    fn clarification_operations_alone_never_abandon(
+        steps in proptest::collection::vec(step(), 1..60),
+        reported in proptest::collection::vec((0..3usize, any::<bool>()), AGENTS.len()),
+    ) {
+        let config = Config::default();
+        let workflows = workflows();
+        let mut ledger = Ledger::new(42);
+        let mut statuses = Statuses::new();
+        for (agent, (shape, with_report)) in AGENTS.iter().zip(&reported) {
+            let (status, issue) = [("done", Some(42)), ("working", Some(7)), ("done", None)][*shape];
+            // Before any question: ticks go back at most 5 minutes × 60 steps.
+            set_status(&mut statuses, agent, status, issue, T0 - 6 * 3_600_000).expect("a valid status");
+            if !with_report {
+                // As AgentX writes it: a status and a lastActivity, no report time.
+                if let Some(slot) = statuses.get_mut(*agent) { slot.reported_at = None; }
+            }
+        }
+        let mut now = T0;
+        for s in steps {
+            let result = match s {
+                Step::Tick(minutes) => { now = (now + minutes * 60_000).max(0); continue; }
+                Step::Monitor => {
+                    let out = monitor_ledger(ledger.clone(), &statuses, &config, now);
+                    prop_assert!(out.report.abandoned.is_empty(), "abandoned by the monitor: {:?}", out.report.abandoned);
+                    apply_events(&mut statuses, &out.events);
+                    ledger = out.ledger;
+                    continue;
+                }
+                // Abandoning by hand is an abandonment on purpose, not the monitor's.
+                Step::Abandon { .. } => continue,
+                Step::Request { from, to, blocking, topic } => {
+                    let req = NewRequest {
+                        issue_number: 42, from: AGENTS[from].into(), to: AGENTS[to].into(),
+                        topic: TEXTS[topic].into(), question: TEXTS[(topic + 1) % TEXTS.len()].into(),
+                        blocking, ..NewRequest::default()
+                    };
+                    request(Some(&ledger), &req, &config, &workflows, now)
+                }
+                Step::Answer { record, actor, text } => act(&ledger, &id_of(&ledger, record), &Action::Answer { from: AGENTS[actor].into(), body: TEXTS[text].into() }, &config, now),
+                Step::FollowUp { record, actor, text } => act(&ledger, &id_of(&ledger, record), &Action::FollowUp { from: AGENTS[actor].into(), question: TEXTS[text].into() }, &config, now),
+                Step::Resolve { record, actor } => act(&ledger, &id_of(&ledger, record), &Action::Resolve { from: actor.map(|a| AGENTS[a].into()), message: None }, &config, now),
+                Step::Escalate { record, actor } => act(&ledger, &id_of(&ledger, record), &Action::Escalate { from: actor.map(|a| AGENTS[a].into()), message: Some(String::from("a decision")) }, &config, now),
+            };
+            if let Ok(applied) = result {
+                apply_events(&mut statuses, &applied.events);
+                ledger = applied.ledger;
+            }
+            // The follow-up monitor of every command, as the shells run it.
+            let out = monitor_ledger(ledger.clone(), &statuses, &config, now);
+            prop_assert!(out.report.abandoned.is_empty(), "abandoned after a clarification operation: {:?}", out.report.abandoned);
+            apply_events(&mut statuses, &out.events);
+            ledger = out.ledger;
+        }
+        prop_assert!(ledger.clarifications.iter().all(|r| r.current_status() != Status::Abandoned));
+    }
+
     #[test]
     fn arbitrary_json_never_panics(text in ".{0,400}") {
         let _ = Ledger::parse("issue-1.json", text.as_bytes(), Some(1));

@@ -88,7 +88,7 @@ pub enum Command {
     Hook(Hook),
     /// Run the monitor, then show which issues are blocked by open clarifications
     #[command(
-        after_help = "Examples:\n  agentx ready\n  agentx ready --include-escalated\n  agentx ready --json"
+        after_help = "Examples:\n  agentx ready\n  agentx ready --no-escalated\n  agentx ready --json"
     )]
     Ready(ReadyArgs),
     /// Show agent statuses, or set one (--agent A --status S [--issue N])
@@ -120,8 +120,9 @@ pub enum Command {
         after_help = "Examples:\n  agentx mcp --agent engineer --issue 42\n  claude mcp add clarify -- agentx mcp --agent engineer"
     )]
     Mcp {
-        /// The agent every tool call acts as
-        #[arg(long)]
+        /// The agent every tool call acts as (default: the AGENTX_AGENT environment variable,
+        /// so a project's shared MCP configuration can leave the name to each person)
+        #[arg(long, env = "AGENTX_AGENT")]
         agent: String,
         /// The default issue of clarify_ask and clarify_show
         #[arg(long, value_name = "N")]
@@ -203,6 +204,11 @@ pub enum Clarify {
         after_help = "Example:\n  agentx clarify abandon CLR-42-001 --from engineer -m \"Found it in the ADR\""
     )]
     Abandon(CloseArgs),
+    /// Send an escalated clarification back to its target, pending again (a human only)
+    #[command(
+        after_help = "Examples:\n  agentx clarify reopen CLR-42-001 -m \"The runner is fixed; please answer.\"\n  agentx clarify reopen CLR-42-001 --route"
+    )]
+    Reopen(ReopenArgs),
     /// List clarifications (default: open ones)
     #[command(
         after_help = "Examples:\n  agentx clarify list\n  agentx clarify list --issue 42 --all\n  agentx clarify list --status stale --status escalated --json"
@@ -362,6 +368,10 @@ pub struct AskArgs {
     /// The gap's id within its session
     #[arg(long, value_name = "ID")]
     pub gap_id: Option<String>,
+    /// Ask back: answer the pending question <ID> (asked of --from by --to) with this one.
+    /// Always in scope; takes that question's round limit and SLA
+    #[arg(long, value_name = "ID")]
+    pub asked_back_from: Option<String>,
     /// Then run the target's runner in the background (see `clarify route`); the command
     /// returns at once
     #[arg(long)]
@@ -403,6 +413,20 @@ pub struct CloseArgs {
     pub message: Option<String>,
 }
 
+#[derive(Args, Debug)]
+pub struct ReopenArgs {
+    pub id: String,
+    /// Only `human` may reopen (the default)
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Why it goes back, kept in the thread
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Then route it to its target's runner again and print the outcome
+    #[arg(long)]
+    pub route: bool,
+}
+
 #[derive(Subcommand, Debug)]
 #[command(defer = true)] // built when invoked: see `Command` in args.rs
 pub enum Hook {
@@ -422,9 +446,12 @@ pub enum Hook {
 
 #[derive(Args, Debug)]
 pub struct ReadyArgs {
-    /// Also count escalated blocking records (their requester waits on a human)
-    #[arg(long)]
+    /// Count escalated blocking records (their requester waits on a human): the default
+    #[arg(long, conflicts_with = "no_escalated")]
     pub include_escalated: bool,
+    /// Count only pending and stale records: an escalated one does not block its issue
+    #[arg(long)]
+    pub no_escalated: bool,
 }
 
 #[derive(Args, Debug)]

@@ -26,7 +26,10 @@ fn io(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
 /// Writes the agent scripts under `.agentx/demo-agents/` and gives the architect a Claude Code
 /// runner and the product manager a Gemini CLI runner that fails (exit 1, an error on stderr).
 pub fn install_runners(ws: &Workspace) -> Result<(), ClarifyError> {
-    let dir = ws.root().join(".agentx/demo-agents");
+    // An absolute path: runners run in the workspace root, so a relative `--root` given to
+    // the demo would otherwise name the scripts relative to the root twice.
+    let root = std::path::absolute(ws.root()).map_err(|e| io("resolve", ws.root(), &e))?;
+    let dir = root.join(".agentx/demo-agents");
     let lib = dir.join("lib");
     std::fs::create_dir_all(&lib).map_err(|e| io("create", &lib, &e))?;
     for (name, text) in [

@@ -7,6 +7,8 @@ mod demo;
 mod demo_routing;
 mod exit;
 mod layer4;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod migrate;
 mod notify;
 mod previews;
@@ -14,6 +16,7 @@ mod print;
 mod route;
 mod signals;
 mod store;
+mod typos;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,7 +36,21 @@ use serde_json::json;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            #[cfg(feature = "mcp")]
+            if e.kind() == clap::error::ErrorKind::DisplayHelp
+                && std::env::args().skip(1).any(|a| a == "mcp")
+            {
+                if let Some(help) = mcp::help() {
+                    print::text(help.trim_end());
+                    return ExitCode::SUCCESS;
+                }
+            }
+            e.exit()
+        }
+    };
     let choice = match cli.color {
         ColorMode::Auto => anstream::ColorChoice::Auto,
         ColorMode::Always => anstream::ColorChoice::Always,
@@ -94,6 +111,11 @@ fn run(cli: Cli) -> i32 {
         Command::Notify(cmd) => notify::run(&root, now, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
+            let root = match mcp::root(cli.root.as_deref()) {
+                Ok(root) => root,
+                Err(why) => return mcp::refuse(&why),
+            };
+            mcp::announce(&root, &agent);
             agentx_clarify_workspace::location(&root).and_then(|location| {
                 let changes = match location {
                     agentx_clarify_workspace::Location::Files => agentx_clarify_mcp::Changes::Files,
@@ -105,11 +127,18 @@ fn run(cli: Cli) -> i32 {
             })
         }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
+            // Generated in memory: clap_complete panics when its writer fails, and a closed
+            // pipe (`agentx completions bash | head`) must end the command quietly.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut script);
+            let _ = std::io::stdout().write_all(&script);
             Ok(0)
         }
-        command => agentx_clarify_workspace::open(&root)
-            .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command)),
+        command => {
+            typos::warn(&root);
+            agentx_clarify_workspace::open(&root)
+                .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command))
+        }
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
 }
@@ -126,7 +155,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
         Command::Hook(Hook::Finish { agent, issue }) => {
             hook(ws, now, json, HookEvent::Finish, &agent, issue.as_deref())
         }
-        Command::Ready(a) => ready(ws, now, json, a.include_escalated),
+        Command::Ready(a) => ready(ws, now, json, !a.no_escalated),
         Command::State(a) => state(ws, now, json, a),
         Command::Migrate { dry_run } => migrate::run(ws, json, dry_run),
         Command::Gate(a) => layer4::run_gate(ws, json, &a),
@@ -205,7 +234,16 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
                 blocked_operations: a.blocked_operations,
                 session_id: a.session_id,
                 gap_id: a.gap_id,
-                extra: Default::default(),
+                extra: a
+                    .asked_back_from
+                    .map(|id| {
+                        (
+                            agentx_clarify_core::routing::ASKED_BACK.to_owned(),
+                            id.into(),
+                        )
+                    })
+                    .into_iter()
+                    .collect(),
             };
             if a.route {
                 return route::ask(ws, &clock, fixed.then_some(now), json, &req, a.wait);
@@ -213,6 +251,11 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             mutation(json, &commands::ask(ws, now, &req)?)
         }
         Clarify::Route(a) => route::route(ws, &clock, json, a),
+        Clarify::Reopen(a) if a.route => route::reopen(ws, &clock, json, a),
+        Clarify::Reopen(a) => mutation(
+            json,
+            &commands::reopen(ws, now, &a.id, a.from.as_deref(), a.message.as_deref())?,
+        ),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer { id, from, body } => mutation(
             json,

@@ -13,7 +13,7 @@ use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_workspace::AnyStore as Workspace;
 use serde_json::{json, Value};
 
-use crate::args::RouteArgs;
+use crate::args::{ReopenArgs, RouteArgs};
 use crate::{exit, print, Outcome};
 
 fn runner(ws: &Workspace) -> ProcessRunner {
@@ -56,6 +56,20 @@ pub fn route(ws: &Workspace, clock: Clock<'_>, json: bool, a: RouteArgs) -> Outc
         return Ok(print_outcome_view(json, &v));
     }
     let routed = commands::route(ws, &runner(ws), &id, clock, true)?;
+    Ok(print_routed(json, &routed))
+}
+
+/// `agentx clarify reopen <id> --route`: the target needs a runner before anything is
+/// written; then the record is reopened and routed here, and the routing's outcome printed.
+pub fn reopen(ws: &Workspace, clock: Clock<'_>, json: bool, a: ReopenArgs) -> Outcome {
+    let config = ws.load_runner_config()?;
+    let (_, record) = commands::show_id(ws, &a.id)?;
+    if config.agents.for_agent(&record.to).is_none() {
+        return Err(ClarifyError::NoRunner { agent: record.to });
+    }
+    let reopened = commands::reopen(ws, clock(), &a.id, a.from.as_deref(), a.message.as_deref())?;
+    print::warnings(&reopened.warnings);
+    let routed = commands::route(ws, &runner(ws), &a.id, clock, true)?;
     Ok(print_routed(json, &routed))
 }
 

@@ -101,6 +101,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             }
             push_opt(&mut argv, "session-id", args, "sessionId");
             push_opt(&mut argv, "gap-id", args, "gapId");
+            push_opt(&mut argv, "asked-back-from", args, "askedBack");
         }
         "answer" => {
             argv.extend([s("clarify"), s("answer")]);
@@ -114,7 +115,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             argv.push(format!("--question={}", req(args, "question", file)));
             argv.extend([s("--"), req(args, "id", file)]);
         }
-        "resolve" | "escalate" | "abandon" => {
+        "resolve" | "escalate" | "abandon" | "reopen" => {
             argv.extend([s("clarify"), s(op)]);
             push_opt(&mut argv, "from", args, "from");
             push_opt(&mut argv, "message", args, "message");
@@ -169,8 +170,8 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
         }
         "ready" => {
             argv.push(s("ready"));
-            if flag(args, "includeEscalated") {
-                argv.push(s("--include-escalated"));
+            if args.get("includeEscalated") == Some(&Value::Bool(false)) {
+                argv.push(s("--no-escalated"));
             }
         }
         "scopePreview" => {

@@ -31,6 +31,7 @@ pub const OPERATIONS: &[&str] = &[
     "resolve",
     "escalate",
     "abandon",
+    "reopen",
     "monitor",
     "verify",
     "list",
@@ -136,6 +137,14 @@ fn run<S: DelegationStore>(
             let action = action(op, m)?;
             mutation::act(store, now()?, &id, &action)?.to_json()
         }
+        "reopen" => crate::reopen::reopen(
+            store,
+            now()?,
+            &string(m, "id")?,
+            opt_string(m, "from")?.as_deref(),
+            opt_string(m, "message")?.as_deref(),
+        )?
+        .to_json(),
         "monitor" => {
             let config = store.load_config()?;
             let dry_run = flag(m, "dryRun")?;
@@ -176,7 +185,12 @@ fn run<S: DelegationStore>(
             let issue = issue_number(m, "issue")?;
             status::hook(store, now()?, event, &agent, issue)?.to_json()
         }
-        "ready" => query::ready(store, now()?, flag(m, "includeEscalated")?)?.to_json(),
+        "ready" => query::ready(
+            store,
+            now()?,
+            opt_bool(m, "includeEscalated")?.unwrap_or(true),
+        )?
+        .to_json(),
         "state" => match (opt_string(m, "agent")?, opt_string(m, "status")?) {
             (Some(agent), Some(state)) => {
                 let issue = issue_number(m, "issue")?;

@@ -50,6 +50,7 @@ pub mod monitor;
 pub mod mutation;
 pub mod paths;
 pub mod query;
+pub mod reopen;
 pub mod route;
 pub mod signals;
 pub mod status;
@@ -70,6 +71,7 @@ pub use query::{
     list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
     VerifyOutcome,
 };
+pub use reopen::reopen;
 pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};

@@ -37,6 +37,9 @@ pub struct AgentStatus {
     pub status: String,
     pub issue: Option<u64>,
     pub last_activity: Option<String>,
+    /// When the agent last reported on itself (`hook`/`state`, SPEC §28); clarification
+    /// operations never set it. Only a report later than a question can abandon it.
+    pub reported_at: Option<String>,
     pub clarification_id: Option<String>,
     pub waiting_on: Option<String>,
     pub responding_to: Option<String>,
@@ -49,6 +52,10 @@ impl Serialize for AgentStatus {
         m.serialize_entry("status", &self.status)?;
         m.serialize_entry("issue", &self.issue)?;
         m.serialize_entry("lastActivity", &self.last_activity)?;
+        // Absent until the agent reports: AgentX's own files never carry it.
+        if let Some(at) = &self.reported_at {
+            m.serialize_entry("reportedAt", at)?;
+        }
         m.serialize_entry("clarificationId", &self.clarification_id)?;
         m.serialize_entry("waitingOn", &self.waiting_on)?;
         m.serialize_entry("respondingTo", &self.responding_to)?;
@@ -65,6 +72,7 @@ struct RawStatus {
     status: Option<String>,
     issue: Option<u64>,
     last_activity: Option<String>,
+    reported_at: Option<String>,
     clarification_id: Option<String>,
     waiting_on: Option<String>,
     responding_to: Option<String>,
@@ -75,6 +83,7 @@ extensible_deserialize!(RawStatus, required: [status], fields: {
     status => "status",
     issue => "issue",
     last_activity => "lastActivity",
+    reported_at => "reportedAt",
     clarification_id => "clarificationId",
     waiting_on => "waitingOn",
     responding_to => "respondingTo",
@@ -87,6 +96,7 @@ impl<'de> Deserialize<'de> for AgentStatus {
             status: raw.status.unwrap_or_default(),
             issue: raw.issue,
             last_activity: raw.last_activity,
+            reported_at: raw.reported_at,
             clarification_id: raw.clarification_id,
             waiting_on: raw.waiting_on,
             responding_to: raw.responding_to,
@@ -101,6 +111,7 @@ impl AgentStatus {
             status: IDLE.to_owned(),
             issue: None,
             last_activity: None,
+            reported_at: None,
             clarification_id: None,
             waiting_on: None,
             responding_to: None,
@@ -246,6 +257,7 @@ pub fn set_status(
     entry.status = status.to_owned();
     entry.issue = issue;
     entry.last_activity = Some(format_ms(now));
+    entry.reported_at = Some(format_ms(now));
     if status != CLARIFYING && status != BLOCKED {
         entry.clarification_id = None;
         entry.waiting_on = None;

@@ -98,6 +98,9 @@ pub enum ClarifyError {
     SignatureInvalid { message: String },
     #[error("agent '{agent}' has no runner: add [agents.{agent}] or [agents.default] to .agentx/config.toml (docs/runners.md)")]
     NoRunner { agent: String },
+    /// The runner's program cannot be started (a configuration problem): nothing is written.
+    #[error("the runner of '{agent}' cannot start: {why}; install it or fix [agents.{agent}] in .agentx/config.toml (docs/runners.md)")]
+    RunnerUnavailable { agent: String, why: String },
     #[error("{id} is being routed by {holder}; try again when that run ends")]
     RoutingInProgress { id: String, holder: String },
     #[error("the agent routed {id} failed ({cause}); the record was escalated to a human")]
@@ -197,6 +200,7 @@ impl ClarifyError {
             ClarifyError::GateClosed { .. } => ErrorCode::GateClosed,
             ClarifyError::SignatureInvalid { .. } => ErrorCode::SignatureInvalid,
             ClarifyError::NoRunner { .. } => ErrorCode::NoRunner,
+            ClarifyError::RunnerUnavailable { .. } => ErrorCode::RunnerUnavailable,
             ClarifyError::RoutingInProgress { .. } => ErrorCode::RoutingInProgress,
             ClarifyError::AgentError { .. } => ErrorCode::AgentError,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
@@ -334,6 +338,7 @@ error_codes! {
     SignatureInvalid => "SIGNATURE_INVALID", Corrupt;
     Internal => "INTERNAL", Internal;
     NoRunner => "NO_RUNNER", Input;
+    RunnerUnavailable => "RUNNER_UNAVAILABLE", Input;
     RoutingInProgress => "ROUTING_IN_PROGRESS", Lock;
     AgentError => "AGENT_ERROR", Agent;
 }

@@ -34,7 +34,7 @@ impl EventType {
             EntryKind::Question => Some(EventType::Requested),
             EntryKind::Answer => Some(EventType::Answered),
             EntryKind::Stale => Some(EventType::Stale),
-            EntryKind::Retry => None,
+            EntryKind::Retry | EntryKind::Reopen => None,
             EntryKind::Escalation => Some(EventType::Escalated),
             EntryKind::Resolution => Some(EventType::Resolved),
             EntryKind::Abandonment => Some(EventType::Abandoned),

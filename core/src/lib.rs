@@ -38,6 +38,8 @@ pub mod stats;
 #[cfg(test)]
 mod testkit;
 pub mod time;
+pub mod typos;
+
 mod toml_read;
 pub mod verify;
 pub mod workflow;

@@ -70,9 +70,9 @@ pub struct ReadyIssue {
     pub blocked: Vec<Blocker>,
 }
 
-/// The ready queue: every issue with a ledger, ascending. `agentx ready` (SPEC §11.1) counts
-/// pending and stale records; with `include_escalated` an escalated blocking record holds its
-/// issue too, waiting on `human` (who resolves it, SPEC §4) — the editor's view of who waits.
+/// The ready queue: every issue with a ledger, ascending. Pending and stale blocking records
+/// hold their issue; with `include_escalated` (every surface's default, docs/protocol.md) an
+/// escalated blocking record does too, waiting on `human` (who resolves it).
 pub fn ready(ledgers: &[Ledger], include_escalated: bool) -> Vec<ReadyIssue> {
     let waiting_on = |r| waiting_on(r, include_escalated);
     let mut out: Vec<ReadyIssue> = ledgers

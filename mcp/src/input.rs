@@ -55,6 +55,10 @@ pub struct Ask {
     /// background; then call clarify_wait with the id. Refused with NO_RUNNER when the target
     /// has no runner.
     pub route: Option<bool>,
+    /// To answer a pending question asked of you with a question of your own: its id, e.g.
+    /// "CLR-42-001". Then `to` must be whoever asked it; the ask is always allowed (it is part
+    /// of that conversation) and is never taken for a deadlock.
+    pub asked_back: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -72,6 +76,19 @@ pub struct Wait {
     /// How long to wait at most, in seconds (0 to 50, default 50). Call again to keep waiting.
     #[schemars(range(min = 0, max = 50))]
     pub timeout_seconds: Option<f64>,
+    /// "answer" (default): return when the record leaves pending/stale (answered, resolved,
+    /// escalated or abandoned). "decision": also wait while it is escalated, until a human
+    /// decides (resolved) or it is answered or abandoned.
+    pub until: Option<Until>,
+}
+
+/// What `clarify_wait` waits for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Until {
+    #[default]
+    Answer,
+    Decision,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -56,6 +56,7 @@ impl Server {
             "idempotencyKey": a.idempotency_key,
             "workflow": a.workflow,
             "step": a.step,
+            "askedBack": a.asked_back,
         });
         let asked = self.hub.call("ask", request).await;
         if !route || asked.get("ok") != Some(&Value::Bool(true)) {
@@ -104,7 +105,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Wait for the answer to a clarification (or any change of its status). Returns when the record is answered, resolved, escalated or abandoned, with its status and the answer text; or after timeoutSeconds (at most 50) with timedOut: true, in which case call it again. After an answer: clarify_resolve if it settles the question, clarify_follow_up if something is still open.",
+        description = "Wait for the answer to a clarification (or any change of its status). Returns when the record is answered, resolved, escalated or abandoned, with its status and the answer text (with until: \"decision\", an escalated record is waited on until a human decides); or after timeoutSeconds (at most 50) with timedOut: true, in which case call it again. After an answer: clarify_resolve if it settles the question, clarify_follow_up if something is still open.",
         input_schema = schema::<input::Wait>(),
         annotations(read_only_hint = true)
     )]
@@ -129,7 +130,15 @@ impl Server {
             request: ctx.ct,
             input_closed: self.input_closed.clone(),
         };
-        wait::wait(&self.hub, w.id, timeout, progress, stop).await
+        wait::wait(
+            &self.hub,
+            w.id,
+            w.until.unwrap_or_default(),
+            timeout,
+            progress,
+            stop,
+        )
+        .await
     }
 
     #[tool(

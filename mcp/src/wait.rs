@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::Hub;
+use crate::input::Until;
 use crate::reply;
 
 /// How often the ledger file's metadata is checked while waiting.
@@ -70,11 +71,13 @@ impl Stop {
     }
 }
 
-/// Waits until record `id` leaves pending/stale, `timeout` passes or `stop` fires (then it
-/// answers like a timeout: the status now, `timedOut: true`).
+/// Waits until record `id` leaves pending/stale (with `Until::Decision`, also escalated: a
+/// human's decision is awaited), `timeout` passes or `stop` fires (then it answers like a
+/// timeout: the status now, `timedOut: true`).
 pub async fn wait(
     hub: &Hub,
     id: String,
+    until: Until,
     timeout: Duration,
     progress: Option<Progress>,
     stop: Stop,
@@ -101,10 +104,17 @@ pub async fn wait(
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let waiting = status == "pending" || status == "stale";
+        let waiting = still_waiting(&status, until);
         let timed_out = waiting && (Instant::now() >= deadline || stop.fired());
         if !waiting || timed_out {
-            return outcome(&id, &status, record.clone(), timed_out, started.elapsed());
+            return outcome(
+                &id,
+                &status,
+                until,
+                record.clone(),
+                timed_out,
+                started.elapsed(),
+            );
         }
         let issue = match &seen {
             Some((issue, _)) => *issue,
@@ -143,9 +153,18 @@ pub async fn wait(
     }
 }
 
+/// Whether a record in `status` is still what the caller waits past.
+fn still_waiting(status: &str, until: Until) -> bool {
+    match until {
+        Until::Answer => status == "pending" || status == "stale",
+        Until::Decision => matches!(status, "pending" | "stale" | "escalated"),
+    }
+}
+
 fn outcome(
     id: &str,
     status: &str,
+    until: Until,
     record: Value,
     timed_out: bool,
     waited: Duration,
@@ -163,6 +182,9 @@ fn outcome(
                 format!("{id} answered by {by}:\n\n{a}")
             }
             ("pending" | "stale", _) => format!("{id} is still {status}"),
+            ("escalated", _) if until == Until::Decision => {
+                format!("{id} is still escalated, waiting for a human's decision")
+            }
             _ => {
                 let last = reply::latest_body(
                     &record,
@@ -176,7 +198,7 @@ fn outcome(
         "ok": true,
         "id": id,
         "status": status,
-        "done": status != "pending" && status != "stale",
+        "done": !still_waiting(status, until),
         "timedOut": timed_out,
         "answer": answer,
         "clarification": record,

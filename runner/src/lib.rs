@@ -11,6 +11,7 @@
 //! run log is the store's.
 
 mod capture;
+mod locate;
 mod route;
 mod run;
 mod spawn;

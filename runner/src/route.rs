@@ -35,6 +35,10 @@ impl Runner for ProcessRunner {
             },
         }
     }
+
+    fn unavailable(&self, invocation: &Invocation) -> Option<String> {
+        crate::locate::unavailable(&Spec::for_invocation(invocation, "", &self.root))
+    }
 }
 
 /// A finished run as the core reads it (invalid UTF-8 replaced).

@@ -39,6 +39,13 @@ pub trait Runner {
     /// Runs `invocation` with `prompt` bound and returns how it ended. Never fails: a program
     /// that cannot be started is a result with `spawn_error`, an agent error for the caller.
     fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult;
+
+    /// Why `invocation`'s program cannot be started (not found, not executable), checked
+    /// before anything is written: a configuration mistake must not burn the question
+    /// (`RUNNER_UNAVAILABLE`). `None`: it looks startable (a runner that cannot tell says so).
+    fn unavailable(&self, _invocation: &Invocation) -> Option<String> {
+        None
+    }
 }
 
 /// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
@@ -216,6 +223,12 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     store.read_statuses()?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
+    if let Some(why) = runner.unavailable(&target.invocation) {
+        return Err(ClarifyError::RunnerUnavailable {
+            agent: target.invocation.agent.clone(),
+            why,
+        });
+    }
     // What routing writes is the target's (an answer, a question asked back) or the hub's
     // (an escalation): only those keys are parsed, as for any write.
     let target_agent = find(&target.ledger, id)?.to.clone();

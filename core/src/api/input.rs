@@ -173,8 +173,17 @@ pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
         blocked_operations: string_list(map, "blockedOperations")?,
         session_id: opt_string(map, "sessionId")?,
         gap_id: opt_string(map, "gapId")?,
-        extra: Map::new(),
+        extra: asked_back(map)?,
     })
+}
+
+/// `askedBack`, the question a request asks back (kept on the record under that name).
+fn asked_back(map: &Obj) -> Result<Map<String, Value>, ClarifyError> {
+    let mut extra = Map::new();
+    if let Some(id) = opt_string(map, crate::routing::ASKED_BACK)? {
+        extra.insert(crate::routing::ASKED_BACK.to_owned(), Value::from(id));
+    }
+    Ok(extra)
 }
 
 /// A scope preview's fields (`from`, `to`, `blocking`, `workflow`, `step`), any absent.

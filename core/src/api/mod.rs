@@ -135,7 +135,7 @@ fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
         "show" => Ok(show(map)?),
         "ready" => {
             let (ledgers, _) = input::workspace(map)?;
-            let escalated = input::flag(map, "includeEscalated")?;
+            let escalated = input::opt_bool(map, "includeEscalated")?.unwrap_or(true);
             Ok(json!({ "issues": listing::ready(&ledgers, escalated) }))
         }
         "setStatus" => {

@@ -102,9 +102,19 @@ fn max_rounds_writes_and_fails() {
     assert_eq!(last["from"], "agent-x");
     assert_eq!(last["body"], "max rounds reached (3 of 3)");
     assert_eq!(r["events"][0]["type"], "clarification-escalated");
-    let human = ok(call(
+    // A person's resolution must say what was decided.
+    let silent = call(
         "resolve",
         &json!({"ledger": r["ledger"], "id": "CLR-42-001", "now": T0}),
+    );
+    assert_eq!(silent["error"]["code"], "INVALID_INPUT");
+    assert!(silent["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("a decision is needed"));
+    let human = ok(call(
+        "resolve",
+        &json!({"ledger": r["ledger"], "id": "CLR-42-001", "now": T0, "message": "Use Redis."}),
     ));
     assert_eq!(human["clarification"]["thread"][7]["from"], "human");
 }

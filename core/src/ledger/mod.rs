@@ -133,12 +133,15 @@ pub enum EntryKind {
     Escalation,
     Resolution,
     Abandonment,
+    /// A human sends an escalated question back to its target (`clarify reopen`): pending
+    /// again, same round, the SLA clock restarts.
+    Reopen,
 }
 
 impl EntryKind {
     pub fn status_after(self) -> Status {
         match self {
-            EntryKind::Question | EntryKind::Retry => Status::Pending,
+            EntryKind::Question | EntryKind::Retry | EntryKind::Reopen => Status::Pending,
             EntryKind::Answer => Status::Answered,
             EntryKind::Stale => Status::Stale,
             EntryKind::Escalation => Status::Escalated,
@@ -156,6 +159,7 @@ impl EntryKind {
             EntryKind::Escalation => "escalation",
             EntryKind::Resolution => "resolution",
             EntryKind::Abandonment => "abandonment",
+            EntryKind::Reopen => "reopen",
         }
     }
 }
@@ -555,8 +559,8 @@ impl Record {
             .or_else(|| self.stale_after.as_ref().map(Timestamp::ms))
     }
 
-    /// The latest question or retry plus the SLA; `None` for a thread with neither (a legacy
-    /// record then keeps its stored `staleAfter`).
+    /// The latest question, retry or reopen plus the SLA; `None` for a thread with none (a
+    /// legacy record then keeps its stored `staleAfter`).
     pub(crate) fn sla_deadline_ms(&self) -> Option<i64> {
         self.last_question_or_retry_ms()
             .map(|t| t.saturating_add(i64::from(self.sla_minutes) * 60_000))
@@ -566,7 +570,12 @@ impl Record {
         self.thread
             .iter()
             .rev()
-            .find(|e| matches!(e.kind, EntryKind::Question | EntryKind::Retry))
+            .find(|e| {
+                matches!(
+                    e.kind,
+                    EntryKind::Question | EntryKind::Retry | EntryKind::Reopen
+                )
+            })
             .map(|e| e.timestamp.ms())
     }
 

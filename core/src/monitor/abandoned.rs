@@ -2,9 +2,11 @@
 //! the requester is `done` (whatever its issue), or `working` on another issue. An agent
 //! absent from the status file, or working with no issue, never causes abandonment.
 //!
-//! Moved on *since it asked* (SPEC §20): the status counts only when its `lastActivity` is
-//! later than the record's latest question or retry. AgentX leaves agents `done` after
-//! `hook finish`; that leftover must not abandon a question asked afterwards.
+//! Moved on *since it asked*, by its own report (docs/protocol.md, "Abandonment"): the status
+//! counts only when its `reportedAt` — set by `hook`/`state`, never by a clarification
+//! operation — is later than the record's latest question or retry. `lastActivity` moves
+//! with every answer and question, so reading it abandoned live questions of an agent that
+//! had only answered someone; AgentX's files (no `reportedAt`) never abandon.
 
 use super::Pass;
 use crate::agents::{DONE, WORKING};
@@ -23,10 +25,10 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         let Some(status) = pass.statuses.get(&record.from) else {
             continue;
         };
-        let changed_at = status.last_activity.as_deref().and_then(parse_ms);
+        let changed_at = status.reported_at.as_deref().and_then(parse_ms);
         let moved_on_since = match (changed_at, record.last_ask_ms()) {
             (Some(changed), Some(asked)) => changed > asked,
-            // No time to compare with: nothing shows the requester moved on after asking.
+            // No report to compare with: nothing shows the requester moved on after asking.
             _ => false,
         };
         if !moved_on_since {

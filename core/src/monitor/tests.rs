@@ -307,9 +307,12 @@ fn a_status_older_than_the_question_never_abandons() {
             );
         }
     }
-    // A status without a readable lastActivity shows no change after the question.
-    for last_activity in [None, Some(String::from("yesterday"))] {
-        statuses.get_mut("engineer").unwrap().last_activity = last_activity;
+    // A status without a readable report shows no change after the question (SPEC §28),
+    // however late its `lastActivity` (a clarification operation moved it).
+    for reported_at in [None, Some(String::from("yesterday"))] {
+        let slot = statuses.get_mut("engineer").unwrap();
+        slot.reported_at = reported_at;
+        slot.last_activity = Some(crate::time::format_ms(T0 + MIN));
         assert!(run(l.clone(), &statuses, T0 + MIN)
             .report
             .abandoned

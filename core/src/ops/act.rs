@@ -146,6 +146,17 @@ pub fn act_with(
         });
     }
 
+    // A person's decision says something: the asker resumes from it (docs/protocol.md).
+    if let Action::Resolve { message, .. } = action {
+        if status == Status::Escalated
+            && actor == HUMAN
+            && message.as_deref().is_none_or(|m| m.trim().is_empty())
+        {
+            return Err(ClarifyError::input(format!(
+                "a decision is needed: resolving escalated {id} as human takes a message (-m TEXT) that the asker resumes from"
+            )));
+        }
+    }
     let mut error = None;
     let (kind, author, body) = match action {
         Action::Answer { body, .. } => (EntryKind::Answer, actor, body.clone()),

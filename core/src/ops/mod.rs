@@ -17,11 +17,15 @@
 //! max-rounds escalation, which is returned *with* `MAX_ROUNDS_EXCEEDED`.
 
 mod act;
+mod asked_back;
+mod reopen;
 mod request;
 mod transition;
 
 pub use act::{act, act_with, Action};
-pub(crate) use request::{decide_escalated, decide_request, open};
+pub use asked_back::asked_back_id;
+pub use reopen::reopen;
+pub(crate) use request::{decide_escalated, decide_request, open, request_forwarding};
 pub use request::{
     request, request_escalated, request_owned, NewRequest, MAX_BLOCKED_OPERATIONS, MAX_GAP_ID,
 };

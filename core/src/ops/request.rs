@@ -3,13 +3,15 @@
 
 use serde_json::{Map, Value};
 
+use super::asked_back::{self, Forward, Link};
 use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
 use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
 use crate::names::{
-    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name, AGENT_X,
+    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name,
+    is_reserved, AGENT_X,
 };
 use crate::scope::{self, default_max_rounds, Ask};
 use crate::signing::Signers;
@@ -194,6 +196,27 @@ pub fn request_owned(
     Ok(sealed(open(ledger, opening, req, now, signers)))
 }
 
+/// [`request_owned`] for routing's asks back, which may send the question on to a third agent
+/// (`askedBack` then links it without putting it in the conversation's scope).
+pub(crate) fn request_forwarding(
+    ledger: Option<Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+    signers: &Signers,
+) -> Result<Applied, ClarifyError> {
+    let opening = decide_request_with(
+        ledger.as_ref(),
+        req,
+        config,
+        workflows,
+        now,
+        Forward::Allowed,
+    )?;
+    Ok(sealed(open(ledger, opening, req, now, signers)))
+}
+
 /// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
 /// particular, or stops work): the question by the requester, then an escalation by `agent-x`
 /// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
@@ -241,9 +264,41 @@ pub(crate) fn decide_request(
     workflows: &Workflows,
     now: i64,
 ) -> Result<Opening, ClarifyError> {
+    decide_request_with(ledger, req, config, workflows, now, Forward::Refused)
+}
+
+/// [`decide_request`]; `forward` says whether `askedBack` may link a question sent on to a
+/// third agent (routing's `[CLARIFICATION_NEEDED]` block with `to:`).
+pub(crate) fn decide_request_with(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    config: &Config,
+    workflows: &Workflows,
+    now: i64,
+    forward: Forward,
+) -> Result<Opening, ClarifyError> {
     let issue = prepare(ledger, req, config, now)?;
     if let Some(id) = replay(ledger, req)? {
         return Ok(Opening::Replay(id));
+    }
+    if let Some(Link::Conversation(asked)) = asked_back::link(ledger, req, forward)? {
+        // In the conversation's scope: whatever the workflow's steps allow, under the
+        // question's own limits (its workflow is the ledger's).
+        if is_reserved(&req.to) {
+            return Err(ClarifyError::InvalidAgent {
+                name: req.to.clone(),
+                why: String::from("reserved actors (human, monitor, agent-x) cannot be asked"),
+            });
+        }
+        return Ok(Opening::New {
+            issue,
+            limits: Limits {
+                max_rounds: asked.max_rounds,
+                sla_minutes: asked.sla_minutes,
+                workflow: ledger.and_then(|l| l.workflow.clone()),
+            },
+            escalate: None,
+        });
     }
     let grant = scope::check(
         &Ask {

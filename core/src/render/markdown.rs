@@ -56,6 +56,7 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
         ),
         EntryKind::Resolution => writeln!(out, "**[{}] Resolved:** {}\n", e.from, esc(&e.body)),
         EntryKind::Abandonment => writeln!(out, "**[{}] Abandoned:** {}\n", e.from, esc(&e.body)),
+        EntryKind::Reopen => writeln!(out, "**[{}] Reopened:** {}\n", e.from, esc(&e.body)),
     };
 }
 

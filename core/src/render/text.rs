@@ -98,7 +98,7 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
     let kind = format!("{:<11}", e.kind.as_str());
     let kind = match e.kind {
         EntryKind::Escalation => style.warn(&kind),
-        EntryKind::Stale | EntryKind::Retry => style.dim(&kind),
+        EntryKind::Stale | EntryKind::Retry | EntryKind::Reopen => style.dim(&kind),
         _ => kind,
     };
     let _ = writeln!(
@@ -137,7 +137,11 @@ pub fn text_thread(issue: u32, record: &Record, style: Style) -> String {
         }
     }
     if record.current_status() == Status::Escalated {
-        let _ = writeln!(out, "  resolve with: agentx clarify resolve {}", record.id);
+        let _ = writeln!(
+            out,
+            "  decide with: agentx clarify resolve {} -m \"<the decision>\"",
+            record.id
+        );
     }
     trim_end(out)
 }

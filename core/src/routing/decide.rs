@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Status};
 use crate::names::AGENT_X;
-use crate::ops::{act_with, request_owned, Action, Applied};
+use crate::ops::{act_with, request_forwarding, Action, Applied};
 use crate::routing::asked_back::ASKED_BACK;
 use crate::routing::interpret::Interpretation;
 use crate::signing::Signers;
@@ -128,7 +128,7 @@ pub fn decide(
                 config,
             )?;
             req.extra.insert(ASKED_BACK.to_owned(), Value::from(id));
-            match request_owned(Some(ledger.clone()), &req, config, workflows, now, signers) {
+            match request_forwarding(Some(ledger.clone()), &req, config, workflows, now, signers) {
                 Ok(applied) => Ok(Decision {
                     outcome: Outcome::AskedBack,
                     asked: Some(applied.id.clone()),
