@@ -39,6 +39,13 @@ pub trait Runner {
     /// Runs `invocation` with `prompt` bound and returns how it ended. Never fails: a program
     /// that cannot be started is a result with `spawn_error`, an agent error for the caller.
     fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult;
+
+    /// Checks, before anything is written, what only the shell can see (SPEC §31: the
+    /// runner's working directory exists inside the workspace): a settings mistake is
+    /// `CONFIG_INVALID` for the caller, never an agent error escalating the record.
+    fn check(&self, _invocation: &Invocation) -> Result<(), ClarifyError> {
+        Ok(())
+    }
 }
 
 /// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
@@ -216,6 +223,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     store.read_statuses()?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
+    runner.check(&target.invocation)?;
     // What routing writes is the target's (an answer, a question asked back) or the hub's
     // (an escalation): only those keys are parsed, as for any write.
     let target_agent = find(&target.ledger, id)?.to.clone();

@@ -9,7 +9,8 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
 use crate::names::{
-    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name, AGENT_X,
+    check_agent, check_issue, check_line, check_operation, check_text, check_uuid,
+    check_workflow_name, AGENT_X,
 };
 use crate::scope::{self, default_max_rounds, Ask};
 use crate::signing::Signers;
@@ -87,10 +88,10 @@ impl NewRequest {
         if let Some(w) = &self.workflow {
             check_workflow_name(w)?;
         }
-        check_text("topic", &self.topic, config.max_topic_chars as usize)?;
+        check_line("topic", &self.topic, config.max_topic_chars as usize)?;
         check_text("question", &self.question, config.max_body_chars as usize)?;
         if let Some(f) = &self.field {
-            check_text("field", f, MAX_SHORT_TEXT)?;
+            check_line("field", f, MAX_SHORT_TEXT)?;
         }
         if self.suggestions.len() > MAX_SUGGESTIONS {
             return Err(ClarifyError::TextTooLong {
@@ -101,10 +102,10 @@ impl NewRequest {
             });
         }
         for s in &self.suggestions {
-            check_text("suggestion", s, MAX_SHORT_TEXT)?;
+            check_line("suggestion", s, MAX_SHORT_TEXT)?;
         }
         if let Some(k) = &self.idempotency_key {
-            check_text("idempotency key", k, MAX_SHORT_TEXT)?;
+            check_line("idempotency key", k, MAX_SHORT_TEXT)?;
         }
         self.validate_layer4(config)?;
         Ok(issue)
@@ -134,7 +135,7 @@ impl NewRequest {
             check_uuid("session id", s)?;
         }
         if let Some(g) = &self.gap_id {
-            check_text("gap id", g, MAX_GAP_ID)?;
+            check_line("gap id", g, MAX_GAP_ID)?;
         }
         Ok(())
     }
