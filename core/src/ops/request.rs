@@ -316,7 +316,9 @@ fn prepare(
     Ok(issue)
 }
 
-/// An agent that crashed and re-sends its request gets the original record back.
+/// An agent that crashed and re-sends its request gets the original record back. Keys are
+/// scoped by requester (SPEC §31): another agent's record under the same key is not this
+/// one's, so a predictable key (`l4:<session>:<gap>`) cannot be taken first by someone else.
 fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
     let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
         return Ok(None);
@@ -324,7 +326,7 @@ fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, C
     let Some(existing) = ledger
         .clarifications
         .iter()
-        .find(|r| r.idempotency_key.as_ref() == Some(key))
+        .find(|r| r.idempotency_key.as_ref() == Some(key) && r.from == req.from)
     else {
         return Ok(None);
     };
