@@ -454,3 +454,59 @@ fn an_oversized_config_is_refused_at_once() {
     let out = site.json(&["clarify", "list"]);
     refused(&out, 1, "IO_ERROR", "config.toml: it holds");
 }
+
+fn blocks(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "[CLARIFICATION_NEEDED]\nagent_id: engineer\nto: architect\nquestions:\n  - Question number {i}?\n[/CLARIFICATION_NEEDED]\n"
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn signals_ingest_is_bounded_and_never_writes_as_a_reserved_actor() {
+    // The findings: 20,000 blocks took 28 s (quadratic rewrites); `--agent agent-x` wrote
+    // entries authored by the hub and signed with its key from text in a file.
+    let site = Site::new();
+    let file = site.outside.join("../blocks.txt");
+    std::fs::write(&file, blocks(1001)).unwrap();
+    let file_arg = file.display().to_string();
+    let started = std::time::Instant::now();
+    let out = site.json(&[
+        "signals",
+        "ingest",
+        "--issue=5",
+        "--agent=engineer",
+        &file_arg,
+    ]);
+    refused(&out, 3, "INVALID_INPUT", "1001 signal blocks");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!ledger_path(&site.root, 5).exists());
+    for reserved in ["agent-x", "human", "monitor"] {
+        std::fs::write(&file, blocks(1)).unwrap();
+        let out = site.json(&[
+            "signals",
+            "ingest",
+            "--issue=5",
+            &format!("--agent={reserved}"),
+            &file_arg,
+        ]);
+        refused(&out, 3, "INVALID_INPUT", "is reserved");
+        assert!(!ledger_path(&site.root, 5).exists());
+    }
+    // The cap itself is ingested, each ledger written once.
+    std::fs::write(&file, blocks(1000)).unwrap();
+    let started = std::time::Instant::now();
+    let out = site.json(&[
+        "signals",
+        "ingest",
+        "--issue=5",
+        "--agent=engineer",
+        &file_arg,
+    ]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    eprintln!("1,000 blocks ingested in {:?}", started.elapsed());
+    site.assert_untouched();
+}
