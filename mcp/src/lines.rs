@@ -187,18 +187,18 @@ impl<R> JsonLines<R> {
                 continue;
             }
             self.line.extend_from_slice(part);
-            if newline.is_some() {
-                let line = std::mem::take(&mut self.line);
-                self.take_line(line);
-            } else if self.line.len() > self.max {
+            if self.line.len() > self.max {
                 // Longer than any message may be: never buffered whole.
                 let head = std::mem::take(&mut self.line);
                 tracing::warn!("input line longer than {} bytes dropped", self.max);
                 self.replies.push_back(parse_error(
-                    &head,
+                    head.get(..self.max).unwrap_or(&head),
                     &format!("the line is longer than {} bytes", self.max),
                 ));
-                self.skipping = true;
+                self.skipping = newline.is_none();
+            } else if newline.is_some() {
+                let line = std::mem::take(&mut self.line);
+                self.take_line(line);
             }
         }
     }
@@ -271,9 +271,116 @@ impl<R: AsyncRead + Unpin> AsyncRead for JsonLines<R> {
     }
 }
 
+/// Runs `input` through [`JsonLines`] with a line cap of `max` bytes: what rmcp would read,
+/// and the replies queued (for tests and the fuzz target).
+pub async fn filter_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+    use tokio::io::AsyncReadExt;
+    let (tx, mut rx) = channel();
+    let mut reader = JsonLines::new(input, tx, max);
+    let read = async move {
+        let mut passed = Vec::new();
+        let _ = reader.read_to_end(&mut passed).await;
+        passed
+    };
+    let collect = async move {
+        let mut replies = Vec::new();
+        while let Some(line) = rx.recv().await {
+            replies.push(line);
+        }
+        replies
+    };
+    tokio::join!(read, collect)
+}
+
+/// What [`filter_all`] must do with `input`: every line that is JSON passes whole and in
+/// order, every other non-blank line (or line over `max`) gets exactly one `-32700` reply of
+/// bounded size. Panics otherwise.
+pub fn check_filtered(input: &[u8], max: usize, passed: &[u8], replies: &[Vec<u8>]) {
+    let mut want_passed = Vec::new();
+    let mut want_replies = 0usize;
+    let mut skipping = false;
+    let mut line = Vec::new();
+    let mut lines: Vec<(Vec<u8>, bool)> = Vec::new();
+    for &b in input {
+        if skipping {
+            if b == b'\n' {
+                skipping = false;
+            }
+            continue;
+        }
+        line.push(b);
+        if line.len() > max {
+            lines.push((std::mem::take(&mut line), true));
+            skipping = b != b'\n';
+        } else if b == b'\n' {
+            lines.push((std::mem::take(&mut line), false));
+        }
+    }
+    if !line.is_empty() {
+        lines.push((line, false));
+    }
+    for (l, too_long) in lines {
+        if too_long {
+            want_replies += 1;
+            continue;
+        }
+        let text = trim(&l);
+        if text.is_empty() {
+            continue;
+        }
+        if serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok() {
+            want_passed.extend_from_slice(&l);
+        } else {
+            want_replies += 1;
+        }
+    }
+    assert_eq!(passed, want_passed.as_slice(), "what passed to rmcp");
+    assert_eq!(replies.len(), want_replies, "one reply per bad line");
+    for r in replies {
+        let v: serde_json::Value = serde_json::from_slice(r).expect("a reply is JSON");
+        assert_eq!(v["error"]["code"], -32700);
+        assert!(v["id"].is_null());
+        assert!(r.len() <= 2048, "a reply of {} bytes", r.len());
+        assert_eq!(r.last(), Some(&b'\n'));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn filtered(input: &[u8], max: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(filter_all(input, max))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn every_bad_line_gets_one_reply_and_json_passes_whole(
+            parts in proptest::collection::vec(prop_oneof![
+                Just(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".to_vec()),
+                Just(b"[1, 2]".to_vec()),
+                Just(b"not json".to_vec()),
+                Just(b"   ".to_vec()),
+                Just(b"{".repeat(300)),
+                Just(format!("{{\"pad\":\"{}\"}}", "x".repeat(400)).into_bytes()),
+                proptest::collection::vec(any::<u8>(), 0..120),
+            ], 0..40),
+            max in 64usize..512,
+        ) {
+            let mut input = Vec::new();
+            for p in &parts {
+                input.extend_from_slice(p);
+                input.push(b'\n');
+            }
+            let (passed, replies) = filtered(&input, max);
+            check_filtered(&input, max, &passed, &replies);
+        }
+    }
 
     #[test]
     fn quotes_are_cut_and_replies_are_json_rpc() {
