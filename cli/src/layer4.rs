@@ -2,6 +2,8 @@
 //! `keys new|list` — reading the plan, drawing the session id and key seeds (the layers
 //! below draw no randomness), and the words of each result.
 
+mod keys_ignore;
+
 use std::io::Read as _;
 
 use agentx_clarify_command::keys::{list_json, list_keys, new_key};
@@ -242,15 +244,22 @@ pub fn run_keys(ws: &Workspace, json: bool, cmd: Keys) -> Outcome {
     match cmd {
         Keys::New { agent } => {
             let created = new_key(ws, &agent, &random_seed()?)?;
+            let private = created.files.get(1).map_or("", String::as_str);
+            let ignored = keys_ignore::check(ws.root(), private);
             if json {
                 print::json(&created.to_json());
+                if ignored == keys_ignore::Ignored::No {
+                    print::warn(&format!(
+                        "{private} is NOT git-ignored: add `*.key` to .agentx/keys/.gitignore"
+                    ));
+                }
             } else {
                 print::text(&format!(
-                    "created the key of {}: {}\n  public  {}\n  private {} (mode 0600, git-ignored; never share it)",
+                    "created the key of {}: {}\n  public  {}\n  private {private} ({})",
                     created.agent,
                     created.public_key,
                     created.files.first().map_or("", String::as_str),
-                    created.files.get(1).map_or("", String::as_str),
+                    keys_ignore::describe(&ignored, private),
                 ));
             }
         }

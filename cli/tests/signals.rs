@@ -389,16 +389,17 @@ fn bad_input_is_reported_per_block_by_line_and_never_half_applied() {
 /// 10 MB of agent output with 10,000 blocks, one in a thousand well-formed: every malformed
 /// block is reported at its own line, the well-formed ones are applied, nothing else written.
 #[test]
-fn ten_megabytes_with_ten_thousand_blocks() {
+fn ten_megabytes_with_a_thousand_blocks() {
+    // SPEC §31 caps an input at 1,000 blocks (cli/tests/security.rs refuses 1,001).
     let dir = workspace();
     let root = dir.path();
     let mut text = String::with_capacity(10 << 20);
     let mut starts = Vec::new();
     let mut line = 1usize;
-    let filler = "tool output: ".to_owned() + &"x".repeat(900) + "\n";
-    for i in 0..10_000 {
+    let filler = "tool output: ".to_owned() + &"x".repeat(9000) + "\n";
+    for i in 0..1_000 {
         starts.push(line);
-        if i % 1000 == 0 {
+        if i % 100 == 0 {
             text.push_str(&format!(
                 "[CLARIFICATION_NEEDED]\nblocked_at: Part {i}\nquestions:\n  - Which format for part {i}?\n[/CLARIFICATION_NEEDED]\n"
             ));
@@ -417,10 +418,10 @@ fn ten_megabytes_with_ten_thousand_blocks() {
     std::fs::write(&path, &text).unwrap();
     let v = ingest_file(root, 42, &path);
     let blocks = v["blocks"].as_array().unwrap();
-    assert_eq!(blocks.len(), 10_000);
+    assert_eq!(blocks.len(), 1_000);
     for (i, (b, start)) in blocks.iter().zip(&starts).enumerate() {
         assert_eq!(b["startLine"].as_u64(), Some(*start as u64), "block {i}");
-        if i % 1000 == 0 {
+        if i % 100 == 0 {
             assert_eq!(b["outcome"], "created", "block {i}: {b}");
         } else {
             assert_eq!(b["outcome"], "invalid", "block {i}: {b}");

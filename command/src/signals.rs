@@ -70,6 +70,13 @@ pub fn ingest<S: DelegationStore>(
     let workflows = store.load_workflows()?;
     let manifests = store.load_manifests()?;
     let parsed = signals::parse(text);
+    if parsed.blocks.len() > signals::MAX_INGEST_BLOCKS {
+        return Err(ClarifyError::input(format!(
+            "the input holds {} signal blocks; at most {} are ingested at once (SPEC §31) — split it",
+            parsed.blocks.len(),
+            signals::MAX_INGEST_BLOCKS
+        )));
+    }
     let decide = |ledger: Option<&Ledger>, delegations: Option<&DelegationLedger>| {
         let existing = Existing {
             ledger,

@@ -34,7 +34,21 @@ pub struct Config {
     /// --route` does (SPEC §14.2). Read with the runners, by [`Config::parse_with_runners`].
     #[serde(skip)]
     pub route_on_retry: bool,
+    /// `[clarify] max_file_bytes` (SPEC §31): the most a ledger or the status file may hold
+    /// before a read refuses it. Settings, workflows and personas are capped at 1 MiB.
+    #[serde(skip)]
+    pub max_file_bytes: u64,
+    /// `[mcp] max_routes` (SPEC §31): background routings an MCP server runs at once.
+    #[serde(skip)]
+    pub mcp_max_routes: u32,
 }
+
+/// Default of `[clarify] max_file_bytes`: 64 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
+/// Default of `[mcp] max_routes`.
+pub const DEFAULT_MCP_MAX_ROUTES: u32 = 4;
+const MAX_FILE_BYTES: (i64, i64) = (1 << 16, 1 << 32);
+const MCP_MAX_ROUTES: (i64, i64) = (1, 64);
 
 /// The `[audit]` settings (SPEC §16).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +90,8 @@ impl Default for Config {
             audit: AuditConfig::default(),
             agents: crate::routing::Runners::default(),
             route_on_retry: false,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            mcp_max_routes: DEFAULT_MCP_MAX_ROUTES,
         }
     }
 }
@@ -131,6 +147,14 @@ impl Config {
 
     fn from_document(src: &Source<'_>, root: &DeTable<'_>) -> Result<Config, ClarifyError> {
         let mut config = Config::default();
+        crate::config_strict::check(src, root)?;
+        if let Some(section) = get(root, "mcp") {
+            let m = src.table("mcp", section)?;
+            if let Some(v) = get(m, "max_routes") {
+                let (min, max) = MCP_MAX_ROUTES;
+                config.mcp_max_routes = to_u32(src.int("max_routes", v, min, max)?);
+            }
+        }
         if let Some(section) = get(root, "audit") {
             let a = src.table("audit", section)?;
             if let Some(v) = get(a, "require_signatures") {
@@ -167,6 +191,10 @@ impl Config {
             let (min, max) = STALE_LOCK_MS;
             config.stale_lock_ms = to_u64(src.int("stale_lock_ms", v, min, max)?);
         }
+        if let Some(v) = key("max_file_bytes") {
+            let (min, max) = MAX_FILE_BYTES;
+            config.max_file_bytes = to_u64(src.int("max_file_bytes", v, min, max)?);
+        }
         if let Some(v) = key("default_workflow") {
             let name = src.string("default_workflow", v)?;
             if !is_workflow_name(&name) {
@@ -194,6 +222,7 @@ impl Config {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let src = Source { file, text };
         let root = src.parse()?;
+        crate::config_strict::check(&src, root.get_ref())?;
         let Some(section) = get(root.get_ref(), "store") else {
             return Ok(None);
         };

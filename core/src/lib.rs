@@ -13,6 +13,7 @@
 pub mod agents;
 pub mod api;
 pub mod config;
+mod config_strict;
 pub mod defaults;
 pub mod delegation;
 pub mod encoding;
@@ -25,6 +26,7 @@ pub mod listing;
 pub mod migrate;
 pub mod monitor;
 pub mod names;
+pub mod nearest;
 pub mod notify;
 pub mod ops;
 pub mod render;

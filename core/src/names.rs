@@ -207,8 +207,45 @@ impl fmt::Display for ClarificationId {
     }
 }
 
-/// Checks a required text: not empty after trimming, at most `max` Unicode scalar values.
+/// Checks a required text (a question, an answer, a reason: a body): not empty after
+/// trimming, at most `max` Unicode scalar values, no NUL or C0 control character but tab and
+/// line breaks (SPEC §31: they break argv prompts and terminals downstream).
 pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), ClarifyError> {
+    check_sized(field, text, max)?;
+    check_controls(field, text, true)
+}
+
+/// Checks a required one-line text (a topic, a field, a suggestion, a key, an id): as
+/// [`check_text`], with no control character at all (SPEC §31).
+pub fn check_line(field: &str, text: &str, max: usize) -> Result<(), ClarifyError> {
+    check_sized(field, text, max)?;
+    check_controls(field, text, false)
+}
+
+/// `INVALID_INPUT` for the first NUL or C0 control character in `text`; tab, LF and CR
+/// (a CRLF line end) are allowed in bodies.
+pub fn check_controls(field: &str, text: &str, body: bool) -> Result<(), ClarifyError> {
+    let allowed = |c: char| body && matches!(c, '\t' | '\n' | '\r');
+    match text
+        .chars()
+        .enumerate()
+        .find(|(_, c)| c.is_ascii_control() && *c != '\u{7f}' && !allowed(*c))
+    {
+        None => Ok(()),
+        Some((at, c)) => Err(ClarifyError::input(format!(
+            "{field} holds the control character U+{:04X} at character {}; {}",
+            u32::from(c),
+            at + 1,
+            if body {
+                "only tab and line breaks are allowed in it"
+            } else {
+                "it must be one line of text"
+            }
+        ))),
+    }
+}
+
+fn check_sized(field: &str, text: &str, max: usize) -> Result<(), ClarifyError> {
     if text.trim().is_empty() {
         return Err(ClarifyError::TextEmpty {
             field: field.to_owned(),
@@ -229,6 +266,32 @@ pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), ClarifyErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nul_and_control_characters_are_invalid_input() {
+        assert!(check_text("question", "line one\n\tline two\r\n", 100).is_ok());
+        let e = check_text("question", "a\0b", 100).unwrap_err();
+        assert_eq!(e.code(), "INVALID_INPUT");
+        assert!(e.to_string().contains("U+0000 at character 2"), "{e}");
+        assert_eq!(
+            check_text("answer", "\u{1b}[2J", 100).unwrap_err().code(),
+            "INVALID_INPUT"
+        );
+        assert_eq!(
+            check_line("topic", "a\nb", 100).unwrap_err().code(),
+            "INVALID_INPUT"
+        );
+        assert_eq!(
+            check_line("topic", "a\tb", 100).unwrap_err().code(),
+            "INVALID_INPUT"
+        );
+        // Whitespace only is still empty first; other Unicode stays allowed.
+        assert_eq!(
+            check_line("topic", " \t\n ", 100).unwrap_err().code(),
+            "TEXT_EMPTY"
+        );
+        assert!(check_line("topic", "Café \u{202e} ü", 100).is_ok());
+    }
 
     #[test]
     fn issue_numbers() {

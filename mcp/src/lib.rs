@@ -22,6 +22,8 @@
 mod eof;
 pub mod hub;
 mod input;
+pub mod lines;
+mod log;
 mod reply;
 mod resources;
 mod server;
@@ -105,19 +107,26 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    // Input lines that are not JSON are answered here (-32700), never passed to rmcp; its
+    // replies and ours share one queue of whole lines (`lines`).
+    let (tx, rx) = lines::channel();
+    let pump = tokio::spawn(lines::pump(rx, write));
+    let read = lines::JsonLines::new(read, tx.clone(), MAX_MESSAGE_BYTES);
     let read = eof::SignalEof::new(read, server.input_closed.clone());
-    let transport =
-        AsyncRwTransport::new_server(read, write).with_max_line_length(MAX_MESSAGE_BYTES);
-    let running = match server.serve(transport).await {
-        Ok(running) => running,
-        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(e) => return Err(e.to_string()),
+    let transport = AsyncRwTransport::new_server(read, lines::LineSink::new(tx))
+        .with_max_line_length(MAX_MESSAGE_BYTES);
+    let outcome = match server.serve(transport).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(e.to_string()),
     };
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    // Every sender is gone with the transport: the pump writes what is queued, then ends.
+    let _ = pump.await;
+    outcome
 }
 
 /// rmcp's logs (dropped oversized lines, transport errors) and ours, on stderr.
@@ -130,7 +139,7 @@ fn init_logging() {
         _ => tracing::Level::WARN,
     };
     let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(log::Stderr::make)
         .with_max_level(level)
         .with_target(false)
         .try_init();

@@ -28,6 +28,8 @@ pub struct Server {
     /// Fired when the client closes its input: waits return instead of holding the exit.
     pub(crate) input_closed: CancellationToken,
     watch: Arc<Watch>,
+    /// Turns of the background routings (`[mcp] max_routes`, fixed by the first one).
+    routes: Arc<std::sync::OnceLock<Arc<tokio::sync::Semaphore>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -40,8 +42,19 @@ impl Server {
             issue,
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
+            routes: Arc::default(),
             tool_router: Self::router(),
         }
+    }
+
+    /// The semaphore every background routing of this server waits on.
+    pub(crate) fn routes(&self, max: u32) -> Arc<tokio::sync::Semaphore> {
+        self.routes
+            .get_or_init(|| {
+                let permits = usize::try_from(max.max(1)).unwrap_or(1);
+                Arc::new(tokio::sync::Semaphore::new(permits))
+            })
+            .clone()
     }
 
     fn instructions(&self) -> String {

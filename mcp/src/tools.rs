@@ -37,11 +37,15 @@ impl Server {
             return reply::invalid("`issue` is required: this server was started without --issue");
         };
         let route = a.route.unwrap_or(false);
+        let mut max_routes = agentx_clarify_core::config::DEFAULT_MCP_MAX_ROUTES;
         if route {
             // Refuse before writing anything: a question nobody would route is not asked.
             let runners = self.hub.call("routeRunner", json!({ "agent": a.to })).await;
             if runners.get("ok") != Some(&Value::Bool(true)) {
                 return reply::envelope(runners, |_| String::new());
+            }
+            if let Some(n) = runners.get("mcpMaxRoutes").and_then(Value::as_u64) {
+                max_routes = u32::try_from(n).unwrap_or(max_routes);
             }
         }
         let request = json!({
@@ -70,7 +74,11 @@ impl Server {
         // The routing outlives this call: the agent waits with clarify_wait.
         let hub = self.hub.clone();
         let route_id = id.clone();
+        // SPEC §31: at most `[mcp] max_routes` agent runs at once (each may be a paid model
+        // session); the others wait their turn in order (tokio's semaphore is fair).
+        let routes = self.routes(max_routes);
         tokio::spawn(async move {
+            let _turn = routes.acquire_owned().await;
             let out = hub.call("route", json!({ "id": route_id })).await;
             if out.get("ok") != Some(&Value::Bool(true)) {
                 let why = out

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use agentx_clarify_command::Runner;
 use agentx_clarify_core::routing::{Invocation, RunResult};
+use agentx_clarify_core::ClarifyError;
 
 use crate::{run, Exit, RunOutput, Spec};
 
@@ -22,6 +23,32 @@ impl ProcessRunner {
 }
 
 impl Runner for ProcessRunner {
+    /// The working directory must be a directory inside the workspace once links are
+    /// resolved (SPEC §31); `cwd = "/nonexistent"` was once blamed on the agent.
+    fn check(&self, invocation: &Invocation) -> Result<(), ClarifyError> {
+        let cwd = self.root.join(&invocation.cwd);
+        let bad = |why: String| ClarifyError::ConfigInvalid {
+            file: String::from(".agentx/config.toml"),
+            location: None,
+            message: format!(
+                "the runner's cwd \"{}\" of '{}' {why}",
+                invocation.cwd, invocation.agent
+            ),
+        };
+        let resolved = match std::fs::canonicalize(&cwd) {
+            Ok(p) if p.is_dir() => p,
+            Ok(_) => return Err(bad(String::from("is not a directory"))),
+            Err(e) => return Err(bad(format!("cannot be used: {e}"))),
+        };
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        if !resolved.starts_with(&root) {
+            return Err(bad(String::from(
+                "leads outside the workspace through a symbolic link",
+            )));
+        }
+        Ok(())
+    }
+
     fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult {
         let spec = Spec::for_invocation(invocation, prompt, &self.root);
         let started_ms = crate::run::now_ms();

@@ -19,7 +19,6 @@ use agentx_clarify_core::{ClarifyError, Config};
 
 use crate::index::Found;
 use crate::pass::{finished, found_by_issue, prune_markers};
-use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
 
 impl DiskStore {
@@ -108,7 +107,7 @@ impl DiskStore {
 
 impl DelegationStore for DiskStore {
     fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        read::read_existing(&self.delegation_path(issue), Links::Refuse, |bytes| {
+        read::read_existing(&self.delegation_path(issue), |bytes| {
             parse_delegations(issue, bytes)
         })
     }
@@ -123,7 +122,7 @@ impl DelegationStore for DiskStore {
         ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
         let dir = self.path(paths::DELEGATIONS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        crate::inside::make_dir(&dir)?;
         let path = self.delegation_path(issue);
         // Dropped last: the session accounts for the lock file's coming and going too.
         let _session = self.delegation_index.begin();
@@ -193,7 +192,7 @@ impl DelegationStore for DiskStore {
             .collect();
         files.sort();
         for (agent, path) in files {
-            let read = read::read_existing(&path, Links::Follow, |bytes| {
+            let read = read::read_small(&path, |bytes| {
                 add_manifest(&mut manifests, &agent, Ok(bytes));
                 Ok(())
             });

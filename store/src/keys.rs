@@ -66,6 +66,10 @@ pub fn with_new_session(op: &str, input: &serde_json::Value) -> Option<serde_jso
 impl KeyStore for DiskStore {
     fn key_files(&self, half: KeyHalf) -> Result<Vec<KeyFile>, ClarifyError> {
         let dir = self.path(KEYS_DIR);
+        // Keys read through a linked directory would be someone else's.
+        if !crate::inside::check_dir(&dir)? {
+            return Ok(Vec::new());
+        }
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -90,8 +94,9 @@ impl KeyStore for DiskStore {
     }
 
     fn create_key_pair(&self, agent: &str, public: &str, secret: &str) -> Result<(), ClarifyError> {
-        let dir = self.path(KEYS_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        // A linked keys directory (or .agentx/) is refused: a key pair is never written
+        // outside the workspace (SPEC §31).
+        crate::inside::make_dir(&self.path(KEYS_DIR))?;
         let (pub_path, secret_path) = (
             self.path(&key_path(agent, KeyHalf::Public)),
             self.path(&key_path(agent, KeyHalf::Secret)),
@@ -105,8 +110,13 @@ impl KeyStore for DiskStore {
                 existing.display()
             )));
         }
-        // Best effort: an existing .gitignore is the user's.
-        let _ = create_new(&self.path(KEYS_GITIGNORE), KEYS_GITIGNORE_TEXT, 0o644);
+        // An existing .gitignore is the user's (whether it ignores the key is for `keys new` to
+        // check); a link there is refused, never written through.
+        crate::inside::write_new(
+            &self.path(KEYS_GITIGNORE),
+            KEYS_GITIGNORE_TEXT.as_bytes(),
+            0o644,
+        )?;
         create_new(&secret_path, &format!("{secret}\n"), 0o600)?;
         if let Err(e) = create_new(&pub_path, &format!("{public}\n"), 0o644) {
             // Half a pair is no key: take the private half back.

@@ -6,6 +6,7 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -18,6 +19,7 @@ use serde_json::{json, Value};
 use crate::atomic::refuse_symlink;
 use crate::clock::system_now_ms;
 use crate::lock::{break_stale, pid_alive, this_host};
+use crate::read::{read_capped, MAX_TINY_FILE_BYTES};
 use crate::{io_error, DiskStore};
 
 /// A lease this process took: its file and exact bytes.
@@ -46,10 +48,16 @@ enum Judged {
     Absent,
 }
 
-fn judge(path: &Path) -> Judged {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Judged::Absent;
+/// Reads through the one reader (SPEC §31): a FIFO or a link where a lease belongs is
+/// `IO_ERROR` naming it at once, never a hang.
+fn judge(path: &Path) -> Result<Judged, ClarifyError> {
+    let Some(bytes) = read_capped(path, MAX_TINY_FILE_BYTES, |b| Ok(b.to_vec()))? else {
+        return Ok(Judged::Absent);
     };
+    Ok(judge_bytes(path, bytes))
+}
+
+fn judge_bytes(path: &Path, bytes: Vec<u8>) -> Judged {
     let now = system_now_ms();
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
         // Half-written by a holder that died between creating and writing it: judged by age.
@@ -93,7 +101,14 @@ fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, Clarify
         "expires": taken.saturating_add(i64::try_from(ttl_ms).unwrap_or(i64::MAX)),
     }))
     .unwrap_or_default();
-    match OpenOptions::new().write(true).create_new(true).open(path) {
+    // create-new and O_NOFOLLOW: something already there (a link, a FIFO) is judged, and
+    // refused by the reader, never opened for writing.
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
         Ok(mut file) => {
             if let Err(e) = file.write_all(&content) {
                 let _ = std::fs::remove_file(path);
@@ -111,8 +126,7 @@ impl LeaseStore for DiskStore {
 
     fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<DiskLease>, ClarifyError> {
         let path = self.lease_path(id)?;
-        let dir = self.clarifications_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        crate::inside::make_dir(&self.clarifications_dir())?;
         refuse_symlink(&path)?;
         // Lease files come and go in the clarifications directory: as the index's own
         // writer, so the index is not taken to be outdated by them.
@@ -123,7 +137,7 @@ impl LeaseStore for DiskStore {
             if let Some(content) = create(&path, id, ttl_ms)? {
                 return Ok(LeaseTake::Taken(DiskLease { path, content }));
             }
-            match judge(&path) {
+            match judge(&path)? {
                 Judged::Live { holder } => return Ok(LeaseTake::Held { holder }),
                 Judged::Dead(bytes) => break_stale(&path, &bytes)?,
                 Judged::Absent => {}
@@ -137,13 +151,16 @@ impl LeaseStore for DiskStore {
     fn release_lease(&self, lease: DiskLease) {
         // Only our own: an expired lease may have been broken and taken by another router.
         let _session = self.index.begin();
-        if std::fs::read(&lease.path).is_ok_and(|bytes| bytes == lease.content) {
+        let ours = read_capped(&lease.path, MAX_TINY_FILE_BYTES, |b| {
+            Ok(b == lease.content.as_slice())
+        });
+        if ours.is_ok_and(|ours| ours == Some(true)) {
             let _ = std::fs::remove_file(&lease.path);
         }
     }
 
     fn lease_held(&self, id: &str) -> bool {
         self.lease_path(id)
-            .is_ok_and(|p| matches!(judge(&p), Judged::Live { .. }))
+            .is_ok_and(|p| matches!(judge(&p), Ok(Judged::Live { .. })))
     }
 }

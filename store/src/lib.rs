@@ -13,6 +13,7 @@ pub mod clock;
 mod delegations;
 mod index;
 mod init;
+mod inside;
 mod keys;
 mod lease;
 mod lock;
@@ -42,8 +43,7 @@ pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use outbox::OUTBOX;
 pub use parallel::parallel_map;
-pub use read::read_into;
-use read::Links;
+pub use read::{read_into, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.
@@ -78,6 +78,36 @@ fn mount_point(path: &Path) -> PathBuf {
     }
     here
 }
+
+/// The directories of SPEC §3 and §19 under `.agentx/` ([`DiskStore::check_layout`]).
+const LAYOUT_DIRS: [&str; 12] = [
+    paths::AGENTX_DIR,
+    paths::WORKFLOWS_DIR,
+    paths::AGENTS_DIR,
+    paths::KEYS_DIR,
+    paths::STATE_DIR,
+    paths::CLARIFICATIONS_DIR,
+    paths::DELEGATIONS_DIR,
+    agentx_clarify_command::RUNS_DIR,
+    INDEX_DIR,
+    ".agentx/index/active/",
+    ".agentx/index/delegations/",
+    ".agentx/index/delegations/active/",
+];
+
+/// Files every command may read or write before it knows which ledger it needs: a FIFO or a
+/// link to a device there would hang or flood it ([`DiskStore::check_layout`]).
+const LAYOUT_FILES: [&str; 9] = [
+    paths::CONFIG,
+    paths::STATUS,
+    ".agentx/index/stamp",
+    ".agentx/index/lock",
+    ".agentx/index/writers",
+    ".agentx/index/.gitignore",
+    ".agentx/index/delegations/stamp",
+    ".agentx/index/delegations/lock",
+    ".agentx/index/delegations/writers",
+];
 
 /// What the clarifications directory holds.
 #[derive(Debug, Default)]
@@ -142,6 +172,27 @@ impl DiskStore {
         }
     }
 
+    /// SPEC §31: every directory the store uses under `.agentx/` that exists is a real
+    /// directory inside the workspace (a link among them is `IO_ERROR` naming it), and the
+    /// index's fixed files are regular files — checked when the settings are read, before a
+    /// command reads or writes anything else. About a dozen `lstat`s.
+    pub fn check_layout(&self) -> Result<(), ClarifyError> {
+        for dir in LAYOUT_DIRS {
+            inside::check_dir(&self.path(dir))?;
+        }
+        for file in LAYOUT_FILES {
+            let path = self.path(file);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(atomic::symlink_refused(&path))
+                }
+                Ok(meta) if !meta.is_file() => return Err(read::not_regular(&path, &meta)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// A path of SPEC §3 (`paths::…`) under this root.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
@@ -162,8 +213,7 @@ impl DiskStore {
 
     /// The ledger's path, its directory created.
     fn lock_ledger_dir(&self, issue: u32) -> Result<PathBuf, ClarifyError> {
-        let dir = self.clarifications_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        inside::make_dir(&self.clarifications_dir())?;
         Ok(self.ledger_path(issue))
     }
 
@@ -172,9 +222,8 @@ impl DiskStore {
     pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
-        let url = read::read_existing(&path, Links::Follow, |bytes| {
-            Config::store_url(&file, bytes)
-        })?;
+        self.check_layout()?;
+        let url = read::read_small(&path, |bytes| Config::store_url(&file, bytes))?;
         Ok(url.flatten())
     }
 
@@ -259,10 +308,11 @@ impl Store for DiskStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
-        let config = read::read_existing(&path, Links::Follow, |bytes| {
-            Config::parse_bytes(&file, bytes)
-        })?;
-        Ok(config.unwrap_or_default())
+        self.check_layout()?;
+        let config =
+            read::read_small(&path, |bytes| Config::parse_bytes(&file, bytes))?.unwrap_or_default();
+        read::set_max_file_bytes(config.max_file_bytes);
+        Ok(config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -290,7 +340,7 @@ impl Store for DiskStore {
             let file = self.relative(&path);
             // A file that cannot be read (a FIFO, a directory) fails only the requests that
             // use it, like one that does not parse.
-            let read = read::read_existing(&path, Links::Follow, |bytes| {
+            let read = read::read_small(&path, |bytes| {
                 workflows.insert_bytes_as(&name, &file, bytes);
                 Ok(())
             });
@@ -302,7 +352,7 @@ impl Store for DiskStore {
     }
 
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        read::read_existing(&self.ledger_path(issue), Links::Refuse, |bytes| {
+        read::read_existing(&self.ledger_path(issue), |bytes| {
             Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue))
         })
     }
@@ -347,7 +397,7 @@ impl Store for DiskStore {
         let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         // Copied out of the thread's read buffer: `decide` may read the store too.
-        let current = read::read_existing(&path, Links::Refuse, |bytes| Ok(bytes.to_vec()))?;
+        let current = read::read_existing(&path, |bytes| Ok(bytes.to_vec()))?;
         let (write, result) = decide(current.as_deref())?;
         if let Some(bytes) = write {
             // Bytes that do not parse keep their marker, as a pass that cannot read them would.
@@ -359,7 +409,7 @@ impl Store for DiskStore {
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        let statuses = read::read_existing(&self.path(paths::STATUS), Links::Refuse, |b| {
+        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
             parse_statuses(paths::STATUS_FILE, b)
         })?;
         Ok(statuses.unwrap_or_default())
@@ -371,8 +421,7 @@ impl Store for DiskStore {
         agent: &str,
         mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let dir = self.path(paths::STATE_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        inside::make_dir(&self.path(paths::STATE_DIR))?;
         let path = self.path(paths::STATUS);
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let mut statuses = self.read_statuses()?;

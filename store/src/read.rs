@@ -8,18 +8,32 @@
 
 use std::fs::{File, Metadata};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use agentx_clarify_core::ClarifyError;
 
 use crate::atomic::symlink_refused;
 use crate::io_error;
 
-/// Whether a symlink as the last component is followed: never for ledgers, locks and the
-/// status file (SPEC §8); settings and workflows may be links a user keeps elsewhere.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Links {
-    Refuse,
-    Follow,
+/// Default of `[clarify] max_file_bytes`: the most a ledger (or the status file) may hold.
+pub use agentx_clarify_core::config::DEFAULT_MAX_FILE_BYTES;
+/// The most a settings, workflow, manifest, persona or key file may hold (SPEC §31): a
+/// 52 MB settings file once cost 2.4 GB of memory on every command.
+pub const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
+/// The most the store's own small files (leases, index stamps) may hold.
+pub(crate) const MAX_TINY_FILE_BYTES: u64 = 64 << 10;
+
+/// `[clarify] max_file_bytes` as the settings last read in this process say (every command
+/// reads them before any ledger). Process-wide: the cap guards memory, which is too.
+static MAX_FILE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILE_BYTES);
+
+/// Sets the ledger cap from the settings.
+pub(crate) fn set_max_file_bytes(bytes: u64) {
+    MAX_FILE_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+fn max_file_bytes() -> u64 {
+    MAX_FILE_BYTES.load(Ordering::Relaxed)
 }
 
 thread_local! {
@@ -34,27 +48,44 @@ pub(crate) fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 
 /// Reads a whole ledger file into `buf` (reusing its allocation); a missing file is an error.
 pub fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), ClarifyError> {
-    let (file, meta) = open_regular(path, Links::Refuse)?.ok_or_else(|| {
+    let (file, meta) = open_regular(path)?.ok_or_else(|| {
         io_error(
             "read",
             path,
             &std::io::Error::from(std::io::ErrorKind::NotFound),
         )
     })?;
-    read_open(file, &meta, path, buf)
+    read_open(file, &meta, path, buf, max_file_bytes())
 }
 
-/// Reads a file, if it exists, into this thread's buffer and decodes it with `decode`.
+/// Reads a ledger-sized file, if it exists, into this thread's buffer and decodes it.
 pub(crate) fn read_existing<T>(
     path: &Path,
-    links: Links,
     decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
 ) -> Result<Option<T>, ClarifyError> {
-    let Some((file, meta)) = open_regular(path, links)? else {
+    read_capped(path, max_file_bytes(), decode)
+}
+
+/// Reads a settings-sized file (settings, workflows, manifests, personas: at most
+/// [`MAX_SMALL_FILE_BYTES`]), if it exists, and decodes it.
+pub(crate) fn read_small<T>(
+    path: &Path,
+    decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
+) -> Result<Option<T>, ClarifyError> {
+    read_capped(path, MAX_SMALL_FILE_BYTES, decode)
+}
+
+/// Reads a file of at most `cap` bytes, if it exists, into this thread's buffer and decodes it.
+pub(crate) fn read_capped<T>(
+    path: &Path,
+    cap: u64,
+    decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
+) -> Result<Option<T>, ClarifyError> {
+    let Some((file, meta)) = open_regular(path)? else {
         return Ok(None);
     };
     with_buffer(|buf| {
-        read_open(file, &meta, path, buf)?;
+        read_open(file, &meta, path, buf, cap)?;
         decode(buf).map(Some)
     })
 }
@@ -62,37 +93,35 @@ pub(crate) fn read_existing<T>(
 /// Whether a ledger file is at `path`, checked as a read would check it (symlinks, FIFOs and
 /// directories refused) but without reading it.
 pub(crate) fn is_regular(path: &Path) -> Result<bool, ClarifyError> {
-    open_regular(path, Links::Refuse).map(|found| found.is_some())
+    open_regular(path).map(|found| found.is_some())
 }
 
 /// Reads a whole file into `buf`; `Ok(false)` when it does not exist.
 pub(crate) fn read_if_exists(path: &Path, buf: &mut Vec<u8>) -> Result<bool, ClarifyError> {
-    let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
+    let Some((file, meta)) = open_regular(path)? else {
         return Ok(false);
     };
-    read_open(file, &meta, path, buf).map(|()| true)
+    read_open(file, &meta, path, buf, max_file_bytes()).map(|()| true)
 }
 
-/// A file's bytes and its metadata (`None` when it does not exist); for lock files, whose age
-/// is their mtime.
+/// A small file's bytes and its metadata (`None` when it does not exist); for lock files,
+/// whose age is their mtime, and keys, whose mode matters.
 pub(crate) fn read_with_metadata(path: &Path) -> Result<Option<(Vec<u8>, Metadata)>, ClarifyError> {
-    let Some((file, meta)) = open_regular(path, Links::Refuse)? else {
+    let Some((file, meta)) = open_regular(path)? else {
         return Ok(None);
     };
     let mut bytes = Vec::new();
-    read_open(file, &meta, path, &mut bytes)?;
+    read_open(file, &meta, path, &mut bytes, MAX_SMALL_FILE_BYTES)?;
     Ok(Some((bytes, meta)))
 }
 
-/// Opens a regular file for reading without blocking; `None` when it does not exist.
-fn open_regular(path: &Path, links: Links) -> Result<Option<(File, Metadata)>, ClarifyError> {
+/// Opens a regular file for reading without blocking and without following a link (SPEC
+/// §31: every file read, settings and personas included); `None` when it does not exist.
+fn open_regular(path: &Path) -> Result<Option<(File, Metadata)>, ClarifyError> {
     use std::os::unix::fs::OpenOptionsExt;
     // O_NOCTTY: a terminal device at the path must not become this process's terminal before
     // fstat refuses it.
-    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
-    if links == Links::Refuse {
-        flags |= libc::O_NOFOLLOW;
-    }
+    let flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW;
     let file = match std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(flags)
@@ -148,15 +177,24 @@ pub(crate) fn not_regular(path: &Path, meta: &Metadata) -> ClarifyError {
     }
 }
 
-/// Reads the whole of an open regular file into `buf`.
+/// Reads the whole of an open regular file of at most `cap` bytes into `buf`.
 fn read_open(
     mut file: File,
     meta: &Metadata,
     path: &Path,
     buf: &mut Vec<u8>,
+    cap: u64,
 ) -> Result<(), ClarifyError> {
     use std::io::Read;
     let len = meta.len();
+    if len > cap {
+        return Err(ClarifyError::Io {
+            message: format!(
+                "refusing to read {}: it holds {len} bytes, more than the {cap} allowed (a ledger's limit is [clarify] max_file_bytes)",
+                path.display()
+            ),
+        });
+    }
     buf.clear();
     buf.reserve(usize::try_from(len).unwrap_or(0));
     // Ledgers are replaced by rename, never rewritten in place, so the size read by fstat is
@@ -182,7 +220,7 @@ mod tests {
             .unwrap();
         assert!(status.success());
         // Without O_NONBLOCK this open would wait for a writer forever.
-        let e = read_existing(&fifo, Links::Follow, |_| Ok(())).unwrap_err();
+        let e = read_existing(&fifo, |_| Ok(())).unwrap_err();
         assert_eq!(e.code(), "IO_ERROR");
         assert!(e.to_string().contains("FIFO"), "{e}");
         assert!(e.to_string().contains("issue-3.json"), "{e}");
@@ -197,12 +235,25 @@ mod tests {
         std::os::unix::fs::symlink(&fifo, &link).unwrap();
         let e = read_into(&link, &mut Vec::new()).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
-        // Followed (settings, workflows), the link leads to the FIFO, which is refused too.
-        let e = read_existing(&link, Links::Follow, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("FIFO"), "{e}");
+        // Settings and personas are never followed through a link either (SPEC §31).
+        let e = read_small(&link, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let e = read_small(&zero, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        let e = read_small(Path::new("/dev/zero"), |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("character device"), "{e}");
         assert_eq!(
-            read_existing(&dir.path().join("absent"), Links::Refuse, |_| Ok(())).unwrap(),
+            read_existing(&dir.path().join("absent"), |_| Ok(())).unwrap(),
             None
+        );
+        let big = dir.path().join("big.toml");
+        std::fs::write(&big, vec![b'#'; 2 << 20]).unwrap();
+        let e = read_small(&big, |_| Ok(())).unwrap_err();
+        assert!(
+            e.to_string().contains("more than the 1048576 allowed"),
+            "{e}"
         );
     }
 }

@@ -46,6 +46,13 @@ pub trait Runner {
     fn unavailable(&self, _invocation: &Invocation) -> Option<String> {
         None
     }
+
+    /// Checks, before anything is written, what only the shell can see (SPEC §31: the
+    /// runner's working directory exists inside the workspace): a settings mistake is
+    /// `CONFIG_INVALID` for the caller, never an agent error escalating the record.
+    fn check(&self, _invocation: &Invocation) -> Result<(), ClarifyError> {
+        Ok(())
+    }
 }
 
 /// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
@@ -223,6 +230,7 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     store.read_statuses()?;
     let workflows = store.load_workflows()?;
     let target = check(store, &config, id, None)?;
+    runner.check(&target.invocation)?;
     if let Some(why) = runner.unavailable(&target.invocation) {
         return Err(ClarifyError::RunnerUnavailable {
             agent: target.invocation.agent.clone(),

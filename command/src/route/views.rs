@@ -184,5 +184,7 @@ pub fn route_runner<S: RunStore>(store: &S, agent: &str) -> Result<Value, Clarif
             "preset": spec.preset,
             "timeoutSeconds": spec.timeout_seconds,
         },
+        // `[mcp] max_routes`: how many routings an MCP server runs in the background at once.
+        "mcpMaxRoutes": config.mcp_max_routes,
     }))
 }

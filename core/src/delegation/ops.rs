@@ -12,7 +12,7 @@ use super::{
 };
 use crate::config::{Config, MAX_SHORT_TEXT};
 use crate::error::ClarifyError;
-use crate::names::{check_agent, check_issue, check_text, is_reserved, AGENT_X};
+use crate::names::{check_agent, check_issue, check_line, check_text, is_reserved, AGENT_X};
 use crate::ops::check_now;
 use crate::time::Timestamp;
 
@@ -74,7 +74,7 @@ impl NewDelegation {
             }
         }
         if let Some(k) = &self.signal_key {
-            check_text("signal key", k, MAX_SHORT_TEXT)?;
+            check_line("signal key", k, MAX_SHORT_TEXT)?;
         }
         Ok(issue)
     }
@@ -172,7 +172,7 @@ impl Action {
             }
         }
         if let Some(k) = &self.signal_key {
-            check_text("signal key", k, MAX_SHORT_TEXT)?;
+            check_line("signal key", k, MAX_SHORT_TEXT)?;
         }
         Ok(parsed)
     }

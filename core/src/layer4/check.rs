@@ -189,7 +189,8 @@ pub fn check(
     if changed {
         current.seal();
     }
-    let agent_id = plan.agent_id.clone().unwrap_or_else(|| args.from.clone());
+    // The agent the records are written as, never the plan's own claim (SPEC §31).
+    let agent_id = args.from.clone();
     let response = response(&current, plan, args, &session_id, &agent_id, now);
     Ok(Checked {
         ledger: current,
@@ -217,7 +218,7 @@ pub fn response(
         let record = ledger
             .clarifications
             .iter()
-            .find(|r| r.idempotency_key.as_deref() == Some(key.as_str()));
+            .find(|r| r.idempotency_key.as_deref() == Some(key.as_str()) && r.from == args.from);
         let status = record.map(Record::current_status);
         let severity = record.map_or(gap.severity, Record::severity);
         match status {

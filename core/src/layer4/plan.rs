@@ -10,7 +10,7 @@ use crate::api::input::{self, Obj};
 use crate::config::MAX_SHORT_TEXT;
 use crate::error::{shown, ClarifyError};
 use crate::ledger::Severity;
-use crate::names::{check_text, check_uuid};
+use crate::names::{check_line, check_uuid};
 use crate::ops::MAX_GAP_ID;
 
 /// At most this many gaps per plan: every gap becomes a record of one ledger.
@@ -119,7 +119,7 @@ impl Plan {
         }
         let agent_id = input::opt_string(map, "agent_id").map_err(at_plan)?;
         if let Some(a) = &agent_id {
-            check_text("plan agent_id", a, MAX_SHORT_TEXT)?;
+            check_line("plan agent_id", a, MAX_SHORT_TEXT)?;
         }
         let items = match map.get("gaps") {
             None | Some(Value::Null) => {
@@ -161,7 +161,7 @@ fn parse_gap(index: usize, item: &Value) -> Result<PlanGap, ClarifyError> {
         return Err(ClarifyError::input(format!("{position} must be an object")));
     };
     let id = input::string(map, "id").map_err(|e| located(&position, e))?;
-    check_text(&format!("{position} id"), &id, MAX_GAP_ID)?;
+    check_line(&format!("{position} id"), &id, MAX_GAP_ID)?;
     let at = format!("gap '{}'", shown(&id));
     let here = |e| located(&at, e);
     if let Some(key) = map

@@ -10,8 +10,8 @@ use crate::error::ClarifyError;
 use crate::events::Event;
 use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
 use crate::names::{
-    check_agent, check_issue, check_operation, check_text, check_uuid, check_workflow_name,
-    is_reserved, AGENT_X,
+    check_agent, check_issue, check_line, check_operation, check_text, check_uuid,
+    check_workflow_name, is_reserved, AGENT_X,
 };
 use crate::scope::{self, default_max_rounds, Ask};
 use crate::signing::Signers;
@@ -89,10 +89,10 @@ impl NewRequest {
         if let Some(w) = &self.workflow {
             check_workflow_name(w)?;
         }
-        check_text("topic", &self.topic, config.max_topic_chars as usize)?;
+        check_line("topic", &self.topic, config.max_topic_chars as usize)?;
         check_text("question", &self.question, config.max_body_chars as usize)?;
         if let Some(f) = &self.field {
-            check_text("field", f, MAX_SHORT_TEXT)?;
+            check_line("field", f, MAX_SHORT_TEXT)?;
         }
         if self.suggestions.len() > MAX_SUGGESTIONS {
             return Err(ClarifyError::TextTooLong {
@@ -103,10 +103,10 @@ impl NewRequest {
             });
         }
         for s in &self.suggestions {
-            check_text("suggestion", s, MAX_SHORT_TEXT)?;
+            check_line("suggestion", s, MAX_SHORT_TEXT)?;
         }
         if let Some(k) = &self.idempotency_key {
-            check_text("idempotency key", k, MAX_SHORT_TEXT)?;
+            check_line("idempotency key", k, MAX_SHORT_TEXT)?;
         }
         self.validate_layer4(config)?;
         Ok(issue)
@@ -136,7 +136,7 @@ impl NewRequest {
             check_uuid("session id", s)?;
         }
         if let Some(g) = &self.gap_id {
-            check_text("gap id", g, MAX_GAP_ID)?;
+            check_line("gap id", g, MAX_GAP_ID)?;
         }
         Ok(())
     }
@@ -370,7 +370,9 @@ fn prepare(
     Ok(issue)
 }
 
-/// An agent that crashed and re-sends its request gets the original record back.
+/// An agent that crashed and re-sends its request gets the original record back. Keys are
+/// scoped by requester (SPEC §31): another agent's record under the same key is not this
+/// one's, so a predictable key (`l4:<session>:<gap>`) cannot be taken first by someone else.
 fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
     let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
         return Ok(None);
@@ -378,7 +380,7 @@ fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, C
     let Some(existing) = ledger
         .clarifications
         .iter()
-        .find(|r| r.idempotency_key.as_ref() == Some(key))
+        .find(|r| r.idempotency_key.as_ref() == Some(key) && r.from == req.from)
     else {
         return Ok(None);
     };

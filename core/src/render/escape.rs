@@ -29,7 +29,9 @@ pub fn escape_markdown(text: &str) -> String {
                     out.push(c);
                 }
                 '\r' => {}
-                c if c.is_control() && c != '\t' => out.push('\u{FFFD}'),
+                c if (c.is_control() && c != '\t') || is_bidi_or_separator(c) => {
+                    out.push('\u{FFFD}');
+                }
                 _ => out.push(c),
             }
             digits = (at_start || digits) && c.is_ascii_digit();
@@ -40,17 +42,24 @@ pub fn escape_markdown(text: &str) -> String {
 }
 
 /// Removes what a terminal would interpret: every control character except newline and tab
-/// becomes U+FFFD, so a body cannot move the cursor, change colours or set the title.
+/// becomes U+FFFD, so a body cannot move the cursor, change colours or set the title — and so
+/// do the bidirectional overrides and isolates and the Unicode line and paragraph separators
+/// (SPEC §31), so a body cannot reorder what a reader sees or break a line unseen.
 pub fn sanitize_terminal(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if (c.is_control() && c != '\n' && c != '\t') || is_bidi_or_separator(c) {
                 '\u{FFFD}'
             } else {
                 c
             }
         })
         .collect()
+}
+
+/// U+202A–U+202E (embeddings and overrides), U+2066–U+2069 (isolates), U+2028/U+2029.
+pub fn is_bidi_or_separator(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
 }
 
 #[cfg(test)]
@@ -79,5 +88,10 @@ mod tests {
             "a\u{FFFD}[31mred\u{FFFD}"
         );
         assert_eq!(sanitize_terminal("line\nnext\t"), "line\nnext\t");
+        assert_eq!(
+            sanitize_terminal("a\u{202E}b\u{2066}c\u{2069}\u{2028}d\u{2029}é"),
+            "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}d\u{FFFD}é"
+        );
+        assert_eq!(escape_markdown("x\u{202D}y"), "x\u{FFFD}y");
     }
 }

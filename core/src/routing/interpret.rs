@@ -201,7 +201,9 @@ fn last_line(text: &str) -> Option<String> {
 }
 
 fn classify(answer: String, max_body_chars: u32) -> Interpretation {
-    let parsed = parse(&answer);
+    // SPEC §31: a signal block inside a fenced code block is quoted text (an agent explaining
+    // the protocol is not stopping); the answer keeps it verbatim.
+    let parsed = parse(&outside_fences(&answer));
     if let Some(block) = parsed.first(BlockName::ClarificationNeeded) {
         return match block.clarification_needed() {
             Ok(b) => Interpretation::AskedBack {
@@ -227,6 +229,44 @@ fn classify(answer: String, max_body_chars: u32) -> Interpretation {
         };
     }
     Interpretation::Answer { answer }
+}
+
+/// `text` with every line of a fenced code block (CommonMark: a line opening with three or
+/// more backticks or tildes, closed by a like fence at least as long) and its fences blanked,
+/// so the block parser sees only what is outside them; line numbers stay as they were.
+fn outside_fences(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut open: Option<(char, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let lead = body.trim_start_matches(' ');
+        let fence = lead
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '`' | '~') && body.len() - lead.len() < 4)
+            .map(|c| (c, lead.chars().take_while(|x| *x == c).count()))
+            .filter(|(_, n)| *n >= 3);
+        let inside = match (open, fence) {
+            (None, Some(f)) => {
+                open = Some(f);
+                true
+            }
+            (Some((c, n)), Some((fc, fnum)))
+                if fc == c && fnum >= n && lead.trim_start_matches(c).trim().is_empty() =>
+            {
+                open = None;
+                true
+            }
+            (Some(_), _) => true,
+            (None, None) => false,
+        };
+        if inside {
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 fn malformed(name: BlockName, problems: &[Problem]) -> Interpretation {

@@ -219,9 +219,12 @@ impl Reader<'_, '_> {
                 return Err(self.err(
                     &k.span(),
                     format!(
-                        "unknown key '{k_text}' in [{}]; allowed: {}",
+                        "unknown key '{k_text}' in [{}]; allowed: {}{}",
                         self.key,
-                        KEYS.join(", ")
+                        KEYS.join(", "),
+                        crate::nearest::nearest(k_text, KEYS)
+                            .map(|k| format!("; did you mean '{k}'?"))
+                            .unwrap_or_default()
                     ),
                 ));
             }
@@ -341,6 +344,16 @@ impl Reader<'_, '_> {
             }
         }
         match out.first() {
+            // A program given as a relative path is inside the workspace (SPEC §31).
+            Some(program) if program.contains('/') && !program.starts_with('/') && !is_inside(program) => {
+                Err(self.err(
+                    &v.span(),
+                    format!(
+                        "{}.command's program \"{program}\" must stay inside the workspace (no '..')",
+                        self.key
+                    ),
+                ))
+            }
             Some(program) if !program.is_empty() => Ok(out),
             _ => Err(self.err(
                 &v.span(),
@@ -433,6 +446,17 @@ impl Reader<'_, '_> {
                 ),
             ));
         }
+        // SPEC §31: a persona or a working directory outside the workspace would put another
+        // file in the prompt (and the run log), or run the agent elsewhere.
+        if !is_inside(&text) {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.{name} must be a relative path inside the workspace (no '..', not absolute), found \"{text}\"",
+                    self.key
+                ),
+            ));
+        }
         Ok(text)
     }
 
@@ -470,6 +494,11 @@ impl Reader<'_, '_> {
     }
 }
 
+/// A relative path without `..` components: inside the directory it is joined to.
+fn is_inside(path: &str) -> bool {
+    !path.starts_with('/') && !path.split('/').any(|part| part == "..")
+}
+
 fn is_env_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
@@ -497,6 +526,41 @@ mod tests {
         let e = Config::parse_with_runners("config.toml", text).unwrap_err();
         assert_eq!(e.code(), "CONFIG_INVALID");
         e.to_string()
+    }
+
+    #[test]
+    fn personas_cwd_and_program_paths_stay_inside_the_workspace() {
+        for (table, want) in [
+            (
+                "persona = \"../../../../etc/passwd\"",
+                "agents.architect.persona must be a relative path inside the workspace",
+            ),
+            (
+                "persona = \"/etc/passwd\"",
+                "agents.architect.persona must be a relative path",
+            ),
+            (
+                "cwd = \"/nonexistent\"",
+                "agents.architect.cwd must be a relative path",
+            ),
+            (
+                "cwd = \"sub/../..\"",
+                "agents.architect.cwd must be a relative path",
+            ),
+        ] {
+            let e = error(&format!(
+                "[agents.architect]\npreset = \"claude\"\n{table}\n"
+            ));
+            assert!(e.starts_with("config.toml:3:"), "{e}");
+            assert!(e.contains(want), "{e}");
+        }
+        let e = error("[agents.architect]\ncommand = [\"../outside/agent\"]\n");
+        assert!(e.contains("must stay inside the workspace"), "{e}");
+        let e = error("[agents.architect]\npreset = \"claude\"\npersonna = \"p.md\"\n");
+        assert!(e.contains("did you mean 'persona'?"), "{e}");
+        // Inside the root, a bare name on PATH, or an absolute program: as before.
+        runners("[agents.architect]\ncommand = [\"bin/agent\"]\ncwd = \"sub/dir\"\npersona = \"./p.md\"\n");
+        runners("[agents.architect]\ncommand = [\"/usr/bin/env\", \"agent\"]\n");
     }
 
     #[test]

@@ -105,14 +105,18 @@ impl Index {
     }
 
     /// Creates the index's directories (and a `.gitignore`: it is a local cache, never
-    /// shared), once the workspace has a clarifications directory.
-    fn ensure(&self) -> std::io::Result<()> {
+    /// shared), once the workspace has a clarifications directory. SPEC §31: a cloned
+    /// repository may plant links here (git keeps them), so every directory is checked to be
+    /// a real one and the `.gitignore` is created new without following a link — a link is
+    /// refused by name, never written through.
+    fn ensure(&self) -> Result<(), ClarifyError> {
         let markers = self.markers();
-        if markers.is_dir() {
+        if crate::inside::check_dir(&markers)? {
             return Ok(());
         }
-        std::fs::create_dir_all(&markers)?;
-        std::fs::write(self.dir.join(".gitignore"), "*\n")
+        crate::inside::make_dir(&self.dir)?;
+        crate::inside::write_new(&self.dir.join(".gitignore"), b"*\n", 0o666)?;
+        crate::inside::make_dir(&markers)
     }
 
     /// Whether another writer holds its shared lock on `writers` (one that died released it).
@@ -166,8 +170,7 @@ impl Index {
         if path.exists() {
             return Ok(());
         }
-        self.ensure()
-            .map_err(|e| io_error("create the index in", &self.dir, &e))?;
+        self.ensure()?;
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -274,7 +277,10 @@ impl Index {
             let marked = markers.next_if_eq(&issue).is_some();
             match (what, marked) {
                 (Found::Marked, false) => {
-                    added |= std::fs::File::create(self.marker(issue)).is_ok();
+                    added |= matches!(
+                        crate::inside::create_new(&self.marker(issue), 0o666),
+                        Ok(Some(_))
+                    );
                 }
                 (Found::Finished, true) => superfluous.push(issue),
                 _ => {}

@@ -147,11 +147,16 @@ pub(crate) fn read(lock: &Path, path: &Path) -> Stamp {
     stamp
 }
 
+/// Through the one reader (SPEC §31): a link, a FIFO or a device where the stamp belongs
+/// reads as invalid at once (the command's layout check names it), never a hang or a flood.
 fn read_unlocked(path: &Path) -> Stamp {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| Stamp::parse(&b))
-        .unwrap_or_else(Stamp::invalid)
+    crate::read::read_capped(path, crate::read::MAX_TINY_FILE_BYTES, |b| {
+        Ok(Stamp::parse(b))
+    })
+    .ok()
+    .flatten()
+    .flatten()
+    .unwrap_or_else(Stamp::invalid)
 }
 
 /// Rewrites the stamp in place, padded to [`SIZE`], without fsync: after a crash a lost,

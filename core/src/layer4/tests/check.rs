@@ -54,7 +54,8 @@ fn every_gap_becomes_a_request() {
     let resp = &c.response;
     assert_eq!(resp.protocol_version, "1.0.0");
     assert_eq!(resp.session_id, SESSION);
-    assert_eq!(resp.agent_id, "wwa-scaffold-v1.0.0");
+    // The agent the records are written as, never the plan's own `agent_id` (SPEC §31).
+    assert_eq!(resp.agent_id, "engineer");
     assert_eq!(resp.status, "needs_clarification");
     assert_eq!(
         (resp.accepted_gaps, resp.blocking_gaps, resp.warning_gaps),

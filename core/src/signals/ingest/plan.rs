@@ -99,6 +99,14 @@ pub fn plan(
 ) -> Result<Plan, ClarifyError> {
     check_issue(u64::from(ctx.issue))?;
     check_agent(&ctx.agent)?;
+    // SPEC §31: the hub's own actors are never impersonated from a file's text — entries by
+    // `agent-x` are signed with the hub's key.
+    if crate::names::is_reserved(&ctx.agent) {
+        return Err(ClarifyError::input(format!(
+            "'{}' is reserved: signals are ingested as the output of an agent, never of human, monitor or agent-x",
+            ctx.agent
+        )));
+    }
     if let Some(p) = &ctx.parent {
         check_agent(p)?;
     }
