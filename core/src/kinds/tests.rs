@@ -289,3 +289,58 @@ fn the_chain_covers_values_and_old_ledgers_read_unchanged() {
         assert!(!plain_text.contains(key), "{key}");
     }
 }
+
+#[test]
+fn renderers_show_the_options_with_the_chosen_one_marked() {
+    use crate::config::Config;
+    use crate::ops::{act, request, Action, NewRequest};
+    use crate::render::{markdown_thread, text_thread, Style};
+    use crate::workflow::Workflows;
+    let t0 = 1_795_341_600_000;
+    let req = NewRequest {
+        issue_number: 42,
+        from: "engineer".into(),
+        to: "architect".into(),
+        topic: "Cache".into(),
+        question: "Which cache?".into(),
+        answer: AnswerSpec {
+            kind: AnswerKind::Choice,
+            options: vec![
+                AnswerOption {
+                    value: "redis".into(),
+                    label: Some("Redis *fast*".into()),
+                    description: Some("survives a deploy".into()),
+                },
+                opt("lru", Some("In-process LRU")),
+            ],
+            allow_other: Some(false),
+            ..AnswerSpec::default()
+        },
+        ..NewRequest::default()
+    };
+    let config = Config::default();
+    let asked = request(None, &req, &config, &Workflows::defaults(), t0).unwrap();
+    let answer = Action::AnswerValue {
+        from: "architect".into(),
+        body: None,
+        value: json!("lru"),
+    };
+    let answered = act(&asked.ledger, &asked.id, &answer, &config, t0 + 1).unwrap();
+    let record = &answered.ledger.clarifications[0];
+    let md = markdown_thread(42, record);
+    assert!(md.contains("*Answer: choice, only these*"), "{md}");
+    assert!(
+        md.contains(
+            "- [ ] Redis \\*fast\\* (`redis`) — survives a deploy\n- [x] In-process LRU (`lru`)"
+        ),
+        "{md}"
+    );
+    let text = text_thread(42, record, Style { color: false });
+    assert!(text.contains("  answer: choice, only these\n    [ ] redis  Redis *fast*\n    [x] lru  In-process LRU\n"), "{text}");
+    // Before an answer nothing is marked; a text question shows no options.
+    let md = markdown_thread(42, &asked.ledger.clarifications[0]);
+    assert!(
+        !md.contains("[x]") && md.contains("- [ ] In-process LRU"),
+        "{md}"
+    );
+}
