@@ -4,6 +4,7 @@
 //! after a monitor run no blocking wait-for cycle remains and a second run changes nothing.
 
 use agentx_clarify_core::agents::{apply_events, set_status, Statuses};
+use agentx_clarify_core::kinds::fingerprint;
 use agentx_clarify_core::monitor::{find_cycle_breaks, may_act, monitor_ledger, WaitEdge};
 use agentx_clarify_core::verify::verify_ledger;
 use agentx_clarify_core::{act, request, Action, Config, Ledger, NewRequest, Status, Workflows};
@@ -47,6 +48,8 @@ enum Step {
         to: usize,
         blocking: bool,
         topic: usize,
+        /// `askAgain` (SPEC §22): asked even when the issue holds the question.
+        again: bool,
     },
     Answer {
         record: usize,
@@ -80,7 +83,7 @@ fn step() -> impl Strategy<Value = Step> {
     let t = 0..TEXTS.len();
     let r = 0..8usize;
     prop_oneof![
-        3 => (a.clone(), a.clone(), any::<bool>(), t.clone()).prop_map(|(from, to, blocking, topic)| Step::Request { from, to, blocking, topic }),
+        3 => (a.clone(), a.clone(), any::<bool>(), t.clone(), proptest::bool::weighted(0.1)).prop_map(|(from, to, blocking, topic, again)| Step::Request { from, to, blocking, topic, again }),
         3 => (r.clone(), a.clone(), t.clone()).prop_map(|(record, actor, text)| Step::Answer { record, actor, text }),
         2 => (r.clone(), a.clone(), t.clone()).prop_map(|(record, actor, text)| Step::FollowUp { record, actor, text }),
         1 => (r.clone(), proptest::option::of(a.clone())).prop_map(|(record, actor)| Step::Resolve { record, actor }),
@@ -111,7 +114,13 @@ fn check_invariants(before: &Ledger, after: &Ledger) {
     for old in &before.clarifications {
         if old.status.is_terminal() {
             let new = after.find(&old.id).expect("records are never removed");
-            assert_eq!(new, old, "terminal record {} changed", old.id);
+            // A re-ask answered from it notes its trace (SPEC §22); nothing else may change.
+            let untraced = agentx_clarify_core::Record {
+                reuses: old.reuses.clone(),
+                ..new.clone()
+            };
+            assert_eq!(&untraced, old, "terminal record {} changed", old.id);
+            assert!(new.reuses.count >= old.reuses.count);
         }
         let new = after.find(&old.id).expect("records are never removed");
         assert!(
@@ -125,6 +134,23 @@ fn check_invariants(before: &Ledger, after: &Ledger) {
     let text = after.to_pretty_json();
     let again = Ledger::parse("issue-42.json", text.as_bytes(), None).expect("own output parses");
     assert_eq!(&again, after, "JSON round trip is the identity");
+}
+
+/// Never asked twice (SPEC §22): per fingerprint at most one record that is not abandoned,
+/// unless a request with that fingerprint said askAgain.
+fn one_record_per_question(ledger: &Ledger, asked_again: &std::collections::HashSet<String>) {
+    let mut seen = std::collections::HashMap::new();
+    for r in &ledger.clarifications {
+        let f = r
+            .fingerprint
+            .clone()
+            .expect("every new record has a fingerprint");
+        if r.current_status() != Status::Abandoned && !asked_again.contains(&f) {
+            if let Some(first) = seen.insert(f, r.id.clone()) {
+                panic!("{first} and {} hold one question", r.id);
+            }
+        }
+    }
 }
 
 fn cycles_left(ledger: &Ledger) -> usize {
@@ -173,6 +199,8 @@ proptest! {
         let mut ledger = Ledger::new(42);
         let mut statuses = Statuses::new();
         let mut now = T0;
+        // Fingerprints some request asked with askAgain: only they may have two open records.
+        let mut asked_again = std::collections::HashSet::new();
         for s in steps {
             let before = ledger.clone();
             let result = match s {
@@ -194,12 +222,15 @@ proptest! {
                     ledger = out.ledger;
                     continue;
                 }
-                Step::Request { from, to, blocking, topic } => {
+                Step::Request { from, to, blocking, topic, again } => {
                     let req = NewRequest {
                         issue_number: 42, from: AGENTS[from].into(), to: AGENTS[to].into(),
                         topic: TEXTS[topic].into(), question: TEXTS[(topic + 1) % TEXTS.len()].into(),
-                        blocking, ..NewRequest::default()
+                        blocking, ask_again: again, ..NewRequest::default()
                     };
+                    if again {
+                        asked_again.insert(fingerprint(42, &req.to, None, &req.question));
+                    }
                     request(Some(&ledger), &req, &config, &workflows, now)
                 }
                 Step::Answer { record, actor, text } => act(&ledger, &id_of(&ledger, record), &Action::Answer { from: AGENTS[actor].into(), body: TEXTS[text].into() }, &config, now),
@@ -216,6 +247,7 @@ proptest! {
                     }
                     apply_events(&mut statuses, &applied.events);
                     check_invariants(&before, &applied.ledger);
+                    one_record_per_question(&applied.ledger, &asked_again);
                     ledger = applied.ledger;
                 }
                 Err(e) => {

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'INVALID_WORKFLOW' | 'CONFIG_INVALID' | 'LEDGER_CORRUPT' | 'LEDGER_INCONSISTENT'
   | 'LOCK_TIMEOUT' | 'IO_ERROR' | 'INVALID_INPUT' | 'GATE_CLOSED' | 'SIGNATURE_INVALID'
   | 'INTERNAL' | 'NO_RUNNER' | 'RUNNER_UNAVAILABLE' | 'ROUTING_IN_PROGRESS' | 'AGENT_ERROR'
+  | 'INVALID_ANSWER'
 
 /** What kind of failure a code is (SPEC §13); `errorCodes()` gives each code's class. */
 export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal' | 'agent'

@@ -174,8 +174,11 @@ pub enum Clarify {
         id: String,
         #[arg(long)]
         from: String,
-        #[arg(long)]
-        body: String,
+        #[arg(long, required_unless_present = "value")]
+        body: Option<String>,
+        /// A typed answer (SPEC §22): yes/no, an option value; repeat for multi_choice
+        #[arg(long = "value", value_name = "V")]
+        value: Vec<String>,
     },
     /// Ask the next round of an answered clarification (only its requester may)
     #[command(
@@ -193,7 +196,7 @@ pub enum Clarify {
     #[command(
         after_help = "Examples:\n  agentx clarify resolve CLR-42-001\n  agentx clarify resolve CLR-42-001 -m \"Use Redis with LRU eviction.\""
     )]
-    Resolve(CloseArgs),
+    Resolve(ResolveArgs),
     /// Hand a clarification to a human (default actor: human)
     #[command(
         after_help = "Example:\n  agentx clarify escalate CLR-42-001 -m \"Needs a product decision\""
@@ -372,6 +375,8 @@ pub struct AskArgs {
     /// Always in scope; takes that question's round limit and SLA
     #[arg(long, value_name = "ID")]
     pub asked_back_from: Option<String>,
+    #[command(flatten)]
+    pub kinds: crate::kinds::KindArgs,
     /// Then run the target's runner in the background (see `clarify route`); the command
     /// returns at once
     #[arg(long)]
@@ -402,6 +407,16 @@ pub struct RouteArgs {
     /// "stderr", "timedOut", "signal", …}, "-" for stdin); nothing runs, nothing is written
     #[arg(long, value_name = "FILE", conflicts_with = "all")]
     pub interpret: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub close: CloseArgs,
+    /// The decision as a typed value (SPEC §22): yes/no, an option value; repeat for
+    /// multi_choice
+    #[arg(long = "value", value_name = "V")]
+    pub value: Vec<String>,
 }
 
 #[derive(Args, Debug)]

@@ -6,6 +6,7 @@ mod delegate;
 mod demo;
 mod demo_routing;
 mod exit;
+mod kinds;
 mod layer4;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -234,6 +235,8 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
                 blocked_operations: a.blocked_operations,
                 session_id: a.session_id,
                 gap_id: a.gap_id,
+                answer: a.kinds.spec()?,
+                ask_again: a.kinds.ask_again,
                 extra: a
                     .asked_back_from
                     .map(|id| {
@@ -257,26 +260,24 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             &commands::reopen(ws, now, &a.id, a.from.as_deref(), a.message.as_deref())?,
         ),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
-        Clarify::Answer { id, from, body } => mutation(
-            json,
-            &commands::act(ws, now, &id, &Action::Answer { from, body })?,
-        ),
+        Clarify::Answer {
+            id,
+            from,
+            body,
+            value,
+        } => {
+            let action = kinds::answer_action(ws, &id, from, body, &value)?;
+            mutation(json, &commands::act(ws, now, &id, &action)?)
+        }
         Clarify::FollowUp { id, from, question } => mutation(
             json,
             &commands::act(ws, now, &id, &Action::FollowUp { from, question })?,
         ),
-        Clarify::Resolve(c) => mutation(
-            json,
-            &commands::act(
-                ws,
-                now,
-                &c.id,
-                &Action::Resolve {
-                    from: c.from,
-                    message: c.message,
-                },
-            )?,
-        ),
+        Clarify::Resolve(r) => {
+            let c = r.close;
+            let action = kinds::resolve_action(ws, &c.id, c.from, c.message, &r.value)?;
+            mutation(json, &commands::act(ws, now, &c.id, &action)?)
+        }
         Clarify::Escalate(c) => mutation(
             json,
             &commands::act(

@@ -53,6 +53,45 @@ fn push_json(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
     }
 }
 
+/// The answer kind flags of `ask` (SPEC §22): `--kind`, `--option value=Label` per option,
+/// `--no-other`, `--min`, `--max`, `--ask-again`.
+fn push_kinds(argv: &mut Vec<String>, args: &Value) {
+    push_opt(argv, "kind", args, "answerKind");
+    for o in args
+        .get("options")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let value = o.get("value").map(text).unwrap_or_default();
+        match o.get("label").and_then(Value::as_str) {
+            Some(label) => argv.push(format!("--option={value}={label}")),
+            None => argv.push(format!("--option={value}")),
+        }
+    }
+    if args.get("allowOther") == Some(&Value::Bool(false)) {
+        argv.push("--no-other".to_owned());
+    }
+    push_opt(argv, "min", args, "minSelect");
+    push_opt(argv, "max", args, "maxSelect");
+    if flag(args, "askAgain") {
+        argv.push("--ask-again".to_owned());
+    }
+}
+
+/// `--value` once per item of an array `value`, else once (`true` / `false` / the option).
+fn push_values(argv: &mut Vec<String>, args: &Value) {
+    match args.get("value") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                argv.push(format!("--value={}", text(item)));
+            }
+        }
+        Some(v) => argv.push(format!("--value={}", text(v))),
+    }
+}
+
 /// `--name=item` for every item of an array argument.
 fn push_each(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
     for item in args
@@ -102,11 +141,13 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             push_opt(&mut argv, "session-id", args, "sessionId");
             push_opt(&mut argv, "gap-id", args, "gapId");
             push_opt(&mut argv, "asked-back-from", args, "askedBack");
+            push_kinds(&mut argv, args);
         }
         "answer" => {
             argv.extend([s("clarify"), s("answer")]);
             argv.push(format!("--from={}", req(args, "from", file)));
-            argv.push(format!("--body={}", req(args, "body", file)));
+            push_opt(&mut argv, "body", args, "body");
+            push_values(&mut argv, args);
             argv.extend([s("--"), req(args, "id", file)]);
         }
         "followUp" => {
@@ -119,6 +160,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             argv.extend([s("clarify"), s(op)]);
             push_opt(&mut argv, "from", args, "from");
             push_opt(&mut argv, "message", args, "message");
+            push_values(&mut argv, args);
             argv.extend([s("--"), req(args, "id", file)]);
         }
         "monitor" => {

@@ -26,6 +26,8 @@ pub struct Mutation {
     /// The operation's events, then the monitor's.
     pub events: Vec<Event>,
     pub idempotent: bool,
+    /// A re-ask answered from the record that already holds the question (SPEC §22).
+    pub reused: bool,
     pub monitor: MonitorRun,
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
     pub error: Option<ClarifyError>,
@@ -51,6 +53,10 @@ impl Mutation {
         out.insert("events".into(), json!(self.events));
         if self.error.is_none() {
             out.insert("idempotent".into(), Value::Bool(self.idempotent));
+        }
+        // Only on a re-ask (SPEC §22): every other output is as before.
+        if self.reused {
+            out.insert("reused".into(), Value::Bool(true));
         }
         out.insert("monitor".into(), json!(self.monitor.report));
         out.insert("warnings".into(), json!(self.warnings));
@@ -103,10 +109,13 @@ pub fn act<S: DelegationStore>(
     // The entry's author is the given actor, or (none given) one of the record's
     // participants or a human: the keys of all of them.
     let given = match action {
-        Action::Answer { from, .. } | Action::FollowUp { from, .. } => Some(from.as_str()),
+        Action::Answer { from, .. }
+        | Action::FollowUp { from, .. }
+        | Action::AnswerValue { from, .. } => Some(from.as_str()),
         Action::Resolve { from, .. }
         | Action::Escalate { from, .. }
-        | Action::Abandon { from, .. } => from.as_deref(),
+        | Action::Abandon { from, .. }
+        | Action::ResolveValue { from, .. } => from.as_deref(),
     };
     let record = ledger.find(id);
     let authors = match given {
@@ -129,10 +138,15 @@ pub fn act<S: DelegationStore>(
 /// Who an action is written by, for lock files (the core decides the entry's author).
 fn actor_name(action: &Action) -> String {
     match action {
-        Action::Answer { from, .. } | Action::FollowUp { from, .. } => from.clone(),
+        Action::Answer { from, .. }
+        | Action::FollowUp { from, .. }
+        | Action::AnswerValue { from, .. } => from.clone(),
         Action::Resolve { from, .. }
         | Action::Escalate { from, .. }
-        | Action::Abandon { from, .. } => from.clone().unwrap_or_else(|| String::from("agentx")),
+        | Action::Abandon { from, .. }
+        | Action::ResolveValue { from, .. } => {
+            from.clone().unwrap_or_else(|| String::from("agentx"))
+        }
     }
 }
 
@@ -183,6 +197,7 @@ pub(crate) fn finish<S: DelegationStore>(
         id,
         events: mut applied_events,
         idempotent,
+        reused,
         error,
     } = applied;
     let issue = ledger.issue_number;
@@ -212,6 +227,7 @@ pub(crate) fn finish<S: DelegationStore>(
         clarification,
         events: applied_events,
         idempotent,
+        reused,
         monitor,
         error,
         warnings,

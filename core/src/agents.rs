@@ -216,7 +216,11 @@ fn apply_event(statuses: &mut Statuses, e: &Event) {
                 }
             }
         }
-        EventType::Stale | EventType::Escalated | EventType::Routed | EventType::RouteFailed => {}
+        EventType::Stale
+        | EventType::Escalated
+        | EventType::Routed
+        | EventType::RouteFailed
+        | EventType::Reused => {}
     }
 }
 

@@ -107,6 +107,10 @@ pub enum ClarifyError {
     AgentError { id: String, cause: String },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// An answer or resolution value that does not fit the question's answer kind (SPEC
+    /// §22); the message names the allowed values.
+    #[error("{message}")]
+    InvalidAnswer { message: String },
 }
 
 /// A user-supplied value inside a one-line message: control characters escaped, long values
@@ -204,6 +208,7 @@ impl ClarifyError {
             ClarifyError::RoutingInProgress { .. } => ErrorCode::RoutingInProgress,
             ClarifyError::AgentError { .. } => ErrorCode::AgentError,
             ClarifyError::Internal { .. } => ErrorCode::Internal,
+            ClarifyError::InvalidAnswer { .. } => ErrorCode::InvalidAnswer,
         }
     }
 
@@ -341,6 +346,7 @@ error_codes! {
     RunnerUnavailable => "RUNNER_UNAVAILABLE", Input;
     RoutingInProgress => "ROUTING_IN_PROGRESS", Lock;
     AgentError => "AGENT_ERROR", Agent;
+    InvalidAnswer => "INVALID_ANSWER", Input;
 }
 
 /// A code is its text in JSON (`"SIGNATURE_INVALID"`).

@@ -24,6 +24,10 @@ pub enum EventType {
     /// The routed agent failed; `reason` is the cause (an escalation follows).
     #[serde(rename = "clarification-route-failed")]
     RouteFailed,
+    /// A re-ask was answered from the record that already holds the question (SPEC §22);
+    /// `actor` is who asked again. No entry is written and no one is woken.
+    #[serde(rename = "clarification-reused")]
+    Reused,
 }
 
 impl EventType {

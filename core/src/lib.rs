@@ -20,6 +20,7 @@ pub mod encoding;
 pub mod error;
 pub mod events;
 mod keep_unknown;
+pub mod kinds;
 pub mod layer4;
 pub mod ledger;
 pub mod listing;

@@ -88,6 +88,10 @@ pub struct Stats {
     /// Records escalated to break a deadlock.
     pub deadlock_count: usize,
     pub pairs: Vec<PairStats>,
+    /// Re-asks answered from the record that already held the question instead of a new
+    /// record (SPEC §22): the `reuseCount` of the records counted.
+    #[serde(default)]
+    pub reasks_suppressed: u64,
     /// Seed 003's delegation metrics and gap scores (SPEC §18); absent when the workspace has
     /// no delegation, so the output is then exactly as before.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
@@ -212,6 +216,7 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         stale_count,
         deadlock_count,
         pairs,
+        reasks_suppressed: records.iter().map(|r| u64::from(r.reuses.count)).sum(),
         delegations: None,
     }
 }

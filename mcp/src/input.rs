@@ -59,6 +59,56 @@ pub struct Ask {
     /// "CLR-42-001". Then `to` must be whoever asked it; the ask is always allowed (it is part
     /// of that conversation) and is never taken for a deadlock.
     pub asked_back: Option<String>,
+    /// The shape of answer you need: "text" (default), "confirm" (yes/no), "choice" (one of
+    /// `options`) or "multi_choice" (several of `options`).
+    pub answer_kind: Option<AnswerKindArg>,
+    /// For choice and multi_choice (2 to 10): the acceptable answers.
+    pub options: Option<Vec<OptionArg>>,
+    /// For choice and multi_choice: whether a free-text answer outside the options is
+    /// accepted (default true).
+    pub allow_other: Option<bool>,
+    /// For multi_choice: the fewest options an answer may choose (default 1).
+    #[schemars(range(min = 1, max = 10))]
+    pub min_select: Option<u32>,
+    /// For multi_choice: the most options an answer may choose (default: all).
+    #[schemars(range(min = 1, max = 10))]
+    pub max_select: Option<u32>,
+    /// Ask even when this issue already holds the same question to the same agent (by
+    /// default the existing record, with its answer if any, is returned with reused: true).
+    pub ask_again: Option<bool>,
+}
+
+/// An answer kind (SPEC §22).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKindArg {
+    Text,
+    Confirm,
+    Choice,
+    MultiChoice,
+}
+
+/// One acceptable answer of a choice question.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OptionArg {
+    /// What is recorded: 1–64 characters of A-Z a-z 0-9 _ . : -, e.g. "redis".
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"))]
+    pub value: String,
+    /// What people see, e.g. "Redis" (at most 100 characters).
+    pub label: Option<String>,
+    /// A longer explanation (at most 500 characters).
+    pub description: Option<String>,
+}
+
+/// A typed answer or decision: true/false for confirm, one option value for choice, an array
+/// of option values for multi_choice.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ValueArg {
+    Yes(bool),
+    One(String),
+    Several(Vec<String>),
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -100,8 +150,23 @@ pub struct Nothing {}
 pub struct Answer {
     /// The clarification id, e.g. "CLR-42-001".
     pub id: String,
-    /// Your answer: decide, and say why when it matters.
-    pub body: String,
+    /// Your answer: decide, and say why when it matters. Optional when `value` is given.
+    pub body: Option<String>,
+    /// For a question with an answer kind (see its answerKind and options): true/false for
+    /// confirm, one option value for choice, an array of option values for multi_choice.
+    pub value: Option<ValueArg>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Resolve {
+    /// The clarification id, e.g. "CLR-42-001".
+    pub id: String,
+    /// Why, in one line (kept in the thread).
+    pub message: Option<String>,
+    /// The decision as a typed value, for a question with an answer kind: true/false for
+    /// confirm, one option value for choice, an array of option values for multi_choice.
+    pub value: Option<ValueArg>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

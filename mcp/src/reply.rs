@@ -93,6 +93,9 @@ pub fn mutation_text(v: &Value) -> String {
     if v.get("idempotent") == Some(&Value::Bool(true)) {
         out.push_str("\n(idempotent replay: the request already existed; nothing written)");
     }
+    if v.get("reused") == Some(&Value::Bool(true)) {
+        out.push_str("\n(asked before: this is the record that already holds the question; nothing new was asked — its answer, if any, is below; ask with askAgain: true only if it must be asked anew)");
+    }
     let round = markdown("round", "clarification", record);
     if !round.is_empty() {
         out.push_str("\n\n");

@@ -61,6 +61,12 @@ impl Server {
             "workflow": a.workflow,
             "step": a.step,
             "askedBack": a.asked_back,
+            "answerKind": a.answer_kind,
+            "options": a.options,
+            "allowOther": a.allow_other,
+            "minSelect": a.min_select,
+            "maxSelect": a.max_select,
+            "askAgain": a.ask_again,
         });
         let asked = self.hub.call("ask", request).await;
         if !route || asked.get("ok") != Some(&Value::Bool(true)) {
@@ -181,12 +187,12 @@ impl Server {
     }
 
     #[tool(
-        description = "Answer a clarification addressed to you (see clarify_inbox). Decide and say why when it matters; if you cannot decide, say what is missing or escalate. Only the agent the question is addressed to may answer.",
+        description = "Answer a clarification addressed to you (see clarify_inbox). Decide and say why when it matters; if you cannot decide, say what is missing or escalate. Only the agent the question is addressed to may answer. When the question has an answerKind, give `value` (true/false for confirm, an option value for choice, an array of them for multi_choice); a value that fits no option is refused with INVALID_ANSWER listing the allowed values.",
         input_schema = schema::<input::Answer>()
     )]
     async fn clarify_answer(&self, args: JsonObject) -> CallToolResult {
         let a = args!(args, input::Answer);
-        let body = json!({ "id": a.id, "from": &*self.agent, "body": a.body });
+        let body = json!({ "id": a.id, "from": &*self.agent, "body": a.body, "value": a.value });
         reply::envelope(self.hub.call("answer", body).await, reply::mutation_text)
     }
 
@@ -201,11 +207,14 @@ impl Server {
     }
 
     #[tool(
-        description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line.",
-        input_schema = schema::<input::Close>()
+        description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line; for a question with an answer kind, `value` records the decision as one of its options (or true/false).",
+        input_schema = schema::<input::Resolve>()
     )]
     async fn clarify_resolve(&self, args: JsonObject) -> CallToolResult {
-        self.close("resolve", args).await
+        let r = args!(args, input::Resolve);
+        let body =
+            json!({ "id": r.id, "from": &*self.agent, "message": r.message, "value": r.value });
+        reply::envelope(self.hub.call("resolve", body).await, reply::mutation_text)
     }
 
     #[tool(

@@ -65,7 +65,13 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     const wait = byName.clarify_wait.inputSchema;
     assert.deepEqual(wait.required, ["id"]);
     assert.equal(wait.properties.timeoutSeconds.maximum, 50);
-    assert.deepEqual(byName.clarify_answer.inputSchema.required.sort(), ["body", "id"]);
+    // A typed answer may be a value alone (SPEC §22).
+    assert.deepEqual(byName.clarify_answer.inputSchema.required.sort(), ["id"]);
+    assert.ok("value" in byName.clarify_answer.inputSchema.properties);
+    assert.ok("value" in byName.clarify_resolve.inputSchema.properties);
+    for (const key of ["answerKind", "options", "allowOther", "minSelect", "maxSelect", "askAgain"]) {
+      assert.ok(key in ask.properties, `clarify_ask takes ${key}`);
+    }
     assert.deepEqual(Object.keys(byName.clarify_inbox.inputSchema.properties ?? {}), []);
     assert.equal(byName.clarify_show.annotations?.readOnlyHint, true);
     const list = byName.clarify_list.inputSchema;
@@ -330,6 +336,54 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     assert.equal(cli(ws.root, ["clarify", "list", "--issue", "78", "--all"]).clarifications.length, 0);
     const audit = await call(engineer, "clarify_audit", { id: "CLR-78-001" });
     assert.equal(audit.structuredContent.code, "NOT_FOUND");
+  });
+
+  it("asks a choice, refuses a value that fits no option (INVALID_ANSWER), records a good one, and answers a re-ask from the record", async () => {
+    const question = {
+      issue: 42,
+      to: "architect",
+      topic: "Session store",
+      question: "Where do sessions live?",
+      answerKind: "choice",
+      options: [
+        { value: "redis", label: "Redis" },
+        { value: "lru", label: "In-process LRU", description: "lost on deploy" },
+      ],
+      allowOther: false,
+    };
+    const asked = await call(engineer, "clarify_ask", question);
+    assert.equal(asked.isError, false, asked.content[0].text);
+    const record = asked.structuredContent.clarification;
+    assert.equal(record.answerKind, "choice");
+    assert.equal(record.options[1].description, "lost on deploy");
+    assert.match(record.fingerprint, /^[0-9a-f]{64}$/);
+
+    const bad = await call(architect, "clarify_answer", { id: record.id, value: "memcached" });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.structuredContent.code, "INVALID_ANSWER");
+    assert.equal(
+      bad.content[0].text,
+      "INVALID_ANSWER: 'memcached' is not an option; allowed: redis (Redis), lru (In-process LRU)",
+    );
+    const good = await call(architect, "clarify_answer", { id: record.id, value: "redis" });
+    assert.equal(good.isError, false, good.content[0].text);
+    const answer = good.structuredContent.clarification.thread.at(-1);
+    assert.deepEqual([answer.type, answer.body, answer.value], ["answer", "Redis", "redis"]);
+
+    // The same question again, spelled otherwise: the record that holds it, with its answer.
+    const again = await call(engineer, "clarify_ask", { ...question, question: "where do sessions LIVE" });
+    assert.equal(again.isError, false);
+    assert.equal(again.structuredContent.reused, true);
+    assert.equal(again.structuredContent.clarification.id, record.id);
+    assert.equal(again.structuredContent.events[0].type, "clarification-reused");
+    assert.match(again.content[0].text, /asked before/);
+
+    const resolved = await call(engineer, "clarify_resolve", { id: record.id, value: "redis" });
+    assert.equal(resolved.isError, false, resolved.content[0].text);
+    assert.equal(resolved.structuredContent.clarification.thread.at(-1).value, "redis");
+    const anew = await call(engineer, "clarify_ask", { ...question, askAgain: true });
+    assert.equal(anew.structuredContent.reused, undefined);
+    assert.notEqual(anew.structuredContent.clarification.id, record.id);
   });
 
   it("reports ready and monitor runs", async () => {

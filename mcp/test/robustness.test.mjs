@@ -52,7 +52,7 @@ describe("agentx mcp on raw stdio", () => {
       jsonrpc: "2.0",
       id: n,
       method: "tools/call",
-      params: { name: "clarify_ask", arguments: { issue: 7, to: "architect", topic: `Leaving ${n}`, question: "Still there?" } },
+      params: { name: "clarify_ask", arguments: { issue: 7, to: "architect", topic: `Leaving ${n}`, question: `Still there (${n})?` } },
     });
     s.send(ask(1));
     s.send(ask(2));

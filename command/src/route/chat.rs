@@ -110,7 +110,8 @@ pub fn chat_reply<S: RunStore + DelegationStore>(
     let workflows = store.load_workflows()?;
     let (issue, ledger) = ledger_of(store, id)?;
     let record = find(&ledger, id)?;
-    let reading = reading(reply, config.max_body_chars);
+    let reading =
+        agentx_clarify_core::routing::fit_to_kind(reading(reply, config.max_body_chars), record);
     let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();
     let signers = crate::store_keys::signers_for(store, &[to.as_str()])?;

@@ -266,7 +266,10 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
 
     let started = clock();
     let result = runner.run(invocation, &prompt);
-    let reading = interpret(&result, &invocation.output, config.max_body_chars);
+    let reading = agentx_clarify_core::routing::fit_to_kind(
+        interpret(&result, &invocation.output, config.max_body_chars),
+        record,
+    );
     let now = clock().max(started);
     let (mut events, cause) = run_events(target.issue, record, &reading, started, now);
     let rules = Rules {

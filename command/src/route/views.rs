@@ -91,7 +91,10 @@ pub fn route_outcome<S: RunStore + crate::KeyStore>(
     let record = ledger
         .find(id)
         .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
-    let reading = interpret(run, &target.invocation.output, config.max_body_chars);
+    let reading = agentx_clarify_core::routing::fit_to_kind(
+        interpret(run, &target.invocation.output, config.max_body_chars),
+        record,
+    );
     let round = record.folded_round();
     // Signed as the routing would sign it, so the preview is what would be written.
     let signers = crate::store_keys::signers(store)?;

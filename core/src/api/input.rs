@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::agents::Statuses;
 use crate::config::Config;
 use crate::error::ClarifyError;
+use crate::kinds::{AnswerKind, AnswerOption, AnswerSpec};
 use crate::ledger::{Ledger, Record, Severity, Status};
 use crate::listing::ListFilter;
 use crate::monitor::ReportError;
@@ -173,7 +174,58 @@ pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
         blocked_operations: string_list(map, "blockedOperations")?,
         session_id: opt_string(map, "sessionId")?,
         gap_id: opt_string(map, "gapId")?,
+        answer: answer_spec(map)?,
+        ask_again: flag(map, "askAgain")?,
         extra: asked_back(map)?,
+    })
+}
+
+/// A request's answer kind (SPEC §22): `answerKind?` (`text`, `confirm`, `choice`,
+/// `multi_choice`), `options?` (`[{value, label?, description?}]`), `allowOther?`,
+/// `minSelect?`, `maxSelect?`. Checked against each other by `AnswerSpec::validate`.
+pub fn answer_spec(map: &Obj) -> Result<AnswerSpec, ClarifyError> {
+    answer_spec_named(
+        map,
+        [
+            "answerKind",
+            "options",
+            "allowOther",
+            "minSelect",
+            "maxSelect",
+        ],
+    )
+}
+
+/// [`answer_spec`] under other key names (Layer 4's plans spell them in snake_case).
+pub fn answer_spec_named(map: &Obj, keys: [&str; 5]) -> Result<AnswerSpec, ClarifyError> {
+    let [kind_key, options_key, other_key, min_key, max_key] = keys;
+    let kind = match opt_string(map, kind_key)? {
+        Some(k) => AnswerKind::parse(&k)?,
+        None => AnswerKind::Text,
+    };
+    let options = match present(map, options_key) {
+        None => Vec::new(),
+        Some(v) => Vec::<AnswerOption>::deserialize(v).map_err(|e| {
+            ClarifyError::input(format!(
+                "`{options_key}` must be an array of {{value, label?, description?}}: {e}"
+            ))
+        })?,
+    };
+    let count = |key: &str| -> Result<Option<u32>, ClarifyError> {
+        opt_integer(map, key)?
+            .map(|n| {
+                u32::try_from(n).map_err(|_| {
+                    ClarifyError::input(format!("`{key}` must be a whole number from 0"))
+                })
+            })
+            .transpose()
+    };
+    Ok(AnswerSpec {
+        kind,
+        options,
+        allow_other: opt_bool(map, other_key)?,
+        min_select: count(min_key)?,
+        max_select: count(max_key)?,
     })
 }
 
@@ -201,17 +253,31 @@ pub fn scope_question(map: &Obj) -> Result<crate::scope::Question, ClarifyError>
 /// fields, in the order every surface reads them.
 pub fn action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
     Ok(match op {
-        "answer" => Action::Answer {
-            from: string(map, "from")?,
-            body: string(map, "body")?,
+        "answer" => match present(map, "value") {
+            Some(value) => Action::AnswerValue {
+                from: string(map, "from")?,
+                body: opt_string(map, "body")?,
+                value: value.clone(),
+            },
+            None => Action::Answer {
+                from: string(map, "from")?,
+                body: string(map, "body")?,
+            },
         },
         "followUp" => Action::FollowUp {
             from: string(map, "from")?,
             question: string(map, "question")?,
         },
-        "resolve" => Action::Resolve {
-            from: opt_string(map, "from")?,
-            message: opt_string(map, "message")?,
+        "resolve" => match present(map, "value") {
+            Some(value) => Action::ResolveValue {
+                from: opt_string(map, "from")?,
+                message: opt_string(map, "message")?,
+                value: value.clone(),
+            },
+            None => Action::Resolve {
+                from: opt_string(map, "from")?,
+                message: opt_string(map, "message")?,
+            },
         },
         "escalate" => Action::Escalate {
             from: opt_string(map, "from")?,

@@ -514,7 +514,7 @@ fn gap_score_reproduces_the_seed_example() {
             from: String::from("engineer"),
             to: String::from("architect"),
             topic: format!("Ambiguity {n}"),
-            question: String::from("Which one?"),
+            question: format!("Which one ({n})?"),
             blocking: true,
             ..NewRequest::default()
         };

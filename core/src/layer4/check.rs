@@ -147,6 +147,8 @@ pub fn gap_requests(
             blocked_operations: gap.blocked_operations.clone(),
             session_id: Some(session_id.to_owned()),
             gap_id: Some(gap.id.clone()),
+            answer: gap.answer_spec(),
+            ask_again: false,
             extra: serde_json::Map::new(),
         };
         req.validate(config).map_err(|e| located(&at, e))?;
@@ -200,6 +202,18 @@ pub fn check(
     })
 }
 
+/// The record a gap's re-ask was answered from (SPEC §22): the latest record of the issue,
+/// not abandoned, with the gap's fingerprint (a gap asked again in a new session).
+fn reused_for<'a>(ledger: &'a Ledger, gap: &PlanGap, args: &CheckArgs) -> Option<&'a Record> {
+    let to = gap.to.as_deref().or(args.to.as_deref())?;
+    let issue = ledger.issue_number;
+    let wanted = crate::kinds::fingerprint(issue, to, Some(&gap.field), &gap.question);
+    ledger.clarifications.iter().rev().find(|r| {
+        r.current_status() != Status::Abandoned
+            && r.fingerprint_or_computed(issue).as_deref() == Some(wanted.as_str())
+    })
+}
+
 /// Layer 4's response for `plan` in `session_id`, from the ledger as it stands: accepted =
 /// resolved, blocking / warning = open `BLOCK` / `WARN` gaps; ready iff no open `BLOCK` gap.
 /// A gap without a record (never asked) counts as open.
@@ -218,7 +232,8 @@ pub fn response(
         let record = ledger
             .clarifications
             .iter()
-            .find(|r| r.idempotency_key.as_deref() == Some(key.as_str()) && r.from == args.from);
+            .find(|r| r.idempotency_key.as_deref() == Some(key.as_str()) && r.from == args.from)
+            .or_else(|| reused_for(ledger, gap, args));
         let status = record.map(Record::current_status);
         let severity = record.map_or(gap.severity, Record::severity);
         match status {

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::api::input::{self, Obj};
 use crate::config::MAX_SHORT_TEXT;
 use crate::error::{shown, ClarifyError};
+use crate::kinds::AnswerSpec;
 use crate::ledger::Severity;
 use crate::names::{check_line, check_uuid};
 use crate::ops::MAX_GAP_ID;
@@ -27,6 +28,19 @@ const GAP_KEYS: &[&str] = &[
     "suggestions",
     "blocked_operations",
     "to",
+    "answer_kind",
+    "options",
+    "allow_other",
+    "min_select",
+    "max_select",
+];
+/// A gap's answer kind keys (SPEC §22, docs/layer4.md), in `input::answer_spec_named`'s order.
+const GAP_KIND_KEYS: [&str; 5] = [
+    "answer_kind",
+    "options",
+    "allow_other",
+    "min_select",
+    "max_select",
 ];
 const GAP_OUTPUT_KEYS: &[&str] = &["clarificationId", "status", "answer"];
 
@@ -49,9 +63,17 @@ pub struct PlanGap {
     pub suggestions: Vec<String>,
     pub blocked_operations: Vec<String>,
     pub to: Option<String>,
+    /// The answer kind the gap asks for (optional; a text question with `suggestions` as
+    /// quick picks when absent).
+    pub answer: AnswerSpec,
 }
 
 impl PlanGap {
+    /// The answer kind of the gap's request.
+    pub fn answer_spec(&self) -> AnswerSpec {
+        self.answer.clone()
+    }
+
     /// The gap's keys as a plan spells them (see `GAP_KEYS`), every one written.
     pub(crate) fn serialize_fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
         m.serialize_entry("id", &self.id)?;
@@ -61,7 +83,23 @@ impl PlanGap {
         m.serialize_entry("context", &self.context)?;
         m.serialize_entry("suggestions", &self.suggestions)?;
         m.serialize_entry("blocked_operations", &self.blocked_operations)?;
-        m.serialize_entry("to", &self.to)
+        m.serialize_entry("to", &self.to)?;
+        // Written only for a gap that has a kind: the responses to plans without kinds are
+        // as before.
+        if !self.answer.is_text() {
+            m.serialize_entry("answer_kind", &self.answer.kind)?;
+            m.serialize_entry("options", &self.answer.options)?;
+            if let Some(a) = self.answer.allow_other {
+                m.serialize_entry("allow_other", &a)?;
+            }
+            if let Some(n) = self.answer.min_select {
+                m.serialize_entry("min_select", &n)?;
+            }
+            if let Some(n) = self.answer.max_select {
+                m.serialize_entry("max_select", &n)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -185,6 +223,7 @@ fn parse_gap(index: usize, item: &Value) -> Result<PlanGap, ClarifyError> {
         suggestions: input::string_list(map, "suggestions").map_err(here)?,
         blocked_operations: input::string_list(map, "blocked_operations").map_err(here)?,
         to: input::opt_string(map, "to").map_err(here)?,
+        answer: input::answer_spec_named(map, GAP_KIND_KEYS).map_err(here)?,
         id,
     })
 }

@@ -11,7 +11,7 @@ use super::Entry;
 
 /// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
 pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
-    if entry.extra.is_empty() {
+    if entry.extra.is_empty() && entry.value.is_none() {
         chain_hash(record_id, prev, &known_fields_jcs(entry))
     } else {
         chain_hash(
@@ -101,6 +101,9 @@ fn entry_value(entry: &Entry) -> Value {
     map.insert("from".into(), Value::from(entry.from.as_str()));
     map.insert("type".into(), Value::from(entry.kind.as_str()));
     map.insert("body".into(), Value::from(entry.body.as_str()));
+    if let Some(v) = &entry.value {
+        map.insert("value".into(), v.clone());
+    }
     map.insert(
         "timestamp".into(),
         Value::from(entry.timestamp.instant_text().into_owned()),
@@ -349,6 +352,7 @@ mod tests {
                         from: from.into(),
                         kind,
                         body: body.into(),
+                        value: None,
                         timestamp: Timestamp::parse("2026-11-22T11:00:00+01:00").unwrap(),
                         hash: None,
                         signer: signer.map(String::from),

@@ -7,6 +7,7 @@
 
 mod fold;
 mod hash;
+mod reuse;
 mod wire;
 
 use serde::ser::{SerializeMap, Serializer};
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ClarifyError;
+use crate::kinds::AnswerSpec;
 use crate::names::ClarificationId;
 use crate::signing::Signers;
 use crate::time::Timestamp;
@@ -22,6 +24,7 @@ pub use fold::Fold;
 pub(crate) use hash::sha256_hex_of;
 pub use hash::{canonical_json, entry_hash, ChainState};
 pub use hash::{chain_state_of, value_hash};
+pub use reuse::{Reuse, Reuses, MAX_REUSES_KEPT};
 pub(crate) use wire::misfiled_message;
 
 /// Status of a clarification record.
@@ -171,6 +174,9 @@ pub struct Entry {
     pub from: String,
     pub kind: EntryKind,
     pub body: String,
+    /// The typed value of an answer or resolution (SPEC §22: `true`/`false`, an option
+    /// value, or an array of them); hashed like every field.
+    pub value: Option<Value>,
     pub timestamp: Timestamp,
     pub hash: Option<String>,
     /// The agent whose key signed the entry (covered by the hash).
@@ -207,6 +213,12 @@ pub struct Record {
     pub blocked_operations: Vec<String>,
     pub session_id: Option<String>,
     pub gap_id: Option<String>,
+    /// The answer kind asked for (SPEC §22); a text question stores nothing.
+    pub answer: AnswerSpec,
+    /// The question's fingerprint (SPEC §22), set on records this version creates.
+    pub fingerprint: Option<String>,
+    /// Re-asks answered from this record instead of a new one (SPEC §22, docs/decisions.md).
+    pub reuses: Reuses,
     pub thread: Vec<Entry>,
     pub extra: Map<String, Value>,
 }
@@ -228,6 +240,9 @@ impl Serialize for Entry {
         m.serialize_entry("from", &self.from)?;
         m.serialize_entry("type", &self.kind)?;
         m.serialize_entry("body", &self.body)?;
+        if let Some(v) = &self.value {
+            m.serialize_entry("value", v)?;
+        }
         m.serialize_entry("timestamp", &self.timestamp)?;
         if let Some(s) = &self.signer {
             m.serialize_entry("signer", s)?;
@@ -302,6 +317,11 @@ impl Record {
         if let Some(g) = &self.gap_id {
             m.serialize_entry("gapId", g)?;
         }
+        crate::kinds::serialize_spec(&self.answer, m)?;
+        if let Some(f) = &self.fingerprint {
+            m.serialize_entry("fingerprint", f)?;
+        }
+        self.reuses.serialize_fields(m)?;
         m.serialize_entry("thread", &self.thread)?;
         for (k, v) in &self.extra {
             m.serialize_entry(k, v)?;
@@ -624,6 +644,19 @@ impl Record {
         at_ms: i64,
         signers: &Signers,
     ) -> i64 {
+        self.append_valued(kind, from, body, None, at_ms, signers)
+    }
+
+    /// [`Record::append_signed`] with the entry's typed `value` (SPEC §22), hashed with it.
+    pub fn append_valued(
+        &mut self,
+        kind: EntryKind,
+        from: &str,
+        body: &str,
+        value: Option<Value>,
+        at_ms: i64,
+        signers: &Signers,
+    ) -> i64 {
         let at_ms = self.clamp_now(at_ms);
         let round = match kind {
             EntryKind::Question => self.folded_round().saturating_add(1),
@@ -634,6 +667,7 @@ impl Record {
             from: from.to_owned(),
             kind,
             body: body.to_owned(),
+            value,
             timestamp: Timestamp::from_ms(at_ms),
             hash: None,
             signer: None,

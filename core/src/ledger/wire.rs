@@ -4,9 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{Entry, EntryKind, Ledger, Record, Severity, Status};
+use super::{Entry, EntryKind, Ledger, Record, Reuse, Reuses, Severity, Status};
 use crate::error::ClarifyError;
 use crate::keep_unknown::extensible_deserialize;
+use crate::kinds::{AnswerKind, AnswerOption, AnswerSpec};
 use crate::names::check_issue;
 use crate::time::Timestamp;
 use crate::workflow::DEFAULT_SLA_MINUTES;
@@ -51,6 +52,14 @@ struct RawRecord {
     blocked_operations: Option<Vec<String>>,
     session_id: Option<String>,
     gap_id: Option<String>,
+    answer_kind: Option<AnswerKind>,
+    options: Option<Vec<AnswerOption>>,
+    allow_other: Option<bool>,
+    min_select: Option<u32>,
+    max_select: Option<u32>,
+    fingerprint: Option<String>,
+    reuse_count: Option<u32>,
+    reuses: Option<Vec<Reuse>>,
     thread: Option<Vec<RawEntry>>,
     extra: Map<String, Value>,
 }
@@ -78,6 +87,14 @@ extensible_deserialize!(RawRecord, required: [id, from, to, topic, status], fiel
     blocked_operations => "blockedOperations",
     session_id => "sessionId",
     gap_id => "gapId",
+    answer_kind => "answerKind",
+    options => "options",
+    allow_other => "allowOther",
+    min_select => "minSelect",
+    max_select => "maxSelect",
+    fingerprint => "fingerprint",
+    reuse_count => "reuseCount",
+    reuses => "reuses",
     thread => "thread",
 });
 
@@ -87,6 +104,7 @@ struct RawEntry {
     from: Option<String>,
     kind: Option<EntryKind>,
     body: Option<String>,
+    value: Option<Value>,
     timestamp: Option<Timestamp>,
     hash: Option<String>,
     signer: Option<String>,
@@ -99,6 +117,7 @@ extensible_deserialize!(RawEntry, required: [from, kind, body, timestamp], field
     from => "from",
     kind => "type",
     body => "body",
+    value => "value",
     timestamp => "timestamp",
     hash => "hash",
     signer => "signer",
@@ -174,6 +193,7 @@ impl RawRecord {
                 from: raw.from.unwrap_or_default(),
                 kind,
                 body: raw.body.unwrap_or_default(),
+                value: raw.value,
                 timestamp: raw.timestamp.unwrap_or_else(|| Timestamp::from_ms(0)),
                 hash: raw.hash,
                 signer: raw.signer,
@@ -223,6 +243,18 @@ impl RawRecord {
             blocked_operations: self.blocked_operations.unwrap_or_default(),
             session_id: self.session_id,
             gap_id: self.gap_id,
+            answer: AnswerSpec {
+                kind: self.answer_kind.unwrap_or_default(),
+                options: self.options.unwrap_or_default(),
+                allow_other: self.allow_other,
+                min_select: self.min_select,
+                max_select: self.max_select,
+            },
+            fingerprint: self.fingerprint,
+            reuses: Reuses {
+                count: self.reuse_count.unwrap_or(0),
+                latest: self.reuses.unwrap_or_default(),
+            },
             thread,
             extra: self.extra,
         }

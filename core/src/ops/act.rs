@@ -2,6 +2,8 @@
 
 use super::transition::{allowed_ops, who_may, Op};
 use super::{check_now, Applied};
+use serde_json::Value;
+
 use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::events::Event;
@@ -35,14 +37,27 @@ pub enum Action {
         from: Option<String>,
         message: Option<String>,
     },
+    /// An answer carrying a typed `value` (SPEC §22); without `body` the body is rendered
+    /// from the value (`yes`/`no`, the labels joined by `, `).
+    AnswerValue {
+        from: String,
+        body: Option<String>,
+        value: Value,
+    },
+    /// A resolution carrying a typed `value` (SPEC §22): the decision; `from` as `Resolve`'s.
+    ResolveValue {
+        from: Option<String>,
+        message: Option<String>,
+        value: Value,
+    },
 }
 
 impl Action {
     fn op(&self) -> Op {
         match self {
-            Action::Answer { .. } => Op::Answer,
+            Action::Answer { .. } | Action::AnswerValue { .. } => Op::Answer,
             Action::FollowUp { .. } => Op::FollowUp,
-            Action::Resolve { .. } => Op::Resolve,
+            Action::Resolve { .. } | Action::ResolveValue { .. } => Op::Resolve,
             Action::Escalate { .. } => Op::Escalate,
             Action::Abandon { .. } => Op::Abandon,
         }
@@ -50,10 +65,21 @@ impl Action {
 
     fn explicit_actor(&self) -> Option<&str> {
         match self {
-            Action::Answer { from, .. } | Action::FollowUp { from, .. } => Some(from),
+            Action::Answer { from, .. }
+            | Action::FollowUp { from, .. }
+            | Action::AnswerValue { from, .. } => Some(from),
             Action::Resolve { from, .. }
             | Action::Escalate { from, .. }
-            | Action::Abandon { from, .. } => from.as_deref(),
+            | Action::Abandon { from, .. }
+            | Action::ResolveValue { from, .. } => from.as_deref(),
+        }
+    }
+
+    /// The typed value the action carries (SPEC §22).
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Action::AnswerValue { value, .. } | Action::ResolveValue { value, .. } => Some(value),
+            _ => None,
         }
     }
 
@@ -61,10 +87,12 @@ impl Action {
     fn text(&self) -> Option<(&'static str, &str)> {
         match self {
             Action::Answer { body, .. } => Some(("answer", body)),
+            Action::AnswerValue { body, .. } => body.as_deref().map(|b| ("answer", b)),
             Action::FollowUp { question, .. } => Some(("question", question)),
             Action::Resolve { message, .. }
             | Action::Escalate { message, .. }
-            | Action::Abandon { message, .. } => message.as_deref().map(|m| ("message", m)),
+            | Action::Abandon { message, .. }
+            | Action::ResolveValue { message, .. } => message.as_deref().map(|m| ("message", m)),
         }
     }
 }
@@ -132,7 +160,9 @@ pub fn act_with(
     let actor = match action.explicit_actor() {
         Some(a) => a.to_owned(),
         None => match action {
-            Action::Resolve { .. } if status == Status::Escalated => HUMAN.to_owned(),
+            Action::Resolve { .. } | Action::ResolveValue { .. } if status == Status::Escalated => {
+                HUMAN.to_owned()
+            }
             Action::Escalate { .. } => HUMAN.to_owned(),
             _ => record.from.clone(),
         },
@@ -158,8 +188,25 @@ pub fn act_with(
         }
     }
     let mut error = None;
+    let mut value = None;
     let (kind, author, body) = match action {
-        Action::Answer { body, .. } => (EntryKind::Answer, actor, body.clone()),
+        Action::Answer { body, .. } => {
+            let (body, v) = record.answer.decide(Some(body), None)?;
+            value = v;
+            (EntryKind::Answer, actor, body)
+        }
+        Action::AnswerValue { body, value: v, .. } => {
+            let (body, v) = record.answer.decide(body.as_deref(), Some(v))?;
+            value = v;
+            (EntryKind::Answer, actor, body)
+        }
+        Action::ResolveValue {
+            message, value: v, ..
+        } => {
+            let (body, v) = record.answer.decide(message.as_deref(), Some(v))?;
+            value = v;
+            (EntryKind::Resolution, actor, body)
+        }
         Action::FollowUp { question, .. } => {
             let round = record.folded_round();
             if round >= record.max_rounds {
@@ -195,7 +242,7 @@ pub fn act_with(
                 .unwrap_or_else(|| format!("abandoned by {actor}")),
         ),
     };
-    let at = record.append_signed(kind, &author, &body, now, signers);
+    let at = record.append_valued(kind, &author, &body, value, now, signers);
     let events = Event::for_entry(issue, record, kind, &author, &body, at)
         .into_iter()
         .collect();
@@ -205,6 +252,7 @@ pub fn act_with(
         id: id.to_owned(),
         events,
         idempotent: false,
+        reused: false,
         error,
     })
 }

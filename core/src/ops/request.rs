@@ -7,8 +7,9 @@ use super::asked_back::{self, Forward, Link};
 use super::{check_now, Applied};
 use crate::config::{Config, MAX_SHORT_TEXT, MAX_SUGGESTIONS};
 use crate::error::ClarifyError;
-use crate::events::Event;
-use crate::ledger::{EntryKind, Ledger, Record, Severity, Status};
+use crate::events::{Event, EventType};
+use crate::kinds::{fingerprint, AnswerSpec};
+use crate::ledger::{EntryKind, Ledger, Record, Reuses, Severity, Status};
 use crate::names::{
     check_agent, check_issue, check_line, check_operation, check_text, check_uuid,
     check_workflow_name, is_reserved, AGENT_X,
@@ -47,6 +48,10 @@ pub struct NewRequest {
     /// A UUID naming the Layer 4 session the gap belongs to.
     pub session_id: Option<String>,
     pub gap_id: Option<String>,
+    /// The answer kind asked for (SPEC §22); the default is a text question.
+    pub answer: AnswerSpec,
+    /// Ask even when the issue holds a record with the same fingerprint (SPEC §22).
+    pub ask_again: bool,
     /// Record fields beyond the protocol's, kept on the new record (e.g. the `signal` an
     /// ingested block came from). Not compared on an idempotent replay.
     pub extra: Map<String, Value>,
@@ -72,6 +77,8 @@ impl Default for NewRequest {
             blocked_operations: Vec::new(),
             session_id: None,
             gap_id: None,
+            answer: AnswerSpec::default(),
+            ask_again: false,
             extra: Map::new(),
         }
     }
@@ -109,6 +116,7 @@ impl NewRequest {
             check_line("idempotency key", k, MAX_SHORT_TEXT)?;
         }
         self.validate_layer4(config)?;
+        self.answer.validate()?;
         Ok(issue)
     }
 
@@ -248,6 +256,8 @@ fn sealed(mut applied: Applied) -> Applied {
 pub(crate) enum Opening {
     /// The idempotency key already names this record.
     Replay(String),
+    /// The issue already holds this question (SPEC §22): the record at this index answers it.
+    Reuse(usize),
     /// A new record on issue `issue`; `escalate` gives the reason of one created escalated.
     New {
         issue: u32,
@@ -312,6 +322,9 @@ pub(crate) fn decide_request_with(
         config,
         workflows,
     )?;
+    if let Some(index) = reusable(ledger, req, issue) {
+        return Ok(Opening::Reuse(index));
+    }
     Ok(Opening::New {
         issue,
         limits: Limits {
@@ -393,6 +406,27 @@ fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, C
     Ok(Some(existing.id.clone()))
 }
 
+/// The record a re-ask is answered from (SPEC §22): the latest one of the issue with the
+/// request's fingerprint that is not abandoned. Records written before fingerprints were
+/// stored get theirs computed, only when their target and field already match. Nothing when
+/// the request says `askAgain`.
+fn reusable(ledger: Option<&Ledger>, req: &NewRequest, issue: u32) -> Option<usize> {
+    let ledger = ledger.filter(|_| !req.ask_again)?;
+    let wanted = fingerprint(issue, &req.to, req.field.as_deref(), &req.question);
+    ledger.clarifications.iter().rposition(|r| {
+        let same = match &r.fingerprint {
+            Some(f) => *f == wanted,
+            None => {
+                r.to == req.to
+                    && r.field == req.field
+                    && r.first_question()
+                        .is_some_and(|q| fingerprint(issue, &r.to, r.field.as_deref(), q) == wanted)
+            }
+        };
+        same && r.current_status() != Status::Abandoned
+    })
+}
+
 /// What governs a new record: its round limit, SLA, and the workflow a new ledger records.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Limits {
@@ -418,9 +452,11 @@ pub(crate) fn open(
                 id,
                 events: Vec::new(),
                 idempotent: true,
+                reused: false,
                 error: None,
             }
         }
+        Opening::Reuse(index) => return reuse(ledger, index, req, now),
         Opening::New {
             issue,
             limits,
@@ -451,6 +487,14 @@ pub(crate) fn open(
         blocked_operations: req.blocked_operations.clone(),
         session_id: req.session_id.clone(),
         gap_id: req.gap_id.clone(),
+        answer: req.answer.clone(),
+        fingerprint: Some(fingerprint(
+            issue,
+            &req.to,
+            req.field.as_deref(),
+            &req.question,
+        )),
+        reuses: Reuses::default(),
         thread: Vec::new(),
         extra: req.extra.clone(),
     };
@@ -485,6 +529,31 @@ pub(crate) fn open(
         id,
         events,
         idempotent: false,
+        reused: false,
+        error: None,
+    }
+}
+
+/// A re-ask answered from record `index` of `ledger`: its trace noted, its event returned.
+fn reuse(ledger: Option<Ledger>, index: usize, req: &NewRequest, now: i64) -> Applied {
+    let mut ledger = ledger.unwrap_or_else(|| Ledger::new(0));
+    let issue = ledger.issue_number;
+    let (id, events) = match ledger.clarifications.get_mut(index) {
+        Some(record) => {
+            let at = record.clamp_now(now);
+            record.reuses.note(&req.from, at);
+            let mut event = Event::routing(EventType::Reused, issue, record, at, None);
+            event.actor.clone_from(&req.from);
+            (record.id.clone(), vec![event])
+        }
+        None => (String::new(), Vec::new()),
+    };
+    Applied {
+        ledger,
+        id,
+        events,
+        idempotent: false,
+        reused: true,
         error: None,
     }
 }

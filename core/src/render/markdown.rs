@@ -43,6 +43,21 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
                 blocked_operations(r),
                 esc(&e.body)
             )
+            .and_then(|()| {
+                if e.round > 1 || r.answer.is_text() {
+                    return Ok(());
+                }
+                // The options once, under the first question, the chosen ones checked.
+                writeln!(out, "*Answer: {}*\n", super::options::kind_words(r))?;
+                for (marked, value, label, description) in super::options::marked_options(r) {
+                    let mark = if marked { "x" } else { " " };
+                    let more = description
+                        .map(|d| format!(" — {}", esc(&d)))
+                        .unwrap_or_default();
+                    writeln!(out, "- [{mark}] {} (`{value}`){more}", esc(&label))?;
+                }
+                writeln!(out)
+            })
         }
         EntryKind::Answer => writeln!(out, "**[{}] Answer:**\n{}\n", e.from, esc(&e.body)),
         EntryKind::Stale | EntryKind::Retry => {

@@ -7,6 +7,7 @@
 
 mod escape;
 mod markdown;
+mod options;
 mod stats;
 mod text;
 
@@ -14,6 +15,7 @@ pub use escape::{escape_markdown, sanitize_terminal};
 pub use markdown::{
     markdown_escalation, markdown_list, markdown_report, markdown_round, markdown_thread,
 };
+pub use options::chosen;
 pub use stats::text_stats;
 pub use text::{text_escalation, text_list, text_report, text_round, text_thread, Style};
 

@@ -87,6 +87,18 @@ fn header(record: &Record, issue: u32, style: Style, topic: &str) -> String {
             clean(&record.blocked_operations.join(", ")).replace(['\n', '\t'], " ")
         );
     }
+    let options = super::options::marked_options(record);
+    if !options.is_empty() {
+        let _ = writeln!(out, "  answer: {}", super::options::kind_words(record));
+        for (marked, value, label, _) in options {
+            let mark = if marked { "[x]" } else { "[ ]" };
+            let _ = writeln!(
+                out,
+                "    {mark} {value}  {}",
+                clean(&label).replace(['\n', '\t'], " ")
+            );
+        }
+    }
     out
 }
 

@@ -64,6 +64,29 @@ impl Decision {
     }
 }
 
+/// A routed agent's answer to a typed question (SPEC §22): an answer whose first line is no
+/// option, when the question accepts nothing else, is an agent error (`answer fits no
+/// option`), escalated like any; every other reading is unchanged.
+pub fn fit_to_kind(reading: Interpretation, record: &Record) -> Interpretation {
+    match &reading {
+        Interpretation::Answer { answer }
+            if !record.answer.allows_other()
+                && record
+                    .answer
+                    .match_reply(answer.lines().next().unwrap_or_default())
+                    .is_none() =>
+        {
+            Interpretation::AgentError {
+                cause: String::from(NO_OPTION_FITS),
+            }
+        }
+        _ => reading,
+    }
+}
+
+/// The agent error of an answer that fits no option of a closed question.
+pub const NO_OPTION_FITS: &str = "answer fits no option";
+
 /// Whether `record` can still take what a run started in `round` produced.
 pub fn still_routable(record: &Record, round: u32) -> bool {
     matches!(record.current_status(), Status::Pending | Status::Stale)
@@ -107,9 +130,24 @@ pub fn decide(
     };
     match run {
         Interpretation::Answer { answer } => {
-            let action = Action::Answer {
-                from: record.to.clone(),
-                body: answer.clone(),
+            // A typed question (SPEC §22): the reply's first line names the value.
+            let first = answer.lines().next().unwrap_or_default();
+            let action = match record.answer.match_reply(first) {
+                Some(value) => Action::AnswerValue {
+                    from: record.to.clone(),
+                    body: Some(answer.clone()),
+                    value,
+                },
+                None if record.answer.allows_other() => Action::Answer {
+                    from: record.to.clone(),
+                    body: answer.clone(),
+                },
+                // Shells read the run through `fit_to_kind` first; a caller that did not still
+                // escalates instead of recording an answer the question does not accept.
+                None => {
+                    let cause = String::from(NO_OPTION_FITS);
+                    return escalate(format!("agent error: {cause}"), Some(cause));
+                }
             };
             act_with(ledger, id, &action, config, now, signers).map(|applied| Decision {
                 outcome: Outcome::Answered,

@@ -19,7 +19,9 @@ mod prompt;
 mod runners;
 
 pub use asked_back::{asked_back_from, awaiting_reply, linked, replies, ASKED_BACK};
-pub use decide::{asked_back_request, decide, still_routable, Decision, Outcome};
+pub use decide::{
+    asked_back_request, decide, fit_to_kind, still_routable, Decision, Outcome, NO_OPTION_FITS,
+};
 pub use interpret::{interpret, Interpretation, RunResult, MAX_CAUSE_CHARS};
 pub use invocation::{persona_text, Invocation};
 pub use output::{AnswerAt, AnswerFormat, Check, ErrorSignal, OutputSpec, Test};

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use crate::kinds::{AnswerKind, AnswerSpec};
 use crate::ledger::{EntryKind, Record};
 
 /// Everything the prompt is built from.
@@ -84,7 +85,68 @@ fn facts(out: &mut String, input: &PromptInput<'_>, round: u32) {
             let _ = writeln!(out, "  - {}", one_line(s));
         }
     }
+    kind_facts(out, &r.answer);
     out.push('\n');
+}
+
+/// The answer kind of a typed question (SPEC §22): the options, each value with its label and
+/// description.
+fn kind_facts(out: &mut String, spec: &AnswerSpec) {
+    let what = match spec.kind {
+        AnswerKind::Text => return,
+        AnswerKind::Confirm => "yes or no",
+        AnswerKind::Choice => "one of the options",
+        AnswerKind::MultiChoice => "several of the options",
+    };
+    let _ = writeln!(out, "- Answer kind: {} ({what})", spec.kind.as_str());
+    if spec.kind.has_options() {
+        out.push_str("- Options (value: label):\n");
+        for o in &spec.options {
+            let _ = write!(out, "  - {}: {}", o.value, one_line(o.shown()));
+            if let Some(d) = &o.description {
+                let _ = write!(out, " — {}", one_line(d));
+            }
+            out.push('\n');
+        }
+    }
+    if spec.kind == AnswerKind::MultiChoice {
+        let _ = writeln!(out, "- Choose: {} to {}", spec.min(), spec.max());
+    }
+}
+
+/// How to reply to a typed question: the value on the first line.
+fn kind_protocol(out: &mut String, spec: &AnswerSpec) {
+    let values = spec
+        .options
+        .iter()
+        .map(|o| o.value.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match spec.kind {
+        AnswerKind::Text => return,
+        AnswerKind::Confirm => out.push_str(
+            "Put `yes` or `no` alone on the first line of your reply; explain on the next lines if it helps.\n",
+        ),
+        AnswerKind::Choice => {
+            let _ = writeln!(
+                out,
+                "Put the value of the option you choose alone on the first line of your reply (one of: {values}); explain on the next lines if it helps."
+            );
+        }
+        AnswerKind::MultiChoice => {
+            let _ = writeln!(
+                out,
+                "Put the values of the options you choose on the first line of your reply, separated by commas ({} to {} of: {values}); explain on the next lines if it helps.",
+                spec.min(),
+                spec.max()
+            );
+        }
+    }
+    if spec.allows_other() {
+        out.push_str("If no option fits, reply with your answer in your own words instead.\n");
+    } else {
+        out.push_str("Only these options are accepted: a reply whose first line is none of them is refused.\n");
+    }
 }
 
 /// Questions and answers of the rounds before the current one, in thread order.
@@ -153,6 +215,7 @@ fn reply_protocol(out: &mut String, input: &PromptInput<'_>) {
     if !r.suggestions.is_empty() {
         out.push_str("When one of the acceptable answers fits, begin with it.\n");
     }
+    kind_protocol(out, &r.answer);
     let _ = write!(
         out,
         "\nIf you cannot answer without more information, reply with only this block, filled in:\n\n\

@@ -186,7 +186,8 @@ fn without_a_session_id_the_shells_one_is_used() {
         c.ledger.clarifications[0].idempotency_key.as_deref(),
         Some(format!("l4:{NEW_SESSION}:gap-001").as_str())
     );
-    // Another run draws another session: the gaps are asked again.
+    // Another run draws another session: the gaps are not asked again (SPEC §22), the
+    // response names the records that hold them; with askAgain they would be.
     let other = CheckArgs {
         new_session_id: String::from("11111111-2222-4333-8444-555555555555"),
         ..args()
@@ -200,7 +201,18 @@ fn without_a_session_id_the_shells_one_is_used() {
         &Signers::default(),
     )
     .unwrap();
-    assert_eq!(c2.ledger.clarifications.len(), 6);
+    assert_eq!(c2.ledger.clarifications.len(), 3);
+    assert!(c2
+        .events
+        .iter()
+        .all(|e| e.kind == crate::events::EventType::Reused));
+    assert_eq!(c2.response.gaps.len(), 3);
+    assert!(c2
+        .response
+        .gaps
+        .iter()
+        .all(|g| g.clarification_id.is_some()));
+    assert_eq!(c2.ledger.clarifications[0].reuses.count, 1);
     let bad = CheckArgs {
         new_session_id: String::from("nope"),
         ..args()

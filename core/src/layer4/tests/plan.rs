@@ -73,7 +73,7 @@ fn bad_shapes_name_the_gap_and_the_field() {
     );
     assert_eq!(
         with(&|v| v["gaps"][0]["blocked_operation"] = json!(["build"])),
-        "invalid input: gap 'gap-001': unknown field `blocked_operation`; known: id, field, severity, question, context, suggestions, blocked_operations, to"
+        "invalid input: gap 'gap-001': unknown field `blocked_operation`; known: id, field, severity, question, context, suggestions, blocked_operations, to, answer_kind, options, allow_other, min_select, max_select"
     );
     assert_eq!(
         with(&|v| v["gaps"][0]["blocked_operations"] = json!("build")),

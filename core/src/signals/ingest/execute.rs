@@ -73,6 +73,10 @@ impl Work {
         if a.idempotent {
             out.outcome = "skipped";
         } else {
+            // A re-ask answered from the record that holds the question (SPEC §22).
+            if a.reused {
+                out.outcome = "reused";
+            }
             self.ledger_changed = true;
             self.events.extend(a.events);
         }

@@ -1,0 +1,108 @@
+//! The answer kind flags (SPEC §22): `ask --kind … --option value=Label … [--no-other]
+//! [--min N --max N] [--ask-again]`, and `--value` on `answer` and `resolve`, turned into the
+//! core's request fields and actions.
+
+use agentx_clarify_command::{self as commands};
+use agentx_clarify_core::kinds::{AnswerKind, AnswerOption, AnswerSpec};
+use agentx_clarify_core::{Action, ClarifyError};
+use agentx_clarify_workspace::AnyStore as Workspace;
+use clap::Args;
+
+#[derive(Args, Debug, Default)]
+pub struct KindArgs {
+    /// The answer kind: text (default), confirm, choice or multi_choice
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// An option of a choice kind, `value` or `value=Label` (repeatable, 2–10)
+    #[arg(long = "option", value_name = "VALUE[=LABEL]")]
+    pub options: Vec<String>,
+    /// Choice kinds: accept only the options (no free-text answer)
+    #[arg(long)]
+    pub no_other: bool,
+    /// multi_choice: the fewest options an answer may choose (default 1)
+    #[arg(long = "min", value_name = "N")]
+    pub min_select: Option<u32>,
+    /// multi_choice: the most options an answer may choose (default: all)
+    #[arg(long = "max", value_name = "N")]
+    pub max_select: Option<u32>,
+    /// Ask even when the issue already holds this question (no reuse)
+    #[arg(long)]
+    pub ask_again: bool,
+}
+
+impl KindArgs {
+    /// The request's answer kind (checked with the request by the core).
+    pub fn spec(&self) -> Result<AnswerSpec, ClarifyError> {
+        let kind = match &self.kind {
+            Some(k) => AnswerKind::parse(k)?,
+            None => AnswerKind::Text,
+        };
+        let options = self
+            .options
+            .iter()
+            .map(|o| {
+                let (value, label) = match o.split_once('=') {
+                    Some((v, l)) => (v, Some(l.to_owned())),
+                    None => (o.as_str(), None),
+                };
+                AnswerOption {
+                    value: value.to_owned(),
+                    label,
+                    description: None,
+                }
+            })
+            .collect();
+        Ok(AnswerSpec {
+            kind,
+            options,
+            allow_other: self.no_other.then_some(false),
+            min_select: self.min_select,
+            max_select: self.max_select,
+        })
+    }
+}
+
+/// The typed value `--value` words give for record `id`: its answer kind says how to read
+/// them (yes/no, one option, several), so the record is read first.
+fn value_of(ws: &Workspace, id: &str, texts: &[String]) -> Result<serde_json::Value, ClarifyError> {
+    let (_, record) = commands::show_id(ws, id)?;
+    record.answer.value_from_texts(texts)
+}
+
+/// `answer ID --from B [--body TEXT] [--value V]…`.
+pub fn answer_action(
+    ws: &Workspace,
+    id: &str,
+    from: String,
+    body: Option<String>,
+    values: &[String],
+) -> Result<Action, ClarifyError> {
+    if values.is_empty() {
+        let body =
+            body.ok_or_else(|| ClarifyError::input("an answer needs --body or --value (or both)"))?;
+        return Ok(Action::Answer { from, body });
+    }
+    Ok(Action::AnswerValue {
+        from,
+        body,
+        value: value_of(ws, id, values)?,
+    })
+}
+
+/// `resolve ID [--from A] [-m TEXT] [--value V]…`.
+pub fn resolve_action(
+    ws: &Workspace,
+    id: &str,
+    from: Option<String>,
+    message: Option<String>,
+    values: &[String],
+) -> Result<Action, ClarifyError> {
+    if values.is_empty() {
+        return Ok(Action::Resolve { from, message });
+    }
+    Ok(Action::ResolveValue {
+        from,
+        message,
+        value: value_of(ws, id, values)?,
+    })
+}
