@@ -461,7 +461,7 @@ impl Store for PgStore {
             // The index is written in the ledger's own transaction: it cannot be outdated, so
             // `clarify monitor` reads from it too.
             Scope::Monitor => self.pass(MARKED, Some(String::new()), &read),
-            Scope::FollowUp { written, held } => self.pass(
+            Scope::FollowUp { written, held, .. } => self.pass(
                 if held { MARKED_EXCEPT } else { MARKED },
                 Some(written.map(paths::ledger_name).unwrap_or_default()),
                 &read,
