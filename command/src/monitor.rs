@@ -6,6 +6,7 @@
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
+use agentx_clarify_core::monitor::follow::abandon_candidates;
 use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -56,7 +57,7 @@ pub fn run_monitor<S: DelegationStore>(
     config: &Config,
     now: i64,
     dry_run: bool,
-    scope: Scope,
+    scope: Scope<'static>,
 ) -> Result<MonitorRun, ClarifyError> {
     let pass = Pass {
         dry_run,
@@ -152,7 +153,10 @@ pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
 
 /// What one monitor pass covers and what its caller hands it.
 struct Pass<'a> {
-    scope: Scope,
+    scope: Scope<'static>,
+    /// A follow-up of a command that wrote this ledger (if any): the scope is
+    /// [`Scope::FollowUp`], built once the statuses are known.
+    follow_up: Option<Option<u32>>,
     /// Decide and report, write nothing.
     dry_run: bool,
     /// Return every readable ledger as it stands after the pass.
@@ -167,9 +171,10 @@ struct Pass<'a> {
 
 impl Pass<'_> {
     /// A pass over `scope` that writes, keeps nothing and reads what it needs.
-    fn over(scope: Scope) -> Self {
+    fn over(scope: Scope<'static>) -> Self {
         Pass {
             scope,
+            follow_up: None,
             dry_run: false,
             keep: false,
             signers: None,
@@ -181,13 +186,10 @@ impl Pass<'_> {
     /// The pass after a command's write of `written` (by number, read by the store) or of
     /// `held` (in hand).
     fn after(written: Option<u32>, held: Option<Ledger>) -> Self {
-        let scope = Scope::FollowUp {
-            written: held.as_ref().map(|l| l.issue_number).or(written),
-            held: held.is_some(),
-        };
         Pass {
+            follow_up: Some(held.as_ref().map(|l| l.issue_number).or(written)),
             held,
-            ..Pass::over(scope)
+            ..Pass::over(Scope::All)
         }
     }
 }
@@ -200,6 +202,7 @@ fn monitor_pass<S: DelegationStore>(
 ) -> Result<(MonitorRun, Vec<Ledger>), ClarifyError> {
     let Pass {
         scope,
+        follow_up,
         dry_run,
         keep,
         signers,
@@ -218,6 +221,21 @@ fn monitor_pass<S: DelegationStore>(
         }),
     };
     let status_readable = errors.is_empty();
+    // A follow-up reads what is due now, what is on a cycle, and the ledgers of the agents
+    // whose status may abandon their records (SPEC §29): the statuses say which.
+    let candidates = match follow_up {
+        Some(_) => abandon_candidates(&statuses),
+        None => Vec::new(),
+    };
+    let scope = match follow_up {
+        Some(written) => Scope::FollowUp {
+            written,
+            held: held.is_some(),
+            now,
+            candidates: &candidates,
+        },
+        None => scope,
+    };
     // What the monitor writes is signed with the hub key when the workspace holds it.
     let read;
     let signers = match signers {

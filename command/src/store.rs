@@ -4,12 +4,13 @@
 //! ownership, a database store with transactions. It decides nothing: every decision is the
 //! core's, every step of a command is the command layer's.
 
+use agentx_clarify_core::monitor::follow::AbandonCandidate;
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 
 /// Which ledgers a workspace pass needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum Scope<'a> {
     /// Every ledger (`list`, `stats`, `ready`).
     All,
     /// `clarify monitor`: every ledger that can need action (SPEC §19). A store whose index of
@@ -17,9 +18,13 @@ pub enum Scope {
     /// transactions) answers from it; a store whose files others may change (the file store)
     /// reads every ledger, and repairs its index on the way.
     Monitor,
-    /// The monitor that follows a command: only ledgers that can need action — the one just
-    /// written and those with active records. A store without an index of active records
-    /// gives every ledger, which is always correct, only slower.
+    /// The monitor that follows a command: only ledgers that can need action now or because
+    /// of this command (SPEC §29) — the one just written, those due at `now` (a pending or
+    /// stale record's `staleAfter`, an accepted delegation's deadline; a ledger that could
+    /// not be read), those whose wait-for edges hold a cycle, and those whose keys name a
+    /// requester among `candidates` with an ask before its status changed
+    /// (`agentx_clarify_core::monitor::follow`). A store without such an index gives every
+    /// ledger, which is always correct, only slower.
     FollowUp {
         /// The ledger the command wrote, if any.
         written: Option<u32>,
@@ -27,6 +32,10 @@ pub enum Scope {
         /// it (for a ledger of hundreds of records that is most of the pass). A store may
         /// visit it all the same; the monitor ignores that visit.
         held: bool,
+        /// The pass's instant: what is due by then is read.
+        now: i64,
+        /// The agents whose status may abandon their records (`abandon_candidates`).
+        candidates: &'a [AbandonCandidate],
     },
 }
 
@@ -105,7 +114,7 @@ pub trait Store {
     /// made of each, in that order. A store may visit in parallel.
     fn scan<R: Send>(
         &self,
-        scope: Scope,
+        scope: Scope<'_>,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError>;
 

@@ -52,7 +52,7 @@ pub trait DelegationStore: KeyStore {
 
     /// The delegation ledgers `scope` names (a store without an index gives all of them),
     /// ascending by issue number.
-    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError>;
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError>;
 
     /// Every capability manifest, by agent. A manifest that cannot be read or parsed is kept
     /// as its error (it fails only what needs that agent's manifest); only a directory that

@@ -34,6 +34,16 @@ const MARKED_DELEGATIONS: &str = concat!(
     ORDER BY length(d.name), d.name"
 );
 
+/// The delegation ledgers due by `$1` (an accepted delegation past its deadline, or a body
+/// that does not parse), ascending: the timeout phase after a command reads only these
+/// (SPEC §29), by the index on `due_ms`.
+const DUE_DELEGATIONS: &str = concat!(
+    crate::pass_columns!(),
+    "WHERE d.kind = 'delegations' AND d.name IN (SELECT name FROM agentx.active
+        WHERE kind = 'delegations' AND due_ms <= $1)
+    ORDER BY length(d.name), d.name"
+);
+
 /// A delegation ledger's body as stored (its rows of `agentx.active` follow from it:
 /// `documents::rows_of`).
 fn delegation_write(ledger: &DelegationLedger) -> Write {
@@ -65,18 +75,27 @@ impl DelegationStore for PgStore {
         })
     }
 
-    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
-        let sql = match scope {
-            Scope::All => ALL_DELEGATIONS,
-            Scope::Monitor | Scope::FollowUp { .. } => MARKED_DELEGATIONS,
-        };
-        self.pass(sql, None, &|n, name: &str, stored: &Stored| match stored {
-            Stored::Raw(body) => delegation_read(n, Ok(body)),
-            Stored::Split { .. } => {
-                let bytes = stored.to_bytes(name, None);
-                delegation_read(n, bytes.as_deref().map_err(Clone::clone))
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        let now;
+        let (sql, params): (_, &[&(dyn postgres::types::ToSql + Sync)]) = match scope {
+            Scope::All => (ALL_DELEGATIONS, &[]),
+            Scope::Monitor => (MARKED_DELEGATIONS, &[]),
+            Scope::FollowUp { now: at, .. } => {
+                now = at;
+                (DUE_DELEGATIONS, &[&now])
             }
-        })
+        };
+        self.pass(
+            sql,
+            params,
+            &|n, name: &str, stored: &Stored| match stored {
+                Stored::Raw(body) => delegation_read(n, Ok(body)),
+                Stored::Split { .. } => {
+                    let bytes = stored.to_bytes(name, None);
+                    delegation_read(n, bytes.as_deref().map_err(Clone::clone))
+                }
+            },
+        )
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {

@@ -9,14 +9,15 @@
 //! | `.agentx/state/agent-status.json` | `state` | `agent-status.json` |
 //!
 //! Delegation ledgers (SPEC §18) are read and updated with the same row-locked transaction as
-//! clarification ledgers (`delegations.rs`); they have no rows in `agentx.active` (the
-//! monitor reads every delegation ledger, as the file store's does).
+//! clarification ledgers (`delegations.rs`), and have rows in `agentx.active` for their
+//! accepted delegations that can time out.
 
 pub use agentx_clarify_command::paths::DELEGATIONS_DIR;
 use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use agentx_clarify_command::store_delegations::parse_delegations;
 use agentx_clarify_core::delegation::DelegationLedger;
-use agentx_clarify_core::monitor::may_act;
+use agentx_clarify_core::monitor::follow::{has_cycle, wait_edges, EdgeRow};
+use agentx_clarify_core::monitor::{due_at, may_act};
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{Ledger, Record};
@@ -49,13 +50,56 @@ pub fn document_of(path: &str) -> Option<(&'static str, &str)> {
         })
 }
 
-/// A row of `agentx.active`.
+/// A row of `agentx.active`. The follow-up monitor's columns (SPEC §29) hold the core's
+/// decisions (`agentx_clarify_core::monitor::follow`), so the store only keeps them:
+/// `due_ms` (when the monitor acts on the record by time alone: `due_at`, an accepted
+/// delegation's deadline, `i64::MIN` for a document that does not parse), `asked_ms` (an active
+/// record's latest question or retry: abandonment compares its requester's status with it),
+/// `waits_on` (the record is a wait-for edge `requester → waits_on`) and `cycle` (the
+/// document's edges hold a cycle).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ActiveRow {
     pub record: String,
     pub status: &'static str,
     pub stale_after: Option<i64>,
     pub requester: Option<String>,
+    pub due_ms: Option<i64>,
+    pub asked_ms: Option<i64>,
+    pub waits_on: Option<String>,
+    pub cycle: bool,
+}
+
+impl ActiveRow {
+    fn bare(record: String, status: &'static str) -> ActiveRow {
+        ActiveRow {
+            record,
+            status,
+            stale_after: None,
+            requester: None,
+            due_ms: None,
+            asked_ms: None,
+            waits_on: None,
+            cycle: false,
+        }
+    }
+}
+
+/// What a record's row needs to know of the whole ledger: which records are wait-for edges
+/// (a record asked back waits on the reply instead) and whether the edges hold a cycle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LedgerContext {
+    edges: Vec<EdgeRow>,
+    cycle: bool,
+}
+
+impl LedgerContext {
+    pub(crate) fn of(ledger: &Ledger) -> LedgerContext {
+        let edges = wait_edges(ledger);
+        LedgerContext {
+            cycle: has_cycle(&edges),
+            edges,
+        }
+    }
 }
 
 /// The active records of a ledger (none when the monitor can never act on it).
@@ -63,21 +107,26 @@ pub(crate) fn active_rows(ledger: &Ledger) -> Vec<ActiveRow> {
     if !may_act(ledger) {
         return Vec::new();
     }
+    let context = LedgerContext::of(ledger);
     ledger
         .clarifications
         .iter()
-        .filter_map(active_row)
+        .filter_map(|r| active_row(r, &context))
         .collect()
 }
 
 /// The row of one record of a ledger that has an active record, if it is active itself.
-pub(crate) fn active_row(r: &Record) -> Option<ActiveRow> {
+pub(crate) fn active_row(r: &Record, context: &LedgerContext) -> Option<ActiveRow> {
     let status = r.current_status();
+    let edge = context.edges.iter().find(|e| e.id == r.id);
     status.is_active().then(|| ActiveRow {
-        record: r.id.clone(),
-        status: status.as_str(),
         stale_after: r.stale_after_ms(),
         requester: Some(r.from.clone()),
+        due_ms: due_at(r),
+        asked_ms: r.last_ask_ms(),
+        waits_on: edge.map(|e| e.to.clone()),
+        cycle: context.cycle && edge.is_some(),
+        ..ActiveRow::bare(r.id.clone(), status.as_str())
     })
 }
 
@@ -102,10 +151,8 @@ pub(crate) fn rows_of(kind: &str, name: &str, body: &[u8]) -> Vec<ActiveRow> {
     };
     rows.unwrap_or_else(|| {
         vec![ActiveRow {
-            record: String::new(),
-            status: "unreadable",
-            stale_after: None,
-            requester: None,
+            due_ms: Some(i64::MIN),
+            ..ActiveRow::bare(String::new(), "unreadable")
         }]
     })
 }
@@ -117,31 +164,74 @@ pub(crate) fn delegation_rows(ledger: &DelegationLedger) -> Vec<ActiveRow> {
         .delegations
         .iter()
         .filter_map(|d| {
+            let deadline = d.times_out_at()?;
             Some(ActiveRow {
-                record: d.id.clone(),
-                status: "accepted",
-                stale_after: Some(d.times_out_at()?),
-                requester: None,
+                stale_after: Some(deadline),
+                due_ms: Some(deadline),
+                ..ActiveRow::bare(d.id.clone(), "accepted")
             })
         })
         .collect()
 }
 
 /// The columns of `rows` as arrays, for one `unnest` insert.
-pub(crate) type Columns = (
-    Vec<String>,
-    Vec<String>,
-    Vec<Option<i64>>,
-    Vec<Option<String>>,
-);
+#[derive(Debug, Default)]
+pub(crate) struct Columns {
+    pub records: Vec<String>,
+    pub statuses: Vec<String>,
+    pub stale_after: Vec<Option<i64>>,
+    pub requesters: Vec<Option<String>>,
+    pub due_ms: Vec<Option<i64>>,
+    pub asked_ms: Vec<Option<i64>>,
+    pub waits_on: Vec<Option<String>>,
+    pub cycle: Vec<bool>,
+}
+
+/// The columns of `agentx.active` after `(kind, name)`, as [`Columns::params`] gives them.
+pub(crate) const ACTIVE_COLUMNS: &str =
+    "record, status, stale_after, requester, due_ms, asked_ms, waits_on, cycle";
+
+/// The `unnest` arguments of [`Columns::params`] from parameter `$first` on (rows of
+/// [`ACTIVE_COLUMNS`]).
+pub(crate) fn unnest_columns(first: usize) -> String {
+    let types = [
+        "text", "text", "int8", "text", "int8", "int8", "text", "bool",
+    ];
+    let args: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("${}::{t}[]", first + i))
+        .collect();
+    args.join(", ")
+}
+
+impl Columns {
+    /// The arrays as statement parameters, in [`ACTIVE_COLUMNS`] order.
+    pub(crate) fn params(&self) -> [&(dyn postgres::types::ToSql + Sync); 8] {
+        [
+            &self.records,
+            &self.statuses,
+            &self.stale_after,
+            &self.requesters,
+            &self.due_ms,
+            &self.asked_ms,
+            &self.waits_on,
+            &self.cycle,
+        ]
+    }
+}
 
 pub(crate) fn columns(rows: Vec<ActiveRow>) -> Columns {
-    let mut c: Columns = Default::default();
+    let mut c = Columns::default();
     for r in rows {
-        c.0.push(r.record);
-        c.1.push(r.status.to_owned());
-        c.2.push(r.stale_after);
-        c.3.push(r.requester);
+        c.records.push(r.record);
+        c.statuses.push(r.status.to_owned());
+        c.stale_after.push(r.stale_after);
+        c.requesters.push(r.requester);
+        c.due_ms.push(r.due_ms);
+        c.asked_ms.push(r.asked_ms);
+        c.waits_on.push(r.waits_on);
+        c.cycle.push(r.cycle);
     }
     c
 }

@@ -216,18 +216,17 @@ impl PgStore {
     fn pass<R: Send>(
         &self,
         sql: &'static str,
-        written: Option<String>,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
         visit: &(impl Fn(u64, &str, &Stored) -> R + Sync),
     ) -> Result<Vec<R>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
         let fail = |e: &postgres::Error| self.fail("read", "the ledgers", e);
         let stmt = c.statement(sql).map_err(|e| fail(&e))?;
-        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = match &written {
-            Some(w) => vec![w],
-            None => Vec::new(),
-        };
-        let mut rows = c.client.query_raw(&stmt, params).map_err(|e| fail(&e))?;
+        let mut rows = c
+            .client
+            .query_raw(&stmt, params.iter().copied())
+            .map_err(|e| fail(&e))?;
         let mut out = Vec::new();
         let mut batch: Vec<(u64, String, Stored)> = Vec::with_capacity(BATCH);
         loop {
@@ -329,13 +328,38 @@ const MARKED: &str = concat!(
     ORDER BY length(d.name), d.name"
 );
 
-/// The ledgers with a row in the index of active records except the one named by `$1` (the
-/// one just written, which the command holds), ascending.
-const MARKED_EXCEPT: &str = concat!(
+/// The names of the ledgers the monitor after a command reads (SPEC §29), by indexed queries
+/// on `agentx.active`: the rows due by `$2`, the rows of ledgers whose wait-for edges hold a
+/// cycle, and the rows of agents `$3` asked before their status changed (`$4`), except on
+/// the issue a working agent is on (`$5`, NULL for none).
+macro_rules! follow_up_names {
+    () => {
+        "SELECT name FROM agentx.active WHERE kind = 'clarifications' AND due_ms <= $2
+        UNION ALL SELECT name FROM agentx.active WHERE kind = 'clarifications' AND cycle
+        UNION ALL SELECT a.name
+            FROM unnest($3::text[], $4::int8[], $5::text[]) AS c(agent, since, except_name)
+            JOIN agentx.active a ON a.kind = 'clarifications' AND a.requester = c.agent
+                AND a.asked_ms < c.since
+            WHERE c.except_name IS NULL OR a.name <> c.except_name"
+    };
+}
+
+/// The ledgers the follow-up reads and the one named by `$1` (the one just written, or
+/// none), ascending.
+const FOLLOW_UP: &str = concat!(
     pass_columns!(),
-    "WHERE d.kind = 'clarifications' AND d.name IN (SELECT name FROM agentx.active
-        WHERE kind = 'clarifications' AND name <> $1)
-    ORDER BY length(d.name), d.name"
+    "WHERE d.kind = 'clarifications' AND d.name IN (",
+    follow_up_names!(),
+    " UNION ALL SELECT $1::text) ORDER BY length(d.name), d.name"
+);
+
+/// The ledgers the follow-up reads except the one named by `$1` (the one just written, which
+/// the command holds), ascending.
+const FOLLOW_UP_EXCEPT: &str = concat!(
+    pass_columns!(),
+    "WHERE d.kind = 'clarifications' AND d.name IN (SELECT f.name FROM (",
+    follow_up_names!(),
+    ") AS f(name) WHERE f.name <> $1) ORDER BY length(d.name), d.name"
 );
 
 impl Store for PgStore {
@@ -457,20 +481,34 @@ impl Store for PgStore {
             })
         };
         match scope {
-            Scope::All => self.pass(ALL, None, &read),
+            Scope::All => self.pass(ALL, &[], &read),
             // The index is written in the ledger's own transaction: it cannot be outdated, so
             // `clarify monitor` reads from it too.
-            Scope::Monitor => self.pass(MARKED, Some(String::new()), &read),
-            Scope::FollowUp { written, held } => self.pass(
-                if held { MARKED_EXCEPT } else { MARKED },
-                Some(written.map(paths::ledger_name).unwrap_or_default()),
-                &read,
-            ),
+            Scope::Monitor => self.pass(MARKED, &[&String::new()], &read),
+            Scope::FollowUp {
+                written,
+                held,
+                now,
+                candidates,
+            } => {
+                let written = written.map(paths::ledger_name).unwrap_or_default();
+                let agents: Vec<&str> = candidates.iter().map(|c| c.agent.as_str()).collect();
+                let since: Vec<i64> = candidates.iter().map(|c| c.since).collect();
+                let except: Vec<Option<String>> = candidates
+                    .iter()
+                    .map(|c| c.except.map(|n| format!("issue-{n}.json")))
+                    .collect();
+                self.pass(
+                    if held { FOLLOW_UP_EXCEPT } else { FOLLOW_UP },
+                    &[&written, &now, &agents, &since, &except],
+                    &read,
+                )
+            }
         }
     }
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        self.pass(ALL, None, &|_, name: &str, stored: &Stored| {
+        self.pass(ALL, &[], &|_, name: &str, stored: &Stored| {
             (name.to_owned(), stored.to_bytes(name, ledger_number(name)))
         })
     }

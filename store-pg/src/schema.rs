@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 5;
+pub const VERSION: i32 = 6;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).
@@ -128,7 +128,79 @@ ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
 ",
         Some(index_delegations),
     ),
+    (
+        6,
+        "the follow-up monitor's columns in the index of active records",
+        r"
+-- The monitor that follows a command reads only what can need action now or because of this
+-- command (SPEC §29), by indexed queries instead of every open row: the rows due by its time
+-- (due_ms: the core's due_at for a pending or stale record, an accepted delegation's
+-- deadline, the smallest bigint for a document that does not parse), the rows of ledgers
+-- whose wait-for edges hold a cycle (waits_on: the edge requester → waits_on of a blocking
+-- pending or stale record; cycle: its ledger's edges hold a cycle), and the rows of the
+-- agents whose status may abandon them asked before that status changed (asked_ms: the
+-- latest question or retry). The rows already stored are written again by the migration
+-- itself, in Rust (schema.rs, index_follow_up), by the same code as every write.
+ALTER TABLE agentx.active
+    ADD COLUMN due_ms bigint,
+    ADD COLUMN asked_ms bigint,
+    ADD COLUMN waits_on text,
+    ADD COLUMN cycle boolean NOT NULL DEFAULT false;
+CREATE INDEX active_due ON agentx.active (kind, due_ms) WHERE due_ms IS NOT NULL;
+CREATE INDEX active_cycle ON agentx.active (kind) WHERE cycle;
+CREATE INDEX active_asker ON agentx.active (kind, requester, asked_ms);
+",
+        Some(index_follow_up),
+    ),
 ];
+
+/// Migration 6's step: every document's `agentx.active` rows written again with the new
+/// columns (the ledgers stored as records are assembled first).
+fn index_follow_up(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    let docs = tx.query(
+        concat!(
+            "SELECT d.kind, d.name, d.body, ",
+            crate::record_bodies!(),
+            " FROM agentx.documents d WHERE d.kind IN ('clarifications', 'delegations')"
+        ),
+        &[],
+    )?;
+    tx.execute(
+        "DELETE FROM agentx.active WHERE kind IN ('clarifications', 'delegations')",
+        &[],
+    )?;
+    let (mut kinds, mut names, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+    for doc in &docs {
+        let kind: String = doc.get(0);
+        let name: String = doc.get(1);
+        let stored = crate::ledgers::Stored::from_columns(doc.get(2), doc.get(3));
+        let issue = crate::ledgers::ledger_number(&name);
+        // A document that cannot be assembled is indexed as one that does not parse.
+        let bytes = stored.to_bytes(&name, issue).unwrap_or_default();
+        let kind_static = if kind == crate::documents::CLARIFICATIONS {
+            crate::documents::CLARIFICATIONS
+        } else {
+            crate::documents::DELEGATIONS
+        };
+        for row in crate::documents::rows_of(kind_static, &name, &bytes) {
+            kinds.push(kind.clone());
+            names.push(name.clone());
+            rows.push(row);
+        }
+    }
+    let cols = crate::documents::columns(rows);
+    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&kinds, &names];
+    params.extend(cols.params());
+    tx.execute(
+        &format!(
+            "INSERT INTO agentx.active (kind, name, {}) SELECT * FROM unnest($1::text[], $2::text[], {})",
+            crate::documents::ACTIVE_COLUMNS,
+            crate::documents::unnest_columns(3)
+        ),
+        &params,
+    )?;
+    Ok(())
+}
 
 /// Migration 5's step: the `agentx.active` rows of the delegation ledgers already stored.
 fn index_delegations(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
@@ -146,11 +218,12 @@ fn index_delegations(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres:
             rows.push(row);
         }
     }
-    let (records, statuses, stale_after, requesters) = crate::documents::columns(rows);
+    // The columns of version 5 (migration 6 writes every row again with its own).
+    let c = crate::documents::columns(rows);
     tx.execute(
         "INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
          SELECT 'delegations', * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[])",
-        &[&names, &records, &statuses, &stale_after, &requesters],
+        &[&names, &c.records, &c.statuses, &c.stale_after, &c.requesters],
     )?;
     Ok(())
 }

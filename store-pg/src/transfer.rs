@@ -237,12 +237,16 @@ fn write(
     for chunk in pending.chunks(BATCH) {
         let kinds: Vec<&str> = chunk.iter().map(|(d, _)| d.kind).collect();
         let names: Vec<&str> = chunk.iter().map(|(d, _)| d.name).collect();
-        let (records, statuses, stale_after, requesters) =
-            columns(chunk.iter().map(|(_, r)| r.clone()).collect());
+        let cols = columns(chunk.iter().map(|(_, r)| r.clone()).collect());
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&kinds, &names];
+        params.extend(cols.params());
         tx.execute(
-            "INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::text[])",
-            &[&kinds, &names, &records, &statuses, &stale_after, &requesters],
+            &format!(
+                "INSERT INTO agentx.active (kind, name, {}) SELECT * FROM unnest($1::text[], $2::text[], {})",
+                crate::documents::ACTIVE_COLUMNS,
+                crate::documents::unnest_columns(3)
+            ),
+            &params,
         )?;
     }
     Ok(())

@@ -23,7 +23,9 @@ use postgres::{IsolationLevel, Transaction};
 use crate::conn::Conn;
 use agentx_clarify_core::monitor::may_act;
 
-use crate::documents::{active_row, active_rows, columns, rows_of, ActiveRow, CLARIFICATIONS};
+use crate::documents::{
+    active_row, active_rows, columns, rows_of, ActiveRow, LedgerContext, CLARIFICATIONS,
+};
 use crate::error::{failure, gave_up, is_connection_lost, is_retryable, lock_timeout, Phase};
 use crate::ledgers::{self, Cache, Changes};
 
@@ -54,8 +56,10 @@ const REPLACE: &str = "WITH doc AS (
     ), gone AS (
         DELETE FROM agentx.active WHERE kind = $1 AND name = $2 AND record = ANY($7::text[])
     ), added AS (
-        INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-        SELECT $1, $2, * FROM unnest($8::text[], $9::text[], $10::int8[], $11::text[])
+        INSERT INTO agentx.active (kind, name, record, status, stale_after, requester,
+            due_ms, asked_ms, waits_on, cycle)
+        SELECT $1, $2, * FROM unnest($8::text[], $9::text[], $10::int8[], $11::text[],
+            $12::int8[], $13::int8[], $14::text[], $15::bool[])
     )
     SELECT rev FROM doc";
 
@@ -69,8 +73,10 @@ const INSERT: &str = "WITH doc AS (
         INSERT INTO agentx.records (kind, name, pos, rev, body)
         SELECT $1, $2, u.pos, doc.rev, u.body FROM doc, unnest($5::int4[], $6::text[]) AS u(pos, body)
     ), added AS (
-        INSERT INTO agentx.active (kind, name, record, status, stale_after, requester)
-        SELECT $1, $2, u.* FROM unnest($7::text[], $8::text[], $9::int8[], $10::text[]) AS u
+        INSERT INTO agentx.active (kind, name, record, status, stale_after, requester,
+            due_ms, asked_ms, waits_on, cycle)
+        SELECT $1, $2, u.* FROM unnest($7::text[], $8::text[], $9::int8[], $10::text[],
+            $11::int8[], $12::int8[], $13::text[], $14::bool[]) AS u
         WHERE EXISTS (SELECT 1 FROM doc)
     )
     SELECT rev FROM doc";
@@ -288,19 +294,14 @@ fn attempt_once<T>(
         let (positions, bodies): (&[i32], &[String]) = changes
             .as_ref()
             .map_or((&[], &[]), |c| (&c.positions, &c.bodies));
-        let (records, statuses, stale_after, requesters) = columns(added);
+        let added = columns(added);
         // `REPLACE` and `INSERT` take the same parameters, but for `INSERT` no old rows to delete.
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> =
             vec![kind, name, &body, &count, &positions, &bodies];
         if rev.is_some() {
             params.push(&gone);
         }
-        params.extend([
-            &records as &(dyn postgres::types::ToSql + Sync),
-            &statuses,
-            &stale_after,
-            &requesters,
-        ]);
+        params.extend(added.params());
         let new_rev: i64 = if rev.is_some() {
             tx.query_one(&replace, &params)?.get(0)
         } else {
@@ -455,7 +456,10 @@ fn ledger_row_changes(
     new: &Ledger,
     changes: &Changes,
 ) -> (Vec<String>, Vec<ActiveRow>) {
-    if !(may_act(old) && may_act(new)) {
+    // A record's row also holds what the whole ledger decides (its wait-for edges and their
+    // cycle): when that changed, every row is compared.
+    let context = LedgerContext::of(new);
+    if !(may_act(old) && may_act(new)) || LedgerContext::of(old) != context {
         return row_changes(&active_rows(old), &active_rows(new));
     }
     let at = |l: &Ledger, p: usize| l.clarifications.get(p).map(|r| r.id.clone());
@@ -483,7 +487,7 @@ fn ledger_row_changes(
         .clarifications
         .iter()
         .filter(|r| ids.binary_search(&r.id).is_ok())
-        .filter_map(active_row)
+        .filter_map(|r| active_row(r, &context))
         .collect();
     (ids, added)
 }
@@ -498,6 +502,10 @@ mod tests {
             status,
             stale_after: None,
             requester: None,
+            due_ms: None,
+            asked_ms: None,
+            waits_on: None,
+            cycle: false,
         }
     }
 

@@ -105,6 +105,8 @@ fn the_schema_is_created_migrated_and_checked() {
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
          DROP SEQUENCE agentx.revisions; DELETE FROM agentx.migrations WHERE version >= 2;
+         ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
+             DROP COLUMN waits_on, DROP COLUMN cycle;
          ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
     );
     let old = format!("{url}&application_name=old");
@@ -115,14 +117,15 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 5));
+    assert_eq!((migrated.from, migrated.to), (1, 6));
     assert_eq!(
         migrated.applied,
         [
             "2: routing leases",
             "3: lz4 compression for document bodies",
             "4: clarification ledgers as one row per record",
-            "5: delegation ledgers in the index of active records"
+            "5: delegation ledgers in the index of active records",
+            "6: the follow-up monitor's columns in the index of active records"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -308,7 +311,7 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
         b"{ not json".to_vec(),
     ));
     store.import_documents(&docs, false).unwrap();
-    let visited = |scope| -> BTreeSet<u64> {
+    let visited = |scope: Scope<'_>| -> BTreeSet<u64> {
         store
             .scan(scope, |r| r.issue)
             .unwrap()
@@ -320,14 +323,18 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
     assert_eq!(
         visited(Scope::FollowUp {
             written: Some(3),
-            held: false
+            held: false,
+            now: NOW,
+            candidates: &[],
         }),
         BTreeSet::from([3, 5, 17, 41])
     );
     assert_eq!(
         visited(Scope::FollowUp {
             written: Some(17),
-            held: true
+            held: true,
+            now: NOW,
+            candidates: &[],
         }),
         BTreeSet::from([5, 41]),
         "the one written is held by the command: not read"
@@ -343,7 +350,51 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
             Ok((Some(ledger(5, Kind::Finished, NOW)), ()))
         })
         .unwrap();
-    assert_eq!(visited(Scope::Monitor), BTreeSet::from([3, 17, 41]));
+    // SPEC §29: open work that is not due is not read by a follow-up until it is due (issue
+    // 3's question was asked a minute ago, with an hour's SLA) — or until an agent whose
+    // status may abandon it asked there before that status changed.
+    use agentx_clarify_core::monitor::follow::AbandonCandidate;
+    let follow = |now: i64, candidates: &[AbandonCandidate]| {
+        visited(Scope::FollowUp {
+            written: None,
+            held: false,
+            now,
+            candidates,
+        })
+    };
+    assert_eq!(follow(NOW, &[]), BTreeSet::from([17, 41]));
+    assert_eq!(follow(NOW + 86_400_000, &[]), BTreeSet::from([3, 17, 41]));
+    let done = |since, except| {
+        vec![AbandonCandidate {
+            agent: "engineer".into(),
+            since,
+            except,
+        }]
+    };
+    assert_eq!(follow(NOW, &done(NOW, None)), BTreeSet::from([3, 17, 41]));
+    assert_eq!(follow(NOW, &done(NOW, Some(3))), BTreeSet::from([17, 41]));
+    assert_eq!(
+        follow(NOW, &done(NOW - 45 * 60_000, None)),
+        BTreeSet::from([17, 41]),
+        "asked after the status changed"
+    );
+    // Two blocking records waiting on each other: on a cycle, read at any time.
+    store
+        .update_ledger(6, &Config::default(), "t", |_| {
+            Ok((Some(ledger(6, Kind::Deadlock, NOW)), ()))
+        })
+        .unwrap();
+    assert_eq!(follow(NOW, &[]), BTreeSet::from([6, 17, 41]));
+    let edges = psql(
+        &url,
+        "SELECT string_agg(requester || '>' || waits_on || ':' || cycle, ' ' ORDER BY record)
+         FROM agentx.active WHERE name = 'issue-6.json' AND waits_on IS NOT NULL",
+    );
+    assert_eq!(
+        edges.trim(),
+        "engineer>product-manager:true engineer>architect:true architect>engineer:true"
+    );
+    assert_eq!(visited(Scope::Monitor), BTreeSet::from([3, 6, 17, 41]));
     let rows = psql(&url, "SELECT string_agg(name || ':' || record || ':' || status, ',' ORDER BY name, record) FROM agentx.active WHERE name = 'issue-3.json'");
     assert_eq!(
         rows,
@@ -539,6 +590,8 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
     let follow_up = Scope::FollowUp {
         written: None,
         held: false,
+        now: deadline,
+        candidates: &[],
     };
     assert_eq!(scanned(follow_up), [1]);
     assert_eq!(scanned(Scope::Monitor), [1]);
@@ -550,10 +603,22 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
          ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
          ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
-         DELETE FROM agentx.migrations WHERE version = 5;",
+         ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
+             DROP COLUMN waits_on, DROP COLUMN cycle;
+         DELETE FROM agentx.migrations WHERE version IN (5, 6);",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 5));
+    assert_eq!((migrated.from, migrated.to), (4, 6));
+    // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
+    assert_eq!(
+        psql(
+            &url,
+            "SELECT due_ms FROM agentx.active WHERE kind = 'delegations'"
+        )
+        .trim(),
+        deadline.to_string()
+    );
+    assert_eq!(scanned(follow_up), [1]);
     assert_eq!(
         psql(&url, indexed).trim(),
         format!("issue-1.json DLG-1-001 accepted {deadline}")

@@ -4,7 +4,7 @@
 //! the ledgers with an accepted delegation that can time out) — and the capability manifests
 //! `.agentx/agents/<name>.toml`.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use agentx_clarify_command::paths;
@@ -17,8 +17,11 @@ use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger, Manifests};
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config};
 
-use crate::index::Found;
-use crate::pass::{finished, found_by_issue, prune_markers};
+use agentx_clarify_core::monitor::follow::FollowKeys;
+
+use crate::index::{minus, paths_of, Found, Selected};
+use crate::pass::{finished, found_by_issue, prune_keys, prune_markers};
+use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
 
 impl DiskStore {
@@ -67,9 +70,21 @@ fn found(read: &DelegationRead) -> Found {
     }
 }
 
+/// The follow-up's keys of a delegation ledger as read: due at its next deadline, or at once
+/// when it could not be read.
+fn delegation_keys<E>(issue: u64, ledger: Result<&DelegationLedger, E>) -> Vec<PathBuf> {
+    let keys = match ledger {
+        Ok(l) => next_wakeup(l).map(|t| FollowKeys::due_at(Some(t))),
+        Err(_) => Some(FollowKeys::unreadable()),
+    };
+    paths_of(issue, keys.as_ref())
+}
+
 impl DiskStore {
-    /// The marked delegation ledgers, ascending; markers found superfluous are pruned.
-    fn scan_marked_delegations(&self, issues: BTreeSet<u64>) -> Vec<DelegationRead> {
+    /// The delegation ledgers due by the follow-up's `now`, ascending; markers and keys found
+    /// superfluous are pruned.
+    fn scan_marked_delegations(&self, selected: Selected) -> Vec<DelegationRead> {
+        let Selected { issues, seen } = selected;
         let files: Vec<(u64, PathBuf)> = issues
             .into_iter()
             .filter_map(|n| Some((n, self.delegation_path(u32::try_from(n).ok()?))))
@@ -86,7 +101,36 @@ impl DiskStore {
             })
         });
         self.prune_delegations(&finished(&files, &out, None));
+        let extra: BTreeMap<u64, Vec<PathBuf>> = files
+            .iter()
+            .zip(&out)
+            .filter_map(|((n, _), (read, _))| {
+                let want = read
+                    .as_ref()
+                    .map_or_else(Vec::new, |r| delegation_keys(*n, r.ledger.as_ref()));
+                let extra = minus(seen.get(n)?, &want);
+                (!extra.is_empty()).then_some((*n, extra))
+            })
+            .collect();
+        self.prune_delegation_keys(extra);
         out.into_iter().filter_map(|(r, _)| r).collect()
+    }
+
+    /// Removes the delegation keys a pass found superfluous, each re-checked under the
+    /// ledger's lock.
+    fn prune_delegation_keys(&self, extra: BTreeMap<u64, Vec<PathBuf>>) {
+        prune_keys(
+            &self.delegation_index,
+            extra,
+            |issue| Some(self.delegation_path(u32::try_from(issue).ok()?)),
+            |issue, _, bytes| match (bytes, u32::try_from(issue)) {
+                (None, _) => Vec::new(),
+                (Some(bytes), Ok(n)) => {
+                    delegation_keys(issue, parse_delegations(n, bytes).as_ref())
+                }
+                (Some(_), Err(_)) => delegation_keys::<()>(issue, Err(())),
+            },
+        );
     }
 
     /// Removes the markers of delegation ledgers found finished (or gone), each re-checked
@@ -128,25 +172,31 @@ impl DelegationStore for DiskStore {
         let _session = self.delegation_index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_delegations(issue)?;
+        let n = u64::from(issue);
+        let old = current
+            .as_ref()
+            .map_or_else(Vec::new, |l| delegation_keys::<()>(n, Ok(l)));
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
             let bytes = ledger.to_pretty_json();
             let marked = next_wakeup(&ledger).is_some();
+            let new = delegation_keys::<()>(n, Ok(&ledger));
             Self::write_indexed(
                 &self.delegation_index,
                 issue,
                 &path,
                 bytes.as_bytes(),
                 marked,
+                (&old, &new),
             )?;
         }
         Ok(result)
     }
 
-    fn scan_delegations(&self, scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
-        if let Scope::FollowUp { .. } = scope {
-            if let Some(issues) = self.delegation_index.trusted() {
-                return Ok(self.scan_marked_delegations(issues));
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        if let Scope::FollowUp { now, .. } = scope {
+            if let Some(selected) = self.delegation_index.follow(now, &[]) {
+                return Ok(self.scan_marked_delegations(selected));
             }
         }
         // Every ledger, and the index rebuilt from what was read (a workspace without
@@ -166,10 +216,18 @@ impl DelegationStore for DiskStore {
             })
         });
         if let Some(rebuild) = rebuild {
-            let superfluous = self
-                .delegation_index
-                .finish_rebuild(&rebuild, &found_by_issue(&files, &out));
+            let keys: BTreeMap<u64, Vec<PathBuf>> = files
+                .iter()
+                .zip(&out)
+                .map(|((n, _), (read, _))| (*n, delegation_keys(*n, read.ledger.as_ref())))
+                .collect();
+            let (superfluous, extra_keys) = self.delegation_index.finish_rebuild(
+                &rebuild,
+                &found_by_issue(&files, &out),
+                &keys,
+            );
             self.prune_delegations(&superfluous);
+            self.prune_delegation_keys(extra_keys);
         }
         Ok(out.into_iter().map(|(r, _)| r).collect())
     }

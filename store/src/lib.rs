@@ -36,8 +36,8 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
-use index::Index;
 pub use index::INDEX_DIR;
+use index::{Index, Selected};
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
@@ -241,17 +241,24 @@ impl DiskStore {
     /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before
     /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.
+    ///
+    /// The follow-up's keys likewise (SPEC §29): `new` (the keys of what is written) are added
+    /// before the write, and those of `old` (of what it replaces) that `new` lacks removed
+    /// after it.
     fn write_indexed(
         index: &Index,
         issue: u32,
         path: &Path,
         bytes: &[u8],
         marked: bool,
+        (old, new): (&[PathBuf], &[PathBuf]),
     ) -> Result<(), ClarifyError> {
         if marked {
             index.mark(u64::from(issue))?;
         }
+        index.put_keys(&index::minus(new, old))?;
         write_atomic(path, bytes)?;
+        index.drop_keys(&index::minus(old, new));
         if !marked {
             index.unmark(u64::from(issue));
         }
@@ -373,14 +380,17 @@ impl Store for DiskStore {
         let _session = self.index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let current = self.read_ledger(issue)?;
+        let old = pass::ledger_keys(u64::from(issue), current.as_ref());
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
+            let new = pass::ledger_keys(u64::from(issue), Some(&ledger));
             Self::write_indexed(
                 &self.index,
                 issue,
                 &path,
                 ledger.to_pretty_json().as_bytes(),
                 may_act(&ledger),
+                (&old, &new),
             )?;
         }
         Ok(result)
@@ -401,9 +411,14 @@ impl Store for DiskStore {
         let (write, result) = decide(current.as_deref())?;
         if let Some(bytes) = write {
             // Bytes that do not parse keep their marker, as a pass that cannot read them would.
-            let marked = Ledger::parse(&paths::ledger_name(issue), &bytes, Some(issue))
-                .map_or(true, |ledger| may_act(&ledger));
-            Self::write_indexed(&self.index, issue, &path, &bytes, marked)?;
+            let parse =
+                |bytes: &[u8]| Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue));
+            let new = parse(&bytes);
+            let marked = new.as_ref().map_or(true, may_act);
+            let n = u64::from(issue);
+            let old = current.map_or_else(Vec::new, |b| pass::read_keys(n, parse(&b).as_ref()));
+            let new = pass::read_keys(n, new.as_ref());
+            Self::write_indexed(&self.index, issue, &path, &bytes, marked, (&old, &new))?;
         }
         Ok(result)
     }
@@ -438,8 +453,15 @@ impl Store for DiskStore {
         scope: Scope,
         visit: impl Fn(LedgerRead) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        if let Scope::FollowUp { written, held } = scope {
-            if let Some(mut issues) = self.index.trusted() {
+        if let Scope::FollowUp {
+            written,
+            held,
+            now,
+            candidates,
+        } = scope
+        {
+            if let Some(selected) = self.index.follow(now, candidates) {
+                let Selected { mut issues, seen } = selected;
                 match (written.map(u64::from), held) {
                     (Some(n), true) => issues.remove(&n),
                     (Some(n), false) => issues.insert(n),
@@ -451,7 +473,7 @@ impl Store for DiskStore {
                     .listed_temps
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
-                return Ok(self.scan_marked(issues, written, &visit));
+                return Ok(self.scan_marked(issues, written, &seen, &visit));
             }
         }
         self.scan_all(&visit)

@@ -1,23 +1,41 @@
 //! The workspace pass: every ledger (and the index rebuilt from what it read), or only the
 //! ledgers the index marks (the monitor that follows a command).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
 use agentx_clarify_command::paths::ledger_read;
 use agentx_clarify_command::LedgerRead;
+use agentx_clarify_core::monitor::follow::{follow_keys, FollowKeys};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
-use crate::index::{Found, Index};
+use crate::index::{minus, paths_of, Found, Index};
 use crate::{file_name, parallel_map, read, DiskStore, FileLock, LockPolicy};
+
+/// A ledger's key files, relative to the index directory.
+type Keys = Vec<PathBuf>;
 
 /// Whether a read ledger keeps a marker: it can need action, or it must keep being reported.
 fn found(read: &LedgerRead) -> Found {
     match &read.ledger {
         Ok(ledger) if !may_act(ledger) => Found::Finished,
         _ => Found::Marked,
+    }
+}
+
+/// The follow-up's keys (`index::paths_of`) of ledger `issue` as it stands (`None`: none).
+pub(crate) fn ledger_keys(issue: u64, ledger: Option<&Ledger>) -> Vec<PathBuf> {
+    paths_of(issue, ledger.and_then(follow_keys).as_ref())
+}
+
+/// The keys of a ledger as a read found it: one that could not be read is due at once, so
+/// every follow-up keeps reporting it.
+pub(crate) fn read_keys<E>(issue: u64, ledger: Result<&Ledger, E>) -> Vec<PathBuf> {
+    match ledger {
+        Ok(l) => ledger_keys(issue, Some(l)),
+        Err(_) => paths_of(issue, Some(&FollowKeys::unreadable())),
     }
 }
 
@@ -55,23 +73,40 @@ impl DiskStore {
                 let bytes = read::read_into(path, buf).map(|()| buf.as_slice());
                 let read = ledger_read(*n, file_name(path), bytes);
                 let found = found(&read);
-                (visit(read), found)
+                let keys = rebuild
+                    .is_some()
+                    .then(|| read_keys(*n, read.ledger.as_ref()));
+                (visit(read), (found, keys))
             })
         });
+        let (out, keys): (Vec<(R, Found)>, Vec<Option<Keys>>) = out
+            .into_iter()
+            .map(|(r, (found, keys))| ((r, found), keys))
+            .unzip();
         if let Some(rebuild) = rebuild {
-            let superfluous = self
-                .index
-                .finish_rebuild(&rebuild, &found_by_issue(&listing.ledgers, &out));
+            let keys: BTreeMap<u64, Vec<PathBuf>> = listing
+                .ledgers
+                .iter()
+                .zip(keys)
+                .map(|((n, _), k)| (*n, k.unwrap_or_default()))
+                .collect();
+            let (superfluous, extra_keys) =
+                self.index
+                    .finish_rebuild(&rebuild, &found_by_issue(&listing.ledgers, &out), &keys);
             self.prune(&superfluous);
+            self.prune_keys(extra_keys);
         }
         Ok(out.into_iter().map(|(r, _)| r).collect())
     }
 
     /// The marked ledgers and the one just written, ascending.
+    ///
+    /// `seen`: the keys that named each issue; those its ledger no longer wants are pruned.
     pub(crate) fn scan_marked<R: Send>(
         &self,
         issues: BTreeSet<u64>,
         written: Option<u32>,
+        seen: &BTreeMap<u64, Vec<PathBuf>>,
         visit: &(impl Fn(LedgerRead) -> R + Sync),
     ) -> Vec<R> {
         // No listing, so no temp files to sweep: full passes do that.
@@ -85,17 +120,33 @@ impl DiskStore {
             .collect();
         let out = parallel_map(&files, |(n, path)| {
             read::with_buffer(|buf| {
+                let extra = |keys: Vec<PathBuf>| {
+                    seen.get(n).map(|had| minus(had, &keys)).unwrap_or_default()
+                };
                 let read = match read::read_if_exists(path, buf) {
-                    Ok(false) => return (None, Found::Finished),
+                    Ok(false) => return ((None, Found::Finished), extra(Vec::new())),
                     Ok(true) => ledger_read(*n, file_name(path), Ok(buf.as_slice())),
                     Err(e) => ledger_read(*n, file_name(path), Err(e)),
                 };
                 let found = found(&read);
-                (Some(visit(read)), found)
+                let extra = if seen.contains_key(n) {
+                    extra(read_keys(*n, read.ledger.as_ref()))
+                } else {
+                    Vec::new()
+                };
+                ((Some(visit(read)), found), extra)
             })
         });
+        let (out, extra): (Vec<(Option<R>, Found)>, Vec<Keys>) = out.into_iter().unzip();
         // The ledger just written had its marker set or removed by its writer, under its lock.
         self.prune(&finished(&files, &out, written.map(u64::from)));
+        let extra: BTreeMap<u64, Vec<PathBuf>> = files
+            .iter()
+            .zip(extra)
+            .filter(|(_, e)| !e.is_empty())
+            .map(|((n, _), e)| (*n, e))
+            .collect();
+        self.prune_keys(extra);
         out.into_iter().filter_map(|(r, _)| r).collect()
     }
 
@@ -112,6 +163,57 @@ impl DiskStore {
                 })
             },
         );
+    }
+}
+
+impl DiskStore {
+    /// Removes the keys a pass found superfluous, each re-checked under its ledger's lock.
+    fn prune_keys(&self, extra: BTreeMap<u64, Vec<PathBuf>>) {
+        prune_keys(
+            &self.index,
+            extra,
+            |issue| Some(self.ledger_file(issue)),
+            |issue, path, bytes| match (bytes, u32::try_from(issue)) {
+                (None, _) => Vec::new(),
+                (Some(bytes), Ok(n)) => read_keys(
+                    issue,
+                    Ledger::parse(&file_name(path), bytes, Some(n)).as_ref(),
+                ),
+                (Some(_), Err(_)) => read_keys::<()>(issue, Err(())),
+            },
+        );
+    }
+}
+
+/// Removes `index`'s keys in `extra` that their ledger (at `path_of`) does not want now by
+/// its bytes (`keys_of`; `None`: no ledger), each re-checked under the ledger's lock (a
+/// writer may have just added them). Housekeeping: a lock not granted at once leaves them.
+pub(crate) fn prune_keys(
+    index: &Index,
+    extra: BTreeMap<u64, Vec<PathBuf>>,
+    path_of: impl Fn(u64) -> Option<PathBuf>,
+    keys_of: impl Fn(u64, &Path, Option<&[u8]>) -> Vec<PathBuf>,
+) {
+    if extra.is_empty() {
+        return;
+    }
+    let _session = index.begin();
+    for (issue, keys) in extra {
+        let Some(path) = path_of(issue) else {
+            index.drop_keys(&keys);
+            continue;
+        };
+        let Ok(_lock) = FileLock::acquire(&path, "monitor", PRUNE_POLICY) else {
+            continue;
+        };
+        let want = read::with_buffer(|buf| match read::read_if_exists(&path, buf) {
+            Ok(false) => Some(keys_of(issue, &path, None)),
+            Ok(true) => Some(keys_of(issue, &path, Some(buf))),
+            Err(_) => None,
+        });
+        if let Some(want) = want {
+            index.drop_keys(&minus(&keys, &want));
+        }
     }
 }
 

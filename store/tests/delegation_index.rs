@@ -24,6 +24,8 @@ fn follow_up(store: &DiskStore) -> BTreeSet<u64> {
         Scope::FollowUp {
             written: None,
             held: false,
+            now: NOW + 61 * MIN,
+            candidates: &[],
         },
     )
 }
@@ -91,6 +93,8 @@ fn the_timeout_phase_reads_only_delegations_that_can_time_out() {
         Scope::FollowUp {
             written: None,
             held: false,
+            now: NOW + 61 * MIN,
+            candidates: &[],
         },
     )
     .unwrap();

@@ -14,6 +14,9 @@ use agentx_clarify_store::DiskStore;
 use agentx_clarify_tests::fixtures::{ledger, Kind};
 
 const NOW: i64 = 1_795_341_600_000;
+/// A day later: every pending record of the fixtures is due (SPEC §29: a follow-up reads the
+/// ledgers due by its `now`, so these tests look at the index when all of them are).
+const LATE: i64 = NOW + 86_400_000;
 
 fn clar(root: &Path) -> std::path::PathBuf {
     root.join(".agentx/state/clarifications")
@@ -52,6 +55,8 @@ fn follow_up(store: &DiskStore, written: Option<u32>) -> BTreeSet<u64> {
         Scope::FollowUp {
             written,
             held: false,
+            now: LATE,
+            candidates: &[],
         },
     )
 }
@@ -108,7 +113,9 @@ fn the_follow_up_reads_only_ledgers_that_can_need_action() {
             &store,
             Scope::FollowUp {
                 written: Some(12),
-                held: true
+                held: true,
+                now: LATE,
+                candidates: &[],
             }
         ),
         set(&[5, 7, 9]),
@@ -207,15 +214,18 @@ fn a_lost_or_damaged_index_is_rebuilt() {
         20,
         "another format: everything"
     );
-    // A marker without a ledger that needs it (a writer died between the two) costs one read,
+    // A key without a ledger that needs it (a writer died between the two) costs one read,
     // then it is gone.
-    std::fs::write(index.join("active/issue-11.json"), "").unwrap();
+    let due = index.join(format!("due/{}", NOW.div_euclid(1 << 22)));
+    std::fs::create_dir_all(&due).unwrap();
+    std::fs::write(due.join(format!("11.{NOW}")), "").unwrap();
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9, 11]));
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9]));
-    // A marker of a ledger that does not exist is dropped without being reported.
-    std::fs::write(index.join("active/issue-99.json"), "").unwrap();
+    // A key of a ledger that does not exist is dropped without being reported.
+    std::fs::create_dir_all(index.join("cycle")).unwrap();
+    std::fs::write(index.join("cycle/99"), "").unwrap();
     assert_eq!(follow_up(&store, None), set(&[5, 7, 9]));
-    assert!(!index.join("active/issue-99.json").exists());
+    assert!(!index.join("cycle/99").exists());
 }
 
 #[test]
@@ -299,6 +309,8 @@ fn the_indexed_follow_up_acts_exactly_as_a_full_monitor() {
         Scope::FollowUp {
             written: None,
             held: false,
+            now: later,
+            candidates: &[],
         },
     )
     .unwrap();

@@ -38,9 +38,10 @@ pub struct WaitForGraph {
     pub cycles: Vec<WaitCycle>,
 }
 
-/// The wait-for graph of `ledger` as it stands (its folds).
-pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
-    // As the monitor's deadlock phase: a record asked back waits on the reply.
+/// The records behind the wait-for edges, ascending by sequence: as the monitor's deadlock
+/// phase, a blocking record in pending or stale, except one whose question was asked back
+/// (it waits on the reply). The graph and the index's edges (`follow::wait_edges`) share it.
+pub(crate) fn waiting(ledger: &Ledger) -> Vec<&crate::Record> {
     let awaiting = crate::routing::awaiting_reply(ledger);
     let mut waiting: Vec<&crate::Record> = ledger
         .clarifications
@@ -48,6 +49,12 @@ pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
         .filter(|r| r.waits() && !awaiting.contains(&r.id.as_str()))
         .collect();
     crate::stable_sort::sort_by_key(&mut waiting, |r| r.order_key());
+    waiting
+}
+
+/// The wait-for graph of `ledger` as it stands (its folds).
+pub fn wait_for_graph(ledger: &Ledger, config: &Config) -> WaitForGraph {
+    let waiting = waiting(ledger);
     let mut node_of: HashMap<&str, usize> = HashMap::new();
     let mut names: Vec<&str> = Vec::new();
     let mut edges = Vec::with_capacity(waiting.len());

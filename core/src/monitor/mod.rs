@@ -8,6 +8,7 @@
 
 mod abandoned;
 mod deadlock;
+pub mod follow;
 mod graph;
 mod report;
 mod similarity;

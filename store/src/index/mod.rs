@@ -19,18 +19,24 @@
 //! that can time out (`agentx_clarify_core::delegation::next_wakeup`), or that could not be
 //! read, so the monitor's timeout phase after a command reads only those.
 //!
+//! - `due/`, `cycle/`, `asker/`: the keys of the monitor that follows a command (SPEC §29,
+//!   `keys.rs`): it reads only the ledgers due now, on a wait-for cycle, or asked by an agent
+//!   whose status may abandon them, not every ledger with an active record.
+//!
 //! Markers that name a ledger which no longer needs them (another tool finished it, a hand
 //! fixed a corrupt file) are removed when a pass finds them so, under the ledger's lock.
 
+mod keys;
 mod stamp;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::ClarifyError;
 
 use crate::io_error;
+pub(crate) use keys::{minus, paths_of, Selected};
 use stamp::{DirStamp, Stamp};
 
 /// Where the index lives, relative to the workspace root.
@@ -192,21 +198,11 @@ impl Index {
         let _ = std::fs::remove_file(self.marker(issue));
     }
 
-    /// The marked issues, when the markers can be trusted: the stamp is valid and the
-    /// directory is as it says, or a writer is at work.
-    pub(crate) fn trusted(&self) -> Option<BTreeSet<u64>> {
+    /// Whether the index can be trusted: the stamp is valid and the directory is as it says,
+    /// or a writer is at work.
+    fn is_trusted(&self) -> bool {
         let stamp = stamp::read(&self.lock_path(), &self.stamp_path());
-        if !stamp.valid {
-            return None;
-        }
-        if !stamp.matches(DirStamp::of(&self.ledgers)) && !self.writers_busy() {
-            return None;
-        }
-        self.marked()
-    }
-
-    fn marked(&self) -> Option<BTreeSet<u64>> {
-        self.marked_sorted().map(BTreeSet::from_iter)
+        stamp.valid && (stamp.matches(DirStamp::of(&self.ledgers)) || self.writers_busy())
     }
 
     /// The marked issues, ascending (a marker's name is its issue's canonical decimal: no
@@ -264,7 +260,29 @@ impl Index {
     /// `found` is ascending by issue, one entry per issue, as a pass lists the directory: the
     /// markers are matched against it in one merge, not looked up one by one (a pass over
     /// 10,000 ledgers runs this on one thread after the parallel part).
-    pub(crate) fn finish_rebuild(&self, rebuild: &Rebuild, found: &[(u64, Found)]) -> Vec<u64> {
+    ///
+    /// `keys` are the keys (`keys::paths_of`) of every ledger the pass read, by issue: the
+    /// missing ones are added; those on disk that no ledger wants are returned, by issue, for
+    /// pruning under each ledger's lock (a writer may have just added them).
+    pub(crate) fn finish_rebuild(
+        &self,
+        rebuild: &Rebuild,
+        found: &[(u64, Found)],
+        keys: &BTreeMap<u64, Vec<PathBuf>>,
+    ) -> (Vec<u64>, BTreeMap<u64, Vec<PathBuf>>) {
+        let mut extra_keys = self.all_keys();
+        let mut missing = Vec::new();
+        for (issue, want) in keys {
+            let have = extra_keys.remove(issue).unwrap_or_default();
+            missing.extend(minus(want, &have));
+            let extra = minus(&have, want);
+            if !extra.is_empty() {
+                extra_keys.insert(*issue, extra);
+            }
+        }
+        // Best effort, before the stamp validates: a key that could not be made leaves the
+        // stamp invalid, so the next follow-up reads everything again.
+        let keys_made = self.put_keys(&missing).is_ok();
         let have = self.marked_sorted().unwrap_or_default();
         let mut added = false;
         let mut superfluous = Vec::new();
@@ -294,15 +312,18 @@ impl Index {
         // writers advanced it since): it stays. An invalid one is validated only if nobody
         // invalidated it again while the pass was reading.
         let _ = stamp::update(&self.lock_path(), &self.stamp_path(), |s| {
-            (!s.valid && s.invalidations == rebuild.invalidations && rebuild.dir.is_some())
-                .then_some(Stamp {
-                    valid: true,
-                    dir: rebuild.dir,
-                    invalidations: s.invalidations,
-                })
+            (keys_made
+                && !s.valid
+                && s.invalidations == rebuild.invalidations
+                && rebuild.dir.is_some())
+            .then_some(Stamp {
+                valid: true,
+                dir: rebuild.dir,
+                invalidations: s.invalidations,
+            })
         });
         superfluous.sort_unstable();
-        superfluous
+        (superfluous, extra_keys)
     }
 }
 

@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 /// Bumped when the meaning of the index files changes: an index of another format is rebuilt.
-/// 2: written in place, padded to [`SIZE`], with a `check`.
-const FORMAT: u64 = 2;
+/// 2: written in place, padded to [`SIZE`], with a `check`. 3: the index has the follow-up's
+/// keys (`due/`, `cycle/`, `asker/`): an index without them is rebuilt.
+const FORMAT: u64 = 3;
 
 /// The stamp file's fixed length: every write covers the whole file, so none leaves a tail of
 /// an older one. The longest stamp (every number at its widest) is about 190 bytes.
@@ -227,7 +228,7 @@ mod tests {
             invalidations: 5,
         };
         assert_eq!(Stamp::parse(s.to_json().as_bytes()), Some(s));
-        assert_eq!(Stamp::parse(b"{\"format\":2}"), None);
+        assert_eq!(Stamp::parse(b"{\"format\":3}"), None);
         assert_eq!(Stamp::parse(b"not json"), None);
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join("lock");

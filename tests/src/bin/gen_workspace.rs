@@ -1,8 +1,11 @@
-//! Writes a benchmark workspace: `agentx-gen-workspace DIR N [--mixed | --finished | --due PCT]`
+//! Writes a benchmark workspace:
+//! `agentx-gen-workspace DIR N [--mixed | --finished | --due PCT | --open PCT]`
 //! creates `DIR/.agentx/` (default workflows) and N ledgers of the benchmarks' shape (about
 //! 3 KB each, real hash chains), timed so that a monitor run at the current time finds what
 //! `--mixed` planted. `--finished`: every record resolved (a workspace of finished work);
-//! `--due PCT`: PCT % of the ledgers hold a record past its SLA, the rest are finished.
+//! `--due PCT`: PCT % of the ledgers hold a record past its SLA, the rest are finished;
+//! `--open PCT`: PCT % of the ledgers hold open work that is not due (an answered record
+//! nobody resolved, a question asked a minute ago), the rest are finished (issue 27).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -14,7 +17,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(dir), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse::<u64>().ok()))
     else {
-        eprintln!("usage: agentx-gen-workspace DIR N [--mixed | --finished | --due PCT]");
+        eprintln!(
+            "usage: agentx-gen-workspace DIR N [--mixed | --finished | --due PCT | --open PCT]"
+        );
         std::process::exit(2);
     };
     let mixed = args.iter().any(|a| a == "--mixed");
@@ -24,12 +29,18 @@ fn main() {
         .position(|a| a == "--due")
         .and_then(|i| args.get(i + 1))
         .and_then(|p| p.parse().ok());
-    // Ledger i is due when it falls in the first PCT of every hundred.
-    let kind = |i: u64| match due {
-        Some(pct) if i % 100 < pct => Kind::Stale,
-        Some(_) => Kind::Finished,
-        None if finished => Kind::Finished,
-        None => kind_of(i, mixed),
+    let open: Option<u64> = args
+        .iter()
+        .position(|a| a == "--open")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|p| p.parse().ok());
+    // Ledger i is due (or open) when it falls in the first PCT of every hundred.
+    let kind = |i: u64| match (due, open) {
+        (Some(pct), _) if i % 100 < pct => Kind::Stale,
+        (None, Some(pct)) if i % 100 < pct => Kind::Clean,
+        (Some(_), _) | (None, Some(_)) => Kind::Finished,
+        (None, None) if finished => Kind::Finished,
+        (None, None) => kind_of(i, mixed),
     };
     let root = PathBuf::from(dir);
     let clar = root.join(".agentx/state/clarifications");
