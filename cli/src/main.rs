@@ -11,6 +11,8 @@ mod migrate;
 mod previews;
 mod print;
 mod route;
+#[cfg(feature = "serve")]
+mod serve;
 mod signals;
 mod store;
 
@@ -101,6 +103,10 @@ fn run(cli: Cli) -> i32 {
                 agentx_clarify_mcp::serve(root, &agent, issue.as_deref(), mcp_call, changes)
             })
         }
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::serve(root, args),
+        #[cfg(feature = "serve")]
+        Command::Tokens(cmd) => serve::tokens(&root, now, json, cmd),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "agentx", &mut std::io::stdout());
             Ok(0)

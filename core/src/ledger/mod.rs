@@ -615,6 +615,21 @@ impl Record {
         at_ms: i64,
         signers: &Signers,
     ) -> i64 {
+        self.append_signed_with(kind, from, body, at_ms, signers, Map::new())
+    }
+
+    /// [`Record::append_signed`] with more fields on the entry (`by`, `via` of a person who
+    /// answered through the server, SPEC §23): hashed like every field, written only when
+    /// given, so ledgers without them hash and verify as before.
+    pub fn append_signed_with(
+        &mut self,
+        kind: EntryKind,
+        from: &str,
+        body: &str,
+        at_ms: i64,
+        signers: &Signers,
+        extra: Map<String, Value>,
+    ) -> i64 {
         let at_ms = self.clamp_now(at_ms);
         let round = match kind {
             EntryKind::Question => self.folded_round().saturating_add(1),
@@ -629,7 +644,7 @@ impl Record {
             hash: None,
             signer: None,
             signature: None,
-            extra: Map::new(),
+            extra,
         };
         let key = signers.for_author(from);
         entry.signer = key.map(|(name, _)| name.to_owned());

@@ -20,7 +20,7 @@ mod act;
 mod request;
 mod transition;
 
-pub use act::{act, act_with, Action};
+pub use act::{act, act_by, act_with, decide, Action, Attribution};
 pub(crate) use request::{decide_escalated, decide_request, open};
 pub use request::{
     request, request_escalated, request_owned, NewRequest, MAX_BLOCKED_OPERATIONS, MAX_GAP_ID,
