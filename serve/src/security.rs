@@ -63,7 +63,10 @@ fn check(app: &App, request: &Request) -> Option<Response> {
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    if changes_state && !has_bearer(headers) && !same_origin(app, headers) {
+    // A cookie rides along on cross-site requests; a sign-in form could be posted from
+    // anywhere (login CSRF). A bearer token is never sent by a browser on its own.
+    let ambient = headers.contains_key(header::COOKIE) || request.uri().path() == "/login";
+    if changes_state && ambient && !has_bearer(headers) && !same_origin(app, headers) {
         return Some(refusal(
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
