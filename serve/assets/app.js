@@ -45,7 +45,7 @@ async function refresh(force) {
   main.replaceChildren(...fresh.childNodes)
   renderMarkdown(main)
   bindForms(main)
-  say('Updated ' + new Date().toLocaleTimeString())
+  if (!force) say('Updated ' + new Date().toLocaleTimeString())
 }
 
 function bindForms(root) {
@@ -72,11 +72,11 @@ function bindForms(root) {
           ? `Done: ${form.dataset.op} ${input.id} (${envelope.clarification?.status ?? 'ok'})`
           : `Refused: ${envelope.error?.code}: ${envelope.error?.message}`
         for (const t of form.querySelectorAll('textarea')) t.value = ''
-        await refresh(true)
+        if (envelope.ok) await refresh(true)
+        // The status line outside <main> survives the refresh (a closed record has no forms).
+        say(text)
         const fresh = document.getElementById('result')
         if (fresh) fresh.textContent = text
-        else if (result) result.textContent = text
-        say(text)
       } catch (e) {
         if (result) result.textContent = 'The server did not answer: ' + e
       } finally {
