@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_serve::tokens::{self, FileTokens, Kind, TokenStore};
+use agentx_clarify_serve::tokens::{self, Kind};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
@@ -78,7 +78,8 @@ pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
 }
 
 pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, ClarifyError> {
-    let store = FileTokens::new(root);
+    let store = tokens::open(root)?;
+    let store = store.as_ref();
     match cmd {
         Tokens::New { human, agent } => {
             let (kind, name) = match (human, agent) {
@@ -88,7 +89,7 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
                     return Err(ClarifyError::input("give --human NAME or --agent NAME"))
                 }
             };
-            let (token, secret) = tokens::new_token(&store, kind, &name, now)?;
+            let (token, secret) = tokens::new_token(store, kind, &name, now)?;
             if json {
                 let mut listed = token.listed();
                 if let Some(m) = listed.as_object_mut() {
@@ -130,7 +131,7 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             Ok(0)
         }
         Tokens::Revoke { which } => {
-            let t = tokens::revoke(&store, &which)?;
+            let t = tokens::revoke(store, &which)?;
             if json {
                 print::json(&json!({"ok": true, "revoked": t.listed()}));
             } else {

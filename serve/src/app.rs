@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::auth::{Logins, Sessions};
 use crate::feed::Change;
-use crate::tokens::{FileTokens, TokenStore};
+use crate::tokens::TokenStore;
 use crate::Options;
 
 /// Everything a request may need.
@@ -38,12 +38,7 @@ pub struct App {
 impl App {
     pub fn new(opts: &Options, bound: SocketAddr, https: bool) -> Result<App, ClarifyError> {
         let location = agentx_clarify_workspace::location(&opts.root)?;
-        let tokens: Box<dyn TokenStore> = match &location {
-            Location::Files => Box::new(FileTokens::new(&opts.root)),
-            // The PostgreSQL token table is not built yet: tokens stay with the workspace's
-            // files (docs/decisions.md, "agentx serve").
-            Location::Postgres(_) => Box::new(FileTokens::new(&opts.root)),
-        };
+        let tokens = crate::tokens::open(&opts.root)?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         if bound.ip().is_loopback() {

@@ -100,19 +100,6 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
             return Ok(2);
         }
     };
-    // The workspace must open (a bad store URL is an error now, not on the first request).
-    agentx_clarify_workspace::location(&opts.root)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| ClarifyError::Io {
-            message: format!("cannot start the server's runtime: {e}"),
-        })?;
-    runtime.block_on(serve(opts, addr, https))
-}
-
-async fn serve(opts: Options, addr: SocketAddr, https: bool) -> Result<i32, ClarifyError> {
     let io = |what: &str, e: std::io::Error| ClarifyError::Io {
         message: format!("{what}: {e}"),
     };
@@ -124,7 +111,29 @@ async fn serve(opts: Options, addr: SocketAddr, https: bool) -> Result<i32, Clar
     let bound = listener
         .local_addr()
         .map_err(|e| io("cannot read the listen address", e))?;
+    // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
+    // synchronous PostgreSQL client must not run on the async threads.
     let state = Arc::new(app::App::new(&opts, bound, https)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ClarifyError::Io {
+            message: format!("cannot start the server's runtime: {e}"),
+        })?;
+    runtime.block_on(serve(opts, listener, bound, https, state))
+}
+
+async fn serve(
+    opts: Options,
+    listener: std::net::TcpListener,
+    bound: SocketAddr,
+    https: bool,
+    state: Arc<app::App>,
+) -> Result<i32, ClarifyError> {
+    let io = |what: &str, e: std::io::Error| ClarifyError::Io {
+        message: format!("{what}: {e}"),
+    };
     let handle = axum_server::Handle::new();
 
     // The change feed, the live pages and the worker all stop on the signal.

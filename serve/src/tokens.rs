@@ -72,8 +72,8 @@ struct TokensFile {
     tokens: Vec<Token>,
 }
 
-/// Where tokens are kept: the file workspace here; PostgreSQL is not built yet (see
-/// docs/decisions.md, "agentx serve").
+/// Where tokens are kept: the file workspace's `tokens.json`, or PostgreSQL's
+/// `agentx.tokens`.
 pub trait TokenStore: Send + Sync {
     fn load(&self) -> Result<Vec<Token>, ClarifyError>;
     /// Read–change–write under the store's lock.
@@ -148,6 +148,56 @@ impl TokenStore for FileTokens {
         change(&mut tokens)?;
         self.write(tokens)
     }
+}
+
+/// The tokens of a workspace whose state is in PostgreSQL (`agentx.tokens`).
+pub struct PgTokens {
+    store: agentx_clarify_workspace::PgStore,
+}
+
+fn from_rows(rows: Vec<Value>) -> Result<Vec<Token>, ClarifyError> {
+    rows.into_iter()
+        .map(|v| {
+            serde_json::from_value(v).map_err(|e| ClarifyError::Io {
+                message: format!("a stored token is not a token entry: {e}"),
+            })
+        })
+        .collect()
+}
+
+fn to_rows(tokens: &[Token]) -> Vec<Value> {
+    tokens
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
+        .collect()
+}
+
+impl TokenStore for PgTokens {
+    fn load(&self) -> Result<Vec<Token>, ClarifyError> {
+        from_rows(self.store.load_tokens()?)
+    }
+
+    fn update(
+        &self,
+        change: &mut dyn FnMut(&mut Vec<Token>) -> Result<(), ClarifyError>,
+    ) -> Result<(), ClarifyError> {
+        self.store.update_tokens(&mut |rows| {
+            let mut tokens = from_rows(std::mem::take(rows))?;
+            change(&mut tokens)?;
+            *rows = to_rows(&tokens);
+            Ok(())
+        })
+    }
+}
+
+/// The token store of the workspace at `root`: where its state is (files or PostgreSQL).
+pub fn open(root: &Path) -> Result<Box<dyn TokenStore>, ClarifyError> {
+    Ok(match agentx_clarify_workspace::location(root)? {
+        agentx_clarify_workspace::Location::Files => Box::new(FileTokens::new(root)),
+        agentx_clarify_workspace::Location::Postgres(url) => Box::new(PgTokens {
+            store: agentx_clarify_workspace::PgStore::open(root, &url)?,
+        }),
+    })
 }
 
 fn create_private(path: &Path) -> Result<(), ClarifyError> {

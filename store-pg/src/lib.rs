@@ -36,6 +36,7 @@ mod leases;
 mod ledgers;
 mod runs;
 pub mod schema;
+mod tokens;
 mod transfer;
 mod update;
 

@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 5;
+pub const VERSION: i32 = 6;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).
@@ -127,6 +127,19 @@ ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
     CHECK (status IN ('pending', 'stale', 'answered', 'unreadable', 'accepted'));
 ",
         Some(index_delegations),
+    ),
+    (
+        6,
+        "access tokens of agentx serve",
+        r"
+-- The tokens of `agentx serve` (SPEC §23): each row one token's entry as JSON — its SHA-256,
+-- name, kind, created and last-used times; never the token itself.
+CREATE TABLE agentx.tokens (
+    pos integer PRIMARY KEY CHECK (pos >= 0),
+    body text NOT NULL
+);
+",
+        None,
     ),
 ];
 

@@ -104,7 +104,8 @@ fn the_schema_is_created_migrated_and_checked() {
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
-         DROP SEQUENCE agentx.revisions; DELETE FROM agentx.migrations WHERE version >= 2;
+         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.tokens;
+         DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
     );
     let old = format!("{url}&application_name=old");
@@ -115,14 +116,15 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 5));
+    assert_eq!((migrated.from, migrated.to), (1, 6));
     assert_eq!(
         migrated.applied,
         [
             "2: routing leases",
             "3: lz4 compression for document bodies",
             "4: clarification ledgers as one row per record",
-            "5: delegation ledgers in the index of active records"
+            "5: delegation ledgers in the index of active records",
+            "6: access tokens of agentx serve"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -550,10 +552,11 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
          ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
          ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
-         DELETE FROM agentx.migrations WHERE version = 5;",
+         DROP TABLE agentx.tokens;
+         DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 5));
+    assert_eq!((migrated.from, migrated.to), (4, 6));
     assert_eq!(
         psql(&url, indexed).trim(),
         format!("issue-1.json DLG-1-001 accepted {deadline}")
@@ -570,4 +573,36 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
     assert!(run.report.errors.is_empty(), "{:?}", run.report.errors);
     assert_eq!(psql(&url, indexed).trim(), "");
     assert_eq!(scanned(follow_up), Vec::<u64>::new());
+}
+
+#[test]
+fn tokens_are_rows_changed_under_the_tables_lock() {
+    let (url, dir) = setup("tokens");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    assert!(store.load_tokens().unwrap().is_empty());
+    store
+        .update_tokens(&mut |t| {
+            t.push(serde_json::json!({"id": "tok_a", "name": "alice", "sha256": "ab"}));
+            t.push(serde_json::json!({"id": "tok_b", "name": "bob", "sha256": "cd"}));
+            Ok(())
+        })
+        .unwrap();
+    store
+        .update_tokens(&mut |t| {
+            t.retain(|v| v["name"] != "alice");
+            Ok(())
+        })
+        .unwrap();
+    let left = store.load_tokens().unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["name"], "bob");
+    // A refused change writes nothing.
+    let e = store
+        .update_tokens(&mut |t| {
+            t.clear();
+            Err(agentx_clarify_core::ClarifyError::input("no"))
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "INVALID_INPUT");
+    assert_eq!(store.load_tokens().unwrap().len(), 1);
 }
