@@ -4,7 +4,11 @@
 //! Files: every write replaces a file by rename, which changes its directory's mtime; the feed
 //! looks at the three state directories' stamps (three `stat`s) every [`EVERY`], and only when
 //! one moved does it list the ledgers' stamps to name the issues. Any process's write shows:
-//! the CLI, an MCP server, another `agentx serve`. PostgreSQL has no feed here yet.
+//! the CLI, an MCP server, another `agentx serve`.
+//!
+//! PostgreSQL: every document write takes a revision from one sequence; the feed asks for the
+//! documents written lately every [`PG_EVERY`] (one indexed query), so a change made on
+//! another machine shows too. `LISTEN/NOTIFY` would cut the wait; it is not built yet.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +33,7 @@ pub struct Change {
 }
 
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
-pub trait ChangeFeed: Send {
+pub trait ChangeFeed: Send + 'static {
     fn poll(&mut self) -> Option<Vec<u32>>;
 }
 
@@ -125,27 +129,89 @@ impl ChangeFeed for FileFeed {
     }
 }
 
-/// Starts the feed on a blocking thread; it stops on shutdown.
-pub fn start(app: Arc<App>) {
-    if !matches!(app.location, Location::Files) {
-        crate::log(
-            "live updates: the PostgreSQL change feed is not built yet; pages show changes when reloaded",
-        );
-        return;
+/// The feed of a PostgreSQL store: the documents written lately, by revision (see
+/// `PgStore::written_since`), looked at every [`PG_EVERY`].
+pub struct PgFeed {
+    store: agentx_clarify_workspace::PgStore,
+    seen: std::collections::HashMap<(String, String), i64>,
+    top: i64,
+    started: bool,
+}
+
+/// How far back in revisions each look goes: a transaction that drew its revision earlier but
+/// committed later is still seen.
+const WINDOW: i64 = 4096;
+pub const PG_EVERY: Duration = Duration::from_millis(250);
+
+impl PgFeed {
+    pub fn new(store: agentx_clarify_workspace::PgStore) -> Self {
+        PgFeed {
+            store,
+            seen: std::collections::HashMap::new(),
+            top: 0,
+            started: false,
+        }
     }
+}
+
+impl ChangeFeed for PgFeed {
+    fn poll(&mut self) -> Option<Vec<u32>> {
+        let rows = self
+            .store
+            .written_since(self.top.saturating_sub(WINDOW), WINDOW)
+            .ok()?;
+        let mut any = false;
+        let mut issues = Vec::new();
+        for (kind, name, rev) in rows {
+            self.top = self.top.max(rev);
+            let key = (kind, name);
+            if self.seen.get(&key) == Some(&rev) {
+                continue;
+            }
+            if let Some(n) = issue_of(Path::new(&key.1)) {
+                issues.push(n);
+            }
+            self.seen.insert(key, rev);
+            any = true;
+        }
+        let floor = self.top.saturating_sub(WINDOW);
+        self.seen.retain(|_, rev| *rev > floor);
+        // The first look only learns where things stand.
+        let first = !self.started;
+        self.started = true;
+        issues.sort_unstable();
+        issues.dedup();
+        (any && !first).then_some(issues)
+    }
+}
+
+/// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown.
+pub fn start(app: Arc<App>) {
     let mut shutdown = app.shutdown.subscribe();
     tokio::spawn(async move {
-        let mut feed = {
-            let root = app.root.clone();
-            match tokio::task::spawn_blocking(move || FileFeed::new(&root)).await {
-                Ok(f) => f,
-                Err(_) => return,
-            }
+        let root = app.root.clone();
+        let location = app.location.clone();
+        let every = match location {
+            Location::Files => EVERY,
+            Location::Postgres(_) => PG_EVERY,
+        };
+        let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
+            Some(match location {
+                Location::Files => Box::new(FileFeed::new(&root)),
+                Location::Postgres(url) => Box::new(PgFeed::new(
+                    agentx_clarify_workspace::PgStore::open(&root, &url).ok()?,
+                )),
+            })
+        })
+        .await;
+        let Ok(Some(mut feed)) = made else {
+            crate::log("live updates are off: the store's change feed could not start");
+            return;
         };
         let mut revision = 0u64;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(EVERY) => {}
+                _ = tokio::time::sleep(every) => {}
                 _ = shutdown.changed() => return,
             }
             let polled = tokio::task::spawn_blocking(move || {

@@ -31,6 +31,7 @@ mod conn;
 mod delegations;
 pub mod documents;
 mod error;
+mod feed;
 mod keys;
 mod leases;
 mod ledgers;

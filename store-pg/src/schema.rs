@@ -130,7 +130,7 @@ ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
     ),
     (
         6,
-        "access tokens of agentx serve",
+        "access tokens of agentx serve, documents by revision",
         r"
 -- The tokens of `agentx serve` (SPEC §23): each row one token's entry as JSON — its SHA-256,
 -- name, kind, created and last-used times; never the token itself.
@@ -138,6 +138,8 @@ CREATE TABLE agentx.tokens (
     pos integer PRIMARY KEY CHECK (pos >= 0),
     body text NOT NULL
 );
+-- The server's change feed asks for the documents written lately (store-pg/src/feed.rs).
+CREATE INDEX documents_rev ON agentx.documents (rev);
 ",
         None,
     ),

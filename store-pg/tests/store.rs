@@ -124,7 +124,7 @@ fn the_schema_is_created_migrated_and_checked() {
             "3: lz4 compression for document bodies",
             "4: clarification ledgers as one row per record",
             "5: delegation ledgers in the index of active records",
-            "6: access tokens of agentx serve"
+            "6: access tokens of agentx serve, documents by revision"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -552,7 +552,7 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
          ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
          ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
-         DROP TABLE agentx.tokens;
+         DROP TABLE agentx.tokens; DROP INDEX agentx.documents_rev;
          DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
