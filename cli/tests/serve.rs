@@ -497,3 +497,58 @@ fn a_network_address_needs_tls_or_a_proxy() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn the_worker_runs_the_monitor_when_something_falls_due() {
+    let hour_ago = wall_ms() - 2 * 60 * 60 * 1000;
+    let ask_past = |root: &std::path::Path, issue: &str| {
+        let out = json_at(
+            root,
+            hour_ago,
+            &[
+                "clarify",
+                "ask",
+                "--issue",
+                issue,
+                "--from",
+                "engineer",
+                "--to",
+                "architect",
+                "--topic",
+                "Old",
+                "--question",
+                "Still there?",
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+    };
+    let monitor_entries = |root: &std::path::Path, issue: u32| {
+        read_ledger(root, issue)["clarifications"][0]["thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["from"] == "monitor")
+            .count()
+    };
+    // With the worker: the record past its SLA is handled without any command.
+    let dir = workspace();
+    let root = dir.path();
+    ask_past(root, "2");
+    assert_eq!(monitor_entries(root, 2), 0);
+    let _server = Server::start(root, &[]);
+    let started = Instant::now();
+    while monitor_entries(root, 2) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the worker never ran the monitor"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Without it: nothing happens.
+    let dir = workspace();
+    let root = dir.path();
+    ask_past(root, "3");
+    let _server = Server::start(root, &["--no-worker"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(monitor_entries(root, 3), 0);
+}
