@@ -128,6 +128,19 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         issue: Option<String>,
     },
+    /// Serve the hub over HTTP: the web inbox where people answer escalations, /api/v1
+    #[cfg(feature = "serve")]
+    #[command(
+        after_help = "Examples:\n  agentx serve\n  agentx --root ./project serve --as alice\n  agentx serve --listen 0.0.0.0:7700 --tls-cert cert.pem --tls-key key.pem\n\nOn start it prints a one-time sign-in link (10 minutes). Logs go to stderr;\nSIGINT/SIGTERM end it cleanly."
+    )]
+    Serve(crate::serve::ServeArgs),
+    /// Access tokens of `agentx serve`: new (printed once), list, revoke
+    #[cfg(feature = "serve")]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx tokens new --human alice\n  agentx tokens new --agent engineer\n  agentx tokens list --json\n  agentx tokens revoke alice"
+    )]
+    Tokens(crate::serve::Tokens),
     /// Print a shell completion script
     #[command(
         after_help = "Example:\n  agentx completions bash > ~/.local/share/bash-completion/completions/agentx"

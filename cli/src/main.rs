@@ -15,6 +15,8 @@ mod notify;
 mod previews;
 mod print;
 mod route;
+#[cfg(feature = "serve")]
+mod serve;
 mod signals;
 mod store;
 mod typos;
@@ -127,6 +129,10 @@ fn run(cli: Cli) -> i32 {
                 agentx_clarify_mcp::serve(root, &agent, issue.as_deref(), mcp_call, changes)
             })
         }
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::serve(root, args),
+        #[cfg(feature = "serve")]
+        Command::Tokens(cmd) => serve::tokens(&root, now, json, cmd),
         Command::Completions { shell } => {
             // Generated in memory: clap_complete panics when its writer fails, and a closed
             // pipe (`agentx completions bash | head`) must end the command quietly.

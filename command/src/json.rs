@@ -9,6 +9,7 @@ use agentx_clarify_core::api::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
 };
+use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
@@ -77,7 +78,28 @@ pub const ROUTE_OPERATIONS: &[&str] = &[
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
 /// used unless the input gives its own `now` (epoch ms or RFC 3339 text).
 pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) -> Value {
-    let result = object(input).and_then(|m| run(store, op, m, now));
+    let result = object(input).and_then(|m| run(store, op, m, now, None));
+    result.unwrap_or_else(|e| failure(&e))
+}
+
+/// [`call`] for a person acting through a server (SPEC §23): the record operations write
+/// `human`'s entries with `by`/`via`, and `decide {id, message?}` resolves (taking the record
+/// first when it is not escalated). The server decides which operations a person may call.
+pub fn call_as<S: DelegationStore>(
+    store: &S,
+    op: &str,
+    input: &Value,
+    now: i64,
+    by: &Attribution,
+) -> Value {
+    let result = object(input).and_then(|m| match op {
+        "decide" => {
+            let at = time(m, "now")?.unwrap_or(now);
+            let message = opt_string(m, "message")?;
+            Ok(mutation::decide(store, at, &string(m, "id")?, message, by)?.to_json())
+        }
+        _ => run(store, op, m, now, Some(by)),
+    });
     result.unwrap_or_else(|e| failure(&e))
 }
 
@@ -124,6 +146,7 @@ fn run<S: DelegationStore>(
     op: &str,
     m: &Obj,
     clock: i64,
+    by: Option<&Attribution>,
 ) -> Result<Value, ClarifyError> {
     let now = || time(m, "now").map(|t| t.unwrap_or(clock));
     Ok(match op {
@@ -135,7 +158,7 @@ fn run<S: DelegationStore>(
         "answer" | "followUp" | "resolve" | "escalate" | "abandon" => {
             let id = string(m, "id")?;
             let action = action(op, m)?;
-            mutation::act(store, now()?, &id, &action)?.to_json()
+            mutation::act_as(store, now()?, &id, &action, by)?.to_json()
         }
         "reopen" => crate::reopen::reopen(
             store,

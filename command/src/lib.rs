@@ -62,11 +62,11 @@ pub mod store_runs;
 pub mod vector;
 
 pub use guard::guarded;
-pub use json::{call, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
+pub use json::{call, call_as, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
 pub use mem::{Files, MemStore};
 pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
-pub use mutation::{act, ask, Mutation};
+pub use mutation::{act, act_as, ask, decide, Mutation};
 pub use query::{
     list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
     VerifyOutcome,

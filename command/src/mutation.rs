@@ -5,7 +5,7 @@
 
 use agentx_clarify_core::agents::{apply_events, Statuses};
 use agentx_clarify_core::api::error_value;
-use agentx_clarify_core::ops::{act_with, request_owned};
+use agentx_clarify_core::ops::{act_by, decide as decide_op, request_owned, Attribution};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{
     request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
@@ -99,6 +99,17 @@ pub fn act<S: DelegationStore>(
     id: &str,
     action: &Action,
 ) -> Result<Mutation, ClarifyError> {
+    act_as(store, now, id, action, None)
+}
+
+/// [`act`] by a person through a server (SPEC §23): the entry is `human`'s, with `by`/`via`.
+pub fn act_as<S: DelegationStore>(
+    store: &S,
+    now: i64,
+    id: &str,
+    action: &Action,
+    by: Option<&Attribution>,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let parsed = action.validate(id, &config)?;
     store.read_statuses()?;
@@ -129,10 +140,39 @@ pub fn act<S: DelegationStore>(
     let signers = crate::store_keys::signers_for(store, &authors)?;
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = act_with(&ledger, id, action, &config, now, &signers)?;
+        let applied = act_by(&ledger, id, action, &config, now, &signers, by)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, &actor, &signers)
+}
+
+/// A person's decision (SPEC §23): resolve an escalated record, or take any other open one
+/// (an escalation `taken by <name>`) and resolve it, in one ledger update.
+pub fn decide<S: DelegationStore>(
+    store: &S,
+    now: i64,
+    id: &str,
+    message: Option<String>,
+    by: &Attribution,
+) -> Result<Mutation, ClarifyError> {
+    let config = store.load_config()?;
+    let probe = Action::Resolve {
+        from: None,
+        message: message.clone(),
+    };
+    let parsed = probe.validate(id, &config)?;
+    store.read_statuses()?;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    if store.read_ledger(parsed.issue)?.is_none() {
+        return Err(not_found());
+    }
+    let signers = crate::store_keys::signers_for(store, &["human"])?;
+    let applied = store.update_ledger(parsed.issue, &config, "human", |current| {
+        let ledger = current.ok_or_else(not_found)?;
+        let applied = decide_op(&ledger, id, message.clone(), &config, now, &signers, by)?;
+        Ok((Some(applied.ledger.clone()), applied))
+    })?;
+    finish(store, &config, now, applied, "human", &signers)
 }
 
 /// Who an action is written by, for lock files (the core decides the entry's author).

@@ -31,11 +31,13 @@ mod conn;
 mod delegations;
 pub mod documents;
 mod error;
+mod feed;
 mod keys;
 mod leases;
 mod ledgers;
 mod runs;
 pub mod schema;
+mod tokens;
 mod transfer;
 mod update;
 

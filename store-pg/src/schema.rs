@@ -152,6 +152,21 @@ CREATE INDEX active_asker ON agentx.active (kind, requester, asked_ms);
 ",
         Some(index_follow_up),
     ),
+    (
+        7,
+        "access tokens of agentx serve, documents by revision",
+        r"
+-- The tokens of `agentx serve` (SPEC §23): each row one token's entry as JSON — its SHA-256,
+-- name, kind, created and last-used times; never the token itself.
+CREATE TABLE agentx.tokens (
+    pos integer PRIMARY KEY CHECK (pos >= 0),
+    body text NOT NULL
+);
+-- The server's change feed asks for the documents written lately (store-pg/src/feed.rs).
+CREATE INDEX documents_rev ON agentx.documents (rev);
+",
+        None,
+    ),
 ];
 
 /// Migration 6's step: every document's `agentx.active` rows written again with the new

@@ -104,7 +104,8 @@ fn the_schema_is_created_migrated_and_checked() {
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
-         DROP SEQUENCE agentx.revisions; DELETE FROM agentx.migrations WHERE version >= 2;
+         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.tokens;
+         DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
          ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
@@ -117,7 +118,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 6));
+    assert_eq!((migrated.from, migrated.to), (1, 7));
     assert_eq!(
         migrated.applied,
         [
@@ -125,7 +126,8 @@ fn the_schema_is_created_migrated_and_checked() {
             "3: lz4 compression for document bodies",
             "4: clarification ledgers as one row per record",
             "5: delegation ledgers in the index of active records",
-            "6: the follow-up monitor's columns in the index of active records"
+            "6: the follow-up monitor's columns in the index of active records",
+            "7: access tokens of agentx serve, documents by revision"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -605,10 +607,11 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
-         DELETE FROM agentx.migrations WHERE version IN (5, 6);",
+         DROP TABLE agentx.tokens; DROP INDEX agentx.documents_rev;
+         DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 6));
+    assert_eq!((migrated.from, migrated.to), (4, 7));
     // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
     assert_eq!(
         psql(
@@ -635,4 +638,36 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
     assert!(run.report.errors.is_empty(), "{:?}", run.report.errors);
     assert_eq!(psql(&url, indexed).trim(), "");
     assert_eq!(scanned(follow_up), Vec::<u64>::new());
+}
+
+#[test]
+fn tokens_are_rows_changed_under_the_tables_lock() {
+    let (url, dir) = setup("tokens");
+    let store = PgStore::open(dir.path(), &url).unwrap();
+    assert!(store.load_tokens().unwrap().is_empty());
+    store
+        .update_tokens(&mut |t| {
+            t.push(serde_json::json!({"id": "tok_a", "name": "alice", "sha256": "ab"}));
+            t.push(serde_json::json!({"id": "tok_b", "name": "bob", "sha256": "cd"}));
+            Ok(())
+        })
+        .unwrap();
+    store
+        .update_tokens(&mut |t| {
+            t.retain(|v| v["name"] != "alice");
+            Ok(())
+        })
+        .unwrap();
+    let left = store.load_tokens().unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["name"], "bob");
+    // A refused change writes nothing.
+    let e = store
+        .update_tokens(&mut |t| {
+            t.clear();
+            Err(agentx_clarify_core::ClarifyError::input("no"))
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "INVALID_INPUT");
+    assert_eq!(store.load_tokens().unwrap().len(), 1);
 }

@@ -644,7 +644,7 @@ impl Record {
         at_ms: i64,
         signers: &Signers,
     ) -> i64 {
-        self.append_valued(kind, from, body, None, at_ms, signers)
+        self.append_entry(kind, from, body, None, at_ms, signers, Map::new())
     }
 
     /// [`Record::append_signed`] with the entry's typed `value` (SPEC §22), hashed with it.
@@ -656,6 +656,37 @@ impl Record {
         value: Option<Value>,
         at_ms: i64,
         signers: &Signers,
+    ) -> i64 {
+        self.append_entry(kind, from, body, value, at_ms, signers, Map::new())
+    }
+
+    /// [`Record::append_signed`] with more fields on the entry (`by`, `via` of a person who
+    /// answered through the server, SPEC §23): hashed like every field, written only when
+    /// given, so ledgers without them hash and verify as before.
+    pub fn append_signed_with(
+        &mut self,
+        kind: EntryKind,
+        from: &str,
+        body: &str,
+        at_ms: i64,
+        signers: &Signers,
+        extra: Map<String, Value>,
+    ) -> i64 {
+        self.append_entry(kind, from, body, None, at_ms, signers, extra)
+    }
+
+    /// The one way an entry is appended: its typed `value` (SPEC §22) and any more fields
+    /// (`by`, `via`, SPEC §23) hashed with it.
+    #[allow(clippy::too_many_arguments)] // the entry's fields, each its own argument
+    pub fn append_entry(
+        &mut self,
+        kind: EntryKind,
+        from: &str,
+        body: &str,
+        value: Option<Value>,
+        at_ms: i64,
+        signers: &Signers,
+        extra: Map<String, Value>,
     ) -> i64 {
         let at_ms = self.clamp_now(at_ms);
         let round = match kind {
@@ -672,7 +703,7 @@ impl Record {
             hash: None,
             signer: None,
             signature: None,
-            extra: Map::new(),
+            extra,
         };
         let key = signers.for_author(from);
         entry.signer = key.map(|(name, _)| name.to_owned());

@@ -134,6 +134,47 @@ pub fn act_with(
     now: i64,
     signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
+    act_by(ledger, id, action, config, now, signers, None)
+}
+
+/// A person acting through a server (SPEC §23): the entry they write is `from: "human"` with
+/// `by` (who) and `via` (which surface, e.g. `web`), both hashed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribution {
+    pub by: String,
+    pub via: String,
+}
+
+impl Attribution {
+    /// The entry fields it adds.
+    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("by".into(), self.by.clone().into());
+        m.insert("via".into(), self.via.clone().into());
+        m
+    }
+}
+
+/// [`act_with`] by a person: the action must be the human's (`from` absent or `human`), and
+/// the entry carries `by`/`via`. `None` is [`act_with`].
+pub fn act_by(
+    ledger: &Ledger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    by: Option<&Attribution>,
+) -> Result<Applied, ClarifyError> {
+    if let Some(a) = by {
+        check_agent(&a.by)?;
+        check_agent(&a.via)?;
+        if action.explicit_actor().is_some_and(|actor| actor != HUMAN) {
+            return Err(ClarifyError::input(
+                "a person acting through the server writes as 'human' (`from` must be absent or 'human')",
+            ));
+        }
+    }
     check_now(now)?;
     let parsed = action.validate(id, config)?;
     let index = (parsed.issue == ledger.issue_number)
@@ -159,6 +200,7 @@ pub fn act_with(
     };
     let actor = match action.explicit_actor() {
         Some(a) => a.to_owned(),
+        None if by.is_some() => HUMAN.to_owned(),
         None => match action {
             Action::Resolve { .. } | Action::ResolveValue { .. } if status == Status::Escalated => {
                 HUMAN.to_owned()
@@ -242,7 +284,12 @@ pub fn act_with(
                 .unwrap_or_else(|| format!("abandoned by {actor}")),
         ),
     };
-    let at = record.append_valued(kind, &author, &body, value, now, signers);
+    // The person's name goes on their own entry, not on the hub's (max rounds).
+    let extra = match by {
+        Some(a) if author == HUMAN => a.fields(),
+        _ => serde_json::Map::new(),
+    };
+    let at = record.append_entry(kind, &author, &body, value, now, signers, extra);
     let events = Event::for_entry(issue, record, kind, &author, &body, at)
         .into_iter()
         .collect();
@@ -255,4 +302,138 @@ pub fn act_with(
         reused: false,
         error,
     })
+}
+
+/// A person's decision on an open record (SPEC §23 "decide"), in one command: an escalated
+/// record is resolved by `human`; any other open record is first escalated (`taken by
+/// <name>`), then resolved. Both entries carry `by`/`via`. Events of both steps are kept.
+pub fn decide(
+    ledger: &Ledger,
+    id: &str,
+    message: Option<String>,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    by: &Attribution,
+) -> Result<Applied, ClarifyError> {
+    let resolve = Action::Resolve {
+        from: None,
+        message,
+    };
+    let escalated = ledger
+        .find(id)
+        .is_some_and(|r| r.current_status() == Status::Escalated);
+    if escalated {
+        return act_by(ledger, id, &resolve, config, now, signers, Some(by));
+    }
+    let take = Action::Escalate {
+        from: None,
+        message: Some(format!("taken by {}", by.by)),
+    };
+    let first = act_by(ledger, id, &take, config, now, signers, Some(by))?;
+    let mut second = act_by(&first.ledger, id, &resolve, config, now, signers, Some(by))?;
+    let mut events = first.events;
+    events.append(&mut second.events);
+    second.events = events;
+    Ok(second)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod attributed {
+    use super::*;
+    use crate::testkit::{ask, keyring, plain, MIN, T0};
+
+    fn web(by: &str) -> Attribution {
+        Attribution {
+            by: by.into(),
+            via: "web".into(),
+        }
+    }
+
+    #[test]
+    fn a_persons_decision_is_hashed_signed_and_verifies() {
+        let keys = keyring();
+        let ledger = ask(
+            None,
+            &plain("engineer", "architect", "Cache", "Redis?"),
+            T0,
+            &keys,
+        );
+        let id = "CLR-42-001";
+        let config = Config::default();
+        let done = decide(
+            &ledger,
+            id,
+            Some("Redis".into()),
+            &config,
+            T0 + MIN,
+            &keys,
+            &web("alice"),
+        )
+        .unwrap();
+        let r = done.ledger.find(id).unwrap();
+        assert_eq!(r.current_status(), Status::Resolved);
+        let last_two = &r.thread[r.thread.len() - 2..];
+        assert_eq!(last_two[0].kind, EntryKind::Escalation);
+        assert_eq!(last_two[0].body, "taken by alice");
+        for e in last_two {
+            assert_eq!(e.from, HUMAN);
+            assert_eq!(e.extra["by"], "alice");
+            assert_eq!(e.extra["via"], "web");
+            // The hub key signs the human's entries.
+            assert_eq!(e.signer.as_deref(), Some(AGENT_X));
+        }
+        let check = |l: &Ledger| {
+            crate::verify::check_ledger_with("issue-42.json", l, &keys.public_keys(), true).problems
+        };
+        let problems = check(&done.ledger);
+        assert!(problems.is_empty(), "{problems:?}");
+        // The name is covered by the hash: changing it breaks the chain.
+        let mut forged = done.ledger.clone();
+        let last = forged.clarifications[0].thread.last_mut().unwrap();
+        last.extra.insert("by".into(), "mallory".into());
+        assert!(!check(&forged).is_empty());
+    }
+
+    #[test]
+    fn a_person_writes_only_as_human() {
+        let keys = keyring();
+        let ledger = ask(None, &plain("engineer", "architect", "C", "Q?"), T0, &keys);
+        let as_agent = Action::Escalate {
+            from: Some("engineer".into()),
+            message: None,
+        };
+        let e = act_by(
+            &ledger,
+            "CLR-42-001",
+            &as_agent,
+            &Config::default(),
+            T0 + MIN,
+            &keys,
+            Some(&web("alice")),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "INVALID_INPUT");
+        // Without a person, entries are as before: no `by`, no `via`.
+        let plain_act = act_with(
+            &ledger,
+            "CLR-42-001",
+            &Action::Escalate {
+                from: None,
+                message: None,
+            },
+            &Config::default(),
+            T0 + MIN,
+            &keys,
+        )
+        .unwrap();
+        assert!(plain_act
+            .ledger
+            .find("CLR-42-001")
+            .unwrap()
+            .thread
+            .iter()
+            .all(|e| e.extra.is_empty()));
+    }
 }

@@ -66,10 +66,15 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
         EntryKind::Escalation => writeln!(
             out,
             "**[ESCALATED]** by {} at {when}: {}\n",
-            e.from,
+            esc(&super::author(e)),
             esc(&e.body)
         ),
-        EntryKind::Resolution => writeln!(out, "**[{}] Resolved:** {}\n", e.from, esc(&e.body)),
+        EntryKind::Resolution => writeln!(
+            out,
+            "**[{}] Resolved:** {}\n",
+            esc(&super::author(e)),
+            esc(&e.body)
+        ),
         EntryKind::Abandonment => writeln!(out, "**[{}] Abandoned:** {}\n", e.from, esc(&e.body)),
         EntryKind::Reopen => writeln!(out, "**[{}] Reopened:** {}\n", e.from, esc(&e.body)),
     };

@@ -83,6 +83,17 @@ pub(crate) fn escalation_reason(record: &Record) -> Option<&str> {
         .map(|e| e.body.as_str())
 }
 
+/// Who wrote an entry, as shown: its author, and for a person's entry written through a
+/// server (SPEC §23) who and where: `human (alice via web)`.
+pub(crate) fn author(e: &crate::ledger::Entry) -> String {
+    let text = |k: &str| e.extra.get(k).and_then(serde_json::Value::as_str);
+    match (text("by"), text("via")) {
+        (Some(by), Some(via)) => format!("{} ({by} via {via})", e.from),
+        (Some(by), None) => format!("{} ({by})", e.from),
+        _ => e.from.clone(),
+    }
+}
+
 /// `blocking` or `non-blocking`.
 pub(crate) fn blocking_word(record: &Record) -> &'static str {
     if record.blocking {

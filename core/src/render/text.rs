@@ -117,7 +117,7 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
         out,
         "  {}  {:<16} {kind} {first}",
         style.dim(&hh_mm(e.timestamp.ms())),
-        e.from
+        clean(&super::author(e))
     );
     for more in lines {
         let _ = writeln!(out, "{:38}{more}", "");

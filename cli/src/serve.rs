@@ -1,0 +1,148 @@
+//! `agentx serve` (the hub as a service, SPEC §23) and `agentx tokens` (its access tokens).
+
+use std::path::{Path, PathBuf};
+
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_serve::tokens::{self, Kind};
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use crate::print;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (a non-loopback one needs TLS or --behind-proxy)
+    #[arg(long, default_value = "127.0.0.1:7700", value_name = "HOST:PORT")]
+    pub listen: String,
+    /// The address people open (behind a proxy: its https URL)
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// The person the printed one-time sign-in link acts as
+    #[arg(long = "as", default_value = "local", value_name = "NAME")]
+    pub as_name: String,
+    /// TLS certificate chain (PEM); with --tls-key
+    #[arg(
+        long,
+        value_name = "PEM",
+        requires = "tls_key",
+        conflicts_with = "behind_proxy"
+    )]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM); with --tls-cert
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// A TLS-terminating proxy is in front (needs an https --public-url)
+    #[arg(long)]
+    pub behind_proxy: bool,
+    /// Do not run the monitor at the core's next wake-up
+    #[arg(long)]
+    pub no_worker: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Tokens {
+    /// Make a token and print it once (only its SHA-256 is stored)
+    New {
+        /// A person's token: the inbox and /api/v1
+        #[arg(
+            long,
+            value_name = "NAME",
+            conflicts_with = "agent",
+            required_unless_present = "agent"
+        )]
+        human: Option<String>,
+        /// An agent's token: /mcp and A2A
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+    },
+    /// List the tokens (never their secrets)
+    List,
+    /// Revoke a token by name or id (takes effect on the next request)
+    Revoke {
+        #[arg(value_name = "NAME|ID")]
+        which: String,
+    },
+}
+
+pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
+    let tls = args.tls_cert.zip(args.tls_key);
+    agentx_clarify_serve::run(agentx_clarify_serve::Options {
+        root,
+        listen: args.listen,
+        public_url: args.public_url,
+        as_name: args.as_name,
+        tls,
+        behind_proxy: args.behind_proxy,
+        no_worker: args.no_worker,
+    })
+}
+
+pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, ClarifyError> {
+    let store = tokens::open(root)?;
+    let store = store.as_ref();
+    match cmd {
+        Tokens::New { human, agent } => {
+            let (kind, name) = match (human, agent) {
+                (Some(h), _) => (Kind::Human, h),
+                (None, Some(a)) => (Kind::Agent, a),
+                (None, None) => {
+                    return Err(ClarifyError::input("give --human NAME or --agent NAME"))
+                }
+            };
+            let (token, secret) = tokens::new_token(store, kind, &name, now)?;
+            if json {
+                let mut listed = token.listed();
+                if let Some(m) = listed.as_object_mut() {
+                    m.insert("token".into(), secret.into());
+                }
+                print::json(&json!({"ok": true, "token": listed}));
+            } else {
+                print::text(&format!(
+                    "{} token '{}' ({}): {secret}\nIt is shown once: keep it in a password manager or a secret store.",
+                    kind.as_str(),
+                    token.name,
+                    token.id
+                ));
+            }
+            Ok(0)
+        }
+        Tokens::List => {
+            let all = store.load()?;
+            if json {
+                let listed: Vec<_> = all.iter().map(tokens::Token::listed).collect();
+                print::json(&json!({"ok": true, "tokens": listed}));
+            } else if all.is_empty() {
+                print::text("no tokens (make one with `agentx tokens new --human NAME`)");
+            } else {
+                for t in &all {
+                    let used = t.last_used.map_or_else(
+                        || "never used".to_owned(),
+                        |ms| format!("last used {}", agentx_clarify_core::time::format_ms(ms)),
+                    );
+                    print::text(&format!(
+                        "{}  {:<6} {:<20} created {}, {used}",
+                        t.id,
+                        t.kind.as_str(),
+                        t.name,
+                        agentx_clarify_core::time::format_ms(t.created)
+                    ));
+                }
+            }
+            Ok(0)
+        }
+        Tokens::Revoke { which } => {
+            let t = tokens::revoke(store, &which)?;
+            if json {
+                print::json(&json!({"ok": true, "revoked": t.listed()}));
+            } else {
+                print::text(&format!(
+                    "revoked {} token '{}' ({})",
+                    t.kind.as_str(),
+                    t.name,
+                    t.id
+                ));
+            }
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! `agentx serve` over real HTTP on loopback (SPEC §23): a real server process per test, a
+//! plain HTTP/1.1 client on a TCP socket (so the test controls every header, Host included),
+//! and the CLI writing to the same workspace.
+
+mod common;
+mod serve_http;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use serve_http::*;
+
+const PAGES: [&str; 6] = [
+    "/",
+    "/agents",
+    "/audit",
+    "/stats",
+    "/issues/7",
+    "/clarifications/CLR-7-001",
+];
+
+#[test]
+fn every_path_answers_by_who_asks() {
+    let dir = workspace();
+    let root = dir.path();
+    escalated(root, 7, "Cache");
+    let human = token(root, "--human", "alice");
+    let agent = token(root, "--agent", "engineer");
+    let revoked = token(root, "--human", "gone");
+    assert_eq!(json_in(root, &["tokens", "revoke", "gone"]).code, 0);
+    let server = Server::start(root, &["--no-worker"]);
+    let (cookie, csrf) = server.sign_in();
+    let bearer = |t: &str| format!("Bearer {t}");
+    let list = json!({"op": "list", "input": {}}).to_string();
+
+    // Anyone: health and the sign-in page.
+    assert_eq!(server.get("/healthz", &[]).json(), json!({"ok": true}));
+    assert_eq!(server.get("/login", &[]).status, 200);
+
+    for page in PAGES {
+        // Nobody, a revoked token, an unknown session: to the sign-in page.
+        for headers in [
+            vec![],
+            vec![("Authorization", bearer(&revoked))],
+            vec![("Authorization", bearer("axt_unknown"))],
+            vec![("Cookie", "agentx=not-a-session".to_owned())],
+        ] {
+            let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let r = server.get(page, &h);
+            assert_eq!(r.status, 303, "{page} {headers:?}: {r:?}");
+            assert_eq!(r.header("location"), Some("/login"));
+        }
+        // An agent token: forbidden.
+        assert_eq!(
+            server
+                .get(page, &[("Authorization", &bearer(&agent))])
+                .status,
+            403,
+            "{page}"
+        );
+        // A person, by session or by token.
+        let by_session = server.get(page, &[("Cookie", &cookie)]);
+        assert_eq!(by_session.status, 200, "{page}: {by_session:?}");
+        assert_eq!(
+            server
+                .get(page, &[("Authorization", &bearer(&human))])
+                .status,
+            200,
+            "{page}"
+        );
+    }
+
+    // The API: 401 without a valid credential, 403 for an agent, 200 for a person.
+    for auth in [None, Some(bearer(&revoked)), Some(bearer("axt_unknown"))] {
+        let mut h = vec![("Content-Type", "application/json".to_owned())];
+        if let Some(a) = &auth {
+            h.push(("Authorization", a.clone()));
+        }
+        let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = server.send("POST", "/api/v1/call", &h, list.as_bytes());
+        assert_eq!(r.status, 401, "{auth:?}: {r:?}");
+        assert_eq!(r.json()["error"]["code"], "UNAUTHORIZED");
+    }
+    let unknown_session = server.send(
+        "POST",
+        "/api/v1/call",
+        &[
+            ("Cookie", "agentx=nope"),
+            ("Origin", &server.origin()),
+            ("X-CSRF-Token", &csrf),
+        ],
+        list.as_bytes(),
+    );
+    assert_eq!(unknown_session.status, 401, "{unknown_session:?}");
+    let r = server.call_bearer(&agent, "list", json!({}));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (403, json!("FORBIDDEN"))
+    );
+    let r = server.call_bearer(&human, "list", json!({}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["clarifications"][0]["id"], "CLR-7-001");
+    let r = server.send(
+        "POST",
+        "/api/v1/call",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &server.origin()),
+            ("X-CSRF-Token", &csrf),
+        ],
+        list.as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+
+    // The event stream: 401 / 403 like the API.
+    assert_eq!(server.get("/events", &[]).status, 401);
+    assert_eq!(
+        server
+            .get("/events", &[("Authorization", &bearer(&agent))])
+            .status,
+        403
+    );
+
+    // Operations a person may not call through the server.
+    for op in ["init", "hook", "migrate", "signalsIngest", "ask"] {
+        let r = server.call_bearer(&human, op, json!({}));
+        assert_eq!(r.status, 403, "{op}: {r:?}");
+    }
+    // A malformed body is refused before any store call.
+    for body in [
+        "",
+        "[]",
+        "{\"op\":1}",
+        "{\"op\":\"list\",\"input\":[]}",
+        "\u{0}\u{1}",
+    ] {
+        let r = server.send(
+            "POST",
+            "/api/v1/call",
+            &[("Authorization", &bearer(&human))],
+            body.as_bytes(),
+        );
+        assert_eq!(r.status, 400, "{body:?}: {r:?}");
+        assert_eq!(r.json()["error"]["code"], "INVALID_INPUT");
+    }
+
+    // Revoking takes effect on the next request.
+    assert_eq!(json_in(root, &["tokens", "revoke", "alice"]).code, 0);
+    assert_eq!(server.call_bearer(&human, "list", json!({})).status, 401);
+}
+
+#[test]
+fn cookie_requests_need_the_same_origin_and_the_csrf_token() {
+    let dir = workspace();
+    let root = dir.path();
+    let id = escalated(root, 3, "Queue");
+    let server = Server::start(root, &["--no-worker"]);
+    let (cookie, csrf) = server.sign_in();
+    let body = json!({"op": "show", "input": {"id": id}}).to_string();
+    let origin = server.origin();
+    let cases: [(&[(&str, &str)], u16); 6] = [
+        (&[("Origin", &origin)], 403), // no CSRF token
+        (&[("Origin", &origin), ("X-CSRF-Token", "wrong")], 403), // a wrong one
+        (
+            &[("Origin", "http://evil.example"), ("X-CSRF-Token", &csrf)],
+            403,
+        ),
+        (&[("X-CSRF-Token", &csrf)], 403), // no Origin, no Sec-Fetch-Site
+        (
+            &[
+                ("Origin", "null"),
+                ("Sec-Fetch-Site", "same-origin"),
+                ("X-CSRF-Token", &csrf),
+            ],
+            200,
+        ),
+        (&[("Origin", &origin), ("X-CSRF-Token", &csrf)], 200),
+    ];
+    for (headers, want) in cases {
+        let mut h = vec![("Cookie", cookie.as_str())];
+        h.extend_from_slice(headers);
+        let r = server.send("POST", "/api/v1/call", &h, body.as_bytes());
+        assert_eq!(r.status, want, "{headers:?}: {r:?}");
+        if want == 403 {
+            assert_eq!(r.json()["error"]["code"], "FORBIDDEN");
+        }
+    }
+    // Sign-out is a state change too.
+    let r = server.send(
+        "POST",
+        "/logout",
+        &[("Cookie", &cookie), ("Origin", "http://evil.example")],
+        b"csrf=x",
+    );
+    assert_eq!(r.status, 403);
+    let form = format!("csrf={csrf}");
+    let r = server.send(
+        "POST",
+        "/logout",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &origin),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        form.as_bytes(),
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(
+        server.get("/", &[("Cookie", &cookie)]).status,
+        303,
+        "the session ended"
+    );
+}
+
+#[test]
+fn host_body_size_and_headers() {
+    let dir = workspace();
+    let root = dir.path();
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    // DNS rebinding: a name that resolves here but is not this server's.
+    let r = server.get("/healthz", &[("Host", "evil.example:7700")]);
+    assert_eq!(r.status, 421, "{r:?}");
+    assert_eq!(
+        server
+            .get(
+                "/healthz",
+                &[("Host", &format!("localhost:{}", server.port))]
+            )
+            .status,
+        200
+    );
+    // Bodies over 1 MiB.
+    let big = vec![b'x'; 1024 * 1024 + 1];
+    let auth = format!("Bearer {human}");
+    let r = server.send("POST", "/api/v1/call", &[("Authorization", &auth)], &big);
+    assert_eq!(r.status, 413, "{}", r.status);
+    // Every response carries the headers, refusals included.
+    for r in [
+        server.get("/healthz", &[]),
+        server.get("/", &[]),
+        server.get("/nope", &[]),
+        server.get("/assets/app.js", &[]),
+        server.get("/healthz", &[("Host", "evil.example")]),
+        server.send("POST", "/api/v1/call", &[], b"{}"),
+    ] {
+        let csp = r.header("content-security-policy").unwrap_or_default();
+        assert!(csp.starts_with("default-src 'self'"), "{r:?}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(r.header("x-frame-options"), Some("DENY"));
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+        assert_eq!(r.header("referrer-policy"), Some("same-origin"));
+    }
+    // No inline script or style on a page.
+    let page = server.get("/", &[("Authorization", &auth)]);
+    assert!(
+        !page.body.contains("<script>") && !page.body.contains("style="),
+        "{}",
+        page.body
+    );
+}
+
+#[test]
+fn a_decision_through_the_api_is_the_persons_and_verifies() {
+    let dir = workspace();
+    let root = dir.path();
+    assert_eq!(json_in(root, &["keys", "new", "agent-x"]).code, 0);
+    let id = escalated(root, 9, "Cache <script>alert(1)</script>");
+    let open = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "9",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "TTL",
+            "--question",
+            "How long?",
+        ],
+    )
+    .json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+
+    // An escalated record: resolved by the person.
+    let r = server.call_bearer(
+        &human,
+        "decide",
+        json!({"id": id, "message": "Redis, see ADR-7"}),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["clarification"]["status"], "resolved");
+    // An open one: taken (escalated) and resolved in one command.
+    let r = server.call_bearer(&human, "decide", json!({"id": open, "message": "One hour"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    // Acting as an agent is refused; a transition the table forbids is a 409.
+    let r = server.call_bearer(&human, "escalate", json!({"id": open, "from": "engineer"}));
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = server.call_bearer(&human, "resolve", json!({"id": id}));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (409, json!("INVALID_TRANSITION"))
+    );
+
+    let ledger = read_ledger(root, 9);
+    for rec in ledger["clarifications"].as_array().unwrap() {
+        let thread = rec["thread"].as_array().unwrap();
+        let mine: Vec<&Value> = thread.iter().filter(|e| e.get("by").is_some()).collect();
+        assert!(!mine.is_empty(), "{rec}");
+        for e in mine {
+            assert_eq!(
+                (e["from"].as_str(), e["by"].as_str(), e["via"].as_str()),
+                (Some("human"), Some("alice"), Some("web"))
+            );
+            assert_eq!(e["signer"], "agent-x", "signed with the hub key: {e}");
+        }
+    }
+    assert_eq!(
+        thread_types(&ledger, &open),
+        ["question", "escalation", "resolution"]
+    );
+    let verified = json_in(root, &["clarify", "verify"]);
+    assert_eq!(verified.code, 0, "{verified:#?}");
+    let shown = run([
+        root_arg(root),
+        "clarify".into(),
+        "show".into(),
+        open.clone(),
+    ]);
+    assert!(
+        shown.stdout.contains("alice"),
+        "show names who decided: {}",
+        shown.stdout
+    );
+}
+
+fn thread_types(ledger: &Value, id: &str) -> Vec<String> {
+    ledger["clarifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap()["thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn tokens_are_kept_hashed_in_a_private_file() {
+    let dir = workspace();
+    let root = dir.path();
+    let secret = token(root, "--human", "alice");
+    assert!(secret.starts_with("axt_") && secret.len() == 47, "{secret}");
+    let path = root.join(".agentx/state/tokens.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !text.contains(&secret) && !text.contains(&secret[4..]),
+        "{text}"
+    );
+    let listed = json_in(root, &["tokens", "list"]);
+    assert!(!listed.stdout.contains(&secret[4..]));
+    assert_eq!(listed.json()["tokens"][0]["name"], "alice");
+    // Names are checked; a second token of a name is refused.
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "bad name"]).code,
+        3
+    );
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--agent", "alice"]).code,
+        3
+    );
+    assert_eq!(json_in(root, &["tokens", "revoke", "nobody"]).code, 3);
+}
+
+#[test]
+fn the_sign_in_link_works_once_and_failures_are_limited() {
+    let dir = workspace();
+    let root = dir.path();
+    let server = Server::start(root, &["--no-worker", "--as", "bob"]);
+    let first = server.get(&server.once_path(), &[]);
+    assert_eq!(first.status, 303, "{first:?}");
+    let set = first.header("set-cookie").unwrap();
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.contains(part), "{set}");
+    }
+    assert!(!set.contains("Secure"), "plain http: {set}");
+    let again = server.get(&server.once_path(), &[]);
+    assert_eq!(again.status, 401, "{again:?}");
+    let cookie = first.cookie().unwrap();
+    assert!(server.get("/", &[("Cookie", &cookie)]).body.contains("bob"));
+    // Ten failed sign-ins a minute from one address, then 429.
+    let origin = server.origin();
+    let mut statuses = Vec::new();
+    for _ in 0..11 {
+        let r = server.send(
+            "POST",
+            "/login",
+            &[
+                ("Origin", &origin),
+                ("Content-Type", "application/x-www-form-urlencoded"),
+            ],
+            b"token=axt_wrong",
+        );
+        statuses.push(r.status);
+    }
+    // One failure already came from the second use of the link.
+    assert_eq!(&statuses[..9], &[401; 9]);
+    assert_eq!(statuses[9..], [429, 429], "{statuses:?}");
+}
+
+#[test]
+fn a_cli_write_reaches_an_open_event_stream_within_a_second_and_shutdown_is_clean() {
+    let dir = workspace();
+    let root = dir.path();
+    let mut server = Server::start(root, &[]);
+    let (cookie, _) = server.sign_in();
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        server.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("event: ready") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "stream ended: {seen}"
+        );
+        seen.push_str(&line);
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    assert!(seen
+        .to_ascii_lowercase()
+        .contains("content-type: text/event-stream"));
+    let started = Instant::now();
+    escalated(root, 12, "Live");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        if line.starts_with("data:") && line.contains("\"issues\"") && line.contains("12") {
+            break;
+        }
+    }
+    // The CLI run itself takes part of that second.
+    let latency = started.elapsed();
+    assert!(latency < Duration::from_millis(1500), "{latency:?}");
+    // SIGTERM with the stream open: the stream ends, the server exits 0 well within 10 s.
+    let (code, took) = server.terminate();
+    assert_eq!(code, Some(0));
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn a_network_address_needs_tls_or_a_proxy() {
+    let dir = workspace();
+    let root = dir.path();
+    for extra in [
+        vec!["--listen", "0.0.0.0:0"],
+        vec!["--listen", "0.0.0.0:0", "--behind-proxy"],
+        vec![
+            "--listen",
+            "0.0.0.0:0",
+            "--behind-proxy",
+            "--public-url",
+            "http://hub.example",
+        ],
+        vec!["--listen", "not-an-address"],
+    ] {
+        let mut argv = vec![root_arg(root), "serve".into()];
+        argv.extend(extra.iter().map(|s| (*s).to_owned()));
+        let out = run_within(Duration::from_secs(10), argv);
+        assert_eq!(out.code, 2, "{extra:?}: {out:#?}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn the_worker_runs_the_monitor_when_something_falls_due() {
+    let hour_ago = wall_ms() - 2 * 60 * 60 * 1000;
+    let ask_past = |root: &std::path::Path, issue: &str| {
+        let out = json_at(
+            root,
+            hour_ago,
+            &[
+                "clarify",
+                "ask",
+                "--issue",
+                issue,
+                "--from",
+                "engineer",
+                "--to",
+                "architect",
+                "--topic",
+                "Old",
+                "--question",
+                "Still there?",
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+    };
+    let monitor_entries = |root: &std::path::Path, issue: u32| {
+        read_ledger(root, issue)["clarifications"][0]["thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["from"] == "monitor")
+            .count()
+    };
+    // With the worker: the record past its SLA is handled without any command.
+    let dir = workspace();
+    let root = dir.path();
+    ask_past(root, "2");
+    assert_eq!(monitor_entries(root, 2), 0);
+    let _server = Server::start(root, &[]);
+    let started = Instant::now();
+    while monitor_entries(root, 2) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the worker never ran the monitor"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Without it: nothing happens.
+    let dir = workspace();
+    let root = dir.path();
+    ask_past(root, "3");
+    let _server = Server::start(root, &["--no-worker"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(monitor_entries(root, 3), 0);
+}

@@ -1,0 +1,250 @@
+//! A real `agentx serve` process and a plain HTTP/1.1 client on a TCP socket (so a test
+//! controls every header, Host included), shared by the tests of the server.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdout, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// A running `agentx serve`, stopped (SIGTERM) when dropped.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub link: String,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    pub fn start(root: &Path, extra: &[&str]) -> Server {
+        let mut cmd = agentx();
+        cmd.arg(root_arg(root))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().expect("spawn agentx serve");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut link = String::new();
+        for _ in 0..3 {
+            let mut line = String::new();
+            stdout
+                .read_line(&mut line)
+                .expect("read the start-up lines");
+            if line.contains("/login?once=") {
+                link = line.trim().to_owned();
+            }
+        }
+        assert!(!link.is_empty(), "no sign-in link printed");
+        let port: u16 = link
+            .trim_start_matches("http://127.0.0.1:")
+            .split('/')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("a port in the link");
+        Server {
+            child,
+            port,
+            link,
+            _stdout: stdout,
+        }
+    }
+
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.host())
+    }
+
+    /// The path and query of the one-time link.
+    pub fn once_path(&self) -> String {
+        self.link.trim_start_matches(&self.origin()).to_owned()
+    }
+
+    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.send("GET", path, headers, b"")
+    }
+
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        let mut all: Vec<(String, String)> = Vec::new();
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            all.push(("Host".into(), self.host()));
+        }
+        all.extend(
+            headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        request(self.port, method, path, &all, body)
+    }
+
+    /// Signs in by the one-time link: the session cookie and the page's CSRF token.
+    pub fn sign_in(&self) -> (String, String) {
+        let r = self.get(&self.once_path(), &[]);
+        assert_eq!(r.status, 303, "{r:?}");
+        let cookie = r.cookie().expect("a session cookie");
+        let page = self.get("/", &[("Cookie", &cookie)]);
+        assert_eq!(page.status, 200, "{page:?}");
+        (cookie, page.csrf().expect("the page's CSRF token"))
+    }
+
+    pub fn call_bearer(&self, token: &str, op: &str, input: Value) -> Reply {
+        let body = json!({"op": op, "input": input}).to_string();
+        let auth = format!("Bearer {token}");
+        self.send(
+            "POST",
+            "/api/v1/call",
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    pub fn terminate(&mut self) -> (Option<i32>, Duration) {
+        let started = Instant::now();
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return (status.code(), started.elapsed());
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                let _ = self.child.kill();
+                return (None, started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
+    }
+
+    pub fn cookie(&self) -> Option<String> {
+        let set = self.header("set-cookie")?;
+        set.split(';').next().map(str::to_owned)
+    }
+
+    pub fn csrf(&self) -> Option<String> {
+        let at = self.body.find("<meta name=\"csrf\" content=\"")?;
+        let rest = &self.body[at + 27..];
+        rest.split('"').next().map(str::to_owned)
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection (`Connection: close`), read to the end.
+pub fn request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Reply {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+    {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    parse(&raw)
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+pub fn token(root: &Path, flag: &str, name: &str) -> String {
+    let out = json_in(root, &["tokens", "new", flag, name]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    out.json()["token"]["token"].as_str().unwrap().to_owned()
+}
+
+pub fn escalated(root: &Path, issue: u32, topic: &str) -> String {
+    let asked = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            topic,
+            "--question",
+            "Redis or in-process?",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let id = asked.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = json_in(root, &["clarify", "escalate", &id, "-m", "needs a person"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    id
+}

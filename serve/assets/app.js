@@ -1,0 +1,100 @@
+// The inbox's one script (no inline script: the CSP forbids it). It renders the core's
+// markdown threads with the playground's escaping converter, posts the action forms to
+// /api/v1/call with the page's CSRF token, and follows /events to refresh the page's main
+// part when anything changes — no reload, and never while a person is typing in a form.
+import { markdownToHtml } from '/assets/markdown.js'
+
+const csrf = document.querySelector('meta[name="csrf"]')?.content ?? ''
+const live = document.getElementById('live')
+
+function renderMarkdown(root) {
+  for (const el of root.querySelectorAll('[data-md]')) {
+    // textContent is the markdown as text; the converter escapes everything it emits.
+    el.innerHTML = markdownToHtml(el.textContent)
+    el.removeAttribute('data-md')
+    el.classList.add('rendered')
+  }
+}
+
+function say(text) {
+  if (live) live.textContent = text
+}
+
+function typing() {
+  const main = document.getElementById('main')
+  if (!main) return false
+  const active = document.activeElement
+  if (active && main.contains(active) && /^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName)) return true
+  return [...main.querySelectorAll('form.act textarea')].some((t) => t.value.trim() !== '')
+}
+
+let pending = false
+async function refresh(force) {
+  if (!force && typing()) {
+    pending = true
+    say('Something changed: it will show when you leave the form.')
+    return
+  }
+  pending = false
+  const response = await fetch(location.href, { headers: { Accept: 'text/html' }, credentials: 'same-origin' })
+  if (response.redirected || !response.ok) return
+  const doc = new DOMParser().parseFromString(await response.text(), 'text/html')
+  const fresh = doc.getElementById('main')
+  const main = document.getElementById('main')
+  if (!fresh || !main) return
+  main.replaceChildren(...fresh.childNodes)
+  renderMarkdown(main)
+  bindForms(main)
+  if (!force) say('Updated ' + new Date().toLocaleTimeString())
+}
+
+function bindForms(root) {
+  for (const form of root.querySelectorAll('form[data-op]')) {
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      const input = { id: form.dataset.id }
+      const message = form.querySelector('[name="message"]')?.value.trim()
+      if (message) input.message = message
+      const value = form.querySelector('[name="value"]:checked, button[name="value"][data-chosen]')
+      if (value) input.value = value.value
+      const button = form.querySelector('button[type="submit"]')
+      if (button) button.disabled = true
+      const result = document.getElementById('result')
+      try {
+        const response = await fetch('/api/v1/call', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+          body: JSON.stringify({ op: form.dataset.op, input }),
+        })
+        const envelope = await response.json()
+        const text = envelope.ok
+          ? `Done: ${form.dataset.op} ${input.id} (${envelope.clarification?.status ?? 'ok'})`
+          : `Refused: ${envelope.error?.code}: ${envelope.error?.message}`
+        for (const t of form.querySelectorAll('textarea')) t.value = ''
+        if (envelope.ok) await refresh(true)
+        // The status line outside <main> survives the refresh (a closed record has no forms).
+        say(text)
+        const fresh = document.getElementById('result')
+        if (fresh) fresh.textContent = text
+      } catch (e) {
+        if (result) result.textContent = 'The server did not answer: ' + e
+      } finally {
+        if (button) button.disabled = false
+      }
+    })
+  }
+}
+
+renderMarkdown(document)
+bindForms(document)
+
+if (document.getElementById('main') && csrf !== '' && 'EventSource' in window) {
+  const events = new EventSource('/events')
+  events.addEventListener('ready', () => document.body.classList.add('live-on'))
+  events.addEventListener('change', () => refresh(false))
+  events.addEventListener('error', () => document.body.classList.remove('live-on'))
+  document.addEventListener('focusout', () => {
+    setTimeout(() => { if (pending && !typing()) refresh(false) }, 0)
+  })
+}

@@ -1,0 +1,175 @@
+//! `POST /api/v1/call {"op", "input"}`: the command layer's JSON envelope (the one decoder
+//! the bindings and the MCP server use), acting as the session's or bearer token's person.
+//! The HTTP status follows the envelope's error class; the body is always the envelope.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use crate::app::App;
+use crate::auth::{caller, csrf_ok, Caller};
+use crate::security::refusal;
+
+/// Operations that only read.
+const READS: &[&str] = &[
+    "list",
+    "show",
+    "stats",
+    "verify",
+    "audit",
+    "gate",
+    "waitForGraph",
+    "nextWakeup",
+    "ready",
+    "scopePreview",
+    "delegateShow",
+    "delegateList",
+    "keysList",
+    "routeRunner",
+    "routePrompt",
+];
+
+/// Operations a person takes on a record; their entries are `human`'s with `by`/`via`.
+/// (Which of them a record admits is the core's transition table's decision.)
+const ACTS: &[&str] = &["decide", "resolve", "escalate", "abandon"];
+
+/// Whether a person may call `op` through the server, and whether it writes as them.
+pub fn allowed(op: &str, input: &Map<String, Value>) -> Option<bool> {
+    if READS.contains(&op) {
+        return Some(false);
+    }
+    if op == "state" && !input.contains_key("agent") && !input.contains_key("status") {
+        return Some(false);
+    }
+    ACTS.contains(&op).then_some(true)
+}
+
+pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    let human = match caller(&app, &headers).await {
+        Caller::Nobody => {
+            return refusal(
+                StatusCode::UNAUTHORIZED,
+                "UNAUTHORIZED",
+                "sign in, or send a human token as `Authorization: Bearer …`",
+            )
+        }
+        Caller::Agent => {
+            return refusal(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "an agent token cannot use /api/v1 (agents use /mcp)",
+            )
+        }
+        Caller::Session(s) => {
+            if !csrf_ok(&s, &headers, None) {
+                return refusal(
+                    StatusCode::FORBIDDEN,
+                    "FORBIDDEN",
+                    "the page's CSRF token is missing or wrong (X-CSRF-Token)",
+                );
+            }
+            s.human
+        }
+        Caller::Human(name) => name,
+    };
+    let (op, input) = match parse(&body) {
+        Ok(v) => v,
+        Err(why) => return refusal(StatusCode::BAD_REQUEST, "INVALID_INPUT", &why),
+    };
+    let Some(writes) = allowed(&op, &input) else {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            &format!(
+                "'{}' is not open to people through the server; allowed: {}, {}",
+                crate::shown(&op),
+                READS.join(", "),
+                ACTS.join(", ")
+            ),
+        );
+    };
+    let envelope = app
+        .call(op, Value::Object(input), writes.then_some(human))
+        .await;
+    (status_of(&envelope), axum::Json(envelope)).into_response()
+}
+
+/// `{"op": "<name>", "input": {…}}` (`input` may be left out).
+fn parse(body: &[u8]) -> Result<(String, Map<String, Value>), String> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| format!("the body must be JSON {{\"op\", \"input\"}}: {e}"))?;
+    let Value::Object(mut m) = value else {
+        return Err("the body must be a JSON object {\"op\", \"input\"}".into());
+    };
+    let op = match m.remove("op") {
+        Some(Value::String(op)) => op,
+        _ => return Err("`op` is required: the operation's name".into()),
+    };
+    let input = match m.remove("input") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(i)) => i,
+        Some(_) => return Err("`input` must be an object".into()),
+    };
+    if let Some(k) = m.keys().next() {
+        return Err(format!(
+            "unknown field `{}`; expected op, input",
+            crate::shown(k)
+        ));
+    }
+    Ok((op, input))
+}
+
+/// The HTTP status of an envelope: 200 when `ok`, else by the error's class.
+pub fn status_of(envelope: &Value) -> StatusCode {
+    if envelope.get("ok") == Some(&Value::Bool(true)) {
+        return StatusCode::OK;
+    }
+    let code = envelope
+        .pointer("/error/code")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match code {
+        "NOT_FOUND" => StatusCode::NOT_FOUND,
+        "INVALID_TRANSITION"
+        | "NOT_PARTICIPANT"
+        | "IDEMPOTENCY_CONFLICT"
+        | "GATE_CLOSED"
+        | "SCOPE_VIOLATION"
+        | "BLOCKING_NOT_ALLOWED"
+        | "MAX_ROUNDS_EXCEEDED" => StatusCode::CONFLICT,
+        "LOCK_TIMEOUT" | "ROUTING_IN_PROGRESS" | "IO_ERROR" => StatusCode::SERVICE_UNAVAILABLE,
+        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" | "SIGNATURE_INVALID" | "INTERNAL" => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_checked_before_any_store_call() {
+        assert!(parse(b"").is_err());
+        assert!(parse(b"[]").is_err());
+        assert!(parse(b"{\"op\": 3}").is_err());
+        assert!(parse(b"{\"op\": \"list\", \"input\": []}").is_err());
+        assert!(parse(b"{\"op\": \"list\", \"x\": 1}").is_err());
+        let (op, input) = parse(b"{\"op\": \"list\"}").unwrap();
+        assert_eq!((op.as_str(), input.len()), ("list", 0));
+        let none = Map::new();
+        assert_eq!(allowed("list", &none), Some(false));
+        assert_eq!(allowed("decide", &none), Some(true));
+        assert_eq!(allowed("init", &none), None);
+        assert_eq!(allowed("hook", &none), None);
+        let mut set = Map::new();
+        set.insert("agent".into(), Value::from("a"));
+        assert_eq!(allowed("state", &set), None);
+    }
+}

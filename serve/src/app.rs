@@ -1,0 +1,172 @@
+//! The server's shared state and its routes.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_workspace::Location;
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch};
+
+use crate::auth::{Logins, Sessions};
+use crate::feed::Change;
+use crate::tokens::TokenStore;
+use crate::Options;
+
+/// Everything a request may need.
+pub struct App {
+    pub root: PathBuf,
+    pub location: Location,
+    /// Whether people reach the server over https (TLS here, or a proxy in front).
+    pub https: bool,
+    /// `scheme://host[:port]` people open (the public URL, else the listen address).
+    pub origin: String,
+    /// `Host` values accepted (DNS rebinding).
+    pub hosts: Vec<String>,
+    pub tokens: Box<dyn TokenStore>,
+    pub sessions: Sessions,
+    pub login: Logins,
+    /// Changes seen by the feed, to the live pages and the worker.
+    pub changes: broadcast::Sender<Change>,
+    /// Set once on SIGINT/SIGTERM.
+    pub shutdown: watch::Sender<bool>,
+}
+
+impl App {
+    pub fn new(opts: &Options, bound: SocketAddr, https: bool) -> Result<App, ClarifyError> {
+        let location = agentx_clarify_workspace::location(&opts.root)?;
+        let tokens = crate::tokens::open(&opts.root)?;
+        let port = bound.port();
+        let mut hosts = vec![bound.to_string()];
+        if bound.ip().is_loopback() {
+            hosts.push(format!("localhost:{port}"));
+            hosts.push(format!("127.0.0.1:{port}"));
+            hosts.push(format!("[::1]:{port}"));
+        }
+        let scheme = if https { "https" } else { "http" };
+        let origin = match &opts.public_url {
+            Some(url) => {
+                let url = url.trim_end_matches('/');
+                let host = url
+                    .split_once("://")
+                    .map_or(url, |(_, rest)| rest)
+                    .split('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                hosts.push(host.clone());
+                // A default port may be left out of Host.
+                if let Some(bare) = host
+                    .strip_suffix(":443")
+                    .or_else(|| host.strip_suffix(":80"))
+                {
+                    hosts.push(bare.to_owned());
+                }
+                let scheme = url.split_once("://").map_or(scheme, |(s, _)| s);
+                format!("{scheme}://{host}")
+            }
+            None => format!("{scheme}://{bound}"),
+        };
+        let (changes, _) = broadcast::channel(256);
+        let (shutdown, _) = watch::channel(false);
+        Ok(App {
+            root: opts.root.clone(),
+            location,
+            https,
+            origin,
+            hosts,
+            tokens,
+            sessions: Sessions::default(),
+            login: Logins::default(),
+            changes,
+            shutdown,
+        })
+    }
+
+    pub fn base_url(&self) -> String {
+        self.origin.clone()
+    }
+
+    /// Runs one operation of the command layer on the workspace's store, off the async
+    /// threads (it takes locks and reads files or the database). `by` makes the entries a
+    /// person's (`human`, `by`, `via: "web"`).
+    pub async fn call(&self, op: String, input: Value, by: Option<String>) -> Value {
+        let root = self.root.clone();
+        let location = self.location.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let now = agentx_clarify_store::clock::system_now_ms();
+            match agentx_clarify_workspace::open_at(&root, location) {
+                Ok(ws) => match by {
+                    Some(name) => {
+                        let by = agentx_clarify_core::ops::Attribution {
+                            by: name,
+                            via: "web".into(),
+                        };
+                        agentx_clarify_command::call_as(&ws, &op, &input, now, &by)
+                    }
+                    None => agentx_clarify_command::call(&ws, &op, &input, now),
+                },
+                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+            }
+        })
+        .await;
+        done.unwrap_or_else(|e| {
+            json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("the store call did not finish: {e}")}})
+        })
+    }
+
+    /// Runs `f` on the workspace's store off the async threads (the pages read typed values).
+    pub async fn with_store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&agentx_clarify_workspace::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+    ) -> Result<T, ClarifyError> {
+        let root = self.root.clone();
+        let location = self.location.clone();
+        tokio::task::spawn_blocking(move || {
+            let ws = agentx_clarify_workspace::open_at(&root, location)?;
+            f(&ws)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(ClarifyError::Internal {
+                message: format!("the store call did not finish: {e}"),
+            })
+        })
+    }
+}
+
+/// Every path of SPEC §23 this server answers (MCP and A2A mount here when they come).
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(crate::pages::inbox))
+        .route("/clarifications/{id}", get(crate::pages::thread))
+        .route("/issues/{n}", get(crate::pages::issue))
+        .route("/agents", get(crate::pages::agents))
+        .route("/audit", get(crate::pages::audit))
+        .route("/stats", get(crate::pages::stats))
+        .route("/events", get(crate::events::stream))
+        .route("/api/v1/call", post(crate::api::call))
+        .route(
+            "/login",
+            get(crate::auth::login_page).post(crate::auth::login_form),
+        )
+        .route("/logout", post(crate::auth::logout))
+        .route("/healthz", get(healthz))
+        .route("/assets/{file}", get(crate::assets::asset))
+        .fallback(crate::security::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            crate::security::guard,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::security::MAX_BODY,
+        ))
+        .with_state(app)
+}
+
+async fn healthz() -> axum::Json<Value> {
+    axum::Json(json!({"ok": true}))
+}

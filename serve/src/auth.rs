@@ -1,0 +1,344 @@
+//! Who is asking (SPEC §23): a session cookie (from the one-time start-up link or a human
+//! token typed into `/login`), or a bearer token. Sessions live in this process only: a
+//! restart signs everyone out, which is what a person expects of a local tool.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Form;
+use serde::Deserialize;
+
+use crate::app::App;
+use crate::html;
+use crate::tokens::{self, random_text, same_secret, sha256_hex, Kind};
+
+const SESSION_FOR: Duration = Duration::from_secs(12 * 60 * 60);
+const ONCE_FOR: Duration = Duration::from_secs(10 * 60);
+const FAILURES_PER_MINUTE: usize = 10;
+
+/// One signed-in person.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub human: String,
+    /// The page's CSRF token (sent back in `X-CSRF-Token` or a form's `csrf` field).
+    pub csrf: String,
+    expires: Instant,
+}
+
+/// Sessions by the SHA-256 of their cookie (the cookie itself is kept nowhere).
+#[derive(Default)]
+pub struct Sessions(Mutex<HashMap<String, Session>>);
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new session for `human`; returns its cookie value.
+    fn start(&self, human: &str) -> Option<String> {
+        let cookie = random_text(32).ok()?;
+        let csrf = random_text(32).ok()?;
+        let now = Instant::now();
+        let mut all = self.lock();
+        all.retain(|_, s| s.expires > now);
+        all.insert(
+            sha256_hex(&cookie),
+            Session {
+                human: human.to_owned(),
+                csrf,
+                expires: now + SESSION_FOR,
+            },
+        );
+        Some(cookie)
+    }
+
+    fn get(&self, cookie: &str) -> Option<Session> {
+        let all = self.lock();
+        all.get(&sha256_hex(cookie))
+            .filter(|s| s.expires > Instant::now())
+            .cloned()
+    }
+
+    fn end(&self, cookie: &str) {
+        self.lock().remove(&sha256_hex(cookie));
+    }
+}
+
+/// The one-time start-up link and the failed sign-in counts.
+#[derive(Default)]
+pub struct Logins {
+    once: Mutex<Option<(String, Instant, String)>>,
+    failures: Mutex<HashMap<IpAddr, Vec<Instant>>>,
+}
+
+impl Logins {
+    /// A new one-time code for `human` (replacing any earlier one); returns it to print.
+    pub fn issue(&self, human: &str) -> String {
+        let code = random_text(24).unwrap_or_default();
+        *self.once.lock().unwrap_or_else(PoisonError::into_inner) = Some((
+            sha256_hex(&code),
+            Instant::now() + ONCE_FOR,
+            human.to_owned(),
+        ));
+        code
+    }
+
+    /// Uses the code: the person it signs in, once.
+    fn redeem(&self, code: &str) -> Option<String> {
+        let mut once = self.once.lock().unwrap_or_else(PoisonError::into_inner);
+        let (hash, until, human) = once.as_ref()?;
+        if !same_secret(hash, &sha256_hex(code)) || *until < Instant::now() {
+            return None;
+        }
+        let human = human.clone();
+        *once = None;
+        Some(human)
+    }
+
+    fn blocked(&self, ip: IpAddr) -> bool {
+        let mut all = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let recent = all.entry(ip).or_default();
+        recent.retain(|t| t.elapsed() < Duration::from_secs(60));
+        recent.len() >= FAILURES_PER_MINUTE
+    }
+
+    fn failed(&self, ip: IpAddr) {
+        let mut all = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        all.entry(ip).or_default().push(Instant::now());
+    }
+}
+
+/// Who sent a request.
+pub enum Caller {
+    Session(Session),
+    /// A human bearer token.
+    Human(String),
+    /// An agent bearer token: never the inbox or `/api/v1`.
+    Agent,
+    /// No credentials, or ones that are unknown, revoked or expired.
+    Nobody,
+}
+
+pub fn cookie_name(app: &App) -> &'static str {
+    if app.https {
+        "__Host-agentx"
+    } else {
+        "agentx"
+    }
+}
+
+fn cookie_value<'a>(app: &App, headers: &'a HeaderMap) -> Option<&'a str> {
+    let name = cookie_name(app);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// The caller of a request: a bearer token wins over a cookie.
+pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(presented) = bearer {
+        let presented = presented.trim().to_owned();
+        let app = Arc::clone(app);
+        let found = tokio::task::spawn_blocking(move || {
+            let all = app.tokens.load().ok()?;
+            let t = tokens::find(&all, &presented)?;
+            tokens::touch(
+                app.tokens.as_ref(),
+                &t.id,
+                t.last_used,
+                agentx_clarify_store::clock::system_now_ms(),
+            );
+            Some(t)
+        })
+        .await
+        .ok()
+        .flatten();
+        return match found {
+            Some(t) if t.kind == Kind::Human => Caller::Human(t.name),
+            Some(_) => Caller::Agent,
+            None => Caller::Nobody,
+        };
+    }
+    match cookie_value(app, headers).and_then(|c| app.sessions.get(c)) {
+        Some(s) => Caller::Session(s),
+        None => Caller::Nobody,
+    }
+}
+
+/// The CSRF token a cookie request must carry: `X-CSRF-Token` or the form's `csrf`.
+pub fn csrf_ok(session: &Session, headers: &HeaderMap, form_field: Option<&str>) -> bool {
+    let sent = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .or(form_field);
+    sent.is_some_and(|t| same_secret(t, &session.csrf))
+}
+
+fn set_cookie(app: &App, value: &str, max_age: u64) -> HeaderValue {
+    let secure = if app.https { "; Secure" } else { "" };
+    let text = format!(
+        "{}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}",
+        cookie_name(app)
+    );
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+fn signed_in(app: &App, human: &str) -> Response {
+    match app.sessions.start(human) {
+        Some(cookie) => {
+            crate::log(&format!("'{human}' signed in"));
+            let mut r = Redirect::to("/").into_response();
+            r.headers_mut().insert(
+                header::SET_COOKIE,
+                set_cookie(app, &cookie, SESSION_FOR.as_secs()),
+            );
+            r
+        }
+        None => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
+    }
+}
+
+fn too_many() -> Response {
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        html::bare(
+            "Too many tries",
+            "<p>Too many failed sign-ins from this address: wait a minute.</p>",
+        ),
+    )
+        .into_response()
+}
+
+fn login_view(error: Option<&str>) -> String {
+    let note = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(e)))
+        .unwrap_or_default();
+    html::bare(
+        "Sign in",
+        &format!(
+            "{note}<form method=\"post\" action=\"/login\" class=\"login\">\
+             <label for=\"token\">Human token</label>\
+             <input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"off\" required autofocus>\
+             <button type=\"submit\">Sign in</button></form>\
+             <p class=\"hint\">Use the link <code>agentx serve</code> printed, or a token from \
+             <code>agentx tokens new --human NAME</code>.</p>"
+        ),
+    )
+}
+
+#[derive(Deserialize)]
+pub struct OnceQuery {
+    once: Option<String>,
+}
+
+pub async fn login_page(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Query(q): Query<OnceQuery>,
+) -> Response {
+    let Some(code) = q.once else {
+        return axum::response::Html(login_view(None)).into_response();
+    };
+    if app.login.blocked(peer.ip()) {
+        return too_many();
+    }
+    match app.login.redeem(&code) {
+        Some(human) => signed_in(&app, &human),
+        None => {
+            app.login.failed(peer.ip());
+            crate::log("a sign-in link was refused (used, expired or wrong)");
+            (
+                StatusCode::UNAUTHORIZED,
+                axum::response::Html(login_view(Some(
+                    "This sign-in link was already used or has expired.",
+                ))),
+            )
+                .into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    token: String,
+}
+
+pub async fn login_form(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    if app.login.blocked(peer.ip()) {
+        return too_many();
+    }
+    let presented = form.token.trim().to_owned();
+    let store = Arc::clone(&app);
+    let found = tokio::task::spawn_blocking(move || {
+        store
+            .tokens
+            .load()
+            .ok()
+            .and_then(|all| tokens::find(&all, &presented))
+    })
+    .await
+    .ok()
+    .flatten();
+    match found {
+        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name),
+        other => {
+            app.login.failed(peer.ip());
+            let why = if other.is_some() {
+                "An agent token cannot sign in to the inbox."
+            } else {
+                "That token is not valid."
+            };
+            (
+                StatusCode::UNAUTHORIZED,
+                axum::response::Html(login_view(Some(why))),
+            )
+                .into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct LogoutForm {
+    csrf: Option<String>,
+}
+
+pub async fn logout(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Form(form): Form<LogoutForm>,
+) -> Response {
+    if let Caller::Session(s) = caller(&app, &headers).await {
+        if !csrf_ok(&s, &headers, form.csrf.as_deref()) {
+            return crate::security::refusal(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "the page's CSRF token is missing or wrong",
+            );
+        }
+        if let Some(c) = cookie_value(&app, &headers) {
+            app.sessions.end(c);
+        }
+    }
+    let mut r = Redirect::to("/login").into_response();
+    r.headers_mut()
+        .insert(header::SET_COOKIE, set_cookie(&app, "", 0));
+    r
+}

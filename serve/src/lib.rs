@@ -1,0 +1,246 @@
+//! # agentx-clarify-serve
+//!
+//! `agentx serve` (SPEC §23): the hub as an HTTP service on the store every command uses — a
+//! web inbox where people answer escalations, `/api/v1/call` (the command layer's JSON
+//! envelope), live updates over server-sent events, and the worker that runs the monitor at
+//! the core's next wake-up. The core and the command layer stay free of all of this: every
+//! request ends in one call of the command layer, as a CLI command does.
+//!
+//! Each later surface (MCP over HTTP §24, A2A §27) is one more router merged in
+//! [`app::router`].
+#![forbid(unsafe_code)]
+
+mod api;
+mod app;
+mod assets;
+mod auth;
+mod events;
+mod feed;
+mod html;
+mod pages;
+mod security;
+pub mod tokens;
+mod worker;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentx_clarify_core::ClarifyError;
+
+/// How `agentx serve` was started.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub root: PathBuf,
+    pub listen: String,
+    pub public_url: Option<String>,
+    /// The person the start-up login link acts as.
+    pub as_name: String,
+    pub tls: Option<(PathBuf, PathBuf)>,
+    pub behind_proxy: bool,
+    pub no_worker: bool,
+}
+
+/// How long shutdown waits for requests in flight.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// A refusal to start (exit 2), printed by the caller.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+/// Checks the options; the address to bind and whether the page is served over https.
+pub fn check(opts: &Options) -> Result<(SocketAddr, bool), Refused> {
+    let addr: SocketAddr = opts.listen.parse().map_err(|_| {
+        Refused(format!(
+            "--listen '{}' is not HOST:PORT with an IP address (e.g. 127.0.0.1:7700)",
+            shown(&opts.listen)
+        ))
+    })?;
+    if opts.tls.is_some() && opts.behind_proxy {
+        return Err(Refused(
+            "give --tls-cert/--tls-key or --behind-proxy, not both".into(),
+        ));
+    }
+    if opts.behind_proxy {
+        match &opts.public_url {
+            Some(url) if url.starts_with("https://") => {}
+            _ => {
+                return Err(Refused(
+                    "--behind-proxy needs an https --public-url (the address people open)".into(),
+                ))
+            }
+        }
+    }
+    if !addr.ip().is_loopback() && opts.tls.is_none() && !opts.behind_proxy {
+        return Err(Refused(format!(
+            "refusing to listen on {addr} without TLS: a non-loopback address needs --tls-cert and --tls-key, or --behind-proxy with an https --public-url"
+        )));
+    }
+    if check_name(&opts.as_name).is_err() {
+        return Err(Refused(format!(
+            "--as '{}' is not a valid name",
+            shown(&opts.as_name)
+        )));
+    }
+    Ok((addr, opts.tls.is_some() || opts.behind_proxy))
+}
+
+fn check_name(name: &str) -> Result<(), ClarifyError> {
+    agentx_clarify_core::names::check_agent(name)
+}
+
+/// Runs the server until SIGINT or SIGTERM. Returns the exit status: 0 after a clean
+/// shutdown, 2 when the options are refused (the reason on stderr).
+pub fn run(opts: Options) -> Result<i32, ClarifyError> {
+    let (addr, https) = match check(&opts) {
+        Ok(v) => v,
+        Err(Refused(why)) => {
+            eprintln!("error: {why}");
+            return Ok(2);
+        }
+    };
+    let io = |what: &str, e: std::io::Error| ClarifyError::Io {
+        message: format!("{what}: {e}"),
+    };
+    let listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| io(&format!("cannot listen on {addr}"), e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| io("cannot set up the listener", e))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| io("cannot read the listen address", e))?;
+    // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
+    // synchronous PostgreSQL client must not run on the async threads.
+    let state = Arc::new(app::App::new(&opts, bound, https)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ClarifyError::Io {
+            message: format!("cannot start the server's runtime: {e}"),
+        })?;
+    runtime.block_on(serve(opts, listener, bound, https, state))
+}
+
+async fn serve(
+    opts: Options,
+    listener: std::net::TcpListener,
+    bound: SocketAddr,
+    https: bool,
+    state: Arc<app::App>,
+) -> Result<i32, ClarifyError> {
+    let io = |what: &str, e: std::io::Error| ClarifyError::Io {
+        message: format!("{what}: {e}"),
+    };
+    let handle = axum_server::Handle::new();
+
+    // The change feed, the live pages and the worker all stop on the signal.
+    feed::start(Arc::clone(&state));
+    if !opts.no_worker {
+        worker::start(Arc::clone(&state));
+    }
+    {
+        let state = Arc::clone(&state);
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            log("shutting down: ending event streams, finishing requests in flight");
+            state.shutdown.send_replace(true);
+            handle.graceful_shutdown(Some(SHUTDOWN_GRACE));
+        });
+    }
+
+    let code = state.login.issue(&opts.as_name);
+    let base = state.base_url();
+    println!(
+        "agentx serve: the inbox of {} is at {base}/",
+        opts.root.display()
+    );
+    println!(
+        "open this link to sign in as '{}' (once, within 10 minutes):",
+        opts.as_name
+    );
+    println!("{base}/login?once={code}");
+    log(&format!(
+        "listening on {bound}{}{}",
+        if https { " (https)" } else { "" },
+        if opts.no_worker { ", worker off" } else { "" }
+    ));
+
+    let router = app::router(Arc::clone(&state));
+    let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    let served = match &opts.tls {
+        Some((cert, key)) => {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let config = axum_server::tls_rustls::RustlsConfig::from_pem_file(cert, key)
+                .await
+                .map_err(|e| io("cannot load the TLS certificate and key", e))?;
+            let mut server = axum_server::from_tcp_rustls(listener, config)
+                .map_err(|e| io("cannot serve on the listener", e))?
+                .handle(handle);
+            slow_clients(server.http_builder());
+            server.serve(service).await
+        }
+        None => {
+            let mut server = axum_server::from_tcp(listener)
+                .map_err(|e| io("cannot serve on the listener", e))?
+                .handle(handle);
+            slow_clients(server.http_builder());
+            server.serve(service).await
+        }
+    };
+    served.map_err(|e| io("the server stopped", e))?;
+    log("stopped");
+    Ok(0)
+}
+
+/// A client that sends its headers slower than this is dropped (slowloris).
+fn slow_clients(
+    builder: &mut hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+) {
+    builder
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(10));
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
+
+/// One log line on stderr. Callers never pass a token, cookie or code.
+pub(crate) fn log(line: &str) {
+    let now = agentx_clarify_core::time::format_ms(agentx_clarify_store::clock::system_now_ms());
+    eprintln!("{now} agentx serve: {line}");
+}
+
+/// At most 80 characters of `value`, control characters escaped: for messages that quote
+/// input.
+pub(crate) fn shown(value: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if i == 80 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,94 @@
+//! The worker (SPEC §23): runs the monitor when the core says something falls due (its next
+//! wake-up) — never on a fixed tick. A change from the feed re-plans (a new record may fall due
+//! sooner); shutdown ends it. The monitor routes what it retried when `[clarify]
+//! route_on_retry` says so, through the command layer's routed entry point, as `agentx
+//! clarify monitor` does. Two servers on one store do not double-act: every write is
+//! read–decide–write under the ledger's lock, so the second monitor finds the work done.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentx_clarify_store::clock::system_now_ms;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::app::App;
+
+/// After a failed store call, the worker tries again after this long.
+const RETRY: Duration = Duration::from_secs(5);
+
+pub fn start(app: Arc<App>) {
+    tokio::spawn(async move {
+        let mut changes = app.changes.subscribe();
+        let mut shutdown = app.shutdown.subscribe();
+        loop {
+            let planned = app.call("nextWakeup".into(), json!({}), None).await;
+            let wait = match planned.get("ok") {
+                Some(Value::Bool(true)) => {
+                    planned.get("wakeup").and_then(Value::as_i64).map(|at| {
+                        Duration::from_millis(u64::try_from(at - system_now_ms()).unwrap_or(0))
+                    })
+                }
+                _ => Some(RETRY),
+            };
+            let due = async {
+                match wait {
+                    Some(d) => tokio::time::sleep(d).await,
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = due => {
+                    let done = monitor(&app).await;
+                    crate::log(&done);
+                }
+                got = changes.recv() => {
+                    if matches!(got, Err(RecvError::Closed)) {
+                        return;
+                    }
+                }
+                _ = shutdown.changed() => return,
+            }
+        }
+    });
+}
+
+async fn monitor(app: &App) -> String {
+    let root = app.root.clone();
+    let location = app.location.clone();
+    let ran = tokio::task::spawn_blocking(move || {
+        let ws = agentx_clarify_workspace::open_at(&root, location)?;
+        let runner = agentx_clarify_runner::ProcessRunner::new(&root);
+        Ok::<Value, agentx_clarify_core::ClarifyError>(agentx_clarify_command::call_routed(
+            &ws,
+            &runner,
+            "monitor",
+            &json!({}),
+            &system_now_ms,
+        ))
+    })
+    .await;
+    match ran {
+        Ok(Ok(out)) if out.get("ok") == Some(&Value::Bool(true)) => {
+            let count = |k: &str| {
+                out.pointer(&format!("/report/{k}"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            };
+            format!(
+                "worker: monitor ran (stale {}, escalated {}, retried {})",
+                count("stale"),
+                count("escalated"),
+                count("retried")
+            )
+        }
+        Ok(Ok(out)) => format!(
+            "worker: the monitor failed: {}",
+            out.pointer("/error/code")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+        ),
+        Ok(Err(e)) => format!("worker: cannot open the store: {}", e.code()),
+        Err(_) => "worker: the monitor did not finish".into(),
+    }
+}
