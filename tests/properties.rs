@@ -297,7 +297,7 @@ proptest! {
                 }
                 // Abandoning by hand is an abandonment on purpose, not the monitor's.
                 Step::Abandon { .. } => continue,
-                Step::Request { from, to, blocking, topic } => {
+                Step::Request { from, to, blocking, topic, .. } => {
                     let req = NewRequest {
                         issue_number: 42, from: AGENTS[from].into(), to: AGENTS[to].into(),
                         topic: TEXTS[topic].into(), question: TEXTS[(topic + 1) % TEXTS.len()].into(),

@@ -21,7 +21,6 @@ use agentx_clarify_core::monitor::follow::FollowKeys;
 
 use crate::index::{minus, paths_of, Found, Selected};
 use crate::pass::{finished, found_by_issue, prune_keys, prune_markers};
-use crate::read::Links;
 use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
 
 impl DiskStore {

@@ -232,7 +232,8 @@ impl DiskStore {
     pub fn notify_sinks(&self) -> Result<Vec<agentx_clarify_core::notify::Sink>, ClarifyError> {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
-        let sinks = read::read_existing(&path, Links::Follow, |bytes| {
+        self.check_layout()?;
+        let sinks = read::read_small(&path, |bytes| {
             agentx_clarify_core::notify::parse_sinks(&file, bytes)
         })?;
         Ok(sinks.unwrap_or_default())

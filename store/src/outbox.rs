@@ -8,7 +8,7 @@ use agentx_clarify_core::ClarifyError;
 
 use crate::atomic::write_atomic;
 use crate::lock::FileLock;
-use crate::read::{self, Links};
+use crate::read;
 use crate::{io_error, DiskStore};
 
 /// The outbox state's file.
@@ -18,7 +18,7 @@ impl DiskStore {
     /// The outbox as it is now (empty when nothing was ever owed).
     pub fn read_outbox(&self) -> Result<Outbox, ClarifyError> {
         let path = self.path(OUTBOX);
-        let outbox = read::read_existing(&path, Links::Refuse, |bytes| {
+        let outbox = read::read_existing(&path, |bytes| {
             serde_json::from_slice::<Outbox>(bytes).map_err(|e| ClarifyError::LedgerCorrupt {
                 file: String::from("outbox.json"),
                 message: e.to_string(),

@@ -148,14 +148,15 @@ impl AbandonCandidate {
 
 /// The agents whose status may abandon some active record of theirs, ascending by name: the
 /// abandonment phase's own rule read from the status side (`done`, or `working` on a non-null
-/// issue, changed at a known instant). Every record it abandons has a requester here and an
+/// issue, reported at a known instant: `reportedAt`). Every record it abandons has a requester here and an
 /// ask before `since`, so a follow-up that reads the ledgers these name (by the
 /// [`FollowKeys::askers`] of each) finds every abandonment a full pass finds.
 pub fn abandon_candidates(statuses: &Statuses) -> Vec<AbandonCandidate> {
     statuses
         .iter()
         .filter_map(|(agent, s)| {
-            let since = s.last_activity.as_deref().and_then(parse_ms)?;
+            // The report that may abandon (SPEC §28): `reportedAt`, never `lastActivity`.
+            let since = s.reported_at.as_deref().and_then(parse_ms)?;
             let except = match (s.status.as_str(), s.issue) {
                 (DONE, _) => None,
                 (WORKING, Some(issue)) => Some(issue),
@@ -241,6 +242,7 @@ mod tests {
             status: s.into(),
             issue,
             last_activity: at.map(str::to_owned),
+            reported_at: at.map(str::to_owned),
             clarification_id: None,
             waiting_on: None,
             responding_to: None,

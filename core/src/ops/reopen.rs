@@ -65,6 +65,7 @@ pub fn reopen(
         id: id.to_owned(),
         events: Vec::new(),
         idempotent: false,
+        reused: false,
         error: None,
     })
 }
