@@ -188,9 +188,10 @@ fn a_scenario_of_core_operations() {
         let l = monitor_ledger(produced[produced.len() - 1].clone(), &statuses, &config, at).ledger;
         produced.push(l);
     }
+    // A person's decision says something (SPEC §30).
     let resolve = Action::Resolve {
         from: None,
-        message: None,
+        message: Some("Redis, decided.".into()),
     };
     let l = step(
         &produced[produced.len() - 1],
@@ -199,11 +200,12 @@ fn a_scenario_of_core_operations() {
         T0 + 201 * MIN,
     );
     produced.push(l.clone());
-    // The requester moves on: abandonment.
+    // The requester reports it moved on: abandonment (SPEC §28: by its report).
     statuses.insert(
         "engineer".into(),
         serde_json::from_value::<AgentStatus>(serde_json::json!({
-            "status": "done", "issue": 42, "lastActivity": "2026-11-22T14:00:00.000Z"
+            "status": "done", "issue": 42, "lastActivity": "2026-11-22T14:00:00.000Z",
+            "reportedAt": "2026-11-22T14:00:00.000Z"
         }))
         .unwrap(),
     );
