@@ -145,7 +145,7 @@ fn a_scenario_of_core_operations() {
         field: Some("storage.cache".into()),
         suggestions: vec!["redis".into(), "lru".into()],
         idempotency_key: key.map(str::to_owned),
-        // Layer 4's fields (SPEC §16), so the schema is checked against them too.
+        // Layer 4's fields (docs/protocol.md §16), so the schema is checked against them too.
         severity: Some(Severity::Warn),
         context: Some("the session store is shared".into()),
         blocked_operations: vec!["build".into(), "deploy.prod".into()],
@@ -186,9 +186,10 @@ fn a_scenario_of_core_operations() {
         let l = monitor_ledger(produced[produced.len() - 1].clone(), &statuses, &config, at).ledger;
         produced.push(l);
     }
+    // A person's resolution of an escalated record carries the decision.
     let resolve = Action::Resolve {
         from: None,
-        message: None,
+        message: Some("Use Redis.".into()),
     };
     let l = step(
         &produced[produced.len() - 1],
@@ -197,11 +198,12 @@ fn a_scenario_of_core_operations() {
         T0 + 201 * MIN,
     );
     produced.push(l.clone());
-    // The requester moves on: abandonment.
+    // The requester reports it moved on: abandonment.
     statuses.insert(
         "engineer".into(),
         serde_json::from_value::<AgentStatus>(serde_json::json!({
-            "status": "done", "issue": 42, "lastActivity": "2026-11-22T14:00:00.000Z"
+            "status": "done", "issue": 42, "lastActivity": "2026-11-22T14:00:00.000Z",
+            "reportedAt": "2026-11-22T14:00:00.000Z"
         }))
         .unwrap(),
     );

@@ -1,4 +1,4 @@
-//! Global settings from `.agentx/config.toml` (SPEC §6.3); every key optional.
+//! Global settings from `.agentx/config.toml` (docs/protocol.md §6.3); every key optional.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,18 +25,18 @@ pub struct Config {
     pub default_workflow: String,
     /// The `[audit]` settings.
     pub audit: AuditConfig,
-    /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
+    /// Runners from the `[agents.*]` tables (docs/protocol.md §14.1), read by
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
     #[serde(skip)]
     pub agents: crate::routing::Runners,
     /// `[clarify] route_on_retry`: `monitor` routes every record it retried, as `monitor
-    /// --route` does (SPEC §14.2). Read with the runners, by [`Config::parse_with_runners`].
+    /// --route` does (docs/protocol.md §14.2). Read with the runners, by [`Config::parse_with_runners`].
     #[serde(skip)]
     pub route_on_retry: bool,
 }
 
-/// The `[audit]` settings (SPEC §16).
+/// The `[audit]` settings (docs/protocol.md §16).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AuditConfig {
@@ -111,7 +111,7 @@ impl Config {
         Config::from_document(&src, root.get_ref())
     }
 
-    /// [`Config::parse`] plus the `[agents.*]` runner tables (SPEC §14.1), which must be valid
+    /// [`Config::parse`] plus the `[agents.*]` runner tables (docs/protocol.md §14.1), which must be valid
     /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
     /// and so does not carry the runner reader (about 30 KB of the module).
     pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
@@ -186,7 +186,7 @@ impl Config {
         Config::parse(file, crate::toml_read::toml_text(file, bytes)?)
     }
 
-    /// The `[store] url` of `config.toml` (SPEC §19): where the workspace's state lives when it
+    /// The `[store] url` of `config.toml` (docs/protocol.md §19): where the workspace's state lives when it
     /// is not in the files. `None` without one (or with an empty one); anything but a
     /// `postgres://` or `postgresql://` URL is `CONFIG_INVALID` at its position.
     pub fn store_url(file: &str, bytes: &[u8]) -> Result<Option<String>, ClarifyError> {

@@ -1,4 +1,4 @@
-//! Analytics (SPEC §11.5, §18), computed purely from ledgers.
+//! Analytics (docs/protocol.md §11.5, §18), computed purely from ledgers.
 
 use serde::{Deserialize, Serialize};
 
@@ -88,7 +88,7 @@ pub struct Stats {
     /// Records escalated to break a deadlock.
     pub deadlock_count: usize,
     pub pairs: Vec<PairStats>,
-    /// Seed 003's delegation metrics and gap scores (SPEC §18); absent when the workspace has
+    /// Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent when the workspace has
     /// no delegation, so the output is then exactly as before.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub delegations: Option<DelegationMetrics>,

@@ -8,7 +8,7 @@
 //! | `.agentx/state/delegations/issue-<n>.json` | `delegations` | `issue-<n>.json` |
 //! | `.agentx/state/agent-status.json` | `state` | `agent-status.json` |
 //!
-//! Delegation ledgers (SPEC §18) are read and updated with the same row-locked transaction as
+//! Delegation ledgers (docs/protocol.md §18) are read and updated with the same row-locked transaction as
 //! clarification ledgers (`delegations.rs`); they have no rows in `agentx.active` (the
 //! monitor reads every delegation ledger, as the file store's does).
 

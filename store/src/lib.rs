@@ -1,6 +1,6 @@
 //! # agentx-clarify-store
 //!
-//! The file store (SPEC §3, §8): `DiskStore`, a workspace on disk behind the command layer's
+//! The file store (docs/protocol.md §3, §8): `DiskStore`, a workspace on disk behind the command layer's
 //! [`Store`] trait, and the clock. Every mutation is read–decide–write under the file's
 //! cross-process lock; writes are atomic (temp file, fsync, rename, fsync the directory); a
 //! ledger that does not parse is never overwritten; paths are built only from validated issue
@@ -123,7 +123,7 @@ impl DiskStore {
         &self.root
     }
 
-    /// Fails unless the root is an existing directory (SPEC §20: `--root` naming a missing
+    /// Fails unless the root is an existing directory (docs/protocol.md §20: `--root` naming a missing
     /// directory is an error, not an empty workspace). Every command but `init` checks it.
     pub fn require_root(&self) -> Result<(), ClarifyError> {
         match std::fs::metadata(&self.root) {
@@ -140,7 +140,7 @@ impl DiskStore {
         }
     }
 
-    /// A path of SPEC §3 (`paths::…`) under this root.
+    /// A path of docs/protocol.md §3 (`paths::…`) under this root.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
     }
@@ -165,7 +165,7 @@ impl DiskStore {
         Ok(self.ledger_path(issue))
     }
 
-    /// The `[store] url` of the workspace's settings (SPEC §19), read as the settings are
+    /// The `[store] url` of the workspace's settings (docs/protocol.md §19), read as the settings are
     /// (a FIFO or device at their path is refused, never waited on); `None` without one.
     pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
         let path = self.path(paths::CONFIG);

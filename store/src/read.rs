@@ -1,6 +1,6 @@
 //! Reading files the way a workspace pass needs: one `open` that refuses symlinks
 //! (`O_NOFOLLOW`) and never blocks (`O_NONBLOCK`: a FIFO opens at once instead of waiting for
-//! a writer that never comes), one `fstat` that refuses anything but a regular file (SPEC §20:
+//! a writer that never comes), one `fstat` that refuses anything but a regular file (docs/protocol.md §20:
 //! a FIFO, device or directory at a ledger's path is named and refused, never read) and,
 //! normally, one `read` into a reused buffer — a pass reads thousands of files, and the
 //! syscalls are most of its cost. The checks add flags and look at the `fstat` the read needs
@@ -15,7 +15,7 @@ use crate::atomic::symlink_refused;
 use crate::io_error;
 
 /// Whether a symlink as the last component is followed: never for ledgers, locks and the
-/// status file (SPEC §8); settings and workflows may be links a user keeps elsewhere.
+/// status file (docs/protocol.md §8); settings and workflows may be links a user keeps elsewhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Links {
     Refuse,
