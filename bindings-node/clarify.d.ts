@@ -17,6 +17,8 @@ export declare class Workspace {
   resolve(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   escalate(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
+  /** A human sends an escalated record back to its target (docs/protocol.md §30). */
+  reopen(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   monitor(input?: { dryRun?: boolean; route?: boolean; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
   verify(): Promise<T.Ok<{ problems: T.Problem[] }>>
   list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.StoreList>>

@@ -1,4 +1,4 @@
-//! Property test of signed workspaces through the command layer (SPEC §16): whatever a
+//! Property test of signed workspaces through the command layer (docs/protocol.md §16): whatever a
 //! workspace holding keys writes — random operations by random agents, the monitor's own
 //! entries signed with the hub key — `verify` finds no problem; and any single-byte change to
 //! a hashed field of any entry of the stored ledger is found.

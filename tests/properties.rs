@@ -207,7 +207,7 @@ proptest! {
                 Step::Tick(minutes) => { now = (now + minutes * 60_000).max(0); continue; }
                 Step::Monitor => {
                     if !may_act(&ledger) {
-                        // The index of active records (SPEC §19) skips such a ledger: no pass
+                        // The index of active records (docs/protocol.md §19) skips such a ledger: no pass
                         // may change it, however late and whoever has moved on.
                         let (later, moved) = (now + 30 * 24 * 3_600_000, everyone_done(now + 1));
                         let out = monitor_ledger(ledger.clone(), &moved, &config, later);
@@ -262,7 +262,7 @@ proptest! {
         }
     }
 
-    /// SPEC §28: only an agent's own report (`hook`/`state`) after a question can abandon it.
+    /// docs/protocol.md §28: only an agent's own report (`hook`/`state`) after a question can abandon it.
     /// Statuses that reported before the first question (leftover `done`, `working` on other
     /// issues) or never reported at all (AgentX's files), then any sequence of clarification
     /// operations and monitor runs, never abandon a record.

@@ -145,14 +145,12 @@ fn a_scenario_of_core_operations() {
         field: Some("storage.cache".into()),
         suggestions: vec!["redis".into(), "lru".into()],
         idempotency_key: key.map(str::to_owned),
-        // Layer 4's fields (SPEC §16), so the schema is checked against them too.
+        // Layer 4's fields (docs/protocol.md §16), so the schema is checked against them too.
         severity: Some(Severity::Warn),
         context: Some("the session store is shared".into()),
         blocked_operations: vec!["build".into(), "deploy.prod".into()],
         session_id: Some("123e4567-e89b-42d3-a456-426614174000".into()),
         gap_id: Some("gap-001".into()),
-        answer: Default::default(),
-        ask_again: false,
         extra: Default::default(),
     };
     let l = request(None, &req("Cache", Some("k1")), &config, &workflows(), T0)
@@ -188,10 +186,10 @@ fn a_scenario_of_core_operations() {
         let l = monitor_ledger(produced[produced.len() - 1].clone(), &statuses, &config, at).ledger;
         produced.push(l);
     }
-    // A person's decision says something (SPEC §30).
+    // A person's resolution of an escalated record carries the decision.
     let resolve = Action::Resolve {
         from: None,
-        message: Some("Redis, decided.".into()),
+        message: Some("Use Redis.".into()),
     };
     let l = step(
         &produced[produced.len() - 1],
@@ -200,7 +198,7 @@ fn a_scenario_of_core_operations() {
         T0 + 201 * MIN,
     );
     produced.push(l.clone());
-    // The requester reports it moved on: abandonment (SPEC §28: by its report).
+    // The requester reports it moved on: abandonment.
     statuses.insert(
         "engineer".into(),
         serde_json::from_value::<AgentStatus>(serde_json::json!({

@@ -54,7 +54,7 @@ fn check_written(
 }
 
 /// A failed case names its failure in one line and changes nothing — except
-/// `MAX_ROUNDS_EXCEEDED`, which writes the escalation it reports (SPEC §4).
+/// `MAX_ROUNDS_EXCEEDED`, which writes the escalation it reports (docs/protocol.md §4).
 fn check_refusal(
     file: &str,
     name: &str,

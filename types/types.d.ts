@@ -1,4 +1,4 @@
-/* AgentX Clarify — the JSON shapes every surface shares (docs/api.md, SPEC §3, §5, §7, §10).
+/* AgentX Clarify — the JSON shapes every surface shares (docs/api.md, docs/protocol.md §3, §5, §7, §10).
  * This file is the single source of the TypeScript types of @agentx/clarify-node and
  * @agentx/clarify-wasm. */
 
@@ -15,7 +15,7 @@ export type ErrorCode =
   | 'INTERNAL' | 'NO_RUNNER' | 'RUNNER_UNAVAILABLE' | 'ROUTING_IN_PROGRESS' | 'AGENT_ERROR'
   | 'INVALID_ANSWER'
 
-/** What kind of failure a code is (SPEC §13); `errorCodes()` gives each code's class. */
+/** What kind of failure a code is (docs/protocol.md §13); `errorCodes()` gives each code's class. */
 export type ErrorClass = 'input' | 'policy' | 'not-found' | 'transition' | 'lock' | 'corrupt' | 'io' | 'internal' | 'agent'
 
 /** One entry of a thread (an append-only log). Unknown fields are kept. */
@@ -53,13 +53,15 @@ export interface ClarificationRecord {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
-  /** Layer 4 (SPEC §16); absent: BLOCK when blocking, else WARN. */
+  /** Layer 4 (docs/protocol.md §16); absent: BLOCK when blocking, else WARN. */
   severity?: Severity
   context?: string
   /** Operations the record blocks while open; absent or empty: every operation. */
   blockedOperations?: string[]
   sessionId?: string
   gapId?: string
+  /** The question this one was asked back from (docs/protocol.md §30). */
+  askedBack?: string
   thread: Entry[]
   [unknown: string]: unknown
 }
@@ -81,6 +83,8 @@ export interface AgentStatus {
   status: AgentState | string
   issue: number | null
   lastActivity: string | null
+  /** When the agent last reported (hook/state); absent until it does (docs/protocol.md §28). */
+  reportedAt?: string
   clarificationId: string | null
   waitingOn: string | null
   respondingTo: string | null
@@ -116,7 +120,7 @@ export interface MonitorReport {
   stuck: string[]
   deadlocks: { cycle: string[]; agents: string[]; escalated: string }[]
   abandoned: string[]
-  /** Delegations the monitor timed out (SPEC §18); absent when none. */
+  /** Delegations the monitor timed out (docs/protocol.md §18); absent when none. */
   timedOut?: string[]
   errors: FileError[]
 }
@@ -142,7 +146,7 @@ export interface Stats {
   staleCount: number
   deadlockCount: number
   pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
-  /** Seed 003's delegation metrics and gap scores (SPEC §18); absent without delegations. */
+  /** Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent without delegations. */
   delegations?: DelegationMetrics
 }
 
@@ -181,7 +185,7 @@ export type Ok<T> = { ok: true } & T
 export type Failure = { ok: false; error: { code: ErrorCode; message: string } } & Partial<MutationResult>
 export type Envelope<T> = Ok<T> | Failure
 
-/** The error the bindings throw: `code` is the stable SPEC §9 code. */
+/** The error the bindings throw: `code` is the stable docs/protocol.md §9 code. */
 export interface ClarifyError extends Error {
   code: ErrorCode
   /** Present on MAX_ROUNDS_EXCEEDED: what was written anyway. */
@@ -217,13 +221,16 @@ interface AskFields {
   field?: string
   suggestions?: string[]
   idempotencyKey?: string
-  /** Layer 4 (SPEC §16): given, severity sets `blocking`. */
+  /** Layer 4 (docs/protocol.md §16): given, severity sets `blocking`. */
   severity?: Severity
   context?: string
   blockedOperations?: string[]
   /** A UUID. */
   sessionId?: string
   gapId?: string
+  /** Ask back: the id of the pending question, asked of `from` by `to`, that this one answers
+   * with a question (docs/protocol.md §30). */
+  askedBack?: string
 }
 /** The fields of each operation on an existing clarification. */
 interface AnswerFields { id: string; from: string; body: string }
@@ -270,7 +277,7 @@ export interface MonitorResult {
 /**
  * `problems` make verify fail (LEDGER_INCONSISTENT); `warnings` (same shape) list what another
  * tool's writer left (legacy records, entries appended without a hash, snapshots it did not
- * keep) for `agentx migrate` or the next write to upgrade, and never fail it (SPEC §20).
+ * keep) for `agentx migrate` or the next write to upgrade, and never fail it (docs/protocol.md §20).
  */
 export interface VerifyResult { problems: Problem[]; warnings: Problem[] }
 export interface StatsInput extends WorkspaceInput { since?: number }
@@ -293,7 +300,7 @@ export interface SetStatusResult { statuses: Statuses; agent: AgentStatus; warni
 export interface ParseInput { text: string; file?: string }
 /** Who may perform an operation: the record's target, its requester (or the monitor), a human, anyone. */
 export type Who = 'target' | 'requester' | 'requesterOrMonitor' | 'human' | 'anyone'
-/** The state machine (SPEC §4): for each operation, the statuses that admit it and who may act. */
+/** The state machine (docs/protocol.md §4): for each operation, the statuses that admit it and who may act. */
 export type Transitions = Record<'answer' | 'followUp' | 'resolve' | 'abandon' | 'escalate', Partial<Record<Status, Who>>>
 
 export type RenderInput =
@@ -323,7 +330,7 @@ export interface WorkspaceSetup {
   agents?: Record<string, string>
   /** Delegation ledger file name (`issue-<n>.json`) → ledger object, or the file's exact text. */
   delegations?: Record<string, unknown>
-  /** Key file name (`<agent>.pub`, `<agent>.key`) → its text (`.agentx/keys/`, SPEC §16). */
+  /** Key file name (`<agent>.pub`, `<agent>.key`) → its text (`.agentx/keys/`, docs/protocol.md §16). */
   keys?: Record<string, string>
 }
 
@@ -336,7 +343,7 @@ export interface StoreCloseInput extends StoreCommon, CloseFields {}
 
 /**
  * The CLI's `--json` output of a mutation. `warnings`: what failed after the ledger was
- * written (the status file, the follow-up monitor); the command still succeeded (SPEC §20),
+ * written (the status file, the follow-up monitor); the command still succeeded (docs/protocol.md §20),
  * so retrying it would only duplicate the record.
  */
 export interface StoreMutation {
@@ -370,7 +377,7 @@ export interface StoreMonitor {
   routed?: StoreRouteAll
 }
 
-// ── routing (SPEC §14.2; docs/api.md "Routing") ────────────────────────────────────────────
+// ── routing (docs/protocol.md §14.2; docs/api.md "Routing") ────────────────────────────────────────────
 export type RouteOutcome = 'answered' | 'asked-back' | 'escalated' | 'superseded'
 /** What a routed agent's run said. */
 export type RouteInterpretation =
@@ -476,7 +483,7 @@ export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events:
 export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport }
 export interface StoreState { statuses: Statuses; warning?: string }
 
-// ── subagent signals and delegation (SPEC §17–§18) ──────────────────────────────────────────
+// ── subagent signals and delegation (docs/protocol.md §17–§18) ──────────────────────────────────────────
 export type BlockName = 'CLARIFICATION_NEEDED' | 'STOP_WORK' | 'DELEGATE_WORK' | 'COMPLETION_REPORT'
 /** Something wrong at a 1-based line of the parsed output. */
 export interface SignalProblem { line: number; message: string }
@@ -712,7 +719,7 @@ export interface StoreDelegation {
 /** The `--json` output of `signals ingest`. */
 export interface StoreIngest extends IngestReport { monitor: MonitorReport; warnings: string[] }
 
-// ---- Pure `verify` and `audit` (SPEC §16): a ledger checked offline against keys given here.
+// ---- Pure `verify` and `audit` (docs/protocol.md §16): a ledger checked offline against keys given here.
 
 /** How the pure `verify` and `audit` check signatures. */
 export interface SignatureInput {
@@ -729,7 +736,7 @@ export interface AuditInput extends SignatureInput {
   ledger: Ledger | string
   id?: string
 }
-// ── Layer 4 on the command layer (SPEC §16): check, gate, audit, keys ─────────────────────────
+// ── Layer 4 on the command layer (docs/protocol.md §16): check, gate, audit, keys ─────────────────────────
 /** The command layer's Layer 4 operations (`Workspace.call`, `run`). */
 export type Layer4Operation = 'check' | 'gate' | 'audit' | 'keysList'
 

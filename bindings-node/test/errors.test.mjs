@@ -123,7 +123,7 @@ test('the store decodes its fields with the helpers of the pure API: the same er
   assert.equal(await same(() => ws.ask(ask({ issueNumber: 2 ** 31 })), () => c.request(ask({ issueNumber: 2 ** 31 }))), 'INVALID_ISSUE')
 })
 
-test('numbers JSON cannot carry are the SPEC §9 codes on every path, never napi\'s own nor a silent null', async () => {
+test('numbers JSON cannot carry are the docs/protocol.md §9 codes on every path, never napi\'s own nor a silent null', async () => {
   for (const bad of [NaN, Infinity, -Infinity]) {
     assert.equal(codeOf(() => c.request(ask({ issueNumber: bad }))), 'INVALID_ISSUE', `issueNumber ${bad}`)
     assert.equal(codeOf(() => c.request(ask({ now: bad }))), 'INVALID_INPUT', `now ${bad}`)

@@ -1,5 +1,5 @@
 // The "Audit" view: verify a ledger offline — the scenario's, or one pasted or loaded from a
-// file — with the core's pure `audit` (SPEC §16): its hash chains, snapshots and signatures
+// file — with the core's pure `audit` (docs/protocol.md §16): its hash chains, snapshots and signatures
 // against the public keys given, Layer 4's ask/answer chain, and each entry a problem names
 // marked. Nothing leaves the page; nothing here decides what verifies.
 import { S, shownSnapshot } from './session.js'

@@ -12,7 +12,7 @@ const WORKFLOW_DIR = '.agentx/workflows/'
 const CONFIG = '.agentx/config.toml'
 const LEDGER = /^issue-(0|[1-9][0-9]*)\.json$/
 
-/** The mutations of SPEC §4, in the order the playground offers them. */
+/** The mutations of docs/protocol.md §4, in the order the playground offers them. */
 export const MUTATIONS = ['request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon']
 
 /** `now` of a vector case: an RFC 3339 string or epoch milliseconds. */

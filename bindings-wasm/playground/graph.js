@@ -1,4 +1,4 @@
-// The wait-for graph of one issue as SVG (SPEC §7, phase 3). Its edges and cycles are the
+// The wait-for graph of one issue as SVG (docs/protocol.md §7, phase 3). Its edges and cycles are the
 // core's (`waitForGraph`: a blocking record whose fold is pending or stale is an edge requester
 // → target); one node per agent of the issue. A deadlock the monitor reported is highlighted
 // (nodes and edges `in-cycle`), and the record it escalated is drawn as a dashed magenta edge

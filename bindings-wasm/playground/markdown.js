@@ -1,4 +1,4 @@
-// A small, safe markdown → HTML converter for what the core's renderMarkdown emits (SPEC §11.2):
+// A small, safe markdown → HTML converter for what the core's renderMarkdown emits (docs/protocol.md §11.2):
 // paragraphs, hard breaks (two trailing spaces), **bold**, *italic* / _italic_, `code`,
 // blockquotes (nested), "-" lists (nested by indentation), pipe tables and backslash escapes.
 // Every piece of text is HTML-escaped before it is wrapped in tags; no raw HTML, no links, no

@@ -124,7 +124,7 @@ const VIEWS = {
     return `<table class="data agents"><thead><tr><th>agent</th><th>status</th><th>issue</th><th>waiting on</th><th>responding to</th><th>clarification</th><th>last activity</th></tr></thead><tbody>
       ${names.map((a) => { const s = st[a]; return `<tr data-agent="${esc(a)}"><td><b>${esc(a)}</b></td><td><span class="badge ag-${esc(s.status)}">${esc(s.status)}</span></td><td>${cell(s.issue)}</td><td>${cell(s.waitingOn)}</td><td>${cell(s.respondingTo)}</td><td>${s.clarificationId ? `<code>${esc(s.clarificationId)}</code>` : cell(null)}</td><td>${s.lastActivity ? esc(s.lastActivity.replace('T', ' ').replace(/\.000Z$|Z$/, '')) : cell(null)}</td></tr>` }).join('')}
       </tbody></table>
-      <p class="help">A status is a fact the agent's hooks report; clarification operations update it (SPEC §5). The monitor abandons the open requests of a requester that is <em>done</em>, or <em>working</em> on another issue.</p>`
+      <p class="help">A status is a fact the agent's hooks report; clarification operations update it (docs/protocol.md §5). The monitor abandons the open requests of a requester that is <em>done</em>, or <em>working</em> on another issue.</p>`
   },
 }
 

@@ -1,4 +1,4 @@
-//! Command-line grammar (SPEC §11.1), with an example in every command's help.
+//! Command-line grammar (docs/protocol.md §11.1), with an example in every command's help.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! `agentx delegate request|accept|complete|reject|fail|show|list` (SPEC §18): the grammar,
+//! `agentx delegate request|accept|complete|reject|fail|show|list` (docs/protocol.md §18): the grammar,
 //! and the words of a delegation. Flags become the same JSON fields every surface sends, read
 //! by the core's decoders (`api::signals`), so the CLI checks and spells them as they do.
 

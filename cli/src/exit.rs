@@ -1,4 +1,4 @@
-//! Exit codes (SPEC §11.1): the one table from a failure's class to the code a shell sees.
+//! Exit codes (docs/protocol.md §11.1): the one table from a failure's class to the code a shell sees.
 
 use agentx_clarify_core::error::ErrorClass;
 use agentx_clarify_core::ClarifyError;

@@ -1,4 +1,4 @@
-//! Layer 4 on the command line (SPEC §16): `clarify check`, `clarify audit`, `gate` and
+//! Layer 4 on the command line (docs/protocol.md §16): `clarify check`, `clarify audit`, `gate` and
 //! `keys new|list` — reading the plan, drawing the session id and key seeds (the layers
 //! below draw no randomness), and the words of each result.
 

@@ -1,5 +1,5 @@
 //! `agentx`: the AgentX Clarify command line. Parses arguments, reads the clock once, calls
-//! the shared commands, prints, and exits with the code of SPEC §11.1.
+//! the shared commands, prints, and exits with the code of docs/protocol.md §11.1.
 
 mod args;
 mod delegate;
@@ -89,7 +89,7 @@ fn run(cli: Cli) -> i32 {
         },
     };
     let json = cli.json;
-    // A root that does not exist is an error, not an empty workspace (SPEC §20); `init` and
+    // A root that does not exist is an error, not an empty workspace (docs/protocol.md §20); `init` and
     // the demo create theirs.
     let creates_root = matches!(
         cli.command,

@@ -34,7 +34,7 @@ pub fn warn(message: &str) {
     let _ = writeln!(err, "{}: {message}", Style { color: true }.warn("warning"));
 }
 
-/// Warnings of a command that succeeded (SPEC §20), one line each on stderr.
+/// Warnings of a command that succeeded (docs/protocol.md §20), one line each on stderr.
 pub fn warnings(warnings: &[String]) {
     for w in warnings {
         warn(w);

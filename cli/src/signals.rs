@@ -1,4 +1,4 @@
-//! `agentx signals parse|ingest|resume-prompt` (SPEC §17): the grammar, reading the output
+//! `agentx signals parse|ingest|resume-prompt` (docs/protocol.md §17): the grammar, reading the output
 //! from a file or stdin, and the words of each report.
 
 use std::io::Read;

@@ -1,4 +1,4 @@
-//! `agentx store init|export|import` (SPEC §19): where the state lives, and moving it.
+//! `agentx store init|export|import` (docs/protocol.md §19): where the state lives, and moving it.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Many `agentx` processes at once on the same workspace (SPEC §8): no lost update, no
+//! Many `agentx` processes at once on the same workspace (docs/protocol.md §8): no lost update, no
 //! duplicate id, no `LOCK_TIMEOUT` under modest contention (8 writers), and `verify` clean
 //! afterwards. The scenarios run one at a time (a process-wide mutex) so each wall time printed
 //! is that scenario's own; timings are reported, never asserted.

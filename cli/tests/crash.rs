@@ -1,4 +1,4 @@
-//! Crash safety (SPEC §8, §20), by fault injection at every point where a kill can change
+//! Crash safety (docs/protocol.md §8, §20), by fault injection at every point where a kill can change
 //! what is on disk. An `ask` whose follow-up monitor also writes (the previous record has gone
 //! stale: ledger lock, ledger write, status lock, status write, then the same again for the
 //! monitor) runs under `strace`, which kills it with SIGKILL on entry to the N-th call of one

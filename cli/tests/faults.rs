@@ -1,4 +1,4 @@
-//! Faults a user meets (issue 12, SPEC §20), through the real binary: locks that claim a
+//! Faults a user meets (issue 12, docs/protocol.md §20), through the real binary: locks that claim a
 //! future time, lock timeouts that say who holds the lock, failures after the ledger write
 //! (warnings, exit 0), FIFOs and directories where files belong (refused at once, never
 //! hanging: every run here has a deadline), corrupt ledgers that listings must not hide, and

@@ -1,4 +1,4 @@
-//! `agentx migrate` (SPEC §20) on ledgers written the way AgentX's own writers write them:
+//! `agentx migrate` (docs/protocol.md §20) on ledgers written the way AgentX's own writers write them:
 //! the TypeScript router (`JSON.stringify(ledger, null, 2)`, record-level `issueNumber`, no
 //! hashes, `created` a few ms before the question, a stored `pending` whose thread has its
 //! answer), PowerShell (a BOM, `ConvertTo-Json`, a stored `stale` without its entry, re-spelled

@@ -1,4 +1,4 @@
-//! Full and read-only filesystems (SPEC §20), on tmpfs mounts: a ledger written before the
+//! Full and read-only filesystems (docs/protocol.md §20), on tmpfs mounts: a ledger written before the
 //! status file runs out of space is a success with a warning; a stale lock on a read-only
 //! filesystem is `IO_ERROR` at once, naming it. Mounting needs root: elsewhere these tests
 //! print a note and check nothing (CI runs as root).

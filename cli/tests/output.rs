@@ -1,4 +1,4 @@
-//! What the binary prints: the exact `--json` envelopes of SPEC §11.1 (their keys, nothing on
+//! What the binary prints: the exact `--json` envelopes of docs/protocol.md §11.1 (their keys, nothing on
 //! stderr), the files as written on disk (pretty JSON, a newline, lowercase hex hashes, no write
 //! for a replay or a dry run), the human output of every command, and warnings and errors on
 //! stderr. What the protocol decides in these scenarios is checked by the vectors

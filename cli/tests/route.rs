@@ -1,4 +1,4 @@
-//! Routing with real processes (SPEC §14.2): the `agentx` binary runs the example agent CLIs
+//! Routing with real processes (docs/protocol.md §14.2): the `agentx` binary runs the example agent CLIs
 //! of `examples/agents/` (each preset's real command line, only the program path replaced)
 //! and records what they say — answers, questions asked back, stops, and every way a process
 //! can fail. Then leases across processes: concurrent `route --all`, a router killed mid-run.
@@ -509,7 +509,7 @@ fn a_live_lease_turns_other_routers_away() {
     assert_eq!(run_logs(root).len(), 1, "the record ran once");
 }
 
-/// SPEC §14.2's concurrency test: `route --all` from 4 processes at once over 50 pending
+/// docs/protocol.md §14.2's concurrency test: `route --all` from 4 processes at once over 50 pending
 /// records — each answered exactly once, no lease left behind, `verify` clean.
 #[test]
 fn four_routers_answer_fifty_records_once_each() {

@@ -1,4 +1,4 @@
-//! Subagent signals and delegation through real processes (SPEC §17–§18): a script that
+//! Subagent signals and delegation through real processes (docs/protocol.md §17–§18): a script that
 //! behaves like a subagent talks to its coordinator only through signal blocks in its output,
 //! piped into `agentx signals ingest`; bad input of every kind is reported per block with its
 //! line and never half-applied; a writer killed between the delegation ledger and the

@@ -2,7 +2,7 @@
 //! one fresh temporary workspace per file, one process per case
 //! (`agentx --root=<root> --json --now=<now> <command…>`, arguments mapped as the vectors
 //! README says), stdout parsed as exactly one JSON line, matched as a subset against the case's
-//! `expect`, and the exit code checked against the envelope (SPEC §11.1). A refusal must leave
+//! `expect`, and the exit code checked against the envelope (docs/protocol.md §11.1). A refusal must leave
 //! every file as it was — in the workspace and around it (the workspace is a directory inside
 //! the temporary one, so a path escaping it would show) — except `MAX_ROUNDS_EXCEEDED`, which
 //! writes its escalation. Every failing case is named at the end.
@@ -504,7 +504,7 @@ fn every_vector_through_the_binary() {
 }
 
 /// The workspace's files but the index of active records: a cache that any pass may build or
-/// refresh, also in a command that is refused (SPEC §19).
+/// refresh, also in a command that is refused (docs/protocol.md §19).
 fn state_snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
     let index = agentx_clarify_store::INDEX_DIR;
     snapshot(dir)

@@ -1,4 +1,4 @@
-//! Delegation commands (SPEC §18): `delegate request|accept|complete|reject|fail|show|list`,
+//! Delegation commands (docs/protocol.md §18): `delegate request|accept|complete|reject|fail|show|list`,
 //! and what the rest of the layer asks of delegations — the monitor's timeout phase, the next
 //! wake-up, the metrics of `stats`, the checks of `verify`. Each mutation runs the rhythm of
 //! a clarification command: validate, read, decide and write in one update of the issue's
@@ -28,7 +28,7 @@ pub struct DelegationOutcome {
     pub events: Vec<delegation::Event>,
     pub idempotent: bool,
     pub monitor: MonitorRun,
-    /// What failed after the delegation ledger was written (SPEC §20).
+    /// What failed after the delegation ledger was written (docs/protocol.md §20).
     pub warnings: Vec<String>,
 }
 
@@ -102,7 +102,7 @@ fn finish<S: DelegationStore>(
     issue: u32,
     applied: delegation::Applied,
 ) -> Result<DelegationOutcome, ClarifyError> {
-    // The delegation ledger is written: what fails from here on is a warning (SPEC §20).
+    // The delegation ledger is written: what fails from here on is a warning (docs/protocol.md §20).
     let mut warnings = Vec::new();
     let monitor = monitor_after(store, config, now, None, &mut warnings);
     let delegation = match store.read_delegations(issue) {
@@ -235,7 +235,7 @@ pub struct Timeouts {
     pub errors: Vec<ReportError>,
 }
 
-/// The monitor's delegation phase (SPEC §18): every accepted delegation past its deadline
+/// The monitor's delegation phase (docs/protocol.md §18): every accepted delegation past its deadline
 /// gets a `TIMEOUT` entry by `monitor`. Each ledger found due is re-read and re-decided inside
 /// its own update, never written from the pass's copy; with `dry_run` nothing is written.
 pub fn timeout_phase<S: DelegationStore>(

@@ -1,4 +1,4 @@
-//! `keys new <agent>` and `keys list` (SPEC §16). The random seed of a new key comes from the
+//! `keys new <agent>` and `keys list` (docs/protocol.md §16). The random seed of a new key comes from the
 //! shell (the command layer, like the core, draws no randomness); the private key goes to
 //! the store and nowhere else: no result here holds it.
 

@@ -1,4 +1,4 @@
-//! Layer 4 commands (SPEC §16): `clarify check` (a plan's gaps become requests, answered with
+//! Layer 4 commands (docs/protocol.md §16): `clarify check` (a plan's gaps become requests, answered with
 //! Layer 4's response), `gate` (may an operation proceed?) and `clarify audit` (the signed
 //! ask/answer chain, verified against the workspace's public keys). The core decides; this
 //! puts the steps in order.

@@ -19,7 +19,7 @@
 //! | [`status`] | `hook start|finish`, `state` |
 //! | [`migrate`] | `migrate` |
 //! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
-//! | [`layer4`] | `clarify check`, `gate`, `clarify audit` (SPEC §16) |
+//! | [`layer4`] | `clarify check`, `gate`, `clarify audit` (docs/protocol.md §16) |
 //! | [`keys`] | `keys new`, `keys list` |
 //! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
 //! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |

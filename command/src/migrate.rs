@@ -1,4 +1,4 @@
-//! `agentx migrate` (SPEC §20): upgrades every ledger another tool wrote (AgentX's TypeScript
+//! `agentx migrate` (docs/protocol.md §20): upgrades every ledger another tool wrote (AgentX's TypeScript
 //! and PowerShell writers, the reference implementation) to the form this crate writes and
 //! reports each change; the decision is the core's (`core::migrate`). As in the monitor, a
 //! first pass reads every ledger without excluding writers and finds which need a change;

@@ -1,8 +1,8 @@
-//! The monitor as every command runs it (SPEC §7): one pass (which a store may run in
+//! The monitor as every command runs it (docs/protocol.md §7): one pass (which a store may run in
 //! parallel) reads and decides every ledger in scope; each ledger that would change is then
 //! re-read and re-decided inside its own update (never written from a stale copy); the
 //! statuses take the events in their own update. Then the delegation phase: accepted
-//! delegations past their deadline time out (SPEC §18).
+//! delegations past their deadline time out (docs/protocol.md §18).
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
@@ -67,7 +67,7 @@ pub fn run_monitor<S: DelegationStore>(
 }
 
 /// The monitor that follows a command: never the command's failure — the command's own write
-/// stands (SPEC §20). What it could not do to one ledger is in its report's `errors`; a run
+/// stands (docs/protocol.md §20). What it could not do to one ledger is in its report's `errors`; a run
 /// that could not start at all is a warning of the command.
 pub fn monitor_after<S: DelegationStore>(
     store: &S,
@@ -210,7 +210,7 @@ fn monitor_pass<S: DelegationStore>(
         statuses,
     } = pass;
     let mut errors = Vec::new();
-    // Statuses are read without excluding writers (SPEC §8); a corrupt file only disables
+    // Statuses are read without excluding writers (docs/protocol.md §8); a corrupt file only disables
     // abandonment. The ones a command just wrote are as good as a read that follows its
     // write, and save reading them back.
     let statuses = match statuses {

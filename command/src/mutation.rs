@@ -32,12 +32,12 @@ pub struct Mutation {
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
     pub error: Option<ClarifyError>,
     /// What failed after the ledger write succeeded (the statuses, the follow-up monitor):
-    /// the command still succeeded (SPEC §20), so a caller never retries into a duplicate.
+    /// the command still succeeded (docs/protocol.md §20), so a caller never retries into a duplicate.
     pub warnings: Vec<String>,
 }
 
 impl Mutation {
-    /// The command's `--json` shape (SPEC §11.1).
+    /// The command's `--json` shape (docs/protocol.md §11.1).
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
         out.insert("ok".into(), Value::Bool(self.error.is_none()));

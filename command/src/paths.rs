@@ -1,4 +1,4 @@
-//! Where a workspace's state lives, relative to its root (SPEC §3), as every store names it:
+//! Where a workspace's state lives, relative to its root (docs/protocol.md §3), as every store names it:
 //! the file store uses these as paths, the memory store as keys, reports as file names.
 
 use agentx_clarify_core::defaults::{CONFIG_TOML, DEFAULT_WORKFLOWS};
@@ -15,13 +15,13 @@ pub const AGENTX_DIR: &str = ".agentx/";
 pub const WORKFLOWS_DIR: &str = ".agentx/workflows/";
 pub const STATE_DIR: &str = ".agentx/state/";
 pub const CLARIFICATIONS_DIR: &str = ".agentx/state/clarifications/";
-/// Capability manifests, `<agent>.toml` (SPEC §18).
+/// Capability manifests, `<agent>.toml` (docs/protocol.md §18).
 pub const AGENTS_DIR: &str = ".agentx/agents/";
-/// Delegation ledgers, `issue-<n>.json` (SPEC §18).
+/// Delegation ledgers, `issue-<n>.json` (docs/protocol.md §18).
 pub const DELEGATIONS_DIR: &str = ".agentx/state/delegations/";
 pub const CONFIG: &str = ".agentx/config.toml";
 pub const STATUS: &str = ".agentx/state/agent-status.json";
-/// Signing keys (SPEC §16): `<agent>.pub` (public) and `<agent>.key` (private, mode 0600).
+/// Signing keys (docs/protocol.md §16): `<agent>.pub` (public) and `<agent>.key` (private, mode 0600).
 pub const KEYS_DIR: &str = ".agentx/keys/";
 /// Keeps private keys out of git: `init` and `keys new` write it when it is missing.
 pub const KEYS_GITIGNORE: &str = ".agentx/keys/.gitignore";
@@ -117,7 +117,7 @@ pub fn ledger_read_by(
 }
 
 /// The files of a conformance vector's `setup` (tests/vectors/README.md): the given workflows
-/// (else the defaults of SPEC §6.2), the settings, the ledgers (objects pretty-printed, strings
+/// (else the defaults of docs/protocol.md §6.2), the settings, the ledgers (objects pretty-printed, strings
 /// as their exact bytes) and the statuses.
 pub fn setup_files(setup: &Value) -> Result<Files, ClarifyError> {
     let bad = |what: &str| ClarifyError::input(format!("setup: {what}"));

@@ -32,7 +32,7 @@ pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), 
     Ok((ledgers, errors))
 }
 
-/// What `list` found: the matching records, and the ledgers that could not be read (SPEC §20:
+/// What `list` found: the matching records, and the ledgers that could not be read (docs/protocol.md §20:
 /// never skipped silently).
 #[derive(Clone, Debug, Default)]
 pub struct Listed {
@@ -148,9 +148,9 @@ impl VerifyOutcome {
     }
 }
 
-/// Every problem in every ledger (SPEC §7): the bytes are verified, so a file that does not
-/// parse is a problem, not a failure. Delegation ledgers are checked too (SPEC §18).
-/// Signatures are checked against the workspace's public keys (SPEC §16; a replaced `.pub`
+/// Every problem in every ledger (docs/protocol.md §7): the bytes are verified, so a file that does not
+/// parse is a problem, not a failure. Delegation ledgers are checked too (docs/protocol.md §18).
+/// Signatures are checked against the workspace's public keys (docs/protocol.md §16; a replaced `.pub`
 /// makes what its old key signed fail), and with `[audit] require_signatures` every unsigned
 /// entry is a problem too.
 pub fn verify<S: DelegationStore>(store: &S) -> Result<VerifyOutcome, ClarifyError> {

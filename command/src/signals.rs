@@ -1,4 +1,4 @@
-//! Subagent signals (SPEC §17): `signals ingest` acts on the blocks of an agent's output,
+//! Subagent signals (docs/protocol.md §17): `signals ingest` acts on the blocks of an agent's output,
 //! `signals resume-prompt` (and `clarify resume-prompt`) gives the text that resumes it.
 //!
 //! Ingest changes up to two ledgers of one issue: `[CLARIFICATION_NEEDED]` and `[STOP_WORK]`

@@ -32,7 +32,7 @@ pub struct HookOutcome {
     pub warning: Option<String>,
     pub monitor: MonitorRun,
     /// What failed after the status was written (the follow-up monitor): the hook still
-    /// succeeded (SPEC §20).
+    /// succeeded (docs/protocol.md §20).
     pub warnings: Vec<String>,
 }
 

@@ -13,7 +13,7 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 pub enum Scope<'a> {
     /// Every ledger (`list`, `stats`, `ready`).
     All,
-    /// `clarify monitor`: every ledger that can need action (SPEC §19). A store whose index of
+    /// `clarify monitor`: every ledger that can need action (docs/protocol.md §19). A store whose index of
     /// active records cannot be outdated (a database: every writer goes through its
     /// transactions) answers from it; a store whose files others may change (the file store)
     /// reads every ledger, and repairs its index on the way.

@@ -1,4 +1,4 @@
-//! What a store adds to hold delegations (SPEC §18): one delegation ledger per issue, read and
+//! What a store adds to hold delegations (docs/protocol.md §18): one delegation ledger per issue, read and
 //! updated under its own exclusion exactly like a clarification ledger, and the capability
 //! manifests (`.agentx/agents/<name>.toml`). An extension of [`Store`](crate::Store), so that
 //! stores gain it without touching the base trait; every command that runs the monitor needs

@@ -1,4 +1,4 @@
-//! What a store adds to hold signing keys (SPEC §16): `.agentx/keys/<agent>.pub` (the public
+//! What a store adds to hold signing keys (docs/protocol.md §16): `.agentx/keys/<agent>.pub` (the public
 //! key, `ed25519:<base64>`) and `.agentx/keys/<agent>.key` (the private seed, mode 0600). An
 //! extension of [`Store`]; every command that writes needs it, since every write signs with
 //! the keys the process holds (the follow-up monitor with the hub key `agent-x`).

@@ -1,4 +1,4 @@
-//! Routing leases (SPEC §14.2 step 2): while a router runs a record's agent it holds the
+//! Routing leases (docs/protocol.md §14.2 step 2): while a router runs a record's agent it holds the
 //! record's lease, so two routers never both run (and answer) one record. A lease is not a
 //! lock: no ledger lock is held while the agent runs, and a lease whose holder died or whose
 //! time ran out is broken by the next router.
@@ -49,7 +49,7 @@ impl<'s, S: LeaseStore> LeaseGuard<'s, S> {
         }
     }
 
-    /// Releases now (SPEC §14.2 step 7: before the follow-up monitor).
+    /// Releases now (docs/protocol.md §14.2 step 7: before the follow-up monitor).
     pub fn release(mut self) {
         if let Some(lease) = self.lease.take() {
             self.store.release_lease(lease);

@@ -1,6 +1,6 @@
 //! What routing reads from and writes to a workspace besides ledgers: the runner tables
 //! (`[agents.*]` of the settings), persona files, and the run logs
-//! (`.agentx/state/runs/<id>.r<round>.<n>.json`, SPEC §14.2 step 4).
+//! (`.agentx/state/runs/<id>.r<round>.<n>.json`, docs/protocol.md §14.2 step 4).
 
 use agentx_clarify_core::{ClarifyError, Config};
 use serde_json::Value;

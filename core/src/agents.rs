@@ -1,4 +1,4 @@
-//! Agent statuses (SPEC §5): `.agentx/state/agent-status.json`, keyed by agent name.
+//! Agent statuses (docs/protocol.md §5): `.agentx/state/agent-status.json`, keyed by agent name.
 //!
 //! ```text
 //!   idle ──▶ working ──▶ clarifying ──▶ working          (answering a question)
@@ -37,7 +37,7 @@ pub struct AgentStatus {
     pub status: String,
     pub issue: Option<u64>,
     pub last_activity: Option<String>,
-    /// When the agent last reported on itself (`hook`/`state`, SPEC §28); clarification
+    /// When the agent last reported on itself (`hook`/`state`, docs/protocol.md §28); clarification
     /// operations never set it. Only a report later than a question can abandon it.
     pub reported_at: Option<String>,
     pub clarification_id: Option<String>,

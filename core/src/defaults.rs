@@ -1,4 +1,4 @@
-//! The default workflows of SPEC §6.2, as the text `agentx init` writes.
+//! The default workflows of docs/protocol.md §6.2, as the text `agentx init` writes.
 
 pub const FEATURE_TOML: &str = r#"# Feature workflow: the architect designs, the engineer implements.
 # Clarify fields (all optional):

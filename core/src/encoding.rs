@@ -1,4 +1,4 @@
-//! Reading the bytes of files other tools wrote (SPEC §20): a UTF-8 byte order mark, which
+//! Reading the bytes of files other tools wrote (docs/protocol.md §20): a UTF-8 byte order mark, which
 //! PowerShell 5 writes, is skipped (this crate never writes one); text that is not UTF-8 is
 //! located to the byte, so the user can find it.
 

@@ -1,4 +1,4 @@
-//! Errors with stable codes (SPEC §9). Messages are lowercase, one line, name the offending
+//! Errors with stable codes (docs/protocol.md §9). Messages are lowercase, one line, name the offending
 //! value and say what is allowed; the code is what programs match on.
 
 use thiserror::Error;
@@ -87,7 +87,7 @@ pub enum ClarifyError {
     Io { message: String },
     #[error("invalid input: {message}")]
     InvalidInput { message: String },
-    /// `gate` (SPEC §16): open `BLOCK` records block the operation; `open` lists their ids.
+    /// `gate` (docs/protocol.md §16): open `BLOCK` records block the operation; `open` lists their ids.
     #[error("{}", gate_message(*issue, operation, open))]
     GateClosed {
         issue: u32,
@@ -232,7 +232,7 @@ impl ClarifyError {
     }
 }
 
-/// The kinds of failure (SPEC §13). A caller decides by class — retry, fix the input, ask a
+/// The kinds of failure (docs/protocol.md §13). A caller decides by class — retry, fix the input, ask a
 /// human — and the CLI turns a class into its exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
@@ -285,7 +285,7 @@ impl ErrorClass {
 
 macro_rules! error_codes {
     ($($variant:ident => $code:literal, $class:ident;)*) => {
-        /// Every stable code (SPEC §9 and the additions in docs/decisions.md), each with its
+        /// Every stable code (docs/protocol.md §9 and the additions in docs/decisions.md), each with its
         /// class. `ClarifyError::error_code` maps every variant here; `ALL` lists them for the
         /// surfaces' own lists (the TypeScript `ErrorCode` union is checked against it).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

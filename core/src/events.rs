@@ -1,4 +1,4 @@
-//! Events (SPEC §10): what every applied operation reports, for event buses and tree views.
+//! Events (docs/protocol.md §10): what every applied operation reports, for event buses and tree views.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +18,7 @@ pub enum EventType {
     Escalated,
     #[serde(rename = "clarification-abandoned")]
     Abandoned,
-    /// The hub started the target's runner (SPEC §14.2). No entry is written.
+    /// The hub started the target's runner (docs/protocol.md §14.2). No entry is written.
     #[serde(rename = "clarification-routed")]
     Routed,
     /// The routed agent failed; `reason` is the cause (an escalation follows).

@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn list_filters_and_shows_the_fold() {
-        // AgentX left `pending` on a record whose thread has its answer (SPEC §20).
+        // AgentX left `pending` on a record whose thread has its answer (docs/protocol.md §20).
         let v = json!({"issueNumber": 1, "clarifications": [{
         "id": "CLR-1-001", "from": "engineer", "to": "architect", "topic": "Cache",
         "status": "pending", "round": 1, "maxRounds": 5, "resolvedAt": null,

@@ -102,7 +102,7 @@ pub fn check_workflow_name(name: &str) -> Result<(), ClarifyError> {
     }
 }
 
-/// Operation names a record may block (SPEC §16): `^[a-z0-9][a-z0-9_.-]{0,63}$`.
+/// Operation names a record may block (docs/protocol.md §16): `^[a-z0-9][a-z0-9_.-]{0,63}$`.
 pub fn is_operation_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64

@@ -1,5 +1,5 @@
 //! Fixtures shared by the unit tests: the instants, ledgers as AgentX's own writers leave
-//! them (SPEC §20), and fixed keys with a ledger written and signed with them (SPEC §16).
+//! them (docs/protocol.md §20), and fixed keys with a ledger written and signed with them (docs/protocol.md §16).
 
 use serde_json::Value;
 

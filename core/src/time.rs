@@ -63,7 +63,7 @@ impl Timestamp {
         matches!(self.text, Text::Canonical(_))
     }
 
-    /// The canonical spelling of this instant (SPEC §3.1), when it has one: the same time
+    /// The canonical spelling of this instant (docs/protocol.md §3.1), when it has one: the same time
     /// written `…T10:00:00.940Z`. A time outside `0..=MAX_EPOCH_MS` keeps its text.
     pub fn canonicalised(&self) -> Timestamp {
         if self.is_canonical() || !(0..=MAX_EPOCH_MS).contains(&self.ms) {
@@ -74,7 +74,7 @@ impl Timestamp {
     }
 
     /// The text the hash chain covers: the instant in canonical form, not the stored spelling
-    /// (SPEC §16: a writer that re-spells `.940Z` as `.94Z` breaks no chain). Borrowed for a
+    /// (docs/protocol.md §16: a writer that re-spells `.940Z` as `.94Z` breaks no chain). Borrowed for a
     /// canonical text, which is what this crate writes: no work on the common path.
     pub fn instant_text(&self) -> Cow<'_, str> {
         match &self.text {

@@ -20,7 +20,7 @@ pub(crate) struct Source<'a> {
 }
 
 /// The text of a TOML file's bytes (a BOM skipped); invalid UTF-8 is `CONFIG_INVALID` naming
-/// the file, the line and column, and the byte offset (SPEC §20).
+/// the file, the line and column, and the byte offset (docs/protocol.md §20).
 pub(crate) fn toml_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, ClarifyError> {
     crate::encoding::utf8_text(bytes).map_err(|e| ClarifyError::ConfigInvalid {
         file: file.to_owned(),

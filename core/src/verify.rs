@@ -1,6 +1,6 @@
 //! `verify`: every ledger parses, ids are valid and unique, each snapshot equals the fold of
 //! its thread, hash chains are intact and timestamps never decrease. What another tool's
-//! writer left behind (SPEC §20) is a warning, not a problem.
+//! writer left behind (docs/protocol.md §20) is a warning, not a problem.
 
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +42,7 @@ pub fn issue_of_file_name(name: &str) -> Option<u64> {
 }
 
 /// What `verify` found in one or more ledgers. `problems` make `verify` fail (exit 8);
-/// `warnings` are listed and leave the exit code 0 (SPEC §20): the marks another tool's
+/// `warnings` are listed and leave the exit code 0 (docs/protocol.md §20): the marks another tool's
 /// writer left — legacy records without hashes, entries appended without a hash, snapshots
 /// it did not keep — which `agentx migrate` (or the next write) upgrades.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -235,7 +235,7 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     if record.thread.is_empty() {
-        // A legacy record with no thread has no fold to compare (SPEC §3.1).
+        // A legacy record with no thread has no fold to compare (docs/protocol.md §3.1).
         warnings.push(format!(
             "legacy record without a question (round {}, empty thread): only escalate, abandon and the monitor act on it",
             record.round
@@ -248,7 +248,7 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
     let mut mismatch = |message: String| mismatches.push(message);
     let fold = record.fold();
     if record.has_missing_stale_entry() {
-        // PowerShell AgentX marks a record stale without an entry (SPEC §3.1).
+        // PowerShell AgentX marks a record stale without an entry (docs/protocol.md §3.1).
         warnings.push(String::from(
             "status is stale but the thread has no stale entry (marked by another tool); the monitor appends it",
         ));

@@ -1,4 +1,4 @@
-//! Workflow definitions `.agentx/workflows/<type>.toml` (SPEC §6.1): `[[steps]]` with an `id`,
+//! Workflow definitions `.agentx/workflows/<type>.toml` (docs/protocol.md §6.1): `[[steps]]` with an `id`,
 //! an `agent` and optional clarify fields. Other keys are allowed and left alone.
 
 use crate::sorted_map::SortedMap;

@@ -89,7 +89,7 @@ impl Hub {
             })
     }
 
-    /// The file that holds issue `issue`'s ledger (SPEC §3), watched for changes by `wait` and
+    /// The file that holds issue `issue`'s ledger (docs/protocol.md §3), watched for changes by `wait` and
     /// by resource subscriptions when the state is in files. Only its metadata is read here;
     /// contents go through `call`.
     pub fn ledger_path(&self, issue: u32) -> PathBuf {

@@ -1,7 +1,7 @@
 //! # agentx-clarify-mcp
 //!
 //! `agentx mcp --agent <name> [--issue N] [--root DIR]`: the hub as a Model Context Protocol
-//! server over stdio (SPEC §15), built on the official Rust SDK (`rmcp`). One server process
+//! server over stdio (docs/protocol.md §15), built on the official Rust SDK (`rmcp`). One server process
 //! per agent; **the acting agent is fixed at launch**, so no tool input can make the server
 //! act as another agent. Tools call the store through one function ([`hub::StoreFn`]), the
 //! same store, locks and follow-up monitor as the CLI.

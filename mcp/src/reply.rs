@@ -106,7 +106,7 @@ pub fn mutation_text(v: &Value) -> String {
     out
 }
 
-/// What a command reports beside its result (SPEC §20): `warnings` (it succeeded, something
+/// What a command reports beside its result (docs/protocol.md §20): `warnings` (it succeeded, something
 /// after its write did not) and `errors` (ledgers it could not read), one line each.
 pub fn notes(v: &Value) -> String {
     let mut out = String::new();

@@ -1,4 +1,4 @@
-//! The tools of SPEC §15. Each decodes its input, adds the server's agent as the actor (no
+//! The tools of docs/protocol.md §15. Each decodes its input, adds the server's agent as the actor (no
 //! input can name another), calls the store through the hub, and answers with the store's
 //! `--json` envelope as structured content and a short text.
 

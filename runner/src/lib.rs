@@ -1,4 +1,4 @@
-//! Runs one routed agent (SPEC §14.2 step 4): the program as the leader of its own session
+//! Runs one routed agent (docs/protocol.md §14.2 step 4): the program as the leader of its own session
 //! and process group, the prompt on stdin or in its arguments, stdout and stderr captured
 //! within a cap each (the rest drained, dropped and counted), and a timeout that kills the
 //! whole group. Neither a chatty agent nor a grandchild that keeps a pipe open can hang the
@@ -26,7 +26,7 @@ use agentx_clarify_core::routing::Invocation;
 pub use route::{result_of, ProcessRunner};
 pub use run::run;
 
-/// Each of stdout and stderr keeps at most this many bytes (SPEC §14.2: 1 MiB).
+/// Each of stdout and stderr keeps at most this many bytes (docs/protocol.md §14.2: 1 MiB).
 pub const OUTPUT_CAP: usize = 1 << 20;
 
 /// How long pipes are still read after the group was killed: a process that escaped the

@@ -1,4 +1,4 @@
-//! Delegation ledgers in PostgreSQL (SPEC §18): documents of kind `delegations`, read and
+//! Delegation ledgers in PostgreSQL (docs/protocol.md §18): documents of kind `delegations`, read and
 //! updated exactly as clarification ledgers are — one transaction, the row locked
 //! `FOR UPDATE`, never overwritten when it does not parse. `update_issue` (`signals ingest`)
 //! locks the issue's clarification ledger, then its delegation ledger, and commits both in one

@@ -1,4 +1,4 @@
-//! Routing leases in PostgreSQL (SPEC §14.2 step 2): a row of `agentx.leases` per record being
+//! Routing leases in PostgreSQL (docs/protocol.md §14.2 step 2): a row of `agentx.leases` per record being
 //! routed, with its holder (pid, host) and an expiry on the **server's** clock, so routers on
 //! different machines — whose clocks may disagree — judge a lease alike. Taking is one
 //! statement: insert the row, or take over one whose expiry passed (`ON CONFLICT … WHERE`),

@@ -1,7 +1,7 @@
 //! # agentx-clarify-pg
 //!
 //! `PgStore`: a workspace's state — clarification ledgers, delegation ledgers, agent statuses —
-//! in PostgreSQL (SPEC §19), so agents on many machines share one hub. The same command layer
+//! in PostgreSQL (docs/protocol.md §19), so agents on many machines share one hub. The same command layer
 //! runs over it as over the file store, with the same JSON shapes: every ledger is kept as the
 //! exact bytes the file store would write, so `export` gives the files back byte for byte.
 //!

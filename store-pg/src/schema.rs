@@ -51,7 +51,7 @@ CREATE INDEX active_document ON agentx.active (kind, name);
         2,
         "routing leases",
         r"
--- Routing leases (SPEC §14.2 step 2), one row per record being routed, so routers on
+-- Routing leases (docs/protocol.md §14.2 step 2), one row per record being routed, so routers on
 -- different machines never both run one record's agent. Expiry is on the server's clock
 -- (every router compares against the same one); `token` identifies one taking, so a router
 -- releases only its own lease.

@@ -1,4 +1,4 @@
-//! Delegations on disk (SPEC §18): `.agentx/state/delegations/issue-<n>.json`, written exactly
+//! Delegations on disk (docs/protocol.md §18): `.agentx/state/delegations/issue-<n>.json`, written exactly
 //! as clarification ledgers are — under the file's cross-process lock, atomically, read with
 //! `O_NOFOLLOW`, never overwritten when it does not parse, indexed (`.agentx/index/delegations/`:
 //! the ledgers with an accepted delegation that can time out) — and the capability manifests

@@ -1,4 +1,4 @@
-//! Keys on disk (SPEC §16): `.agentx/keys/<agent>.pub` and `<agent>.key`. A private key file
+//! Keys on disk (docs/protocol.md §16): `.agentx/keys/<agent>.pub` and `<agent>.key`. A private key file
 //! must be readable by its owner only (mode 0600, as `keys new` writes it): one that others
 //! may read is refused by name, so a leaked key is noticed instead of used. Key files are
 //! never followed through symlinks and never replaced.

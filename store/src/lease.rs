@@ -1,4 +1,4 @@
-//! Routing leases on disk (SPEC §14.2 step 2): `<clarifications>/<id>.lease`, created
+//! Routing leases on disk (docs/protocol.md §14.2 step 2): `<clarifications>/<id>.lease`, created
 //! atomically (create-new) and holding `{"pid", "hostname", "id", "taken", "expires"}` (epoch
 //! ms, the system clock — never `--now`, like locks). A lease is live until its expiry, unless
 //! its holder is a dead process on this host; a dead lease is broken the way a stale lock is

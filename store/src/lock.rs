@@ -1,5 +1,5 @@
 //! Cross-process locks: `<file>.lock`, holding `{"pid", "hostname", "timestamp", "agent"}`,
-//! created with its content in one atomic step (SPEC §20): the content is written to a temp
+//! created with its content in one atomic step (docs/protocol.md §20): the content is written to a temp
 //! file, which is then `link`ed to the lock's name (`EEXIST`: someone holds it), so a writer
 //! killed at any instant leaves no lock or a complete one — never an empty one that nobody
 //! can judge but by its age.

@@ -1,4 +1,4 @@
-//! The index of delegation ledgers (SPEC §19, like the clarifications' in `index.rs`): the
+//! The index of delegation ledgers (docs/protocol.md §19, like the clarifications' in `index.rs`): the
 //! monitor's timeout phase after a command reads only the delegation ledgers with an accepted
 //! delegation that can time out (and those it cannot read); a ledger written behind the
 //! store's back is noticed; the full monitor reads them all and times out what is due.

@@ -1,4 +1,4 @@
-//! The index of active records (SPEC §19): the monitor that follows a command reads only the
+//! The index of active records (docs/protocol.md §19): the monitor that follows a command reads only the
 //! ledgers that can need action and the one just written; writers who keep no index (a new
 //! file, a rename, an AgentX tool's locked write) are noticed; a lost, damaged or outdated
 //! index is rebuilt; a full pass repairs it; concurrent writers keep it exact.

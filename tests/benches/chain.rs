@@ -1,6 +1,6 @@
 //! Verifying hash chains (`verify` hashes every entry): threads whose timestamps are in the
 //! canonical form, as this crate writes them, and the same threads as PowerShell 7 re-spells
-//! them (`.94Z`, no fraction), which hashing puts back in canonical form first (SPEC §16).
+//! them (`.94Z`, no fraction), which hashing puts back in canonical form first (docs/protocol.md §16).
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;

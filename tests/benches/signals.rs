@@ -1,4 +1,4 @@
-//! Signal blocks in agent output (SPEC §17): parser throughput on 10 MB of mixed output with
+//! Signal blocks in agent output (docs/protocol.md §17): parser throughput on 10 MB of mixed output with
 //! 10,000 blocks (target ≥ 100 MB/s), JSON extraction after 1 MB of chatter, and the ingest
 //! of 1,000 blocks (plan + execute on in-memory ledgers, what the command layer calls under
 //! the ledger lock). `scripts/bench` runs it; docs/benchmarks.md records the figures.

@@ -28,7 +28,7 @@ const keys = new Map(fixture.keys.map((k) => [k.agent, {
   public: publicKey(unprefix(k.public, 'ed25519:')),
 }]))
 
-// The hub key signs the entries of the hub's own actors (SPEC §16).
+// The hub key signs the entries of the hub's own actors (docs/protocol.md §16).
 const signerFor = (author) => (['monitor', 'agent-x', 'human'].includes(author) ? 'agent-x' : author)
 
 // RFC 8785 JSON canonicalisation for entry objects (strings and integers): keys in UTF-16
@@ -37,7 +37,7 @@ const jcs = (obj) => `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)
 
 /** sha256(<record id> "\n" <previous hash> "\n" <JCS of the entry without hash and signature>),
  * the timestamp in canonical form (UTC, milliseconds: what toISOString writes): hashing is
- * over instants, not spellings (SPEC §16). */
+ * over instants, not spellings (docs/protocol.md §16). */
 function entryHash(recordId, prev, entry) {
   const { hash, signature, ...hashed } = entry
   hashed.timestamp = new Date(hashed.timestamp).toISOString()

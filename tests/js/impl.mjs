@@ -50,7 +50,7 @@ export function workspace(c, setup) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-vector-'))
     for (const [rel, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
-      // A private key file is owner-only, as `agentx keys new` writes it (SPEC §16).
+      // A private key file is owner-only, as `agentx keys new` writes it (docs/protocol.md §16).
       fs.writeFileSync(path.join(dir, rel), text, { mode: rel.endsWith('.key') ? 0o600 : 0o666 })
     }
     fs.mkdirSync(path.join(dir, '.agentx/state/clarifications'), { recursive: true })

@@ -190,7 +190,7 @@ pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
         }
         let private = path.extension().is_some_and(|e| e == "key");
         std::fs::write(&path, bytes)?;
-        // A private key file is owner-only, as `keys new` writes it (SPEC §16).
+        // A private key file is owner-only, as `keys new` writes it (docs/protocol.md §16).
         if private {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
@@ -199,7 +199,7 @@ pub fn materialize(setup: &Value, root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The exit code SPEC §11.1 gives a result envelope: the oracle the CLI's runner checks the
+/// The exit code docs/protocol.md §11.1 gives a result envelope: the oracle the CLI's runner checks the
 /// binary against.
 pub fn exit_code_for(result: &Value) -> i32 {
     use agentx_clarify_core::error::{class_of, ErrorClass};

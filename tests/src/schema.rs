@@ -1,4 +1,4 @@
-//! The published ledger format (SPEC §20): JSON Schemas (draft 2020-12) under `schema/`,
+//! The published ledger format (docs/protocol.md §20): JSON Schemas (draft 2020-12) under `schema/`,
 //! checked with a real validator (the `jsonschema` crate).
 //!
 //! - [`LEDGER_SCHEMA_PATH`], "as written": every ledger AgentX Clarify writes. The vector

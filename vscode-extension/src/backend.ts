@@ -33,7 +33,7 @@ export interface Backend {
   answer(input: T.StoreAnswerInput): Promise<T.StoreMutation>
   /** The runner that answers for `agent` (`undefined`: none configured, NO_RUNNER). */
   runner(agent: string): Promise<unknown | undefined>
-  /** Routes `id` through its target's CLI runner (SPEC §14.2). */
+  /** Routes `id` through its target's CLI runner (docs/protocol.md §14.2). */
   route(id: string): Promise<T.StoreRoute>
   /** The core's prompt for routing `id` through a chat model held here (no writes). */
   chatPrompt(input: { id: string; persona?: string }): Promise<T.ChatPrompt>

@@ -1,5 +1,5 @@
 // Decides when the views re-read the workspace. Two sources feed one bus:
-//  - the SPEC §10 events every mutation and monitor run returns (published by whoever ran it:
+//  - the docs/protocol.md §10 events every mutation and monitor run returns (published by whoever ran it:
 //    the chat participant, a command, the monitor-on-change loop), and
 //  - a file watcher on `.agentx/state/`, for changes made outside this window (the CLI in a
 //    terminal, another window, a Node script).

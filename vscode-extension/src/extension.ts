@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
     readyView.badge = blocked > 0 ? { value: blocked, tooltip: `${blocked} blocked issue${blocked === 1 ? '' : 's'}` } : undefined
   })
 
-  // SPEC §7: the monitor runs on ledger changes. Its own writes trigger one more (empty) run,
+  // docs/protocol.md §7: the monitor runs on ledger changes. Its own writes trigger one more (empty) run,
   // and a second run on its result writes nothing, so this settles.
   let monitorRun: Promise<void> = Promise.resolve()
   let monitorTimer: NodeJS.Timeout | undefined

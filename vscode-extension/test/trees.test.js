@@ -1,5 +1,5 @@
 'use strict'
-// The Agents tree (an icon per SPEC §5 status, what each agent waits on or answers) and the
+// The Agents tree (an icon per docs/protocol.md §5 status, what each agent waits on or answers) and the
 // Ready queue (issues with ledgers, the blocked badge and tooltip), over real workspaces.
 const vscode = require('./support/register')
 const test = require('node:test')

@@ -1,6 +1,6 @@
 //! # agentx-clarify-workspace
 //!
-//! The one place that opens "the workspace's store" (SPEC §19), so no shell repeats the
+//! The one place that opens "the workspace's store" (docs/protocol.md §19), so no shell repeats the
 //! choice: the CLI, the MCP server (through the function the CLI hands it) and the Node binding
 //! all call [`open`]. A workspace's state is in PostgreSQL when `AGENTX_STORE` names a
 //! `postgres://` URL, or else when `.agentx/config.toml` has `[store] url = "postgres://…"`;

@@ -1,4 +1,4 @@
-//! `agentx store export DIR` and `agentx store import DIR` (SPEC §19).
+//! `agentx store export DIR` and `agentx store import DIR` (docs/protocol.md §19).
 //!
 //! Export writes a complete file workspace into `DIR`: the workspace's own files under
 //! `.agentx/` (settings, workflows, agent manifests — everything but `state/` and the file

@@ -56,7 +56,7 @@ impl Out {
         }
     }
 
-    /// stdout as one JSON document on exactly one line (SPEC §11.1: `--json` prints nothing
+    /// stdout as one JSON document on exactly one line (docs/protocol.md §11.1: `--json` prints nothing
     /// else on stdout). Panics with the whole output otherwise.
     pub fn json(&self) -> Value {
         self.try_json()
@@ -315,7 +315,7 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
 // ---------------------------------------------------------------------------------------------
 // Assertions and small workspace helpers the behaviour tests share
 
-/// The keys of a monitor report (SPEC §7.4).
+/// The keys of a monitor report (docs/protocol.md §7.4).
 pub const MONITOR_KEYS: [&str; 7] = [
     "stale",
     "retried",
@@ -346,7 +346,7 @@ pub fn assert_monitor_report(report: &Value) {
     }
 }
 
-/// Asserts a successful mutation envelope (SPEC §11.1) and returns its record.
+/// Asserts a successful mutation envelope (docs/protocol.md §11.1) and returns its record.
 pub fn assert_mutation(v: &Value) -> Value {
     assert_eq!(
         keys(v),

@@ -31,7 +31,7 @@ pub struct RoutedAll {
     /// `(id, error)`: routings that could not run or write (agent errors are in `routed`).
     pub failed: Vec<(String, ClarifyError)>,
     pub monitor: MonitorRun,
-    /// What failed after a decision was written (SPEC §20), each routing's and the monitor's.
+    /// What failed after a decision was written (docs/protocol.md §20), each routing's and the monitor's.
     pub warnings: Vec<String>,
 }
 

@@ -1,4 +1,4 @@
-//! Routing through a chat model the shell holds (VS Code's `vscode.lm`, SPEC §14.3). The hub
+//! Routing through a chat model the shell holds (VS Code's `vscode.lm`, docs/protocol.md §14.3). The hub
 //! has no process to start, so the routing is split around the shell's model request:
 //! [`chat_prompt`] (the core's prompt with the target's persona; nothing written) and
 //! [`chat_reply`] (the reply read as a runner's text output, then the same decision under the
@@ -95,7 +95,7 @@ fn reading(reply: &ChatReply, max_body_chars: u32) -> Interpretation {
 }
 
 /// `routeChatReply {id, round, reply | error, model?}`: records what the chat model replied
-/// to the prompt of round `round` of `id` (SPEC §14.2 steps 5–7). `model` names the model
+/// to the prompt of round `round` of `id` (docs/protocol.md §14.2 steps 5–7). `model` names the model
 /// in the output's `run`.
 pub fn chat_reply<S: RunStore + DelegationStore>(
     store: &S,

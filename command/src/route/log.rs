@@ -1,4 +1,4 @@
-//! The run log (SPEC §14.2 step 4): `.agentx/state/runs/<id>.r<round>.<n>.json` with the
+//! The run log (docs/protocol.md §14.2 step 4): `.agentx/state/runs/<id>.r<round>.<n>.json` with the
 //! command, the times, how it ended, stdout, stderr and the outcome. The `env` of a runner is
 //! logged by name only: its values may be secrets.
 

@@ -1,4 +1,4 @@
-//! Routing (SPEC §14.2): the hub runs the target agent of a pending record and brings its
+//! Routing (docs/protocol.md §14.2): the hub runs the target agent of a pending record and brings its
 //! answer back. Written once here, generic over the store (ledgers, leases, run logs) and
 //! over the [`Runner`] that starts processes — the shells pass the `runner` crate's; this
 //! crate starts nothing and builds for wasm32.
@@ -58,7 +58,7 @@ pub trait Runner {
 /// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
 pub type Clock<'c> = &'c (dyn Fn() -> i64 + Sync);
 
-/// Extra time a lease lives beyond the runner's timeout (SPEC §14.2 step 2).
+/// Extra time a lease lives beyond the runner's timeout (docs/protocol.md §14.2 step 2).
 pub const LEASE_MARGIN_MS: u64 = 30_000;
 
 /// What one routing did.
@@ -78,7 +78,7 @@ pub struct Routed {
     pub monitor: MonitorRun,
     /// `AGENT_ERROR` when the agent failed (the record was escalated).
     pub error: Option<ClarifyError>,
-    /// What failed after the decision was written (SPEC §20): the routing still succeeded.
+    /// What failed after the decision was written (docs/protocol.md §20): the routing still succeeded.
     pub warnings: Vec<String>,
 }
 
@@ -214,7 +214,7 @@ fn prompt_for(
     })
 }
 
-/// Routes record `id` once (SPEC §14.2 steps 1–7). A live lease held elsewhere is
+/// Routes record `id` once (docs/protocol.md §14.2 steps 1–7). A live lease held elsewhere is
 /// `ROUTING_IN_PROGRESS`; an agent error comes back as a [`Routed`] with `error` set (the
 /// escalation is written). With `follow_up` false the monitor is left to the caller
 /// (`route --all` runs it once at the end).

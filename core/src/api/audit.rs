@@ -1,4 +1,4 @@
-//! `verify` and `audit` as pure functions (SPEC §16): a ledger handed in as JSON or as its
+//! `verify` and `audit` as pure functions (docs/protocol.md §16): a ledger handed in as JSON or as its
 //! file's text, checked against public keys handed in too, so a browser or a Node script can
 //! audit a ledger offline with no workspace and no key files.
 

@@ -107,7 +107,7 @@ pub fn issue(map: &Obj, key: &str) -> Result<Option<u64>, ClarifyError> {
     }
 }
 
-/// An issue number, range checked (SPEC §3).
+/// An issue number, range checked (docs/protocol.md §3).
 pub fn issue_number(map: &Obj, key: &str) -> Result<Option<u32>, ClarifyError> {
     issue(map, key)?.map(crate::names::check_issue).transpose()
 }
@@ -150,7 +150,7 @@ pub fn string_list(map: &Obj, key: &str) -> Result<Vec<String>, ClarifyError> {
 }
 
 /// A new request's fields (`request` of the pure API, `ask` of the command layer), in the
-/// order every surface reads them, Layer 4's last (SPEC §16: `severity?` — `BLOCK` or
+/// order every surface reads them, Layer 4's last (docs/protocol.md §16: `severity?` — `BLOCK` or
 /// `WARN` —, `context?`, `blockedOperations?`, `sessionId?`, `gapId?`). The issue number's range is checked with the other fields
 /// by `NewRequest::validate`, in the core's order.
 pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {

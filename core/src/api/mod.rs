@@ -45,7 +45,7 @@ pub const FUNCTIONS: &[&str] = &[
     "transitions",
     "errorCodes",
     "version",
-    // Subagent signals and delegation (`signals::FUNCTIONS`, SPEC §17–§18).
+    // Subagent signals and delegation (`signals::FUNCTIONS`, docs/protocol.md §17–§18).
     "signalsParse",
     "extractJson",
     "signalsIngest",
@@ -274,7 +274,7 @@ fn show(map: &Obj) -> Result<Value, ClarifyError> {
     }
 }
 
-/// The state machine's table (SPEC §4) for front ends that offer only the operations a record
+/// The state machine's table (docs/protocol.md §4) for front ends that offer only the operations a record
 /// admits: `{op: {status: who}}`, e.g. `resolve: {answered: "requester", escalated: "human"}`.
 fn transitions() -> Map<String, Value> {
     use crate::ops::{who_may, Op};

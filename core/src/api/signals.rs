@@ -1,4 +1,4 @@
-//! The JSON facade of subagent signals and delegation (SPEC §17–§18): the pure functions
+//! The JSON facade of subagent signals and delegation (docs/protocol.md §17–§18): the pure functions
 //! (`signalsParse`, `extractJson`, `signalsIngest`, `resumePrompt`, `delegationMetrics`) and
 //! the decoders of delegation fields that the command layer shares, so that every surface
 //! spells and checks them the same way.

@@ -240,7 +240,7 @@ fn error_codes_list_every_code_with_its_class() {
 
 #[test]
 fn a_misfiled_ledger_is_corrupt_for_every_operation() {
-    // `issueNumber` 7 inside issue 1's ledger: ask, answer and show all refuse it (SPEC §20).
+    // `issueNumber` 7 inside issue 1's ledger: ask, answer and show all refuse it (docs/protocol.md §20).
     let misfiled = json!({"issueNumber": 7, "clarifications": [{
         "id": "CLR-1-001", "from": "engineer", "to": "architect", "topic": "t",
         "status": "pending", "round": 1, "maxRounds": 3, "resolvedAt": null,

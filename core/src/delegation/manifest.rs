@@ -1,4 +1,4 @@
-//! Capability manifests `.agentx/agents/<name>.toml` (seed 003 §4–§5, SPEC §18): what an agent
+//! Capability manifests `.agentx/agents/<name>.toml` (seed 003 §4–§5, docs/protocol.md §18): what an agent
 //! can be delegated. Any bad value is `CONFIG_INVALID` at file:line:column; other keys are
 //! allowed and left alone.
 //!

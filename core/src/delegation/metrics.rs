@@ -1,4 +1,4 @@
-//! Seed 003 §12's metrics and §8's gap scoring, computed purely from ledgers (SPEC §18).
+//! Seed 003 §12's metrics and §8's gap scoring, computed purely from ledgers (docs/protocol.md §18).
 //!
 //! - `delegationSuccessRate` = COMPLETED ÷ delegations;
 //! - `avgRoundTripSec` = mean time from request to completion over COMPLETED delegations;

@@ -1,4 +1,4 @@
-//! Delegation between agents (seed 003 §4–§8, §12; SPEC §18).
+//! Delegation between agents (seed 003 §4–§8, §12; docs/protocol.md §18).
 //!
 //! One ledger per issue (`.agentx/state/delegations/issue-<n>.json`) holds envelopes
 //! `DLG-<issue>-<seq>` (seed 003 §6.2: `from`, `to`, `capability`, `objective`,

@@ -1,4 +1,4 @@
-//! `audit` (SPEC §16): Layer 4's audit record of one record or of an issue's ledger — every
+//! `audit` (docs/protocol.md §16): Layer 4's audit record of one record or of an issue's ledger — every
 //! ask/answer round with its timestamps and signatures, and whether the chain verifies.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! `check` (SPEC §16): a plan's gaps become requests, idempotent by
+//! `check` (docs/protocol.md §16): a plan's gaps become requests, idempotent by
 //! `l4:<session_id>:<gap id>`, and the answer is Layer 4's response built from the ledger.
 
 use serde::ser::{SerializeMap, Serializer};

@@ -1,4 +1,4 @@
-//! `gate` (SPEC §16): "refuse, don't guess" for build scripts, hooks and CI. An operation may
+//! `gate` (docs/protocol.md §16): "refuse, don't guess" for build scripts, hooks and CI. An operation may
 //! proceed when no open `BLOCK` record of the issue blocks it.
 
 use serde::Serialize;

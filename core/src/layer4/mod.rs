@@ -1,4 +1,4 @@
-//! Layer 4 of the Agent Clarification Protocol (seed 001, SPEC §16): refuse, don't guess.
+//! Layer 4 of the Agent Clarification Protocol (seed 001, docs/protocol.md §16): refuse, don't guess.
 //!
 //! - [`Plan`]: a plan's field-level gaps, each with a severity (`BLOCK` | `WARN`);
 //! - [`check`]: every gap becomes a request (idempotent per session and gap) and the answer

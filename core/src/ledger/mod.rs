@@ -1,4 +1,4 @@
-//! The ledger: one JSON file per issue holding its clarification records (SPEC §3.1).
+//! The ledger: one JSON file per issue holding its clarification records (docs/protocol.md §3.1).
 //!
 //! A record's `thread` is an append-only event log. `status`, `round`, `retries`,
 //! `resolvedAt`, `staleAfter` and `created` are a snapshot of its fold: decisions always use
@@ -80,7 +80,7 @@ impl Status {
     }
 }
 
-/// Layer 4's severity of a gap (SPEC §16): a `BLOCK` record holds its requester and closes
+/// Layer 4's severity of a gap (docs/protocol.md §16): a `BLOCK` record holds its requester and closes
 /// the gate; a `WARN` record does neither. It is the same fact as `blocking`, in Layer 4's
 /// words: absent, it follows `blocking`; given, it sets `blocking`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -206,7 +206,7 @@ pub struct Record {
     pub field: Option<String>,
     pub suggestions: Vec<String>,
     pub idempotency_key: Option<String>,
-    /// Layer 4 (SPEC §16): as given; [`Record::severity`] is the one that counts.
+    /// Layer 4 (docs/protocol.md §16): as given; [`Record::severity`] is the one that counts.
     pub severity: Option<Severity>,
     pub context: Option<String>,
     /// Operations this record blocks while open; empty blocks every operation.
@@ -232,7 +232,7 @@ pub struct Ledger {
     pub extra: Map<String, Value>,
 }
 
-// Serialised by hand (field order as SPEC §3.1, unknown fields last): no `flatten`.
+// Serialised by hand (field order as docs/protocol.md §3.1, unknown fields last): no `flatten`.
 impl Serialize for Entry {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
@@ -347,7 +347,7 @@ impl Serialize for Record {
 }
 
 /// A record as outputs show it: `issueNumber` first, the snapshot fields from the fold
-/// (SPEC §20: never a disagreeing stored snapshot). See [`Record::output`].
+/// (docs/protocol.md §20: never a disagreeing stored snapshot). See [`Record::output`].
 pub struct RecordOutput<'a>(u32, &'a Record);
 
 impl Serialize for RecordOutput<'_> {
@@ -427,7 +427,7 @@ impl Ledger {
 
     /// Parses ledger bytes. `file` names the source in errors; `issue` (from the file name)
     /// fills a missing `issueNumber` and must equal a present one (a misfiled ledger is
-    /// `LEDGER_CORRUPT`, SPEC §20). A UTF-8 BOM is skipped (never written). Ledgers of the
+    /// `LEDGER_CORRUPT`, docs/protocol.md §20). A UTF-8 BOM is skipped (never written). Ledgers of the
     /// reference implementation and of AgentX are normalised here.
     pub fn parse(file: &str, bytes: &[u8], issue: Option<u32>) -> Result<Ledger, ClarifyError> {
         // One UTF-8 check of the whole file, then a `&str` parse that need not re-check every
@@ -462,7 +462,7 @@ impl Ledger {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// The ledger as outputs show it: each record's snapshot from its fold (SPEC §20).
+    /// The ledger as outputs show it: each record's snapshot from its fold (docs/protocol.md §20).
     pub fn output(&self) -> LedgerOutput<'_> {
         LedgerOutput(self)
     }
@@ -601,7 +601,7 @@ impl Record {
 
     /// When the requester last asked: the latest question or retry, else (a legacy record
     /// without a question) `created`. The monitor abandons a record only for a status change
-    /// after this (SPEC §20).
+    /// after this (docs/protocol.md §20).
     pub fn last_ask_ms(&self) -> Option<i64> {
         self.last_question_or_retry_ms()
             .or_else(|| self.created.as_ref().map(Timestamp::ms))

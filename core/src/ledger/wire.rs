@@ -134,7 +134,7 @@ impl RawLedger {
             (None, None) => return Err(ClarifyError::corrupt(file, "missing field `issueNumber`")),
         };
         // A ledger misfiled under another issue's name would be answered, listed and shown as
-        // that issue's: every command refuses it instead (SPEC §20).
+        // that issue's: every command refuses it instead (docs/protocol.md §20).
         if let Some(expected) = issue.filter(|n| *n != issue_number) {
             return Err(ClarifyError::corrupt(
                 file,
@@ -212,7 +212,7 @@ impl RawRecord {
                     }
                     _ => DEFAULT_SLA_MINUTES,
                 });
-        // A given severity sets `blocking` (SPEC §16), whatever a foreign writer stored.
+        // A given severity sets `blocking` (docs/protocol.md §16), whatever a foreign writer stored.
         let blocking = match self.severity {
             Some(s) => s.is_blocking(),
             None => self.blocking.unwrap_or(true),

@@ -1,4 +1,4 @@
-//! `migrate` (SPEC §20): upgrades a ledger another tool wrote (the reference implementation,
+//! `migrate` (docs/protocol.md §20): upgrades a ledger another tool wrote (the reference implementation,
 //! AgentX's TypeScript and PowerShell writers) to the form this crate writes, and says what
 //! changed. Pure: the command reads the file under its lock, calls [`migrate_file`] and writes
 //! [`Migration::text`] when [`Migration::changes`] is not empty.

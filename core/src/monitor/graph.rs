@@ -1,4 +1,4 @@
-//! The wait-for graph of one issue as data (SPEC §13): the edges the deadlock phase sees — one
+//! The wait-for graph of one issue as data (docs/protocol.md §13): the edges the deadlock phase sees — one
 //! per blocking record whose fold is pending or stale — and the cycles they form now, before
 //! the monitor breaks any. Front ends draw this instead of re-deriving who waits on whom.
 

@@ -1,4 +1,4 @@
-//! The monitor (SPEC §7): pure (ledgers, statuses, config, now) → new ledgers, events, report.
+//! The monitor (docs/protocol.md §7): pure (ledgers, statuses, config, now) → new ledgers, events, report.
 //!
 //! Phases run in order — stale, stuck, deadlock, abandoned — each on the state the previous
 //! one left, so no record is escalated twice and a second run at the same `now` finds nothing.
@@ -43,7 +43,7 @@ pub fn next_wakeup<'a>(ledgers: impl IntoIterator<Item = &'a Ledger>, now: i64) 
 }
 
 /// Whether the monitor can act on `ledger` at some `now`, under some statuses, before anyone
-/// writes to it: it has an active record (pending, stale or answered) — SPEC §19's "can need
+/// writes to it: it has an active record (pending, stale or answered) — docs/protocol.md §19's "can need
 /// action". Every phase looks only at active records: stale at pending and stale ones (legacy
 /// round-0 records included), stuck at active ones, deadlock at blocking pending and stale ones,
 /// abandonment at active ones. A ledger without one is left exactly as it is by every pass, so

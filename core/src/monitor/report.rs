@@ -1,4 +1,4 @@
-//! The monitor report, in the JSON shape of SPEC §7.
+//! The monitor report, in the JSON shape of docs/protocol.md §7.
 
 use serde::{Deserialize, Serialize};
 
@@ -47,7 +47,7 @@ pub struct Report {
     pub stuck: Vec<String>,
     pub deadlocks: Vec<DeadlockReport>,
     pub abandoned: Vec<String>,
-    /// Delegations (`DLG-…`) past their deadline, now `TIMEOUT` (SPEC §18); absent from the
+    /// Delegations (`DLG-…`) past their deadline, now `TIMEOUT` (docs/protocol.md §18); absent from the
     /// JSON when none, so a workspace without delegations reports exactly as before.
     #[serde(default, rename = "timedOut", skip_serializing_if = "Vec::is_empty")]
     pub timed_out: Vec<String>,

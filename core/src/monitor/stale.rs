@@ -28,7 +28,7 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         if record.is_legacy_empty() {
             // AgentX's router crashed between creating the record (round 0) and writing its
             // question. A retry would re-route nothing and an answer would answer nothing: a
-            // human decides (SPEC §20). Stored `stale` was already past its SLA.
+            // human decides (docs/protocol.md §20). Stored `stale` was already past its SLA.
             if due {
                 pass.escalate(index, LEGACY_WITHOUT_QUESTION);
             }

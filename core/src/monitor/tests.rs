@@ -292,7 +292,7 @@ fn abandonment_follows_the_requester() {
 
 #[test]
 fn a_status_older_than_the_question_never_abandons() {
-    // AgentX's `hook finish` left the engineer `done` before it asked again (SPEC §20).
+    // AgentX's `hook finish` left the engineer `done` before it asked again (docs/protocol.md §20).
     let l = ask(None, "engineer", "architect", "Cache", true, T0);
     let mut statuses = Statuses::new();
     for (status, issue) in [(DONE, Some(42)), (WORKING, Some(7))] {
@@ -307,7 +307,7 @@ fn a_status_older_than_the_question_never_abandons() {
             );
         }
     }
-    // A status without a readable report shows no change after the question (SPEC §28),
+    // A status without a readable report shows no change after the question (docs/protocol.md §28),
     // however late its `lastActivity` (a clarification operation moved it).
     for reported_at in [None, Some(String::from("yesterday"))] {
         let slot = statuses.get_mut("engineer").unwrap();

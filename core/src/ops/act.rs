@@ -123,7 +123,7 @@ pub fn act(
     act_with(ledger, id, action, config, now, &Signers::default())
 }
 
-/// Applies `action` to record `id`. Guards run in the order of SPEC §4: input validation,
+/// Applies `action` to record `id`. Guards run in the order of docs/protocol.md §4: input validation,
 /// `NOT_FOUND`, `INVALID_TRANSITION`, `NOT_PARTICIPANT`. The entry is signed when `signers`
 /// holds the key that may sign for its author (the hub key for `agent-x` and `human`).
 pub fn act_with(

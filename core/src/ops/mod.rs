@@ -1,4 +1,4 @@
-//! The clarification state machine (SPEC §4).
+//! The clarification state machine (docs/protocol.md §4).
 //!
 //! ```text
 //!               request                 answer                  resolve (requester)

@@ -19,12 +19,12 @@ use crate::signing::Signers;
 use crate::time::Timestamp;
 use crate::workflow::{Workflows, DEFAULT_SLA_MINUTES};
 
-/// At most this many `blockedOperations` per record (SPEC §16).
+/// At most this many `blockedOperations` per record (docs/protocol.md §16).
 pub const MAX_BLOCKED_OPERATIONS: usize = 20;
-/// Longest `gapId` (SPEC §16).
+/// Longest `gapId` (docs/protocol.md §16).
 pub const MAX_GAP_ID: usize = 64;
 
-/// What an agent asks. Layer 4's fields (SPEC §16) are optional: all empty is a request as
+/// What an agent asks. Layer 4's fields (docs/protocol.md §16) are optional: all empty is a request as
 /// before Layer 4. Build one with `..NewRequest::default()` for the fields you leave out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewRequest {
@@ -85,7 +85,7 @@ impl Default for NewRequest {
 }
 
 impl NewRequest {
-    /// SPEC §6.4 step 1, in the documented order, then Layer 4's fields (context, blocked
+    /// docs/protocol.md §6.4 step 1, in the documented order, then Layer 4's fields (context, blocked
     /// operations: count, each name, duplicates; session id, gap id). Shells call it before
     /// reading the ledger so that input errors win over file errors; [`request`] runs it
     /// again (it is cheap).
@@ -225,7 +225,7 @@ pub(crate) fn request_forwarding(
     Ok(sealed(open(ledger, opening, req, now, signers)))
 }
 
-/// A record created already escalated to a human (SPEC §17: a subagent that asks no one in
+/// A record created already escalated to a human (docs/protocol.md §17: a subagent that asks no one in
 /// particular, or stops work): the question by the requester, then an escalation by `agent-x`
 /// with `reason`. `req.to` may be `human`; no workflow governs the record, so it gets the
 /// default round limit and SLA. Validation and idempotency are `request`'s. Entries are

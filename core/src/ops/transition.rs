@@ -89,7 +89,7 @@ impl Who {
     }
 }
 
-/// The table of SPEC §4. A legacy record with an empty thread admits only escalate and
+/// The table of docs/protocol.md §4. A legacy record with an empty thread admits only escalate and
 /// abandon (it has no question to answer, follow up or resolve).
 pub fn who_may(status: Status, op: Op, legacy_empty: bool) -> Option<Who> {
     use Status::*;

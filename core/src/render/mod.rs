@@ -1,4 +1,4 @@
-//! Renderers (SPEC §11.2): markdown for chat and ANSI text for terminals, for a thread, the
+//! Renderers (docs/protocol.md §11.2): markdown for chat and ANSI text for terminals, for a thread, the
 //! list of clarifications, a live round, an escalation block and a monitor report.
 //!
 //! Pure: the caller decides whether colour is wanted (`NO_COLOR`, `--color`); user text is
@@ -103,7 +103,7 @@ pub(crate) fn blocking_word(record: &Record) -> &'static str {
     }
 }
 
-/// The severity badge text: `BLOCK` or `WARN` (SPEC §16; the record's default when unset).
+/// The severity badge text: `BLOCK` or `WARN` (docs/protocol.md §16; the record's default when unset).
 pub(crate) fn severity_word(record: &Record) -> &'static str {
     record.severity().as_str()
 }

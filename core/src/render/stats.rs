@@ -51,7 +51,7 @@ pub fn text_stats(s: &Stats) -> String {
             p.from, p.to, p.total, p.resolved, p.escalated
         ));
     }
-    // Delegations, their gap scores and any suggestion (SPEC §18), when there are any.
+    // Delegations, their gap scores and any suggestion (docs/protocol.md §18), when there are any.
     if let Some(d) = &s.delegations {
         lines.extend(d.text_lines());
     }

@@ -1,4 +1,4 @@
-//! Questions a routed agent asked back (SPEC §14.2 step 6): the new record names the one it
+//! Questions a routed agent asked back (docs/protocol.md §14.2 step 6): the new record names the one it
 //! came from in `askedBack`. The pair runs in opposite directions by design, so the monitor
 //! must not take it for a deadlock (§7.3) or a direction flip (§7.2): while the reply is
 //! open, the original's requester waits on the reply's target, not on the agent that asked

@@ -1,4 +1,4 @@
-//! What routing writes (SPEC §14.2 step 6), decided on the ledger as it stands under its
+//! What routing writes (docs/protocol.md §14.2 step 6), decided on the ledger as it stands under its
 //! lock after the run: nothing when someone else moved the record on meanwhile
 //! (`superseded`); else the answer, the question asked back, or the escalation. Pure; the
 //! command layer calls it inside the ledger's update.
@@ -201,7 +201,7 @@ pub fn decide(
     }
 }
 
-/// The request a routed agent asks back (SPEC §14.2): from the target to the requester (or
+/// The request a routed agent asks back (docs/protocol.md §14.2): from the target to the requester (or
 /// to the block's `to`), topic `Re: <topic>`, one question listing the block's questions,
 /// blocking, under the ledger's workflow. Built through the one JSON constructor of requests,
 /// so fields a request gains later get their defaults here too.

@@ -1,4 +1,4 @@
-//! What a routed agent's run means (SPEC §14.2 step 5): an answer, a question asked back, a
+//! What a routed agent's run means (docs/protocol.md §14.2 step 5): an answer, a question asked back, a
 //! stop, or an agent error with a short cause. Pure: the run is data (the `runner` crate
 //! produces it; a vector or `route --interpret` can give it as JSON), the rules are the
 //! runner's [`OutputSpec`]. Nothing here invents text: when no answer can be found, the

@@ -1,4 +1,4 @@
-//! Routing groundwork (SPEC §14): the runner tables of `.agentx/config.toml`, the exact
+//! Routing groundwork (docs/protocol.md §14): the runner tables of `.agentx/config.toml`, the exact
 //! command line each preset runs, where its answer is, and the prompt an agent receives.
 //! Pure like the rest of the core: starting the process belongs to the `runner` crate.
 //!

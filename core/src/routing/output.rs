@@ -25,7 +25,7 @@ pub struct OutputSpec {
 pub enum AnswerAt {
     /// All of stdout is the answer.
     Text,
-    /// stdout (after any chatter, SPEC §17 extraction) is one JSON value; the answer is the
+    /// stdout (after any chatter, docs/protocol.md §17 extraction) is one JSON value; the answer is the
     /// string at `pointer` (RFC 6901).
     Json { pointer: String },
     /// stdout is JSON lines; the answer is the string at `pointer` in the last line that

@@ -1,7 +1,7 @@
-//! The prompt a routed agent receives (SPEC §14.2 step 3): the persona (when its CLI takes
+//! The prompt a routed agent receives (docs/protocol.md §14.2 step 3): the persona (when its CLI takes
 //! none), who asks whom on which issue and workflow, the record's facts, the earlier rounds,
 //! the question, and how to reply — the answer alone, or a `[CLARIFICATION_NEEDED]` block
-//! (SPEC §17). Pure and deterministic: the same record gives the same bytes.
+//! (docs/protocol.md §17). Pure and deterministic: the same record gives the same bytes.
 
 use std::fmt::Write;
 

@@ -1,4 +1,4 @@
-//! Runner tables of `.agentx/config.toml` (SPEC §14.1): `[agents.<name>]` and
+//! Runner tables of `.agentx/config.toml` (docs/protocol.md §14.1): `[agents.<name>]` and
 //! `[agents.default]`, read into typed specs. A bad table is `CONFIG_INVALID` at
 //! file:line:column, like every other setting.
 

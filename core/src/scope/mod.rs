@@ -1,4 +1,4 @@
-//! Who may ask whom (SPEC §6.4, steps 2–7, in this order; the first failure wins), and the
+//! Who may ask whom (docs/protocol.md §6.4, steps 2–7, in this order; the first failure wins), and the
 //! preview a request form shows before asking.
 
 mod preview;
@@ -23,7 +23,7 @@ pub struct Grant {
 pub const DEFAULT_MAX_ROUNDS_BLOCKING: u32 = 5;
 pub const DEFAULT_MAX_ROUNDS_NON_BLOCKING: u32 = 6;
 
-/// The round limit of a record whose governing step sets none (SPEC §4, §6.1).
+/// The round limit of a record whose governing step sets none (docs/protocol.md §4, §6.1).
 pub fn default_max_rounds(blocking: bool) -> u32 {
     if blocking {
         DEFAULT_MAX_ROUNDS_BLOCKING
@@ -32,7 +32,7 @@ pub fn default_max_rounds(blocking: bool) -> u32 {
     }
 }
 
-/// The workflow a request runs under (SPEC §6.4 step 3): the one it names, else the one its
+/// The workflow a request runs under (docs/protocol.md §6.4 step 3): the one it names, else the one its
 /// issue's ledger records, else the default.
 pub fn workflow_name<'a>(
     explicit: Option<&'a str>,

@@ -1,4 +1,4 @@
-//! The scope preview (SPEC §13): for a requester, what a request would run under and whom it
+//! The scope preview (docs/protocol.md §13): for a requester, what a request would run under and whom it
 //! may ask, so a form offers only what scope allows and shows the limits before asking. Built
 //! from the same steps as [`super::check`], whose verdict it carries, so the two never differ.
 

@@ -1,4 +1,4 @@
-//! JSON out of mixed agent output (seed 004's strategies, SPEC §17), one pure function.
+//! JSON out of mixed agent output (seed 004's strategies, docs/protocol.md §17), one pure function.
 //!
 //! The strategies, tried in this order; the first that yields a value wins:
 //! 1. **plain**: the whole text (surrounding whitespace aside) is one JSON value;

@@ -1,4 +1,4 @@
-//! Subagent signals (seed 002, SPEC §17): signal blocks in agent output, JSON in mixed output,
+//! Subagent signals (seed 002, docs/protocol.md §17): signal blocks in agent output, JSON in mixed output,
 //! the decisions of `signals ingest`, and the texts that resume an agent.
 //!
 //! # API

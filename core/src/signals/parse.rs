@@ -1,4 +1,4 @@
-//! The block grammar of SPEC §17, scanned line by line in one pass.
+//! The block grammar of docs/protocol.md §17, scanned line by line in one pass.
 //!
 //! A block opens with a line that is exactly `[NAME]` and closes with `[/NAME]` (whitespace
 //! around the tag allowed, CRLF or LF line ends). Inside: `key: value` lines; `key:` followed
@@ -181,7 +181,7 @@ pub const MAX_PROBLEMS_PER_BLOCK: usize = 20;
 /// Longest key accepted (longer `word:` prefixes are prose, not keys).
 const MAX_KEY_LEN: usize = 64;
 
-/// Finds every signal block in `text` (SPEC §17). Never fails: what is wrong is reported in
+/// Finds every signal block in `text` (docs/protocol.md §17). Never fails: what is wrong is reported in
 /// the blocks' and the result's `problems`.
 pub fn parse(text: &str) -> Parsed {
     let mut out = Parsed::default();

@@ -1,4 +1,4 @@
-//! The texts that resume an agent (seed 002; SPEC §14.2 last bullet and §17), as structured
+//! The texts that resume an agent (seed 002; docs/protocol.md §14.2 last bullet and §17), as structured
 //! parts (for `--json`) and as text. Written once: `clarify resume-prompt` and `signals
 //! resume-prompt` both use [`resume_record`].
 //!

@@ -1,4 +1,4 @@
-//! Typed views of the four blocks, with seed 002's fields (SPEC §17). A view reads the fields
+//! Typed views of the four blocks, with seed 002's fields (docs/protocol.md §17). A view reads the fields
 //! it knows; the block keeps the others. Every refusal is a [`Problem`] naming the field.
 
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! Ed25519 keys as text, and the two keyrings a command receives: the secret keys it may sign
 //! with ([`Signers`]) and the public keys it verifies against ([`PublicKeys`]).
 //!
-//! Text forms (SPEC §16; the private one is decided in `docs/decisions.md`):
+//! Text forms (docs/protocol.md §16; the private one is decided in `docs/decisions.md`):
 //! - public key `ed25519:<base64 of the 32-byte key>` (the `.pub` file);
 //! - secret key `ed25519-seed:<base64 of the 32-byte RFC 8032 seed>` (the `.key` file). A
 //!   different prefix, so a secret pasted where a public key belongs is refused instead of

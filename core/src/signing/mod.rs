@@ -1,4 +1,4 @@
-//! Ed25519 signatures of ledger entries (SPEC §16): pure functions, keys are arguments.
+//! Ed25519 signatures of ledger entries (docs/protocol.md §16): pure functions, keys are arguments.
 //!
 //! A signed entry carries `signer` (an agent name) and `signature` (`ed25519:<base64>` over
 //! the 32 raw bytes of the entry's `hash`). The hash covers `signer` but not `signature`, so

@@ -153,7 +153,7 @@ fn tamper_edit_a_body() {
     );
 }
 
-/// Depends on the canonical-instant hashing (SPEC §16, another change): the hash is taken over
+/// Depends on the canonical-instant hashing (docs/protocol.md §16, another change): the hash is taken over
 /// the instant, so a foreign writer's shorter spelling of the same time breaks nothing.
 #[test]
 fn tamper_respelled_timestamp_still_verifies() {

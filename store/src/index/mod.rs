@@ -1,4 +1,4 @@
-//! The index of active records (SPEC §19), so the monitor that follows a command reads only
+//! The index of active records (docs/protocol.md §19), so the monitor that follows a command reads only
 //! the ledgers that can need action — `agentx_clarify_core::monitor::may_act`: a ledger with
 //! a pending, stale or answered record — plus those a pass could not read (they stay in its
 //! `errors`), instead of every ledger of every finished issue.

@@ -1,4 +1,4 @@
-// Registers `agentx mcp` (SPEC §15) with VS Code, one server per workspace root, so agent mode
+// Registers `agentx mcp` (docs/protocol.md §15) with VS Code, one server per workspace root, so agent mode
 // gets the clarification tools without a `.vscode/mcp.json`. The program is the CLI binary the
 // .vsix carries (bin/agentx); a repository checkout falls back to target/{release,debug}.
 import * as fs from 'node:fs'

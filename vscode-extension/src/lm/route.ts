@@ -1,4 +1,4 @@
-// Decides who answers a pending clarification from inside VS Code (SPEC §14.3): the target's
+// Decides who answers a pending clarification from inside VS Code (docs/protocol.md §14.3): the target's
 // CLI runner when `.agentx/config.toml` has one (the store's `route`, exactly the CLI's),
 // else the user's chat model (`vscode.lm`) with the core's prompt and the target's persona,
 // its reply read by the core's interpretation (answer / asked back / stopped / agent error)

@@ -1,4 +1,4 @@
-// The language-model tools (SPEC §14.3) that let Copilot agent mode and custom agents ask each
+// The language-model tools (docs/protocol.md §14.3) that let Copilot agent mode and custom agents ask each
 // other instead of guessing: `agentx_request_clarification` asks through the store (scope,
 // rounds, locks as the CLI) and routes the question to its target; the other side reads its
 // inbox and answers. Every result is text a model reads; a refusal says its code and that

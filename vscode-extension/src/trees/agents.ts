@@ -1,6 +1,6 @@
-// Decides how an agent's status (SPEC §5, `agent-status.json`) looks in the sidebar: one row
+// Decides how an agent's status (docs/protocol.md §5, `agent-status.json`) looks in the sidebar: one row
 // per agent, an icon per status, and what it waits on or answers in the description; under an
-// agent, the delegations (SPEC §18) it made or holds that are still open.
+// agent, the delegations (docs/protocol.md §18) it made or holds that are still open.
 import * as vscode from 'vscode'
 import type { AgentStatus, Delegation, Statuses } from '../../../bindings-node/clarify'
 import type { Backend } from '../backend'

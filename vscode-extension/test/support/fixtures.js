@@ -27,7 +27,7 @@ process.on('exit', () => {
  * #42: CLR-42-001 answered (engineer -> architect), CLR-42-002 pending (engineer -> product-manager)
  * #43: CLR-43-001 pending (architect -> product-manager)
  * #44: CLR-44-001 escalated by a human (engineer -> architect)
- * agents: every SPEC §5 status once.
+ * agents: every docs/protocol.md §5 status once.
  */
 async function makeWorkspace() {
   const root = tempDir()

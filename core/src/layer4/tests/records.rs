@@ -138,7 +138,7 @@ fn validation_order_and_messages() {
         with(&|g| g.gap_id = Some("g".repeat(65))),
         "TEXT_TOO_LONG: gap id is too long: 65 characters, at most 64 allowed"
     );
-    // The order: the fields of SPEC §6.4 first, then context, operations, session, gap id.
+    // The order: the fields of docs/protocol.md §6.4 first, then context, operations, session, gap id.
     let mut all_bad = gap(&req);
     all_bad.context = Some(String::new());
     all_bad.session_id = Some("x".into());

@@ -1,4 +1,4 @@
-//! `signals ingest` as pure decisions (SPEC §17): [`plan`] says what each block of one output
+//! `signals ingest` as pure decisions (docs/protocol.md §17): [`plan`] says what each block of one output
 //! does, [`execute`] does it through the ordinary operations on in-memory ledgers, and the
 //! command layer only reads and writes (under the ledgers' locks: read, [`ingest`], write).
 //!
