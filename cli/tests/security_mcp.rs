@@ -256,3 +256,31 @@ fn background_routing_runs_at_most_max_routes_at_once() {
     );
     assert_eq!(mcp.finish(), 0);
 }
+
+#[test]
+fn mcp_never_writes_through_a_planted_index_gitignore() {
+    // The High finding reached MCP too: clarify_inbox truncated the link's target to `*`.
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    assert_eq!(json_within(&root, T0, &["init"]).code, 0);
+    let victim = outer.path().join("victim");
+    std::fs::write(&victim, "precious bytes\n").unwrap();
+    let index = root.join(".agentx/index");
+    let _ = std::fs::remove_dir_all(&index);
+    std::fs::create_dir(&index).unwrap();
+    std::os::unix::fs::symlink("../../../victim", index.join(".gitignore")).unwrap();
+    // The workspace is refused at launch, before any tool can touch it.
+    let out = common::run_within(
+        Duration::from_secs(10),
+        [
+            format!("--root={}", root.display()),
+            "mcp".into(),
+            "--agent=engineer".into(),
+        ],
+    );
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains(".agentx/index/.gitignore"), "{out:#?}");
+    assert!(out.stdout.is_empty(), "{out:#?}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes\n");
+}
