@@ -70,12 +70,13 @@ pub fn serve(
         let (read, write) = rmcp::transport::stdio_pipes();
         run(server, read, write).await
     });
+    if let Err(why) = &outcome {
+        tracing::error!("mcp session ended: {why}");
+    }
+    log::flush(std::time::Duration::from_millis(500));
     Ok(match outcome {
         Ok(()) => 0,
-        Err(why) => {
-            tracing::error!("mcp session ended: {why}");
-            1
-        }
+        Err(_) => 1,
     })
 }
 

@@ -163,8 +163,9 @@ impl<R> JsonLines<R> {
         match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
             Ok(_) => self.out.extend(line),
             Err(e) => {
+                // Debug-quoted: control characters of the input never reach a terminal.
                 tracing::warn!(
-                    "input line is not JSON ({e}): {}",
+                    "input line is not JSON ({e}): {:?}",
                     quote(&String::from_utf8_lossy(text))
                 );
                 self.replies.push_back(parse_error(text, &e.to_string()));
@@ -190,7 +191,10 @@ impl<R> JsonLines<R> {
             if self.line.len() > self.max {
                 // Longer than any message may be: never buffered whole.
                 let head = std::mem::take(&mut self.line);
-                tracing::warn!("input line longer than {} bytes dropped", self.max);
+                tracing::warn!(
+                    "input line over the maximum line length ({} bytes) dropped",
+                    self.max
+                );
                 self.replies.push_back(parse_error(
                     head.get(..self.max).unwrap_or(&head),
                     &format!("the line is longer than {} bytes", self.max),
