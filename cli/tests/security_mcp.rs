@@ -284,3 +284,39 @@ fn mcp_never_writes_through_a_planted_index_gitignore() {
     assert!(out.stdout.is_empty(), "{out:#?}");
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes\n");
 }
+
+#[test]
+fn no_reply_quotes_more_than_200_characters_of_its_input() {
+    // The finding: megabytes of hostile input were echoed into errors (an unknown field's
+    // name, a resource URI, a method name, an id).
+    let dir = workspace();
+    let mut mcp = Mcp::start(dir.path(), true);
+    let big = "x".repeat(100_000);
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "clarify_ask",
+            "arguments": {big.clone(): 1, "to": "architect", "topic": "t", "question": "q"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "clarify_ask",
+            "arguments": {"to": big.clone(), "topic": "t", "question": "q"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "clarify_show",
+            "arguments": {"id": big.clone()}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read",
+            "params": {"uri": format!("agentx://{big}")}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": big.clone()}),
+        json!({"jsonrpc": "2.0", "id": big.clone(), "method": "ping"}),
+    ];
+    for r in &requests {
+        mcp.send(r);
+        let v = mcp.next();
+        let text = v.to_string();
+        assert!(
+            text.len() < 2_000,
+            "a reply of {} bytes: {}",
+            text.len(),
+            &text[..300]
+        );
+        assert!(!text.contains(&"x".repeat(250)), "{}", &text[..300]);
+    }
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
+    assert_eq!(mcp.reply(9)["result"], json!({}));
+    assert_eq!(mcp.finish(), 0);
+}
