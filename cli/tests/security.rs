@@ -535,3 +535,26 @@ fn a_fifo_where_a_run_log_belongs_is_named_never_waited_on() {
     );
     site.assert_untouched();
 }
+
+#[test]
+fn a_ledger_over_max_file_bytes_is_refused_by_name() {
+    // SPEC §31: reads are capped; `[clarify] max_file_bytes` sets the ledgers' cap.
+    let site = Site::new();
+    ask(&site.root, T0, 1, "Cache", "Redis?");
+    let path = ledger_path(&site.root, 1);
+    let mut ledger: serde_json::Value = serde_json::from_slice(&bytes(&path)).unwrap();
+    ledger["padding"] = serde_json::Value::from("x".repeat(100_000));
+    std::fs::write(&path, ledger.to_string()).unwrap();
+    set_config(&site, "[clarify]\nmax_file_bytes = 65536\n");
+    let out = site.json(&["clarify", "show", "CLR-1-001"]);
+    refused(&out, 1, "IO_ERROR", "issue-1.json: it holds");
+    let out = site.json(&["clarify", "list"]);
+    assert!(
+        out.stdout.contains("more than the 65536 allowed"),
+        "{out:#?}"
+    );
+    // Under the default cap (64 MiB) it reads.
+    set_config(&site, "");
+    let out = site.json(&["clarify", "show", "CLR-1-001"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+}
