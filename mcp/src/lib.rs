@@ -125,8 +125,9 @@ where
         Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(e.to_string()),
     };
-    // Every sender is gone with the transport: the pump writes what is queued, then ends.
-    let _ = pump.await;
+    // Every sender is gone with the transport: the pump writes what is queued, then ends —
+    // within a few seconds, so a client that stopped reading stdout cannot hold the exit.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), pump).await;
     outcome
 }
 
