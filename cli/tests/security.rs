@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -509,4 +510,51 @@ fn signals_ingest_is_bounded_and_never_writes_as_a_reserved_actor() {
     assert_eq!(out.code, 0, "{out:#?}");
     eprintln!("1,000 blocks ingested in {:?}", started.elapsed());
     site.assert_untouched();
+}
+
+#[test]
+fn a_fifo_where_a_run_log_belongs_is_named_never_waited_on() {
+    // Issue 36: a FIFO as a run log must not hang routing. The run log is the one file written
+    // after the agent ran, so the answer is kept and the log's refusal is reported by name.
+    let site = Site::new();
+    set_config(&site, &runner(""));
+    ask(&site.root, T0, 1, "Cache", "Redis?");
+    site.fifo(".agentx/state/runs/CLR-1-001.r1.1.json");
+    let out = site.json(&["clarify", "route", "CLR-1-001"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    let v = out.json();
+    assert_eq!(v["clarification"]["status"], "answered", "{v}");
+    assert_eq!(v["run"]["log"], serde_json::Value::Null, "{v}");
+    let why = v["run"]["logError"].as_str().unwrap();
+    assert!(why.contains("CLR-1-001.r1.1.json: it is a FIFO"), "{why}");
+    assert!(
+        std::fs::symlink_metadata(site.path(".agentx/state/runs/CLR-1-001.r1.1.json"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    site.assert_untouched();
+}
+
+#[test]
+fn a_ledger_over_max_file_bytes_is_refused_by_name() {
+    // SPEC §31: reads are capped; `[clarify] max_file_bytes` sets the ledgers' cap.
+    let site = Site::new();
+    ask(&site.root, T0, 1, "Cache", "Redis?");
+    let path = ledger_path(&site.root, 1);
+    let mut ledger: serde_json::Value = serde_json::from_slice(&bytes(&path)).unwrap();
+    ledger["padding"] = serde_json::Value::from("x".repeat(100_000));
+    std::fs::write(&path, ledger.to_string()).unwrap();
+    set_config(&site, "[clarify]\nmax_file_bytes = 65536\n");
+    let out = site.json(&["clarify", "show", "CLR-1-001"]);
+    refused(&out, 1, "IO_ERROR", "issue-1.json: it holds");
+    let out = site.json(&["clarify", "list"]);
+    assert!(
+        out.stdout.contains("more than the 65536 allowed"),
+        "{out:#?}"
+    );
+    // Under the default cap (64 MiB) it reads.
+    set_config(&site, "");
+    let out = site.json(&["clarify", "show", "CLR-1-001"]);
+    assert_eq!(out.code, 0, "{out:#?}");
 }

@@ -256,3 +256,67 @@ fn background_routing_runs_at_most_max_routes_at_once() {
     );
     assert_eq!(mcp.finish(), 0);
 }
+
+#[test]
+fn mcp_never_writes_through_a_planted_index_gitignore() {
+    // The High finding reached MCP too: clarify_inbox truncated the link's target to `*`.
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    assert_eq!(json_within(&root, T0, &["init"]).code, 0);
+    let victim = outer.path().join("victim");
+    std::fs::write(&victim, "precious bytes\n").unwrap();
+    let index = root.join(".agentx/index");
+    let _ = std::fs::remove_dir_all(&index);
+    std::fs::create_dir(&index).unwrap();
+    std::os::unix::fs::symlink("../../../victim", index.join(".gitignore")).unwrap();
+    // The workspace is refused at launch, before any tool can touch it.
+    let out = common::run_within(
+        Duration::from_secs(10),
+        [
+            format!("--root={}", root.display()),
+            "mcp".into(),
+            "--agent=engineer".into(),
+        ],
+    );
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains(".agentx/index/.gitignore"), "{out:#?}");
+    assert!(out.stdout.is_empty(), "{out:#?}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes\n");
+}
+
+#[test]
+fn no_reply_quotes_more_than_200_characters_of_its_input() {
+    // The finding: megabytes of hostile input were echoed into errors (an unknown field's
+    // name, a resource URI, a method name, an id).
+    let dir = workspace();
+    let mut mcp = Mcp::start(dir.path(), true);
+    let big = "x".repeat(100_000);
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "clarify_ask",
+            "arguments": {big.clone(): 1, "to": "architect", "topic": "t", "question": "q"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "clarify_ask",
+            "arguments": {"to": big.clone(), "topic": "t", "question": "q"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "clarify_show",
+            "arguments": {"id": big.clone()}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read",
+            "params": {"uri": format!("agentx://{big}")}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": big.clone()}),
+        json!({"jsonrpc": "2.0", "id": big.clone(), "method": "ping"}),
+    ];
+    for r in &requests {
+        mcp.send(r);
+        let v = mcp.next();
+        let text = v.to_string();
+        assert!(
+            text.len() < 2_000,
+            "a reply of {} bytes: {}",
+            text.len(),
+            &text[..300]
+        );
+        assert!(!text.contains(&"x".repeat(250)), "{}", &text[..300]);
+    }
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
+    assert_eq!(mcp.reply(9)["result"], json!({}));
+    assert_eq!(mcp.finish(), 0);
+}

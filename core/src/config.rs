@@ -242,6 +242,27 @@ impl Config {
         Ok(Some(url))
     }
 
+    /// `[clarify] max_file_bytes` of a config file's bytes, when it holds a valid one (errors
+    /// are for the settings' own reading to report); for the store, which needs the cap before
+    /// it reads any ledger.
+    pub fn max_file_bytes_in(bytes: &[u8]) -> Option<u64> {
+        let text = crate::toml_read::toml_text("config.toml", bytes).ok()?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if !text.contains("max_file_bytes") {
+            return None;
+        }
+        let src = Source {
+            file: "config.toml",
+            text,
+        };
+        let root = src.parse().ok()?;
+        let c = src.table("clarify", get(root.get_ref(), "clarify")?).ok()?;
+        let (min, max) = MAX_FILE_BYTES;
+        src.int("max_file_bytes", get(c, "max_file_bytes")?, min, max)
+            .ok()
+            .map(to_u64)
+    }
+
     /// [`Config::parse_bytes`] with the runner tables ([`Config::parse_with_runners`]).
     pub fn parse_bytes_with_runners(file: &str, bytes: &[u8]) -> Result<Config, ClarifyError> {
         Config::parse_with_runners(file, crate::toml_read::toml_text(file, bytes)?)

@@ -70,12 +70,13 @@ pub fn serve(
         let (read, write) = rmcp::transport::stdio_pipes();
         run(server, read, write).await
     });
+    if let Err(why) = &outcome {
+        tracing::error!("mcp session ended: {why}");
+    }
+    log::flush(std::time::Duration::from_millis(500));
     Ok(match outcome {
         Ok(()) => 0,
-        Err(why) => {
-            tracing::error!("mcp session ended: {why}");
-            1
-        }
+        Err(_) => 1,
     })
 }
 
@@ -124,8 +125,9 @@ where
         Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(e.to_string()),
     };
-    // Every sender is gone with the transport: the pump writes what is queued, then ends.
-    let _ = pump.await;
+    // Every sender is gone with the transport: the pump writes what is queued, then ends —
+    // within a few seconds, so a client that stopped reading stdout cannot hold the exit.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), pump).await;
     outcome
 }
 

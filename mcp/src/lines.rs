@@ -161,10 +161,15 @@ impl<R> JsonLines<R> {
             return;
         }
         match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-            Ok(_) => self.out.extend(line),
+            Ok(_) => match long_method(text) {
+                // rmcp would echo an unknown method's whole name: answered here, quoted.
+                Some(reply) => self.replies.push_back(reply),
+                None => self.out.extend(line),
+            },
             Err(e) => {
+                // Debug-quoted: control characters of the input never reach a terminal.
                 tracing::warn!(
-                    "input line is not JSON ({e}): {}",
+                    "input line is not JSON ({e}): {:?}",
                     quote(&String::from_utf8_lossy(text))
                 );
                 self.replies.push_back(parse_error(text, &e.to_string()));
@@ -190,7 +195,10 @@ impl<R> JsonLines<R> {
             if self.line.len() > self.max {
                 // Longer than any message may be: never buffered whole.
                 let head = std::mem::take(&mut self.line);
-                tracing::warn!("input line longer than {} bytes dropped", self.max);
+                tracing::warn!(
+                    "input line over the maximum line length ({} bytes) dropped",
+                    self.max
+                );
                 self.replies.push_back(parse_error(
                     head.get(..self.max).unwrap_or(&head),
                     &format!("the line is longer than {} bytes", self.max),
@@ -220,6 +228,39 @@ impl<R> JsonLines<R> {
         }
         Poll::Ready(())
     }
+}
+
+/// A request whose method name or string id is longer than [`QUOTE_CHARS`] (no real one
+/// is): its error reply with the text quoted, instead of rmcp's, which repeats it whole.
+pub fn long_method(text: &[u8]) -> Option<Vec<u8>> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<String>,
+        id: Option<serde_json::Value>,
+    }
+    if text.len() <= QUOTE_CHARS || text.first() != Some(&b'{') {
+        return None;
+    }
+    let probe: Probe = serde_json::from_slice(text).ok()?;
+    let long = |s: &str| s.chars().count() > QUOTE_CHARS;
+    let reply = match (&probe.id, probe.method.as_deref()) {
+        // Every reply repeats the id: one longer than a quote is refused without it.
+        (Some(serde_json::Value::String(id)), _) if long(id) => json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": -32600, "message": format!("invalid request: an id of more than {QUOTE_CHARS} characters ({})", quote(id))},
+        }),
+        (Some(id), Some(method)) if long(method) => json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32601, "message": format!("method not found: {}", quote(method))},
+        }),
+        // A notification (no id) gets no reply; anything else is rmcp's.
+        _ => return None,
+    };
+    let mut out = reply.to_string().into_bytes();
+    out.push(b'\n');
+    Some(out)
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {
@@ -293,8 +334,8 @@ pub async fn filter_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
 }
 
 /// What [`filter_all`] must do with `input`: every line that is JSON passes whole and in
-/// order, every other non-blank line (or line over `max`) gets exactly one `-32700` reply of
-/// bounded size. Panics otherwise.
+/// order (but a request with an overlong method or id, answered here), every other non-blank
+/// line (or line over `max`) gets exactly one error reply of bounded size. Panics otherwise.
 pub fn check_filtered(input: &[u8], max: usize, passed: &[u8], replies: &[Vec<u8>]) {
     let mut want_passed = Vec::new();
     let mut want_replies = 0usize;
@@ -328,10 +369,12 @@ pub fn check_filtered(input: &[u8], max: usize, passed: &[u8], replies: &[Vec<u8
         if text.is_empty() {
             continue;
         }
-        if serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok() {
-            want_passed.extend_from_slice(&l);
-        } else {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(text).is_err()
+            || long_method(text).is_some()
+        {
             want_replies += 1;
+        } else {
+            want_passed.extend_from_slice(&l);
         }
     }
     assert_eq!(passed, want_passed.as_slice(), "what passed to rmcp");
@@ -339,11 +382,14 @@ pub fn check_filtered(input: &[u8], max: usize, passed: &[u8], replies: &[Vec<u8
     for r in replies {
         let v: Option<serde_json::Value> = serde_json::from_slice(r).ok();
         let v = v.as_ref();
-        assert_eq!(
-            v.and_then(|v| v.pointer("/error/code")),
-            Some(&json!(-32700))
+        let code = v.and_then(|v| v.pointer("/error/code"));
+        assert!(
+            [json!(-32700), json!(-32600), json!(-32601)]
+                .iter()
+                .any(|c| Some(c) == code),
+            "{code:?}"
         );
-        assert_eq!(v.and_then(|v| v.get("id")), Some(&serde_json::Value::Null));
+        assert!(v.and_then(|v| v.get("id")).is_some());
         assert!(r.len() <= 2048, "a reply of {} bytes", r.len());
         assert_eq!(r.last(), Some(&b'\n'));
     }
@@ -372,6 +418,8 @@ mod tests {
                 Just(b"   ".to_vec()),
                 Just(b"{".repeat(300)),
                 Just(format!("{{\"pad\":\"{}\"}}", "x".repeat(400)).into_bytes()),
+                Just(format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{}\"}}", "m".repeat(300)).into_bytes()),
+                Just(format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{}\",\"method\":\"ping\"}}", "i".repeat(300)).into_bytes()),
                 proptest::collection::vec(any::<u8>(), 0..120),
             ], 0..40),
             max in 64usize..512,

@@ -5,8 +5,13 @@
 //! line carries a long stretch of any input.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Records queued and not yet written.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
 
 /// Records waiting for stderr at most.
 const QUEUE: usize = 256;
@@ -24,7 +29,9 @@ fn queue() -> Option<&'static SyncSender<Vec<u8>>> {
                 .spawn(move || {
                     let mut err = std::io::stderr();
                     for record in rx {
-                        if err.write_all(&record).is_err() {
+                        let written = err.write_all(&record);
+                        PENDING.fetch_sub(1, Ordering::Relaxed);
+                        if written.is_err() {
                             break;
                         }
                     }
@@ -72,7 +79,19 @@ impl Drop for Stderr {
         }
         if let Some(tx) = queue() {
             // Full: the reader of stderr is not keeping up; the record is dropped.
-            let _ = tx.try_send(record);
+            PENDING.fetch_add(1, Ordering::Relaxed);
+            if tx.try_send(record).is_err() {
+                PENDING.fetch_sub(1, Ordering::Relaxed);
+            }
         }
+    }
+}
+
+/// Lets the queued records reach stderr before the process exits — for at most `limit`: a
+/// stderr nobody reads must not hold the exit either.
+pub fn flush(limit: Duration) {
+    let started = Instant::now();
+    while PENDING.load(Ordering::Relaxed) > 0 && started.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(2));
     }
 }

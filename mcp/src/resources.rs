@@ -33,7 +33,9 @@ pub enum Target {
 
 impl Target {
     pub fn parse(uri: &str) -> Result<Target, ErrorData> {
-        let bad = |why: String| ErrorData::invalid_params(format!("{why}: '{uri}'"), None);
+        let bad = |why: String| {
+            ErrorData::invalid_params(format!("{why}: '{}'", crate::lines::quote(uri)), None)
+        };
         if let Some(n) = uri.strip_prefix(ISSUES) {
             return parse_issue(n)
                 .map(Target::Issue)

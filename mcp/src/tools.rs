@@ -20,7 +20,9 @@ macro_rules! args {
     ($args:expr, $ty:ty) => {
         match decode::<$ty>($args) {
             Ok(v) => v,
-            Err(why) => return reply::invalid(&why),
+            // SPEC §31: an error quotes at most 200 characters of its input (an unknown
+            // field's name is the client's text).
+            Err(why) => return reply::invalid(&crate::lines::quote(&why)),
         }
     };
 }

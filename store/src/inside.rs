@@ -118,7 +118,9 @@ pub(crate) fn create_new(path: &Path, mode: u32) -> Result<Option<std::fs::File>
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             match std::fs::symlink_metadata(path) {
                 Ok(meta) if meta.file_type().is_symlink() => Err(symlink_refused(path)),
-                Ok(meta) if !meta.is_file() => Err(crate::read::not_regular(path, &meta)),
+                Ok(meta) if !meta.is_file() => {
+                    Err(crate::read::not_regular_to("write", path, &meta))
+                }
                 _ => Ok(None),
             }
         }

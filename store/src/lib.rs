@@ -223,7 +223,14 @@ impl DiskStore {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
         self.check_layout()?;
-        let url = read::read_small(&path, |bytes| Config::store_url(&file, bytes))?;
+        let url = read::read_small(&path, |bytes| {
+            // Every shell opens the workspace here first: the ledgers' cap is known before
+            // any command reads one, even a command that never loads the settings.
+            if let Some(cap) = Config::max_file_bytes_in(bytes) {
+                read::set_max_file_bytes(cap);
+            }
+            Config::store_url(&file, bytes)
+        })?;
         Ok(url.flatten())
     }
 

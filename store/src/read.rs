@@ -152,6 +152,11 @@ fn open_error(path: &Path, e: &std::io::Error) -> ClarifyError {
 
 /// `refusing to read X: it is a FIFO (named pipe), not a regular file`.
 pub(crate) fn not_regular(path: &Path, meta: &Metadata) -> ClarifyError {
+    not_regular_to("read", path, meta)
+}
+
+/// [`not_regular`] for another use (`write`, …).
+pub(crate) fn not_regular_to(verb: &str, path: &Path, meta: &Metadata) -> ClarifyError {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     let what = if t.is_dir() {
@@ -171,7 +176,7 @@ pub(crate) fn not_regular(path: &Path, meta: &Metadata) -> ClarifyError {
     };
     ClarifyError::Io {
         message: format!(
-            "refusing to read {}: it is {what}, not a regular file",
+            "refusing to {verb} {}: it is {what}, not a regular file",
             path.display()
         ),
     }
