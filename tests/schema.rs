@@ -151,6 +151,8 @@ fn a_scenario_of_core_operations() {
         blocked_operations: vec!["build".into(), "deploy.prod".into()],
         session_id: Some("123e4567-e89b-42d3-a456-426614174000".into()),
         gap_id: Some("gap-001".into()),
+        answer: Default::default(),
+        ask_again: false,
         extra: Default::default(),
     };
     let l = request(None, &req("Cache", Some("k1")), &config, &workflows(), T0)
