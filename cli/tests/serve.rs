@@ -552,3 +552,102 @@ fn the_worker_runs_the_monitor_when_something_falls_due() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(monitor_entries(root, 3), 0);
 }
+
+/// `curl` against the server with the test's CA: status line and headers, then the body.
+fn curl(ca: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-i", "--max-time", "10", "--cacert"])
+        .arg(ca)
+        .args(args)
+        .output()
+        .expect("curl");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn under_tls_the_cookie_is_host_only_and_secure() {
+    let dir = workspace();
+    let root = dir.path();
+    let certs = tempfile::tempdir().unwrap();
+    let (cert, key) = (certs.path().join("cert.pem"), certs.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    // TLS makes a network address acceptable.
+    let cert_s = cert.display().to_string();
+    let key_s = key.display().to_string();
+    let server = Server::start(
+        root,
+        &[
+            "--no-worker",
+            "--listen",
+            "0.0.0.0:0",
+            "--tls-cert",
+            &cert_s,
+            "--tls-key",
+            &key_s,
+        ],
+    );
+    assert!(server.link.starts_with("https://"), "{}", server.link);
+    let base = format!("https://127.0.0.1:{}", server.port);
+    let health = curl(&cert, &[&format!("{base}/healthz")]);
+    assert!(
+        health.starts_with("HTTP/2 200") || health.starts_with("HTTP/1.1 200"),
+        "{health}"
+    );
+    let once = format!(
+        "{base}{}",
+        server
+            .link
+            .split_once(&format!(":{}", server.port))
+            .unwrap()
+            .1
+    );
+    let signed = curl(&cert, &[&once]);
+    assert!(
+        signed.starts_with("HTTP/2 303") || signed.starts_with("HTTP/1.1 303"),
+        "{signed}"
+    );
+    // A name that is not the server's is refused over TLS too (HTTP/2's :authority).
+    let rebound = curl(
+        &cert,
+        &[
+            "--resolve",
+            &format!("evil.example:{}:127.0.0.1", server.port),
+            "-k",
+            &format!("https://evil.example:{}/healthz", server.port),
+        ],
+    );
+    assert!(rebound.contains(" 421"), "{rebound}");
+    let set = signed
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap_or_default();
+    assert!(
+        set.contains("__Host-agentx=") && set.contains("; Secure") && set.contains("Path=/"),
+        "{set}"
+    );
+    // Plain HTTP on the TLS port is not served.
+    let plain = server.get("/healthz", &[]);
+    assert_ne!(plain.status, 200);
+}

@@ -41,7 +41,9 @@ impl App {
         let tokens = crate::tokens::open(&opts.root)?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
-        if bound.ip().is_loopback() {
+        // On a wildcard address the machine's own names work too (the public URL's host is
+        // added below).
+        if bound.ip().is_loopback() || bound.ip().is_unspecified() {
             hosts.push(format!("localhost:{port}"));
             hosts.push(format!("127.0.0.1:{port}"));
             hosts.push(format!("[::1]:{port}"));

@@ -24,10 +24,13 @@ impl Server {
     pub fn start(root: &Path, extra: &[&str]) -> Server {
         let mut cmd = agentx();
         cmd.arg(root_arg(root))
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .arg("serve")
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        if !extra.contains(&"--listen") {
+            cmd.args(["--listen", "127.0.0.1:0"]);
+        }
         let mut child = cmd.spawn().expect("spawn agentx serve");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut link = String::new();
@@ -42,7 +45,10 @@ impl Server {
         }
         assert!(!link.is_empty(), "no sign-in link printed");
         let port: u16 = link
-            .trim_start_matches("http://127.0.0.1:")
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_start_matches("127.0.0.1:")
+            .trim_start_matches("0.0.0.0:")
             .split('/')
             .next()
             .and_then(|p| p.parse().ok())
