@@ -172,4 +172,27 @@ mod tests {
         set.insert("agent".into(), Value::from("a"));
         assert_eq!(allowed("state", &set), None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_answered_without_a_panic(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600)) {
+            let _ = parse(&body);
+        }
+
+        #[test]
+        fn any_json_shape_is_answered_without_a_panic(op in "\\PC{0,40}", key in "[a-z]{0,8}", n in proptest::prelude::any::<i64>(), text in "\\PC{0,60}") {
+            let bodies = [
+                serde_json::json!({"op": op, "input": {key.clone(): n}}),
+                serde_json::json!({"op": op, "input": {key.clone(): text}}),
+                serde_json::json!({"op": n, "input": text}),
+                serde_json::json!([op, n]),
+                serde_json::json!({"op": op, key: null}),
+            ];
+            for b in bodies {
+                if let Ok((op, input)) = parse(b.to_string().as_bytes()) {
+                    let _ = allowed(&op, &input);
+                }
+            }
+        }
+    }
 }
