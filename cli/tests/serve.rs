@@ -651,3 +651,81 @@ fn under_tls_the_cookie_is_host_only_and_secure() {
     let plain = server.get("/healthz", &[]);
     assert_ne!(plain.status, 200);
 }
+
+#[test]
+fn decisions_answered_2xx_survive_a_sigkill_of_the_server() {
+    let dir = workspace();
+    let root = dir.path();
+    // Records on eight issues, escalated by one `signals`-free CLI run each.
+    let mut ids = Vec::new();
+    for issue in 1..=8u32 {
+        for n in 0..10 {
+            let out = json_in(
+                root,
+                &ask_args(issue, &format!("topic {n}"), &format!("question {n}?"))
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+            );
+            assert_eq!(out.code, 0, "{out:#?}");
+            ids.push(
+                out.json()["clarification"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+    }
+    let human = token(root, "--human", "alice");
+    let mut server = Server::start(root, &["--no-worker"]);
+    let port = server.port;
+    let answered = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for chunk in ids.chunks(10) {
+            let answered = &answered;
+            let human = &human;
+            s.spawn(move || {
+                for id in chunk {
+                    let body =
+                        json!({"op": "decide", "input": {"id": id, "message": "ok"}}).to_string();
+                    let auth = format!("Bearer {human}");
+                    let headers = vec![
+                        ("Host".to_owned(), format!("127.0.0.1:{port}")),
+                        ("Authorization".to_owned(), auth),
+                    ];
+                    let Some(r) = serve_http::try_request(
+                        port,
+                        "POST",
+                        "/api/v1/call",
+                        &headers,
+                        body.as_bytes(),
+                    ) else {
+                        return;
+                    };
+                    if r.status == 200 {
+                        answered.lock().unwrap().push(id.clone());
+                    }
+                }
+            });
+        }
+        // Kill it mid-way: no graceful anything.
+        std::thread::sleep(Duration::from_millis(150));
+        let _ = server.child.kill();
+    });
+    let _ = server.child.wait();
+    let answered = answered.into_inner().unwrap();
+    let verified = json_in(root, &["clarify", "verify"]);
+    assert_eq!(verified.code, 0, "{verified:#?}");
+    for id in &answered {
+        let shown = json_in(root, &["clarify", "show", id]).json();
+        assert_eq!(
+            shown["clarification"]["status"], "resolved",
+            "{id} was answered 200"
+        );
+    }
+    eprintln!(
+        "{} of {} decisions answered before the kill",
+        answered.len(),
+        ids.len()
+    );
+}
