@@ -708,8 +708,13 @@ fn decisions_answered_2xx_survive_a_sigkill_of_the_server() {
                 }
             });
         }
-        // Kill it mid-way: no graceful anything.
-        std::thread::sleep(Duration::from_millis(150));
+        // Kill it mid-way (a third answered, others in flight): no graceful anything.
+        let started = Instant::now();
+        while answered.lock().unwrap().len() < ids.len() / 3
+            && started.elapsed() < Duration::from_secs(60)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let _ = server.child.kill();
     });
     let _ = server.child.wait();
