@@ -734,3 +734,70 @@ fn decisions_answered_2xx_survive_a_sigkill_of_the_server() {
         ids.len()
     );
 }
+
+#[test]
+fn route_again_runs_the_targets_runner() {
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        "[agents.architect]\ncommand = [\"sh\", \"-c\", \"cat > /dev/null; echo 'Redis, see ADR-7.'\"]\nanswer = \"text\"\n",
+    )
+    .unwrap();
+    let asked = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "5",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Redis?",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let id = asked.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let page = server.get(
+        &format!("/clarifications/{id}"),
+        &[("Authorization", &auth)],
+    );
+    assert!(
+        page.body.contains("data-op=\"route\""),
+        "the page offers it: {}",
+        page.body
+    );
+    let r = server.call_bearer(&human, "route", json!({"all": true}));
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = server.call_bearer(&human, "route", json!({"id": id}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(shown["clarification"]["status"], "answered", "{shown}");
+    let answer = shown["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (answer["from"].as_str(), answer["body"].as_str()),
+        (Some("architect"), Some("Redis, see ADR-7."))
+    );
+    // Answered: nothing waits on the target any more, so the page no longer offers it.
+    let page = server.get(
+        &format!("/clarifications/{id}"),
+        &[("Authorization", &auth)],
+    );
+    assert!(!page.body.contains("data-op=\"route\""));
+}

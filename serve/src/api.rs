@@ -45,6 +45,10 @@ pub fn allowed(op: &str, input: &Map<String, Value>) -> Option<bool> {
     if op == "state" && !input.contains_key("agent") && !input.contains_key("status") {
         return Some(false);
     }
+    if op == "route" {
+        // The run writes the agent's entries, not the person's.
+        return Some(false);
+    }
     ACTS.contains(&op).then_some(true)
 }
 
@@ -85,16 +89,31 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
             &format!(
-                "'{}' is not open to people through the server; allowed: {}, {}",
+                "'{}' is not open to people through the server; allowed: {}, {}, route",
                 crate::shown(&op),
                 READS.join(", "),
                 ACTS.join(", ")
             ),
         );
     };
-    let envelope = app
-        .call(op, Value::Object(input), writes.then_some(human))
-        .await;
+    let envelope = if op == "route" {
+        // Route again: one record, never `all` (the worker and the CLI route in bulk).
+        if input.contains_key("all") || !input.contains_key("id") {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "INVALID_INPUT",
+                "`route` through the server takes one record: {\"id\"}",
+            );
+        }
+        crate::log(&format!(
+            "'{human}' routes {} again",
+            crate::shown(input.get("id").and_then(Value::as_str).unwrap_or("?"))
+        ));
+        app.call_routed(op, Value::Object(input)).await
+    } else {
+        app.call(op, Value::Object(input), writes.then_some(human))
+            .await
+    };
     (status_of(&envelope), axum::Json(envelope)).into_response()
 }
 
