@@ -98,3 +98,101 @@ fn a_write_on_the_database_reaches_an_open_event_stream() {
         started.elapsed()
     );
 }
+
+#[test]
+fn two_servers_on_one_database_see_each_other_and_act_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let url = fresh_database("serve_two");
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!("[store]\nurl = \"{url}\"\n"),
+    )
+    .unwrap();
+    assert_eq!(json_in(root, &["store", "init"]).code, 0);
+    let human = token(root, "--human", "alice");
+    let id = escalated(root, 2, "Shared");
+    // A record past its SLA: both workers find it due at once.
+    let past = wall_ms() - 2 * 60 * 60 * 1000;
+    let old = json_at(
+        root,
+        past,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "3",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Old",
+            "--question",
+            "Still there?",
+        ],
+    );
+    assert_eq!(old.code, 0, "{old:#?}");
+    let a = Server::start(root, &[]);
+    let b = Server::start(root, &[]);
+    let monitor_entries = || {
+        let shown = json_in(root, &["clarify", "show", "--issue", "3"]).json();
+        shown["ledger"]["clarifications"][0]["thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["from"] == "monitor")
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let started = Instant::now();
+    while monitor_entries().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no worker ran the monitor"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let entries = monitor_entries();
+    assert_eq!(
+        entries.iter().filter(|t| *t == "stale").count(),
+        1,
+        "acted once: {entries:?}"
+    );
+
+    // A decision through A shows on B's event stream.
+    let (cookie, _) = b.sign_in();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", b.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        b.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut line = String::new();
+    while !line.starts_with("event: ready") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    let r = a.call_bearer(&human, "decide", json!({"id": id, "message": "Redis"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let started = Instant::now();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if line.starts_with("data:") && line.contains("[2]") {
+            break;
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
