@@ -68,6 +68,9 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
                 "an agent token cannot use /api/v1 (agents use /mcp)",
             )
         }
+        Caller::Unavailable(why) => {
+            return refusal(StatusCode::SERVICE_UNAVAILABLE, "IO_ERROR", &why)
+        }
         Caller::Session(s) => {
             if !csrf_ok(&s, &headers, None) {
                 return refusal(

@@ -47,6 +47,14 @@ pub async fn viewer(app: &Arc<App>, headers: &HeaderMap) -> Result<Viewer, Respo
             )),
         )
             .into_response()),
+        Caller::Unavailable(why) => Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            Html(html::bare(
+                "The store is unreachable",
+                &format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(&why)),
+            )),
+        )
+            .into_response()),
         Caller::Nobody => Err(Redirect::to("/login").into_response()),
     }
 }
