@@ -45,7 +45,7 @@ async function refresh(force) {
   main.replaceChildren(...fresh.childNodes)
   renderMarkdown(main)
   bindForms(main)
-  if (!force) say('Updated ' + new Date().toLocaleTimeString())
+  say(force ? '' : 'Updated ' + new Date().toLocaleTimeString())
 }
 
 function bindForms(root) {
