@@ -801,3 +801,77 @@ fn route_again_runs_the_targets_runner() {
     );
     assert!(!page.body.contains("data-op=\"route\""));
 }
+
+#[test]
+fn the_inbox_puts_what_waits_for_a_person_first_and_filters() {
+    let dir = workspace();
+    let root = dir.path();
+    let ask = |issue: &str, to: &str, severity: &str, topic: &str| {
+        let out = json_in(
+            root,
+            &[
+                "clarify",
+                "ask",
+                "--issue",
+                issue,
+                "--from",
+                "engineer",
+                "--to",
+                to,
+                "--topic",
+                topic,
+                "--question",
+                "Which one?",
+                "--severity",
+                severity,
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+        out.json()["clarification"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let escalate = |id: &str| assert_eq!(json_in(root, &["clarify", "escalate", id]).code, 0);
+    let open_warn = ask("1", "architect", "WARN", "Naming");
+    let esc_warn = ask("2", "architect", "WARN", "Logging");
+    let esc_block = ask("3", "product-manager", "BLOCK", "Payments");
+    let open_block = ask("4", "architect", "BLOCK", "Schema");
+    escalate(&esc_warn);
+    escalate(&esc_block);
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let order = |query: &str| -> Vec<String> {
+        let page = server.get(&format!("/{query}"), &[("Authorization", &auth)]);
+        assert_eq!(page.status, 200, "{page:?}");
+        page.body
+            .split("data-id=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        order(""),
+        [
+            esc_block.clone(),
+            esc_warn.clone(),
+            open_block.clone(),
+            open_warn.clone()
+        ]
+    );
+    assert_eq!(
+        order("?status=escalated"),
+        [esc_block.clone(), esc_warn.clone()]
+    );
+    assert_eq!(order("?agent=product-manager"), [esc_block.clone()]);
+    assert_eq!(order("?issue=4"), [open_block.clone()]);
+    assert_eq!(order("?q=logg"), [esc_warn.clone()]);
+    assert_eq!(order("?status=resolved"), Vec::<String>::new());
+    let bad = server.get("/?status=done", &[("Authorization", &auth)]);
+    assert_eq!(
+        bad.status, 400,
+        "an unknown status is an input error: {bad:?}"
+    );
+    assert!(bad.body.contains("INVALID_INPUT"), "{}", bad.body);
+}

@@ -79,6 +79,7 @@ pub fn render(
             let status = match e.code() {
                 "NOT_FOUND" | "NO_LEDGER" | "INVALID_ID" | "INVALID_ISSUE" => StatusCode::NOT_FOUND,
                 "IO_ERROR" | "LOCK_TIMEOUT" => StatusCode::SERVICE_UNAVAILABLE,
+                c if c.starts_with("INVALID_") => StatusCode::BAD_REQUEST,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
             let body = format!(
