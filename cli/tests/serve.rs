@@ -854,20 +854,20 @@ fn the_inbox_puts_what_waits_for_a_person_first_and_filters() {
     assert_eq!(
         order(""),
         [
-            esc_block.clone(),
-            esc_warn.clone(),
-            open_block.clone(),
-            open_warn.clone()
+            esc_block.as_str(),
+            esc_warn.as_str(),
+            open_block.as_str(),
+            open_warn.as_str()
         ]
     );
     assert_eq!(
         order("?status=escalated"),
-        [esc_block.clone(), esc_warn.clone()]
+        [esc_block.as_str(), esc_warn.as_str()]
     );
-    assert_eq!(order("?agent=product-manager"), [esc_block.clone()]);
-    assert_eq!(order("?issue=4"), [open_block.clone()]);
-    assert_eq!(order("?q=logg"), [esc_warn.clone()]);
-    assert_eq!(order("?status=resolved"), Vec::<String>::new());
+    assert_eq!(order("?agent=product-manager"), [esc_block.as_str()]);
+    assert_eq!(order("?issue=4"), [open_block.as_str()]);
+    assert_eq!(order("?q=logg"), [esc_warn.as_str()]);
+    assert_eq!(order("?status=resolved"), Vec::<&str>::new());
     let bad = server.get("/?status=done", &[("Authorization", &auth)]);
     assert_eq!(
         bad.status, 400,
