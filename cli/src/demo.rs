@@ -376,6 +376,9 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         say(&format!(
             "agentx --root {root} clarify resume-prompt CLR-47-001"
         ));
+        say(&format!(
+            "agentx --root {root} serve   # the inbox: answer the escalations in a browser"
+        ));
     }
     Ok(stats)
 }

@@ -98,3 +98,226 @@ fn a_write_on_the_database_reaches_an_open_event_stream() {
         started.elapsed()
     );
 }
+
+#[test]
+fn two_servers_on_one_database_see_each_other_and_act_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let url = fresh_database("serve_two");
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!("[store]\nurl = \"{url}\"\n"),
+    )
+    .unwrap();
+    assert_eq!(json_in(root, &["store", "init"]).code, 0);
+    let human = token(root, "--human", "alice");
+    let id = escalated(root, 2, "Shared");
+    // A record past its SLA: both workers find it due at once.
+    let past = wall_ms() - 2 * 60 * 60 * 1000;
+    let old = json_at(
+        root,
+        past,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "3",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Old",
+            "--question",
+            "Still there?",
+        ],
+    );
+    assert_eq!(old.code, 0, "{old:#?}");
+    let a = Server::start(root, &[]);
+    let b = Server::start(root, &[]);
+    let monitor_entries = || {
+        let shown = json_in(root, &["clarify", "show", "--issue", "3"]).json();
+        shown["ledger"]["clarifications"][0]["thread"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["from"] == "monitor")
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let started = Instant::now();
+    while monitor_entries().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no worker ran the monitor"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let entries = monitor_entries();
+    assert_eq!(
+        entries.iter().filter(|t| *t == "stale").count(),
+        1,
+        "acted once: {entries:?}"
+    );
+
+    // A decision through A shows on B's event stream.
+    let (cookie, _) = b.sign_in();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", b.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        b.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut line = String::new();
+    while !line.starts_with("event: ready") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    let r = a.call_bearer(&human, "decide", json!({"id": id, "message": "Redis"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let started = Instant::now();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if line.starts_with("data:") && line.contains("[2]") {
+            break;
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// A Unix-socket proxy in front of the test's PostgreSQL server, to take the database away and
+/// bring it back while `agentx serve` runs.
+struct Proxy {
+    dir: tempfile::TempDir,
+    target: std::path::PathBuf,
+    port: String,
+    live: std::sync::Arc<std::sync::Mutex<Vec<std::os::unix::net::UnixStream>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    /// Proxies the server of `url` (`…?host=<socket dir>&port=<n>`); returns it and the URL
+    /// through it.
+    fn new(url: &str) -> (Proxy, String) {
+        let param = |k: &str| {
+            url.split(['?', '&'])
+                .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                .unwrap()
+                .to_owned()
+        };
+        let (host, port) = (param("host"), param("port"));
+        let proxy = Proxy {
+            dir: tempfile::tempdir().unwrap(),
+            target: std::path::Path::new(&host).join(format!(".s.PGSQL.{port}")),
+            port,
+            live: Default::default(),
+            stop: Default::default(),
+        };
+        let through = url.replace(
+            &format!("host={host}"),
+            &format!("host={}", proxy.dir.path().display()),
+        );
+        proxy.up();
+        (proxy, through)
+    }
+
+    fn socket(&self) -> std::path::PathBuf {
+        self.dir.path().join(format!(".s.PGSQL.{}", self.port))
+    }
+
+    fn up(&self) {
+        use std::sync::atomic::Ordering;
+        self.stop.store(false, Ordering::SeqCst);
+        let listener = std::os::unix::net::UnixListener::bind(self.socket()).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let (target, live, stop) = (self.target.clone(), self.live.clone(), self.stop.clone());
+        std::thread::spawn(move || loop {
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            match listener.accept() {
+                Ok((client, _)) => {
+                    client.set_nonblocking(false).unwrap();
+                    let Ok(server) = std::os::unix::net::UnixStream::connect(&target) else {
+                        continue;
+                    };
+                    live.lock()
+                        .unwrap()
+                        .extend([client.try_clone().unwrap(), server.try_clone().unwrap()]);
+                    for (mut from, mut to) in [
+                        (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                        (server, client),
+                    ] {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut to);
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            }
+        });
+    }
+
+    /// The database goes away: no new connection, and the open ones are cut.
+    fn down(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let _ = std::fs::remove_file(self.socket());
+        for s in self.live.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+#[test]
+fn the_database_gone_is_a_503_and_its_return_is_recovered() {
+    let (proxy, url) = Proxy::new(&fresh_database("serve_down"));
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!("[store]\nurl = \"{url}\"\n"),
+    )
+    .unwrap();
+    assert_eq!(json_in(root, &["store", "init"]).code, 0);
+    let human = token(root, "--human", "alice");
+    escalated(root, 6, "Outage");
+    let server = Server::start(root, &["--no-worker"]);
+    let (cookie, _) = server.sign_in();
+    assert_eq!(server.get("/", &[("Cookie", &cookie)]).status, 200);
+    assert_eq!(server.call_bearer(&human, "list", json!({})).status, 200);
+
+    proxy.down();
+    let page = server.get("/", &[("Cookie", &cookie)]);
+    assert_eq!(page.status, 503, "{page:?}");
+    assert!(page.body.contains("IO_ERROR"), "{}", page.body);
+    let api = server.call_bearer(&human, "list", json!({}));
+    assert_eq!(api.status, 503, "{api:?}");
+    assert_eq!(api.json()["error"]["code"], "IO_ERROR");
+    assert!(!api.body.contains(&human[4..]), "no secret in the error");
+
+    proxy.up();
+    let started = std::time::Instant::now();
+    while server.get("/", &[("Cookie", &cookie)]).status != 200 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "never recovered"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let r = server.call_bearer(&human, "list", json!({}));
+    assert_eq!(r.status, 200, "{r:?}");
+}

@@ -552,3 +552,326 @@ fn the_worker_runs_the_monitor_when_something_falls_due() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(monitor_entries(root, 3), 0);
 }
+
+/// `curl` against the server with the test's CA: status line and headers, then the body.
+fn curl(ca: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-i", "--max-time", "10", "--cacert"])
+        .arg(ca)
+        .args(args)
+        .output()
+        .expect("curl");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn under_tls_the_cookie_is_host_only_and_secure() {
+    let dir = workspace();
+    let root = dir.path();
+    let certs = tempfile::tempdir().unwrap();
+    let (cert, key) = (certs.path().join("cert.pem"), certs.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    // TLS makes a network address acceptable.
+    let cert_s = cert.display().to_string();
+    let key_s = key.display().to_string();
+    let server = Server::start(
+        root,
+        &[
+            "--no-worker",
+            "--listen",
+            "0.0.0.0:0",
+            "--tls-cert",
+            &cert_s,
+            "--tls-key",
+            &key_s,
+        ],
+    );
+    assert!(server.link.starts_with("https://"), "{}", server.link);
+    let base = format!("https://127.0.0.1:{}", server.port);
+    let health = curl(&cert, &[&format!("{base}/healthz")]);
+    assert!(
+        health.starts_with("HTTP/2 200") || health.starts_with("HTTP/1.1 200"),
+        "{health}"
+    );
+    let once = format!(
+        "{base}{}",
+        server
+            .link
+            .split_once(&format!(":{}", server.port))
+            .unwrap()
+            .1
+    );
+    let signed = curl(&cert, &[&once]);
+    assert!(
+        signed.starts_with("HTTP/2 303") || signed.starts_with("HTTP/1.1 303"),
+        "{signed}"
+    );
+    // A name that is not the server's is refused over TLS too (HTTP/2's :authority).
+    let rebound = curl(
+        &cert,
+        &[
+            "--resolve",
+            &format!("evil.example:{}:127.0.0.1", server.port),
+            "-k",
+            &format!("https://evil.example:{}/healthz", server.port),
+        ],
+    );
+    assert!(rebound.contains(" 421"), "{rebound}");
+    let set = signed
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap_or_default();
+    assert!(
+        set.contains("__Host-agentx=") && set.contains("; Secure") && set.contains("Path=/"),
+        "{set}"
+    );
+    // Plain HTTP on the TLS port is not served.
+    let plain = server.get("/healthz", &[]);
+    assert_ne!(plain.status, 200);
+}
+
+#[test]
+fn decisions_answered_2xx_survive_a_sigkill_of_the_server() {
+    let dir = workspace();
+    let root = dir.path();
+    // Records on eight issues, escalated by one `signals`-free CLI run each.
+    let mut ids = Vec::new();
+    for issue in 1..=8u32 {
+        for n in 0..10 {
+            let out = json_in(
+                root,
+                &ask_args(issue, &format!("topic {n}"), &format!("question {n}?"))
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+            );
+            assert_eq!(out.code, 0, "{out:#?}");
+            ids.push(
+                out.json()["clarification"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+    }
+    let human = token(root, "--human", "alice");
+    let mut server = Server::start(root, &["--no-worker"]);
+    let port = server.port;
+    let answered = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for chunk in ids.chunks(10) {
+            let answered = &answered;
+            let human = &human;
+            s.spawn(move || {
+                for id in chunk {
+                    let body =
+                        json!({"op": "decide", "input": {"id": id, "message": "ok"}}).to_string();
+                    let auth = format!("Bearer {human}");
+                    let headers = vec![
+                        ("Host".to_owned(), format!("127.0.0.1:{port}")),
+                        ("Authorization".to_owned(), auth),
+                    ];
+                    let Some(r) = serve_http::try_request(
+                        port,
+                        "POST",
+                        "/api/v1/call",
+                        &headers,
+                        body.as_bytes(),
+                    ) else {
+                        return;
+                    };
+                    if r.status == 200 {
+                        answered.lock().unwrap().push(id.clone());
+                    }
+                }
+            });
+        }
+        // Kill it mid-way (a third answered, others in flight): no graceful anything.
+        let started = Instant::now();
+        while answered.lock().unwrap().len() < ids.len() / 3
+            && started.elapsed() < Duration::from_secs(60)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = server.child.kill();
+    });
+    let _ = server.child.wait();
+    let answered = answered.into_inner().unwrap();
+    let verified = json_in(root, &["clarify", "verify"]);
+    assert_eq!(verified.code, 0, "{verified:#?}");
+    for id in &answered {
+        let shown = json_in(root, &["clarify", "show", id]).json();
+        assert_eq!(
+            shown["clarification"]["status"], "resolved",
+            "{id} was answered 200"
+        );
+    }
+    eprintln!(
+        "{} of {} decisions answered before the kill",
+        answered.len(),
+        ids.len()
+    );
+}
+
+#[test]
+fn route_again_runs_the_targets_runner() {
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        "[agents.architect]\ncommand = [\"sh\", \"-c\", \"cat > /dev/null; echo 'Redis, see ADR-7.'\"]\nanswer = \"text\"\n",
+    )
+    .unwrap();
+    let asked = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "5",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Redis?",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let id = asked.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let page = server.get(
+        &format!("/clarifications/{id}"),
+        &[("Authorization", &auth)],
+    );
+    assert!(
+        page.body.contains("data-op=\"route\""),
+        "the page offers it: {}",
+        page.body
+    );
+    let r = server.call_bearer(&human, "route", json!({"all": true}));
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = server.call_bearer(&human, "route", json!({"id": id}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(shown["clarification"]["status"], "answered", "{shown}");
+    let answer = shown["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (answer["from"].as_str(), answer["body"].as_str()),
+        (Some("architect"), Some("Redis, see ADR-7."))
+    );
+    // Answered: nothing waits on the target any more, so the page no longer offers it.
+    let page = server.get(
+        &format!("/clarifications/{id}"),
+        &[("Authorization", &auth)],
+    );
+    assert!(!page.body.contains("data-op=\"route\""));
+}
+
+#[test]
+fn the_inbox_puts_what_waits_for_a_person_first_and_filters() {
+    let dir = workspace();
+    let root = dir.path();
+    let ask = |issue: &str, to: &str, severity: &str, topic: &str| {
+        let out = json_in(
+            root,
+            &[
+                "clarify",
+                "ask",
+                "--issue",
+                issue,
+                "--from",
+                "engineer",
+                "--to",
+                to,
+                "--topic",
+                topic,
+                "--question",
+                "Which one?",
+                "--severity",
+                severity,
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+        out.json()["clarification"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let escalate = |id: &str| assert_eq!(json_in(root, &["clarify", "escalate", id]).code, 0);
+    let open_warn = ask("1", "architect", "WARN", "Naming");
+    let esc_warn = ask("2", "architect", "WARN", "Logging");
+    let esc_block = ask("3", "product-manager", "BLOCK", "Payments");
+    let open_block = ask("4", "architect", "BLOCK", "Schema");
+    escalate(&esc_warn);
+    escalate(&esc_block);
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let order = |query: &str| -> Vec<String> {
+        let page = server.get(&format!("/{query}"), &[("Authorization", &auth)]);
+        assert_eq!(page.status, 200, "{page:?}");
+        page.body
+            .split("data-id=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        order(""),
+        [
+            esc_block.as_str(),
+            esc_warn.as_str(),
+            open_block.as_str(),
+            open_warn.as_str()
+        ]
+    );
+    assert_eq!(
+        order("?status=escalated"),
+        [esc_block.as_str(), esc_warn.as_str()]
+    );
+    assert_eq!(order("?agent=product-manager"), [esc_block.as_str()]);
+    assert_eq!(order("?issue=4"), [open_block.as_str()]);
+    assert_eq!(order("?q=logg"), [esc_warn.as_str()]);
+    assert_eq!(order("?status=resolved"), Vec::<&str>::new());
+    let bad = server.get("/?status=done", &[("Authorization", &auth)]);
+    assert_eq!(
+        bad.status, 400,
+        "an unknown status is an input error: {bad:?}"
+    );
+    assert!(bad.body.contains("INVALID_INPUT"), "{}", bad.body);
+}

@@ -45,7 +45,7 @@ async function refresh(force) {
   main.replaceChildren(...fresh.childNodes)
   renderMarkdown(main)
   bindForms(main)
-  if (!force) say('Updated ' + new Date().toLocaleTimeString())
+  say(force ? '' : 'Updated ' + new Date().toLocaleTimeString())
 }
 
 function bindForms(root) {
@@ -73,8 +73,10 @@ function bindForms(root) {
           : `Refused: ${envelope.error?.code}: ${envelope.error?.message}`
         for (const t of form.querySelectorAll('textarea')) t.value = ''
         if (envelope.ok) await refresh(true)
-        // The status line outside <main> survives the refresh (a closed record has no forms).
-        say(text)
+        // Outside <main>, apart from the live line: it survives the refresh (a closed record
+        // has no forms) and the change events that follow the write.
+        const outcome = document.getElementById('outcome')
+        if (outcome) outcome.textContent = text
         const fresh = document.getElementById('result')
         if (fresh) fresh.textContent = text
       } catch (e) {

@@ -96,7 +96,8 @@ test('sign in by the link, see a CLI escalation arrive live, decide it, markup s
   const id = asked.clarification.id
   agentx('clarify', 'escalate', id, '-m', 'needs a decision <b>now</b>')
 
-  const row = page.locator(`tr[data-id="${id}"]`)
+  // The row shows when asked (pending), then again when escalated: wait for the second.
+  const row = page.locator(`tr.escalated[data-id="${id}"]`)
   await row.waitFor(WAIT)
   assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the row arrived without a reload')
   assert.match(await row.innerText(), /escalated/)
@@ -118,7 +119,7 @@ test('sign in by the link, see a CLI escalation arrive live, decide it, markup s
   await page.evaluate(() => { window.__sameDocument = true })
   await page.fill('form[data-op="decide"] textarea[name="message"]', 'Redis, see ADR-7')
   await page.click('form[data-op="decide"] button[type="submit"]')
-  await page.waitForSelector('#live:has-text("Done")', WAIT)
+  await page.waitForSelector('#outcome:has-text("Done")', WAIT)
   assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the result showed without a reload')
   const thread = await page.locator('.md.rendered').innerText()
   assert.match(thread, /human \(local via web\)/, 'the entry names who decided')

@@ -45,6 +45,10 @@ pub fn allowed(op: &str, input: &Map<String, Value>) -> Option<bool> {
     if op == "state" && !input.contains_key("agent") && !input.contains_key("status") {
         return Some(false);
     }
+    if op == "route" {
+        // The run writes the agent's entries, not the person's.
+        return Some(false);
+    }
     ACTS.contains(&op).then_some(true)
 }
 
@@ -63,6 +67,9 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
                 "FORBIDDEN",
                 "an agent token cannot use /api/v1 (agents use /mcp)",
             )
+        }
+        Caller::Unavailable(why) => {
+            return refusal(StatusCode::SERVICE_UNAVAILABLE, "IO_ERROR", &why)
         }
         Caller::Session(s) => {
             if !csrf_ok(&s, &headers, None) {
@@ -85,16 +92,31 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
             &format!(
-                "'{}' is not open to people through the server; allowed: {}, {}",
+                "'{}' is not open to people through the server; allowed: {}, {}, route",
                 crate::shown(&op),
                 READS.join(", "),
                 ACTS.join(", ")
             ),
         );
     };
-    let envelope = app
-        .call(op, Value::Object(input), writes.then_some(human))
-        .await;
+    let envelope = if op == "route" {
+        // Route again: one record, never `all` (the worker and the CLI route in bulk).
+        if input.contains_key("all") || !input.contains_key("id") {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "INVALID_INPUT",
+                "`route` through the server takes one record: {\"id\"}",
+            );
+        }
+        crate::log(&format!(
+            "'{human}' routes {} again",
+            crate::shown(input.get("id").and_then(Value::as_str).unwrap_or("?"))
+        ));
+        app.call_routed(op, Value::Object(input)).await
+    } else {
+        app.call(op, Value::Object(input), writes.then_some(human))
+            .await
+    };
     (status_of(&envelope), axum::Json(envelope)).into_response()
 }
 
@@ -171,5 +193,28 @@ mod tests {
         let mut set = Map::new();
         set.insert("agent".into(), Value::from("a"));
         assert_eq!(allowed("state", &set), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_answered_without_a_panic(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600)) {
+            let _ = parse(&body);
+        }
+
+        #[test]
+        fn any_json_shape_is_answered_without_a_panic(op in "\\PC{0,40}", key in "[a-z]{0,8}", n in proptest::prelude::any::<i64>(), text in "\\PC{0,60}") {
+            let bodies = [
+                serde_json::json!({"op": op, "input": {key.clone(): n}}),
+                serde_json::json!({"op": op, "input": {key.clone(): text}}),
+                serde_json::json!({"op": n, "input": text}),
+                serde_json::json!([op, n]),
+                serde_json::json!({"op": op, key: null}),
+            ];
+            for b in bodies {
+                if let Ok((op, input)) = parse(b.to_string().as_bytes()) {
+                    let _ = allowed(&op, &input);
+                }
+            }
+        }
     }
 }

@@ -41,7 +41,9 @@ impl App {
         let tokens = crate::tokens::open(&opts.root)?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
-        if bound.ip().is_loopback() {
+        // On a wildcard address the machine's own names work too (the public URL's host is
+        // added below).
+        if bound.ip().is_loopback() || bound.ip().is_unspecified() {
             hosts.push(format!("localhost:{port}"));
             hosts.push(format!("127.0.0.1:{port}"));
             hosts.push(format!("[::1]:{port}"));
@@ -115,6 +117,27 @@ impl App {
         .await;
         done.unwrap_or_else(|e| {
             json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("the store call did not finish: {e}")}})
+        })
+    }
+
+    /// Routes a record to its target agent (`route {id}`): starts the agent's runner as
+    /// `agentx clarify route` does, off the async threads (a run takes as long as the agent).
+    pub async fn call_routed(&self, op: String, input: Value) -> Value {
+        let root = self.root.clone();
+        let location = self.location.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let clock = agentx_clarify_store::clock::system_now_ms;
+            match agentx_clarify_workspace::open_at(&root, location) {
+                Ok(ws) => {
+                    let runner = agentx_clarify_runner::ProcessRunner::new(&root);
+                    agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
+                }
+                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+            }
+        })
+        .await;
+        done.unwrap_or_else(|e| {
+            json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("the routing did not finish: {e}")}})
         })
     }
 

@@ -122,6 +122,8 @@ pub enum Caller {
     Agent,
     /// No credentials, or ones that are unknown, revoked or expired.
     Nobody,
+    /// The token could not be checked: the store is unreachable (503, never a guess).
+    Unavailable(String),
 }
 
 pub fn cookie_name(app: &App) -> &'static str {
@@ -154,23 +156,25 @@ pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
         let presented = presented.trim().to_owned();
         let app = Arc::clone(app);
         let found = tokio::task::spawn_blocking(move || {
-            let all = app.tokens.load().ok()?;
-            let t = tokens::find(&all, &presented)?;
-            tokens::touch(
-                app.tokens.as_ref(),
-                &t.id,
-                t.last_used,
-                agentx_clarify_store::clock::system_now_ms(),
-            );
-            Some(t)
+            let all = app.tokens.load()?;
+            let found = tokens::find(&all, &presented);
+            if let Some(t) = &found {
+                tokens::touch(
+                    app.tokens.as_ref(),
+                    &t.id,
+                    t.last_used,
+                    agentx_clarify_store::clock::system_now_ms(),
+                );
+            }
+            Ok::<_, agentx_clarify_core::ClarifyError>(found)
         })
-        .await
-        .ok()
-        .flatten();
+        .await;
         return match found {
-            Some(t) if t.kind == Kind::Human => Caller::Human(t.name),
-            Some(_) => Caller::Agent,
-            None => Caller::Nobody,
+            Ok(Ok(Some(t))) if t.kind == Kind::Human => Caller::Human(t.name),
+            Ok(Ok(Some(_))) => Caller::Agent,
+            Ok(Ok(None)) => Caller::Nobody,
+            Ok(Err(e)) => Caller::Unavailable(e.to_string()),
+            Err(_) => Caller::Unavailable("the token check did not finish".into()),
         };
     }
     match cookie_value(app, headers).and_then(|c| app.sessions.get(c)) {

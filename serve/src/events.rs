@@ -27,6 +27,9 @@ pub async fn stream(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
                 "an agent token cannot follow the inbox",
             )
         }
+        Caller::Unavailable(why) => {
+            return refusal(StatusCode::SERVICE_UNAVAILABLE, "IO_ERROR", &why)
+        }
         Caller::Nobody => {
             return refusal(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "sign in first")
         }

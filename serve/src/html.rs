@@ -73,6 +73,7 @@ pub fn page(title: &str, human: &str, csrf: Option<&str>, active: &str, body: &s
         "{}<body><header><nav aria-label=\"Main\">{nav}</nav>\
          <span class=\"who\">{}</span>{logout}</header>\
          <p id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></p>\
+         <p id=\"outcome\" class=\"outcome\" role=\"status\" aria-live=\"assertive\"></p>\
          <main id=\"main\"><h1>{}</h1>{body}</main></body></html>",
         head(title, csrf),
         esc(human),

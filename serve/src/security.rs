@@ -36,9 +36,11 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
 /// The refusal of a request that fails a check, or `None`.
 fn check(app: &App, request: &Request) -> Option<Response> {
     let headers = request.headers();
+    // HTTP/2 carries the host as the `:authority` of the URI, not as a header.
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
+        .or_else(|| request.uri().authority().map(|a| a.as_str()))
         .map(str::to_ascii_lowercase);
     if !host.as_ref().is_some_and(|h| app.hosts.contains(h)) {
         return Some(refusal(

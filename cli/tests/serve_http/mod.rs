@@ -24,10 +24,13 @@ impl Server {
     pub fn start(root: &Path, extra: &[&str]) -> Server {
         let mut cmd = agentx();
         cmd.arg(root_arg(root))
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .arg("serve")
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        if !extra.contains(&"--listen") {
+            cmd.args(["--listen", "127.0.0.1:0"]);
+        }
         let mut child = cmd.spawn().expect("spawn agentx serve");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut link = String::new();
@@ -42,7 +45,10 @@ impl Server {
         }
         assert!(!link.is_empty(), "no sign-in link printed");
         let port: u16 = link
-            .trim_start_matches("http://127.0.0.1:")
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_start_matches("127.0.0.1:")
+            .trim_start_matches("0.0.0.0:")
             .split('/')
             .next()
             .and_then(|p| p.parse().ok())
@@ -175,8 +181,19 @@ pub fn request(
     headers: &[(String, String)],
     body: &[u8],
 ) -> Reply {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    try_request(port, method, path, headers, body).expect("connect")
+}
+
+/// [`request`], `None` when the server cannot be reached.
+pub fn try_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Option<Reply> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -188,11 +205,11 @@ pub fn request(
         head.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(head.as_bytes()).ok()?;
     let _ = s.write_all(body);
     let mut raw = Vec::new();
     let _ = s.read_to_end(&mut raw);
-    parse(&raw)
+    Some(parse(&raw))
 }
 
 fn parse(raw: &[u8]) -> Reply {

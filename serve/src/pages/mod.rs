@@ -47,6 +47,14 @@ pub async fn viewer(app: &Arc<App>, headers: &HeaderMap) -> Result<Viewer, Respo
             )),
         )
             .into_response()),
+        Caller::Unavailable(why) => Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            Html(html::bare(
+                "The store is unreachable",
+                &format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(&why)),
+            )),
+        )
+            .into_response()),
         Caller::Nobody => Err(Redirect::to("/login").into_response()),
     }
 }
@@ -71,6 +79,7 @@ pub fn render(
             let status = match e.code() {
                 "NOT_FOUND" | "NO_LEDGER" | "INVALID_ID" | "INVALID_ISSUE" => StatusCode::NOT_FOUND,
                 "IO_ERROR" | "LOCK_TIMEOUT" => StatusCode::SERVICE_UNAVAILABLE,
+                c if c.starts_with("INVALID_") => StatusCode::BAD_REQUEST,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
             let body = format!(

@@ -32,7 +32,8 @@ pub async fn thread(
     let body = app
         .with_store(move |ws| {
             let (issue, record) = query::show_id(ws, &id)?;
-            Ok(render_thread(issue, &record))
+            let routable = agentx_clarify_command::route::route_runner(ws, &record.to).is_ok();
+            Ok(render_thread(issue, &record, routable))
         })
         .await;
     render(&v, &title, "", body)
@@ -44,7 +45,7 @@ fn human_may(r: &Record, op: Op) -> bool {
         .is_some_and(|who| who.admits(HUMAN, &r.from, &r.to))
 }
 
-fn render_thread(issue: u32, r: &Record) -> String {
+fn render_thread(issue: u32, r: &Record, routable: bool) -> String {
     let status = r.current_status();
     let mut out = format!(
         "<p class=\"meta\">{} · {} → {} · <span class=\"badge {}\">{}</span> · {} · round {}/{} · {}</p>",
@@ -64,7 +65,7 @@ fn render_thread(issue: u32, r: &Record) -> String {
         esc(&markdown_thread(issue, r))
     ));
     out.push_str(&entries(r));
-    out.push_str(&actions(r));
+    out.push_str(&actions(r, routable));
     out
 }
 
@@ -126,7 +127,7 @@ fn answer_field(r: &Record, label: &str) -> String {
     format!("<label>{label}<textarea name=\"message\" rows=\"3\"></textarea></label>")
 }
 
-fn actions(r: &Record) -> String {
+fn actions(r: &Record, routable: bool) -> String {
     let id = esc(&r.id);
     let mut forms = Vec::new();
     // Decide: resolve an escalated record, or take an open one and resolve it.
@@ -150,6 +151,19 @@ fn actions(r: &Record) -> String {
             "<form class=\"act\" data-op=\"abandon\" data-id=\"{id}\"><h3>Abandon</h3>\
              <label>Why<textarea name=\"message\" rows=\"2\"></textarea></label>\
              <button type=\"submit\">Abandon</button></form>"
+        ));
+    }
+    // Route again: the record waits on its target, and the target has a runner.
+    let waits = matches!(
+        r.current_status(),
+        agentx_clarify_core::Status::Pending | agentx_clarify_core::Status::Stale
+    );
+    if routable && waits {
+        forms.push(format!(
+            "<form class=\"act\" data-op=\"route\" data-id=\"{id}\"><h3>Route again</h3>\
+             <p>Run {}'s runner on this question now.</p>\
+             <button type=\"submit\">Route again</button></form>",
+            esc(&r.to)
         ));
     }
     if forms.is_empty() {
