@@ -3,7 +3,7 @@
 //! the fingerprint check), seal, and write the pretty JSON — what the command does between
 //! reading and writing the file. Prints the median and p90 over many asks, for the side by
 //! side of docs/benchmarks.md (issue 28: run it on the commit before and after).
-//! Usage: cargo run --release -p agentx-clarify-core --example ask_cost [N] [ASKS]
+//! Usage: cargo run --release -p agentx-clarify-tests --example ask_cost [N] [ASKS]
 
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ fn asked(n: usize) -> NewRequest {
     NewRequest {
         issue_number: 42,
         from: "engineer".into(),
-        to: if n % 2 == 0 {
+        to: if n.is_multiple_of(2) {
             "architect"
         } else {
             "product-manager"
@@ -46,9 +46,9 @@ fn main() {
             return;
         };
         let mut l = a.ledger;
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             let answer = Action::Answer {
-                from: if k % 2 == 0 {
+                from: if k.is_multiple_of(2) {
                     "architect"
                 } else {
                     "product-manager"
