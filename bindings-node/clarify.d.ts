@@ -14,7 +14,7 @@ export declare class Workspace {
   ask(input: T.AskInput): Promise<T.Ok<T.StoreMutation>>
   answer(input: T.StoreAnswerInput): Promise<T.Ok<T.StoreMutation>>
   followUp(input: T.StoreFollowUpInput): Promise<T.Ok<T.StoreMutation>>
-  resolve(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
+  resolve(input: T.StoreResolveInput): Promise<T.Ok<T.StoreMutation>>
   escalate(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
   /** A human sends an escalated record back to its target (docs/protocol.md §30). */

@@ -5,7 +5,7 @@ import type * as T from './types'
 export declare function request(input: T.RequestInput): T.Ok<T.MutationResult>
 export declare function answer(input: T.AnswerInput): T.Ok<T.MutationResult>
 export declare function followUp(input: T.FollowUpInput): T.Ok<T.MutationResult>
-export declare function resolve(input: T.CloseInput): T.Ok<T.MutationResult>
+export declare function resolve(input: T.ResolveInput): T.Ok<T.MutationResult>
 export declare function escalate(input: T.CloseInput): T.Ok<T.MutationResult>
 export declare function abandon(input: T.CloseInput): T.Ok<T.MutationResult>
 export declare function monitor(input: T.MonitorInput): T.Ok<T.MonitorResult>

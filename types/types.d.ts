@@ -32,7 +32,35 @@ export interface Entry {
   signer?: string
   /** `ed25519:<base64>` over the 32 bytes of `hash` (not covered by the hash). */
   signature?: string
+  /** An answer's or resolution's typed value (SPEC §22), covered by the hash. */
+  value?: AnswerValue
   [unknown: string]: unknown
+}
+
+/** The answer kinds of SPEC §22; `text` (the default) is stored as no `answerKind`. */
+export type AnswerKind = 'text' | 'confirm' | 'choice' | 'multi_choice'
+/** One acceptable answer of a choice kind. */
+export interface AnswerOption {
+  /** `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`, unique within the request. */
+  value: string
+  /** At most 100 characters; the value is shown when absent. */
+  label?: string
+  /** At most 500 characters. */
+  description?: string
+}
+/** `true`/`false` for confirm, an option value for choice, option values (in option order) for multi_choice. */
+export type AnswerValue = boolean | string | string[]
+/** A request's answer kind fields (all optional). */
+export interface AnswerKindFields {
+  answerKind?: AnswerKind
+  /** 2–10, for choice and multi_choice only. */
+  options?: AnswerOption[]
+  /** Choice kinds: accept free text outside the options (default true). */
+  allowOther?: boolean
+  /** multi_choice: default 1. */
+  minSelect?: number
+  /** multi_choice: default the number of options. */
+  maxSelect?: number
 }
 
 /** A clarification record as stored in a ledger. */
@@ -62,6 +90,16 @@ export interface ClarificationRecord {
   gapId?: string
   /** The question this one was asked back from (docs/protocol.md §30). */
   askedBack?: string
+  answerKind?: Exclude<AnswerKind, 'text'>
+  options?: AnswerOption[]
+  allowOther?: boolean
+  minSelect?: number
+  maxSelect?: number
+  /** SHA-256 of issue, target, field and the normalised question (SPEC §22). */
+  fingerprint?: string
+  /** Re-asks answered from this record; `reuses`: the latest 20, who and when. */
+  reuseCount?: number
+  reuses?: { from: string; at: string }[]
   thread: Entry[]
   [unknown: string]: unknown
 }
@@ -97,7 +135,7 @@ export type Statuses = Record<string, AgentStatus>
 export type EventType =
   | 'clarification-requested' | 'clarification-answered' | 'clarification-stale'
   | 'clarification-resolved' | 'clarification-escalated' | 'clarification-abandoned'
-  | 'clarification-routed' | 'clarification-route-failed'
+  | 'clarification-routed' | 'clarification-route-failed' | 'clarification-reused'
 
 export interface ClarifyEvent {
   type: EventType
@@ -146,7 +184,9 @@ export interface Stats {
   staleCount: number
   deadlockCount: number
   pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
-  /** Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent without delegations. */
+  /** Re-asks answered from an existing record instead of a new one (SPEC §22). */
+  reasksSuppressed: number
+  /** Seed 003's delegation metrics and gap scores (SPEC §18); absent without delegations. */
   delegations?: DelegationMetrics
 }
 
@@ -209,7 +249,7 @@ interface Common {
 }
 
 /** The fields of a new clarification (pure `request` and the store's `ask`). */
-interface AskFields {
+interface AskFields extends AnswerKindFields {
   issueNumber: number | string
   from: string
   to: string
@@ -231,11 +271,15 @@ interface AskFields {
   /** Ask back: the id of the pending question, asked of `from` by `to`, that this one answers
    * with a question (docs/protocol.md §30). */
   askedBack?: string
+  /** Ask even when the issue holds the same question (SPEC §22); else the record that holds it comes back with `reused: true`. */
+  askAgain?: boolean
 }
-/** The fields of each operation on an existing clarification. */
-interface AnswerFields { id: string; from: string; body: string }
+/** The fields of each operation on an existing clarification. `body` may be left out when a typed `value` is given (it is rendered from the value). */
+type AnswerFields = { id: string; from: string } & ({ body: string; value?: AnswerValue } | { body?: string; value: AnswerValue })
 interface FollowUpFields { id: string; from: string; question: string }
 interface CloseFields { id: string; from?: string; message?: string }
+/** `resolve`'s fields: a typed `value` records the decision (SPEC §22). */
+interface ResolveFields extends CloseFields { value?: AnswerValue }
 
 export interface RequestInput extends Common, AskFields {
   /** The issue's ledger (object or raw file text); absent for a new issue. */
@@ -247,7 +291,7 @@ interface OnRecord extends Common {
   ledger: Ledger | string
 }
 
-export interface AnswerInput extends OnRecord, AnswerFields {}
+export type AnswerInput = OnRecord & AnswerFields
 export interface FollowUpInput extends OnRecord, FollowUpFields {}
 export interface CloseInput extends OnRecord, CloseFields {}
 
@@ -257,6 +301,8 @@ export interface MutationResult {
   events: ClarifyEvent[]
   statuses: Statuses
   idempotent: boolean
+  /** A re-ask answered from the record that already held the question (SPEC §22). */
+  reused?: true
 }
 
 export interface WorkspaceInput {
@@ -337,7 +383,9 @@ export interface WorkspaceSetup {
 /** `now` defaults to the system clock; RFC 3339 text is accepted too. */
 interface StoreCommon { now?: number | string }
 export interface AskInput extends StoreCommon, AskFields {}
-export interface StoreAnswerInput extends StoreCommon, AnswerFields {}
+export type StoreAnswerInput = StoreCommon & AnswerFields
+export interface StoreResolveInput extends StoreCommon, ResolveFields {}
+export interface ResolveInput extends OnRecord, ResolveFields {}
 export interface StoreFollowUpInput extends StoreCommon, FollowUpFields {}
 export interface StoreCloseInput extends StoreCommon, CloseFields {}
 
@@ -350,6 +398,8 @@ export interface StoreMutation {
   clarification: Clarification
   events: ClarifyEvent[]
   idempotent: boolean
+  /** A re-ask answered from the record that already held the question (SPEC §22). */
+  reused?: true
   monitor: MonitorReport
   warnings: string[]
 }
@@ -751,6 +801,12 @@ export interface PlanGap {
   blocked_operations?: string[]
   /** Who answers (default: the check's `to`). */
   to?: string | null
+  /** The answer kind the gap asks for (SPEC §22; docs/layer4.md); absent: a text question with `suggestions` as quick picks. */
+  answer_kind?: AnswerKind
+  options?: AnswerOption[]
+  allow_other?: boolean
+  min_select?: number
+  max_select?: number
 }
 /** Layer 4's plan: `check`'s input. */
 export interface Plan {

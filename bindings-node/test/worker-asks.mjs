@@ -7,6 +7,6 @@ const c = require('../clarify.js')
 const { root, w, n } = workerData
 const ws = new c.Workspace(root)
 for (let i = 0; i < n; i++) {
-  await ws.ask({ issueNumber: 9, from: 'engineer', to: 'architect', topic: `node ${w} ${i}`, question: `question ${w}/${i}?`, blocking: false })
+  await ws.ask({ issueNumber: 9, from: 'engineer', to: 'architect', topic: `node ${w} ${i}`, question: `node question ${w}/${i}?`, blocking: false })
 }
 parentPort.postMessage('done')

@@ -188,6 +188,42 @@ function renderRecordPicker(op, force = false) {
   const options = opts.filter(([v]) => !seen.has(v) && seen.add(v)).map(([v, role]) => ({ value: v, label: role ? `${v} (${role})` : v }))
   const dflt = op === 'answer' ? r.to : op === 'followUp' ? r.from : ''
   p.set(options, force ? dflt : undefined)
+  renderChoices(form, r)
+}
+
+/**
+ * A typed question's form (SPEC §22): yes/no or one option as radio buttons, several as
+ * checkboxes; nothing for a text question. The chosen value goes to the core, which checks it.
+ */
+function renderChoices(form, r) {
+  const box = form.querySelector('[data-choices]')
+  if (!box) return
+  const kind = r?.answerKind ?? 'text'
+  if (kind === 'text') {
+    box.hidden = true
+    box.innerHTML = ''
+    return
+  }
+  const options = kind === 'confirm'
+    ? [{ value: 'true', label: 'yes' }, { value: 'false', label: 'no' }]
+    : (r.options ?? []).map((o) => ({ value: o.value, label: o.label ?? o.value, description: o.description }))
+  const type = kind === 'multi_choice' ? 'checkbox' : 'radio'
+  const other = kind !== 'confirm' && r.allowOther !== false
+  const range = kind === 'multi_choice' ? ` ${r.minSelect ?? 1}–${r.maxSelect ?? options.length}` : ''
+  box.innerHTML = `<legend>${esc(kind)}${esc(range)}${other ? ' <small>(or free text below)</small>' : ' <small>(only these)</small>'}</legend>` +
+    options.map((o) => `<label class="check"><input type="${type}" name="choice" value="${esc(o.value)}"> ${esc(o.label)} <code>${esc(o.value)}</code>${o.description ? ` <small>${esc(o.description)}</small>` : ''}</label>`).join('')
+  box.dataset.kind = kind
+  box.hidden = false
+}
+
+/** The value the choices of a form say, or undefined when none is chosen. */
+function chosenValue(form) {
+  const box = form.querySelector('[data-choices]')
+  if (!box || box.hidden) return undefined
+  const picked = [...box.querySelectorAll('input[name="choice"]:checked')].map((i) => i.value)
+  if (!picked.length) return undefined
+  if (box.dataset.kind === 'confirm') return picked[0] === 'true'
+  return box.dataset.kind === 'multi_choice' ? picked : picked[0]
 }
 
 function renderStatusForm() {
@@ -208,7 +244,7 @@ function outcomeText(step, result, warning) {
   const r = result.clarification
   let text = ''
   if (r) {
-    const verb = { request: result.idempotent ? 'replayed (idempotent: nothing written)' : 'requested', answer: 'answered', followUp: `round ${r.round} asked`, resolve: 'resolved', escalate: 'escalated', abandon: 'abandoned' }[step.op]
+    const verb = { request: result.idempotent ? 'replayed (idempotent: nothing written)' : result.reused ? 'asked before: the record that holds the question (nothing new asked)' : 'requested', answer: 'answered', followUp: `round ${r.round} asked`, resolve: 'resolved', escalate: 'escalated', abandon: 'abandoned' }[step.op]
     text = `✓ <code>${esc(r.id)}</code> ${esc(verb)} — now ${badge(r.status)}`
   } else if (step.op === 'hook') text = `✓ ${esc(step.args.agent)} is ${esc(result.agent?.status ?? '')}`
   else if (step.op === 'state') text = `✓ ${esc(step.args.agent)} is ${esc(step.args.status)}`
@@ -240,6 +276,17 @@ function stepOf(form) {
     const sugg = text('suggestions').split('\n').map((s) => s.trim()).filter(Boolean)
     if (sugg.length) args.suggestions = sugg
     if (text('idempotencyKey').trim()) args.idempotencyKey = text('idempotencyKey')
+    // Answer kinds (SPEC §22): the core validates the options and reports INVALID_INPUT.
+    if (form.answerKind.value !== 'text') args.answerKind = form.answerKind.value
+    const options = text('options').split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+      const at = l.indexOf('=')
+      return at < 0 ? { value: l } : { value: l.slice(0, at).trim(), label: l.slice(at + 1).trim() }
+    })
+    if (options.length) args.options = options
+    if (form.noOther.checked) args.allowOther = false
+    if (form.minSelect.value !== '') args.minSelect = Number(form.minSelect.value)
+    if (form.maxSelect.value !== '') args.maxSelect = Number(form.maxSelect.value)
+    if (form.askAgain.checked) args.askAgain = true
     return { op, args, now }
   }
   if (op === 'status') {
@@ -251,8 +298,12 @@ function stepOf(form) {
   const args = { id: form.elements.record.value }
   const from = picker(form, 'from').get()
   if (from !== undefined) args.from = from
-  if (op === 'answer') args.body = text('body')
-  else if (op === 'followUp') args.question = text('question')
+  const value = op === 'answer' || op === 'resolve' ? chosenValue(form) : undefined
+  if (value !== undefined) args.value = value
+  if (op === 'answer') {
+    // With a chosen option the body may be left out: the core renders it from the value.
+    if (value === undefined || text('body').trim()) args.body = text('body')
+  } else if (op === 'followUp') args.question = text('question')
   else if (text('message').trim()) args.message = text('message')
   return { op, args, now }
 }
@@ -271,6 +322,12 @@ function submitForm(form) {
     form.field.value = ''
     form.suggestions.value = ''
     form.idempotencyKey.value = ''
+    form.options.value = ''
+    form.answerKind.value = 'text'
+    form.noOther.checked = false
+    form.askAgain.checked = false
+    form.minSelect.value = ''
+    form.maxSelect.value = ''
   } else if (op === 'answer') form.body.value = nextSample('answer')
   else if (op === 'followUp') form.question.value = nextSample('followUp')
   else if (form.message) form.message.value = ''

@@ -17,7 +17,11 @@ fn argv(args: &[String]) -> Vec<&str> {
 }
 
 fn ask_within(root: &Path, now: i64, issue: u32, topic: &str) -> Out {
-    json_within(root, now, &argv(&ask_args(issue, topic, "what now?")))
+    json_within(
+        root,
+        now,
+        &argv(&ask_args(issue, topic, &format!("what now about {topic}?"))),
+    )
 }
 
 fn set_mtime(path: &Path, ago: Duration) {

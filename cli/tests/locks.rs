@@ -84,7 +84,7 @@ fn dead_pid_and_old_locks_are_taken_at_once() {
     for (i, (what, content)) in cases.iter().enumerate() {
         std::fs::write(&lock, content).unwrap();
         let started = Instant::now();
-        ask(root, T0, 4, &format!("topic {i}"), "q?");
+        ask(root, T0, 4, &format!("topic {i}"), &format!("q {i}?"));
         let took = started.elapsed();
         // Well under the 10 s lock timeout and the 30 s stale age: the lock was broken at once.
         assert!(took < Duration::from_secs(4), "{what}: took {took:?}");

@@ -311,7 +311,8 @@ fn stats_json_envelope_and_human_output() {
             "timeToFirstAnswerMs",
             "staleCount",
             "deadlockCount",
-            "pairs"
+            "pairs",
+            "reasksSuppressed"
         ])
     );
     assert_eq!(

@@ -53,6 +53,8 @@ fn ask(root: &Path, to: &str, topic: &str) -> String {
             &format!("--to={to}"),
             &format!("--topic={topic}"),
             "--question=What do you decide?",
+            // Tests ask this one question of several topics: each is a record of its own.
+            "--ask-again",
         ],
     );
     assert_eq!(out.code, 0, "{out:#?}");
@@ -537,6 +539,7 @@ fn four_routers_answer_fifty_records_once_each() {
                     &format!("--to={agent}"),
                     &format!("--topic=Cache layer {n}"),
                     "--question=Which?",
+                    "--ask-again",
                 ],
             );
             assert_eq!(out.code, 0, "{out:#?}");
@@ -686,6 +689,7 @@ fn ask_route_with_and_without_wait() {
             "--topic=Cache layer",
             "--question=Which cache?",
             "--route",
+            "--ask-again",
         ];
         args.extend_from_slice(extra);
         json_in(root, &args)

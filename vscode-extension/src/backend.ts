@@ -28,7 +28,7 @@ export interface Backend {
   /** Runs the monitor; in wasm mode a dry run (nothing written). */
   monitor(): Promise<{ report: T.MonitorReport; events: T.ClarifyEvent[]; dryRun: boolean }>
   ask(input: T.AskInput): Promise<T.StoreMutation>
-  resolve(input: T.StoreCloseInput): Promise<T.StoreMutation>
+  resolve(input: T.StoreResolveInput): Promise<T.StoreMutation>
   escalate(input: T.StoreCloseInput): Promise<T.StoreMutation>
   answer(input: T.StoreAnswerInput): Promise<T.StoreMutation>
   /** The runner that answers for `agent` (`undefined`: none configured, NO_RUNNER). */
@@ -256,7 +256,7 @@ class NativeBackend implements Backend {
   async ask(input: T.AskInput) {
     return strip(await this.ws.ask(input))
   }
-  async resolve(input: T.StoreCloseInput) {
+  async resolve(input: T.StoreResolveInput) {
     return strip(await this.ws.resolve(input))
   }
   async escalate(input: T.StoreCloseInput) {

@@ -55,7 +55,11 @@ test('the three tools are declared in package.json with input schemas and regist
   assert.deepEqual([...testing.tools.keys()].sort(), [...declared].sort())
   const req = pkg.contributes.languageModelTools[0]
   assert.deepEqual(req.inputSchema.required, ['from', 'to', 'topic', 'question'])
-  assert.deepEqual(Object.keys(req.inputSchema.properties), ['from', 'to', 'topic', 'question', 'blocking', 'field', 'suggestions', 'issue'])
+  assert.deepEqual(Object.keys(req.inputSchema.properties), ['from', 'to', 'topic', 'question', 'blocking', 'field', 'suggestions', 'issue', 'answerKind', 'options', 'allowOther', 'minSelect', 'maxSelect', 'askAgain'])
+  // Answer kinds (SPEC §22): the answer tool takes a typed value, the body then optional.
+  const answer = pkg.contributes.languageModelTools[1]
+  assert.deepEqual(answer.inputSchema.required, ['id', 'from'])
+  assert.ok(answer.inputSchema.properties.value)
   assert.match(req.modelDescription, /instead of guessing/)
   assert.match(pkg.engines.vscode, /^\^1\.10[1-9]\./)
   assert.equal(pkg.devDependencies['@types/vscode'], pkg.engines.vscode.slice(1), '@types/vscode matches engines.vscode')

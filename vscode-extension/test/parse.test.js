@@ -44,6 +44,17 @@ test('stale and monitor run the monitor', () => {
   assert.equal(parseClarify('stale now').kind, 'help')
 })
 
+test('resolve takes typed values (SPEC §22) before its text; escalate does not', () => {
+  assert.deepEqual(parseClarify('resolve CLR-42-001 --value redis'), { kind: 'resolve', id: 'CLR-42-001', values: ['redis'] })
+  assert.deepEqual(parseClarify('resolve CLR-42-001 --value eu --value=us Both regions.'), {
+    kind: 'resolve',
+    id: 'CLR-42-001',
+    message: 'Both regions.',
+    values: ['eu', 'us'],
+  })
+  assert.deepEqual(parseClarify('escalate CLR-42-001 --value x'), { kind: 'escalate', id: 'CLR-42-001', message: '--value x' })
+})
+
 test('resolve and escalate take an id and an optional text', () => {
   assert.deepEqual(parseClarify('resolve CLR-42-001'), { kind: 'resolve', id: 'CLR-42-001' })
   assert.deepEqual(parseClarify('resolve CLR-42-001 Redis it is, TTL 24h.'), {

@@ -343,4 +343,12 @@ fn renderers_show_the_options_with_the_chosen_one_marked() {
         !md.contains("[x]") && md.contains("- [ ] In-process LRU"),
         "{md}"
     );
+    // show says who re-asked and when.
+    let mut reasked = record.clone();
+    reasked.reuses.note("engineer", t0 + 60_000);
+    let text = text_thread(42, &reasked, Style { color: false });
+    assert!(
+        text.contains("  re-asked 1 time(s), answered from this record: engineer 10:01\n"),
+        "{text}"
+    );
 }

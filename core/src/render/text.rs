@@ -87,6 +87,21 @@ fn header(record: &Record, issue: u32, style: Style, topic: &str) -> String {
             clean(&record.blocked_operations.join(", ")).replace(['\n', '\t'], " ")
         );
     }
+    if record.reuses.count > 0 {
+        // Who asked the question again and was answered from this record (SPEC §22).
+        let latest: Vec<String> = record
+            .reuses
+            .latest
+            .iter()
+            .map(|r| format!("{} {}", r.from, hh_mm(r.at.ms())))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  re-asked {} time(s), answered from this record: {}",
+            record.reuses.count,
+            latest.join(", ")
+        );
+    }
     let options = super::options::marked_options(record);
     if !options.is_empty() {
         let _ = writeln!(out, "  answer: {}", super::options::kind_words(record));

@@ -40,7 +40,7 @@ export type Command =
   | { kind: 'issue'; issue: number }
   | { kind: 'show'; id: string }
   | { kind: 'stale' }
-  | { kind: 'resolve'; id: string; message?: string }
+  | { kind: 'resolve'; id: string; message?: string; values?: string[] }
   | { kind: 'escalate'; id: string; message?: string }
   | AskCommand
   | { kind: 'route'; id: string }
@@ -91,8 +91,20 @@ export function parseClarify(prompt: string): Command {
         return { kind: 'help', problem: `\`${word}\` needs a clarification id, e.g. \`${word} CLR-42-001 text\`.` }
       }
       const [id, message] = splitFirst(rest)
-      const body = unquote(message)
-      return { kind: word, id: normaliseId(id), ...(body === '' ? {} : { message: body }) }
+      // `resolve <id> --value V [--value W] [text]`: the decision as a typed value (SPEC §22).
+      const values: string[] = []
+      let remaining = message
+      for (let m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining); word === 'resolve' && m; m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining)) {
+        values.push(m[1])
+        remaining = remaining.slice(m[0].length)
+      }
+      const body = unquote(remaining.trim())
+      return {
+        kind: word,
+        id: normaliseId(id),
+        ...(body === '' ? {} : { message: body }),
+        ...(values.length ? { values } : {}),
+      } as Command
     }
     case 'ask':
       return parseAsk(rest)

@@ -110,7 +110,11 @@ async function execute(
     case 'resolve':
     case 'escalate': {
       const input = { id: command.id, ...(command.message ? { message: command.message } : {}) }
-      const result = command.kind === 'resolve' ? await backend.resolve(input) : await backend.escalate(input)
+      const values = command.kind === 'resolve' ? command.values : undefined
+      const result =
+        command.kind === 'resolve'
+          ? await backend.resolve(values?.length ? { ...input, value: await typedValue(backend, command.id, values) } : input)
+          : await backend.escalate(input)
       bus.publish(result.events)
       const r = result.clarification
       const verb = command.kind === 'resolve' ? 'Resolved' : 'Escalated'
@@ -355,4 +359,20 @@ export function registerParticipant(deps: Deps, extensionUri: vscode.Uri): vscod
     provideFollowups: (result) => followUps(result.metadata as ClarifyMetadata | undefined),
   }
   return participant
+}
+
+/**
+ * The typed value (SPEC §22) that `--value` words stand for, by the record's answer kind:
+ * yes/no for confirm, one option for choice, several for multi_choice. The core checks it.
+ */
+async function typedValue(backend: Backend, id: string, words: string[]): Promise<boolean | string | string[]> {
+  const record = (await backend.show({ id })).clarification
+  const kind = record?.answerKind
+  if (kind === 'multi_choice') return words
+  if (kind === 'confirm' && words.length === 1) {
+    const w = words[0].toLowerCase()
+    if (w === 'yes' || w === 'true') return true
+    if (w === 'no' || w === 'false') return false
+  }
+  return words.length === 1 ? words[0] : words
 }

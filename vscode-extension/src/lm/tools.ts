@@ -22,11 +22,21 @@ export interface RequestInput {
   field?: string
   suggestions?: string[]
   issue?: number
+  /** SPEC §22: the shape of the answer (text, confirm, choice, multi_choice) and its options. */
+  answerKind?: 'text' | 'confirm' | 'choice' | 'multi_choice'
+  options?: { value: string; label?: string; description?: string }[]
+  allowOther?: boolean
+  minSelect?: number
+  maxSelect?: number
+  /** Ask even when the issue already holds the same question. */
+  askAgain?: boolean
 }
 export interface AnswerInput {
   id: string
   from: string
-  body: string
+  body?: string
+  /** A typed answer (SPEC §22): true/false, an option value, or option values. */
+  value?: boolean | string | string[]
 }
 export interface InboxInput {
   agent: string
@@ -75,10 +85,17 @@ export async function requestClarification(deps: ToolDeps, input: RequestInput, 
       blocking: input.blocking ?? true,
       ...(input.field ? { field: input.field } : {}),
       ...(input.suggestions?.length ? { suggestions: input.suggestions } : {}),
+      ...(input.answerKind ? { answerKind: input.answerKind } : {}),
+      ...(input.options?.length ? { options: input.options } : {}),
+      ...(input.allowOther !== undefined ? { allowOther: input.allowOther } : {}),
+      ...(input.minSelect !== undefined ? { minSelect: input.minSelect } : {}),
+      ...(input.maxSelect !== undefined ? { maxSelect: input.maxSelect } : {}),
+      ...(input.askAgain ? { askAgain: true } : {}),
     })
     deps.bus.publish(asked.events)
     id = asked.clarification.id
-    if (asked.idempotent && asked.clarification.status !== 'pending' && asked.clarification.status !== 'stale') {
+    // A replay, or a re-ask answered from the record that already holds the question (SPEC §22).
+    if ((asked.idempotent || asked.reused) && asked.clarification.status !== 'pending' && asked.clarification.status !== 'stale') {
       const answer = lastOf(asked.clarification, 'answer', input.to)
       return answer !== undefined ? `[Clarification from ${input.to}]\n${answer}` : `${id} was asked before and is ${asked.clarification.status}.`
     }
@@ -99,7 +116,12 @@ export async function answerClarification(deps: ToolDeps, input: AnswerInput): P
   const backend = deps.backend()
   if (!backend) return `AgentX Clarify is not available: ${deps.unavailable?.() ?? 'no workspace is open'}.`
   try {
-    const result = await backend.answer({ id: input.id, from: input.from, body: input.body })
+    const result = await backend.answer({
+      id: input.id,
+      from: input.from,
+      ...(input.body !== undefined ? { body: input.body } : {}),
+      ...(input.value !== undefined ? { value: input.value } : {}),
+    } as Parameters<Backend['answer']>[0])
     deps.bus.publish(result.events)
     const r = result.clarification
     return `${result.idempotent ? 'Already answered' : 'Answered'} ${r.id} (issue #${r.issueNumber}) as ${input.from}; ${r.from} gets the answer.`
@@ -117,7 +139,8 @@ export async function clarificationInbox(deps: ToolDeps, input: InboxInput): Pro
     if (waiting.length === 0) return `No clarification waits for ${input.agent}'s answer.`
     const lines = waiting.map((r) => {
       const question = lastOf(r, 'question') ?? ''
-      const extra = [r.field ? `field ${r.field}` : '', r.suggestions?.length ? `acceptable: ${r.suggestions.join(' | ')}` : ''].filter(Boolean).join('; ')
+      const options = r.options?.length ? `${r.answerKind}, values: ${r.options.map((o) => o.value).join(' | ')}${r.allowOther === false ? ' only' : ''}` : r.answerKind === 'confirm' ? 'confirm, value true or false' : ''
+      const extra = [r.field ? `field ${r.field}` : '', r.suggestions?.length ? `acceptable: ${r.suggestions.join(' | ')}` : '', options].filter(Boolean).join('; ')
       return `- ${r.id} (issue #${r.issueNumber}, round ${r.round}/${r.maxRounds}, from ${r.from}${r.blocking ? ', blocking' : ''}) ${r.topic}: ${question}${extra ? ` (${extra})` : ''}`
     })
     return `${waiting.length} clarification${waiting.length === 1 ? '' : 's'} wait for ${input.agent}'s answer (answer with ${ANSWER_TOOL}):\n${lines.join('\n')}`
