@@ -12,7 +12,7 @@ pub fn warnings(root: &Path) -> Vec<String> {
     let agentx = root.join(".agentx");
     let mut out = Vec::new();
     let config = agentx.join("config.toml");
-    if let Ok(text) = std::fs::read_to_string(&config) {
+    if let Some(text) = settings_text(&config) {
         out.extend(config_warnings(&config.display().to_string(), &text));
     }
     let Ok(entries) = std::fs::read_dir(agentx.join("workflows")) else {
@@ -25,11 +25,18 @@ pub fn warnings(root: &Path) -> Vec<String> {
         .collect();
     files.sort();
     for file in files {
-        if let Ok(text) = std::fs::read_to_string(&file) {
+        if let Some(text) = settings_text(&file) {
             out.extend(workflow_warnings(&file.display().to_string(), &text));
         }
     }
     out
+}
+
+/// A settings file's text, read through the store's one reader (a FIFO, a device or a link
+/// where settings belong must never hang or mislead a warning; the command reports them).
+fn settings_text(path: &Path) -> Option<String> {
+    let bytes = agentx_clarify_store::read_settings(path).ok()??;
+    String::from_utf8(bytes).ok()
 }
 
 /// Prints [`warnings`] on stderr.

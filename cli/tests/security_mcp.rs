@@ -225,8 +225,10 @@ fn background_routing_runs_at_most_max_routes_at_once() {
         let v = mcp.call(
             n + 1,
             "clarify_ask",
+            // Distinct questions: the same one again would be the same record (never asked
+            // twice), not another routing.
             json!({"to": "architect", "topic": format!("Question {n}"),
-                   "question": "Redis?", "route": true, "blocking": false}),
+                   "question": format!("Redis for part {n}?"), "route": true, "blocking": false}),
         );
         assert_ne!(v["result"]["isError"], true, "{v}");
     }

@@ -43,7 +43,7 @@ pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use outbox::OUTBOX;
 pub use parallel::parallel_map;
-pub use read::{read_into, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
+pub use read::{read_into, read_settings, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.

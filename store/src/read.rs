@@ -262,3 +262,10 @@ mod tests {
         );
     }
 }
+
+/// Reads a settings-sized file as every settings read does (a regular file, no link, opened
+/// non-blocking, at most [`MAX_SMALL_FILE_BYTES`]); `None` when it is absent. For shells that
+/// look at the workspace's settings themselves (the CLI's typo warnings).
+pub fn read_settings(path: &Path) -> Result<Option<Vec<u8>>, ClarifyError> {
+    read_small(path, |bytes| Ok(bytes.to_vec()))
+}
