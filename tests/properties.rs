@@ -48,7 +48,7 @@ enum Step {
         to: usize,
         blocking: bool,
         topic: usize,
-        /// `askAgain` (SPEC §22): asked even when the issue holds the question.
+        /// `askAgain` (docs/protocol.md §22): asked even when the issue holds the question.
         again: bool,
     },
     Answer {
@@ -114,7 +114,7 @@ fn check_invariants(before: &Ledger, after: &Ledger) {
     for old in &before.clarifications {
         if old.status.is_terminal() {
             let new = after.find(&old.id).expect("records are never removed");
-            // A re-ask answered from it notes its trace (SPEC §22); nothing else may change.
+            // A re-ask answered from it notes its trace (docs/protocol.md §22); nothing else may change.
             let untraced = agentx_clarify_core::Record {
                 reuses: old.reuses.clone(),
                 ..new.clone()
@@ -136,7 +136,7 @@ fn check_invariants(before: &Ledger, after: &Ledger) {
     assert_eq!(&again, after, "JSON round trip is the identity");
 }
 
-/// Never asked twice (SPEC §22): per fingerprint at most one record that is not abandoned,
+/// Never asked twice (docs/protocol.md §22): per fingerprint at most one record that is not abandoned,
 /// unless a request with that fingerprint said askAgain.
 fn one_record_per_question(ledger: &Ledger, asked_again: &std::collections::HashSet<String>) {
     let mut seen = std::collections::HashMap::new();

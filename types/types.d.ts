@@ -32,12 +32,12 @@ export interface Entry {
   signer?: string
   /** `ed25519:<base64>` over the 32 bytes of `hash` (not covered by the hash). */
   signature?: string
-  /** An answer's or resolution's typed value (SPEC §22), covered by the hash. */
+  /** An answer's or resolution's typed value (docs/protocol.md §22), covered by the hash. */
   value?: AnswerValue
   [unknown: string]: unknown
 }
 
-/** The answer kinds of SPEC §22; `text` (the default) is stored as no `answerKind`. */
+/** The answer kinds of docs/protocol.md §22; `text` (the default) is stored as no `answerKind`. */
 export type AnswerKind = 'text' | 'confirm' | 'choice' | 'multi_choice'
 /** One acceptable answer of a choice kind. */
 export interface AnswerOption {
@@ -95,7 +95,7 @@ export interface ClarificationRecord {
   allowOther?: boolean
   minSelect?: number
   maxSelect?: number
-  /** SHA-256 of issue, target, field and the normalised question (SPEC §22). */
+  /** SHA-256 of issue, target, field and the normalised question (docs/protocol.md §22). */
   fingerprint?: string
   /** Re-asks answered from this record; `reuses`: the latest 20, who and when. */
   reuseCount?: number
@@ -184,9 +184,9 @@ export interface Stats {
   staleCount: number
   deadlockCount: number
   pairs: { from: string; to: string; total: number; resolved: number; escalated: number }[]
-  /** Re-asks answered from an existing record instead of a new one (SPEC §22). */
+  /** Re-asks answered from an existing record instead of a new one (docs/protocol.md §22). */
   reasksSuppressed: number
-  /** Seed 003's delegation metrics and gap scores (SPEC §18); absent without delegations. */
+  /** Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent without delegations. */
   delegations?: DelegationMetrics
 }
 
@@ -271,14 +271,14 @@ interface AskFields extends AnswerKindFields {
   /** Ask back: the id of the pending question, asked of `from` by `to`, that this one answers
    * with a question (docs/protocol.md §30). */
   askedBack?: string
-  /** Ask even when the issue holds the same question (SPEC §22); else the record that holds it comes back with `reused: true`. */
+  /** Ask even when the issue holds the same question (docs/protocol.md §22); else the record that holds it comes back with `reused: true`. */
   askAgain?: boolean
 }
 /** The fields of each operation on an existing clarification. `body` may be left out when a typed `value` is given (it is rendered from the value). */
 type AnswerFields = { id: string; from: string } & ({ body: string; value?: AnswerValue } | { body?: string; value: AnswerValue })
 interface FollowUpFields { id: string; from: string; question: string }
 interface CloseFields { id: string; from?: string; message?: string }
-/** `resolve`'s fields: a typed `value` records the decision (SPEC §22). */
+/** `resolve`'s fields: a typed `value` records the decision (docs/protocol.md §22). */
 interface ResolveFields extends CloseFields { value?: AnswerValue }
 
 export interface RequestInput extends Common, AskFields {
@@ -301,7 +301,7 @@ export interface MutationResult {
   events: ClarifyEvent[]
   statuses: Statuses
   idempotent: boolean
-  /** A re-ask answered from the record that already held the question (SPEC §22). */
+  /** A re-ask answered from the record that already held the question (docs/protocol.md §22). */
   reused?: true
 }
 
@@ -398,7 +398,7 @@ export interface StoreMutation {
   clarification: Clarification
   events: ClarifyEvent[]
   idempotent: boolean
-  /** A re-ask answered from the record that already held the question (SPEC §22). */
+  /** A re-ask answered from the record that already held the question (docs/protocol.md §22). */
   reused?: true
   monitor: MonitorReport
   warnings: string[]
@@ -801,7 +801,7 @@ export interface PlanGap {
   blocked_operations?: string[]
   /** Who answers (default: the check's `to`). */
   to?: string | null
-  /** The answer kind the gap asks for (SPEC §22; docs/layer4.md); absent: a text question with `suggestions` as quick picks. */
+  /** The answer kind the gap asks for (docs/protocol.md §22; docs/layer4.md); absent: a text question with `suggestions` as quick picks. */
   answer_kind?: AnswerKind
   options?: AnswerOption[]
   allow_other?: boolean

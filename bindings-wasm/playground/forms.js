@@ -192,7 +192,7 @@ function renderRecordPicker(op, force = false) {
 }
 
 /**
- * A typed question's form (SPEC §22): yes/no or one option as radio buttons, several as
+ * A typed question's form (docs/protocol.md §22): yes/no or one option as radio buttons, several as
  * checkboxes; nothing for a text question. The chosen value goes to the core, which checks it.
  */
 function renderChoices(form, r) {
@@ -276,7 +276,7 @@ function stepOf(form) {
     const sugg = text('suggestions').split('\n').map((s) => s.trim()).filter(Boolean)
     if (sugg.length) args.suggestions = sugg
     if (text('idempotencyKey').trim()) args.idempotencyKey = text('idempotencyKey')
-    // Answer kinds (SPEC §22): the core validates the options and reports INVALID_INPUT.
+    // Answer kinds (docs/protocol.md §22): the core validates the options and reports INVALID_INPUT.
     if (form.answerKind.value !== 'text') args.answerKind = form.answerKind.value
     const options = text('options').split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
       const at = l.indexOf('=')

@@ -189,7 +189,7 @@ pub enum Clarify {
         from: String,
         #[arg(long, required_unless_present = "value")]
         body: Option<String>,
-        /// A typed answer (SPEC §22): yes/no, an option value; repeat for multi_choice
+        /// A typed answer (docs/protocol.md §22): yes/no, an option value; repeat for multi_choice
         #[arg(long = "value", value_name = "V")]
         value: Vec<String>,
     },
@@ -426,7 +426,7 @@ pub struct RouteArgs {
 pub struct ResolveArgs {
     #[command(flatten)]
     pub close: CloseArgs,
-    /// The decision as a typed value (SPEC §22): yes/no, an option value; repeat for
+    /// The decision as a typed value (docs/protocol.md §22): yes/no, an option value; repeat for
     /// multi_choice
     #[arg(long = "value", value_name = "V")]
     pub value: Vec<String>,

@@ -1,4 +1,4 @@
-//! The answer kind flags (SPEC §22): `ask --kind … --option value=Label … [--no-other]
+//! The answer kind flags (docs/protocol.md §22): `ask --kind … --option value=Label … [--no-other]
 //! [--min N --max N] [--ask-again]`, and `--value` on `answer` and `resolve`, turned into the
 //! core's request fields and actions.
 

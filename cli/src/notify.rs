@@ -1,4 +1,4 @@
-//! `agentx notify`: the notification sinks of `[[notify]]` (SPEC §25). `test` sends a test
+//! `agentx notify`: the notification sinks of `[[notify]]` (docs/protocol.md §25). `test` sends a test
 //! event to one sink now, so a person setting one up sees it arrive (or why it did not).
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `agentx serve` (the hub as a service, SPEC §23) and `agentx tokens` (its access tokens).
+//! `agentx serve` (the hub as a service, docs/protocol.md §23) and `agentx tokens` (its access tokens).
 
 use std::path::{Path, PathBuf};
 

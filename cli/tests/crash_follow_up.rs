@@ -1,4 +1,4 @@
-//! Crash safety of the follow-up's index (SPEC §29): a writer killed between its ledger and
+//! Crash safety of the follow-up's index (docs/protocol.md §29): a writer killed between its ledger and
 //! its index entries never hides work from the next command. An `ask` that closes a wait-for
 //! cycle (its follow-up would break it) runs under `strace`, which kills it with SIGKILL on
 //! entry to the N-th call of one syscall — write, fsync, rename, unlink, mkdir, for every N

@@ -1,4 +1,4 @@
-//! SPEC §31 on the binary: each finding of the attack on the workspace (issue 35), replayed
+//! docs/protocol.md §31 on the binary: each finding of the attack on the workspace (issue 35), replayed
 //! as an adversary would — a planted link, FIFO or device under `.agentx/`, a hostile setting
 //! — asserting the refusal (at once, naming the file) and that nothing outside the workspace
 //! changed: a victim file's bytes and a sentinel directory's listing compared before and after.
@@ -538,7 +538,7 @@ fn a_fifo_where_a_run_log_belongs_is_named_never_waited_on() {
 
 #[test]
 fn a_ledger_over_max_file_bytes_is_refused_by_name() {
-    // SPEC §31: reads are capped; `[clarify] max_file_bytes` sets the ledgers' cap.
+    // docs/protocol.md §31: reads are capped; `[clarify] max_file_bytes` sets the ledgers' cap.
     let site = Site::new();
     ask(&site.root, T0, 1, "Cache", "Redis?");
     let path = ledger_path(&site.root, 1);

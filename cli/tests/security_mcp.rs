@@ -1,4 +1,4 @@
-//! SPEC §31 on `agentx mcp` over stdio, as a hostile or careless client would drive it: lines
+//! docs/protocol.md §31 on `agentx mcp` over stdio, as a hostile or careless client would drive it: lines
 //! that are not JSON, huge lines, a stderr nobody reads, NUL in texts, and a burst of routed
 //! questions.
 

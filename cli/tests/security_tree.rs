@@ -1,4 +1,4 @@
-//! SPEC §31 as a property over random workspace trees: links (to a victim file, to a sentinel
+//! docs/protocol.md §31 as a property over random workspace trees: links (to a victim file, to a sentinel
 //! directory, dangling into the outside, to `/dev/zero`) and FIFOs planted anywhere under
 //! `.agentx/`, then every kind of command run against the tree. Whatever the tree, no command
 //! writes outside the root (the victim's bytes and the outside's listing are unchanged, no

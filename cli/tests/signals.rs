@@ -390,7 +390,7 @@ fn bad_input_is_reported_per_block_by_line_and_never_half_applied() {
 /// block is reported at its own line, the well-formed ones are applied, nothing else written.
 #[test]
 fn ten_megabytes_with_a_thousand_blocks() {
-    // SPEC §31 caps an input at 1,000 blocks (cli/tests/security.rs refuses 1,001).
+    // docs/protocol.md §31 caps an input at 1,000 blocks (cli/tests/security.rs refuses 1,001).
     let dir = workspace();
     let root = dir.path();
     let mut text = String::with_capacity(10 << 20);

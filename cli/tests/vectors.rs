@@ -53,7 +53,7 @@ fn push_json(argv: &mut Vec<String>, name: &str, args: &Value, key: &str) {
     }
 }
 
-/// The answer kind flags of `ask` (SPEC §22): `--kind`, `--option value=Label` per option,
+/// The answer kind flags of `ask` (docs/protocol.md §22): `--kind`, `--option value=Label` per option,
 /// `--no-other`, `--min`, `--max`, `--ask-again`.
 fn push_kinds(argv: &mut Vec<String>, args: &Value) {
     push_opt(argv, "kind", args, "answerKind");

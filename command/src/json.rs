@@ -82,7 +82,7 @@ pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) ->
     result.unwrap_or_else(|e| failure(&e))
 }
 
-/// [`call`] for a person acting through a server (SPEC §23): the record operations write
+/// [`call`] for a person acting through a server (docs/protocol.md §23): the record operations write
 /// `human`'s entries with `by`/`via`, and `decide {id, message?}` resolves (taking the record
 /// first when it is not escalated). The server decides which operations a person may call.
 pub fn call_as<S: DelegationStore>(

@@ -222,7 +222,7 @@ fn monitor_pass<S: DelegationStore>(
     };
     let status_readable = errors.is_empty();
     // A follow-up reads what is due now, what is on a cycle, and the ledgers of the agents
-    // whose status may abandon their records (SPEC §29): the statuses say which.
+    // whose status may abandon their records (docs/protocol.md §29): the statuses say which.
     let candidates = match follow_up {
         Some(_) => abandon_candidates(&statuses),
         None => Vec::new(),

@@ -26,7 +26,7 @@ pub struct Mutation {
     /// The operation's events, then the monitor's.
     pub events: Vec<Event>,
     pub idempotent: bool,
-    /// A re-ask answered from the record that already holds the question (SPEC §22).
+    /// A re-ask answered from the record that already holds the question (docs/protocol.md §22).
     pub reused: bool,
     pub monitor: MonitorRun,
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
@@ -54,7 +54,7 @@ impl Mutation {
         if self.error.is_none() {
             out.insert("idempotent".into(), Value::Bool(self.idempotent));
         }
-        // Only on a re-ask (SPEC §22): every other output is as before.
+        // Only on a re-ask (docs/protocol.md §22): every other output is as before.
         if self.reused {
             out.insert("reused".into(), Value::Bool(true));
         }
@@ -102,7 +102,7 @@ pub fn act<S: DelegationStore>(
     act_as(store, now, id, action, None)
 }
 
-/// [`act`] by a person through a server (SPEC §23): the entry is `human`'s, with `by`/`via`.
+/// [`act`] by a person through a server (docs/protocol.md §23): the entry is `human`'s, with `by`/`via`.
 pub fn act_as<S: DelegationStore>(
     store: &S,
     now: i64,
@@ -146,7 +146,7 @@ pub fn act_as<S: DelegationStore>(
     finish(store, &config, now, applied, &actor, &signers)
 }
 
-/// A person's decision (SPEC §23): resolve an escalated record, or take any other open one
+/// A person's decision (docs/protocol.md §23): resolve an escalated record, or take any other open one
 /// (an escalation `taken by <name>`) and resolve it, in one ledger update.
 pub fn decide<S: DelegationStore>(
     store: &S,

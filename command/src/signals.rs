@@ -72,7 +72,7 @@ pub fn ingest<S: DelegationStore>(
     let parsed = signals::parse(text);
     if parsed.blocks.len() > signals::MAX_INGEST_BLOCKS {
         return Err(ClarifyError::input(format!(
-            "the input holds {} signal blocks; at most {} are ingested at once (SPEC §31) — split it",
+            "the input holds {} signal blocks; at most {} are ingested at once (docs/protocol.md §31) — split it",
             parsed.blocks.len(),
             signals::MAX_INGEST_BLOCKS
         )));

@@ -19,7 +19,7 @@ pub enum Scope<'a> {
     /// reads every ledger, and repairs its index on the way.
     Monitor,
     /// The monitor that follows a command: only ledgers that can need action now or because
-    /// of this command (SPEC §29) — the one just written, those due at `now` (a pending or
+    /// of this command (docs/protocol.md §29) — the one just written, those due at `now` (a pending or
     /// stale record's `staleAfter`, an accepted delegation's deadline; a ledger that could
     /// not be read), those whose wait-for edges hold a cycle, and those whose keys name a
     /// requester among `candidates` with an ask before its status changed

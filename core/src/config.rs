@@ -1,4 +1,4 @@
-//! Global settings from `.agentx/config.toml` (SPEC §6.3); every key optional.
+//! Global settings from `.agentx/config.toml` (docs/protocol.md §6.3); every key optional.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,20 +25,20 @@ pub struct Config {
     pub default_workflow: String,
     /// The `[audit]` settings.
     pub audit: AuditConfig,
-    /// Runners from the `[agents.*]` tables (SPEC §14.1), read by
+    /// Runners from the `[agents.*]` tables (docs/protocol.md §14.1), read by
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
     #[serde(skip)]
     pub agents: crate::routing::Runners,
     /// `[clarify] route_on_retry`: `monitor` routes every record it retried, as `monitor
-    /// --route` does (SPEC §14.2). Read with the runners, by [`Config::parse_with_runners`].
+    /// --route` does (docs/protocol.md §14.2). Read with the runners, by [`Config::parse_with_runners`].
     #[serde(skip)]
     pub route_on_retry: bool,
-    /// `[clarify] max_file_bytes` (SPEC §31): the most a ledger or the status file may hold
+    /// `[clarify] max_file_bytes` (docs/protocol.md §31): the most a ledger or the status file may hold
     /// before a read refuses it. Settings, workflows and personas are capped at 1 MiB.
     #[serde(skip)]
     pub max_file_bytes: u64,
-    /// `[mcp] max_routes` (SPEC §31): background routings an MCP server runs at once.
+    /// `[mcp] max_routes` (docs/protocol.md §31): background routings an MCP server runs at once.
     #[serde(skip)]
     pub mcp_max_routes: u32,
 }
@@ -50,7 +50,7 @@ pub const DEFAULT_MCP_MAX_ROUTES: u32 = 4;
 const MAX_FILE_BYTES: (i64, i64) = (1 << 16, 1 << 32);
 const MCP_MAX_ROUTES: (i64, i64) = (1, 64);
 
-/// The `[audit]` settings (SPEC §16).
+/// The `[audit]` settings (docs/protocol.md §16).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AuditConfig {
@@ -127,7 +127,7 @@ impl Config {
         Config::from_document(&src, root.get_ref())
     }
 
-    /// [`Config::parse`] plus the `[agents.*]` runner tables (SPEC §14.1), which must be valid
+    /// [`Config::parse`] plus the `[agents.*]` runner tables (docs/protocol.md §14.1), which must be valid
     /// too. For the shells that start agents; the wasm package, which cannot, calls `parse`
     /// and so does not carry the runner reader (about 30 KB of the module).
     pub fn parse_with_runners(file: &str, text: &str) -> Result<Config, ClarifyError> {
@@ -214,7 +214,7 @@ impl Config {
         Config::parse(file, crate::toml_read::toml_text(file, bytes)?)
     }
 
-    /// The `[store] url` of `config.toml` (SPEC §19): where the workspace's state lives when it
+    /// The `[store] url` of `config.toml` (docs/protocol.md §19): where the workspace's state lives when it
     /// is not in the files. `None` without one (or with an empty one); anything but a
     /// `postgres://` or `postgresql://` URL is `CONFIG_INVALID` at its position.
     pub fn store_url(file: &str, bytes: &[u8]) -> Result<Option<String>, ClarifyError> {

@@ -1,4 +1,4 @@
-//! Tables of `.agentx/config.toml` where a typo weakens security (SPEC §31): an unknown key
+//! Tables of `.agentx/config.toml` where a typo weakens security (docs/protocol.md §31): an unknown key
 //! in `[audit]`, `[store]`, `[serve]`, `[mcp]`, `[github]` or a `[[notify]]` table is
 //! `CONFIG_INVALID` at its file:line:column with the nearest known key — `require_signature =
 //! true` in `[audit]` once turned signature enforcement off without a word. (Runner tables

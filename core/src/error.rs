@@ -107,7 +107,7 @@ pub enum ClarifyError {
     AgentError { id: String, cause: String },
     #[error("internal error: {message}")]
     Internal { message: String },
-    /// An answer or resolution value that does not fit the question's answer kind (SPEC
+    /// An answer or resolution value that does not fit the question's answer kind (docs/protocol.md
     /// §22); the message names the allowed values.
     #[error("{message}")]
     InvalidAnswer { message: String },

@@ -24,7 +24,7 @@ pub enum EventType {
     /// The routed agent failed; `reason` is the cause (an escalation follows).
     #[serde(rename = "clarification-route-failed")]
     RouteFailed,
-    /// A re-ask was answered from the record that already holds the question (SPEC §22);
+    /// A re-ask was answered from the record that already holds the question (docs/protocol.md §22);
     /// `actor` is who asked again. No entry is written and no one is woken.
     #[serde(rename = "clarification-reused")]
     Reused,

@@ -209,14 +209,14 @@ impl fmt::Display for ClarificationId {
 
 /// Checks a required text (a question, an answer, a reason: a body): not empty after
 /// trimming, at most `max` Unicode scalar values, no NUL or C0 control character but tab and
-/// line breaks (SPEC §31: they break argv prompts and terminals downstream).
+/// line breaks (docs/protocol.md §31: they break argv prompts and terminals downstream).
 pub fn check_text(field: &str, text: &str, max: usize) -> Result<(), ClarifyError> {
     check_sized(field, text, max)?;
     check_controls(field, text, true)
 }
 
 /// Checks a required one-line text (a topic, a field, a suggestion, a key, an id): as
-/// [`check_text`], with no control character at all (SPEC §31).
+/// [`check_text`], with no control character at all (docs/protocol.md §31).
 pub fn check_line(field: &str, text: &str, max: usize) -> Result<(), ClarifyError> {
     check_sized(field, text, max)?;
     check_controls(field, text, false)

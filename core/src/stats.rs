@@ -1,4 +1,4 @@
-//! Analytics (SPEC §11.5, §18), computed purely from ledgers.
+//! Analytics (docs/protocol.md §11.5, §18), computed purely from ledgers.
 
 use serde::{Deserialize, Serialize};
 
@@ -89,10 +89,10 @@ pub struct Stats {
     pub deadlock_count: usize,
     pub pairs: Vec<PairStats>,
     /// Re-asks answered from the record that already held the question instead of a new
-    /// record (SPEC §22): the `reuseCount` of the records counted.
+    /// record (docs/protocol.md §22): the `reuseCount` of the records counted.
     #[serde(default)]
     pub reasks_suppressed: u64,
-    /// Seed 003's delegation metrics and gap scores (SPEC §18); absent when the workspace has
+    /// Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent when the workspace has
     /// no delegation, so the output is then exactly as before.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub delegations: Option<DelegationMetrics>,

@@ -1,4 +1,4 @@
-//! The MCP server's line reader (SPEC §31) on any bytes, with a small line cap so huge lines
+//! The MCP server's line reader (docs/protocol.md §31) on any bytes, with a small line cap so huge lines
 //! are common: every line that is JSON reaches rmcp whole and in order, every other non-blank
 //! line (and every line over the cap) gets exactly one JSON-RPC -32700 reply of bounded size
 //! — a reply or a clean skip, never silence — and nothing panics.

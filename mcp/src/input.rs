@@ -78,7 +78,7 @@ pub struct Ask {
     pub ask_again: Option<bool>,
 }
 
-/// An answer kind (SPEC §22).
+/// An answer kind (docs/protocol.md §22).
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerKindArg {

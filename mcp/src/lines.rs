@@ -1,4 +1,4 @@
-//! The stdio transport's lines, kept honest (SPEC §31). rmcp decodes each input line as a
+//! The stdio transport's lines, kept honest (docs/protocol.md §31). rmcp decodes each input line as a
 //! JSON-RPC message; a line that is not JSON at all got no answer. Here every input line is
 //! looked at before rmcp sees it: JSON passes through, anything else is dropped and answered
 //! with a JSON-RPC `-32700` (parse error, `id: null`) quoting at most [`QUOTE_CHARS`]

@@ -1,4 +1,4 @@
-//! Logs on stderr that never stop the server (SPEC §31): a client that launches the server
+//! Logs on stderr that never stop the server (docs/protocol.md §31): a client that launches the server
 //! and never reads its stderr fills the pipe, and a blocking write there would stall every
 //! tool call. Records go through a bounded queue to a thread that writes them; when the queue
 //! is full a record is dropped instead. Each record is cut to [`MAX_RECORD_BYTES`], so no log

@@ -20,7 +20,7 @@ macro_rules! args {
     ($args:expr, $ty:ty) => {
         match decode::<$ty>($args) {
             Ok(v) => v,
-            // SPEC §31: an error quotes at most 200 characters of its input (an unknown
+            // docs/protocol.md §31: an error quotes at most 200 characters of its input (an unknown
             // field's name is the client's text).
             Err(why) => return reply::invalid(&crate::lines::quote(&why)),
         }
@@ -82,7 +82,7 @@ impl Server {
         // The routing outlives this call: the agent waits with clarify_wait.
         let hub = self.hub.clone();
         let route_id = id.clone();
-        // SPEC §31: at most `[mcp] max_routes` agent runs at once (each may be a paid model
+        // docs/protocol.md §31: at most `[mcp] max_routes` agent runs at once (each may be a paid model
         // session); the others wait their turn in order (tokio's semaphore is fair).
         let routes = self.routes(max_routes);
         tokio::spawn(async move {

@@ -65,7 +65,7 @@ describe("agentx mcp through the TypeScript SDK client", () => {
     const wait = byName.clarify_wait.inputSchema;
     assert.deepEqual(wait.required, ["id"]);
     assert.equal(wait.properties.timeoutSeconds.maximum, 50);
-    // A typed answer may be a value alone (SPEC §22).
+    // A typed answer may be a value alone (docs/protocol.md §22).
     assert.deepEqual(byName.clarify_answer.inputSchema.required.sort(), ["id"]);
     assert.ok("value" in byName.clarify_answer.inputSchema.properties);
     assert.ok("value" in byName.clarify_resolve.inputSchema.properties);

@@ -24,7 +24,7 @@ impl ProcessRunner {
 
 impl Runner for ProcessRunner {
     /// The working directory must be a directory inside the workspace once links are
-    /// resolved (SPEC §31); `cwd = "/nonexistent"` was once blamed on the agent.
+    /// resolved (docs/protocol.md §31); `cwd = "/nonexistent"` was once blamed on the agent.
     fn check(&self, invocation: &Invocation) -> Result<(), ClarifyError> {
         let cwd = self.root.join(&invocation.cwd);
         let bad = |why: String| ClarifyError::ConfigInvalid {

@@ -1,4 +1,4 @@
-// The inbox in a real browser: Debian's Chromium driven by playwright-core (SPEC §23).
+// The inbox in a real browser: Debian's Chromium driven by playwright-core (docs/protocol.md §23).
 //   node --test serve/e2e/inbox.test.mjs     (needs target/debug/agentx, /usr/bin/chromium and
 //   bindings-wasm's node_modules; AGENTX_BIN and CHROMIUM override the paths)
 // A real `agentx serve` on a fresh workspace; the person signs in by the printed one-time link,

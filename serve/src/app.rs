@@ -161,7 +161,7 @@ impl App {
     }
 }
 
-/// Every path of SPEC §23 this server answers (MCP and A2A mount here when they come).
+/// Every path of docs/protocol.md §23 this server answers (MCP and A2A mount here when they come).
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(crate::pages::inbox))

@@ -1,4 +1,4 @@
-//! Who is asking (SPEC §23): a session cookie (from the one-time start-up link or a human
+//! Who is asking (docs/protocol.md §23): a session cookie (from the one-time start-up link or a human
 //! token typed into `/login`), or a bearer token. Sessions live in this process only: a
 //! restart signs everyone out, which is what a person expects of a local tool.
 

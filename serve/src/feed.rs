@@ -1,5 +1,5 @@
 //! The smallest honest change feed the live pages and the worker need, until the store seam
-//! (SPEC §21) gives every store one: a monotone revision and the issues that changed.
+//! (docs/protocol.md §21) gives every store one: a monotone revision and the issues that changed.
 //!
 //! Files: every write replaces a file by rename, which changes its directory's mtime; the feed
 //! looks at the three state directories' stamps (three `stat`s) every [`EVERY`], and only when
@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::app::App;
 
-/// How often the file feed looks: bounds the live-update latency (SPEC §23: within 1 s).
+/// How often the file feed looks: bounds the live-update latency (docs/protocol.md §23: within 1 s).
 pub const EVERY: Duration = Duration::from_millis(150);
 
 /// What changed: a new revision and the issues whose ledgers (of either kind) changed. The

@@ -1,6 +1,6 @@
 //! # agentx-clarify-serve
 //!
-//! `agentx serve` (SPEC §23): the hub as an HTTP service on the store every command uses — a
+//! `agentx serve` (docs/protocol.md §23): the hub as an HTTP service on the store every command uses — a
 //! web inbox where people answer escalations, `/api/v1/call` (the command layer's JSON
 //! envelope), live updates over server-sent events, and the worker that runs the monitor at
 //! the core's next wake-up. The core and the command layer stay free of all of this: every
@@ -140,6 +140,7 @@ async fn serve(
     feed::start(Arc::clone(&state));
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
+        worker::start_notify(Arc::clone(&state));
     }
     {
         let state = Arc::clone(&state);

@@ -1,4 +1,4 @@
-//! What every request passes before its handler (SPEC §23 "Security"): the `Host` check
+//! What every request passes before its handler (docs/protocol.md §23 "Security"): the `Host` check
 //! (DNS rebinding), the body cap, same-origin for state-changing requests made with a cookie,
 //! and the response headers.
 

@@ -1,4 +1,4 @@
-//! Access tokens (SPEC §23): `axt_` + 32 random bytes (base64url), shown once; the state store
+//! Access tokens (docs/protocol.md §23): `axt_` + 32 random bytes (base64url), shown once; the state store
 //! keeps only their SHA-256 with a name, a kind (`human` or `agent`), when it was made and when
 //! it was last used. A presented token is hashed and compared in constant time with each
 //! stored hash, so neither the comparison nor a lookup order leaks how much of it matched.
@@ -214,7 +214,7 @@ fn create_private(path: &Path) -> Result<(), ClarifyError> {
         })
 }
 
-/// `O_NOFOLLOW` on Linux and the BSDs (a link planted at the path is refused, SPEC §31).
+/// `O_NOFOLLOW` on Linux and the BSDs (a link planted at the path is refused, docs/protocol.md §31).
 fn libc_nofollow() -> i32 {
     #[cfg(target_os = "linux")]
     {

@@ -1,4 +1,4 @@
-//! The worker (SPEC §23): runs the monitor when the core says something falls due (its next
+//! The worker (docs/protocol.md §23): runs the monitor when the core says something falls due (its next
 //! wake-up) — never on a fixed tick. A change from the feed re-plans (a new record may fall due
 //! sooner); shutdown ends it. The monitor routes what it retried when `[clarify]
 //! route_on_retry` says so, through the command layer's routed entry point, as `agentx
@@ -91,4 +91,64 @@ async fn monitor(app: &App) -> String {
         Ok(Err(e)) => format!("worker: cannot open the store: {}", e.code()),
         Err(_) => "worker: the monitor did not finish".into(),
     }
+}
+
+/// The notification deliverer (docs/notifications.md): one delivery pass at start, after
+/// every change the feed reports (a new escalation is owed at once), and when the next
+/// pending delivery falls due (a retry, a ladder step, a reminder) — the same pass as `agentx
+/// notify send`, so the two may run side by side (each delivery is leased to one of them).
+pub fn start_notify(app: Arc<App>) {
+    tokio::spawn(async move {
+        let mut changes = app.changes.subscribe();
+        let mut shutdown = app.shutdown.subscribe();
+        let mut said = None::<String>;
+        loop {
+            let root = app.root.clone();
+            let ran = tokio::task::spawn_blocking(move || {
+                agentx_clarify_notify::pass(&root, system_now_ms())
+            })
+            .await;
+            let wait = match ran {
+                Ok(Ok(report)) => {
+                    said = None;
+                    if report.delivered > 0 || !report.failed.is_empty() {
+                        crate::log(&format!(
+                            "worker: notifications: {} delivered, {} failed, {} pending",
+                            report.delivered,
+                            report.failed.len(),
+                            report.pending
+                        ));
+                    }
+                    report.next_due.map(|at| {
+                        Duration::from_millis(u64::try_from(at - system_now_ms()).unwrap_or(0))
+                    })
+                }
+                // Said once, not on every change (a PostgreSQL workspace cannot deliver yet).
+                Ok(Err(e)) => {
+                    let text = format!("worker: notifications: {}", e.code());
+                    if said.as_deref() != Some(text.as_str()) {
+                        crate::log(&text);
+                        said = Some(text);
+                    }
+                    None
+                }
+                Err(_) => Some(RETRY),
+            };
+            let due = async {
+                match wait {
+                    Some(d) => tokio::time::sleep(d).await,
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = due => {}
+                got = changes.recv() => {
+                    if matches!(got, Err(RecvError::Closed)) {
+                        return;
+                    }
+                }
+                _ = shutdown.changed() => return,
+            }
+        }
+    });
 }

@@ -36,7 +36,7 @@ const MARKED_DELEGATIONS: &str = concat!(
 
 /// The delegation ledgers due by `$1` (an accepted delegation past its deadline, or a body
 /// that does not parse), ascending: the timeout phase after a command reads only these
-/// (SPEC §29), by the index on `due_ms`.
+/// (docs/protocol.md §29), by the index on `due_ms`.
 const DUE_DELEGATIONS: &str = concat!(
     crate::pass_columns!(),
     "WHERE d.kind = 'delegations' AND d.name IN (SELECT name FROM agentx.active

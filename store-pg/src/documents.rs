@@ -8,7 +8,7 @@
 //! | `.agentx/state/delegations/issue-<n>.json` | `delegations` | `issue-<n>.json` |
 //! | `.agentx/state/agent-status.json` | `state` | `agent-status.json` |
 //!
-//! Delegation ledgers (SPEC §18) are read and updated with the same row-locked transaction as
+//! Delegation ledgers (docs/protocol.md §18) are read and updated with the same row-locked transaction as
 //! clarification ledgers (`delegations.rs`), and have rows in `agentx.active` for their
 //! accepted delegations that can time out.
 
@@ -50,7 +50,7 @@ pub fn document_of(path: &str) -> Option<(&'static str, &str)> {
         })
 }
 
-/// A row of `agentx.active`. The follow-up monitor's columns (SPEC §29) hold the core's
+/// A row of `agentx.active`. The follow-up monitor's columns (docs/protocol.md §29) hold the core's
 /// decisions (`agentx_clarify_core::monitor::follow`), so the store only keeps them:
 /// `due_ms` (when the monitor acts on the record by time alone: `due_at`, an accepted
 /// delegation's deadline, `i64::MIN` for a document that does not parse), `asked_ms` (an active

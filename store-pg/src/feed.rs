@@ -1,5 +1,5 @@
 //! What changed since a revision (the smallest change feed `agentx serve` needs until the
-//! store seam of SPEC §21 brings one to every store): every write of a document takes a new
+//! store seam of docs/protocol.md §21 brings one to every store): every write of a document takes a new
 //! revision from `agentx.revisions`, so the documents written lately are those with the
 //! highest revisions. Revisions are drawn when a transaction writes and seen when it commits,
 //! so a later revision can be seen first: the caller looks back over a window of recent

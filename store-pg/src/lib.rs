@@ -330,7 +330,7 @@ const MARKED: &str = concat!(
     ORDER BY length(d.name), d.name"
 );
 
-/// The names of the ledgers the monitor after a command reads (SPEC §29), by indexed queries
+/// The names of the ledgers the monitor after a command reads (docs/protocol.md §29), by indexed queries
 /// on `agentx.active`: the rows due by `$2`, the rows of ledgers whose wait-for edges hold a
 /// cycle, and the rows of agents `$3` asked before their status changed (`$4`), except on
 /// the issue a working agent is on (`$5`, NULL for none).

@@ -133,7 +133,7 @@ ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
         "the follow-up monitor's columns in the index of active records",
         r"
 -- The monitor that follows a command reads only what can need action now or because of this
--- command (SPEC §29), by indexed queries instead of every open row: the rows due by its time
+-- command (docs/protocol.md §29), by indexed queries instead of every open row: the rows due by its time
 -- (due_ms: the core's due_at for a pending or stale record, an accepted delegation's
 -- deadline, the smallest bigint for a document that does not parse), the rows of ledgers
 -- whose wait-for edges hold a cycle (waits_on: the edge requester → waits_on of a blocking
@@ -156,7 +156,7 @@ CREATE INDEX active_asker ON agentx.active (kind, requester, asked_ms);
         7,
         "access tokens of agentx serve, documents by revision",
         r"
--- The tokens of `agentx serve` (SPEC §23): each row one token's entry as JSON — its SHA-256,
+-- The tokens of `agentx serve` (docs/protocol.md §23): each row one token's entry as JSON — its SHA-256,
 -- name, kind, created and last-used times; never the token itself.
 CREATE TABLE agentx.tokens (
     pos integer PRIMARY KEY CHECK (pos >= 0),

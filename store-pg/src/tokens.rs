@@ -1,4 +1,4 @@
-//! The access tokens of `agentx serve` (SPEC §23) in PostgreSQL: one row per token in
+//! The access tokens of `agentx serve` (docs/protocol.md §23) in PostgreSQL: one row per token in
 //! `agentx.tokens`, holding what the file store's `tokens.json` holds per entry (a JSON object
 //! with the token's SHA-256, never the token). The shape belongs to the server
 //! (`serve/src/tokens.rs`); this store keeps the rows and changes them in one transaction that

@@ -1,4 +1,4 @@
-//! The follow-up's indexed queries (SPEC §29) against full passes: a PostgreSQL store, whose
+//! The follow-up's indexed queries (docs/protocol.md §29) against full passes: a PostgreSQL store, whose
 //! follow-ups read only the rows due, on a cycle, or asked by an agent whose status may
 //! abandon them, and a file workspace whose index is deleted before every command (each of its
 //! follow-ups reads every ledger) run the same commands at the same instants; every command's

@@ -352,7 +352,7 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
             Ok((Some(ledger(5, Kind::Finished, NOW)), ()))
         })
         .unwrap();
-    // SPEC §29: open work that is not due is not read by a follow-up until it is due (issue
+    // docs/protocol.md §29: open work that is not due is not read by a follow-up until it is due (issue
     // 3's question was asked a minute ago, with an hour's SLA) — or until an agent whose
     // status may abandon it asked there before that status changed.
     use agentx_clarify_core::monitor::follow::AbandonCandidate;

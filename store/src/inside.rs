@@ -1,4 +1,4 @@
-//! Nothing is written or read outside the workspace through a link (SPEC §31). A cloned
+//! Nothing is written or read outside the workspace through a link (docs/protocol.md §31). A cloned
 //! repository can hold symlinks anywhere under `.agentx/` (git keeps them), so every directory
 //! the store uses under `.agentx/` must be a real directory, never a link, and every file it
 //! creates is created with create-new and `O_NOFOLLOW`: a planted link is refused by name,

@@ -95,7 +95,7 @@ impl KeyStore for DiskStore {
 
     fn create_key_pair(&self, agent: &str, public: &str, secret: &str) -> Result<(), ClarifyError> {
         // A linked keys directory (or .agentx/) is refused: a key pair is never written
-        // outside the workspace (SPEC §31).
+        // outside the workspace (docs/protocol.md §31).
         crate::inside::make_dir(&self.path(KEYS_DIR))?;
         let (pub_path, secret_path) = (
             self.path(&key_path(agent, KeyHalf::Public)),

@@ -48,7 +48,7 @@ enum Judged {
     Absent,
 }
 
-/// Reads through the one reader (SPEC §31): a FIFO or a link where a lease belongs is
+/// Reads through the one reader (docs/protocol.md §31): a FIFO or a link where a lease belongs is
 /// `IO_ERROR` naming it at once, never a hang.
 fn judge(path: &Path) -> Result<Judged, ClarifyError> {
     let Some(bytes) = read_capped(path, MAX_TINY_FILE_BYTES, |b| Ok(b.to_vec()))? else {

@@ -1,6 +1,6 @@
 //! # agentx-clarify-store
 //!
-//! The file store (SPEC §3, §8): `DiskStore`, a workspace on disk behind the command layer's
+//! The file store (docs/protocol.md §3, §8): `DiskStore`, a workspace on disk behind the command layer's
 //! [`Store`] trait, and the clock. Every mutation is read–decide–write under the file's
 //! cross-process lock; writes are atomic (temp file, fsync, rename, fsync the directory); a
 //! ledger that does not parse is never overwritten; paths are built only from validated issue
@@ -79,7 +79,7 @@ fn mount_point(path: &Path) -> PathBuf {
     here
 }
 
-/// The directories of SPEC §3 and §19 under `.agentx/` ([`DiskStore::check_layout`]).
+/// The directories of docs/protocol.md §3 and §19 under `.agentx/` ([`DiskStore::check_layout`]).
 const LAYOUT_DIRS: [&str; 12] = [
     paths::AGENTX_DIR,
     paths::WORKFLOWS_DIR,
@@ -155,7 +155,7 @@ impl DiskStore {
         &self.root
     }
 
-    /// Fails unless the root is an existing directory (SPEC §20: `--root` naming a missing
+    /// Fails unless the root is an existing directory (docs/protocol.md §20: `--root` naming a missing
     /// directory is an error, not an empty workspace). Every command but `init` checks it.
     pub fn require_root(&self) -> Result<(), ClarifyError> {
         match std::fs::metadata(&self.root) {
@@ -172,7 +172,7 @@ impl DiskStore {
         }
     }
 
-    /// SPEC §31: every directory the store uses under `.agentx/` that exists is a real
+    /// docs/protocol.md §31: every directory the store uses under `.agentx/` that exists is a real
     /// directory inside the workspace (a link among them is `IO_ERROR` naming it), and the
     /// index's fixed files are regular files — checked when the settings are read, before a
     /// command reads or writes anything else. About a dozen `lstat`s.
@@ -193,7 +193,7 @@ impl DiskStore {
         Ok(())
     }
 
-    /// A path of SPEC §3 (`paths::…`) under this root.
+    /// A path of docs/protocol.md §3 (`paths::…`) under this root.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
     }
@@ -217,7 +217,7 @@ impl DiskStore {
         Ok(self.ledger_path(issue))
     }
 
-    /// The `[store] url` of the workspace's settings (SPEC §19), read as the settings are
+    /// The `[store] url` of the workspace's settings (docs/protocol.md §19), read as the settings are
     /// (a FIFO or device at their path is refused, never waited on); `None` without one.
     pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
         let path = self.path(paths::CONFIG);
@@ -250,7 +250,7 @@ impl DiskStore {
     /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.
     ///
-    /// The follow-up's keys likewise (SPEC §29): `new` (the keys of what is written) are added
+    /// The follow-up's keys likewise (docs/protocol.md §29): `new` (the keys of what is written) are added
     /// before the write, and those of `old` (of what it replaces) that `new` lacks removed
     /// after it.
     fn write_indexed(

@@ -1,6 +1,6 @@
 //! Reading files the way a workspace pass needs: one `open` that refuses symlinks
 //! (`O_NOFOLLOW`) and never blocks (`O_NONBLOCK`: a FIFO opens at once instead of waiting for
-//! a writer that never comes), one `fstat` that refuses anything but a regular file (SPEC §20:
+//! a writer that never comes), one `fstat` that refuses anything but a regular file (docs/protocol.md §20:
 //! a FIFO, device or directory at a ledger's path is named and refused, never read) and,
 //! normally, one `read` into a reused buffer — a pass reads thousands of files, and the
 //! syscalls are most of its cost. The checks add flags and look at the `fstat` the read needs
@@ -17,7 +17,7 @@ use crate::io_error;
 
 /// Default of `[clarify] max_file_bytes`: the most a ledger (or the status file) may hold.
 pub use agentx_clarify_core::config::DEFAULT_MAX_FILE_BYTES;
-/// The most a settings, workflow, manifest, persona or key file may hold (SPEC §31): a
+/// The most a settings, workflow, manifest, persona or key file may hold (docs/protocol.md §31): a
 /// 52 MB settings file once cost 2.4 GB of memory on every command.
 pub const MAX_SMALL_FILE_BYTES: u64 = 1 << 20;
 /// The most the store's own small files (leases, index stamps) may hold.
@@ -115,7 +115,7 @@ pub(crate) fn read_with_metadata(path: &Path) -> Result<Option<(Vec<u8>, Metadat
     Ok(Some((bytes, meta)))
 }
 
-/// Opens a regular file for reading without blocking and without following a link (SPEC
+/// Opens a regular file for reading without blocking and without following a link (docs/protocol.md
 /// §31: every file read, settings and personas included); `None` when it does not exist.
 fn open_regular(path: &Path) -> Result<Option<(File, Metadata)>, ClarifyError> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -240,7 +240,7 @@ mod tests {
         std::os::unix::fs::symlink(&fifo, &link).unwrap();
         let e = read_into(&link, &mut Vec::new()).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
-        // Settings and personas are never followed through a link either (SPEC §31).
+        // Settings and personas are never followed through a link either (docs/protocol.md §31).
         let e = read_small(&link, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
         let zero = dir.path().join("zero");

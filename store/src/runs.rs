@@ -2,7 +2,7 @@
 //! and run logs (`.agentx/state/runs/<id>.r<round>.<n>.json`, each name claimed with
 //! create-new so two logs never share one).
 //!
-//! SPEC §31: a persona is read from inside the workspace only (no `..`, not absolute, no link
+//! docs/protocol.md §31: a persona is read from inside the workspace only (no `..`, not absolute, no link
 //! on the way, at most 1 MiB, never a FIFO or a device); run logs hold the prompt and the
 //! agent's output, so they are created owner-only (0600) and `.agentx/state/.gitignore`
 //! keeps them out of git.

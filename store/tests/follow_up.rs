@@ -1,4 +1,4 @@
-//! The monitor that follows a command reads only what is due or touched (SPEC §29), and the
+//! The monitor that follows a command reads only what is due or touched (docs/protocol.md §29), and the
 //! follow-up passes, taken together, find exactly what full monitor passes find at the same
 //! instants: two file workspaces run the same commands at the same instants — one with its
 //! index (each follow-up reads the ledgers written, due, on a cycle, or asked by an agent

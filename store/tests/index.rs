@@ -14,7 +14,7 @@ use agentx_clarify_store::DiskStore;
 use agentx_clarify_tests::fixtures::{ledger, Kind};
 
 const NOW: i64 = 1_795_341_600_000;
-/// A day later: every pending record of the fixtures is due (SPEC §29: a follow-up reads the
+/// A day later: every pending record of the fixtures is due (docs/protocol.md §29: a follow-up reads the
 /// ledgers due by its `now`, so these tests look at the index when all of them are).
 const LATE: i64 = NOW + 86_400_000;
 

@@ -56,7 +56,7 @@ test('the three tools are declared in package.json with input schemas and regist
   const req = pkg.contributes.languageModelTools[0]
   assert.deepEqual(req.inputSchema.required, ['from', 'to', 'topic', 'question'])
   assert.deepEqual(Object.keys(req.inputSchema.properties), ['from', 'to', 'topic', 'question', 'blocking', 'field', 'suggestions', 'issue', 'answerKind', 'options', 'allowOther', 'minSelect', 'maxSelect', 'askAgain'])
-  // Answer kinds (SPEC §22): the answer tool takes a typed value, the body then optional.
+  // Answer kinds (docs/protocol.md §22): the answer tool takes a typed value, the body then optional.
   const answer = pkg.contributes.languageModelTools[1]
   assert.deepEqual(answer.inputSchema.required, ['id', 'from'])
   assert.ok(answer.inputSchema.properties.value)

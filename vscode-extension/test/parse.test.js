@@ -44,7 +44,7 @@ test('stale and monitor run the monitor', () => {
   assert.equal(parseClarify('stale now').kind, 'help')
 })
 
-test('resolve takes typed values (SPEC §22) before its text; escalate does not', () => {
+test('resolve takes typed values (docs/protocol.md §22) before its text; escalate does not', () => {
   assert.deepEqual(parseClarify('resolve CLR-42-001 --value redis'), { kind: 'resolve', id: 'CLR-42-001', values: ['redis'] })
   assert.deepEqual(parseClarify('resolve CLR-42-001 --value eu --value=us Both regions.'), {
     kind: 'resolve',

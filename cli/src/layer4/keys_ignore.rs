@@ -1,4 +1,4 @@
-//! Whether a new private key is really kept out of git (SPEC §31): `keys new` says so only
+//! Whether a new private key is really kept out of git (docs/protocol.md §31): `keys new` says so only
 //! when `git check-ignore` agrees — an existing `.agentx/keys/.gitignore` is the user's and is
 //! left as it is, even empty — and otherwise says how to ignore it.
 

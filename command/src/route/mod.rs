@@ -47,7 +47,7 @@ pub trait Runner {
         None
     }
 
-    /// Checks, before anything is written, what only the shell can see (SPEC §31: the
+    /// Checks, before anything is written, what only the shell can see (docs/protocol.md §31: the
     /// runner's working directory exists inside the workspace): a settings mistake is
     /// `CONFIG_INVALID` for the caller, never an agent error escalating the record.
     fn check(&self, _invocation: &Invocation) -> Result<(), ClarifyError> {

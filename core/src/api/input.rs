@@ -180,7 +180,7 @@ pub fn new_request(map: &Obj) -> Result<NewRequest, ClarifyError> {
     })
 }
 
-/// A request's answer kind (SPEC §22): `answerKind?` (`text`, `confirm`, `choice`,
+/// A request's answer kind (docs/protocol.md §22): `answerKind?` (`text`, `confirm`, `choice`,
 /// `multi_choice`), `options?` (`[{value, label?, description?}]`), `allowOther?`,
 /// `minSelect?`, `maxSelect?`. Checked against each other by `AnswerSpec::validate`.
 pub fn answer_spec(map: &Obj) -> Result<AnswerSpec, ClarifyError> {

@@ -219,7 +219,7 @@ fn applied_value(applied: Applied, mut statuses: Statuses) -> Result<Value, Fail
         Some(error) => Err(Failure(Box::new((error, fields)))),
         None => {
             fields.insert("idempotent".into(), Value::Bool(applied.idempotent));
-            // Only on a re-ask (SPEC §22), as the command layer's output.
+            // Only on a re-ask (docs/protocol.md §22), as the command layer's output.
             if applied.reused {
                 fields.insert("reused".into(), Value::Bool(true));
             }

@@ -1,4 +1,4 @@
-//! The fingerprint of a question (SPEC §22): the same question to the same target about the
+//! The fingerprint of a question (docs/protocol.md §22): the same question to the same target about the
 //! same field on the same issue, however it is spelled, is the same fingerprint, so the hub
 //! can answer a re-ask from the record that already holds it.
 

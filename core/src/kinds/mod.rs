@@ -1,4 +1,4 @@
-//! Answer kinds (SPEC §22): the shape of the answer a request expects — free text, yes/no,
+//! Answer kinds (docs/protocol.md §22): the shape of the answer a request expects — free text, yes/no,
 //! one of some options, several of them — and the one decision every surface takes on an
 //! answer or resolution that carries a `value`.
 //!

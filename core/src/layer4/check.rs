@@ -191,7 +191,7 @@ pub fn check(
     if changed {
         current.seal();
     }
-    // The agent the records are written as, never the plan's own claim (SPEC §31).
+    // The agent the records are written as, never the plan's own claim (docs/protocol.md §31).
     let agent_id = args.from.clone();
     let response = response(&current, plan, args, &session_id, &agent_id, now);
     Ok(Checked {
@@ -202,7 +202,7 @@ pub fn check(
     })
 }
 
-/// The record a gap's re-ask was answered from (SPEC §22): the latest record of the issue,
+/// The record a gap's re-ask was answered from (docs/protocol.md §22): the latest record of the issue,
 /// not abandoned, with the gap's fingerprint (a gap asked again in a new session).
 fn reused_for<'a>(ledger: &'a Ledger, gap: &PlanGap, args: &CheckArgs) -> Option<&'a Record> {
     let to = gap.to.as_deref().or(args.to.as_deref())?;

@@ -34,7 +34,7 @@ const GAP_KEYS: &[&str] = &[
     "min_select",
     "max_select",
 ];
-/// A gap's answer kind keys (SPEC §22, docs/layer4.md), in `input::answer_spec_named`'s order.
+/// A gap's answer kind keys (docs/protocol.md §22, docs/layer4.md), in `input::answer_spec_named`'s order.
 const GAP_KIND_KEYS: [&str; 5] = [
     "answer_kind",
     "options",

@@ -174,7 +174,7 @@ pub struct Entry {
     pub from: String,
     pub kind: EntryKind,
     pub body: String,
-    /// The typed value of an answer or resolution (SPEC §22: `true`/`false`, an option
+    /// The typed value of an answer or resolution (docs/protocol.md §22: `true`/`false`, an option
     /// value, or an array of them); hashed like every field.
     pub value: Option<Value>,
     pub timestamp: Timestamp,
@@ -213,11 +213,11 @@ pub struct Record {
     pub blocked_operations: Vec<String>,
     pub session_id: Option<String>,
     pub gap_id: Option<String>,
-    /// The answer kind asked for (SPEC §22); a text question stores nothing.
+    /// The answer kind asked for (docs/protocol.md §22); a text question stores nothing.
     pub answer: AnswerSpec,
-    /// The question's fingerprint (SPEC §22), set on records this version creates.
+    /// The question's fingerprint (docs/protocol.md §22), set on records this version creates.
     pub fingerprint: Option<String>,
-    /// Re-asks answered from this record instead of a new one (SPEC §22, docs/decisions.md).
+    /// Re-asks answered from this record instead of a new one (docs/protocol.md §22, docs/decisions.md).
     pub reuses: Reuses,
     pub thread: Vec<Entry>,
     pub extra: Map<String, Value>,
@@ -647,7 +647,7 @@ impl Record {
         self.append_entry(kind, from, body, None, at_ms, signers, Map::new())
     }
 
-    /// [`Record::append_signed`] with the entry's typed `value` (SPEC §22), hashed with it.
+    /// [`Record::append_signed`] with the entry's typed `value` (docs/protocol.md §22), hashed with it.
     pub fn append_valued(
         &mut self,
         kind: EntryKind,
@@ -661,7 +661,7 @@ impl Record {
     }
 
     /// [`Record::append_signed`] with more fields on the entry (`by`, `via` of a person who
-    /// answered through the server, SPEC §23): hashed like every field, written only when
+    /// answered through the server, docs/protocol.md §23): hashed like every field, written only when
     /// given, so ledgers without them hash and verify as before.
     pub fn append_signed_with(
         &mut self,
@@ -675,8 +675,8 @@ impl Record {
         self.append_entry(kind, from, body, None, at_ms, signers, extra)
     }
 
-    /// The one way an entry is appended: its typed `value` (SPEC §22) and any more fields
-    /// (`by`, `via`, SPEC §23) hashed with it.
+    /// The one way an entry is appended: its typed `value` (docs/protocol.md §22) and any more fields
+    /// (`by`, `via`, docs/protocol.md §23) hashed with it.
     #[allow(clippy::too_many_arguments)] // the entry's fields, each its own argument
     pub fn append_entry(
         &mut self,

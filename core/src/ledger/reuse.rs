@@ -1,4 +1,4 @@
-//! The trace a suppressed re-ask leaves on the record it was answered from (SPEC §22,
+//! The trace a suppressed re-ask leaves on the record it was answered from (docs/protocol.md §22,
 //! docs/decisions.md): how many times, and who re-asked when (the latest few). It is not a
 //! thread entry: a re-ask changes no status, and the thread's fold stays the state machine's.
 

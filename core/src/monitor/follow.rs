@@ -1,4 +1,4 @@
-//! What the monitor that follows a command must read (SPEC §29): the decisions a store's
+//! What the monitor that follows a command must read (docs/protocol.md §29): the decisions a store's
 //! index keeps as rows, so that a command's cost grows neither with finished nor with open
 //! work. A store keeps, for each ledger, the [`FollowKeys`] of the ledger as written; the
 //! follow-up reads the ledgers whose keys say the monitor may act on them now:
@@ -129,7 +129,7 @@ pub fn follow_keys(ledger: &Ledger) -> Option<FollowKeys> {
 }
 
 /// An agent whose status may abandon its active records: those on another issue than
-/// `except` whose latest question or retry is before `since` (SPEC §7.4 with §20).
+/// `except` whose latest question or retry is before `since` (docs/protocol.md §7.4 with §20).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AbandonCandidate {
     pub agent: String,
@@ -155,7 +155,7 @@ pub fn abandon_candidates(statuses: &Statuses) -> Vec<AbandonCandidate> {
     statuses
         .iter()
         .filter_map(|(agent, s)| {
-            // The report that may abandon (SPEC §28): `reportedAt`, never `lastActivity`.
+            // The report that may abandon (docs/protocol.md §28): `reportedAt`, never `lastActivity`.
             let since = s.reported_at.as_deref().and_then(parse_ms)?;
             let except = match (s.status.as_str(), s.issue) {
                 (DONE, _) => None,

@@ -368,48 +368,14 @@ fn is_sink_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// The message for an unknown key, with the nearest known one when it is close.
+/// The message for an unknown key, with the nearest known one when it is close (the same
+/// words as every strict table's, `crate::config_strict`).
 fn unknown_key(key: &str) -> String {
-    let near = KEYS
-        .iter()
-        .map(|k| (distance(key, k), *k))
-        .min()
-        .filter(|(d, _)| *d <= 3);
-    match near {
-        Some((_, k)) => format!(
-            "unknown key {} in [[notify]]; did you mean {k}?",
-            crate::error::shown(key)
-        ),
-        None => format!(
-            "unknown key {} in [[notify]]; allowed: {}",
-            crate::error::shown(key),
-            KEYS.join(", ")
-        ),
-    }
-}
-
-/// Levenshtein distance (keys are short: the quadratic table is nothing).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            let (Some(&left), Some(&up)) = (row.get(j), row.get(j + 1)) else {
-                continue;
-            };
-            let next = (prev + cost).min(left + 1).min(up + 1);
-            prev = up;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = next;
-            }
-        }
-    }
-    row.last().copied().unwrap_or(0)
+    format!(
+        "unknown key '{}' in [[notify]]; {}",
+        crate::error::shown(key),
+        crate::nearest::hint(key, KEYS)
+    )
 }
 
 #[cfg(test)]
@@ -446,7 +412,7 @@ mod tests {
         let cases = [
             (
                 "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"https://x.test/\"\nsecret_evn = \"S\"\n",
-                "config.toml:5:1: unknown key secret_evn in [[notify]]; did you mean secret_env?",
+                "config.toml:5:1: unknown key 'secret_evn' in [[notify]]; did you mean 'secret_env'?",
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"webhok\"\nurl = \"https://x.test/\"\n",

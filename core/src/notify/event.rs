@@ -69,17 +69,14 @@ impl Event {
         data.insert("reason".into(), json!(reason));
         data.insert("question".into(), json!(last(EntryKind::Question)));
         data.insert("answer".into(), json!(answer));
-        data.insert(
-            "answerKind".into(),
-            record
-                .extra
-                .get("answerKind")
-                .cloned()
-                .unwrap_or_else(|| json!("text")),
-        );
+        data.insert("answerKind".into(), json!(record.answer.kind.as_str()));
         data.insert(
             "options".into(),
-            record.extra.get("options").cloned().unwrap_or(Value::Null),
+            if record.answer.options.is_empty() {
+                Value::Null
+            } else {
+                json!(record.answer.options)
+            },
         );
         data.insert("url".into(), json!(url));
         Event {

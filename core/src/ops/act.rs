@@ -37,14 +37,14 @@ pub enum Action {
         from: Option<String>,
         message: Option<String>,
     },
-    /// An answer carrying a typed `value` (SPEC §22); without `body` the body is rendered
+    /// An answer carrying a typed `value` (docs/protocol.md §22); without `body` the body is rendered
     /// from the value (`yes`/`no`, the labels joined by `, `).
     AnswerValue {
         from: String,
         body: Option<String>,
         value: Value,
     },
-    /// A resolution carrying a typed `value` (SPEC §22): the decision; `from` as `Resolve`'s.
+    /// A resolution carrying a typed `value` (docs/protocol.md §22): the decision; `from` as `Resolve`'s.
     ResolveValue {
         from: Option<String>,
         message: Option<String>,
@@ -75,7 +75,7 @@ impl Action {
         }
     }
 
-    /// The typed value the action carries (SPEC §22).
+    /// The typed value the action carries (docs/protocol.md §22).
     pub fn value(&self) -> Option<&Value> {
         match self {
             Action::AnswerValue { value, .. } | Action::ResolveValue { value, .. } => Some(value),
@@ -137,7 +137,7 @@ pub fn act_with(
     act_by(ledger, id, action, config, now, signers, None)
 }
 
-/// A person acting through a server (SPEC §23): the entry they write is `from: "human"` with
+/// A person acting through a server (docs/protocol.md §23): the entry they write is `from: "human"` with
 /// `by` (who) and `via` (which surface, e.g. `web`), both hashed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attribution {
@@ -304,7 +304,7 @@ pub fn act_by(
     })
 }
 
-/// A person's decision on an open record (SPEC §23 "decide"), in one command: an escalated
+/// A person's decision on an open record (docs/protocol.md §23 "decide"), in one command: an escalated
 /// record is resolved by `human`; any other open record is first escalated (`taken by
 /// <name>`), then resolved. Both entries carry `by`/`via`. Events of both steps are kept.
 pub fn decide(

@@ -48,7 +48,7 @@ pub struct Applied {
     /// True for an idempotent replay: nothing changed.
     pub idempotent: bool,
     /// True when a re-ask was answered from the record that already holds the question
-    /// (SPEC §22): no entry was written; the ledger carries the re-ask's trace only.
+    /// (docs/protocol.md §22): no entry was written; the ledger carries the re-ask's trace only.
     pub reused: bool,
     /// Set when the write is itself the answer to a refusal (`MAX_ROUNDS_EXCEEDED`): the
     /// caller writes the ledger and still reports the error.

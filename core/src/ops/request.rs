@@ -48,9 +48,9 @@ pub struct NewRequest {
     /// A UUID naming the Layer 4 session the gap belongs to.
     pub session_id: Option<String>,
     pub gap_id: Option<String>,
-    /// The answer kind asked for (SPEC §22); the default is a text question.
+    /// The answer kind asked for (docs/protocol.md §22); the default is a text question.
     pub answer: AnswerSpec,
-    /// Ask even when the issue holds a record with the same fingerprint (SPEC §22).
+    /// Ask even when the issue holds a record with the same fingerprint (docs/protocol.md §22).
     pub ask_again: bool,
     /// Record fields beyond the protocol's, kept on the new record (e.g. the `signal` an
     /// ingested block came from). Not compared on an idempotent replay.
@@ -256,7 +256,7 @@ fn sealed(mut applied: Applied) -> Applied {
 pub(crate) enum Opening {
     /// The idempotency key already names this record.
     Replay(String),
-    /// The issue already holds this question (SPEC §22): the record at this index answers it.
+    /// The issue already holds this question (docs/protocol.md §22): the record at this index answers it.
     Reuse(usize),
     /// A new record on issue `issue`; `escalate` gives the reason of one created escalated.
     New {
@@ -384,7 +384,7 @@ fn prepare(
 }
 
 /// An agent that crashed and re-sends its request gets the original record back. Keys are
-/// scoped by requester (SPEC §31): another agent's record under the same key is not this
+/// scoped by requester (docs/protocol.md §31): another agent's record under the same key is not this
 /// one's, so a predictable key (`l4:<session>:<gap>`) cannot be taken first by someone else.
 fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, ClarifyError> {
     let (Some(key), Some(ledger)) = (&req.idempotency_key, ledger) else {
@@ -406,7 +406,7 @@ fn replay(ledger: Option<&Ledger>, req: &NewRequest) -> Result<Option<String>, C
     Ok(Some(existing.id.clone()))
 }
 
-/// The record a re-ask is answered from (SPEC §22): the latest one of the issue with the
+/// The record a re-ask is answered from (docs/protocol.md §22): the latest one of the issue with the
 /// request's fingerprint that is not abandoned. Records written before fingerprints were
 /// stored get theirs computed, only when their target and field already match. Nothing when
 /// the request says `askAgain`.

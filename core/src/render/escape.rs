@@ -44,7 +44,7 @@ pub fn escape_markdown(text: &str) -> String {
 /// Removes what a terminal would interpret: every control character except newline and tab
 /// becomes U+FFFD, so a body cannot move the cursor, change colours or set the title — and so
 /// do the bidirectional overrides and isolates and the Unicode line and paragraph separators
-/// (SPEC §31), so a body cannot reorder what a reader sees or break a line unseen.
+/// (docs/protocol.md §31), so a body cannot reorder what a reader sees or break a line unseen.
 pub fn sanitize_terminal(text: &str) -> String {
     text.chars()
         .map(|c| {

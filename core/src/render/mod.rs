@@ -84,7 +84,7 @@ pub(crate) fn escalation_reason(record: &Record) -> Option<&str> {
 }
 
 /// Who wrote an entry, as shown: its author, and for a person's entry written through a
-/// server (SPEC §23) who and where: `human (alice via web)`.
+/// server (docs/protocol.md §23) who and where: `human (alice via web)`.
 pub(crate) fn author(e: &crate::ledger::Entry) -> String {
     let text = |k: &str| e.extra.get(k).and_then(serde_json::Value::as_str);
     match (text("by"), text("via")) {

@@ -1,4 +1,4 @@
-//! A typed question's options in the renderers (SPEC §22): every option, the chosen ones
+//! A typed question's options in the renderers (docs/protocol.md §22): every option, the chosen ones
 //! marked — the latest value an answer or resolution recorded.
 
 use serde_json::Value;

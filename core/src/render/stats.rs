@@ -45,7 +45,7 @@ pub fn text_stats(s: &Stats) -> String {
         "went stale: {}   deadlocks broken: {}",
         s.stale_count, s.deadlock_count
     ));
-    // Only when there were any (SPEC §22): the output of workspaces without is as before.
+    // Only when there were any (docs/protocol.md §22): the output of workspaces without is as before.
     if s.reasks_suppressed > 0 {
         lines.push(format!(
             "re-asks answered from an existing record (not asked twice): {}",

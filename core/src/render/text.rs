@@ -88,7 +88,7 @@ fn header(record: &Record, issue: u32, style: Style, topic: &str) -> String {
         );
     }
     if record.reuses.count > 0 {
-        // Who asked the question again and was answered from this record (SPEC §22).
+        // Who asked the question again and was answered from this record (docs/protocol.md §22).
         let latest: Vec<String> = record
             .reuses
             .latest

@@ -64,7 +64,7 @@ impl Decision {
     }
 }
 
-/// A routed agent's answer to a typed question (SPEC §22): an answer whose first line is no
+/// A routed agent's answer to a typed question (docs/protocol.md §22): an answer whose first line is no
 /// option, when the question accepts nothing else, is an agent error (`answer fits no
 /// option`), escalated like any; every other reading is unchanged.
 pub fn fit_to_kind(reading: Interpretation, record: &Record) -> Interpretation {
@@ -130,7 +130,7 @@ pub fn decide(
     };
     match run {
         Interpretation::Answer { answer } => {
-            // A typed question (SPEC §22): the reply's first line names the value.
+            // A typed question (docs/protocol.md §22): the reply's first line names the value.
             let first = answer.lines().next().unwrap_or_default();
             let action = match record.answer.match_reply(first) {
                 Some(value) => Action::AnswerValue {

@@ -201,7 +201,7 @@ fn last_line(text: &str) -> Option<String> {
 }
 
 fn classify(answer: String, max_body_chars: u32) -> Interpretation {
-    // SPEC §31: a signal block inside a fenced code block is quoted text (an agent explaining
+    // docs/protocol.md §31: a signal block inside a fenced code block is quoted text (an agent explaining
     // the protocol is not stopping); the answer keeps it verbatim.
     let parsed = parse(&outside_fences(&answer));
     if let Some(block) = parsed.first(BlockName::ClarificationNeeded) {

@@ -89,7 +89,7 @@ fn facts(out: &mut String, input: &PromptInput<'_>, round: u32) {
     out.push('\n');
 }
 
-/// The answer kind of a typed question (SPEC §22): the options, each value with its label and
+/// The answer kind of a typed question (docs/protocol.md §22): the options, each value with its label and
 /// description.
 fn kind_facts(out: &mut String, spec: &AnswerSpec) {
     let what = match spec.kind {

@@ -344,7 +344,7 @@ impl Reader<'_, '_> {
             }
         }
         match out.first() {
-            // A program given as a relative path is inside the workspace (SPEC §31).
+            // A program given as a relative path is inside the workspace (docs/protocol.md §31).
             Some(program) if program.contains('/') && !program.starts_with('/') && !is_inside(program) => {
                 Err(self.err(
                     &v.span(),
@@ -446,7 +446,7 @@ impl Reader<'_, '_> {
                 ),
             ));
         }
-        // SPEC §31: a persona or a working directory outside the workspace would put another
+        // docs/protocol.md §31: a persona or a working directory outside the workspace would put another
         // file in the prompt (and the run log), or run the agent elsewhere.
         if !is_inside(&text) {
             return Err(self.err(

@@ -39,7 +39,7 @@
 //! &Delegation)` (`DELEGATION APPROVED` / `REJECTED` / `FAILED`): a [`Resume`] with the
 //! structured parts (`--json`) and `text()`.
 
-/// The most signal blocks one `signals ingest` input may hold (SPEC §31): the work of an
+/// The most signal blocks one `signals ingest` input may hold (docs/protocol.md §31): the work of an
 /// ingest grows with its blocks, and no agent's output of one run holds a thousand.
 pub const MAX_INGEST_BLOCKS: usize = 1000;
 

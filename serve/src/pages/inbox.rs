@@ -109,7 +109,7 @@ fn escalation_reason(r: &Record) -> Option<&str> {
         .flatten()
 }
 
-/// The answer kind (SPEC §22): `text` until a record says otherwise.
+/// The answer kind (docs/protocol.md §22): `text` until a record says otherwise.
 pub fn answer_kind(r: &Record) -> &str {
     r.extra
         .get("answerKind")

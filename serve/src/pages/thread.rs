@@ -120,7 +120,7 @@ fn entries(r: &Record) -> String {
     out
 }
 
-/// The answer field for the record's kind. Text today; the choice kinds (SPEC §22) add a
+/// The answer field for the record's kind. Text today; the choice kinds (docs/protocol.md §22) add a
 /// button per option here.
 fn answer_field(r: &Record, label: &str) -> String {
     let _ = r;

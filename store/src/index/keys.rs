@@ -1,4 +1,4 @@
-//! The index's keys (SPEC §29): what the monitor that follows a command reads, so that its
+//! The index's keys (docs/protocol.md §29): what the monitor that follows a command reads, so that its
 //! cost grows neither with finished nor with open work. The core decides each ledger's
 //! [`FollowKeys`]; here they are kept as empty files whose *names* are the data (no content to
 //! tear, no file rewritten in place), each under the directory a follow-up lists:

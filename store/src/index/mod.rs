@@ -19,7 +19,7 @@
 //! that can time out (`agentx_clarify_core::delegation::next_wakeup`), or that could not be
 //! read, so the monitor's timeout phase after a command reads only those.
 //!
-//! - `due/`, `cycle/`, `asker/`: the keys of the monitor that follows a command (SPEC §29,
+//! - `due/`, `cycle/`, `asker/`: the keys of the monitor that follows a command (docs/protocol.md §29,
 //!   `keys.rs`): it reads only the ledgers due now, on a wait-for cycle, or asked by an agent
 //!   whose status may abandon them, not every ledger with an active record.
 //!
@@ -111,7 +111,7 @@ impl Index {
     }
 
     /// Creates the index's directories (and a `.gitignore`: it is a local cache, never
-    /// shared), once the workspace has a clarifications directory. SPEC §31: a cloned
+    /// shared), once the workspace has a clarifications directory. docs/protocol.md §31: a cloned
     /// repository may plant links here (git keeps them), so every directory is checked to be
     /// a real one and the `.gitignore` is created new without following a link — a link is
     /// refused by name, never written through.

@@ -148,7 +148,7 @@ pub(crate) fn read(lock: &Path, path: &Path) -> Stamp {
     stamp
 }
 
-/// Through the one reader (SPEC §31): a link, a FIFO or a device where the stamp belongs
+/// Through the one reader (docs/protocol.md §31): a link, a FIFO or a device where the stamp belongs
 /// reads as invalid at once (the command's layout check names it), never a hang or a flood.
 fn read_unlocked(path: &Path) -> Stamp {
     crate::read::read_capped(path, crate::read::MAX_TINY_FILE_BYTES, |b| {

@@ -91,7 +91,7 @@ export function parseClarify(prompt: string): Command {
         return { kind: 'help', problem: `\`${word}\` needs a clarification id, e.g. \`${word} CLR-42-001 text\`.` }
       }
       const [id, message] = splitFirst(rest)
-      // `resolve <id> --value V [--value W] [text]`: the decision as a typed value (SPEC §22).
+      // `resolve <id> --value V [--value W] [text]`: the decision as a typed value (docs/protocol.md §22).
       const values: string[] = []
       let remaining = message
       for (let m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining); word === 'resolve' && m; m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining)) {

@@ -362,7 +362,7 @@ export function registerParticipant(deps: Deps, extensionUri: vscode.Uri): vscod
 }
 
 /**
- * The typed value (SPEC §22) that `--value` words stand for, by the record's answer kind:
+ * The typed value (docs/protocol.md §22) that `--value` words stand for, by the record's answer kind:
  * yes/no for confirm, one option for choice, several for multi_choice. The core checks it.
  */
 async function typedValue(backend: Backend, id: string, words: string[]): Promise<boolean | string | string[]> {

@@ -22,7 +22,7 @@ export interface RequestInput {
   field?: string
   suggestions?: string[]
   issue?: number
-  /** SPEC §22: the shape of the answer (text, confirm, choice, multi_choice) and its options. */
+  /** docs/protocol.md §22: the shape of the answer (text, confirm, choice, multi_choice) and its options. */
   answerKind?: 'text' | 'confirm' | 'choice' | 'multi_choice'
   options?: { value: string; label?: string; description?: string }[]
   allowOther?: boolean
@@ -35,7 +35,7 @@ export interface AnswerInput {
   id: string
   from: string
   body?: string
-  /** A typed answer (SPEC §22): true/false, an option value, or option values. */
+  /** A typed answer (docs/protocol.md §22): true/false, an option value, or option values. */
   value?: boolean | string | string[]
 }
 export interface InboxInput {
@@ -94,7 +94,7 @@ export async function requestClarification(deps: ToolDeps, input: RequestInput, 
     })
     deps.bus.publish(asked.events)
     id = asked.clarification.id
-    // A replay, or a re-ask answered from the record that already holds the question (SPEC §22).
+    // A replay, or a re-ask answered from the record that already holds the question (docs/protocol.md §22).
     if ((asked.idempotent || asked.reused) && asked.clarification.status !== 'pending' && asked.clarification.status !== 'stale') {
       const answer = lastOf(asked.clarification, 'answer', input.to)
       return answer !== undefined ? `[Clarification from ${input.to}]\n${answer}` : `${id} was asked before and is ${asked.clarification.status}.`

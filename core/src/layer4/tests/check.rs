@@ -54,7 +54,7 @@ fn every_gap_becomes_a_request() {
     let resp = &c.response;
     assert_eq!(resp.protocol_version, "1.0.0");
     assert_eq!(resp.session_id, SESSION);
-    // The agent the records are written as, never the plan's own `agent_id` (SPEC §31).
+    // The agent the records are written as, never the plan's own `agent_id` (docs/protocol.md §31).
     assert_eq!(resp.agent_id, "engineer");
     assert_eq!(resp.status, "needs_clarification");
     assert_eq!(
@@ -186,7 +186,7 @@ fn without_a_session_id_the_shells_one_is_used() {
         c.ledger.clarifications[0].idempotency_key.as_deref(),
         Some(format!("l4:{NEW_SESSION}:gap-001").as_str())
     );
-    // Another run draws another session: the gaps are not asked again (SPEC §22), the
+    // Another run draws another session: the gaps are not asked again (docs/protocol.md §22), the
     // response names the records that hold them; with askAgain they would be.
     let other = CheckArgs {
         new_session_id: String::from("11111111-2222-4333-8444-555555555555"),

@@ -73,7 +73,7 @@ impl Work {
         if a.idempotent {
             out.outcome = "skipped";
         } else {
-            // A re-ask answered from the record that holds the question (SPEC §22).
+            // A re-ask answered from the record that holds the question (docs/protocol.md §22).
             if a.reused {
                 out.outcome = "reused";
             }

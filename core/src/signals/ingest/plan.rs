@@ -99,7 +99,7 @@ pub fn plan(
 ) -> Result<Plan, ClarifyError> {
     check_issue(u64::from(ctx.issue))?;
     check_agent(&ctx.agent)?;
-    // SPEC §31: the hub's own actors are never impersonated from a file's text — entries by
+    // docs/protocol.md §31: the hub's own actors are never impersonated from a file's text — entries by
     // `agent-x` are signed with the hub's key.
     if crate::names::is_reserved(&ctx.agent) {
         return Err(ClarifyError::input(format!(
