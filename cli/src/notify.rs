@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use agentx_clarify_core::error::shown;
 use agentx_clarify_core::notify::outbox::State;
 use agentx_clarify_core::notify::{Event, Sink};
 use agentx_clarify_core::time::Timestamp;
@@ -128,11 +129,6 @@ fn config_error(message: &str) -> ClarifyError {
         location: None,
         message: message.to_owned(),
     }
-}
-
-/// A name as typed, fit for a message: at most 80 characters, control characters escaped.
-fn shown(name: &str) -> String {
-    name.chars().take(80).flat_map(char::escape_debug).collect()
 }
 
 fn send(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {

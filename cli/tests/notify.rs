@@ -336,9 +336,14 @@ fn webhook_config(root: &Path, url: &str, extra: &str) {
 
 /// Asks on `issue` and escalates by hand at `minutes`.
 fn escalate(root: &Path, issue: u32, minutes: i64) {
+    escalate_at(root, &at(minutes), issue);
+}
+
+/// Asks on `issue` and escalates by hand, both at `now`.
+fn escalate_at(root: &Path, now: &str, issue: u32) {
     let ask = agentx_at(
         root,
-        &at(minutes),
+        now,
         &[
             "clarify",
             "ask",
@@ -361,7 +366,7 @@ fn escalate(root: &Path, issue: u32, minutes: i64) {
         .to_owned();
     let esc = agentx_at(
         root,
-        &at(minutes),
+        now,
         &["clarify", "escalate", &id, "-m", "a human decides"],
     );
     assert_eq!(esc.code, 0, "{esc:#?}");
@@ -584,33 +589,7 @@ fn the_servers_worker_delivers_without_cron() {
     // The worker's first pass sees the sink; give it a moment, then escalate by the CLI in
     // real time (the worker runs on the real clock).
     std::thread::sleep(std::time::Duration::from_millis(500));
-    let mut cmd = agentx();
-    cmd.arg(root_arg(ws.path())).args([
-        "--json",
-        "clarify",
-        "ask",
-        "--issue",
-        "9",
-        "--from",
-        "engineer",
-        "--to",
-        "architect",
-        "--topic",
-        "Cache",
-        "--question",
-        "Redis?",
-    ]);
-    assert_eq!(Out::from_output(&cmd.output().unwrap()).code, 0);
-    let mut cmd = agentx();
-    cmd.arg(root_arg(ws.path())).args([
-        "--json",
-        "clarify",
-        "escalate",
-        "CLR-9-001",
-        "-m",
-        "a human decides",
-    ]);
-    assert_eq!(Out::from_output(&cmd.output().unwrap()).code, 0);
+    escalate_at(ws.path(), &wall_ms().to_string(), 9);
     // The change feed wakes the deliverer: the event arrives, verified, with no notify send.
     let got = receiver.next();
     assert_eq!(got["verified"], true, "{got}");

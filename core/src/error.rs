@@ -124,7 +124,9 @@ fn record_kind(id: &str) -> &'static str {
     }
 }
 
-pub(crate) fn shown(value: &str) -> String {
+/// At most 80 characters of `value`, control characters escaped: how every message quotes
+/// input (the shells that quote input themselves use it too).
+pub fn shown(value: &str) -> String {
     let mut out = String::new();
     for (i, c) in value.chars().enumerate() {
         if i == 80 {

@@ -228,20 +228,6 @@ pub(crate) fn log(line: &str) {
     eprintln!("{now} agentx serve: {line}");
 }
 
-/// At most 80 characters of `value`, control characters escaped: for messages that quote
-/// input.
-pub(crate) fn shown(value: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in value.chars().enumerate() {
-        if i == 80 {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+/// At most 80 characters of `value`, control characters escaped (the core's rule for
+/// messages that quote input).
+pub(crate) use agentx_clarify_core::error::shown;

@@ -211,6 +211,13 @@ fn read_open(
     Ok(())
 }
 
+/// Reads a settings-sized file as every settings read does (a regular file, no link, opened
+/// non-blocking, at most [`MAX_SMALL_FILE_BYTES`]); `None` when it is absent. For shells that
+/// look at the workspace's settings themselves (the CLI's typo warnings).
+pub fn read_settings(path: &Path) -> Result<Option<Vec<u8>>, ClarifyError> {
+    read_small(path, |bytes| Ok(bytes.to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,11 +268,4 @@ mod tests {
             "{e}"
         );
     }
-}
-
-/// Reads a settings-sized file as every settings read does (a regular file, no link, opened
-/// non-blocking, at most [`MAX_SMALL_FILE_BYTES`]); `None` when it is absent. For shells that
-/// look at the workspace's settings themselves (the CLI's typo warnings).
-pub fn read_settings(path: &Path) -> Result<Option<Vec<u8>>, ClarifyError> {
-    read_small(path, |bytes| Ok(bytes.to_vec()))
 }
