@@ -117,7 +117,8 @@ test('a refused command shows the code and message as an error notification', as
 test('nothing to resolve: an information message instead of an empty pick', async () => {
   const { ws, stop } = await start()
   await ws.resolve({ id: 'CLR-42-001' })
-  await ws.resolve({ id: 'CLR-44-001' })
+  // A person's decision says something (docs/protocol.md §30).
+  await ws.resolve({ id: 'CLR-44-001', message: 'Use Redis.' })
   assert.equal(await run('agentx.resolveClarification'), undefined)
   assert.deepEqual(testing.messages.at(-1), { level: 'info', text: 'AgentX Clarify: no clarification is answered or escalated.' })
   stop()

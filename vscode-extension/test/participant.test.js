@@ -122,9 +122,11 @@ test('/clarify resolve <id> [text]: writes the resolution, publishes the event, 
   assert.deepEqual(record.thread.at(-1).body, 'Redis, allkeys-lru, 24h TTL.')
   assert.deepEqual(events.map((e) => [e.type, e.clarificationId, e.actor]), [['clarification-resolved', 'CLR-42-001', 'engineer']])
   assert.deepEqual(prompts(r.followups), ['show CLR-42-001', '#42', ''])
-  // The escalated one is resolved by a human.
-  const human = await chat('resolve CLR-44-001')
-  assert.match(human.text, /\*\*\[human\] Resolved:\*\* resolved by human/)
+  // The escalated one is resolved by a human, who must say what was decided (§30).
+  const bare = await chat('resolve CLR-44-001')
+  assert.match(bare.text, /a decision is needed/)
+  const human = await chat('resolve CLR-44-001 Use Redis.')
+  assert.match(human.text, /\*\*\[human\] Resolved:\*\* Use Redis\./)
 })
 
 test('/clarify resolve on a pending record explains the transition, writes nothing', async () => {
