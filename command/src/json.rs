@@ -96,7 +96,9 @@ pub fn call_as<S: DelegationStore>(
         "decide" => {
             let at = time(m, "now")?.unwrap_or(now);
             let message = opt_string(m, "message")?;
-            Ok(mutation::decide(store, at, &string(m, "id")?, message, by)?.to_json())
+            // A typed decision (docs/protocol.md §22): checked against the record's kind.
+            let value = m.get("value").filter(|v| !v.is_null()).cloned();
+            Ok(mutation::decide(store, at, &string(m, "id")?, message, value, by)?.to_json())
         }
         _ => run(store, op, m, now, Some(by)),
     });

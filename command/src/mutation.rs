@@ -153,6 +153,7 @@ pub fn decide<S: DelegationStore>(
     now: i64,
     id: &str,
     message: Option<String>,
+    value: Option<serde_json::Value>,
     by: &Attribution,
 ) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
@@ -169,7 +170,16 @@ pub fn decide<S: DelegationStore>(
     let signers = crate::store_keys::signers_for(store, &["human"])?;
     let applied = store.update_ledger(parsed.issue, &config, "human", |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = decide_op(&ledger, id, message.clone(), &config, now, &signers, by)?;
+        let applied = decide_op(
+            &ledger,
+            id,
+            message.clone(),
+            value.clone(),
+            &config,
+            now,
+            &signers,
+            by,
+        )?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, "human", &signers)

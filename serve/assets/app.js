@@ -55,8 +55,14 @@ function bindForms(root) {
       const input = { id: form.dataset.id }
       const message = form.querySelector('[name="message"]')?.value.trim()
       if (message) input.message = message
-      const value = form.querySelector('[name="value"]:checked, button[name="value"][data-chosen]')
-      if (value) input.value = value.value
+      // A typed decision (the record's answer kind): yes/no, one option, or several.
+      const checked = [...form.querySelectorAll('[name="value"]:checked')]
+      if (checked.length > 0) {
+        const kind = form.dataset.kind
+        if (kind === 'multi_choice') input.value = checked.map((c) => c.value)
+        else if (kind === 'confirm') input.value = checked[0].value === 'true'
+        else input.value = checked[0].value
+      }
       const button = form.querySelector('button[type="submit"]')
       if (button) button.disabled = true
       const result = document.getElementById('result')
@@ -72,6 +78,7 @@ function bindForms(root) {
           ? `Done: ${form.dataset.op} ${input.id} (${envelope.clarification?.status ?? 'ok'})`
           : `Refused: ${envelope.error?.code}: ${envelope.error?.message}`
         for (const t of form.querySelectorAll('textarea')) t.value = ''
+        for (const c of form.querySelectorAll('[name="value"]:checked')) c.checked = false
         if (envelope.ok) await refresh(true)
         // Outside <main>, apart from the live line: it survives the refresh (a closed record
         // has no forms) and the change events that follow the write.

@@ -144,3 +144,26 @@ test('sign in by the link, see a CLI escalation arrive live, decide it, markup s
   assert.deepEqual([last.from, last.by, last.via, last.signer], ['human', 'local', 'web', 'agent-x'])
   assert.deepEqual(problems, [])
 })
+
+test('a choice question is decided by its option, recorded as the typed value', async () => {
+  const asked = agentx('clarify', 'ask', '--issue', '2', '--from', 'engineer', '--to', 'architect',
+    '--topic', 'Cache layer', '--question', 'Which cache?', '--kind', 'choice',
+    '--option', 'redis=Redis', '--option', 'lru=In-process LRU', '--no-other')
+  const id = asked.clarification.id
+  agentx('clarify', 'escalate', id, '-m', 'the team must choose')
+  await page.goto(new URL(`/clarifications/${id}`, link).href)
+  await page.waitForSelector('form[data-op="decide"][data-kind="choice"]', WAIT)
+  // A radio per option, labelled; without allowOther the text box is only a note.
+  assert.match(await page.locator('.fields').innerText(), /answer kind\s+choice/)
+  const options = page.locator('form[data-op="decide"] input[name="value"][type="radio"]')
+  assert.equal(await options.count(), 2)
+  assert.match(await page.locator('form[data-op="decide"] fieldset').innerText(), /In-process LRU/)
+  await page.locator('form[data-op="decide"] label.option', { hasText: 'In-process LRU' }).click()
+  await page.screenshot({ path: path.join(OUT, 'serve-thread-choice.png'), fullPage: true })
+  await page.click('form[data-op="decide"] button[type="submit"]')
+  await page.waitForSelector('#outcome:has-text("Done")', WAIT)
+  const shown = agentx('clarify', 'show', id)
+  const last = shown.clarification.thread.at(-1)
+  assert.deepEqual([last.type, last.from, last.value, last.body, last.via], ['resolution', 'human', 'lru', 'In-process LRU', 'web'])
+  assert.deepEqual(problems, [])
+})

@@ -307,18 +307,28 @@ pub fn act_by(
 /// A person's decision on an open record (docs/protocol.md §23 "decide"), in one command: an escalated
 /// record is resolved by `human`; any other open record is first escalated (`taken by
 /// <name>`), then resolved. Both entries carry `by`/`via`. Events of both steps are kept.
+#[allow(clippy::too_many_arguments)] // the decision (message, value) and its context
 pub fn decide(
     ledger: &Ledger,
     id: &str,
     message: Option<String>,
+    value: Option<Value>,
     config: &Config,
     now: i64,
     signers: &Signers,
     by: &Attribution,
 ) -> Result<Applied, ClarifyError> {
-    let resolve = Action::Resolve {
-        from: None,
-        message,
+    // A typed decision (docs/protocol.md §22) is checked against the record's answer kind.
+    let resolve = match value {
+        Some(value) => Action::ResolveValue {
+            from: None,
+            message,
+            value,
+        },
+        None => Action::Resolve {
+            from: None,
+            message,
+        },
     };
     let escalated = ledger
         .find(id)
@@ -366,6 +376,7 @@ mod attributed {
             &ledger,
             id,
             Some("Redis".into()),
+            None,
             &config,
             T0 + MIN,
             &keys,

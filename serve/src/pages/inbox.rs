@@ -111,10 +111,7 @@ fn escalation_reason(r: &Record) -> Option<&str> {
 
 /// The answer kind (docs/protocol.md §22): `text` until a record says otherwise.
 pub fn answer_kind(r: &Record) -> &str {
-    r.extra
-        .get("answerKind")
-        .and_then(|v| v.as_str())
-        .unwrap_or("text")
+    r.answer.kind.as_str()
 }
 
 fn render_inbox(f: &Filters, listed: query::Listed, now: i64) -> String {

@@ -120,11 +120,68 @@ fn entries(r: &Record) -> String {
     out
 }
 
-/// The answer field for the record's kind. Text today; the choice kinds (docs/protocol.md §22) add a
-/// button per option here.
+/// The answer field for the record's kind (docs/protocol.md §22): yes/no for `confirm`, a
+/// choice per option for `choice` (radio) and `multi_choice` (checkboxes), and a text box for
+/// text — and for "other" or a note beside a typed decision. The server checks the value
+/// against the kind whatever the page sends (`INVALID_ANSWER`).
 fn answer_field(r: &Record, label: &str) -> String {
-    let _ = r;
-    format!("<label>{label}<textarea name=\"message\" rows=\"3\"></textarea></label>")
+    use agentx_clarify_core::kinds::AnswerKind;
+    let spec = &r.answer;
+    let choice = |input: &str, value: &str, shown: &str, note: Option<&str>| {
+        let note = note.map_or(String::new(), |d| {
+            format!(" <span class=\"muted\">{}</span>", esc(d))
+        });
+        format!(
+            "<label class=\"option\"><input type=\"{input}\" name=\"value\" value=\"{}\"> {}{note}</label>",
+            esc(value),
+            esc(shown)
+        )
+    };
+    let (choices, text_label) = match spec.kind {
+        AnswerKind::Text => (String::new(), label.to_owned()),
+        AnswerKind::Confirm => (
+            format!(
+                "<fieldset><legend>{label}</legend>{}{}</fieldset>",
+                choice("radio", "true", "Yes", None),
+                choice("radio", "false", "No", None)
+            ),
+            String::from("Note (optional)"),
+        ),
+        AnswerKind::Choice | AnswerKind::MultiChoice => {
+            let input = if spec.kind == AnswerKind::Choice {
+                "radio"
+            } else {
+                "checkbox"
+            };
+            let bounds = if spec.kind == AnswerKind::MultiChoice {
+                format!(
+                    " <span class=\"muted\">(choose {} to {})</span>",
+                    spec.min(),
+                    spec.max()
+                )
+            } else {
+                String::new()
+            };
+            let options: String = spec
+                .options
+                .iter()
+                .map(|o| choice(input, &o.value, o.shown(), o.description.as_deref()))
+                .collect();
+            let text = if spec.allows_other() {
+                "Other (free text, instead of an option)"
+            } else {
+                "Note (optional)"
+            };
+            (
+                format!("<fieldset><legend>{label}{bounds}</legend>{options}</fieldset>"),
+                text.to_owned(),
+            )
+        }
+    };
+    format!(
+        "{choices}<label>{}<textarea name=\"message\" rows=\"3\"></textarea></label>",
+        esc(&text_label)
+    )
 }
 
 fn actions(r: &Record, routable: bool) -> String {
@@ -134,8 +191,9 @@ fn actions(r: &Record, routable: bool) -> String {
     let escalated = r.current_status() == agentx_clarify_core::Status::Escalated;
     if human_may(r, Op::Resolve) || (!escalated && human_may(r, Op::Escalate)) {
         forms.push(format!(
-            "<form class=\"act\" data-op=\"decide\" data-id=\"{id}\"><h3>Decide</h3>{}\
+            "<form class=\"act\" data-op=\"decide\" data-id=\"{id}\" data-kind=\"{}\"><h3>Decide</h3>{}\
              <button type=\"submit\">Decide</button></form>",
+            r.answer.kind.as_str(),
             answer_field(r, "Decision")
         ));
     }
