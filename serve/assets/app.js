@@ -25,6 +25,8 @@ function typing() {
   if (!main) return false
   const active = document.activeElement
   if (active && main.contains(active) && /^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName)) return true
+  // A chosen option is work in progress too: a live refresh would replace the form and drop it.
+  if (main.querySelector('form.act [name="value"]:checked')) return true
   return [...main.querySelectorAll('form.act textarea')].some((t) => t.value.trim() !== '')
 }
 
