@@ -221,6 +221,26 @@ impl Columns {
     }
 }
 
+/// Inserts `agentx.active` rows in one statement: row `i` belongs to document
+/// (`kinds[i]`, `names[i]`). The migration that rewrites the index and `store import` share it.
+pub(crate) fn insert_active<T: postgres::types::ToSql + Sync>(
+    tx: &mut postgres::Transaction<'_>,
+    kinds: &[T],
+    names: &[T],
+    rows: Vec<ActiveRow>,
+) -> Result<u64, postgres::Error> {
+    let cols = columns(rows);
+    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&kinds, &names];
+    params.extend(cols.params());
+    tx.execute(
+        &format!(
+            "INSERT INTO agentx.active (kind, name, {ACTIVE_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], {})",
+            unnest_columns(3)
+        ),
+        &params,
+    )
+}
+
 pub(crate) fn columns(rows: Vec<ActiveRow>) -> Columns {
     let mut c = Columns::default();
     for r in rows {

@@ -203,17 +203,7 @@ fn index_follow_up(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::E
             rows.push(row);
         }
     }
-    let cols = crate::documents::columns(rows);
-    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&kinds, &names];
-    params.extend(cols.params());
-    tx.execute(
-        &format!(
-            "INSERT INTO agentx.active (kind, name, {}) SELECT * FROM unnest($1::text[], $2::text[], {})",
-            crate::documents::ACTIVE_COLUMNS,
-            crate::documents::unnest_columns(3)
-        ),
-        &params,
-    )?;
+    crate::documents::insert_active(tx, &kinds, &names, rows)?;
     Ok(())
 }
 

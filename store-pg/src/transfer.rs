@@ -11,7 +11,7 @@ use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::parallel_map;
 use postgres::{IsolationLevel, Transaction};
 
-use crate::documents::{self, columns, rows_of, ActiveRow};
+use crate::documents::{self, rows_of, ActiveRow};
 use crate::error::{failure, Phase};
 use crate::ledgers::{ledger_number, Stored};
 use crate::PgStore;
@@ -237,17 +237,8 @@ fn write(
     for chunk in pending.chunks(BATCH) {
         let kinds: Vec<&str> = chunk.iter().map(|(d, _)| d.kind).collect();
         let names: Vec<&str> = chunk.iter().map(|(d, _)| d.name).collect();
-        let cols = columns(chunk.iter().map(|(_, r)| r.clone()).collect());
-        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&kinds, &names];
-        params.extend(cols.params());
-        tx.execute(
-            &format!(
-                "INSERT INTO agentx.active (kind, name, {}) SELECT * FROM unnest($1::text[], $2::text[], {})",
-                crate::documents::ACTIVE_COLUMNS,
-                crate::documents::unnest_columns(3)
-            ),
-            &params,
-        )?;
+        let rows = chunk.iter().map(|(_, r)| r.clone()).collect();
+        documents::insert_active(tx, &kinds, &names, rows)?;
     }
     Ok(())
 }
