@@ -336,14 +336,10 @@ fn webhook_config(root: &Path, url: &str, extra: &str) {
 
 /// Asks on `issue` and escalates by hand at `minutes`.
 fn escalate(root: &Path, issue: u32, minutes: i64) {
-    escalate_at(root, &at(minutes), issue);
-}
-
-/// Asks on `issue` and escalates by hand, both at `now`.
-fn escalate_at(root: &Path, now: &str, issue: u32) {
+    let now = at(minutes);
     let ask = agentx_at(
         root,
-        now,
+        &now,
         &[
             "clarify",
             "ask",
@@ -366,7 +362,7 @@ fn escalate_at(root: &Path, now: &str, issue: u32) {
         .to_owned();
     let esc = agentx_at(
         root,
-        now,
+        &now,
         &["clarify", "escalate", &id, "-m", "a human decides"],
     );
     assert_eq!(esc.code, 0, "{esc:#?}");
@@ -589,9 +585,9 @@ fn the_servers_worker_delivers_without_cron() {
     // The worker's first pass sees the sink; give it a moment, then escalate by the CLI in
     // real time (the worker runs on the real clock).
     std::thread::sleep(std::time::Duration::from_millis(500));
-    escalate_at(ws.path(), &wall_ms().to_string(), 9);
+    let id = serve_http::escalated(ws.path(), 9, "Cache");
     // The change feed wakes the deliverer: the event arrives, verified, with no notify send.
     let got = receiver.next();
     assert_eq!(got["verified"], true, "{got}");
-    assert_eq!(got["headers"]["webhook-id"], "evt_CLR-9-001_1");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
 }
