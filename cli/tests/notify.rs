@@ -591,3 +591,32 @@ fn the_servers_worker_delivers_without_cron() {
     assert_eq!(got["verified"], true, "{got}");
     assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
 }
+
+#[test]
+fn the_outbox_is_never_written_through_a_linked_state_directory() {
+    // docs/protocol.md §31: a cloned repository may plant links; the outbox's writer refuses a
+    // linked `.agentx/state` as every other writer does, and nothing outside changes.
+    let ws = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("victim"), b"mine").unwrap();
+    webhook_config(ws.path(), "http://127.0.0.1:9/h", "");
+    let state = ws.path().join(".agentx/state");
+    std::fs::remove_dir_all(&state).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &state).unwrap();
+    let out = agentx_at(ws.path(), NOW, &["notify", "send"]);
+    assert_fails(&out, 1, "IO_ERROR");
+    assert!(
+        out.stdout.contains("state"),
+        "names the directory: {out:#?}"
+    );
+    let mut listing: Vec<_> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    listing.sort();
+    assert_eq!(listing, ["victim"]);
+    assert_eq!(
+        std::fs::read(outside.path().join("victim")).unwrap(),
+        b"mine"
+    );
+}

@@ -9,7 +9,7 @@ use agentx_clarify_core::ClarifyError;
 use crate::atomic::write_atomic;
 use crate::lock::FileLock;
 use crate::read;
-use crate::{io_error, DiskStore};
+use crate::DiskStore;
 
 /// The outbox state's file.
 pub const OUTBOX: &str = ".agentx/state/outbox.json";
@@ -17,6 +17,7 @@ pub const OUTBOX: &str = ".agentx/state/outbox.json";
 impl DiskStore {
     /// The outbox as it is now (empty when nothing was ever owed).
     pub fn read_outbox(&self) -> Result<Outbox, ClarifyError> {
+        self.check_layout()?;
         let path = self.path(OUTBOX);
         let outbox = read::read_existing(&path, |bytes| {
             serde_json::from_slice::<Outbox>(bytes).map_err(|e| ClarifyError::LedgerCorrupt {
@@ -35,8 +36,9 @@ impl DiskStore {
         change: impl FnOnce(&mut Outbox) -> T,
     ) -> Result<T, ClarifyError> {
         let config = self.load_config()?;
-        let dir = self.path(agentx_clarify_command::paths::STATE_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create", &dir, &e))?;
+        // As the statuses' writer does: the state directory made (or checked) one component at
+        // a time inside the workspace, never through a planted link (docs/protocol.md §31).
+        crate::inside::make_dir(&self.path(agentx_clarify_command::paths::STATE_DIR))?;
         let path = self.path(OUTBOX);
         let _lock = FileLock::acquire(&path, agent, Self::policy(&config))?;
         let mut outbox = self.read_outbox()?;
