@@ -49,7 +49,7 @@ def workspace(script_body, agentx=agentx):
         f.write("#!/bin/sh\n" + script_body)
     os.chmod(script, 0o755)
     with open(os.path.join(root, ".agentx/config.toml"), "a") as f:
-        f.write(f'\n[agents.architect]\npreset = "command"\ncommand = [{json.dumps(script)}]\n')
+        f.write(f'\n[agents.architect]\npreset = "command"\ncommand = ["./agent.sh"]\n')
     return root, script
 
 

@@ -42,8 +42,9 @@ test('route, ingest and delegate through the Node Workspace against PostgreSQL',
   await ws.init()
   fs.writeFileSync(path.join(root, '.agentx/workflows/routing.toml'),
     '[[steps]]\nid = "build"\nagent = "engineer"\ncan_clarify = ["architect"]\nclarify_max_rounds = 3\nclarify_sla_minutes = 60\n')
+  fs.cpSync(path.join(ROOT, 'examples/agents'), path.join(root, 'agents'), { recursive: true })
   fs.writeFileSync(path.join(root, '.agentx/config.toml'),
-    `[clarify]\ndefault_workflow = "routing"\n\n[store]\nurl = "${url}"\n\n[agents.architect]\ncommand = ["${path.join(ROOT, 'examples/agents/plain')}"]\nanswer = "text"\n`)
+    `[clarify]\ndefault_workflow = "routing"\n\n[store]\nurl = "${url}"\n\n[agents.architect]\ncommand = ["agents/plain"]\nanswer = "text"\n`)
   await run(AGENTX, ['--root', root, 'store', 'init'])
 
   const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?' })

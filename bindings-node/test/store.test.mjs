@@ -134,11 +134,12 @@ test('route runs the target agent off the JS thread; an agent error rejects with
   const root = tempWorkspace()
   const ws = new c.Workspace(root)
   await ws.init()
-  const agents = path.join(ROOT, 'examples/agents')
+  // A program given as a path is inside the workspace (docs/protocol.md §31).
+  fs.cpSync(path.join(ROOT, 'examples/agents'), path.join(root, 'agents'), { recursive: true })
   fs.appendFileSync(path.join(root, '.agentx/config.toml'), [
-    '[agents.architect]', 'preset = "claude"', `command = [${JSON.stringify(path.join(agents, 'claude'))}]`,
+    '[agents.architect]', 'preset = "claude"', 'command = ["agents/claude"]',
     'env = { AGENT_MODE = "slow", AGENT_SLEEP = "0.3" }',
-    '[agents.product-manager]', 'preset = "gemini"', `command = [${JSON.stringify(path.join(agents, 'gemini'))}]`,
+    '[agents.product-manager]', 'preset = "gemini"', 'command = ["agents/gemini"]',
     'env = { AGENT_MODE = "error" }', '',
   ].join('\n'))
   const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache layer', question: 'Redis or in-process?' })

@@ -26,10 +26,7 @@ fn io(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
 /// Writes the agent scripts under `.agentx/demo-agents/` and gives the architect a Claude Code
 /// runner and the product manager a Gemini CLI runner that fails (exit 1, an error on stderr).
 pub fn install_runners(ws: &Workspace) -> Result<(), ClarifyError> {
-    // An absolute path: runners run in the workspace root, so a relative `--root` given to
-    // the demo would otherwise name the scripts relative to the root twice.
-    let root = std::path::absolute(ws.root()).map_err(|e| io("resolve", ws.root(), &e))?;
-    let dir = root.join(".agentx/demo-agents");
+    let dir = ws.root().join(".agentx/demo-agents");
     let lib = dir.join("lib");
     std::fs::create_dir_all(&lib).map_err(|e| io("create", &lib, &e))?;
     for (name, text) in [
@@ -44,7 +41,9 @@ pub fn install_runners(ws: &Workspace) -> Result<(), ClarifyError> {
     }
     // JSON string literals are TOML basic strings too (quotes and backslashes escaped).
     let quoted = |s: &str| serde_json::Value::from(s).to_string();
-    let script = |name: &str| quoted(&dir.join(name).display().to_string());
+    // Relative to the root: a program given as a path is inside the workspace
+    // (docs/protocol.md §31); the runner resolves it against the absolute root.
+    let script = |name: &str| quoted(&format!(".agentx/demo-agents/{name}"));
     let tables = format!(
         "\n# The demo's runners (docs/runners.md): stand-in agent CLIs from examples/agents/.\n\
          [agents.architect]\npreset = \"claude\"\ncommand = [{}]\ntimeout_seconds = 30\n\

@@ -12,11 +12,6 @@ use std::process::Stdio;
 use common::{agentx, assert_fails, json_in, root_arg, snapshot, write_config};
 use serde_json::{json, Value};
 
-/// The example agents' directory.
-fn agents() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents")
-}
-
 /// `clarify ask` engineer → architect on issue 42 (the default feature workflow allows it).
 fn ask(root: &Path) -> String {
     let out = json_in(
@@ -93,10 +88,10 @@ fn a_runner_that_cannot_start_writes_nothing() {
 fn reopen_route_sends_a_failed_question_back() {
     let dir = common::workspace();
     let root = dir.path();
+    let agents = common::install_agents(root);
     let runner = |mode: &str| {
         format!(
-            "[agents.architect]\npreset = \"claude\"\ncommand = [{:?}]\nenv = {{ AGENT_MODE = {mode:?}, AGENT_ANSWER = \"Redis.\" }}\n",
-            agents().join("claude").display().to_string()
+            "[agents.architect]\npreset = \"claude\"\ncommand = [\"{agents}/claude\"]\nenv = {{ AGENT_MODE = {mode:?}, AGENT_ANSWER = \"Redis.\" }}\n"
         )
     };
     write_config(root, &runner("crash"));

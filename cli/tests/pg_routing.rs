@@ -20,13 +20,12 @@ const WORKFLOW: &str = "[[steps]]\nid = \"build\"\nagent = \"engineer\"\ncan_cla
 fn pg_workspace(prefix: &str) -> (tempfile::TempDir, String) {
     let url = fresh_database(prefix);
     let dir = workspace();
-    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents");
+    let agents = common::install_agents(dir.path());
     std::fs::write(dir.path().join(".agentx/workflows/routing.toml"), WORKFLOW).unwrap();
     write_config(
         dir.path(),
         &format!(
-            "[clarify]\ndefault_workflow = \"routing\"\n\n[store]\nurl = \"{url}\"\n\n[agents.architect]\ncommand = [\"{}/plain\"]\nanswer = \"text\"\n",
-            agents.display()
+            "[clarify]\ndefault_workflow = \"routing\"\n\n[store]\nurl = \"{url}\"\n\n[agents.architect]\ncommand = [\"{agents}/plain\"]\nanswer = \"text\"\n"
         ),
     );
     let init = json_in(dir.path(), &["store", "init"]);

@@ -14,17 +14,13 @@ use serde_json::Value;
 
 const CACHE_ANSWER: &str = "Redis, with LRU eviction and a 15-minute TTL (ADR-7).";
 
-/// The example agents' directory.
-fn agents() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents")
-}
-
 /// A workflow where the engineer may ask every agent the tests route to, and the architect
 /// may ask the product manager (where its questions asked back go).
 const WORKFLOW: &str = "[[steps]]\nid = \"build\"\nagent = \"engineer\"\ncan_clarify = [\"architect\", \"product-manager\", \"ux-designer\", \"reviewer\", \"tester\", \"data-scientist\"]\nclarify_max_rounds = 3\nclarify_sla_minutes = 60\n\n[[steps]]\nid = \"design\"\nagent = \"architect\"\ncan_clarify = [\"product-manager\"]\n";
 
 /// An initialised workspace whose settings are `[clarify] default_workflow = "routing"` and
-/// `tables` (runner tables; `AGENTS` in them is the example agents' directory).
+/// `tables` (runner tables; `AGENTS` in them is the example agents' directory, copied into
+/// the workspace: a program given as a path is inside it, docs/protocol.md §31).
 fn workspace(tables: &str) -> tempfile::TempDir {
     let dir = common::workspace();
     std::fs::write(dir.path().join(".agentx/workflows/routing.toml"), WORKFLOW).unwrap();
@@ -33,7 +29,7 @@ fn workspace(tables: &str) -> tempfile::TempDir {
 }
 
 fn set_runners(root: &Path, tables: &str) {
-    let tables = tables.replace("AGENTS", &agents().display().to_string());
+    let tables = tables.replace("AGENTS", common::install_agents(root));
     std::fs::write(
         root.join(".agentx/config.toml"),
         format!("[clarify]\ndefault_workflow = \"routing\"\n\n{tables}"),
@@ -195,10 +191,7 @@ fn every_preset_answers_through_its_cli() {
         .unwrap();
         assert_eq!(log["id"], id.as_str());
         assert_eq!(log["outcome"], "answered");
-        assert!(log["command"][0]
-            .as_str()
-            .unwrap()
-            .starts_with(&agents().display().to_string()));
+        assert!(log["command"][0].as_str().unwrap().contains("agents/"));
     }
     assert!(lease_files(root).is_empty());
     assert_eq!(json_in(root, &["clarify", "verify"]).code, 0);
@@ -438,8 +431,10 @@ fn asked_back_stopped_and_fenced() {
 /// An agent whose record someone else answers while it runs: nothing written, `superseded`.
 #[test]
 fn a_record_answered_meanwhile_is_superseded() {
-    let tmp = tempfile::tempdir().unwrap();
-    let script = tmp.path().join("answers-itself");
+    let dir = common::workspace();
+    let root = dir.path();
+    // Inside the workspace: a program given as a path is (docs/protocol.md §31).
+    let script = root.join("answers-itself");
     std::fs::write(
         &script,
         format!(
@@ -449,13 +444,10 @@ fn a_record_answered_meanwhile_is_superseded() {
     )
     .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let dir = common::workspace();
-    let root = dir.path();
     std::fs::write(
         root.join(".agentx/config.toml"),
         format!(
-            "[agents.architect]\ncommand = [{:?}]\nenv = {{ ROOT = {:?} }}\n",
-            script.display().to_string(),
+            "[agents.architect]\ncommand = [\"./answers-itself\"]\nenv = {{ ROOT = {:?} }}\n",
             root.display().to_string()
         ),
     )

@@ -112,10 +112,12 @@ fn refused(out: &Out, exit: i32, code: &str, named: &str) {
 
 /// A runner for the architect: the example `plain` agent answering `answer`.
 fn runner(extra: &str) -> String {
-    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/plain");
+    // A bare name found on the runner's PATH: a program given as a path must be inside the
+    // workspace (docs/protocol.md §31).
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents");
     format!(
-        "[agents.architect]\ncommand = [{:?}]\nanswer = \"text\"\nenv = {{ AGENT_ANSWER = \"Redis.\" }}\n{extra}",
-        plain.display().to_string()
+        "[agents.architect]\ncommand = [\"plain\"]\nanswer = \"text\"\nenv = {{ AGENT_ANSWER = \"Redis.\", PATH = {:?} }}\n{extra}",
+        format!("{}:/usr/bin:/bin", agents.display())
     )
 }
 
@@ -302,6 +304,54 @@ fn personas_are_read_from_inside_the_workspace_only() {
     refused(&out, 1, "IO_ERROR", ".github/agents: it is a symbolic link");
     assert_eq!(snapshot(&site.outside), before);
     // Nothing was routed, logged or escalated.
+    assert_eq!(bytes(&ledger_path(&site.root, 1)), ledger);
+    assert!(!site.path(".agentx/state/runs").exists());
+}
+
+#[test]
+fn a_program_path_outside_the_workspace_is_config_invalid_and_never_runs() {
+    // §31: a `command` program given as a path is inside the root. An absolute path, or a
+    // relative one climbing out, is refused before anything runs or is written; the program
+    // would have left a file in the outside directory had it run.
+    let site = Site::new();
+    let program = site.outside.join("agent");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh
+touch {:?}
+echo Redis.
+",
+            site.outside.join("ran").display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let before = snapshot(&site.outside);
+    ask(&site.root, T0, 1, "Cache", "Redis?");
+    let ledger = bytes(&ledger_path(&site.root, 1));
+    let relative = format!(
+        "../{}/agent",
+        site.outside.file_name().unwrap().to_string_lossy()
+    );
+    for path in [program.display().to_string(), relative] {
+        set_config(
+            &site,
+            &format!("[agents.architect]\ncommand = [{path:?}]\nanswer = \"text\"\n"),
+        );
+        let out = site.json(&["clarify", "route", "CLR-1-001"]);
+        refused(
+            &out,
+            3,
+            "CONFIG_INVALID",
+            "must be a path relative to the workspace root",
+        );
+    }
+    assert_eq!(snapshot(&site.outside), before, "the outside program ran");
     assert_eq!(bytes(&ledger_path(&site.root, 1)), ledger);
     assert!(!site.path(".agentx/state/runs").exists());
 }

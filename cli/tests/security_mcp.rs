@@ -215,7 +215,7 @@ fn background_routing_runs_at_most_max_routes_at_once() {
     std::fs::write(
         root.join(".agentx/config.toml"),
         format!(
-            "[mcp]\nmax_routes = 2\n\n[agents.architect]\ncommand = [\"/bin/sh\", \"-c\", {script:?}]\nanswer = \"text\"\n"
+            "[mcp]\nmax_routes = 2\n\n[agents.architect]\ncommand = [\"sh\", \"-c\", {script:?}]\nanswer = \"text\"\n"
         ),
     )
     .unwrap();

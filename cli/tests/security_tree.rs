@@ -179,10 +179,11 @@ fn run(root: &Path, args: &[&str], limit: Duration) -> (i32, String) {
 }
 
 fn runner_config() -> String {
-    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/plain");
+    // A bare name found on the runner's PATH (a program path must be inside the workspace).
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents");
     format!(
-        "[agents.architect]\ncommand = [{:?}]\nanswer = \"text\"\ntimeout_seconds = 5\n",
-        plain.display().to_string()
+        "[agents.architect]\ncommand = [\"plain\"]\nanswer = \"text\"\ntimeout_seconds = 5\nenv = {{ PATH = {:?} }}\n",
+        format!("{}:/usr/bin:/bin", agents.display())
     )
 }
 

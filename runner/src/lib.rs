@@ -67,6 +67,9 @@ impl Spec {
     /// is looked up on `PATH`). Without this, `exec` would resolve `./bin/agent` against the
     /// runner's `cwd`, not the workspace.
     pub fn for_invocation(invocation: &Invocation, prompt: &str, root: &Path) -> Self {
+        // Absolute, so a relative `--root` is not applied twice: the child starts in `cwd`
+        // (under the root) before it execs the program path.
+        let root = &std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let program = Path::new(&invocation.program);
         let program = if invocation.program.contains('/') {
             root.join(program)

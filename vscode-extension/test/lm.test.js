@@ -176,7 +176,7 @@ test('the model family setting chooses the model; routing through the chat model
 
 test('a configured CLI runner answers instead of the chat model', async () => {
   const model = replying('from the chat model')
-  const config = '\n[agents.architect]\npreset = "command"\ncommand = ["/bin/echo", "Redis, from the runner."]\n'
+  const config = '\n[agents.architect]\npreset = "command"\ncommand = ["echo", "Redis, from the runner."]\n'
   const { root } = await start({ models: [model], config })
   assert.equal(await request(), '[Clarification from architect]\nRedis, from the runner.')
   assert.equal(model.requests.length, 0)

@@ -409,3 +409,27 @@ pub fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) ->
 pub fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
+
+/// Copies the example agent CLIs (`examples/agents/`) into `root/agents/` and returns that
+/// directory's path relative to the root, as a runner's `command` names it: a program given
+/// as a path must be inside the workspace (docs/protocol.md §31).
+#[allow(dead_code)]
+pub fn install_agents(root: &Path) -> &'static str {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir agents");
+        for entry in std::fs::read_dir(from).expect("read examples/agents") {
+            let entry = entry.expect("entry");
+            let target = to.join(entry.file_name());
+            if entry.file_type().expect("type").is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy agent");
+            }
+        }
+    }
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents"),
+        &root.join("agents"),
+    );
+    "agents"
+}

@@ -195,11 +195,11 @@ mod tests {
     #[test]
     fn codex_reads_stdin_and_takes_developer_instructions() {
         let inv = resolve(
-            "[agents.architect]\npreset = \"codex\"\ncommand = [\"/usr/local/bin/codex\", \"-m\", \"gpt-5\"]\n",
+            "[agents.architect]\npreset = \"codex\"\ncommand = [\"tools/codex\", \"-m\", \"gpt-5\"]\n",
             "architect",
             Some("Say \"why\".\n"),
         );
-        assert_eq!(inv.program, "/usr/local/bin/codex");
+        assert_eq!(inv.program, "tools/codex");
         assert_eq!(
             inv.argv("p"),
             [

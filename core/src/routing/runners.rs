@@ -344,16 +344,16 @@ impl Reader<'_, '_> {
             }
         }
         match out.first() {
-            // A program given as a relative path is inside the workspace (docs/protocol.md §31).
-            Some(program) if program.contains('/') && !program.starts_with('/') && !is_inside(program) => {
-                Err(self.err(
-                    &v.span(),
-                    format!(
-                        "{}.command's program \"{program}\" must stay inside the workspace (no '..')",
-                        self.key
-                    ),
-                ))
-            }
+            // A program given as a path is inside the workspace (docs/protocol.md §31): relative
+            // to the root, without `..`. A bare name is looked up on `PATH` (the runner's `env`
+            // may set it), so an absolute path is never needed.
+            Some(program) if program.contains('/') && !is_inside(program) => Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.command's program \"{program}\" must be a path relative to the workspace root without '..', or a bare name looked up on PATH (set `env = {{ PATH = \"…\" }}` to add a directory)",
+                    self.key
+                ),
+            )),
             Some(program) if !program.is_empty() => Ok(out),
             _ => Err(self.err(
                 &v.span(),
@@ -554,13 +554,19 @@ mod tests {
             assert!(e.starts_with("config.toml:3:"), "{e}");
             assert!(e.contains(want), "{e}");
         }
-        let e = error("[agents.architect]\ncommand = [\"../outside/agent\"]\n");
-        assert!(e.contains("must stay inside the workspace"), "{e}");
+        for program in ["../outside/agent", "/usr/bin/env", "bin/../../agent"] {
+            let e = error(&format!("[agents.architect]\ncommand = [{program:?}]\n"));
+            assert!(e.starts_with("config.toml:2:"), "{e}");
+            assert!(
+                e.contains("must be a path relative to the workspace root"),
+                "{e}"
+            );
+        }
         let e = error("[agents.architect]\npreset = \"claude\"\npersonna = \"p.md\"\n");
         assert!(e.contains("did you mean 'persona'?"), "{e}");
-        // Inside the root, a bare name on PATH, or an absolute program: as before.
+        // Inside the root or a bare name on PATH: as before.
         runners("[agents.architect]\ncommand = [\"bin/agent\"]\ncwd = \"sub/dir\"\npersona = \"./p.md\"\n");
-        runners("[agents.architect]\ncommand = [\"/usr/bin/env\", \"agent\"]\n");
+        runners("[agents.architect]\ncommand = [\"env\", \"agent\"]\n");
     }
 
     #[test]
@@ -595,7 +601,7 @@ mod tests {
             r#"
 [agents.architect]
 preset = "claude"
-command = ["/opt/bin/claude", "--model", "opus"]
+command = ["tools/claude", "--model", "opus"]
 timeout_seconds = 900
 persona = ".github/agents/architect.agent.md"
 env = { ANTHROPIC_MODEL = "claude-sonnet-4-5" }
@@ -609,7 +615,7 @@ answer = "jsonl:/text"
         );
         let a = r.for_agent("architect").unwrap();
         assert_eq!(a.preset, Preset::Claude);
-        assert_eq!(a.command, ["/opt/bin/claude", "--model", "opus"]);
+        assert_eq!(a.command, ["tools/claude", "--model", "opus"]);
         assert_eq!((a.prompt, a.answer.clone()), (None, None));
         assert_eq!(a.timeout_seconds, 900);
         assert_eq!(a.env["ANTHROPIC_MODEL"], "claude-sonnet-4-5");
