@@ -55,6 +55,14 @@ test('resolve takes typed values (docs/protocol.md §22) before its text; escala
   assert.deepEqual(parseClarify('escalate CLR-42-001 --value x'), { kind: 'escalate', id: 'CLR-42-001', message: '--value x' })
 })
 
+test('answer takes typed values and/or text; it needs one of them', () => {
+  assert.deepEqual(parseClarify('answer CLR-42-002 --value redis'), { kind: 'answer', id: 'CLR-42-002', values: ['redis'] })
+  assert.deepEqual(parseClarify('answer clr-42-002 90 days, per the DPA.'), { kind: 'answer', id: 'CLR-42-002', message: '90 days, per the DPA.' })
+  assert.deepEqual(parseClarify('answer CLR-42-002 --value eu --value us Both.'), { kind: 'answer', id: 'CLR-42-002', message: 'Both.', values: ['eu', 'us'] })
+  assert.match(parseClarify('answer CLR-42-002').problem, /`answer` needs the answer/)
+  assert.match(parseClarify('answer').problem, /needs a clarification id/)
+})
+
 test('resolve and escalate take an id and an optional text', () => {
   assert.deepEqual(parseClarify('resolve CLR-42-001'), { kind: 'resolve', id: 'CLR-42-001' })
   assert.deepEqual(parseClarify('resolve CLR-42-001 Redis it is, TTL 24h.'), {
@@ -140,7 +148,7 @@ test('help, and unknown input becomes help naming the input', () => {
 
 test('the help text documents every form', () => {
   const text = helpMarkdown()
-  for (const form of ['`/clarify`', '`/clarify #42`', '`/clarify show CLR-42-001`', '`/clarify stale`', '`/clarify resolve CLR-42-001 [text]`', '`/clarify escalate CLR-42-001 [text]`', ASK_SYNTAX, '`/clarify help`']) {
+  for (const form of ['`/clarify`', '`/clarify #42`', '`/clarify show CLR-42-001`', '`/clarify stale`', '`/clarify answer CLR-42-001 [--value V] [text]`', '`/clarify resolve CLR-42-001 [--value V] [text]`', '`/clarify escalate CLR-42-001 [text]`', ASK_SYNTAX, '`/clarify help`']) {
     assert.ok(text.includes(form), form)
   }
   assert.ok(helpMarkdown('Oops.').startsWith('Oops.\n'))

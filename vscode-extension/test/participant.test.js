@@ -129,6 +129,34 @@ test('/clarify resolve <id> [text]: writes the resolution, publishes the event, 
   assert.match(human.text, /\*\*\[human\] Resolved:\*\* Use Redis\./)
 })
 
+test('/clarify answer <id> --value: answers a choice question as its target with the option; a value outside the options writes nothing', async () => {
+  const { chat, ws, events, root } = await setup()
+  await ws.ask({
+    issueNumber: 46, from: 'engineer', to: 'architect', topic: 'Cache store', question: 'Which cache?',
+    answerKind: 'choice', options: [{ value: 'redis', label: 'Redis' }, { value: 'lru', label: 'In-process LRU' }], allowOther: false,
+  })
+  const shown = await chat('show CLR-46-001')
+  assert.match(shown.text, /Redis/)
+  assert.match(shown.text, /In-process LRU/)
+  const before = snapshot(root)
+  const bad = await chat('answer CLR-46-001 --value memcached')
+  assert.match(bad.text, /INVALID_ANSWER/)
+  assert.match(bad.text, /redis/)
+  assert.deepEqual(snapshot(root), before)
+  const r = await chat('answer CLR-46-001 --value redis See ADR-7.')
+  assert.match(r.text, /^Answered: \*\*CLR-46-001\*\* \(issue #46\) as architect\./)
+  const record = readLedger(root, 46).clarifications[0]
+  assert.equal(record.status, 'answered')
+  assert.equal(record.thread.at(-1).from, 'architect')
+  assert.equal(record.thread.at(-1).value, 'redis')
+  assert.deepEqual(events.map((e) => [e.type, e.clarificationId]), [['clarification-answered', 'CLR-46-001']])
+  assert.deepEqual(prompts(r.followups), ['show CLR-46-001', '#46', ''])
+  // The requester then resolves with a value too.
+  const resolved = await chat('resolve CLR-46-001 --value redis')
+  assert.match(resolved.text, /^Resolved: \*\*CLR-46-001\*\*/)
+  assert.equal(readLedger(root, 46).clarifications[0].thread.at(-1).value, 'redis')
+})
+
 test('/clarify resolve on a pending record explains the transition, writes nothing', async () => {
   const { chat, root } = await setup()
   const before = snapshot(root)

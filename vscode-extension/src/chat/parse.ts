@@ -6,7 +6,8 @@
 //   #42 | 42 | issue 42                the threads of issue 42
 //   show CLR-42-001 | CLR-42-001       one thread
 //   stale | monitor                    run the monitor, show its report
-//   resolve CLR-42-001 [text]          resolve (requester on answered, human on escalated)
+//   answer CLR-42-001 [--value V…] [text]  answer as the record's target (typed value, §22)
+//   resolve CLR-42-001 [--value V…] [text] resolve (requester on answered, human on escalated)
 //   escalate CLR-42-001 [text]         escalate to a human
 //   ask #42 engineer -> architect [--non-blocking] [--workflow W] [--step S] [--route] "Topic" Question…
 //   route CLR-42-001                   route to the target (its runner, else the chat model)
@@ -40,6 +41,7 @@ export type Command =
   | { kind: 'issue'; issue: number }
   | { kind: 'show'; id: string }
   | { kind: 'stale' }
+  | { kind: 'answer'; id: string; message?: string; values?: string[] }
   | { kind: 'resolve'; id: string; message?: string; values?: string[] }
   | { kind: 'escalate'; id: string; message?: string }
   | AskCommand
@@ -85,20 +87,25 @@ export function parseClarify(prompt: string): Command {
     }
     case 'issue':
       return ISSUE.test(rest) ? issue(rest) : { kind: 'help', problem: '`issue` needs an issue number, e.g. `#42`.' }
+    case 'answer':
     case 'resolve':
     case 'escalate': {
       if (rest === '') {
         return { kind: 'help', problem: `\`${word}\` needs a clarification id, e.g. \`${word} CLR-42-001 text\`.` }
       }
       const [id, message] = splitFirst(rest)
-      // `resolve <id> --value V [--value W] [text]`: the decision as a typed value (docs/protocol.md §22).
+      // `answer|resolve <id> --value V [--value W] [text]`: a typed value (docs/protocol.md §22).
+      const typed = word !== 'escalate'
       const values: string[] = []
       let remaining = message
-      for (let m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining); word === 'resolve' && m; m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining)) {
+      for (let m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining); typed && m; m = /^--value(?:=|\s+)(\S+)\s*/.exec(remaining)) {
         values.push(m[1])
         remaining = remaining.slice(m[0].length)
       }
       const body = unquote(remaining.trim())
+      if (word === 'answer' && body === '' && values.length === 0) {
+        return { kind: 'help', problem: '`answer` needs the answer: text, or `--value V` for a record with options, e.g. `answer CLR-42-001 --value redis`.' }
+      }
       return {
         kind: word,
         id: normaliseId(id),
@@ -228,7 +235,8 @@ export function helpMarkdown(problem?: string, readOnly = false): string {
     '| `/clarify #42` | every thread of issue 42 |',
     '| `/clarify show CLR-42-001` | one thread, round by round |',
     '| `/clarify stale` | run the monitor (stale, stuck, deadlocked, abandoned) and show its report |',
-    '| `/clarify resolve CLR-42-001 [text]` | resolve: the requester on an answered record, a human on an escalated one |',
+    '| `/clarify answer CLR-42-001 [--value V] [text]` | answer a pending question as its target; `--value` picks an option (repeat it for several) |',
+    '| `/clarify resolve CLR-42-001 [--value V] [text]` | resolve: the requester on an answered record, a human on an escalated one; `--value` decides by option |',
     '| `/clarify escalate CLR-42-001 [text]` | escalate to a human, with the text as the reason |',
     `| \`/clarify ${ASK_SYNTAX}\` | ask a clarification (options after the agents: \`--non-blocking\`, \`--workflow W\`, \`--step S\`, \`--route\`) |`,
     '| `/clarify route CLR-42-001` | route a pending question to its target: its runner in `.agentx/config.toml`, else the chat model with its persona |',
@@ -237,6 +245,6 @@ export function helpMarkdown(problem?: string, readOnly = false): string {
     '',
     'The workflow decides who may ask whom (`can_clarify` in `.agentx/workflows/*.toml`); a refused request writes nothing.',
   ]
-  if (readOnly) lines.push('', '_Read-only: the native addon did not load, so editing (resolve, escalate, ask) is not available here._')
+  if (readOnly) lines.push('', '_Read-only: the native addon did not load, so editing (answer, resolve, escalate, ask) is not available here._')
   return lines.join('\n')
 }

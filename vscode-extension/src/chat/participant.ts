@@ -3,7 +3,7 @@
 // next step as follow-ups. Errors become a short markdown message with their code, never a
 // stack trace.
 import * as vscode from 'vscode'
-import type { Clarification, ClarifyError, ErrorClass, MonitorReport, Transitions } from '../../../bindings-node/clarify'
+import type { Clarification, ClarifyError, ErrorClass, MonitorReport, StoreAnswerInput, Transitions } from '../../../bindings-node/clarify'
 import { READ_ONLY, type Backend } from '../backend'
 import type { EventBus } from '../events'
 import { describe, routeClarification, type RouteResult } from '../lm/route'
@@ -106,6 +106,23 @@ async function execute(
       if (dryRun) out.markdown('_Dry run: the read-only fallback reports what the monitor would do and writes nothing._\n\n')
       out.markdown(backend.render({ view: 'report', report }))
       return { command: 'stale', records: [], escalated: report.escalated.map((e) => e.id) }
+    }
+    case 'answer': {
+      // The person answers for the record's target (the CLI's `clarify answer --from <target>`).
+      const shown = (await backend.show({ id: command.id })).clarification
+      const value = command.values?.length ? await typedValue(backend, command.id, command.values) : undefined
+      const result = await backend.answer({
+        id: command.id,
+        from: shown?.to ?? '',
+        ...(command.message ? { body: command.message } : {}),
+        ...(value !== undefined ? { value } : {}),
+      } as StoreAnswerInput)
+      bus.publish(result.events)
+      const r = result.clarification
+      out.markdown(`${result.idempotent ? 'Already done' : 'Answered'}: **${r.id}** (issue #${r.issueNumber}) as ${escapeMarkdown(r.to)}.\n\n`)
+      out.markdown(backend.render({ view: 'thread', clarification: r }))
+      appendReport(result.monitor, backend, out)
+      return { command: 'answer', issue: r.issueNumber, records: [summary(r)] }
     }
     case 'resolve':
     case 'escalate': {
@@ -300,6 +317,7 @@ export function followUps(meta: ClarifyMetadata | undefined): vscode.ChatFollowu
       for (const id of meta.escalated ?? []) add(`show ${id}`, `Show the thread of ${id}`)
       add('', 'List active clarifications')
       break
+    case 'answer':
     case 'resolve':
     case 'escalate':
     case 'ask':
