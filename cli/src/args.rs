@@ -176,7 +176,7 @@ pub enum StoreCmd {
 pub enum Clarify {
     /// Ask another agent a structured question
     #[command(
-        after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" --route --wait"
+        after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" \\\n      --field storage.cache --suggest redis --suggest lru\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache layer\" --question \"Redis or in-process LRU?\" --route --wait\n  agentx clarify ask --issue 42 --from engineer --to architect \\\n      --topic \"Cache store\" --question \"Which cache?\" --kind choice \\\n      --option redis=Redis --option lru=\"In-process LRU\" \\\n      --describe redis=\"Shared across instances; one more service to run\" --no-other"
     )]
     Ask(Box<AskArgs>),
     /// Answer a pending or stale clarification (only its target may)

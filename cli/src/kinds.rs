@@ -16,6 +16,9 @@ pub struct KindArgs {
     /// An option of a choice kind, `value` or `value=Label` (repeatable, 2–10)
     #[arg(long = "option", value_name = "VALUE[=LABEL]")]
     pub options: Vec<String>,
+    /// A longer description of an option, `value=text` (repeatable; the value names an --option)
+    #[arg(long = "describe", value_name = "VALUE=TEXT")]
+    pub descriptions: Vec<String>,
     /// Choice kinds: accept only the options (no free-text answer)
     #[arg(long)]
     pub no_other: bool,
@@ -37,7 +40,7 @@ impl KindArgs {
             Some(k) => AnswerKind::parse(k)?,
             None => AnswerKind::Text,
         };
-        let options = self
+        let mut options: Vec<AnswerOption> = self
             .options
             .iter()
             .map(|o| {
@@ -52,6 +55,24 @@ impl KindArgs {
                 }
             })
             .collect();
+        for d in &self.descriptions {
+            let Some((value, text)) = d.split_once('=') else {
+                return Err(ClarifyError::input(format!(
+                    "--describe takes VALUE=TEXT, e.g. --describe 'redis=Shared, needs ops'; found \"{}\"",
+                    agentx_clarify_core::error::shown(d)
+                )));
+            };
+            let option = options
+                .iter_mut()
+                .find(|o| o.value == value)
+                .ok_or_else(|| {
+                    ClarifyError::input(format!(
+                        "--describe names no --option \"{}\"",
+                        agentx_clarify_core::error::shown(value)
+                    ))
+                })?;
+            option.description = Some(text.to_owned());
+        }
         Ok(AnswerSpec {
             kind,
             options,

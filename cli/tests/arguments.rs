@@ -250,3 +250,47 @@ fn now_comes_from_agentx_now() {
     );
     assert_usage(&out);
 }
+
+#[test]
+fn an_option_description_names_its_option() {
+    let dir = workspace();
+    let root = dir.path();
+    let ask = |describe: &str| {
+        json_in(
+            root,
+            &[
+                "clarify",
+                "ask",
+                "--issue=7",
+                "--from=engineer",
+                "--to=architect",
+                "--topic=Cache store",
+                "--question=Which cache?",
+                "--kind=choice",
+                "--option=redis=Redis",
+                "--option=lru=In-process LRU",
+                describe,
+            ],
+        )
+    };
+    for (describe, said) in [
+        (
+            "--describe=memcached=Fast",
+            "--describe names no --option \"memcached\"",
+        ),
+        ("--describe=no equals sign", "--describe takes VALUE=TEXT"),
+    ] {
+        let v = assert_fails(&ask(describe), 3, "INVALID_INPUT");
+        let message = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(said), "{message}");
+    }
+    assert!(!root
+        .join(".agentx/state/clarifications/issue-7.json")
+        .exists());
+    let out = ask("--describe=redis=Shared across instances = one more service");
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(
+        out.json()["clarification"]["options"][0]["description"],
+        "Shared across instances = one more service"
+    );
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use common::{agentx, assert_fails, json_in, root_arg, snapshot, write_config};

@@ -68,6 +68,9 @@ fn push_kinds(argv: &mut Vec<String>, args: &Value) {
             Some(label) => argv.push(format!("--option={value}={label}")),
             None => argv.push(format!("--option={value}")),
         }
+        if let Some(description) = o.get("description").and_then(Value::as_str) {
+            argv.push(format!("--describe={value}={description}"));
+        }
     }
     if args.get("allowOther") == Some(&Value::Bool(false)) {
         argv.push("--no-other".to_owned());
