@@ -620,3 +620,49 @@ fn the_outbox_is_never_written_through_a_linked_state_directory() {
         b"mine"
     );
 }
+
+#[test]
+fn the_inbox_shows_failing_and_dead_deliveries() {
+    // The receiver is down: the escalation of issue 43 dies after a day of tries, issue 44's
+    // has failed once and waits for its next try. The inbox tells whoever opens it.
+    let ws = workspace();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    webhook_config(ws.path(), &format!("http://127.0.0.1:{closed}/h"), "");
+    agentx_at(ws.path(), &at(0), &["notify", "send"]);
+    escalate(ws.path(), 43, 1);
+    let mut minutes = 2;
+    while minutes <= 1 + 24 * 60 + 60 {
+        agentx_at(ws.path(), &at(minutes), &["notify", "send"]);
+        minutes += 60;
+    }
+    escalate(ws.path(), 44, minutes);
+    agentx_at(ws.path(), &at(minutes), &["notify", "send"]);
+    let status = agentx_at(ws.path(), &at(minutes), &["notify", "status"]).json();
+    let states: Vec<&str> = status["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["state"].as_str())
+        .collect();
+    assert!(states.contains(&"dead"), "{status}");
+
+    let human = serve_http::token(ws.path(), "--human", "lead");
+    let server = serve_http::Server::start(ws.path(), &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let page = server.get("/", &[("Authorization", &auth)]);
+    assert_eq!(page.status, 200, "{page:?}");
+    let body = &page.body;
+    assert!(body.contains("Notifications not delivered"), "{body}");
+    assert!(body.contains("1 failing, 1 dead"), "{body}");
+    for text in ["CLR-43-001", "CLR-44-001", ">team<", ">escalated<"] {
+        assert!(body.contains(text), "{text} not on the page: {body}");
+    }
+    // Dead first; the error says why without the URL's path.
+    let dead = body.find("badge dead").unwrap();
+    let failing = body.find("badge failing").unwrap();
+    assert!(dead < failing, "{body}");
+    assert!(!body.contains(&format!("{closed}/h")), "{body}");
+}

@@ -42,12 +42,14 @@ pub async fn inbox(
         Err(r) => return r,
     };
     let filters = f.clone();
+    let (root, location) = (app.root.clone(), app.location.clone());
     let body = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
             let filter = list_filter(&filters)?;
             let listed = query::list(ws, &filter)?;
-            Ok(render_inbox(&filters, listed, now))
+            let trouble = super::deliveries::trouble(&root, &location, now);
+            Ok(format!("{trouble}{}", render_inbox(&filters, listed, now)))
         })
         .await;
     render(&v, "Inbox", "/", body)

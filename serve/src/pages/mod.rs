@@ -4,6 +4,7 @@
 //! playground's escaping converter. Which actions a page offers is the core's transition
 //! table's answer for `human` — nothing here re-derives a protocol rule.
 
+mod deliveries;
 mod inbox;
 mod thread;
 mod views;

@@ -1,0 +1,79 @@
+//! The notifications that are not getting through (docs/notifications.md), on top of the
+//! inbox: a delivery that failed and waits for its next try, or one that is dead. The person
+//! who opens the inbox is then told that nobody else was — the reason a notification exists.
+//! The outbox is the file workspace's (`.agentx/state/outbox.json`); a PostgreSQL workspace
+//! has none yet, so nothing is shown there.
+
+use std::path::Path;
+
+use agentx_clarify_core::notify::outbox::{Delivery, State};
+use agentx_clarify_workspace::Location;
+
+use super::age;
+use crate::html::{esc, link};
+
+/// Rows shown at most; the rest are counted (`agentx notify status` lists them all).
+const SHOWN: usize = 20;
+
+/// The block, or nothing when every delivery is fine.
+pub fn trouble(root: &Path, location: &Location, now: i64) -> String {
+    if !matches!(location, Location::Files) {
+        return String::new();
+    }
+    let outbox = match agentx_clarify_store::DiskStore::new(root).read_outbox() {
+        Ok(o) => o,
+        Err(e) => return format!(
+            "<p class=\"error\" role=\"alert\">The notification outbox could not be read: {}</p>",
+            esc(&e.to_string())
+        ),
+    };
+    let mut bad: Vec<&Delivery> = outbox
+        .deliveries
+        .values()
+        .filter(|d| d.state == State::Dead || (d.state == State::Pending && d.last_error.is_some()))
+        .collect();
+    if bad.is_empty() {
+        return String::new();
+    }
+    // Dead first (nothing will try them again), then by how long they have waited.
+    bad.sort_by_key(|d| (d.state != State::Dead, d.due));
+    let dead = bad.iter().filter(|d| d.state == State::Dead).count();
+    let mut out = format!(
+        "<section class=\"deliveries\" aria-labelledby=\"deliveries-title\">\
+         <h2 id=\"deliveries-title\">Notifications not delivered</h2>\
+         <p role=\"alert\">{} failing, {} dead: the people these sinks tell have not heard of these events. \
+         <code>agentx notify status</code> lists them; <code>agentx notify retry --dead</code> tries the dead again.</p>\
+         <table><thead><tr><th>state</th><th>sink</th><th>event</th><th>record</th><th>tries</th>\
+         <th>last error</th><th>next try</th></tr></thead><tbody>",
+        bad.len() - dead,
+        dead
+    );
+    for d in bad.iter().take(SHOWN) {
+        let (state, next) = if d.state == State::Dead {
+            ("dead", String::from("never (dead)"))
+        } else if d.next <= now {
+            ("failing", String::from("now"))
+        } else {
+            ("failing", format!("in {}", age(d.next, now)))
+        };
+        out.push_str(&format!(
+            "<tr class=\"{state}\"><td><span class=\"badge {state}\">{state}</span></td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&d.sink),
+            esc(d.name.as_str()),
+            link(&format!("/clarifications/{}", d.record), &d.record),
+            d.attempts,
+            esc(d.last_error.as_deref().unwrap_or("")),
+            esc(&next),
+        ));
+    }
+    out.push_str("</tbody></table>");
+    if bad.len() > SHOWN {
+        out.push_str(&format!(
+            "<p>{} more: <code>agentx notify status</code>.</p>",
+            bad.len() - SHOWN
+        ));
+    }
+    out.push_str("</section>");
+    out
+}
