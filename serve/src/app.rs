@@ -179,6 +179,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
         .route("/assets/{file}", get(crate::assets::asset))
+        .merge(crate::a2a::routes())
         .fallback(crate::security::not_found)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
