@@ -303,3 +303,62 @@ fn choices_questions_back_and_cancel() {
     let again = client.call(json!({"op": "cancel", "id": id}));
     assert!(again.get("error").is_some(), "{again}");
 }
+
+#[test]
+fn a_streaming_send_follows_the_question_to_its_decision() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+    client.send(json!({"op": "sendStream", "text": "Ship on Friday?",
+        "metadata": {"to": "architect", "issue": 11.0, "topic": "Release", "answerKind": "confirm"}}));
+    let first = client.next_with("stream");
+    let task = &first["stream"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_WORKING", "{first}");
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert_eq!(ledger_record(root, 11, &id)["answerKind"], "confirm");
+    // A person escalates, then decides: working with the reason, then completed.
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "escalate",
+            &id,
+            "--message=needs the release manager",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let escalated = client.next_with("stream");
+    let status = &escalated["stream"]["statusUpdate"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_WORKING", "{escalated}");
+    assert!(
+        status["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("needs the release manager"),
+        "{escalated}"
+    );
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "resolve",
+            &id,
+            "--value=no",
+            "-m",
+            "Not this week.",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let artifact = client.next_with("stream");
+    let art = &artifact["stream"]["artifactUpdate"]["artifact"];
+    assert_eq!(art["name"], "decision", "{artifact}");
+    assert_eq!(art["parts"][1]["data"]["value"], false, "{artifact}");
+    let done = client.next_with("stream");
+    assert_eq!(
+        done["stream"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert_eq!(client.next_with("streamEnd")["streamEnd"], "sendStream");
+}

@@ -10,6 +10,9 @@ Reads one JSON command per stdin line and prints one JSON line per result:
   {"op": "cancel", "id": ...}                    -> {"task": ...}
   {"op": "subscribe", "id": ...}                 -> in the background, one {"stream": ...} line
                                                     per event, then {"streamEnd": id}
+  {"op": "sendStream", "text": ..., "metadata": {...}}
+                                                 -> SendStreamingMessage, in the background like
+                                                    subscribe ({"streamEnd": "sendStream"})
 Errors print {"error": "<type>: <message>"}.
 """
 
@@ -39,14 +42,6 @@ async def main():
     client = None
     streams = []
 
-    async def follow(task_id):
-        try:
-            async for event in client.subscribe(SubscribeToTaskRequest(id=task_id)):
-                out({"stream": MessageToDict(event)})
-        except Exception as e:  # noqa: BLE001 - reported to the test
-            out({"error": f"{type(e).__name__}: {e}"})
-        out({"streamEnd": task_id})
-
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
         if not line:
@@ -68,6 +63,21 @@ async def main():
                 message.metadata.update(cmd.get("metadata", {}))
                 async for event in client.send_message(SendMessageRequest(message=message)):
                     out(MessageToDict(event))
+            elif op == "sendStream":
+                # SendStreamingMessage: the task, then its updates, until it ends.
+                streaming = await create_client(BASE, ClientConfig(httpx_client=http, streaming=True))
+                message = new_text_message(cmd["text"], role=Role.ROLE_USER)
+                message.metadata.update(cmd.get("metadata", {}))
+
+                async def run(c=streaming, m=message):
+                    try:
+                        async for event in c.send_message(SendMessageRequest(message=m)):
+                            out({"stream": MessageToDict(event)})
+                    except Exception as e:  # noqa: BLE001
+                        out({"error": f"{type(e).__name__}: {e}"})
+                    out({"streamEnd": "sendStream"})
+
+                streams.append(asyncio.create_task(run()))
             elif op == "get":
                 task = await client.get_task(GetTaskRequest(id=cmd["id"]))
                 out({"task": MessageToDict(task)})
