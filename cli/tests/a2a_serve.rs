@@ -267,6 +267,18 @@ fn choices_questions_back_and_cancel() {
         waiting["status"]["message"]["parts"][0]["text"],
         "Which region must it survive a restart in?"
     );
+    // The target cannot give the input the asker owes.
+    let architect = token(root, "--agent", "architect");
+    let mut target = Client::start(&server.origin(), &architect);
+    let refused = target.call(json!({"op": "send", "text": "anywhere", "taskId": id}));
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("only the agent that asked"),
+        "{refused}"
+    );
+    assert_eq!(ledger_record(root, 9, &back_id)["status"], "pending");
     let replied = client.task(json!({"op": "send", "text": "eu-west-1", "taskId": id}));
     assert_eq!(
         replied["status"]["state"], "TASK_STATE_WORKING",

@@ -322,6 +322,11 @@ async fn answer_back(
     meta: &Map<String, Value>,
 ) -> Result<Task, RpcError> {
     let current = read(app, agent, task).await?;
+    if asker(&current) != Some(agent) {
+        return Err(RpcError::params(format!(
+            "only the agent that asked {task} can give the input it waits for"
+        )));
+    }
     if current.status.state != TaskState::InputRequired {
         return Err(RpcError::params(format!(
             "task {task} does not wait for input; a new question is a message without a taskId"
@@ -356,13 +361,7 @@ async fn cancel(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
     if is_final(&current.status.state) {
         return Err(RpcError(A2AError::task_not_cancelable(id)));
     }
-    let asker = current
-        .metadata
-        .as_ref()
-        .and_then(|m| m.get("from"))
-        .and_then(Value::as_str)
-        == Some(agent);
-    if !asker {
+    if asker(&current) != Some(agent) {
         let mut e = A2AError::task_not_cancelable(id);
         e.message = format!("{}: only the agent that asked can cancel it", e.message);
         return Err(RpcError(e));
@@ -376,4 +375,9 @@ async fn cancel(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
         .await;
     envelope(done, Some(id))?;
     read(app, agent, id).await
+}
+
+/// The agent that asked the task's question.
+fn asker(task: &Task) -> Option<&str> {
+    task.metadata.as_ref()?.get("from")?.as_str()
 }
