@@ -374,3 +374,42 @@ fn a_streaming_send_follows_the_question_to_its_decision() {
     );
     assert_eq!(client.next_with("streamEnd")["streamEnd"], "sendStream");
 }
+
+/// `tests/a2a/hub_client.mjs` (the official JS SDK, `@a2a-js/sdk`): one call, one JSON line.
+fn js(server: &Server, token: &str, op: &str, arg: &str) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/hub_client.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .args([server.origin().as_str(), token, op, arg])
+        .stdin(Stdio::null())
+        .output()
+        .expect("node runs (scripts/setup installs tests/a2a's @a2a-js/sdk)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn the_js_sdk_client_asks_and_reads_the_answer() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let sent = js(
+        &server,
+        &agent,
+        "send",
+        r#"{"text": "Redis or an in-process LRU?", "metadata": {"to": "architect", "issue": 42, "topic": "Cache layer"}}"#,
+    );
+    assert_eq!(sent["id"], "CLR-42-001", "{sent}");
+    assert_eq!(sent["state"], "TASK_STATE_WORKING");
+    assert_eq!(ledger_record(root, 42, "CLR-42-001")["from"], "engineer");
+    answer(root, "CLR-42-001", &["--body=Use Redis."]);
+    let got = js(&server, &agent, "get", "CLR-42-001");
+    assert_eq!(got["state"], "TASK_STATE_COMPLETED", "{got}");
+    assert_eq!(got["text"], "Use Redis.");
+}
