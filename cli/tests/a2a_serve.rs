@@ -413,3 +413,42 @@ fn the_js_sdk_client_asks_and_reads_the_answer() {
     assert_eq!(got["state"], "TASK_STATE_COMPLETED", "{got}");
     assert_eq!(got["text"], "Use Redis.");
 }
+
+#[test]
+fn route_true_has_the_hub_run_the_target() {
+    let dir = workspace();
+    let root = dir.path();
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/plain");
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!(
+            "[agents.architect]\ncommand = [\"{}\"]\nenv = {{ AGENT_ANSWER = \"Use Redis.\" }}\n",
+            agents.display()
+        ),
+    )
+    .unwrap();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+    let task = client.task(json!({"op": "send", "text": "Which cache?",
+        "metadata": {"to": "architect", "issue": 12, "topic": "Cache", "route": true}}));
+    let id = task["id"].as_str().unwrap().to_owned();
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let now = client.task(json!({"op": "get", "id": id}));
+        if now["status"]["state"] == "TASK_STATE_COMPLETED" {
+            assert_eq!(
+                now["artifacts"][0]["parts"][0]["text"], "Use Redis.",
+                "{now}"
+            );
+            break;
+        }
+        assert!(Instant::now() < until, "not routed: {now}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let answer = ledger_record(root, 12, &id)["thread"][1].clone();
+    assert_eq!(
+        (answer["type"].as_str(), answer["from"].as_str()),
+        (Some("answer"), Some("architect"))
+    );
+}

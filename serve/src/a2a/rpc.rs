@@ -251,7 +251,7 @@ const PASSED: &[&str] = &[
     "idempotencyKey",
 ];
 
-async fn send(app: &App, agent: &str, params: Value) -> Result<Task, RpcError> {
+async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcError> {
     let request: SendMessageRequest = serde_json::from_value(params)
         .map_err(|e| RpcError::params(format!("not a SendMessage request: {e}")))?;
     let message = request.message;
@@ -310,7 +310,23 @@ async fn send(app: &App, agent: &str, params: Value) -> Result<Task, RpcError> {
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    read(app, agent, &id).await
+    let task = read(app, agent, &id).await?;
+    // `route: true` (as MCP's clarify_ask): the hub runs the target's runner now, in the
+    // background; the task reports what it does. A reused answered question is not routed.
+    if meta.get("route") == Some(&Value::Bool(true)) && task.status.state == TaskState::Working {
+        let app = Arc::clone(app);
+        let routed = id.clone();
+        tokio::spawn(async move {
+            let done = app
+                .call_routed(String::from("route"), json!({"id": routed}))
+                .await;
+            if done["ok"] != true {
+                let code = done["error"]["code"].as_str().unwrap_or("?");
+                crate::log(&format!("a2a: routing {routed} ended with {code}"));
+            }
+        });
+    }
+    Ok(task)
 }
 
 /// A message on an existing task: the asker's reply to the question the target asked back.
