@@ -450,7 +450,7 @@ export interface RunOutput {
 }
 export interface RouteRun {
   agent: string
-  preset: 'claude' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'command'
+  preset: 'claude' | 'codex' | 'gemini' | 'copilot' | 'cursor' | 'command' | 'a2a'
   program: string
   exit: number | null
   signal: number | null

@@ -179,7 +179,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
 fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
     match agentx_clarify_workspace::open(root) {
         Ok(ws) => {
-            let runner = agentx_clarify_runner::ProcessRunner::new(root);
+            let runner = agentx_clarify_a2a::HubRunner::new(root);
             // A plan without a session gets a new one here: the layers below draw no
             // randomness.
             let with_session = agentx_clarify_store::with_new_session(op, input);

@@ -4,20 +4,20 @@
 use std::io::Read;
 use std::path::Path;
 
+use agentx_clarify_a2a::HubRunner;
 use agentx_clarify_command::route::{parse_run, route_outcome, route_prompt, RoutedAll};
 use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, RunStore, Scope};
 use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
-use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_workspace::AnyStore as Workspace;
 use serde_json::{json, Value};
 
 use crate::args::{ReopenArgs, RouteArgs};
 use crate::{exit, print, Outcome};
 
-fn runner(ws: &Workspace) -> ProcessRunner {
-    ProcessRunner::new(ws.root())
+fn runner(ws: &Workspace) -> HubRunner {
+    HubRunner::new(ws.root())
 }
 
 fn read_file(path: &Path) -> Result<String, ClarifyError> {

@@ -72,7 +72,7 @@ pub use query::{
     VerifyOutcome,
 };
 pub use reopen::reopen;
-pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, Runner};
+pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
 pub use store_delegations::DelegationStore;

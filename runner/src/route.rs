@@ -64,6 +64,13 @@ impl Runner for ProcessRunner {
     }
 
     fn unavailable(&self, invocation: &Invocation) -> Option<String> {
+        if invocation.preset == agentx_clarify_core::routing::Preset::A2a {
+            // No process to start: the agentx CLI and server reach A2A agents (crate a2a).
+            return Some(format!(
+                "'{}' is an A2A agent (preset \"a2a\"): route it with the agentx CLI or server",
+                invocation.agent
+            ));
+        }
         crate::locate::unavailable(&Spec::for_invocation(invocation, "", &self.root))
     }
 }

@@ -129,7 +129,7 @@ impl App {
             let clock = agentx_clarify_store::clock::system_now_ms;
             match agentx_clarify_workspace::open_at(&root, location) {
                 Ok(ws) => {
-                    let runner = agentx_clarify_runner::ProcessRunner::new(&root);
+                    let runner = agentx_clarify_a2a::HubRunner::new(&root);
                     agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
                 }
                 Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
@@ -179,6 +179,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
         .route("/assets/{file}", get(crate::assets::asset))
+        .merge(crate::a2a::routes())
         .fallback(crate::security::not_found)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),

@@ -10,6 +10,7 @@
 //! [`app::router`].
 #![forbid(unsafe_code)]
 
+mod a2a;
 mod api;
 mod app;
 mod assets;

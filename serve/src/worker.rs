@@ -58,7 +58,7 @@ async fn monitor(app: &App) -> String {
     let location = app.location.clone();
     let ran = tokio::task::spawn_blocking(move || {
         let ws = agentx_clarify_workspace::open_at(&root, location)?;
-        let runner = agentx_clarify_runner::ProcessRunner::new(&root);
+        let runner = agentx_clarify_a2a::HubRunner::new(&root);
         Ok::<Value, agentx_clarify_core::ClarifyError>(agentx_clarify_command::call_routed(
             &ws,
             &runner,

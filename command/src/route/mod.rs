@@ -40,6 +40,12 @@ pub trait Runner {
     /// that cannot be started is a result with `spawn_error`, an agent error for the caller.
     fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult;
 
+    /// [`Runner::run`] for one record: a runner that can pass the record along (an A2A
+    /// agent gets its id and issue as message metadata, docs/protocol.md §27) overrides this.
+    fn run_for(&self, invocation: &Invocation, prompt: &str, _record: &RunFor<'_>) -> RunResult {
+        self.run(invocation, prompt)
+    }
+
     /// Why `invocation`'s program cannot be started (not found, not executable), checked
     /// before anything is written: a configuration mistake must not burn the question
     /// (`RUNNER_UNAVAILABLE`). `None`: it looks startable (a runner that cannot tell says so).
@@ -53,6 +59,14 @@ pub trait Runner {
     fn check(&self, _invocation: &Invocation) -> Result<(), ClarifyError> {
         Ok(())
     }
+}
+
+/// The record a run is for.
+#[derive(Clone, Copy, Debug)]
+pub struct RunFor<'r> {
+    pub issue: u32,
+    pub id: &'r str,
+    pub round: u32,
 }
 
 /// A reading of the clock (epoch ms), taken when each step happens: a run takes time.
@@ -265,7 +279,12 @@ pub fn route<S: LeaseStore + RunStore + DelegationStore>(
     let prompt = prompt_for(&ledger, record, invocation, &config);
 
     let started = clock();
-    let result = runner.run(invocation, &prompt);
+    let run_for = RunFor {
+        issue: target.issue,
+        id,
+        round,
+    };
+    let result = runner.run_for(invocation, &prompt, &run_for);
     let reading = agentx_clarify_core::routing::fit_to_kind(
         interpret(&result, &invocation.output, config.max_body_chars),
         record,

@@ -28,7 +28,7 @@ impl PromptView {
         let inv = &self.invocation;
         let mut command = vec![inv.program.clone()];
         command.extend(inv.args.iter().cloned());
-        json!({
+        let mut out = json!({
             "ok": true,
             "id": self.id,
             "prompt": self.prompt,
@@ -43,7 +43,15 @@ impl PromptView {
                 "timeoutSeconds": inv.timeout_seconds,
                 "output": inv.output,
             },
-        })
+        });
+        // An A2A runner's token variable, by name (docs/protocol.md §27).
+        if let (Some(name), Some(runner)) = (
+            &inv.token_env,
+            out.get_mut("runner").and_then(Value::as_object_mut),
+        ) {
+            runner.insert("tokenEnv".into(), json!(name));
+        }
+        out
     }
 }
 

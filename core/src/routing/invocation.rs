@@ -35,6 +35,10 @@ pub struct Invocation {
     /// Persona text the prompt must carry itself (for CLIs without a system-prompt channel);
     /// pass it to [`crate::routing::PromptInput::persona`].
     pub prompt_persona: Option<String>,
+    /// Preset `a2a`: the environment variable holding the agent's bearer token (the
+    /// agent's base URL is `program`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
 }
 
 impl Invocation {
@@ -82,6 +86,11 @@ impl Invocation {
                 )
             }
         };
+        // An A2A agent is reached at its URL; that is what a run "starts".
+        let program = match (&spec.url, spec.preset) {
+            (Some(url), Preset::A2a) => url.clone(),
+            _ => program,
+        };
         Invocation {
             agent: target.to_owned(),
             preset: spec.preset,
@@ -94,6 +103,7 @@ impl Invocation {
             output,
             persona_via,
             prompt_persona,
+            token_env: spec.token_env.clone(),
         }
     }
 
@@ -327,6 +337,21 @@ mod tests {
         assert_eq!(stdin.argv("p"), Vec::<String>::new());
         assert_eq!(stdin.stdin("p"), Some("p"));
         assert_eq!(stdin.persona_via, None);
+    }
+
+    #[test]
+    fn a2a_runners_reach_the_url_with_the_whole_prompt() {
+        let inv = resolve(
+            "[agents.architect]\npreset = \"a2a\"\nurl = \"http://127.0.0.1:9/a\"\ntoken_env = \"T\"\n",
+            "architect",
+            Some(PERSONA),
+        );
+        assert_eq!(inv.program, "http://127.0.0.1:9/a");
+        assert_eq!(inv.argv("p"), Vec::<String>::new());
+        assert_eq!(inv.stdin("p"), Some("p"));
+        assert_eq!(inv.token_env.as_deref(), Some("T"));
+        assert_eq!(inv.output.answer, AnswerAt::Text);
+        assert_eq!(inv.persona_via, Some(PersonaVia::Prompt));
     }
 
     #[test]

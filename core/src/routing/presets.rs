@@ -45,7 +45,8 @@ impl Preset {
             Preset::Gemini => "gemini",
             Preset::Copilot => "copilot",
             Preset::Cursor => "cursor-agent",
-            Preset::Command => "",
+            // No program: the runner's url is what is "run".
+            Preset::Command | Preset::A2a => "",
         }
     }
 
@@ -53,7 +54,11 @@ impl Preset {
     pub fn prompt_mode(self) -> PromptMode {
         match self {
             Preset::Copilot | Preset::Cursor => PromptMode::Arg,
-            Preset::Claude | Preset::Codex | Preset::Gemini | Preset::Command => PromptMode::Stdin,
+            // An A2A agent gets the prompt as the text of one message (not a process's stdin,
+            // but the same whole text).
+            Preset::Claude | Preset::Codex | Preset::Gemini | Preset::Command | Preset::A2a => {
+                PromptMode::Stdin
+            }
         }
     }
 
@@ -100,8 +105,9 @@ impl Preset {
                     Some("/error/message"),
                 )],
             },
-            // `-s` prints only the agent's response; failures show in the exit status.
-            Preset::Copilot | Preset::Command => OutputSpec {
+            // `-s` prints only the agent's response; failures show in the exit status. An A2A
+            // runner reports the task's outcome the same way: the answer text, or an error.
+            Preset::Copilot | Preset::Command | Preset::A2a => OutputSpec {
                 answer: AnswerAt::Text,
                 errors: Vec::new(),
             },
@@ -164,7 +170,7 @@ impl Preset {
                 args
             }
             Preset::Cursor => fixed(&["-p", "--output-format", "json", "--mode=ask"]),
-            Preset::Command => Vec::new(),
+            Preset::Command | Preset::A2a => Vec::new(),
         };
         args.extend(extra);
         // Each CLI's prompt goes last: after the extra arguments, so they cannot swallow it.

@@ -33,6 +33,8 @@ const KEYS: &[&str] = &[
     "persona",
     "env",
     "cwd",
+    "url",
+    "token_env",
 ];
 
 /// Which agent CLI a runner drives; each preset encodes that CLI's documented headless mode.
@@ -46,16 +48,20 @@ pub enum Preset {
     Cursor,
     /// Any program: the prompt, the answer's location are configured.
     Command,
+    /// An A2A 1.0 agent over HTTP (docs/protocol.md §27): `url` and an optional `token_env`, no
+    /// process.
+    A2a,
 }
 
 impl Preset {
-    pub const ALL: [Preset; 6] = [
+    pub const ALL: [Preset; 7] = [
         Preset::Claude,
         Preset::Codex,
         Preset::Gemini,
         Preset::Copilot,
         Preset::Cursor,
         Preset::Command,
+        Preset::A2a,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -66,6 +72,7 @@ impl Preset {
             Preset::Copilot => "copilot",
             Preset::Cursor => "cursor",
             Preset::Command => "command",
+            Preset::A2a => "a2a",
         }
     }
 
@@ -103,6 +110,12 @@ pub struct RunnerSpec {
     pub env: BTreeMap<String, String>,
     /// Working directory, relative to the workspace root.
     pub cwd: String,
+    /// Preset `a2a` only: the agent's base URL (its card at `/.well-known/agent-card.json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Preset `a2a` only: the environment variable holding the agent's bearer token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
 }
 
 /// The persona file a runner reads for one target.
@@ -260,6 +273,35 @@ impl Reader<'_, '_> {
                     .and_then(|()| self.answer(v))
             })
             .transpose()?;
+        let url = field("url")
+            .map(|v| self.a2a_only(preset, "url", v).and_then(|()| self.url(v)))
+            .transpose()?;
+        let token_env = field("token_env")
+            .map(|v| {
+                self.a2a_only(preset, "token_env", v)
+                    .and_then(|()| self.token_env(v))
+            })
+            .transpose()?;
+        if preset == Preset::A2a {
+            if let Some((_, span)) = &command {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "[{}] has preset \"a2a\": it takes url = \"<agent base URL>\", not a command",
+                        self.key
+                    ),
+                ));
+            }
+            if url.is_none() {
+                return Err(self.err(
+                    &value.span(),
+                    format!(
+                        "[{}] has preset \"a2a\" but no url = \"<agent base URL>\"",
+                        self.key
+                    ),
+                ));
+            }
+        }
         let (command, command_span) = match command {
             Some((c, span)) => (c, span),
             None if preset == Preset::Command => {
@@ -295,7 +337,62 @@ impl Reader<'_, '_> {
                 .map(|v| self.path("cwd", v))
                 .transpose()?
                 .unwrap_or_else(|| String::from(".")),
+            url,
+            token_env,
         })
+    }
+
+    fn a2a_only(&self, preset: Preset, name: &str, v: &Value<'_>) -> Result<(), ClarifyError> {
+        if preset == Preset::A2a {
+            return Ok(());
+        }
+        Err(self.err(
+            &v.span(),
+            format!(
+                "{}.{name} belongs to preset \"a2a\" only (this runner's preset is \"{}\")",
+                self.key,
+                preset.as_str()
+            ),
+        ))
+    }
+
+    /// An http(s) URL without whitespace: where the agent's card and JSON-RPC endpoint are.
+    fn url(&self, v: &Value<'_>) -> Result<String, ClarifyError> {
+        let text = self.string("url", v)?;
+        let rest = text
+            .strip_prefix("http://")
+            .or_else(|| text.strip_prefix("https://"));
+        match rest {
+            Some(rest)
+                if !rest.is_empty()
+                    && !rest.starts_with('/')
+                    && !text.chars().any(|c| c.is_whitespace() || c.is_control()) =>
+            {
+                Ok(text)
+            }
+            _ => Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.url must be an http:// or https:// URL (the A2A agent's base URL), found \"{text}\"",
+                    self.key
+                ),
+            )),
+        }
+    }
+
+    fn token_env(&self, v: &Value<'_>) -> Result<String, ClarifyError> {
+        let text = self.string("token_env", v)?;
+        if is_env_name(&text) {
+            Ok(text)
+        } else {
+            Err(self.err(
+                &v.span(),
+                format!(
+                    "{}.token_env must name an environment variable (^[A-Za-z_][A-Za-z0-9_]*$), found \"{text}\"",
+                    self.key
+                ),
+            ))
+        }
     }
 
     fn string(&self, name: &str, v: &Value<'_>) -> Result<String, ClarifyError> {
@@ -630,6 +727,48 @@ answer = "jsonl:/text"
     }
 
     #[test]
+    fn a2a_runners_take_a_url_and_a_token_variable() {
+        let r = runners(
+            "[agents.architect]\npreset = \"a2a\"\nurl = \"http://127.0.0.1:9000/agents/arch\"\ntoken_env = \"ARCH_TOKEN\"\ntimeout_seconds = 5\n",
+        );
+        let a = r.for_agent("architect").unwrap();
+        assert_eq!(a.preset, Preset::A2a);
+        assert_eq!(a.url.as_deref(), Some("http://127.0.0.1:9000/agents/arch"));
+        assert_eq!(a.token_env.as_deref(), Some("ARCH_TOKEN"));
+        assert!(a.command.is_empty());
+        for (text, says) in [
+            ("[agents.a]\npreset = \"a2a\"\n", "no url"),
+            (
+                "[agents.a]\npreset = \"a2a\"\nurl = \"ftp://x\"\n",
+                "http:// or https://",
+            ),
+            (
+                "[agents.a]\npreset = \"a2a\"\nurl = \"http://\"\n",
+                "http:// or https://",
+            ),
+            (
+                "[agents.a]\npreset = \"a2a\"\nurl = \"http://x\"\ntoken_env = \"A-B\"\n",
+                "token_env must name",
+            ),
+            (
+                "[agents.a]\npreset = \"a2a\"\nurl = \"http://x\"\ncommand = [\"x\"]\n",
+                "not a command",
+            ),
+            (
+                "[agents.a]\npreset = \"claude\"\nurl = \"http://x\"\n",
+                "preset \"a2a\" only",
+            ),
+            (
+                "[agents.a]\ncommand = [\"x\"]\ntoken_env = \"T\"\n",
+                "preset \"a2a\" only",
+            ),
+        ] {
+            let e = error(text);
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn command_runners_default_to_stdin_and_text() {
         let r = runners("[agents.tester]\ncommand = [\"echo\"]\n");
         let t = &r.agents.get("tester").unwrap();
@@ -665,7 +804,7 @@ answer = "jsonl:/text"
         for (text, want) in [
             (
                 "[agents.architect]\npreset = \"claud\"\n",
-                "config.toml:2:10: agents.architect.preset must be one of claude, codex, gemini, copilot, cursor, command, found \"claud\"",
+                "config.toml:2:10: agents.architect.preset must be one of claude, codex, gemini, copilot, cursor, command, a2a, found \"claud\"",
             ),
             (
                 "[agents.architect]\npreset = \"claude\"\ntimeout_seconds = 0\n",
@@ -723,7 +862,7 @@ answer = "jsonl:/text"
                 "[agents.architect]\npreset = \"command\"\n",
                 "agents.architect] has preset \"command\" but no command",
             ),
-            ("[agents.architect]\ntimeout_seconds = 5\n", "[agents.architect] needs a preset (claude, codex, gemini, copilot, cursor, command) or a command"),
+            ("[agents.architect]\ntimeout_seconds = 5\n", "[agents.architect] needs a preset (claude, codex, gemini, copilot, cursor, command, a2a) or a command"),
             (
                 "[agents.Architect]\npreset = \"claude\"\n",
                 "config.toml:1:9: [agents.Architect]: invalid agent name 'Architect'",

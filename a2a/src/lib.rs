@@ -1,0 +1,67 @@
+//! AgentX Clarify and the Agent2Agent protocol (A2A 1.0, docs/protocol.md §27).
+//!
+//! - [`HubRunner`]: the runner the CLI and the server hand to routing. Preset `a2a` reaches an
+//!   A2A agent over HTTP ([`route`]); every other preset starts a process
+//!   ([`agentx_clarify_runner::ProcessRunner`]).
+//! - [`protocol`]: the official A2A 1.0 types (`a2a-lf`), which the server's A2A face
+//!   (`serve/src/a2a/`) speaks too.
+//!
+//! An HTTP client: a shell crate, never the core, the command layer, the Node addon or wasm.
+
+pub mod client;
+pub mod route;
+
+use std::path::PathBuf;
+
+use agentx_clarify_command::{RunFor, Runner};
+use agentx_clarify_core::routing::{Invocation, Preset, RunResult};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_runner::ProcessRunner;
+
+pub use a2a as protocol;
+
+/// Runs routed agents: A2A agents over HTTP, the rest as processes in the workspace at
+/// `root`.
+#[derive(Clone, Debug)]
+pub struct HubRunner {
+    processes: ProcessRunner,
+}
+
+impl HubRunner {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        HubRunner {
+            processes: ProcessRunner::new(root),
+        }
+    }
+}
+
+impl Runner for HubRunner {
+    fn run(&self, invocation: &Invocation, prompt: &str) -> RunResult {
+        match invocation.preset {
+            Preset::A2a => route::run(invocation, prompt, None),
+            _ => self.processes.run(invocation, prompt),
+        }
+    }
+
+    fn run_for(&self, invocation: &Invocation, prompt: &str, record: &RunFor<'_>) -> RunResult {
+        match invocation.preset {
+            Preset::A2a => route::run(invocation, prompt, Some(record)),
+            _ => self.processes.run(invocation, prompt),
+        }
+    }
+
+    fn unavailable(&self, invocation: &Invocation) -> Option<String> {
+        match invocation.preset {
+            Preset::A2a => route::unavailable(invocation),
+            _ => self.processes.unavailable(invocation),
+        }
+    }
+
+    /// An A2A agent has no working directory to check.
+    fn check(&self, invocation: &Invocation) -> Result<(), ClarifyError> {
+        match invocation.preset {
+            Preset::A2a => Ok(()),
+            _ => self.processes.check(invocation),
+        }
+    }
+}

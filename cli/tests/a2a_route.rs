@@ -1,0 +1,324 @@
+//! Routing to A2A agents (docs/protocol.md §27) with real parts: the `agentx` binary routes to
+//! agents built with the official Python SDK (`a2a-sdk`, `tests/a2a/agent.py`, installed by
+//! `scripts/setup`) on loopback. Each agent records what it received (the message, its
+//! metadata, a `CancelTask`), so the tests see both sides.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{json_in, read_ledger, Out};
+use serde_json::Value;
+
+const WORKFLOW: &str = "[[steps]]\nid = \"build\"\nagent = \"engineer\"\ncan_clarify = [\"architect\"]\nclarify_max_rounds = 3\nclarify_sla_minutes = 60\n";
+
+/// One A2A agent process; killed when dropped.
+struct Agent {
+    child: Child,
+    url: String,
+    record: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Agent {
+    /// Starts `tests/a2a/agent.py MODE` (with a required bearer token when `token` is given)
+    /// and waits for it to serve.
+    fn start(mode: &str, token: Option<&str>) -> Agent {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("record.jsonl");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/agent.py");
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script).arg(mode).arg(&record);
+        if let Some(t) = token {
+            cmd.arg(t);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs (scripts/setup installs a2a-sdk)");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the A2A agent starts within 30 s");
+        let url = line
+            .trim()
+            .strip_prefix("ready ")
+            .unwrap_or_else(|| panic!("the agent said {line:?} (is a2a-sdk installed?)"))
+            .to_owned();
+        Agent {
+            child,
+            url,
+            record,
+            _dir: dir,
+        }
+    }
+
+    /// What the agent recorded, one JSON value per event.
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.record)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// Waits up to 10 s for an event of `kind`.
+    fn wait_for(&self, kind: &str) -> Value {
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(e) = self.events().into_iter().find(|e| e["event"] == kind) {
+                return e;
+            }
+            assert!(
+                Instant::now() < until,
+                "no {kind} event: {:?}",
+                self.events()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A workspace whose architect is the A2A agent at `url` (plus `extra` lines in its table).
+fn workspace(url: &str, extra: &str) -> tempfile::TempDir {
+    let dir = common::workspace();
+    let root = dir.path();
+    std::fs::write(root.join(".agentx/workflows/routing.toml"), WORKFLOW).unwrap();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!("[clarify]\ndefault_workflow = \"routing\"\n\n[agents.architect]\npreset = \"a2a\"\nurl = \"{url}\"\n{extra}"),
+    )
+    .unwrap();
+    dir
+}
+
+fn ask(root: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "clarify",
+        "ask",
+        "--issue=42",
+        "--from=engineer",
+        "--to=architect",
+        "--topic=Cache layer",
+        "--question=Which cache do we use?",
+    ];
+    args.extend_from_slice(extra);
+    let out = json_in(root, &args);
+    assert_eq!(out.code, 0, "{out:#?}");
+    out.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn route(root: &Path, id: &str) -> Out {
+    json_in(root, &["clarify", "route", id])
+}
+
+fn record(root: &Path, id: &str) -> Value {
+    read_ledger(root, 42)["clarifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} not in the ledger"))
+}
+
+fn last_entry(record: &Value) -> Value {
+    record["thread"].as_array().unwrap().last().unwrap().clone()
+}
+
+#[test]
+fn a_completed_task_is_the_answer_and_gets_the_record_as_metadata() {
+    let agent = Agent::start("complete", None);
+    let dir = workspace(&agent.url, "");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let out = route(root, &id);
+    assert_eq!(out.code, 0, "{out:#?}");
+    let v = out.json();
+    assert_eq!(v["outcome"], "answered", "{v}");
+    let answer = last_entry(&record(root, &id));
+    assert_eq!(answer["type"], "answer");
+    assert_eq!(answer["from"], "architect");
+    assert_eq!(answer["body"], "Use Redis.");
+    let got = agent.wait_for("message");
+    assert_eq!(got["metadata"]["id"], id.as_str());
+    assert_eq!(got["metadata"]["issue"].as_f64(), Some(42.0));
+    let text = got["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("# Clarification request {id}")),
+        "{text}"
+    );
+    assert!(text.contains("Which cache do we use?"), "{text}");
+}
+
+#[test]
+fn a_completion_without_artifact_answers_with_the_agent_message() {
+    let agent = Agent::start("message", None);
+    let dir = workspace(&agent.url, "");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let v = route(root, &id).json();
+    assert_eq!(v["outcome"], "answered", "{v}");
+    assert_eq!(
+        last_entry(&record(root, &id))["body"],
+        "Use the in-process LRU."
+    );
+}
+
+#[test]
+fn input_required_asks_back() {
+    let agent = Agent::start("ask", None);
+    let dir = workspace(&agent.url, "");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let out = route(root, &id);
+    assert_eq!(out.code, 0, "{out:#?}");
+    let v = out.json();
+    assert_eq!(v["outcome"], "asked-back", "{v}");
+    let back = &v["askedBack"];
+    assert_eq!(back["from"], "architect");
+    assert_eq!(back["to"], "engineer");
+    assert_eq!(back["askedBack"], id.as_str());
+    let body = back["thread"][0]["body"].as_str().unwrap();
+    assert!(
+        body.contains("Which region must the cache survive a restart in?"),
+        "{body}"
+    );
+}
+
+#[test]
+fn failed_and_rejected_tasks_are_agent_errors() {
+    for (mode, says) in [
+        ("fail", "the A2A task failed: the model is overloaded"),
+        ("reject", "the A2A task was rejected: not my area"),
+    ] {
+        let agent = Agent::start(mode, None);
+        let dir = workspace(&agent.url, "");
+        let root = dir.path();
+        let id = ask(root, &[]);
+        let out = route(root, &id);
+        assert_eq!(out.code, 9, "{mode}: {out:#?}");
+        let v = out.json();
+        assert_eq!(v["error"]["code"], "AGENT_ERROR");
+        assert_eq!(v["clarification"]["status"], "escalated");
+        let entry = last_entry(&record(root, &id));
+        assert_eq!(entry["type"], "escalation");
+        assert_eq!(entry["from"], "agent-x");
+        let body = entry["body"].as_str().unwrap();
+        assert_eq!(body, format!("agent error: {says}"), "{mode}");
+    }
+}
+
+#[test]
+fn a_task_that_never_finishes_times_out_and_is_canceled() {
+    let agent = Agent::start("hang", None);
+    let dir = workspace(&agent.url, "timeout_seconds = 2\n");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let started = Instant::now();
+    let out = route(root, &id);
+    let took = started.elapsed();
+    assert_eq!(out.code, 9, "{out:#?}");
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    let body = last_entry(&record(root, &id))["body"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        body.starts_with("agent error: timed out after 2 s; CancelTask sent for task "),
+        "{body}"
+    );
+    let sent = agent.wait_for("message");
+    let canceled = agent.wait_for("cancel");
+    assert_eq!(canceled["taskId"], sent["taskId"], "the task it was sent");
+    assert!(body.ends_with(sent["taskId"].as_str().unwrap()), "{body}");
+}
+
+#[test]
+fn a_choice_question_records_the_option_value() {
+    let agent = Agent::start("choice", None);
+    let dir = workspace(&agent.url, "");
+    let root = dir.path();
+    let id = ask(
+        root,
+        &[
+            "--kind=choice",
+            "--option=redis=Redis",
+            "--option=lru=In-process LRU",
+        ],
+    );
+    let out = route(root, &id);
+    assert_eq!(out.code, 0, "{out:#?}");
+    let answer = last_entry(&record(root, &id));
+    assert_eq!(answer["type"], "answer");
+    assert_eq!(answer["value"], "lru", "{answer}");
+    let text = agent.wait_for("message")["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text.contains("lru"),
+        "the options are in the prompt: {text}"
+    );
+}
+
+#[test]
+fn the_bearer_token_comes_from_token_env() {
+    let agent = Agent::start("complete", Some("s3cret-a2a"));
+    let dir = workspace(&agent.url, "token_env = \"ARCH_A2A_TOKEN\"\n");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    // Not set: refused before anything is written.
+    let out = route(root, &id);
+    assert_ne!(out.code, 0, "{out:#?}");
+    assert_eq!(
+        out.json()["error"]["code"],
+        "RUNNER_UNAVAILABLE",
+        "{out:#?}"
+    );
+    assert!(!out.stdout.contains("s3cret"));
+    assert_eq!(record(root, &id)["status"], "pending");
+    // Set: the agent accepts the call.
+    let mut cmd = common::agentx();
+    cmd.env("ARCH_A2A_TOKEN", "s3cret-a2a").args([
+        common::root_arg(root).as_str(),
+        "--json",
+        "clarify",
+        "route",
+        &id,
+    ]);
+    let out = Out::from_output(&cmd.output().unwrap());
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(out.json()["outcome"], "answered");
+    assert!(agent.events().iter().all(|e| e["event"] != "unauthorized"));
+    // The run log names the variable, never the token.
+    let runs = root.join(".agentx/state/runs");
+    for f in std::fs::read_dir(&runs).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!text.contains("s3cret"), "{text}");
+    }
+}

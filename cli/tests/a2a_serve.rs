@@ -1,0 +1,454 @@
+//! The hub as an A2A 1.0 agent (docs/protocol.md §27) with real parts: a real `agentx serve`
+//! on loopback, driven by the official Python SDK's client (`tests/a2a/hub_client.py`), and
+//! the CLI answering in the same workspace.
+
+mod common;
+mod serve_http;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use serve_http::*;
+
+/// The SDK client process: one JSON command per line in, JSON lines out.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+    /// Lines read while waiting for another kind.
+    held: Vec<Value>,
+}
+
+impl Client {
+    fn start(base: &str, token: &str) -> Client {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/hub_client.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(base)
+            .arg(token)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs (scripts/setup installs a2a-sdk)");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let v: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|_| json!({"unparsed": line}));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            lines,
+            held: Vec::new(),
+        }
+    }
+
+    /// The next line that has `key` (others are kept for later), within 30 s.
+    fn next_with(&mut self, key: &str) -> Value {
+        if let Some(i) = self.held.iter().position(|v| v.get(key).is_some()) {
+            return self.held.remove(i);
+        }
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {key} line; held: {:?}", self.held));
+            if v.get(key).is_some() {
+                return v;
+            }
+            self.held.push(v);
+        }
+    }
+
+    fn send(&mut self, cmd: Value) {
+        writeln!(self.stdin, "{cmd}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Runs a command answered by one line (a task, a card or an error).
+    fn call(&mut self, cmd: Value) -> Value {
+        self.send(cmd);
+        loop {
+            if let Some(i) = self.held.iter().position(|v| {
+                v.get("task").is_some() || v.get("card").is_some() || v.get("error").is_some()
+            }) {
+                return self.held.remove(i);
+            }
+            let v = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no answer; held: {:?}", self.held));
+            self.held.push(v);
+        }
+    }
+
+    fn task(&mut self, cmd: Value) -> Value {
+        let v = self.call(cmd);
+        assert!(v.get("task").is_some(), "{v}");
+        v["task"].clone()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ledger_record(root: &Path, issue: u32, id: &str) -> Value {
+    read_ledger(root, issue)["clarifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} not in the ledger"))
+}
+
+fn answer(root: &Path, id: &str, flags: &[&str]) {
+    let mut args = vec!["clarify", "answer", id, "--from=architect"];
+    args.extend_from_slice(flags);
+    let out = json_in(root, &args);
+    assert_eq!(out.code, 0, "{out:#?}");
+}
+
+#[test]
+fn calls_need_an_agent_token_and_the_card_is_public() {
+    let dir = workspace();
+    let root = dir.path();
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let body = br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"CLR-7-001"}}"#;
+    let plain = [("Content-Type", "application/json")];
+    let r = server.send("POST", "/a2a", &plain, body);
+    assert_eq!(r.status, 401, "{r:?}");
+    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    let bad = [
+        ("Content-Type", "application/json"),
+        ("Authorization", "Bearer axt_unknown"),
+    ];
+    assert_eq!(server.send("POST", "/a2a", &bad, body).status, 401);
+    let person = format!("Bearer {human}");
+    let as_person = [
+        ("Content-Type", "application/json"),
+        ("Authorization", person.as_str()),
+    ];
+    assert_eq!(server.send("POST", "/a2a", &as_person, body).status, 403);
+    let card = server.get("/.well-known/agent-card.json", &[]);
+    assert_eq!(card.status, 200);
+    assert_eq!(card.json()["skills"][0]["id"], "clarify");
+}
+
+#[test]
+fn an_a2a_client_asks_and_follows_the_answer() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+
+    // The card as the SDK parsed it.
+    let card = client.call(json!({"op": "card"}));
+    let card = &card["card"];
+    assert_eq!(card["skills"][0]["id"], "clarify", "{card}");
+    assert_eq!(
+        card["supportedInterfaces"][0]["url"],
+        format!("{}/a2a", server.origin())
+    );
+    assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
+
+    // SendMessage: a record in the ledger, asked as the token's agent.
+    let task = client.task(json!({"op": "send", "text": "Redis or an in-process LRU?",
+        "metadata": {"to": "architect", "issue": 7, "topic": "Cache layer"}}));
+    assert_eq!(task["id"], "CLR-7-001", "{task}");
+    assert_eq!(task["status"]["state"], "TASK_STATE_WORKING");
+    let record = ledger_record(root, 7, "CLR-7-001");
+    assert_eq!(record["from"], "engineer");
+    assert_eq!(record["to"], "architect");
+    assert_eq!(record["topic"], "Cache layer");
+    assert_eq!(record["thread"][0]["body"], "Redis or an in-process LRU?");
+
+    // Streaming: the task now, then the answer when the CLI writes it.
+    client.send(json!({"op": "subscribe", "id": "CLR-7-001"}));
+    let first = client.next_with("stream");
+    assert_eq!(
+        first["stream"]["task"]["status"]["state"], "TASK_STATE_WORKING",
+        "{first}"
+    );
+    answer(root, "CLR-7-001", &["--body=Use Redis."]);
+    let artifact = client.next_with("stream");
+    assert_eq!(
+        artifact["stream"]["artifactUpdate"]["artifact"]["parts"][0]["text"], "Use Redis.",
+        "{artifact}"
+    );
+    let status = client.next_with("stream");
+    assert_eq!(
+        status["stream"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{status}"
+    );
+    assert_eq!(client.next_with("streamEnd")["streamEnd"], "CLR-7-001");
+
+    // GetTask after the answer: completed, with the answer as the artifact.
+    let done = client.task(json!({"op": "get", "id": "CLR-7-001"}));
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(done["artifacts"][0]["name"], "answer");
+    assert_eq!(done["artifacts"][0]["parts"][0]["text"], "Use Redis.");
+}
+
+#[test]
+fn choices_questions_back_and_cancel() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let other = token(root, "--agent", "reviewer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+
+    // A choice question: the value comes back with the artifact.
+    let task = client.task(json!({"op": "send", "text": "Which cache?", "metadata": {
+        "to": "architect", "issue": 8, "topic": "Cache", "answerKind": "choice",
+        "options": [{"value": "redis", "label": "Redis"}, {"value": "lru", "label": "In-process LRU"}]}}));
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert_eq!(ledger_record(root, 8, &id)["answerKind"], "choice");
+    answer(root, &id, &["--value=lru"]);
+    let done = client.task(json!({"op": "get", "id": id}));
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED");
+    let art = &done["artifacts"][0];
+    assert_eq!(art["parts"][0]["text"], "In-process LRU", "{art}");
+    assert_eq!(art["parts"][1]["data"]["value"], "lru", "{art}");
+    assert_eq!(art["metadata"]["value"], "lru", "{art}");
+
+    // The target asks back: input-required with its question; the reply on the same task
+    // answers it as the asker.
+    let task = client.task(json!({"op": "send", "text": "Where does the cache live?",
+        "metadata": {"to": "architect", "issue": 9, "topic": "Cache placement"}}));
+    let id = task["id"].as_str().unwrap().to_owned();
+    let back = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue=9",
+            "--from=architect",
+            "--to=engineer",
+            "--topic=Re: Cache placement",
+            "--question=Which region must it survive a restart in?",
+            &format!("--asked-back-from={id}"),
+        ],
+    );
+    assert_eq!(back.code, 0, "{back:#?}");
+    let back_id = back.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let waiting = client.task(json!({"op": "get", "id": id}));
+    assert_eq!(
+        waiting["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{waiting}"
+    );
+    assert_eq!(
+        waiting["status"]["message"]["parts"][0]["text"],
+        "Which region must it survive a restart in?"
+    );
+    // The target cannot give the input the asker owes.
+    let architect = token(root, "--agent", "architect");
+    let mut target = Client::start(&server.origin(), &architect);
+    let refused = target.call(json!({"op": "send", "text": "anywhere", "taskId": id}));
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("only the agent that asked"),
+        "{refused}"
+    );
+    assert_eq!(ledger_record(root, 9, &back_id)["status"], "pending");
+    let replied = client.task(json!({"op": "send", "text": "eu-west-1", "taskId": id}));
+    assert_eq!(
+        replied["status"]["state"], "TASK_STATE_WORKING",
+        "{replied}"
+    );
+    let answered_back = ledger_record(root, 9, &back_id);
+    assert_eq!(answered_back["status"], "answered");
+    let reply = answered_back["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (reply["from"].as_str(), reply["body"].as_str()),
+        (Some("engineer"), Some("eu-west-1"))
+    );
+
+    // Another agent cannot see the engineer's task.
+    let mut stranger = Client::start(&server.origin(), &other);
+    let hidden = stranger.call(json!({"op": "get", "id": id}));
+    assert!(
+        hidden["error"].as_str().unwrap_or("").contains("not found"),
+        "{hidden}"
+    );
+
+    // CancelTask abandons; a second cancel is refused.
+    let canceled = client.task(json!({"op": "cancel", "id": id}));
+    assert_eq!(
+        canceled["status"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    assert_eq!(ledger_record(root, 9, &id)["status"], "abandoned");
+    let again = client.call(json!({"op": "cancel", "id": id}));
+    assert!(again.get("error").is_some(), "{again}");
+}
+
+#[test]
+fn a_streaming_send_follows_the_question_to_its_decision() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+    client.send(json!({"op": "sendStream", "text": "Ship on Friday?",
+        "metadata": {"to": "architect", "issue": 11.0, "topic": "Release", "answerKind": "confirm"}}));
+    let first = client.next_with("stream");
+    let task = &first["stream"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_WORKING", "{first}");
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert_eq!(ledger_record(root, 11, &id)["answerKind"], "confirm");
+    // A person escalates, then decides: working with the reason, then completed.
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "escalate",
+            &id,
+            "--message=needs the release manager",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let escalated = client.next_with("stream");
+    let status = &escalated["stream"]["statusUpdate"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_WORKING", "{escalated}");
+    assert!(
+        status["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("needs the release manager"),
+        "{escalated}"
+    );
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "resolve",
+            &id,
+            "--value=no",
+            "-m",
+            "Not this week.",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let artifact = client.next_with("stream");
+    let art = &artifact["stream"]["artifactUpdate"]["artifact"];
+    assert_eq!(art["name"], "decision", "{artifact}");
+    assert_eq!(art["parts"][1]["data"]["value"], false, "{artifact}");
+    let done = client.next_with("stream");
+    assert_eq!(
+        done["stream"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert_eq!(client.next_with("streamEnd")["streamEnd"], "sendStream");
+}
+
+/// `tests/a2a/hub_client.mjs` (the official JS SDK, `@a2a-js/sdk`): one call, one JSON line.
+fn js(server: &Server, token: &str, op: &str, arg: &str) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/hub_client.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .args([server.origin().as_str(), token, op, arg])
+        .stdin(Stdio::null())
+        .output()
+        .expect("node runs (scripts/setup installs tests/a2a's @a2a-js/sdk)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn the_js_sdk_client_asks_and_reads_the_answer() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let sent = js(
+        &server,
+        &agent,
+        "send",
+        r#"{"text": "Redis or an in-process LRU?", "metadata": {"to": "architect", "issue": 42, "topic": "Cache layer"}}"#,
+    );
+    assert_eq!(sent["id"], "CLR-42-001", "{sent}");
+    assert_eq!(sent["state"], "TASK_STATE_WORKING");
+    assert_eq!(ledger_record(root, 42, "CLR-42-001")["from"], "engineer");
+    answer(root, "CLR-42-001", &["--body=Use Redis."]);
+    let got = js(&server, &agent, "get", "CLR-42-001");
+    assert_eq!(got["state"], "TASK_STATE_COMPLETED", "{got}");
+    assert_eq!(got["text"], "Use Redis.");
+}
+
+#[test]
+fn route_true_has_the_hub_run_the_target() {
+    let dir = workspace();
+    let root = dir.path();
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/plain");
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!(
+            "[agents.architect]\ncommand = [\"{}\"]\nenv = {{ AGENT_ANSWER = \"Use Redis.\" }}\n",
+            agents.display()
+        ),
+    )
+    .unwrap();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.origin(), &agent);
+    let task = client.task(json!({"op": "send", "text": "Which cache?",
+        "metadata": {"to": "architect", "issue": 12, "topic": "Cache", "route": true}}));
+    let id = task["id"].as_str().unwrap().to_owned();
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let now = client.task(json!({"op": "get", "id": id}));
+        if now["status"]["state"] == "TASK_STATE_COMPLETED" {
+            assert_eq!(
+                now["artifacts"][0]["parts"][0]["text"], "Use Redis.",
+                "{now}"
+            );
+            break;
+        }
+        assert!(Instant::now() < until, "not routed: {now}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let answer = ledger_record(root, 12, &id)["thread"][1].clone();
+    assert_eq!(
+        (answer["type"].as_str(), answer["from"].as_str()),
+        (Some("answer"), Some("architect"))
+    );
+}

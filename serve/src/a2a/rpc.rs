@@ -1,0 +1,399 @@
+//! `POST /a2a`: A2A 1.0 JSON-RPC for agent bearer tokens (docs/protocol.md §27). Each method
+//! is one or two calls of the command layer acting as the token's agent.
+
+use std::sync::Arc;
+
+use agentx_clarify_a2a::protocol::{
+    A2AError, JsonRpcId, JsonRpcRequest, JsonRpcResponse, Part, SendMessageRequest, Task,
+    TaskState, SVC_PARAM_VERSION,
+};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Map, Value};
+
+use super::task::{is_final, task_of};
+use crate::app::App;
+use crate::security::refusal;
+use crate::tokens::{self, Kind};
+
+/// A JSON-RPC error of A2A (codes of `a2a-lf`'s error table).
+pub struct RpcError(pub A2AError);
+
+impl RpcError {
+    fn params(message: impl Into<String>) -> RpcError {
+        RpcError(A2AError::invalid_params(message))
+    }
+
+    fn not_found(id: &str) -> RpcError {
+        RpcError(A2AError::task_not_found(id))
+    }
+}
+
+/// The agent a request comes from: its bearer token must be an agent token (401 without a
+/// token or with an unknown one, 403 with a person's).
+async fn agent_of(app: &Arc<App>, headers: &HeaderMap) -> Result<String, Response> {
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_owned());
+    let unauthorized = || {
+        let mut r = refusal(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "an agent bearer token is required (agentx tokens new --agent NAME)",
+        );
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        r
+    };
+    let Some(presented) = presented else {
+        return Err(unauthorized());
+    };
+    let app = Arc::clone(app);
+    let found = tokio::task::spawn_blocking(move || {
+        let all = app.tokens.load()?;
+        let found = tokens::find(&all, &presented);
+        if let Some(t) = &found {
+            tokens::touch(
+                app.tokens.as_ref(),
+                &t.id,
+                t.last_used,
+                agentx_clarify_store::clock::system_now_ms(),
+            );
+        }
+        Ok::<_, agentx_clarify_core::ClarifyError>(found)
+    })
+    .await;
+    match found {
+        Ok(Ok(Some(t))) if t.kind == Kind::Agent => Ok(t.name),
+        Ok(Ok(Some(_))) => Err(refusal(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "a person's token cannot call /a2a; use an agent token",
+        )),
+        Ok(Ok(None)) => Err(unauthorized()),
+        Ok(Err(e)) => Err(refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "IO_ERROR",
+            &e.to_string(),
+        )),
+        Err(_) => Err(refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "IO_ERROR",
+            "the token check did not finish",
+        )),
+    }
+}
+
+fn reply(id: JsonRpcId, result: Result<Value, RpcError>) -> Response {
+    let body = match result {
+        Ok(v) => JsonRpcResponse::success(id, v),
+        Err(RpcError(e)) => JsonRpcResponse::error(id, e.to_jsonrpc_error()),
+    };
+    axum::Json(body).into_response()
+}
+
+pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    let agent = match agent_of(&app, &headers).await {
+        Ok(a) => a,
+        Err(refused) => return refused,
+    };
+    let version = headers
+        .get(SVC_PARAM_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    if let Some(v) = version.filter(|v| !v.is_empty() && !v.starts_with("1.") && *v != "1") {
+        return reply(
+            JsonRpcId::Null,
+            Err(RpcError(A2AError::version_not_supported(v))),
+        );
+    }
+    let request: JsonRpcRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            let parse = serde_json::from_slice::<Value>(&body).is_err();
+            let error = if parse {
+                A2AError::parse_error(e.to_string())
+            } else {
+                A2AError::invalid_request(e.to_string())
+            };
+            return reply(JsonRpcId::Null, Err(RpcError(error)));
+        }
+    };
+    let params = request.params.unwrap_or(Value::Null);
+    let id = request.id;
+    match request.method.as_str() {
+        "SendMessage" => reply(
+            id,
+            send(&app, &agent, params).await.map(|t| json!({"task": t})),
+        ),
+        "GetTask" => {
+            let result = match task_id(&params) {
+                Ok(task) => read(&app, &agent, &task).await.and_then(to_value),
+                Err(e) => Err(e),
+            };
+            reply(id, result)
+        }
+        "CancelTask" => {
+            let result = match task_id(&params) {
+                Ok(task) => cancel(&app, &agent, &task).await.and_then(to_value),
+                Err(e) => Err(e),
+            };
+            reply(id, result)
+        }
+        "SubscribeToTask" => match task_id(&params) {
+            Ok(task) => match read(&app, &agent, &task).await {
+                Ok(first) => super::stream::respond(app, agent, id, first),
+                Err(e) => reply(id, Err(e)),
+            },
+            Err(e) => reply(id, Err(e)),
+        },
+        "SendStreamingMessage" => match send(&app, &agent, params).await {
+            Ok(first) => super::stream::respond(app, agent, id, first),
+            Err(e) => reply(id, Err(e)),
+        },
+        "ListTasks"
+        | "CreateTaskPushNotificationConfig"
+        | "GetTaskPushNotificationConfig"
+        | "ListTaskPushNotificationConfigs"
+        | "DeleteTaskPushNotificationConfig"
+        | "GetExtendedAgentCard" => reply(
+            id,
+            Err(RpcError(A2AError::unsupported_operation(format!(
+                "{} is not offered by this hub",
+                request.method
+            )))),
+        ),
+        other => reply(id, Err(RpcError(A2AError::method_not_found(other)))),
+    }
+}
+
+fn to_value(task: Task) -> Result<Value, RpcError> {
+    serde_json::to_value(task).map_err(|e| RpcError(A2AError::internal(e.to_string())))
+}
+
+fn task_id(params: &Value) -> Result<String, RpcError> {
+    params["id"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| RpcError::params("`id` (the task id) is required"))
+}
+
+/// The command layer's envelope as a result, its error as a JSON-RPC error.
+fn envelope(v: Value, id: Option<&str>) -> Result<Value, RpcError> {
+    if v["ok"] == true {
+        return Ok(v);
+    }
+    let code = v["error"]["code"].as_str().unwrap_or("INTERNAL").to_owned();
+    let message = v["error"]["message"].as_str().unwrap_or("").to_owned();
+    let mut e = match code.as_str() {
+        "NOT_FOUND" => A2AError::task_not_found(id.unwrap_or("")),
+        "INVALID_TRANSITION" => A2AError::task_not_cancelable(id.unwrap_or("")),
+        "IO_ERROR" | "INTERNAL" | "LOCK_TIMEOUT" | "STORE_UNAVAILABLE" => {
+            A2AError::internal(format!("{code}: {message}"))
+        }
+        _ => A2AError::invalid_params(format!("{code}: {message}")),
+    };
+    e.message = format!("{code}: {message}");
+    Err(RpcError(e))
+}
+
+/// The task `id` as `agent` may see it: the asker's or the target's question only.
+pub async fn read(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
+    let shown = app
+        .call(String::from("show"), json!({"id": id}), None)
+        .await;
+    let shown = envelope(shown, Some(id))?;
+    let record = &shown["clarification"];
+    if record["from"] != agent && record["to"] != agent {
+        return Err(RpcError::not_found(id));
+    }
+    let issue = record["issueNumber"].as_u64().unwrap_or(0);
+    let ledger = app
+        .call(String::from("show"), json!({"issue": issue}), None)
+        .await;
+    let ledger = envelope(ledger, Some(id))?;
+    let records = ledger["ledger"]["clarifications"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    Ok(task_of(record, &records))
+}
+
+/// A JSON number that is a whole number (the Python SDK sends metadata numbers as floats:
+/// `42.0`), as an integer; anything else unchanged.
+fn integral(v: &Value) -> Value {
+    match v.as_f64() {
+        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => json!(f as i64),
+        _ => v.clone(),
+    }
+}
+
+/// The fields of `ask` an A2A message may carry in its metadata (docs/protocol.md §22 names).
+const PASSED: &[&str] = &[
+    "blocking",
+    "field",
+    "suggestions",
+    "answerKind",
+    "options",
+    "allowOther",
+    "minSelect",
+    "maxSelect",
+    "workflow",
+    "step",
+    "severity",
+    "context",
+    "askAgain",
+    "idempotencyKey",
+];
+
+async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcError> {
+    let request: SendMessageRequest = serde_json::from_value(params)
+        .map_err(|e| RpcError::params(format!("not a SendMessage request: {e}")))?;
+    let message = request.message;
+    let text = message
+        .parts
+        .iter()
+        .filter_map(Part::as_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut meta: Map<String, Value> = Map::new();
+    for m in [request.metadata, message.metadata].into_iter().flatten() {
+        meta.extend(m);
+    }
+    if let Some(task) = message.task_id.filter(|t| !t.is_empty()) {
+        return answer_back(app, agent, &task, text, &meta).await;
+    }
+    if text.trim().is_empty() {
+        return Err(RpcError::params(
+            "the message has no text: the text is the question",
+        ));
+    }
+    let to = meta
+        .get("to")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::params("metadata.to (the agent asked) is required"))?;
+    let issue = meta
+        .get("issue")
+        .map(integral)
+        .filter(|v| v.is_u64() || v.is_string())
+        .ok_or_else(|| RpcError::params("metadata.issue (the issue number) is required"))?;
+    let topic = match meta.get("topic").and_then(Value::as_str) {
+        Some(t) => t.to_owned(),
+        None => text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default()
+            .chars()
+            .take(100)
+            .collect(),
+    };
+    let mut input = json!({
+        "from": agent,
+        "to": to,
+        "issueNumber": issue,
+        "topic": topic,
+        "question": text,
+    });
+    for key in PASSED {
+        if let Some(v) = meta.get(*key) {
+            input[*key] = integral(v);
+        }
+    }
+    let asked = app.call(String::from("ask"), input, None).await;
+    let asked = envelope(asked, None)?;
+    let id = asked["clarification"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let task = read(app, agent, &id).await?;
+    // `route: true` (as MCP's clarify_ask): the hub runs the target's runner now, in the
+    // background; the task reports what it does. A reused answered question is not routed.
+    if meta.get("route") == Some(&Value::Bool(true)) && task.status.state == TaskState::Working {
+        let app = Arc::clone(app);
+        let routed = id.clone();
+        tokio::spawn(async move {
+            let done = app
+                .call_routed(String::from("route"), json!({"id": routed}))
+                .await;
+            if done["ok"] != true {
+                let code = done["error"]["code"].as_str().unwrap_or("?");
+                crate::log(&format!("a2a: routing {routed} ended with {code}"));
+            }
+        });
+    }
+    Ok(task)
+}
+
+/// A message on an existing task: the asker's reply to the question the target asked back.
+async fn answer_back(
+    app: &App,
+    agent: &str,
+    task: &str,
+    text: String,
+    meta: &Map<String, Value>,
+) -> Result<Task, RpcError> {
+    let current = read(app, agent, task).await?;
+    if asker(&current) != Some(agent) {
+        return Err(RpcError::params(format!(
+            "only the agent that asked {task} can give the input it waits for"
+        )));
+    }
+    if current.status.state != TaskState::InputRequired {
+        return Err(RpcError::params(format!(
+            "task {task} does not wait for input; a new question is a message without a taskId"
+        )));
+    }
+    let back = current
+        .status
+        .message
+        .as_ref()
+        .and_then(|m| m.metadata.as_ref())
+        .and_then(|m| m.get("clarification"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| RpcError::not_found(task))?;
+    let mut input = json!({"id": back, "from": agent});
+    if text.trim().is_empty() && !meta.contains_key("value") {
+        return Err(RpcError::params("the reply has no text"));
+    }
+    if !text.trim().is_empty() {
+        input["body"] = Value::String(text);
+    }
+    if let Some(v) = meta.get("value") {
+        input["value"] = v.clone();
+    }
+    let answered = app.call(String::from("answer"), input, None).await;
+    envelope(answered, Some(&back))?;
+    read(app, agent, task).await
+}
+
+async fn cancel(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
+    let current = read(app, agent, id).await?;
+    if is_final(&current.status.state) {
+        return Err(RpcError(A2AError::task_not_cancelable(id)));
+    }
+    if asker(&current) != Some(agent) {
+        let mut e = A2AError::task_not_cancelable(id);
+        e.message = format!("{}: only the agent that asked can cancel it", e.message);
+        return Err(RpcError(e));
+    }
+    let done = app
+        .call(
+            String::from("abandon"),
+            json!({"id": id, "from": agent, "message": "canceled by the asker (A2A CancelTask)"}),
+            None,
+        )
+        .await;
+    envelope(done, Some(id))?;
+    read(app, agent, id).await
+}
+
+/// The agent that asked the task's question.
+fn asker(task: &Task) -> Option<&str> {
+    task.metadata.as_ref()?.get("from")?.as_str()
+}
