@@ -418,12 +418,12 @@ fn the_js_sdk_client_asks_and_reads_the_answer() {
 fn route_true_has_the_hub_run_the_target() {
     let dir = workspace();
     let root = dir.path();
-    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agents/plain");
+    // A program given as a path is inside the workspace (docs/protocol.md §31).
+    let agents = common::install_agents(root);
     std::fs::write(
         root.join(".agentx/config.toml"),
         format!(
-            "[agents.architect]\ncommand = [\"{}\"]\nenv = {{ AGENT_ANSWER = \"Use Redis.\" }}\n",
-            agents.display()
+            "[agents.architect]\ncommand = [\"{agents}/plain\"]\nenv = {{ AGENT_ANSWER = \"Use Redis.\" }}\n"
         ),
     )
     .unwrap();
