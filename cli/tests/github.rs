@@ -1,0 +1,811 @@
+//! GitHub Mode (docs/github.md) against a local stand-in of GitHub's REST API
+//! (tests/github/standin.py) that checks every request and response against GitHub's published
+//! OpenAPI description (npm `@octokit/openapi`): once through the real `gh` program (Debian's
+//! `gh`, pointed at the stand-in's Unix socket by `http_unix_socket`), once with `via = "api"`
+//! (REST on 127.0.0.1 with a token from the environment). Every test ends by requiring that
+//! the stand-in saw no mismatch, and that the token appears in no output and no file.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+const TOKEN: &str = "ghp_standin0secret0token0for0tests00000";
+const LABEL: &str = "agentx: blocked";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Way {
+    Gh,
+    Api,
+}
+
+fn spec() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/github/node_modules/@octokit/openapi/generated/api.github.com.json");
+    assert!(
+        path.exists(),
+        "{path:?} is missing: scripts/setup installs npm @octokit/openapi in tests/github"
+    );
+    path
+}
+
+/// The stand-in: a Python process serving a Unix socket (gh) and a loopback port (api).
+struct StandIn {
+    child: Child,
+    port: u16,
+    sock: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl StandIn {
+    fn start() -> StandIn {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sock = dir.path().join("gh.sock");
+        let port_file = dir.path().join("port");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/github/standin.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(spec())
+            .arg(&sock)
+            .arg(&port_file)
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the stand-in (scripts/setup installs jsonschema)");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let port = loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                break text.trim().parse().expect("a port");
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the stand-in exited: {status}");
+            }
+            assert!(Instant::now() < deadline, "the stand-in did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        StandIn {
+            child,
+            port,
+            sock,
+            _dir: dir,
+        }
+    }
+
+    /// A test control (`/_standin/…`), over plain HTTP/1.1.
+    fn control(&self, method: &str, path: &str, body: &Value) -> Value {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        let data = body.to_string();
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{data}",
+            data.len()
+        );
+        s.write_all(req.as_bytes()).expect("write");
+        let mut out = String::new();
+        s.read_to_string(&mut out).expect("read");
+        let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {out}"))
+    }
+
+    fn state(&self) -> Value {
+        self.control("GET", "/_standin/state", &json!(null))
+    }
+
+    fn comment(&self, issue: u32, login: &str, body: &str) -> Value {
+        self.control(
+            "POST",
+            "/_standin/comment",
+            &json!({"issue": issue, "login": login, "body": body}),
+        )
+    }
+
+    fn role(&self, login: &str, role: &str) {
+        self.control(
+            "POST",
+            "/_standin/permission",
+            &json!({"login": login, "role": role}),
+        );
+    }
+
+    /// The record's comments (found by the marker).
+    fn marked(&self, id: &str) -> Vec<Value> {
+        let marker = format!("<!-- agentx:{id} -->");
+        self.state()["comments"]
+            .as_array()
+            .expect("comments")
+            .iter()
+            .filter(|c| c["body"].as_str().is_some_and(|b| b.starts_with(&marker)))
+            .cloned()
+            .collect()
+    }
+
+    fn requests(&self, method: &str, path: &str) -> usize {
+        self.state()["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .filter(|r| r["method"] == method && r["path"].as_str() == Some(path))
+            .count()
+    }
+
+    fn reactions(&self, comment: &Value) -> Vec<String> {
+        let id = comment["id"].to_string();
+        self.state()["reactions"][id.as_str()]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn labels(&self, issue: u32) -> Vec<String> {
+        self.state()["labels"][issue.to_string().as_str()]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every request and response fit GitHub's OpenAPI description, and every request
+    /// carried the token.
+    fn assert_valid(&self) {
+        let state = self.state();
+        let violations = state["violations"].as_array().expect("violations");
+        assert!(violations.is_empty(), "OpenAPI mismatches: {violations:#?}");
+        assert!(!state["requests"].as_array().expect("requests").is_empty());
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A workspace in GitHub Mode, a stand-in, and the way between them.
+struct Env {
+    ws: tempfile::TempDir,
+    gh: tempfile::TempDir,
+    hub: StandIn,
+    way: Way,
+    outputs: std::cell::RefCell<Vec<String>>,
+}
+
+impl Env {
+    fn new(way: Way) -> Env {
+        let ws = workspace();
+        let hub = StandIn::start();
+        let gh = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            gh.path().join("config.yml"),
+            format!("http_unix_socket: {}\n", hub.sock.display()),
+        )
+        .expect("gh config");
+        std::fs::write(
+            gh.path().join("hosts.yml"),
+            format!("github.com:\n    oauth_token: {TOKEN}\n    user: tester\n    git_protocol: https\n"),
+        )
+        .expect("gh hosts");
+        let via = match way {
+            Way::Gh => String::from("via = \"gh\"\n"),
+            Way::Api => format!(
+                "via = \"api\"\ntoken_env = \"AGENTX_TEST_GH_TOKEN\"\napi_url = \"http://127.0.0.1:{}\"\n",
+                hub.port
+            ),
+        };
+        write_config(
+            ws.path(),
+            &format!("[github]\nrepo = \"acme/app\"\n{via}labels = true\nanswer_roles = [\"admin\", \"maintain\", \"write\"]\n"),
+        );
+        Env {
+            ws,
+            gh,
+            hub,
+            way,
+            outputs: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.ws.path()
+    }
+
+    fn command(&self, now: i64, args: &[&str]) -> Command {
+        let mut cmd = agentx();
+        cmd.arg(root_arg(self.root()))
+            .arg("--json")
+            .arg(format!("--now={now}"))
+            .args(args)
+            .env_remove("GH_TOKEN")
+            .env_remove("GITHUB_TOKEN")
+            .env_remove("GH_HOST")
+            .env("GH_CONFIG_DIR", self.gh.path())
+            .env("GH_PROMPT_DISABLED", "1")
+            .env("GH_NO_UPDATE_NOTIFIER", "1");
+        if self.way == Way::Api {
+            cmd.env("AGENTX_TEST_GH_TOKEN", TOKEN);
+        }
+        cmd
+    }
+
+    fn run(&self, now: i64, args: &[&str]) -> Out {
+        let out = Out::from_output(&self.command(now, args).output().expect("agentx runs"));
+        self.outputs
+            .borrow_mut()
+            .push(format!("{}{}", out.stdout, out.stderr));
+        out
+    }
+
+    fn ok(&self, now: i64, args: &[&str]) -> Value {
+        let out = self.run(now, args);
+        assert_eq!(out.code, 0, "{args:?}: {out:#?}");
+        out.json()
+    }
+
+    fn send(&self, now: i64) -> Value {
+        self.ok(now, &["notify", "send"])
+    }
+
+    fn sync(&self, now: i64) -> Value {
+        self.ok(now, &["github", "sync"])
+    }
+
+    /// The end of every test: nothing mismatched GitHub's description, and the token is in
+    /// no output and no file of the workspace.
+    fn finish(&self) {
+        self.hub.assert_valid();
+        for text in self.outputs.borrow().iter() {
+            assert!(!text.contains(TOKEN), "the token in an output: {text}");
+        }
+        for (path, content) in snapshot(self.root()) {
+            if let Some(bytes) = content {
+                assert!(
+                    !String::from_utf8_lossy(&bytes).contains(TOKEN),
+                    "the token in {path}"
+                );
+            }
+        }
+    }
+}
+
+fn now0() -> i64 {
+    // Whole seconds: comparisons with GitHub's reset times stay exact.
+    wall_ms() / 1000 * 1000
+}
+
+fn blocking_ask(env: &Env, now: i64, issue: u32, topic: &str, extra: &[&str]) -> String {
+    let issue_arg = format!("--issue={issue}");
+    let topic_arg = format!("--topic={topic}");
+    let question = format!("--question=What about {topic}?");
+    let mut args = vec![
+        "clarify",
+        "ask",
+        issue_arg.as_str(),
+        "--from=engineer",
+        "--to=architect",
+        topic_arg.as_str(),
+        question.as_str(),
+    ];
+    args.extend_from_slice(extra);
+    let v = env.ok(now, &args);
+    v["clarification"]["id"].as_str().expect("id").to_owned()
+}
+
+fn out_one_comment_per_record_and_labels(way: Way) {
+    let env = Env::new(way);
+    let t = now0();
+    let id = blocking_ask(&env, t, 42, "Cache", &[]);
+    let sent = env.send(t + 1000);
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let first = env.hub.marked(&id);
+    assert_eq!(first.len(), 1, "one comment");
+    let body = first[0]["body"].as_str().unwrap_or("");
+    assert!(
+        body.contains("What about Cache?") && body.contains(&format!("/resolve {id}")),
+        "{body}"
+    );
+    assert_eq!(
+        env.hub.labels(42),
+        [LABEL],
+        "an open BLOCK record labels its issue"
+    );
+
+    // Many updates: each one edits the same comment.
+    let mut now = t + 2000;
+    env.ok(
+        now,
+        &[
+            "clarify",
+            "answer",
+            &id,
+            "--from=architect",
+            "--body=Redis, probably.",
+        ],
+    );
+    env.send(now + 500);
+    for round in 0..2 {
+        now += 10_000;
+        env.ok(
+            now,
+            &[
+                "clarify",
+                "follow-up",
+                &id,
+                "--from=engineer",
+                &format!("--question=Which TTL, take {round}?"),
+            ],
+        );
+        env.send(now + 500);
+        now += 10_000;
+        env.ok(
+            now,
+            &[
+                "clarify",
+                "answer",
+                &id,
+                "--from=architect",
+                &format!("--body=TTL {round}0 s."),
+            ],
+        );
+        env.send(now + 500);
+    }
+    let comments = env.hub.marked(&id);
+    assert_eq!(comments.len(), 1, "still one comment after every update");
+    assert!(comments[0]["body"]
+        .as_str()
+        .unwrap_or("")
+        .contains("TTL 10 s."));
+    assert_eq!(
+        env.hub
+            .requests("POST", "/repos/acme/app/issues/42/comments"),
+        1,
+        "created once"
+    );
+    assert!(
+        env.hub.requests(
+            "PATCH",
+            &format!("/repos/acme/app/issues/comments/{}", comments[0]["id"])
+        ) >= 5
+    );
+    // The deliveries are the outbox's (`notify status` lists the pending ones: see the crash
+    // and rate-limit tests); all were delivered.
+    let status = env.ok(now + 600, &["notify", "status"]);
+    assert_eq!(status["deliveries"], json!([]), "{status}");
+
+    // A second record on the issue: its own comment.
+    let other = blocking_ask(&env, now + 1000, 42, "Queue", &["--non-blocking"]);
+    env.send(now + 1500);
+    assert_eq!(env.hub.marked(&other).len(), 1);
+    assert_eq!(env.hub.marked(&id).len(), 1);
+
+    // Closed: the label goes.
+    env.ok(
+        now + 2000,
+        &[
+            "clarify",
+            "resolve",
+            &id,
+            "--from=engineer",
+            "-m=Redis with a 10 s TTL.",
+        ],
+    );
+    env.send(now + 2500);
+    assert!(
+        env.hub.labels(42).is_empty(),
+        "no open BLOCK record: no label"
+    );
+    let body = env.hub.marked(&id)[0]["body"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        body.contains("resolved") && body.contains("commands on it are refused"),
+        "{body}"
+    );
+    env.finish();
+}
+
+fn crash_between_create_and_record(way: Way) {
+    let env = Env::new(way);
+    let t = now0();
+    let id = blocking_ask(&env, t, 7, "Schema", &[]);
+    // The stand-in creates the comment, then holds the answer: the deliverer is killed after
+    // its POST and before it could record the delivery.
+    env.hub.control(
+        "POST",
+        "/_standin/hang",
+        &json!({"match": "POST /repos/acme/app/issues/7/comments", "seconds": 8}),
+    );
+    let mut child = env
+        .command(t + 1000, &["notify", "send"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("agentx runs");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while env.hub.marked(&id).is_empty() {
+        assert!(Instant::now() < deadline, "the comment was not created");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill the deliverer");
+    let _ = child.wait();
+    let status = env.ok(t + 2000, &["notify", "status"]);
+    assert!(
+        status.to_string().contains("\"sink\":\"github\""),
+        "{status}"
+    );
+    // Its lease runs out (2 min); the next deliverer finds the comment by its marker.
+    let sent = env.send(t + 200_000);
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    assert_eq!(env.hub.marked(&id).len(), 1, "never a second comment");
+    assert_eq!(
+        env.hub
+            .requests("POST", "/repos/acme/app/issues/7/comments"),
+        1
+    );
+    env.finish();
+}
+
+fn sync_resolve_abandon_permissions(way: Way) {
+    let env = Env::new(way);
+    let t = now0();
+    let id = blocking_ask(
+        &env,
+        t,
+        42,
+        "Cache",
+        &["--kind=choice", "--option=redis", "--option=memcached"],
+    );
+    let second = blocking_ask(&env, t + 10, 42, "Queue", &[]);
+    env.ok(t + 100, &["clarify", "escalate", &id, "-m=Needs a person."]);
+    env.send(t + 200);
+    env.hub.role("ann", "write");
+    env.hub.role("rob", "read");
+    env.hub.role("mia", "maintain");
+
+    let chatter = env.hub.comment(42, "rob", "Looks good to me");
+    let refused = env
+        .hub
+        .comment(42, "rob", &format!("/resolve {id} memcached"));
+    let wrong = env.hub.comment(42, "ann", "/resolve CLR-99-001 redis");
+    let taken = env.hub.comment(
+        42,
+        "ann",
+        &format!("/resolve {id} redis because it is already deployed"),
+    );
+    let sync = env.sync(t + 1000);
+    let acted = sync["sync"]["acted"].as_array().expect("acted");
+    let refusals = sync["sync"]["refused"].as_array().expect("refused");
+    assert_eq!(acted.len(), 1, "{sync}");
+    assert_eq!(acted[0]["login"], "ann");
+    assert_eq!(refusals.len(), 2, "{sync}");
+    assert!(
+        refusals.iter().any(|r| r["login"] == "rob"
+            && r["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains("permission 'read'")),
+        "{sync}"
+    );
+    assert!(
+        refusals
+            .iter()
+            .any(|r| r["reason"].as_str().unwrap_or("").contains("issue #99")),
+        "{sync}"
+    );
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    assert_eq!(env.hub.reactions(&refused), ["confused"]);
+    assert_eq!(env.hub.reactions(&wrong), ["confused"]);
+    assert!(env.hub.reactions(&chatter).is_empty());
+
+    // The decision is ann's entry, through GitHub, with the comment's address.
+    let ledger = read_ledger(env.root(), 42);
+    let record = ledger["clarifications"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .expect("record")
+        .clone();
+    assert_eq!(record["status"], "resolved");
+    let last = record["thread"]
+        .as_array()
+        .expect("thread")
+        .last()
+        .expect("entry")
+        .clone();
+    assert_eq!(last["from"], "human");
+    assert_eq!(last["by"], "ann");
+    assert_eq!(last["via"], "github");
+    assert_eq!(last["ref"], taken["html_url"]);
+    assert_eq!(last["value"], "redis");
+    // The comment says so (the sync sent the update).
+    let body = env.hub.marked(&id)[0]["body"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(body.contains("resolved"), "{body}");
+
+    // Sync again: nothing acts twice, no reaction is added again.
+    let reactions_before = env.hub.requests(
+        "POST",
+        &format!("/repos/acme/app/issues/comments/{}/reactions", taken["id"]),
+    );
+    let again = env.sync(t + 2000);
+    assert!(
+        again["sync"]["acted"].as_array().expect("acted").is_empty(),
+        "{again}"
+    );
+    assert!(
+        again["sync"]["refused"]
+            .as_array()
+            .expect("refused")
+            .is_empty(),
+        "{again}"
+    );
+    assert_eq!(
+        env.hub.requests(
+            "POST",
+            &format!("/repos/acme/app/issues/comments/{}/reactions", taken["id"])
+        ),
+        reactions_before
+    );
+
+    // Edited after it acted: nothing more happens.
+    env.hub.control(
+        "POST",
+        "/_standin/edit",
+        &json!({"id": taken["id"], "body": format!("/abandon {second} changed my mind")}),
+    );
+    let before = std::fs::read(ledger_path(env.root(), 42)).expect("ledger");
+    let edited = env.sync(t + 3000);
+    assert!(
+        edited["sync"]["acted"]
+            .as_array()
+            .expect("acted")
+            .is_empty(),
+        "{edited}"
+    );
+    assert_eq!(
+        std::fs::read(ledger_path(env.root(), 42)).expect("ledger"),
+        before,
+        "the ledger did not change"
+    );
+
+    // The core's rules hold as from any surface: a person abandons only an escalated record.
+    let early = env
+        .hub
+        .comment(42, "mia", &format!("/abandon {second} not needed"));
+    let out = env.sync(t + 3500);
+    assert!(
+        out["sync"]["refused"][0]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("NOT_PARTICIPANT"),
+        "{out}"
+    );
+    assert_eq!(env.hub.reactions(&early), ["confused"]);
+
+    // /abandon by a maintainer.
+    env.ok(
+        t + 3600,
+        &["clarify", "escalate", &second, "-m=Nobody answers."],
+    );
+    let gone = env
+        .hub
+        .comment(42, "mia", &format!("/abandon {second} not needed any more"));
+    let out = env.sync(t + 4000);
+    assert_eq!(
+        out["sync"]["acted"][0]["command"],
+        format!("abandon {second}"),
+        "{out}"
+    );
+    assert_eq!(env.hub.reactions(&gone), ["+1"]);
+    let ledger = read_ledger(env.root(), 42);
+    let record = ledger["clarifications"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .find(|r| r["id"] == second.as_str())
+        .expect("record")
+        .clone();
+    assert_eq!(record["status"], "abandoned");
+    let last = record["thread"]
+        .as_array()
+        .expect("thread")
+        .last()
+        .expect("entry")
+        .clone();
+    assert_eq!(
+        (last["by"].as_str(), last["via"].as_str()),
+        (Some("mia"), Some("github"))
+    );
+    env.finish();
+}
+
+fn pagination(way: Way) {
+    let env = Env::new(way);
+    env.hub
+        .control("POST", "/_standin/pagesize", &json!({"size": 5}));
+    for i in 0..12 {
+        env.hub.comment(5, "rob", &format!("chatter {i}"));
+    }
+    let t = now0();
+    let id = blocking_ask(&env, t, 5, "Paging", &[]);
+    env.send(t + 100);
+    env.ok(
+        t + 200,
+        &[
+            "clarify",
+            "answer",
+            &id,
+            "--from=architect",
+            "--body=Page three.",
+        ],
+    );
+    env.send(t + 300);
+    // The comment is on the third page: found there, edited, never created twice.
+    assert_eq!(env.hub.marked(&id).len(), 1);
+    assert_eq!(
+        env.hub
+            .requests("POST", "/repos/acme/app/issues/5/comments"),
+        1
+    );
+    env.hub.role("ann", "admin");
+    for i in 0..4 {
+        env.hub.comment(5, "rob", &format!("more chatter {i}"));
+    }
+    let taken = env
+        .hub
+        .comment(5, "ann", &format!("/resolve {id} Page three it is."));
+    let sync = env.sync(t + 400);
+    assert_eq!(sync["sync"]["comments"], 18, "every page read: {sync}");
+    assert_eq!(
+        sync["sync"]["acted"].as_array().map(Vec::len),
+        Some(1),
+        "{sync}"
+    );
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    let pages: Vec<Value> = env.hub.state()["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter(|r| {
+            r["method"] == "GET"
+                && r["path"] == "/repos/acme/app/issues/5/comments"
+                && r["query"]["page"] == "4"
+        })
+        .cloned()
+        .collect();
+    assert!(!pages.is_empty(), "the fourth page was asked for");
+    env.finish();
+}
+
+fn rate_limited(way: Way) {
+    let env = Env::new(way);
+    let t = now0();
+    let reset = t / 1000 + 600;
+    env.hub.control(
+        "POST",
+        "/_standin/ratelimit",
+        &json!({"count": 1, "reset": reset, "match": "POST /repos/acme/app/issues/9/comments"}),
+    );
+    let id = blocking_ask(&env, t, 9, "Limits", &[]);
+    let first = env.send(t + 100);
+    assert_eq!(first["delivered"], 0, "{first}");
+    let status = env.ok(t + 200, &["notify", "status"]);
+    let text = status.to_string();
+    assert!(text.contains("rate limited"), "{text}");
+    // Not tried before GitHub's reset time (the backoff alone would retry after 10 s).
+    let requests = env.hub.state()["requests"].as_array().map(Vec::len);
+    let early = env.send(t + 60_000);
+    assert_eq!(early["delivered"], 0, "{early}");
+    assert_eq!(
+        env.hub.state()["requests"].as_array().map(Vec::len),
+        requests,
+        "no request before the reset"
+    );
+    let later = env.send(reset * 1000 + 1000);
+    assert_eq!(later["delivered"], 1, "{later}");
+    assert_eq!(env.hub.marked(&id).len(), 1);
+
+    // The sync likewise: stopped by the limit, nothing lost, read after the reset.
+    env.hub.role("ann", "write");
+    let taken = env
+        .hub
+        .comment(9, "ann", &format!("/resolve {id} Raise the limit."));
+    let reset2 = reset + 600;
+    env.hub.control(
+        "POST",
+        "/_standin/ratelimit",
+        &json!({"count": 1, "reset": reset2, "match": "GET /repos/acme/app/issues/9/comments"}),
+    );
+    let stopped = env.sync(reset * 1000 + 2000);
+    assert!(
+        stopped["sync"]["waitingUntil"].as_i64() == Some(reset2 * 1000),
+        "{stopped}"
+    );
+    assert!(stopped["sync"]["acted"]
+        .as_array()
+        .expect("acted")
+        .is_empty());
+    let requests = env.hub.state()["requests"].as_array().map(Vec::len);
+    let waiting = env.sync(reset * 1000 + 3000);
+    assert_eq!(
+        waiting["sync"]["waitingUntil"].as_i64(),
+        Some(reset2 * 1000)
+    );
+    assert_eq!(
+        env.hub.state()["requests"].as_array().map(Vec::len),
+        requests,
+        "no read before the reset"
+    );
+    let after = env.sync(reset2 * 1000 + 1000);
+    assert_eq!(
+        after["sync"]["acted"].as_array().map(Vec::len),
+        Some(1),
+        "{after}"
+    );
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    env.finish();
+}
+
+#[test]
+fn gh_one_comment_per_record_and_labels() {
+    out_one_comment_per_record_and_labels(Way::Gh);
+}
+
+#[test]
+fn api_one_comment_per_record_and_labels() {
+    out_one_comment_per_record_and_labels(Way::Api);
+}
+
+#[test]
+fn gh_crash_between_create_and_record_never_duplicates() {
+    crash_between_create_and_record(Way::Gh);
+}
+
+#[test]
+fn api_crash_between_create_and_record_never_duplicates() {
+    crash_between_create_and_record(Way::Api);
+}
+
+#[test]
+fn gh_sync_resolve_abandon_and_permissions() {
+    sync_resolve_abandon_permissions(Way::Gh);
+}
+
+#[test]
+fn api_sync_resolve_abandon_and_permissions() {
+    sync_resolve_abandon_permissions(Way::Api);
+}
+
+#[test]
+fn gh_pagination() {
+    pagination(Way::Gh);
+}
+
+#[test]
+fn api_pagination() {
+    pagination(Way::Api);
+}
+
+#[test]
+fn gh_rate_limited_is_retried_after_the_reset() {
+    rate_limited(Way::Gh);
+}
+
+#[test]
+fn api_rate_limited_is_retried_after_the_reset() {
+    rate_limited(Way::Api);
+}
