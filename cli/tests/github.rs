@@ -809,3 +809,56 @@ fn gh_rate_limited_is_retried_after_the_reset() {
 fn api_rate_limited_is_retried_after_the_reset() {
     rate_limited(Way::Api);
 }
+
+/// The server's worker syncs on its own (at start, then every 60 s) and its deliverer sends the
+/// comment: a decision typed on GitHub reaches the ledger with no `agentx github sync`.
+#[test]
+fn the_servers_worker_takes_decisions_from_github() {
+    let env = Env::new(Way::Api);
+    let t = now0();
+    let id = blocking_ask(&env, t, 3, "Worker", &[]);
+    env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
+    env.hub.role("ann", "maintain");
+    let taken = env
+        .hub
+        .comment(3, "ann", &format!("/resolve {id} Ship it."));
+    let mut server = env
+        .command(t, &["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("agentx serve");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let resolved = loop {
+        let ledger = read_ledger(env.root(), 3);
+        let record = ledger["clarifications"][0].clone();
+        let shown = env.hub.marked(&id);
+        let comment_says = shown
+            .first()
+            .and_then(|c| c["body"].as_str())
+            .is_some_and(|b| b.contains("(resolved)"));
+        if record["status"] == "resolved" && comment_says {
+            break record;
+        }
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            panic!("the worker did not take the decision: {record} {shown:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    let last = resolved["thread"]
+        .as_array()
+        .expect("thread")
+        .last()
+        .expect("entry")
+        .clone();
+    assert_eq!(
+        (last["by"].as_str(), last["via"].as_str()),
+        (Some("ann"), Some("github"))
+    );
+    assert_eq!(last["ref"], taken["html_url"]);
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    env.finish();
+}
