@@ -94,7 +94,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
     let mut client = None;
     for (key, d) in &taken {
         let result = if d.sink == agentx_clarify_core::github::SINK {
-            match deliver_github(github.as_ref(), &mut client, &ledgers, d, now) {
+            match deliver_github(root, github.as_ref(), &mut client, &ledgers, d, now) {
                 Err(crate::github::GhError::RateLimited { until }) => {
                     defer.push((key.clone(), until));
                     Err(format!(
@@ -146,6 +146,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
 
 /// Sends one comment update: the record's comment as its ledger is now.
 fn deliver_github(
+    root: &Path,
     config: Option<&agentx_clarify_core::github::GithubConfig>,
     client: &mut Option<crate::github::Client>,
     ledgers: &[Ledger],
@@ -166,7 +167,9 @@ fn deliver_github(
         .iter()
         .find(|l| l.issue_number == d.issue)
         .ok_or_else(|| GhError::Failed(format!("{} is no longer in its ledger", d.record)))?;
-    crate::github::deliver(config, client, ledger, &d.record, now)
+    let store = DiskStore::new(root);
+    let fresh = || store.read_ledger(d.issue).ok().flatten();
+    crate::github::deliver(config, client, ledger, &d.record, now, fresh)
 }
 
 /// Sends one delivery: the event rebuilt from the record as it is now.
