@@ -93,7 +93,7 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
     report.issues = issues.len();
     let mut permissions: Permissions = HashMap::new();
     for issue in issues {
-        let since = state.cursors.get(&issue).cloned();
+        let since = state.cursors.get(&issue).map(|c| a_second_before(c));
         let comments = match repo.comments(issue, since.as_deref()) {
             Ok(c) => c,
             Err(GhError::RateLimited { until }) => {
@@ -106,6 +106,10 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             }
         };
         report.comments += comments.len();
+        // The cursor moves only past a whole read: GitHub lists by creation, not by update,
+        // so a comment that failed may have been updated before one handled after it.
+        let newest = comments.iter().map(|c| c.updated_at.clone()).max();
+        let mut whole = true;
         for c in comments {
             match one(
                 root,
@@ -125,10 +129,14 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
                 }
                 Err(e) => {
                     report.errors.push(format!("{}: {e}", c.url));
-                    // Not handled: tried again next time from this comment on.
+                    // Not handled: read again next time (the handled ones are skipped).
+                    whole = false;
                     break;
                 }
             }
+        }
+        if let (true, Some(newest)) = (whole, newest) {
+            store.update_github_state(&me, |s| s.advance(issue, &newest))?;
         }
     }
     store.update_github_state(&me, |s| s.not_before = None)?;
@@ -176,25 +184,20 @@ fn one(
         reason,
         command,
     };
-    let record_state = |outcome: Option<Outcome>| {
+    let record_state = |outcome: Outcome| {
         store
-            .update_github_state(me, |s| {
-                if let Some(o) = outcome {
-                    s.handle(&key, issue, o, now);
-                }
-                s.advance(issue, &c.updated_at);
-            })
+            .update_github_state(me, |s| s.handle(&key, issue, outcome, now))
             .map_err(|e| GhError::Failed(e.to_string()))
     };
     match verdict(&state, issue, &key, &c.url, &c.body, ledger.as_ref()) {
-        Verdict::Skip => record_state(None),
+        Verdict::Skip => Ok(()),
         Verdict::AlreadyActed => {
-            record_state(Some(Outcome::Acted))?;
+            record_state(Outcome::Acted)?;
             repo.react(c.id, "+1")
         }
         Verdict::Refuse(why) => {
             repo.react(c.id, "confused")?;
-            record_state(Some(Outcome::Refused))?;
+            record_state(Outcome::Refused)?;
             report.refused.push(line(first_words(&c.body), Some(why)));
             Ok(())
         }
@@ -205,7 +208,7 @@ fn one(
             };
             let refuse = |why: String, report: &mut SyncReport| -> Result<(), GhError> {
                 repo.react(c.id, "confused")?;
-                record_state(Some(Outcome::Refused))?;
+                record_state(Outcome::Refused)?;
                 report.refused.push(line(what.clone(), Some(why)));
                 Ok(())
             };
@@ -240,7 +243,7 @@ fn one(
             };
             let envelope = act(root, ledger.as_ref(), &command, &attribution, now);
             if envelope.get("ok") == Some(&Value::Bool(true)) {
-                record_state(Some(Outcome::Acted))?;
+                record_state(Outcome::Acted)?;
                 repo.react(c.id, "+1")?;
                 report.acted.push(line(what, None));
                 Ok(())
@@ -300,7 +303,31 @@ fn act(
     agentx_clarify_command::call_as(&ws, op, &input, now, by)
 }
 
+/// GitHub's `since` a second before the cursor (`YYYY-MM-DDTHH:MM:SSZ`): GitHub's times are
+/// whole seconds, and a comment written in the cursor's second after the last read must not
+/// be missed; what is read again is skipped (handled, or not a command).
+fn a_second_before(cursor: &str) -> String {
+    match agentx_clarify_core::time::parse_instant(cursor) {
+        Ok(ms) => {
+            let text = agentx_clarify_core::time::Timestamp::from_ms(ms - 1000).to_string();
+            format!("{}Z", text.get(..19).unwrap_or(&text))
+        }
+        Err(_) => cursor.to_owned(),
+    }
+}
+
 /// The first line of a comment, short, for the sync's output.
 fn first_words(body: &str) -> String {
     body.lines().next().unwrap_or("").chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn since_is_a_second_before_the_cursor() {
+        assert_eq!(
+            super::a_second_before("2026-11-27T12:00:00Z"),
+            "2026-11-27T11:59:59Z"
+        );
+    }
 }
