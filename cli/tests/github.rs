@@ -160,7 +160,19 @@ impl StandIn {
         let state = self.state();
         let violations = state["violations"].as_array().expect("violations");
         assert!(violations.is_empty(), "OpenAPI mismatches: {violations:#?}");
-        assert!(!state["requests"].as_array().expect("requests").is_empty());
+        let requests = state["requests"].as_array().expect("requests");
+        assert!(!requests.is_empty());
+        // What was checked, for the record (`--nocapture` shows it).
+        let mut seen = std::collections::BTreeMap::<String, usize>::new();
+        for r in requests {
+            let key = format!(
+                "{} -> {}",
+                r["operation"].as_str().unwrap_or("?"),
+                r["status"]
+            );
+            *seen.entry(key).or_default() += 1;
+        }
+        eprintln!("requests checked against the OpenAPI description: {seen:#?}");
     }
 }
 
@@ -478,6 +490,7 @@ fn sync_resolve_abandon_permissions(way: Way) {
         .hub
         .comment(42, "rob", &format!("/resolve {id} memcached"));
     let wrong = env.hub.comment(42, "ann", "/resolve CLR-99-001 redis");
+    let stranger = env.hub.comment(42, "zed", &format!("/resolve {id} redis"));
     let taken = env.hub.comment(
         42,
         "ann",
@@ -488,7 +501,15 @@ fn sync_resolve_abandon_permissions(way: Way) {
     let refusals = sync["sync"]["refused"].as_array().expect("refused");
     assert_eq!(acted.len(), 1, "{sync}");
     assert_eq!(acted[0]["login"], "ann");
-    assert_eq!(refusals.len(), 2, "{sync}");
+    assert_eq!(refusals.len(), 3, "{sync}");
+    assert!(
+        refusals.iter().any(|r| r["login"] == "zed"
+            && r["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains("permission 'none'")),
+        "not a collaborator (404): {sync}"
+    );
     assert!(
         refusals.iter().any(|r| r["login"] == "rob"
             && r["reason"]
@@ -506,6 +527,7 @@ fn sync_resolve_abandon_permissions(way: Way) {
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
     assert_eq!(env.hub.reactions(&refused), ["confused"]);
     assert_eq!(env.hub.reactions(&wrong), ["confused"]);
+    assert_eq!(env.hub.reactions(&stranger), ["confused"]);
     assert!(env.hub.reactions(&chatter).is_empty());
 
     // The decision is ann's entry, through GitHub, with the comment's address.

@@ -313,9 +313,11 @@ class Handler(BaseHTTPRequestHandler):
     def api(self, method, path, query, body):
         auth = self.headers.get("Authorization", "")
         with STATE.lock:
+            index = len(STATE.requests)
             STATE.requests.append({"method": method, "path": path, "query": {k: v[-1] for k, v in query.items()},
                                    "body": body, "auth": bool(auth), "ua": self.headers.get("User-Agent", "")})
             template, op, problems = SPEC.check_request(method, path, query, body if body != "<not JSON>" else {})
+            STATE.requests[index]["operation"] = f"{method} {template}"
             if body == "<not JSON>":
                 problems.append(f"{method} {path}: the body is not JSON")
             if not auth.startswith(TOKEN_PREFIXES):
@@ -346,6 +348,7 @@ class Handler(BaseHTTPRequestHandler):
                 status, out, headers = self.operate(method, template, path, query, body)
         with STATE.lock:
             STATE.violations += SPEC.check_response(method, template, op, status, out, limited is not None)
+            STATE.requests[index]["status"] = status
         if hang:
             time.sleep(hang)
         self.send(status, out, headers)
