@@ -884,3 +884,59 @@ fn the_servers_worker_takes_decisions_from_github() {
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
     env.finish();
 }
+
+/// The checker itself: a request or a response that GitHub's description does not allow is
+/// recorded as a violation (so the other tests' empty lists mean something).
+#[test]
+fn the_stand_in_catches_what_github_would_not_accept_or_send() {
+    let hub = StandIn::start();
+    let raw = |method: &str, path: &str, body: &str| {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", hub.port)).expect("connect");
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token {TOKEN}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(req.as_bytes()).expect("write");
+        let mut out = String::new();
+        s.read_to_string(&mut out).expect("read");
+        out
+    };
+    let violations = || {
+        hub.state()["violations"]
+            .as_array()
+            .expect("violations")
+            .len()
+    };
+    assert_eq!(violations(), 0);
+    raw(
+        "POST",
+        "/repos/acme/app/issues/1/comments",
+        r#"{"bod": "x"}"#,
+    );
+    assert_eq!(violations(), 1, "a body without `body`");
+    raw("GET", "/repos/acme/app/issues/1/comments?per_pag=5", "");
+    assert_eq!(violations(), 2, "an undocumented query parameter");
+    raw("PUT", "/repos/acme/app/issues/comments/1", "");
+    assert_eq!(violations(), 3, "an operation GitHub does not have");
+    raw("GET", "/repos/acme/app/issues/x/comments", "");
+    assert_eq!(violations(), 4, "issue_number must be an integer");
+    hub.comment(1, "ann", "hello");
+    hub.control(
+        "POST",
+        "/_standin/corrupt",
+        &json!({"match": "GET /repos/acme/app/issues/1/comments"}),
+    );
+    raw("GET", "/repos/acme/app/issues/1/comments", "");
+    let state = hub.state();
+    let last = state["violations"]
+        .as_array()
+        .expect("violations")
+        .last()
+        .cloned();
+    assert!(
+        last.as_ref()
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.contains("html_url")),
+        "a response without a required field: {last:?}"
+    );
+}

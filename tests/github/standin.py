@@ -19,6 +19,8 @@ Test controls live under `/_standin/` on the TCP port only (not GitHub's API, no
   POST /_standin/hang        {"match", "seconds"}            the next matching request is
                                                              carried out, then answered late
   POST /_standin/pagesize    {"size"}                        comments per page at most
+  POST /_standin/corrupt     {"match"}                       the next matching response loses a
+                                                             required field (the checker's test)
   GET  /_standin/state                                       everything, with `requests`
 
 Usage: standin.py OPENAPI_JSON UNIX_SOCKET_PATH PORT_FILE  (prints nothing; writes the TCP
@@ -202,6 +204,7 @@ class State:
         self.ratelimits = []  # [count, reset, match]
         self.hangs = []  # [match, seconds]
         self.page_size = 100
+        self.corrupt = []  # [match]: the next matching response loses a required field
 
     def uid(self, login):
         if login not in self.users:
@@ -291,6 +294,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.handle_any("DELETE")
 
+    def do_PUT(self):
+        self.handle_any("PUT")
+
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, urllib.parse.parse_qs(url.query, keep_blank_values=True)
@@ -347,6 +353,14 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 status, out, headers = self.operate(method, template, path, query, body)
         with STATE.lock:
+            for m in STATE.corrupt:
+                if m in f"{method} {path}" and isinstance(out, (dict, list)):
+                    STATE.corrupt.remove(m)
+                    first = out[0] if isinstance(out, list) and out else out
+                    if isinstance(first, dict):
+                        first.pop("html_url", None)
+                        first.pop("permission", None)
+                    break
             STATE.violations += SPEC.check_response(method, template, op, status, out, limited is not None)
             STATE.requests[index]["status"] = status
         if hang:
@@ -447,6 +461,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, {})
             if path == "/_standin/hang":
                 STATE.hangs.append([body["match"], body["seconds"]])
+                return self.send(200, {})
+            if path == "/_standin/corrupt":
+                STATE.corrupt.append(body["match"])
                 return self.send(200, {})
             if path == "/_standin/pagesize":
                 STATE.page_size = body["size"]
