@@ -940,3 +940,51 @@ fn the_stand_in_catches_what_github_would_not_accept_or_send() {
         "a response without a required field: {last:?}"
     );
 }
+
+/// Setup mistakes are said plainly: GitHub Mode off, the token's variable unset, a bad table.
+#[test]
+fn setup_mistakes_are_said_plainly() {
+    let ws = workspace();
+    let out = json_in(ws.path(), &["github", "sync"]);
+    let v = assert_fails(&out, 3, "INVALID_INPUT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("[github]"),
+        "{v}"
+    );
+
+    write_config(
+        ws.path(),
+        "[github]\nrepo = \"acme/app\"\nvia = \"api\"\ntoken_env = \"AGENTX_UNSET_GH_TOKEN\"\napi_url = \"http://127.0.0.1:9\"\n",
+    );
+    ask(ws.path(), now0(), 42, "Cache", "Redis?");
+    let mut cmd = agentx();
+    cmd.arg(root_arg(ws.path()))
+        .args(["--json", "github", "sync"])
+        .env_remove("AGENTX_UNSET_GH_TOKEN");
+    let out = Out::from_output(&cmd.output().expect("agentx runs"));
+    let v = assert_fails(&out, 3, "INVALID_INPUT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("AGENTX_UNSET_GH_TOKEN"),
+        "{v}"
+    );
+
+    write_config(
+        ws.path(),
+        "[github]\nrepo = \"acme/app\"\nanswer_role = [\"write\"]\n",
+    );
+    let out = json_in(ws.path(), &["github", "sync"]);
+    let v = assert_fails(&out, 3, "CONFIG_INVALID");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("answer_roles"),
+        "nearest key: {v}"
+    );
+}
