@@ -987,4 +987,19 @@ fn setup_mistakes_are_said_plainly() {
             .contains("answer_roles"),
         "nearest key: {v}"
     );
+
+    // A workspace whose state is in PostgreSQL: refused, saying why (no server is asked).
+    write_config(
+        ws.path(),
+        "[store]\nurl = \"postgresql://127.0.0.1:1/none\"\n\n[github]\nrepo = \"acme/app\"\n",
+    );
+    let out = json_in(ws.path(), &["github", "sync"]);
+    let v = assert_fails(&out, 3, "INVALID_INPUT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("PostgreSQL"),
+        "{v}"
+    );
 }
