@@ -706,3 +706,50 @@ fn setup_mistakes_are_said_plainly() {
         "{v}"
     );
 }
+
+/// Two syncs at once (a cron's and the server's) on the same comment: it acts once, and the
+/// one that lost the race does not call it refused.
+#[test]
+fn two_syncs_at_once_act_once() {
+    let env = Env::new(Way::Api);
+    let t = now0();
+    let id = blocking_ask(&env, t, 11, "Race", &[]);
+    env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
+    env.hub.role("ann", "write");
+    let taken = env.hub.comment(11, "ann", &format!("/resolve {id} Go."));
+    for round in 0..3 {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                env.command(t + 1000 + round, &["github", "sync"])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("agentx runs")
+            })
+            .collect();
+        let outs: Vec<Out> = children
+            .into_iter()
+            .map(|c| Out::from_output(&c.wait_with_output().expect("wait")))
+            .collect();
+        for out in &outs {
+            assert_eq!(out.code, 0, "{out:#?}");
+            let v = out.json();
+            assert!(
+                v["sync"]["refused"].as_array().is_some_and(Vec::is_empty),
+                "{v}"
+            );
+        }
+    }
+    let ledger = read_ledger(env.root(), 11);
+    let thread = ledger["clarifications"][0]["thread"]
+        .as_array()
+        .expect("thread")
+        .clone();
+    let from_comment = thread
+        .iter()
+        .filter(|e| e["ref"] == taken["html_url"])
+        .count();
+    assert_eq!(from_comment, 1, "one entry from the comment: {thread:#?}");
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    env.finish();
+}

@@ -261,6 +261,21 @@ fn one(
                     // Not the command's fault: tried again next time.
                     return Err(GhError::Failed(format!("{code}: {why}")));
                 }
+                // Another sync (the server's, a cron's) may have acted on this very comment
+                // meanwhile: then the record moved on because of it, which is no refusal.
+                let acted_elsewhere = {
+                    use agentx_clarify_command::Store;
+                    store.read_ledger(issue).ok().flatten().is_some_and(|l| {
+                        l.clarifications.iter().any(|r| {
+                            r.thread.iter().any(|e| {
+                                e.extra.get("ref").and_then(Value::as_str) == Some(c.url.as_str())
+                            })
+                        })
+                    })
+                };
+                if acted_elsewhere {
+                    return record_state(Outcome::Acted);
+                }
                 refuse(format!("{code}: {why}"), report)
             }
         }
