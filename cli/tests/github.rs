@@ -753,3 +753,40 @@ fn two_syncs_at_once_act_once() {
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
     env.finish();
 }
+
+/// A sync that died after writing the decision and before remembering the comment (its state
+/// file lost): the next one finds the comment's `ref` in the ledger and does not act again.
+#[test]
+fn a_sync_that_died_before_remembering_does_not_act_twice() {
+    let env = Env::new(Way::Gh);
+    let t = now0();
+    let id = blocking_ask(&env, t, 12, "Crash", &[]);
+    env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
+    env.hub.role("ann", "admin");
+    let taken = env.hub.comment(12, "ann", &format!("/resolve {id} Go."));
+    let first = env.sync(t + 1000);
+    assert_eq!(
+        first["sync"]["acted"].as_array().map(Vec::len),
+        Some(1),
+        "{first}"
+    );
+    std::fs::remove_file(env.root().join(".agentx/state/github.json")).expect("state");
+    let ledger = std::fs::read(ledger_path(env.root(), 12)).expect("ledger");
+    let again = env.sync(t + 2000);
+    assert!(
+        again["sync"]["acted"].as_array().is_some_and(Vec::is_empty),
+        "{again}"
+    );
+    assert!(
+        again["sync"]["refused"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "{again}"
+    );
+    assert_eq!(
+        std::fs::read(ledger_path(env.root(), 12)).expect("ledger"),
+        ledger
+    );
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    env.finish();
+}
