@@ -80,6 +80,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx notify test team\n  agentx notify test desktop --json"
     )]
     Notify(crate::notify::Notify),
+    /// GitHub Mode ([github] in .agentx/config.toml): take decisions commented on the issues
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx github sync\n  agentx github sync --json"
+    )]
+    Github(crate::github::Github),
     /// Report that an agent starts or finishes work (then runs the monitor)
     #[command(
         subcommand,

@@ -6,6 +6,7 @@ mod delegate;
 mod demo;
 mod demo_routing;
 mod exit;
+mod github;
 mod kinds;
 mod layer4;
 #[cfg(feature = "mcp")]
@@ -112,6 +113,7 @@ fn run(cli: Cli) -> i32 {
         Command::Store(cmd) => store::run(&root, json, cmd),
         // The sinks are workspace files (settings); sending touches no state.
         Command::Notify(cmd) => notify::run(&root, now, json, cmd),
+        Command::Github(cmd) => github::run(&root, now, json, cmd),
         #[cfg(feature = "mcp")]
         Command::Mcp { agent, issue } => {
             let root = match mcp::root(cli.root.as_deref()) {

@@ -19,6 +19,7 @@ pub mod delegation;
 pub mod encoding;
 pub mod error;
 pub mod events;
+pub mod github;
 mod keep_unknown;
 pub mod kinds;
 pub mod layer4;

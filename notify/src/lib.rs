@@ -7,6 +7,7 @@
 //! - Nothing this crate returns or prints carries a secret or a URL beyond its host: errors
 //!   from the HTTP client are stripped of their URL.
 
+pub mod github;
 mod pass;
 
 pub use pass::{deliverer, pass, PassReport};

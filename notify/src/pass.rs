@@ -46,6 +46,11 @@ fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
             ),
         });
     }
+    file_ledgers(root)
+}
+
+/// Every ledger of the file workspace at `root`.
+pub(crate) fn file_ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
     let store = DiskStore::new(root);
     let read = store.scan(Scope::All, |read| read.ledger.ok())?;
     Ok(read.into_iter().flatten().collect())
@@ -57,7 +62,9 @@ fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
 pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
     let store = DiskStore::new(root);
     let sinks = store.notify_sinks()?;
-    if sinks.is_empty() {
+    // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
+    let github = store.github_config()?;
+    if sinks.is_empty() && github.is_none() {
         // Nothing to tell anyone: no ledger is read (a worker runs this often).
         return Ok(PassReport::default());
     }
@@ -67,7 +74,10 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
     // must not hold every other writer of the outbox); record the tries in a second step.
     let (added, taken) = store.update_outbox(&me, |outbox| {
-        let added = outbox.plan(&sinks, &refs, now);
+        let mut added = outbox.plan(&sinks, &refs, now);
+        if github.is_some() {
+            added += agentx_clarify_core::github::plan(outbox, &refs, now);
+        }
         outbox.prune(now);
         let mut taken = Vec::new();
         for key in outbox.due(now) {
@@ -80,13 +90,31 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
         (added, taken)
     })?;
     let mut results = Vec::with_capacity(taken.len());
+    let mut defer = Vec::new();
+    let mut client = None;
     for (key, d) in &taken {
-        let result = deliver(&sinks, &ledgers, d);
+        let result = if d.sink == agentx_clarify_core::github::SINK {
+            match deliver_github(root, github.as_ref(), &mut client, &ledgers, d, now) {
+                Err(crate::github::GhError::RateLimited { until }) => {
+                    defer.push((key.clone(), until));
+                    Err(format!(
+                        "rate limited by GitHub until {}",
+                        Timestamp::from_ms(until)
+                    ))
+                }
+                r => r.map(|_| ()).map_err(|e| e.to_string()),
+            }
+        } else {
+            deliver(&sinks, &ledgers, d)
+        };
         results.push((key.clone(), result));
     }
     let summary = store.update_outbox(&me, |outbox| {
         for (key, result) in &results {
             outbox.settle(key, &me, result.clone(), now);
+        }
+        for (key, until) in &defer {
+            outbox.defer(key, *until);
         }
         let pending = outbox
             .deliveries
@@ -114,6 +142,34 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
         dead,
         next_due: next,
     })
+}
+
+/// Sends one comment update: the record's comment as its ledger is now.
+fn deliver_github(
+    root: &Path,
+    config: Option<&agentx_clarify_core::github::GithubConfig>,
+    client: &mut Option<crate::github::Client>,
+    ledgers: &[Ledger],
+    d: &Delivery,
+    now: i64,
+) -> Result<&'static str, crate::github::GhError> {
+    use crate::github::{Client, GhError};
+    let Some(config) = config else {
+        return Err(GhError::Failed("[github] is no longer configured".into()));
+    };
+    if client.is_none() {
+        *client = Some(Client::new(config, |v| std::env::var(v).ok())?);
+    }
+    let Some(client) = client.as_ref() else {
+        return Err(GhError::Failed("no GitHub client".into()));
+    };
+    let ledger = ledgers
+        .iter()
+        .find(|l| l.issue_number == d.issue)
+        .ok_or_else(|| GhError::Failed(format!("{} is no longer in its ledger", d.record)))?;
+    let store = DiskStore::new(root);
+    let fresh = || store.read_ledger(d.issue).ok().flatten();
+    crate::github::deliver(config, client, ledger, &d.record, now, fresh)
 }
 
 /// Sends one delivery: the event rebuilt from the record as it is now.

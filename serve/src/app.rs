@@ -106,6 +106,7 @@ impl App {
                         let by = agentx_clarify_core::ops::Attribution {
                             by: name,
                             via: "web".into(),
+                            reference: None,
                         };
                         agentx_clarify_command::call_as(&ws, &op, &input, now, &by)
                     }

@@ -142,6 +142,7 @@ async fn serve(
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
         worker::start_notify(Arc::clone(&state));
+        worker::start_github(Arc::clone(&state));
     }
     {
         let state = Arc::clone(&state);

@@ -152,3 +152,62 @@ pub fn start_notify(app: Arc<App>) {
         }
     });
 }
+
+/// GitHub Mode (docs/github.md): `agentx github sync` every minute while `[github]` is set —
+/// decisions commented on the issues are taken, and the comment updates sent by the notify
+/// deliverer's next pass (a decision is a change of the feed).
+pub fn start_github(app: Arc<App>) {
+    tokio::spawn(async move {
+        let mut shutdown = app.shutdown.subscribe();
+        let mut said = None::<String>;
+        loop {
+            let root = app.root.clone();
+            let ran = tokio::task::spawn_blocking(move || {
+                let store = agentx_clarify_store::DiskStore::new(&root);
+                match store.github_config() {
+                    Ok(Some(_)) => {
+                        agentx_clarify_notify::github::sync(&root, system_now_ms()).map(Some)
+                    }
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })
+            .await;
+            let (news, failure) = match ran {
+                Ok(Ok(Some(r))) => {
+                    let news = (!r.acted.is_empty() || !r.refused.is_empty()).then(|| {
+                        format!(
+                            "worker: github: {} acted, {} refused",
+                            r.acted.len(),
+                            r.refused.len()
+                        )
+                    });
+                    (
+                        news,
+                        r.errors.first().map(|e| format!("worker: github: {e}")),
+                    )
+                }
+                Ok(Ok(None)) => (None, None),
+                Ok(Err(e)) => (None, Some(format!("worker: github: {}", e.code()))),
+                Err(_) => (None, Some("worker: github: the sync did not finish".into())),
+            };
+            if let Some(n) = news {
+                crate::log(&n);
+            }
+            // A lasting failure is said once, not every minute.
+            if failure.is_some() && failure != said {
+                if let Some(f) = &failure {
+                    crate::log(f);
+                }
+            }
+            said = failure;
+            tokio::select! {
+                _ = tokio::time::sleep(GITHUB_EVERY) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+    });
+}
+
+/// How often the worker reads GitHub (docs/protocol.md §26).
+const GITHUB_EVERY: Duration = Duration::from_secs(60);

@@ -213,7 +213,7 @@ fn transitions_spell_the_state_machine() {
             "answer": {"pending": "target", "stale": "target"},
             "followUp": {"answered": "requester"},
             "resolve": {"answered": "requester", "escalated": "human"},
-            "abandon": {"pending": "requesterOrMonitor", "stale": "requesterOrMonitor", "answered": "requesterOrMonitor"},
+            "abandon": {"pending": "requesterOrMonitor", "stale": "requesterOrMonitor", "answered": "requesterOrMonitor", "escalated": "human"},
             "escalate": {"pending": "anyone", "stale": "anyone", "answered": "anyone"},
         })
     );

@@ -55,6 +55,8 @@ pub enum EventName {
     Reminder,
     /// `agentx notify test`: never subscribed to, always sent when asked for.
     Test,
+    /// GitHub Mode's comment of a record, created or edited (docs/github.md); not a sink's.
+    Github,
 }
 
 impl EventName {
@@ -79,6 +81,7 @@ impl EventName {
             EventName::RouteFailed => "route-failed",
             EventName::Reminder => "reminder",
             EventName::Test => "test",
+            EventName::Github => "github",
         }
     }
 

@@ -129,7 +129,7 @@ fn status_of(name: EventName) -> Option<Status> {
         EventName::Answered => Some(Status::Answered),
         EventName::Resolved => Some(Status::Resolved),
         EventName::Stale => Some(Status::Stale),
-        EventName::Reminder | EventName::Test => None,
+        EventName::Reminder | EventName::Test | EventName::Github => None,
     }
 }
 
@@ -151,8 +151,9 @@ impl Outbox {
         for sink in sinks {
             self.since.entry(sink.name.clone()).or_insert(now);
         }
+        // GitHub Mode's comments keep their own start (`github::plan`).
         self.since
-            .retain(|name, _| sinks.iter().any(|s| &s.name == name));
+            .retain(|name, _| name == crate::github::SINK || sinks.iter().any(|s| &s.name == name));
         let mut added = 0;
         for ledger in ledgers {
             for record in &ledger.clarifications {
@@ -329,6 +330,16 @@ impl Outbox {
                 } else {
                     d.next = (now + wait).min(d.due + DEAD_AFTER_MS);
                 }
+            }
+        }
+    }
+
+    /// Holds a pending delivery until `until` at least (GitHub's rate limit is spent until its
+    /// reset time: a try before it would only fail again).
+    pub fn defer(&mut self, key: &str, until: i64) {
+        if let Some(d) = self.deliveries.get_mut(key) {
+            if d.state == State::Pending && d.next < until {
+                d.next = until;
             }
         }
     }

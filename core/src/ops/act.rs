@@ -143,6 +143,9 @@ pub fn act_with(
 pub struct Attribution {
     pub by: String,
     pub via: String,
+    /// Where the decision was taken, when the surface has an address for it (GitHub Mode:
+    /// the comment's URL); written as the entry's `ref`.
+    pub reference: Option<String>,
 }
 
 impl Attribution {
@@ -151,6 +154,9 @@ impl Attribution {
         let mut m = serde_json::Map::new();
         m.insert("by".into(), self.by.clone().into());
         m.insert("via".into(), self.via.clone().into());
+        if let Some(r) = &self.reference {
+            m.insert("ref".into(), r.clone().into());
+        }
         m
     }
 }
@@ -358,6 +364,7 @@ mod attributed {
         Attribution {
             by: by.into(),
             via: "web".into(),
+            reference: None,
         }
     }
 

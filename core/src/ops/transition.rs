@@ -100,6 +100,9 @@ pub fn who_may(status: Status, op: Op, legacy_empty: bool) -> Option<Who> {
         (Pending | Stale, Op::Answer) => Some(Who::Target),
         (Answered, Op::FollowUp | Op::Resolve) => Some(Who::Requester),
         (Escalated, Op::Resolve) => Some(Who::Human),
+        // A person may also drop what was handed to them (GitHub Mode's `/abandon`,
+        // docs/github.md): the record waits on nobody else.
+        (Escalated, Op::Abandon) => Some(Who::Human),
         (Pending | Stale | Answered, Op::Abandon) => Some(Who::RequesterOrMonitor),
         (Pending | Stale | Answered, Op::Escalate) => Some(Who::Anyone),
         _ => None,
@@ -150,7 +153,10 @@ mod tests {
             allowed_ops(Status::Answered, false),
             "follow-up, resolve, abandon, escalate"
         );
-        assert_eq!(allowed_ops(Status::Escalated, false), "resolve (by human)");
+        assert_eq!(
+            allowed_ops(Status::Escalated, false),
+            "resolve (by human), abandon (by human)"
+        );
         assert_eq!(allowed_ops(Status::Pending, true), "abandon, escalate");
     }
 }

@@ -1,0 +1,106 @@
+//! The outbox deliveries of the comments (kind `github`, sink name `github`): one per version
+//! of a record (its thread's length), so every change is owed an edit; an older version not
+//! sent yet is superseded (each delivery renders the record as it is when sent).
+
+use crate::ledger::Ledger;
+use crate::notify::outbox::{Delivery, State};
+use crate::notify::{EventName, Outbox};
+
+/// The sink name of the comment deliveries in the outbox (`notify status` lists them so).
+pub const SINK: &str = "github";
+
+/// Adds the comment updates `ledgers` owe GitHub. Records that were open when GitHub Mode
+/// was set up get their comment; closed ones from before are left alone. Returns how many
+/// deliveries it added.
+pub fn plan(outbox: &mut Outbox, ledgers: &[&Ledger], now: i64) -> usize {
+    let since = *outbox.since.entry(SINK.to_owned()).or_insert(now);
+    let mut added = 0;
+    for ledger in ledgers {
+        for record in &ledger.clarifications {
+            let len = record.thread.len();
+            let at = record.thread.last().map_or(now, |e| e.timestamp.ms());
+            if at < since && !record.current_status().is_open() {
+                continue;
+            }
+            let event = format!("gh_{}_{len}", record.id);
+            let key = format!("{event}/{SINK}");
+            if outbox.deliveries.contains_key(&key) {
+                continue;
+            }
+            // Superseded: a pending edit of an older version nobody holds now.
+            for d in outbox.deliveries.values_mut() {
+                if d.sink == SINK
+                    && d.record == record.id
+                    && d.state == State::Pending
+                    && d.lease.as_ref().is_none_or(|l| l.until <= now)
+                {
+                    d.state = State::Canceled;
+                    d.done = Some(now);
+                    d.lease = None;
+                }
+            }
+            outbox.deliveries.insert(
+                key,
+                Delivery {
+                    event,
+                    sink: SINK.to_owned(),
+                    name: EventName::Github,
+                    issue: ledger.issue_number,
+                    record: record.id.clone(),
+                    entry: len.saturating_sub(1),
+                    state: State::Pending,
+                    due: at.max(since),
+                    next: at.max(since),
+                    attempts: 0,
+                    last_error: None,
+                    lease: None,
+                    done: None,
+                },
+            );
+            added += 1;
+        }
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ledger(entries: usize) -> Ledger {
+        let thread: Vec<String> = (0..entries)
+            .map(|i| {
+                let kind = if i % 2 == 0 { "question" } else { "answer" };
+                let from = if i % 2 == 0 { "engineer" } else { "architect" };
+                format!(
+                    r#"{{"round":{},"from":"{from}","type":"{kind}","body":"b{i}","timestamp":"2026-11-22T10:0{i}:00.000Z"}}"#,
+                    i / 2 + 1
+                )
+            })
+            .collect();
+        let status = if entries % 2 == 1 {
+            "pending"
+        } else {
+            "answered"
+        };
+        let text = format!(
+            r#"{{"issueNumber":42,"clarifications":[{{"id":"CLR-42-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"{status}","round":1,"maxRounds":3,"slaMinutes":30,"thread":[{}]}}]}}"#,
+            thread.join(",")
+        );
+        Ledger::parse("issue-42.json", text.as_bytes(), Some(42)).unwrap()
+    }
+
+    #[test]
+    fn one_delivery_per_version_and_older_ones_superseded() {
+        let t0 = 1_795_341_600_000;
+        let mut outbox = Outbox::default();
+        let l1 = ledger(1);
+        assert_eq!(plan(&mut outbox, &[&l1], t0), 1);
+        assert_eq!(plan(&mut outbox, &[&l1], t0), 0);
+        let l2 = ledger(2);
+        assert_eq!(plan(&mut outbox, &[&l2], t0 + 1), 1);
+        let states: Vec<_> = outbox.deliveries.values().map(|d| d.state).collect();
+        assert_eq!(states, [State::Canceled, State::Pending]);
+        assert_eq!(outbox.due(t0 + 10 * 60_000).len(), 1);
+    }
+}
