@@ -178,6 +178,7 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
+        .merge(crate::mcp_http::router(Arc::clone(&app)))
         .route("/assets/{file}", get(crate::assets::asset))
         .fallback(crate::security::not_found)
         .layer(axum::middleware::from_fn_with_state(

@@ -17,6 +17,7 @@ mod auth;
 mod events;
 mod feed;
 mod html;
+mod mcp_http;
 mod pages;
 mod security;
 pub mod tokens;
