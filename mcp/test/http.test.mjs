@@ -194,6 +194,21 @@ describe("MCP over HTTP: two agents, two tokens, one server", () => {
       auth,
     );
     assert.equal(huge.status, 413);
+    // The same without a Content-Length (chunked): cut off at 1 MiB too.
+    const big = JSON.stringify({ ...INIT, params: { ...INIT.params, pad: "x".repeat(1_100_000) } });
+    const chunked = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < big.length; i += 65536) c.enqueue(new TextEncoder().encode(big.slice(i, i + 65536)));
+          c.close();
+        },
+      }),
+      duplex: "half",
+    });
+    assert.equal(chunked.status, 413);
+    await chunked.text();
 
     // A wait whose client goes away (the HTTP request aborted) ends without harm.
     const asked = await call(engineer, "clarify_ask", {
