@@ -152,7 +152,11 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
                 gate.sessions().insert(sid.to_owned(), token.id.clone());
             }
         }
-        Some(sid) if closing && response.status().is_success() => {
+        // Closed by the client, or gone from rmcp (expired): forget the binding too.
+        Some(sid)
+            if (closing && response.status().is_success())
+                || response.status() == StatusCode::NOT_FOUND =>
+        {
             gate.sessions().remove(&sid);
         }
         Some(_) => {}
