@@ -180,7 +180,9 @@ pub async fn wait(
             if woke || now >= deadline {
                 break;
             }
-            if feed.is_none() && hub.version(issue).await != before {
+            // Without a feed this is the check; with one, a once-a-second safety net (a feed
+            // that could not start never speaks).
+            if hub.version(issue).await != before {
                 break;
             }
             if now >= next_progress {
