@@ -41,6 +41,12 @@ pub struct Config {
     /// `[mcp] max_routes` (docs/protocol.md §31): background routings an MCP server runs at once.
     #[serde(skip)]
     pub mcp_max_routes: u32,
+    /// `[mcp] elicit` (docs/protocol.md §24): a wait on one's own escalated record may ask the client's user.
+    #[serde(skip)]
+    pub mcp_elicit: bool,
+    /// `[serve] allowed_origins` (docs/protocol.md §24): browser origins besides the server's own.
+    #[serde(skip)]
+    pub serve_allowed_origins: Vec<String>,
 }
 
 /// Default of `[clarify] max_file_bytes`: 64 MiB.
@@ -92,6 +98,8 @@ impl Default for Config {
             route_on_retry: false,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             mcp_max_routes: DEFAULT_MCP_MAX_ROUTES,
+            mcp_elicit: true,
+            serve_allowed_origins: Vec::new(),
         }
     }
 }
@@ -153,6 +161,20 @@ impl Config {
             if let Some(v) = get(m, "max_routes") {
                 let (min, max) = MCP_MAX_ROUTES;
                 config.mcp_max_routes = to_u32(src.int("max_routes", v, min, max)?);
+            }
+            if let Some(v) = get(m, "elicit") {
+                config.mcp_elicit = src.boolean("elicit", v)?;
+            }
+        }
+        if let Some(section) = get(root, "serve") {
+            let s = src.table("serve", section)?;
+            if let Some(v) = get(s, "allowed_origins") {
+                config.serve_allowed_origins = src.strings(
+                    "allowed_origins",
+                    v,
+                    ("origins", "origins like \"https://app.example.com\""),
+                    |o| o.starts_with("https://") || o.starts_with("http://"),
+                )?;
             }
         }
         if let Some(section) = get(root, "audit") {

@@ -138,4 +138,23 @@ mod tests {
         )
         .unwrap();
     }
+
+    #[test]
+    fn mcp_elicit_and_serve_allowed_origins_are_read_and_checked() {
+        let c = Config::parse(
+            "config.toml",
+            "[mcp]\nelicit = false\n[serve]\nallowed_origins = [\"https://tools.example.com\"]\n",
+        )
+        .unwrap();
+        assert!(!c.mcp_elicit);
+        assert_eq!(c.serve_allowed_origins, ["https://tools.example.com"]);
+        let d = Config::parse("config.toml", "").unwrap();
+        assert!(d.mcp_elicit);
+        assert!(d.serve_allowed_origins.is_empty());
+        assert!(error("[mcp]\nelicit = \"no\"\n").contains("elicit must be true or false"));
+        assert!(
+            error("[serve]\nallowed_origins = [\"tools.example.com\"]\n")
+                .contains("allowed_origins")
+        );
+    }
 }

@@ -38,12 +38,19 @@ pub enum Version {
 /// The shortest pause between two checks of a ledger in the store.
 const STORE_POLL: Duration = Duration::from_millis(500);
 
+/// The issues whose ledgers changed, as a change feed announces them (`agentx serve`'s feed,
+/// docs/protocol.md §23). With a feed, waits and resource subscriptions wake on its news instead of
+/// looking at the ledgers on a timer. An empty list: anything may have changed (the feed
+/// lost track), look again.
+pub type Feed = tokio::sync::broadcast::Sender<Vec<u32>>;
+
 /// A workspace and the function that runs operations on it.
 #[derive(Clone)]
 pub struct Hub {
     root: Arc<Path>,
     store: StoreFn,
     changes: Changes,
+    feed: Option<Feed>,
 }
 
 impl Hub {
@@ -52,7 +59,61 @@ impl Hub {
             root: Arc::from(root),
             store,
             changes,
+            feed: None,
         }
+    }
+
+    /// The hub woken by `feed` (every change of the store is announced on it).
+    pub fn with_feed(mut self, feed: Feed) -> Self {
+        self.feed = Some(feed);
+        self
+    }
+
+    /// A receiver of the change feed, when there is one.
+    pub fn subscribe(&self) -> Option<tokio::sync::broadcast::Receiver<Vec<u32>>> {
+        self.feed.as_ref().map(Feed::subscribe)
+    }
+
+    /// `[mcp] elicit` of the workspace's settings (default on; unreadable settings: on, as
+    /// every other command would refuse them anyway).
+    pub fn elicit_setting(&self) -> bool {
+        let path = self.root.join(agentx_clarify_command::paths::CONFIG);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => agentx_clarify_core::config::Config::parse("config.toml", &text)
+                .map(|c| c.mcp_elicit)
+                .unwrap_or(true),
+            Err(_) => true,
+        }
+    }
+
+    /// A person's decision through this server (docs/protocol.md §24: an elicitation's answer):
+    /// the command layer's `decide` with `by`/`via` on the workspace's store.
+    pub async fn decide_as(&self, input: Value, by: String, via: &'static str) -> Value {
+        let root = Arc::clone(&self.root);
+        let done = tokio::task::spawn_blocking(move || {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+                .unwrap_or_default();
+            match agentx_clarify_workspace::open(&root) {
+                Ok(ws) => {
+                    let by = agentx_clarify_core::ops::Attribution {
+                        by,
+                        via: via.into(),
+                        reference: None,
+                    };
+                    agentx_clarify_command::call_as(&ws, "decide", &input, now, &by)
+                }
+                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+            }
+        })
+        .await;
+        done.unwrap_or_else(|e| {
+            json!({"ok": false, "error": {
+                "code": "INTERNAL",
+                "message": format!("the store call 'decide' did not finish: {e}"),
+            }})
+        })
     }
 
     /// How ledger `issue` looks now, to compare with a later look.

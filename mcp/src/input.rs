@@ -45,6 +45,15 @@ pub struct Ask {
     pub field: Option<String>,
     /// Answers you would accept (at most 10), e.g. ["redis", "in-process LRU"].
     pub suggestions: Option<Vec<String>>,
+    /// BLOCK: you must not proceed without the answer; WARN: you may, stating your
+    /// assumption. Sets `blocking` (default: BLOCK when blocking, WARN otherwise).
+    pub severity: Option<Severity>,
+    /// What you know so far and why the answer matters (kept with the question).
+    pub context: Option<String>,
+    /// The operations this question blocks while open, e.g. ["deploy"] (at most 20 names of
+    /// a-z 0-9 _ . -; none: every operation). `agentx gate --operation` refuses them.
+    #[schemars(length(max = 20))]
+    pub blocked_operations: Option<Vec<String>>,
     /// Re-sending an ask with the same key returns the original record instead of a duplicate.
     pub idempotency_key: Option<String>,
     /// The workflow whose rules apply (default: the issue's).

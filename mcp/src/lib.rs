@@ -19,7 +19,10 @@
     )
 )]
 
+mod elicit;
 mod eof;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod hub;
 mod input;
 pub mod lines;
@@ -39,8 +42,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use hub::{Changes, Hub, StoreFn};
-pub use server::Server;
+pub use hub::{Changes, Feed, Hub, StoreFn};
+pub use server::{Acting, Server};
 
 /// Largest JSON-RPC message read from stdin. Ledger texts are at most 100 000 characters
 /// (`max_body_chars`), a few hundred KB as escaped JSON; a longer line is dropped (and

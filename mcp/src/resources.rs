@@ -201,12 +201,54 @@ impl Watch {
 
 /// Polls until the client goes away; the runtime drops it when the server stops.
 async fn run(watch: Arc<Watch>, hub: Hub, peer: Peer<RoleServer>) {
+    if let Some(feed) = hub.subscribe() {
+        return follow(watch, feed, peer).await;
+    }
     loop {
         tokio::time::sleep(hub.poll(WATCH_EVERY)).await;
         if peer.is_transport_closed() {
             return;
         }
         for uri in watch.changed(&hub).await {
+            let param = ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(param).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// With a change feed (`agentx serve`): tells the client about the subscribed URIs of each
+/// change's issues (every one when the feed lost track), until the client goes away.
+async fn follow(
+    watch: Arc<Watch>,
+    mut feed: tokio::sync::broadcast::Receiver<Vec<u32>>,
+    peer: Peer<RoleServer>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        let news = tokio::select! {
+            news = feed.recv() => news,
+            // Looks now and then whether the client is gone although nothing changes.
+            () = tokio::time::sleep(Duration::from_secs(5)) => {
+                if peer.is_transport_closed() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let issues = match news {
+            Ok(issues) => issues,
+            Err(RecvError::Lagged(_)) => Vec::new(),
+            Err(RecvError::Closed) => return,
+        };
+        let uris: Vec<String> = watch
+            .lock()
+            .iter()
+            .filter(|(_, (issue, _))| issues.is_empty() || issues.contains(issue))
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in uris {
             let param = ResourceUpdatedNotificationParam::new(uri);
             if peer.notify_resource_updated(param).await.is_err() {
                 return;

@@ -1,8 +1,9 @@
-//! The MCP server of one agent: its identity (fixed at launch), the hub, the tools and the
-//! resource subscriptions.
+//! The MCP server of one agent: its identity (fixed at launch over stdio, the token's over
+//! HTTP), the hub, the tools and the resource subscriptions.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -18,11 +19,17 @@ use tokio_util::sync::CancellationToken;
 use crate::hub::Hub;
 use crate::resources::{self, Target, Watch};
 
+/// The agent an HTTP request acts as, put in the request's extensions by the server in front
+/// after it checked the bearer token (docs/protocol.md §24). Nothing the client sends can set it.
+#[derive(Clone, Debug)]
+pub struct Acting(pub Arc<str>);
+
 #[derive(Clone)]
 pub struct Server {
     pub(crate) hub: Hub,
-    /// The acting agent of every tool call.
-    pub(crate) agent: Arc<str>,
+    /// The acting agent of every tool call when fixed at launch (stdio); `None`: each
+    /// request's [`Acting`] (HTTP), so the identity comes from the token, per request.
+    pub(crate) agent: Option<Arc<str>>,
     /// The default issue of `clarify_ask` and `clarify_show`.
     pub(crate) issue: Option<u32>,
     /// Fired when the client closes its input: waits return instead of holding the exit.
@@ -30,21 +37,76 @@ pub struct Server {
     watch: Arc<Watch>,
     /// Turns of the background routings (`[mcp] max_routes`, fixed by the first one).
     routes: Arc<std::sync::OnceLock<Arc<tokio::sync::Semaphore>>>,
+    /// `[mcp] elicit` (docs/protocol.md §24).
+    pub(crate) elicit: bool,
+    /// Records this session already asked its client's user about: at most once per record
+    /// and session.
+    elicited: Arc<Mutex<HashSet<String>>>,
     tool_router: ToolRouter<Self>,
 }
 
 impl Server {
     /// A server acting as `agent` (already validated) on `hub`.
     pub fn new(hub: Hub, agent: &str, issue: Option<u32>) -> Self {
+        let mut server = Server::per_request(hub);
+        server.agent = Some(Arc::from(agent));
+        server.issue = issue;
+        server
+    }
+
+    /// A server whose every call acts as the agent of its request ([`Acting`]): one per HTTP
+    /// session, made by [`Server::session`].
+    pub fn per_request(hub: Hub) -> Self {
         Server {
+            elicit: hub.elicit_setting(),
             hub,
-            agent: Arc::from(agent),
-            issue,
+            agent: None,
+            issue: None,
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
             routes: Arc::default(),
+            elicited: Arc::default(),
             tool_router: Self::router(),
         }
+    }
+
+    /// A new session of this server: its own subscriptions and elicitations, the same hub
+    /// and the same turns of background routings.
+    pub fn session(&self) -> Self {
+        Server {
+            input_closed: CancellationToken::new(),
+            watch: Arc::default(),
+            elicited: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Turns elicitation on or off (`[mcp] elicit`).
+    pub fn with_elicit(mut self, on: bool) -> Self {
+        self.elicit = on;
+        self
+    }
+
+    /// The agent `ctx`'s call acts as: the launch's, or the one the HTTP server in front
+    /// found for the request's token. `None` only for an HTTP request nobody vouched for.
+    pub(crate) fn actor(&self, ctx: &RequestContext<RoleServer>) -> Option<Arc<str>> {
+        if let Some(agent) = &self.agent {
+            return Some(Arc::clone(agent));
+        }
+        #[cfg(feature = "http")]
+        if let Some(parts) = ctx.extensions.get::<http::request::Parts>() {
+            return parts.extensions.get::<Acting>().map(|a| Arc::clone(&a.0));
+        }
+        let _ = ctx;
+        None
+    }
+
+    /// Whether record `id` may be put to the client's user now (and marks it asked).
+    pub(crate) fn first_elicitation(&self, id: &str) -> bool {
+        self.elicited
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_owned())
     }
 
     /// The semaphore every background routing of this server waits on.
@@ -61,13 +123,16 @@ impl Server {
         let on = self
             .issue
             .map_or_else(String::new, |n| format!(", working on issue #{n}"));
+        let who = match &self.agent {
+            Some(agent) => format!("the agent '{agent}'"),
+            None => String::from("the agent your token names"),
+        };
         format!(
-            "AgentX Clarify hub. You are the agent '{}'{on}; every call acts as you. When \
+            "AgentX Clarify hub. You are {who}{on}; every call acts as you. When \
              something you need is ambiguous and another agent owns it, ask with clarify_ask \
              instead of guessing, then clarify_wait for the answer (repeat while it times out). \
              Check clarify_inbox for questions addressed to you and answer them with \
-             clarify_answer.",
-            self.agent
+             clarify_answer."
         )
     }
 }

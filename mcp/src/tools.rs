@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
 use crate::reply;
 use crate::server::Server;
-use crate::wait::{self, Progress, Stop};
+use crate::wait::{self, Elicitor, Progress, Stop};
 
 /// Decodes `$args` as `$ty`, or returns the `INVALID_INPUT` refusal from the tool.
 macro_rules! args {
@@ -27,13 +27,34 @@ macro_rules! args {
     };
 }
 
+/// The agent the call acts as (the launch's over stdio, the token's over HTTP), or the
+/// refusal of a call nobody vouched for (never reached behind `agentx serve`'s token check).
+macro_rules! actor {
+    ($self:expr, $ctx:expr) => {
+        match $self.actor(&$ctx) {
+            Some(agent) => agent,
+            None => {
+                return reply::refusal(
+                    "UNAUTHORIZED",
+                    "this call carries no agent: send the agent's bearer token",
+                )
+            }
+        }
+    };
+}
+
 #[tool_router(vis = "pub(crate)")]
 impl Server {
     #[tool(
         description = "Ask another agent a question instead of guessing. Use it whenever a requirement, design decision, name or value you need is ambiguous, missing or contradictory and another agent (the architect, the product manager, …) owns the answer: do not invent it. Returns at once with the new record (id CLR-<issue>-<seq>, status pending); then call clarify_wait with that id to get the answer. Workflows decide whom you may ask: a refusal (SCOPE_VIOLATION) lists the allowed agents.",
         input_schema = schema::<input::Ask>()
     )]
-    async fn clarify_ask(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_ask(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let a = args!(args, input::Ask);
         let Some(issue) = a.issue.or(self.issue) else {
             return reply::invalid("`issue` is required: this server was started without --issue");
@@ -52,13 +73,16 @@ impl Server {
         }
         let request = json!({
             "issueNumber": issue,
-            "from": &*self.agent,
+            "from": &*agent,
             "to": a.to,
             "topic": a.topic,
             "question": a.question,
             "blocking": a.blocking,
             "field": a.field,
             "suggestions": a.suggestions,
+            "severity": a.severity,
+            "context": a.context,
+            "blockedOperations": a.blocked_operations,
             "idempotencyKey": a.idempotency_key,
             "workflow": a.workflow,
             "step": a.step,
@@ -142,6 +166,14 @@ impl Server {
             peer: ctx.peer.clone(),
         });
         let timeout = Duration::from_secs_f64(seconds);
+        let elicitor = match self.actor(&ctx) {
+            Some(agent) if self.elicit && crate::elicit::supported(&ctx.peer) => Some(Elicitor {
+                peer: ctx.peer.clone(),
+                agent,
+                server: self,
+            }),
+            _ => None,
+        };
         let stop = Stop {
             request: ctx.ct,
             input_closed: self.input_closed.clone(),
@@ -153,6 +185,7 @@ impl Server {
             timeout,
             progress,
             stop,
+            elicitor,
         )
         .await
     }
@@ -162,17 +195,22 @@ impl Server {
         input_schema = schema::<input::Nothing>(),
         annotations(read_only_hint = true)
     )]
-    async fn clarify_inbox(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_inbox(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let _ = args!(args, input::Nothing);
         let mut listed = self
             .hub
             .call("list", json!({ "status": ["pending", "stale"] }))
             .await;
         if let Some(Value::Array(records)) = listed.get_mut("clarifications") {
-            records.retain(|r| r.get("to").and_then(Value::as_str) == Some(&*self.agent));
+            records.retain(|r| r.get("to").and_then(Value::as_str) == Some(&*agent));
         }
         if let Value::Object(m) = &mut listed {
-            m.insert("agent".into(), Value::from(&*self.agent));
+            m.insert("agent".into(), Value::from(&*agent));
         }
         reply::envelope(listed, |v| {
             let records = clarifications(v);
@@ -192,9 +230,14 @@ impl Server {
         description = "Answer a clarification addressed to you (see clarify_inbox). Decide and say why when it matters; if you cannot decide, say what is missing or escalate. Only the agent the question is addressed to may answer. When the question has an answerKind, give `value` (true/false for confirm, an option value for choice, an array of them for multi_choice); a value that fits no option is refused with INVALID_ANSWER listing the allowed values.",
         input_schema = schema::<input::Answer>()
     )]
-    async fn clarify_answer(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_answer(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let a = args!(args, input::Answer);
-        let body = json!({ "id": a.id, "from": &*self.agent, "body": a.body, "value": a.value });
+        let body = json!({ "id": a.id, "from": &*agent, "body": a.body, "value": a.value });
         reply::envelope(self.hub.call("answer", body).await, reply::mutation_text)
     }
 
@@ -202,9 +245,14 @@ impl Server {
         description = "Ask the next round of a clarification you asked, after it was answered, when the answer left something open. Rounds are limited by the workflow; past the limit the record is escalated to a human (MAX_ROUNDS_EXCEEDED).",
         input_schema = schema::<input::FollowUp>()
     )]
-    async fn clarify_follow_up(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_follow_up(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let f = args!(args, input::FollowUp);
-        let body = json!({ "id": f.id, "from": &*self.agent, "question": f.question });
+        let body = json!({ "id": f.id, "from": &*agent, "question": f.question });
         reply::envelope(self.hub.call("followUp", body).await, reply::mutation_text)
     }
 
@@ -212,10 +260,14 @@ impl Server {
         description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line; for a question with an answer kind, `value` records the decision as one of its options (or true/false).",
         input_schema = schema::<input::Resolve>()
     )]
-    async fn clarify_resolve(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_resolve(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let r = args!(args, input::Resolve);
-        let body =
-            json!({ "id": r.id, "from": &*self.agent, "message": r.message, "value": r.value });
+        let body = json!({ "id": r.id, "from": &*agent, "message": r.message, "value": r.value });
         reply::envelope(self.hub.call("resolve", body).await, reply::mutation_text)
     }
 
@@ -223,16 +275,26 @@ impl Server {
         description = "Hand a clarification to a human when the agents cannot settle it: conflicting requirements, a product, policy or security decision, or no answer in time. The record then waits for a human. The message says what the human must decide.",
         input_schema = schema::<input::Close>()
     )]
-    async fn clarify_escalate(&self, args: JsonObject) -> CallToolResult {
-        self.close("escalate", args).await
+    async fn clarify_escalate(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
+        self.close("escalate", args, &agent).await
     }
 
     #[tool(
         description = "Withdraw a clarification you asked that is no longer needed (you found the answer, the work was dropped). The message says why.",
         input_schema = schema::<input::Close>()
     )]
-    async fn clarify_abandon(&self, args: JsonObject) -> CallToolResult {
-        self.close("abandon", args).await
+    async fn clarify_abandon(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
+        self.close("abandon", args, &agent).await
     }
 
     #[tool(
@@ -277,14 +339,19 @@ impl Server {
         description = "Refuse, don't guess: before you generate, list every field you would otherwise have to guess as a gap (BLOCK: you must not proceed without it; WARN: you may, stating your assumption) and check the plan. Each gap becomes a question to its owner, idempotent per session and gap; the answer says needs_clarification or ready_to_proceed, with each gap's status and answer. Call it again with the same plan (keep its session_id) after answers arrive: ready_to_proceed means no BLOCK gap is open.",
         input_schema = schema::<input::Check>()
     )]
-    async fn clarify_check(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_check(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let agent = actor!(self, ctx);
         let c = args!(args, input::Check);
         let Some(issue) = c.issue.or(self.issue) else {
             return reply::invalid("`issue` is required: this server was started without --issue");
         };
         let body = json!({
             "issue": issue,
-            "from": &*self.agent,
+            "from": &*agent,
             "to": c.to,
             "plan": c.plan,
             "workflow": c.workflow,
@@ -326,9 +393,9 @@ impl Server {
     }
 
     /// `resolve`, `escalate` or `abandon` by this server's agent.
-    async fn close(&self, op: &'static str, args: JsonObject) -> CallToolResult {
+    async fn close(&self, op: &'static str, args: JsonObject, agent: &str) -> CallToolResult {
         let c = args!(args, input::Close);
-        let body = json!({ "id": c.id, "from": &*self.agent, "message": c.message });
+        let body = json!({ "id": c.id, "from": agent, "message": c.message });
         reply::envelope(self.hub.call(op, body).await, reply::mutation_text)
     }
 }

@@ -5,7 +5,10 @@
 //! carries a progress token, so clients that extend their timeout on progress keep waiting.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+
+use tokio::sync::broadcast::{error::RecvError, Receiver};
 
 use crate::hub::Version;
 
@@ -18,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::hub::Hub;
 use crate::input::Until;
 use crate::reply;
+use crate::server::Server;
 
 /// How often the ledger file's metadata is checked while waiting.
 const POLL: Duration = Duration::from_millis(100);
@@ -71,6 +75,14 @@ impl Stop {
     }
 }
 
+/// Who to ask when the agent's own record waits for a person (docs/protocol.md §24): the client, whose
+/// user is that person, when it fills in forms and elicitation is on.
+pub struct Elicitor<'a> {
+    pub peer: Peer<RoleServer>,
+    pub agent: Arc<str>,
+    pub server: &'a Server,
+}
+
 /// Waits until record `id` leaves pending/stale (with `Until::Decision`, also escalated: a
 /// human's decision is awaited), `timeout` passes or `stop` fires (then it answers like a
 /// timeout: the status now, `timedOut: true`).
@@ -81,11 +93,14 @@ pub async fn wait(
     timeout: Duration,
     progress: Option<Progress>,
     stop: Stop,
+    elicitor: Option<Elicitor<'_>>,
 ) -> CallToolResult {
     let started = Instant::now();
     let deadline = started + timeout;
     let mut next_progress = started + PROGRESS_EVERY;
     let mut seen: Option<(u32, Version)> = None;
+    // Subscribed before the first read, so no change between the read and the sleep is missed.
+    let mut feed = hub.subscribe();
     loop {
         // Look first, then read: a write between the two shows up as a changed version.
         let before = match &seen {
@@ -99,6 +114,24 @@ pub async fn wait(
         else {
             return reply::envelope(shown, |_| String::new());
         };
+        if let Some(e) = &elicitor {
+            if crate::elicit::wanted(record, &e.agent) && e.server.first_elicitation(&id) {
+                let record = record.clone();
+                let asked = tokio::select! {
+                    d = crate::elicit::ask(&e.peer, &record) => d,
+                    () = stop.fires() => None,
+                };
+                if let Some(input) = asked {
+                    let by = format!("operator of {}", e.agent);
+                    let decided = hub.decide_as(input, by, "elicitation").await;
+                    if decided.get("ok") == Some(&Value::Bool(true)) {
+                        continue;
+                    }
+                    let why = decided.get("error").map(ToString::to_string);
+                    tracing::warn!("the decision on {id} from elicitation was refused: {why:?}");
+                }
+            }
+        }
         let status = record
             .get("status")
             .and_then(Value::as_str)
@@ -130,13 +163,26 @@ pub async fn wait(
         };
         seen = Some((issue, before.clone()));
         // Sleep in ticks until the ledger changes, the time is up or the call is cancelled.
+        // With a change feed the news wakes the wait; the ticks only keep time.
         loop {
-            tokio::select! {
-                () = tokio::time::sleep(hub.poll(POLL)) => {}
+            let pause = match feed {
+                Some(_) => deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_secs(1)),
+                None => hub.poll(POLL),
+            };
+            let woke = tokio::select! {
+                () = tokio::time::sleep(pause) => false,
                 () = stop.fires() => break,
-            }
+                hit = news(&mut feed, issue) => hit,
+            };
             let now = Instant::now();
-            if now >= deadline || hub.version(issue).await != before {
+            if woke || now >= deadline {
+                break;
+            }
+            // Without a feed this is the check; with one, a once-a-second safety net (a feed
+            // that could not start never speaks).
+            if hub.version(issue).await != before {
                 break;
             }
             if now >= next_progress {
@@ -149,6 +195,22 @@ pub async fn wait(
                     let _ = p.peer.notify_progress(param).await;
                 }
             }
+        }
+    }
+}
+
+/// Resolves when the feed announces a change of `issue` (or lost track: look again); never
+/// without a feed, or once the feed has ended.
+async fn news(feed: &mut Option<Receiver<Vec<u32>>>, issue: u32) -> bool {
+    let Some(rx) = feed else {
+        return std::future::pending().await;
+    };
+    loop {
+        match rx.recv().await {
+            Ok(issues) if issues.is_empty() || issues.contains(&issue) => return true,
+            Ok(_) => {}
+            Err(RecvError::Lagged(_)) => return true,
+            Err(RecvError::Closed) => return std::future::pending().await,
         }
     }
 }

@@ -179,6 +179,7 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
+        .merge(crate::mcp_http::router(Arc::clone(&app)))
         .route("/assets/{file}", get(crate::assets::asset))
         .merge(crate::a2a::routes())
         .fallback(crate::security::not_found)

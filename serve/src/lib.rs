@@ -18,6 +18,7 @@ mod auth;
 mod events;
 mod feed;
 mod html;
+mod mcp_http;
 mod pages;
 mod security;
 pub mod tokens;
@@ -180,8 +181,13 @@ async fn serve(
             let config = axum_server::tls_rustls::RustlsConfig::from_pem_file(cert, key)
                 .await
                 .map_err(|e| io("cannot load the TLS certificate and key", e))?;
-            let mut server = axum_server::from_tcp_rustls(listener, config)
+            // TCP_NODELAY: a response written in pieces (MCP's event streams) must not wait
+            // for the client's delayed ACK (Nagle: +40 ms a call).
+            let tls = axum_server::tls_rustls::RustlsAcceptor::new(config)
+                .acceptor(axum_server::accept::NoDelayAcceptor::new());
+            let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
+                .acceptor(tls)
                 .handle(handle);
             slow_clients(server.http_builder());
             server.serve(service).await
@@ -189,6 +195,7 @@ async fn serve(
         None => {
             let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
+                .acceptor(axum_server::accept::NoDelayAcceptor::new())
                 .handle(handle);
             slow_clients(server.http_builder());
             server.serve(service).await

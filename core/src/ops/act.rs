@@ -137,6 +137,9 @@ pub fn act_with(
     act_by(ledger, id, action, config, now, signers, None)
 }
 
+/// The `by` of a person known only as whoever runs an agent's client (docs/protocol.md §24).
+pub const OPERATOR_OF: &str = "operator of ";
+
 /// A person acting through a server (docs/protocol.md §23): the entry they write is `from: "human"` with
 /// `by` (who) and `via` (which surface, e.g. `web`), both hashed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,7 +176,9 @@ pub fn act_by(
     by: Option<&Attribution>,
 ) -> Result<Applied, ClarifyError> {
     if let Some(a) = by {
-        check_agent(&a.by)?;
+        // A person is a name, or the operator of an agent's client (docs/protocol.md §24: a decision
+        // made through MCP elicitation is `by: "operator of <agent>"`).
+        check_agent(a.by.strip_prefix(OPERATOR_OF).unwrap_or(&a.by))?;
         check_agent(&a.via)?;
         if action.explicit_actor().is_some_and(|actor| actor != HUMAN) {
             return Err(ClarifyError::input(
@@ -412,6 +417,46 @@ mod attributed {
         let last = forged.clarifications[0].thread.last_mut().unwrap();
         last.extra.insert("by".into(), "mallory".into());
         assert!(!check(&forged).is_empty());
+    }
+
+    #[test]
+    fn the_operator_of_an_agent_may_decide_through_elicitation() {
+        let keys = keyring();
+        let ledger = ask(None, &plain("engineer", "architect", "C", "Q?"), T0, &keys);
+        let id = "CLR-42-001";
+        let config = Config::default();
+        let by = |by: &str| Attribution {
+            by: by.into(),
+            via: "elicitation".into(),
+            reference: None,
+        };
+        let done = decide(
+            &ledger,
+            id,
+            Some("Blue".into()),
+            None,
+            &config,
+            T0 + MIN,
+            &keys,
+            &by("operator of engineer"),
+        )
+        .unwrap();
+        let last = done.ledger.find(id).unwrap().thread.last().unwrap().clone();
+        assert_eq!(last.extra["by"], "operator of engineer");
+        assert_eq!(last.extra["via"], "elicitation");
+        for bad in ["operator of Not An Agent", "operator of ", "someone else"] {
+            let refused = decide(
+                &ledger,
+                id,
+                Some("Blue".into()),
+                None,
+                &config,
+                T0 + MIN,
+                &keys,
+                &by(bad),
+            );
+            assert_eq!(refused.unwrap_err().code(), "INVALID_AGENT", "{bad}");
+        }
     }
 
     #[test]

@@ -1,0 +1,89 @@
+//! `/mcp` (docs/protocol.md §24): the MCP server of `agentx mcp`, over streamable HTTP, for agents on any
+//! machine. The tools, resources and elicitation are the stdio server's (crate
+//! `agentx-clarify-mcp`, one implementation); this module puts the server's rules in front
+//! ([`gate`]): the bearer token names the acting agent of every request, sessions belong to
+//! the token that opened them, `Origin` is checked. Resource updates and waits wake on the
+//! server's change feed ([`crate::feed`]).
+
+mod gate;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agentx_clarify_mcp::{Changes, Hub};
+use agentx_clarify_workspace::Location;
+use axum::Router;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+
+/// The `/mcp` route, its gate in front.
+pub fn router(app: Arc<App>) -> Router<Arc<App>> {
+    let changes = match app.location {
+        Location::Files => Changes::Files,
+        Location::Postgres(_) => Changes::Store,
+    };
+    let hub = Hub::new(app.root.clone(), store_call, changes).with_feed(feed(&app));
+    let stop = CancellationToken::new();
+    {
+        let mut shutdown = app.shutdown.subscribe();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let _ = shutdown.wait_for(|down| *down).await;
+            stop.cancel();
+        });
+    }
+    let service =
+        agentx_clarify_mcp::http::service(hub, app.hosts.clone(), crate::security::MAX_BODY, stop);
+    let state = Arc::new(gate::Gate::new(Arc::clone(&app)));
+    Router::new()
+        .route_service("/mcp", service)
+        .route_layer(axum::middleware::from_fn_with_state(state, gate::check))
+}
+
+/// The server's change feed as the MCP hub hears it: the issues of each change.
+fn feed(app: &Arc<App>) -> agentx_clarify_mcp::Feed {
+    let (tx, _) = tokio::sync::broadcast::channel(256);
+    let out = tx.clone();
+    let mut changes = app.changes.subscribe();
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match changes.recv().await {
+                // A change of the statuses file alone concerns no ledger.
+                Ok(change) if change.issues.is_empty() => {}
+                Ok(change) => {
+                    let _ = out.send(change.issues);
+                }
+                // Lost some: every listener looks again.
+                Err(RecvError::Lagged(_)) => {
+                    let _ = out.send(Vec::new());
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+    tx
+}
+
+/// The store's JSON entry point for the MCP hub: the command layer on the workspace's store
+/// (files or PostgreSQL), with routing, as `agentx mcp` runs it.
+fn store_call(root: &Path, op: &str, input: &Value) -> Value {
+    match agentx_clarify_workspace::open(root) {
+        Ok(ws) => {
+            let runner = agentx_clarify_runner::ProcessRunner::new(root);
+            // A plan without a session gets a new one here: the layers below draw no randomness.
+            let with_session = agentx_clarify_store::with_new_session(op, input);
+            let input = with_session.as_ref().unwrap_or(input);
+            agentx_clarify_command::call_routed(
+                &ws,
+                &runner,
+                op,
+                input,
+                &agentx_clarify_store::clock::system_now_ms,
+            )
+        }
+        Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+    }
+}
