@@ -875,3 +875,58 @@ fn the_inbox_puts_what_waits_for_a_person_first_and_filters() {
     );
     assert!(bad.body.contains("INVALID_INPUT"), "{}", bad.body);
 }
+
+#[test]
+fn the_inbox_follows_writes_by_other_processes() {
+    // The inbox's open records are the server's view, built once and then kept current by
+    // the change feed (serve/src/open.rs): a CLI write shows on the next page, a resolution
+    // takes the record off, with no restart.
+    let dir = workspace();
+    let root = dir.path();
+    let first = escalated(root, 1, "Naming");
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let ids = |query: &str| -> Vec<String> {
+        let page = server.get(&format!("/{query}"), &[("Authorization", &auth)]);
+        assert_eq!(page.status, 200, "{page:?}");
+        page.body
+            .split("data-id=\"")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap().to_owned())
+            .collect()
+    };
+    let until = |query: &str, want: &[&str]| {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let got = ids(query);
+            if got == want {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{query}: {got:?}, want {want:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    until("", &[first.as_str()]);
+    // The view is built by now (the first read is a small workspace); later writes reach it
+    // through the feed only.
+    std::thread::sleep(Duration::from_millis(500));
+    let second = escalated(root, 2, "Logging");
+    until("", &[first.as_str(), second.as_str()]);
+    until("?status=escalated", &[first.as_str(), second.as_str()]);
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "resolve",
+            &first,
+            "--from",
+            "human",
+            "-m",
+            "Snake case.",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    until("", &[second.as_str()]);
+    until("?status=resolved", &[first.as_str()]);
+}

@@ -33,6 +33,10 @@ pub struct App {
     pub changes: broadcast::Sender<Change>,
     /// Set once on SIGINT/SIGTERM.
     pub shutdown: watch::Sender<bool>,
+    /// Set once the change feed has taken its baseline: a write after it is reported.
+    pub feed_ready: watch::Sender<bool>,
+    /// The open records for the inbox (`open.rs`), kept current by the feed.
+    pub open: crate::open::OpenRecords,
 }
 
 impl App {
@@ -85,6 +89,8 @@ impl App {
             login: Logins::default(),
             changes,
             shutdown,
+            feed_ready: watch::channel(false).0,
+            open: crate::open::OpenRecords::default(),
         })
     }
 

@@ -208,6 +208,9 @@ pub fn start(app: Arc<App>) {
             crate::log("live updates are off: the store's change feed could not start");
             return;
         };
+        // The baseline is taken: every write from now on is reported (the inbox's view of the
+        // open records starts reading after this).
+        let _ = app.feed_ready.send(true);
         let mut revision = 0u64;
         loop {
             tokio::select! {

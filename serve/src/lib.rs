@@ -19,6 +19,7 @@ mod events;
 mod feed;
 mod html;
 mod mcp_http;
+mod open;
 mod pages;
 mod security;
 pub mod tokens;
@@ -140,6 +141,7 @@ async fn serve(
 
     // The change feed, the live pages and the worker all stop on the signal.
     feed::start(Arc::clone(&state));
+    open::start(Arc::clone(&state));
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
         worker::start_notify(Arc::clone(&state));

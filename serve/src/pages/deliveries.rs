@@ -22,10 +22,12 @@ pub fn trouble(root: &Path, location: &Location, now: i64) -> String {
     }
     let outbox = match agentx_clarify_store::DiskStore::new(root).read_outbox() {
         Ok(o) => o,
-        Err(e) => return format!(
+        Err(e) => {
+            return format!(
             "<p class=\"error\" role=\"alert\">The notification outbox could not be read: {}</p>",
             esc(&e.to_string())
-        ),
+        )
+        }
     };
     let mut bad: Vec<&Delivery> = outbox
         .deliveries

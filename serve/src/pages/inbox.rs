@@ -43,11 +43,20 @@ pub async fn inbox(
     };
     let filters = f.clone();
     let (root, location) = (app.root.clone(), app.location.clone());
+    let open_view = Arc::clone(&app);
     let body = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
             let filter = list_filter(&filters)?;
-            let listed = query::list(ws, &filter)?;
+            // The open records from the server's view when it can answer (docs: open.rs);
+            // an issue's own ledger is one read anyway.
+            let listed = match (filter.issue, filter.all) {
+                (None, false) => match open_view.open.list(&filter.statuses) {
+                    Some(listed) => listed,
+                    None => query::list(ws, &filter)?,
+                },
+                _ => query::list(ws, &filter)?,
+            };
             let trouble = super::deliveries::trouble(&root, &location, now);
             Ok(format!("{trouble}{}", render_inbox(&filters, listed, now)))
         })
