@@ -420,8 +420,24 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             print_or(json, &v, || previews::scope_text(&question, &preview))
         }
         Clarify::Wakeup => {
-            let wakeup = commands::query::next_wakeup(ws, now)?;
-            let v = json!({"ok": true, "wakeup": wakeup});
+            let monitor = commands::query::next_wakeup(ws, now)?;
+            // A file workspace with notification sinks: its outbox's next retry, ladder step
+            // or reminder counts too (run `agentx notify send` at the wake-up as well).
+            let notify = match ws {
+                Workspace::Disk(disk) if !disk.notify_sinks()?.is_empty() => {
+                    disk.read_outbox()?.next_due()
+                }
+                _ => None,
+            };
+            let wakeup = match (monitor, notify) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let mut v = json!({"ok": true, "wakeup": wakeup});
+            if notify.is_some() {
+                v["monitor"] = json!(monitor);
+                v["notify"] = json!(notify);
+            }
             print_or(json, &v, || previews::wakeup_text(wakeup, now))
         }
         Clarify::Graph { issue } => {

@@ -666,3 +666,50 @@ fn the_inbox_shows_failing_and_dead_deliveries() {
     assert!(dead < failing, "{body}");
     assert!(!body.contains(&format!("{closed}/h")), "{body}");
 }
+
+#[test]
+fn the_next_wakeup_includes_the_outbox() {
+    // A failed delivery is retried 10 s later: `clarify wakeup` (what a scheduler sleeps
+    // until) says so, before the monitor's own next wake-up (the record's SLA).
+    let ws = workspace();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    webhook_config(ws.path(), &format!("http://127.0.0.1:{closed}/h"), "");
+    agentx_at(ws.path(), &at(0), &["notify", "send"]);
+    escalate(ws.path(), 42, 1);
+    // Another question, still pending: the monitor wakes at its SLA.
+    let ask = agentx_at(
+        ws.path(),
+        &at(1),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "43",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Retention",
+            "--question",
+            "How long?",
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let before = agentx_at(ws.path(), &at(2), &["clarify", "wakeup"]).json();
+    assert_eq!(before["notify"], Value::Null, "nothing tried yet: {before}");
+    let sent = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(sent["failed"].as_array().map(Vec::len), Some(1), "{sent}");
+    let v = agentx_at(ws.path(), &at(2), &["clarify", "wakeup"]).json();
+    let (wakeup, monitor, notify) = (
+        v["wakeup"].as_i64().unwrap(),
+        v["monitor"].as_i64().unwrap(),
+        v["notify"].as_i64().unwrap(),
+    );
+    assert_eq!(notify, T0 + 2 * MINUTE + 10_000, "{v}");
+    assert!(monitor > notify, "{v}");
+    assert_eq!(wakeup, notify, "{v}");
+}
