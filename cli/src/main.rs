@@ -421,13 +421,14 @@ fn clarify(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
         }
         Clarify::Wakeup => {
             let monitor = commands::query::next_wakeup(ws, now)?;
-            // A file workspace with notification sinks: its outbox's next retry, ladder step
+            // A workspace with notification sinks: its outbox's next retry, ladder step
             // or reminder counts too (run `agentx notify send` at the wake-up as well).
-            let notify = match ws {
-                Workspace::Disk(disk) if !disk.notify_sinks()?.is_empty() => {
-                    disk.read_outbox()?.next_due()
-                }
-                _ => None,
+            let notify = if DiskStore::new(ws.root()).notify_sinks()?.is_empty() {
+                None
+            } else {
+                agentx_clarify_notify::home::Home::open(ws.root())?
+                    .read_outbox()?
+                    .next_due()
             };
             let wakeup = match (monitor, notify) {
                 (Some(a), Some(b)) => Some(a.min(b)),

@@ -160,7 +160,7 @@ fn send(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
 }
 
 fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let outbox = DiskStore::new(root).read_outbox()?;
+    let outbox = agentx_clarify_notify::home::Home::open(root)?.read_outbox()?;
     let open: Vec<_> = outbox
         .deliveries
         .iter()
@@ -223,8 +223,8 @@ fn retry(
     id: Option<&str>,
     dead: bool,
 ) -> Result<i32, ClarifyError> {
-    let store = DiskStore::new(root);
-    let retried = store.update_outbox(&agentx_clarify_notify::deliverer(), |outbox| {
+    let home = agentx_clarify_notify::home::Home::open(root)?;
+    let retried = home.update_outbox(&agentx_clarify_notify::deliverer(), |outbox| {
         let keys: Vec<String> = match id {
             Some(id) => vec![id.to_owned()],
             None if dead => outbox

@@ -8,6 +8,7 @@
 //!   from the HTTP client are stripped of their URL.
 
 pub mod github;
+pub mod home;
 mod pass;
 
 pub use pass::{deliverer, pass, PassReport};

@@ -1,9 +1,9 @@
-//! One delivery pass of the outbox on the file workspace (`agentx notify send`, the server's
-//! worker): what is owed comes from the ledgers, what was tried from `.agentx/state/outbox.json`.
+//! One delivery pass of the outbox (`agentx notify send`, the server's worker): what is owed
+//! comes from the ledgers, what was tried from the outbox beside them (`home.rs`: the state
+//! directory's `outbox.json`, or PostgreSQL's `agentx.state_docs`).
 
 use std::path::Path;
 
-use agentx_clarify_command::{Scope, Store};
 use agentx_clarify_core::notify::outbox::State;
 use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
@@ -34,26 +34,9 @@ pub fn deliverer() -> String {
     )
 }
 
-/// Every ledger of the workspace. The outbox keeps its state beside the workspace's files,
-/// so it follows the file store's ledgers; under PostgreSQL it is not built yet.
-fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    if let agentx_clarify_workspace::Location::Postgres(_) =
-        agentx_clarify_workspace::location(root)?
-    {
-        return Err(ClarifyError::InvalidInput {
-            message: String::from(
-                "notify send follows the file workspace's ledgers; a workspace whose state is in PostgreSQL cannot deliver notifications yet",
-            ),
-        });
-    }
-    file_ledgers(root)
-}
-
-/// Every ledger of the file workspace at `root`.
+/// Every ledger of the file workspace at `root` (GitHub Mode's sync, files only).
 pub(crate) fn file_ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    let store = DiskStore::new(root);
-    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
-    Ok(read.into_iter().flatten().collect())
+    crate::home::Home::Disk(DiskStore::new(root)).ledgers()
 }
 
 /// One delivery pass over the workspace at `root`: plan what the ledgers owe, take what is
@@ -68,12 +51,14 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
         // Nothing to tell anyone: no ledger is read (a worker runs this often).
         return Ok(PassReport::default());
     }
-    let ledgers = ledgers(root)?;
+    // The outbox beside the ledgers it follows: the state directory, or PostgreSQL.
+    let home = crate::home::Home::open(root)?;
+    let ledgers = home.ledgers()?;
     let refs: Vec<&Ledger> = ledgers.iter().collect();
     let me = deliverer();
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
     // must not hold every other writer of the outbox); record the tries in a second step.
-    let (added, taken) = store.update_outbox(&me, |outbox| {
+    let (added, taken) = home.update_outbox(&me, |outbox| {
         let mut added = outbox.plan(&sinks, &refs, now);
         if github.is_some() {
             added += agentx_clarify_core::github::plan(outbox, &refs, now);
@@ -94,7 +79,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
     let mut client = None;
     for (key, d) in &taken {
         let result = if d.sink == agentx_clarify_core::github::SINK {
-            match deliver_github(root, github.as_ref(), &mut client, &ledgers, d, now) {
+            match deliver_github(&home, github.as_ref(), &mut client, &ledgers, d, now) {
                 Err(crate::github::GhError::RateLimited { until }) => {
                     defer.push((key.clone(), until));
                     Err(format!(
@@ -109,7 +94,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
         };
         results.push((key.clone(), result));
     }
-    let summary = store.update_outbox(&me, |outbox| {
+    let summary = home.update_outbox(&me, |outbox| {
         for (key, result) in &results {
             outbox.settle(key, &me, result.clone(), now);
         }
@@ -146,7 +131,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
 
 /// Sends one comment update: the record's comment as its ledger is now.
 fn deliver_github(
-    root: &Path,
+    home: &crate::home::Home,
     config: Option<&agentx_clarify_core::github::GithubConfig>,
     client: &mut Option<crate::github::Client>,
     ledgers: &[Ledger],
@@ -167,8 +152,7 @@ fn deliver_github(
         .iter()
         .find(|l| l.issue_number == d.issue)
         .ok_or_else(|| GhError::Failed(format!("{} is no longer in its ledger", d.record)))?;
-    let store = DiskStore::new(root);
-    let fresh = || store.read_ledger(d.issue).ok().flatten();
+    let fresh = || home.read_ledger(d.issue).ok().flatten();
     crate::github::deliver(config, client, ledger, &d.record, now, fresh)
 }
 

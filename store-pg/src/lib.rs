@@ -37,6 +37,7 @@ mod leases;
 mod ledgers;
 mod runs;
 pub mod schema;
+mod state_docs;
 mod tokens;
 mod transfer;
 mod update;

@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 7;
+pub const VERSION: i32 = 8;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).
@@ -164,6 +164,20 @@ CREATE TABLE agentx.tokens (
 );
 -- The server's change feed asks for the documents written lately (store-pg/src/feed.rs).
 CREATE INDEX documents_rev ON agentx.documents (rev);
+",
+        None,
+    ),
+    (
+        8,
+        "small state documents: the notification outbox, GitHub Mode's cursors",
+        r"
+-- What the file store keeps as .agentx/state/<name>.json under a lock of its own: the
+-- notification outbox (`outbox`: what each sink was sent and when to try again) and GitHub
+-- Mode's sync state (`github`). One row per document, changed under its row lock.
+CREATE TABLE agentx.state_docs (
+    name text PRIMARY KEY,
+    body text NOT NULL
+);
 ",
         None,
     ),

@@ -104,7 +104,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
-         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.tokens;
+         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.tokens; DROP TABLE agentx.state_docs;
          DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
@@ -118,7 +118,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 7));
+    assert_eq!((migrated.from, migrated.to), (1, 8));
     assert_eq!(
         migrated.applied,
         [
@@ -127,7 +127,8 @@ fn the_schema_is_created_migrated_and_checked() {
             "4: clarification ledgers as one row per record",
             "5: delegation ledgers in the index of active records",
             "6: the follow-up monitor's columns in the index of active records",
-            "7: access tokens of agentx serve, documents by revision"
+            "7: access tokens of agentx serve, documents by revision",
+            "8: small state documents: the notification outbox, GitHub Mode's cursors"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -607,11 +608,11 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
-         DROP TABLE agentx.tokens; DROP INDEX agentx.documents_rev;
+         DROP TABLE agentx.tokens; DROP INDEX agentx.documents_rev; DROP TABLE agentx.state_docs;
          DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 7));
+    assert_eq!((migrated.from, migrated.to), (4, 8));
     // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
     assert_eq!(
         psql(

@@ -1,13 +1,12 @@
 //! The notifications that are not getting through (docs/notifications.md), on top of the
 //! inbox: a delivery that failed and waits for its next try, or one that is dead. The person
 //! who opens the inbox is then told that nobody else was — the reason a notification exists.
-//! The outbox is the file workspace's (`.agentx/state/outbox.json`); a PostgreSQL workspace
-//! has none yet, so nothing is shown there.
+//! The outbox is wherever the workspace keeps its state (`agentx_clarify_notify::home`).
 
 use std::path::Path;
 
 use agentx_clarify_core::notify::outbox::{Delivery, State};
-use agentx_clarify_workspace::Location;
+use agentx_clarify_core::ClarifyError;
 
 use super::age;
 use crate::html::{esc, link};
@@ -16,18 +15,16 @@ use crate::html::{esc, link};
 const SHOWN: usize = 20;
 
 /// The block, or nothing when every delivery is fine.
-pub fn trouble(root: &Path, location: &Location, now: i64) -> String {
-    if !matches!(location, Location::Files) {
-        return String::new();
-    }
-    let outbox = match agentx_clarify_store::DiskStore::new(root).read_outbox() {
+pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
+    let home = agentx_clarify_notify::home::Home::open(root);
+    let outbox = match home.and_then(|h| h.read_outbox()) {
         Ok(o) => o,
-        Err(e) => {
-            return format!(
+        // A store that cannot be reached is the page's error (503, as every page answers).
+        Err(e @ ClarifyError::Io { .. }) => return Err(e),
+        Err(e) => return Ok(format!(
             "<p class=\"error\" role=\"alert\">The notification outbox could not be read: {}</p>",
             esc(&e.to_string())
-        )
-        }
+        )),
     };
     let mut bad: Vec<&Delivery> = outbox
         .deliveries
@@ -35,7 +32,7 @@ pub fn trouble(root: &Path, location: &Location, now: i64) -> String {
         .filter(|d| d.state == State::Dead || (d.state == State::Pending && d.last_error.is_some()))
         .collect();
     if bad.is_empty() {
-        return String::new();
+        return Ok(String::new());
     }
     // Dead first (nothing will try them again), then by how long they have waited.
     bad.sort_by_key(|d| (d.state != State::Dead, d.due));
@@ -77,5 +74,5 @@ pub fn trouble(root: &Path, location: &Location, now: i64) -> String {
         ));
     }
     out.push_str("</section>");
-    out
+    Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agentx_clarify_command::query;
+use agentx_clarify_command::{query, Store};
 use agentx_clarify_core::ledger::{EntryKind, Record, Severity, Status};
 use agentx_clarify_core::listing::ListFilter;
 use agentx_clarify_core::ClarifyError;
@@ -42,14 +42,17 @@ pub async fn inbox(
         Err(r) => return r,
     };
     let filters = f.clone();
-    let (root, location) = (app.root.clone(), app.location.clone());
+    let root = app.root.clone();
     let open_view = Arc::clone(&app);
     let body = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
             let filter = list_filter(&filters)?;
             // The open records from the server's view when it can answer (docs: open.rs);
-            // an issue's own ledger is one read anyway.
+            // an issue's own ledger is one read anyway. The view is memory: the store is
+            // asked first, so a store that cannot be reached is a 503 as on every page,
+            // never a page of remembered records.
+            ws.read_statuses()?;
             let listed = match (filter.issue, filter.all) {
                 (None, false) => match open_view.open.list(&filter.statuses) {
                     Some(listed) => listed,
@@ -57,7 +60,7 @@ pub async fn inbox(
                 },
                 _ => query::list(ws, &filter)?,
             };
-            let trouble = super::deliveries::trouble(&root, &location, now);
+            let trouble = super::deliveries::trouble(&root, now)?;
             Ok(format!("{trouble}{}", render_inbox(&filters, listed, now)))
         })
         .await;

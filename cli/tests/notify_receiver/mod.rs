@@ -1,0 +1,77 @@
+//! The notification tests' receiver (`tests/notify/receiver.py`): a threaded HTTP server on
+//! 127.0.0.1 that verifies every delivery with the official Standard Webhooks library and
+//! prints each request as a JSON line.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+pub const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// The receiver, its port and its output (read by a thread, so a missing delivery fails the
+/// test after a while instead of hanging it).
+pub struct Receiver {
+    child: Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    pub port: u16,
+}
+
+impl Receiver {
+    pub fn start(extra: &[&str]) -> Receiver {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/notify/receiver.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(SECRET)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the receiver (scripts/setup installs standardwebhooks)");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        lines.read_line(&mut first).expect("the receiver's port");
+        let port = first
+            .trim()
+            .strip_prefix("port ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("the receiver did not start: {first:?}"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Receiver {
+            child,
+            lines: rx,
+            port,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// The next request the receiver recorded.
+    pub fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("a delivery reached the receiver within 30 s");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

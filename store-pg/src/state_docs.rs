@@ -1,0 +1,73 @@
+//! Small state documents in PostgreSQL (`agentx.state_docs`, migration 8): what the file store
+//! keeps as `.agentx/state/<name>.json` under a lock of its own — the notification outbox
+//! (`outbox`) and GitHub Mode's sync state (`github`). A change is a read–change–write in one
+//! transaction holding the document's row lock, so two deliverers (two servers, a server and
+//! a cron `notify send`) never lose each other's change, as two writers of the file never do.
+
+use agentx_clarify_core::ClarifyError;
+
+use crate::error::{failure, Phase};
+use crate::PgStore;
+
+impl PgStore {
+    fn doc_fail(&self, what: &str, name: &str, e: &postgres::Error) -> ClarifyError {
+        failure(
+            &self.target,
+            &format!("{what} the {name} document"),
+            Phase::Before,
+            e,
+        )
+    }
+
+    /// The document `name` as stored, `None` when it was never written.
+    pub fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let row = c
+            .client
+            .query_opt(
+                "SELECT body FROM agentx.state_docs WHERE name = $1",
+                &[&name],
+            )
+            .map_err(|e| self.doc_fail("read", name, &e))?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// Read–change–write of document `name` under its row lock: `change` gets the text as
+    /// stored (`None` when never written) and returns the text to store (`None`: leave it as
+    /// it is) with its result. Nothing is written when `change` fails.
+    pub fn update_doc<T>(
+        &self,
+        name: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let fail = |e: &postgres::Error| self.doc_fail("write", name, e);
+        let mut tx = c.client.transaction().map_err(|e| fail(&e))?;
+        // The row exists before it is locked: the first writer of a document and a second
+        // one then queue on the same row lock.
+        tx.execute(
+            "INSERT INTO agentx.state_docs (name, body) VALUES ($1, '') ON CONFLICT (name) DO NOTHING",
+            &[&name],
+        )
+        .map_err(|e| fail(&e))?;
+        let body: String = tx
+            .query_one(
+                "SELECT body FROM agentx.state_docs WHERE name = $1 FOR UPDATE",
+                &[&name],
+            )
+            .map_err(|e| fail(&e))?
+            .get(0);
+        let (next, result) = change((!body.is_empty()).then_some(body))?;
+        if let Some(text) = next {
+            tx.execute(
+                "UPDATE agentx.state_docs SET body = $2 WHERE name = $1",
+                &[&name, &text],
+            )
+            .map_err(|e| fail(&e))?;
+        }
+        tx.commit().map_err(|e| fail(&e))?;
+        Ok(result)
+    }
+}
