@@ -58,6 +58,7 @@ use ledgers::{ledger_number, Cache, Stored};
 use update::{Held, Write};
 
 pub use conn::describe;
+pub use feed::PgCursor;
 pub use leases::PgLease;
 pub use schema::Migration;
 pub use transfer::Imported;

@@ -317,6 +317,8 @@ fn attempt_once<T>(
             written.push((name, new_rev, ledger, changes));
         }
     }
+    // Readers of the change feed learn of the write when it commits (store-pg/src/feed.rs).
+    tx.batch_execute(crate::feed::NOTIFY)?;
     tx.commit().map_err(|e| {
         // An error the server sent back means it rolled back; only a connection that went
         // away while committing leaves the outcome unknown.

@@ -11,6 +11,7 @@
 mod atomic;
 pub mod clock;
 mod delegations;
+mod feed;
 mod index;
 mod init;
 mod inside;
@@ -36,6 +37,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
+pub use feed::DiskCursor;
 pub use index::INDEX_DIR;
 use index::{Index, Selected};
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
