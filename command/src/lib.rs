@@ -60,6 +60,7 @@ pub mod store_feed;
 pub mod store_keys;
 pub mod store_leases;
 pub mod store_runs;
+pub mod timeouts;
 pub mod vector;
 
 pub use guard::guarded;

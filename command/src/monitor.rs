@@ -346,7 +346,7 @@ fn monitor_pass<S: DelegationStore>(
             kept.extend(store.read_ledger(issue).ok().flatten());
         }
     }
-    crate::delegate::timeout_phase(store, config, now, dry_run, scope)
+    crate::timeouts::timeout_phase(store, config, now, dry_run, scope)
         .merge_into(&mut run.report, &mut run.delegation_events);
     errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {

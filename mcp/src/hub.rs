@@ -116,10 +116,10 @@ impl Hub {
         tokio::task::spawn_blocking(move || (hub.store)(&hub.root, op, &input))
             .await
             .unwrap_or_else(|e| {
-                serde_json::json!({"ok": false, "error": {
-                    "code": "INTERNAL",
-                    "message": format!("the store call '{op}' did not finish: {e}"),
-                }})
+                agentx_clarify_core::envelope::refusal(
+                    "INTERNAL",
+                    &format!("the store call '{op}' did not finish: {e}"),
+                )
             })
     }
 }
