@@ -42,9 +42,6 @@ pub mod json;
 pub mod keys;
 pub mod layer4;
 pub mod mem;
-mod mem_delegations;
-mod mem_keys;
-pub mod mem_routing;
 pub mod migrate;
 pub mod monitor;
 pub mod mutation;
@@ -55,11 +52,12 @@ pub mod route;
 pub mod signals;
 pub mod status;
 pub mod store;
-pub mod store_delegations;
-pub mod store_feed;
-pub mod store_keys;
-pub mod store_leases;
-pub mod store_runs;
+// The names the traits had before they were filed under `store/` and `mem/`.
+pub use mem::routing as mem_routing;
+pub use store::{
+    delegations as store_delegations, feed as store_feed, keys as store_keys,
+    leases as store_leases, runs as store_runs,
+};
 pub mod timeouts;
 pub mod vector;
 

@@ -3,6 +3,10 @@
 //! is the same as on disk. It serves the vector runners, the wasm package and the playground.
 //! One owner at a time: it excludes other writers by Rust's borrow rules, not by locks.
 
+mod delegations;
+mod keys;
+pub mod routing;
+
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 

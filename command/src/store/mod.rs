@@ -4,6 +4,12 @@
 //! ownership, a database store with transactions. It decides nothing: every decision is the
 //! core's, every step of a command is the command layer's.
 
+pub mod delegations;
+pub mod feed;
+pub mod keys;
+pub mod leases;
+pub mod runs;
+
 use agentx_clarify_core::monitor::follow::AbandonCandidate;
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
