@@ -54,11 +54,11 @@ pub mod status;
 pub mod store;
 // The names the traits had before they were filed under `store/` and `mem/`.
 pub use mem::routing as mem_routing;
+pub use monitor::timeouts;
 pub use store::{
     delegations as store_delegations, feed as store_feed, keys as store_keys,
     leases as store_leases, runs as store_runs,
 };
-pub mod timeouts;
 pub mod vector;
 
 pub use guard::guarded;

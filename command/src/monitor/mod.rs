@@ -4,6 +4,8 @@
 //! statuses take the events in their own update. Then the delegation phase: accepted
 //! delegations past their deadline time out (docs/protocol.md §18).
 
+pub mod timeouts;
+
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::follow::abandon_candidates;
