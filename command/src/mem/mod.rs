@@ -17,8 +17,8 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
 
 pub use crate::files::Files;
-use crate::paths::{self, ledger_read};
-use crate::store::{LedgerRead, RawLedger, Scope, Store};
+use crate::paths;
+use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, Store};
 use crate::store_feed::{Changed, FeedStore};
 
 #[derive(Debug, Default)]
