@@ -26,6 +26,8 @@ export declare class Workspace {
   stats(input?: { since?: string }): Promise<T.Ok<T.StoreStats>>
   hookStart(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
   hookFinish(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
+  /** Without the monitor (`monitor: false`): nothing is run, written or locked. */
+  ready(input: { monitor: false; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReadyView>>
   ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
   state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
   migrate(input?: { dryRun?: boolean }): Promise<T.Ok<T.StoreMigrate>>
@@ -65,6 +67,12 @@ export declare class Workspace {
   /** The workspace's keys (`.agentx/keys/`). */
   keysList(): Promise<T.Ok<{ keys: T.KeyInfo[] }>>
   call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
+  /**
+   * The store's change feed (file stamps, or PostgreSQL's signalled revisions): what changed
+   * since the previous call (the first call starts the feed and says nothing), `null` when
+   * nothing did. Synchronous and cheap: a few `stat`s, or a query only after a signal.
+   */
+  changes(): T.StoreChanged | null
 }
 
 /** A workspace in memory: the same commands and shapes as `Workspace`, synchronous. */

@@ -93,6 +93,21 @@ class Workspace {
   async call(op, input) {
     return unwrap(JSON.parse(await native.storeCall(this.root, op, toJson(input ?? {}))))
   }
+
+  /** What the store's change feed reports since the last call (`null`: nothing); see clarify.d.ts. */
+  changes() {
+    if (!this.feed) {
+      try {
+        this.feed = native.StoreFeed.open(this.root)
+      } catch (e) {
+        let envelope
+        try { envelope = JSON.parse(e.message) } catch { throw e }
+        unwrap(envelope)
+      }
+      return null
+    }
+    return unwrap(JSON.parse(this.feed.changes())).changed
+  }
 }
 for (const op of [
   'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'reopen', 'monitor', 'verify',

@@ -407,6 +407,10 @@ export interface StoreMutation {
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
 /** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */
 export interface StoreReady { issues: ReadyIssue[]; monitor: MonitorReport; errors: FileError[] }
+/** `ready` with `monitor: false`: the queue as the ledgers stand (nothing run, written or locked). */
+export interface StoreReadyView { issues: ReadyIssue[]; errors: FileError[] }
+/** What the store's change feed reports (docs/protocol.md §21): a monotone revision, the issues whose ledgers changed, whether the agent statuses did. */
+export interface StoreChanged { revision: number; issues: number[]; statuses: boolean }
 /** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
 export interface StoreList extends ListResult { errors: FileError[] }
 export interface StoreStats extends StatsResult { errors: FileError[] }

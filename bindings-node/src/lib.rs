@@ -4,8 +4,8 @@
 //! into a thrown `Error` with `.code`. A panic never crosses into Node: it becomes an
 //! `INTERNAL` envelope.
 
-use agentx_clarify_command::{guarded, vector, MemStore};
-use agentx_clarify_core::api::error_value;
+use agentx_clarify_command::{guarded, vector, FeedStore, MemStore};
+use agentx_clarify_core::envelope::failure;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_runner::ProcessRunner;
 use agentx_clarify_store::clock::system_now_ms;
@@ -16,9 +16,7 @@ use napi_derive::napi;
 use serde_json::{json, Value};
 
 fn parse_input(input: &str) -> Result<Value, Value> {
-    serde_json::from_str::<Value>(input).map_err(
-        |e| json!({"ok": false, "error": error_value(&ClarifyError::input(e.to_string()))}),
-    )
+    serde_json::from_str::<Value>(input).map_err(|e| failure(&ClarifyError::input(e.to_string())))
 }
 
 /// Any core function over JSON text: `clarify.js` sends `JSON.stringify(input)` and parses the
@@ -66,14 +64,14 @@ impl Task for StoreCall {
             // A root that does not exist is an error, not an empty workspace; `init` makes it.
             if self.op != "init" {
                 if let Err(e) = DiskStore::new(root).require_root() {
-                    return json!({"ok": false, "error": error_value(&e)});
+                    return failure(&e);
                 }
             }
             // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a
             // pooled connection is reused across calls).
             let store = match agentx_clarify_workspace::open(root) {
                 Ok(store) => store,
-                Err(e) => return json!({"ok": false, "error": error_value(&e)}),
+                Err(e) => return failure(&e),
             };
             match parse_input(&self.input) {
                 Ok(input) => agentx_clarify_command::call_routed(
@@ -128,9 +126,8 @@ impl MemoryWorkspace {
     /// a bad setup throws an error whose message is the failure envelope.
     #[napi(factory)]
     pub fn open(setup: String) -> napi::Result<MemoryWorkspace> {
-        let opened = parse_input(&setup).and_then(|v| {
-            MemStore::from_setup(&v).map_err(|e| json!({"ok": false, "error": error_value(&e)}))
-        });
+        let opened =
+            parse_input(&setup).and_then(|v| MemStore::from_setup(&v).map_err(|e| failure(&e)));
         opened
             .map(|store| MemoryWorkspace { store })
             .map_err(|failure| napi::Error::from_reason(failure.to_string()))
@@ -157,5 +154,40 @@ impl MemoryWorkspace {
             .map(|(p, b)| (p, Value::from(String::from_utf8_lossy(&b).into_owned())))
             .collect();
         Value::Object(files).to_string()
+    }
+}
+
+/// The change feed of a workspace's store (docs/protocol.md §21: file stamps, or PostgreSQL's
+/// signalled revisions), for views that re-read only when something changed: each
+/// [`StoreFeed::changes`] says what changed since the last, once.
+#[napi]
+pub struct StoreFeed {
+    store: agentx_clarify_workspace::AnyStore,
+    cursor: agentx_clarify_workspace::AnyCursor,
+}
+
+#[napi]
+impl StoreFeed {
+    /// The feed of the workspace at `root` (its files, or PostgreSQL as the CLI chooses),
+    /// from now on; a failure throws an error whose message is the failure envelope.
+    #[napi(factory)]
+    pub fn open(root: String) -> napi::Result<StoreFeed> {
+        let fail = |e: ClarifyError| napi::Error::from_reason(failure(&e).to_string());
+        let store = agentx_clarify_workspace::open(std::path::Path::new(&root)).map_err(fail)?;
+        let cursor = store.feed().map_err(fail)?;
+        Ok(StoreFeed { store, cursor })
+    }
+
+    /// What changed since the last call as JSON text (`{"ok":true,"changed":{revision, issues,
+    /// statuses}}`, `changed` null when nothing did), or the failure envelope.
+    #[napi]
+    pub fn changes(&mut self) -> String {
+        let store = &self.store;
+        let cursor = &mut self.cursor;
+        guarded(|| match store.changes(cursor) {
+            Ok(changed) => json!({"ok": true, "changed": changed}),
+            Err(e) => failure(&e),
+        })
+        .to_string()
     }
 }

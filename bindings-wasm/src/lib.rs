@@ -6,7 +6,6 @@
 //! hook and surfaces as an `INTERNAL` error there.
 
 use agentx_clarify_command::{vector, Files, MemStore};
-use agentx_clarify_core::api::error_value;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -32,10 +31,7 @@ fn from_js(input: &JsValue) -> Result<Value, Value> {
         .ok_or_else(|| String::from("the argument is not JSON-serialisable"))
         .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()))
         .map_err(|e| {
-            serde_json::json!({"ok": false, "error": {
-                "code": "INVALID_INPUT",
-                "message": format!("invalid input: {e}"),
-            }})
+            agentx_clarify_core::envelope::refusal("INVALID_INPUT", &format!("invalid input: {e}"))
         })
 }
 
@@ -80,8 +76,7 @@ impl Workspace {
         #[wasm_bindgen(unchecked_param_type = "WorkspaceSetup")] setup: JsValue,
     ) -> JsValue {
         let result = from_js(&setup).and_then(|v| {
-            MemStore::from_setup(&v)
-                .map_err(|e| serde_json::json!({"ok": false, "error": error_value(&e)}))
+            MemStore::from_setup(&v).map_err(|e| agentx_clarify_core::envelope::failure(&e))
         });
         to_js(&match result {
             Ok(store) => {

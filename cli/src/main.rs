@@ -188,7 +188,7 @@ fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serd
             let input = with_session.as_ref().unwrap_or(input);
             commands::call_routed(&ws, &runner, op, input, &system_now_ms)
         }
-        Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+        Err(e) => agentx_clarify_core::envelope::failure(&e),
     }
 }
 

@@ -4,11 +4,9 @@
 
 use std::io::Write;
 
-use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::render::Style;
 use agentx_clarify_core::ClarifyError;
-use serde_json::json;
 
 /// Renderers always colour; anstream removes the codes where colour is not wanted.
 pub const STYLE: Style = Style { color: true };
@@ -60,7 +58,7 @@ pub fn error_line(e: &ClarifyError) {
 /// Reports a failure and returns its exit code.
 pub fn fail(as_json: bool, e: &ClarifyError) -> i32 {
     if as_json {
-        json(&json!({"ok": false, "error": error_value(e)}));
+        json(&agentx_clarify_core::envelope::failure(e));
     } else {
         error_line(e);
     }

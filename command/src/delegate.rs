@@ -1,13 +1,12 @@
 //! Delegation commands (docs/protocol.md §18): `delegate request|accept|complete|reject|fail|show|list`,
-//! and what the rest of the layer asks of delegations — the monitor's timeout phase, the next
-//! wake-up, the metrics of `stats`, the checks of `verify`. Each mutation runs the rhythm of
+//! and what the rest of the layer asks of delegations — the next wake-up, the metrics of `stats`, the checks of `verify`. Each mutation runs the rhythm of
 //! a clarification command: validate, read, decide and write in one update of the issue's
 //! delegation ledger, then the follow-up monitor, then the delegation as it now stands.
 
 use agentx_clarify_core::delegation::{
     self, Action, Delegation, DelegationId, DelegationLedger, NewDelegation, Status,
 };
-use agentx_clarify_core::monitor::{Report, ReportError};
+use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::stats::{stats_with_delegations, Stats};
 use agentx_clarify_core::verify::Problem;
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
@@ -16,6 +15,7 @@ use serde_json::{json, Value};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Scope;
 use crate::store_delegations::{DelegationRead, DelegationStore};
+pub use crate::timeouts::{timeout_phase, Timeouts};
 
 /// What a delegation command did.
 #[derive(Clone, Debug)]
@@ -224,80 +224,6 @@ pub fn readable(reads: Vec<DelegationRead>) -> (Vec<DelegationLedger>, Vec<Repor
         }
     }
     (ledgers, errors)
-}
-
-/// What the monitor's delegation phase did.
-#[derive(Clone, Debug, Default)]
-pub struct Timeouts {
-    /// `DLG-…` ids now `TIMEOUT`, by issue then sequence.
-    pub ids: Vec<String>,
-    pub events: Vec<delegation::Event>,
-    pub errors: Vec<ReportError>,
-}
-
-/// The monitor's delegation phase (docs/protocol.md §18): every accepted delegation past its deadline
-/// gets a `TIMEOUT` entry by `monitor`. Each ledger found due is re-read and re-decided inside
-/// its own update, never written from the pass's copy; with `dry_run` nothing is written.
-pub fn timeout_phase<S: DelegationStore>(
-    store: &S,
-    config: &Config,
-    now: i64,
-    dry_run: bool,
-    scope: Scope,
-) -> Timeouts {
-    let mut out = Timeouts::default();
-    let reads = match store.scan_delegations(scope) {
-        Ok(reads) => reads,
-        Err(e) => {
-            out.errors
-                .push(ReportError::new(crate::paths::DELEGATIONS_DIR, &e));
-            return out;
-        }
-    };
-    for read in reads {
-        let ledger = match read.ledger {
-            Ok(l) => l,
-            Err(e) => {
-                out.errors.push(e);
-                continue;
-            }
-        };
-        let Some(found) = delegation::timeouts(&ledger, now) else {
-            continue;
-        };
-        if dry_run {
-            out.ids.extend(found.ids);
-            out.events.extend(found.events);
-            continue;
-        }
-        let issue = ledger.issue_number;
-        let result = store.update_delegations(issue, config, "monitor", |current| {
-            Ok(
-                match current.and_then(|fresh| delegation::timeouts(&fresh, now)) {
-                    Some(t) => (Some(t.ledger), Some((t.ids, t.events))),
-                    None => (None, None),
-                },
-            )
-        });
-        match result {
-            Ok(Some((ids, events))) => {
-                out.ids.extend(ids);
-                out.events.extend(events);
-            }
-            Ok(None) => {}
-            Err(e) => out.errors.push(ReportError::new(read.file.as_str(), &e)),
-        }
-    }
-    out
-}
-
-impl Timeouts {
-    /// Adds what the phase did to a monitor run's report and events.
-    pub fn merge_into(self, report: &mut Report, events: &mut Vec<delegation::Event>) {
-        report.timed_out.extend(self.ids);
-        report.errors.extend(self.errors);
-        events.extend(self.events);
-    }
 }
 
 /// The earliest deadline of an accepted delegation (the instant the monitor would time it

@@ -3,7 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Runs `f`, turning a panic into an `INTERNAL` failure envelope naming it.
 pub fn guarded(f: impl FnOnce() -> Value) -> Value {
@@ -13,7 +13,7 @@ pub fn guarded(f: impl FnOnce() -> Value) -> Value {
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| String::from("unknown panic"));
-        json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("internal error: {what}")}})
+        agentx_clarify_core::envelope::refusal("INTERNAL", &format!("internal error: {what}"))
     })
 }
 
@@ -26,7 +26,7 @@ mod tests {
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let v = guarded(|| panic!("deliberate test panic"));
-        let again = guarded(|| json!({"ok": true}));
+        let again = guarded(|| serde_json::json!({"ok": true}));
         std::panic::set_hook(hook);
         assert_eq!(v["ok"], false);
         assert_eq!(v["error"]["code"], "INTERNAL");

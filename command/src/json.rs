@@ -4,7 +4,6 @@
 //! from its arguments. Fields are decoded by the core's own helpers (`api::input`), so every
 //! surface spells and checks them the same way.
 
-use agentx_clarify_core::api::error_value;
 use agentx_clarify_core::api::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
@@ -105,20 +104,7 @@ pub fn call_as<S: DelegationStore>(
     result.unwrap_or_else(|e| failure(&e))
 }
 
-/// `{"ok": true, …fields of `v`…}`: a success document from a result object.
-pub fn ok(v: Value) -> Value {
-    let mut out = serde_json::Map::new();
-    out.insert("ok".into(), Value::Bool(true));
-    if let Value::Object(mut m) = v {
-        out.append(&mut m);
-    }
-    Value::Object(out)
-}
-
-/// The failure document of an error.
-pub fn failure(e: &ClarifyError) -> Value {
-    json!({"ok": false, "error": error_value(e)})
-}
+pub use agentx_clarify_core::envelope::{failure, ok};
 
 fn bad(message: impl Into<String>) -> ClarifyError {
     ClarifyError::input(message)
@@ -210,12 +196,14 @@ fn run<S: DelegationStore>(
             let issue = issue_number(m, "issue")?;
             status::hook(store, now()?, event, &agent, issue)?.to_json()
         }
-        "ready" => query::ready(
-            store,
-            now()?,
-            opt_bool(m, "includeEscalated")?.unwrap_or(true),
-        )?
-        .to_json(),
+        "ready" => {
+            let include_escalated = opt_bool(m, "includeEscalated")?.unwrap_or(true);
+            if opt_bool(m, "monitor")? == Some(false) {
+                query::ready_view(store, include_escalated)?
+            } else {
+                query::ready(store, now()?, include_escalated)?.to_json()
+            }
+        }
         "state" => match (opt_string(m, "agent")?, opt_string(m, "status")?) {
             (Some(agent), Some(state)) => {
                 let issue = issue_number(m, "issue")?;

@@ -3,19 +3,19 @@
 //! ask/answer chain, verified against the workspace's public keys). The core decides; this
 //! puts the steps in order.
 
-use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::envelope::error_value;
 use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::layer4::{self, Audit, AuditScope, CheckArgs, CheckResponse, Gate, Plan};
 use agentx_clarify_core::names::{check_issue, ClarificationId};
 use agentx_clarify_core::{ClarifyError, Event};
 use serde_json::{json, Value};
 
-use crate::json::ok;
 use crate::monitor::{monitor_after_signed, MonitorRun};
 use crate::mutation::statuses_after;
 use crate::store::Store;
 use crate::store_delegations::DelegationStore;
 use crate::store_keys::{public_keys, signers_for, KeyStore};
+use agentx_clarify_core::envelope::ok;
 
 /// What `clarify check` did.
 #[derive(Clone, Debug)]

@@ -42,9 +42,6 @@ pub mod json;
 pub mod keys;
 pub mod layer4;
 pub mod mem;
-mod mem_delegations;
-mod mem_keys;
-pub mod mem_routing;
 pub mod migrate;
 pub mod monitor;
 pub mod mutation;
@@ -55,10 +52,13 @@ pub mod route;
 pub mod signals;
 pub mod status;
 pub mod store;
-pub mod store_delegations;
-pub mod store_keys;
-pub mod store_leases;
-pub mod store_runs;
+// The names the traits had before they were filed under `store/` and `mem/`.
+pub use mem::routing as mem_routing;
+pub use monitor::timeouts;
+pub use store::{
+    delegations as store_delegations, feed as store_feed, keys as store_keys,
+    leases as store_leases, runs as store_runs,
+};
 pub mod vector;
 
 pub use guard::guarded;
@@ -76,6 +76,7 @@ pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, R
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::{LedgerRead, RawLedger, Scope, Store};
 pub use store_delegations::DelegationStore;
+pub use store_feed::{Changed, FeedStore};
 pub use store_keys::KeyStore;
 pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
 pub use store_runs::{run_log_name, RunStore, RUNS_DIR};

@@ -4,7 +4,7 @@
 //! then the follow-up monitor, then the record as it now stands.
 
 use agentx_clarify_core::agents::{apply_events, Statuses};
-use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::envelope::error_value;
 use agentx_clarify_core::ops::{act_by, decide as decide_op, request_owned, Attribution};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{

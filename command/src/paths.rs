@@ -3,13 +3,10 @@
 
 use agentx_clarify_core::defaults::{CONFIG_TOML, DEFAULT_WORKFLOWS};
 use agentx_clarify_core::delegation::DEFAULT_MANIFESTS;
-use agentx_clarify_core::monitor::ReportError;
-use agentx_clarify_core::names::MAX_ISSUE;
-use agentx_clarify_core::{ClarifyError, Ledger};
+use agentx_clarify_core::ClarifyError;
 use serde_json::Value;
 
 use crate::files::Files;
-use crate::store::LedgerRead;
 
 pub const AGENTX_DIR: &str = ".agentx/";
 pub const WORKFLOWS_DIR: &str = ".agentx/workflows/";
@@ -82,38 +79,6 @@ pub fn init_files() -> Vec<(String, &'static str)> {
             .map(|(agent, text)| (manifest_path(agent), *text)),
     );
     files
-}
-
-/// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
-/// parsed; either failure becomes a report error naming the file.
-pub fn ledger_read(issue: u64, file: String, bytes: Result<&[u8], ClarifyError>) -> LedgerRead {
-    ledger_read_by(issue, file, |file, issue| {
-        bytes.and_then(|b| Ledger::parse(file, b, Some(issue)))
-    })
-}
-
-/// [`ledger_read`] for a store that does not keep a ledger as one file's bytes: `parse` gets
-/// the name and the (checked) issue number and reads the ledger its own way.
-pub fn ledger_read_by(
-    issue: u64,
-    file: String,
-    parse: impl FnOnce(&str, u32) -> Result<Ledger, ClarifyError>,
-) -> LedgerRead {
-    let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
-    let ledger = match u32::try_from(issue)
-        .ok()
-        .filter(|n| u64::from(*n) <= MAX_ISSUE)
-    {
-        None => Err(fail(ClarifyError::InvalidIssue {
-            value: issue.to_string(),
-        })),
-        Some(n) => parse(&file, n).map_err(fail),
-    };
-    LedgerRead {
-        issue,
-        file,
-        ledger,
-    }
 }
 
 /// The files of a conformance vector's `setup` (tests/vectors/README.md): the given workflows

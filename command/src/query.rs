@@ -1,7 +1,7 @@
 //! The reading commands: `list`, `show`, `stats`, `verify`, and `ready` (which runs the
 //! monitor first).
 
-use agentx_clarify_core::api::error_value;
+use agentx_clarify_core::envelope::error_value;
 use agentx_clarify_core::error::ErrorCode;
 use agentx_clarify_core::ledger::RecordOutput;
 use agentx_clarify_core::listing::{self, ListFilter, ReadyIssue};
@@ -209,6 +209,14 @@ pub fn ready<S: DelegationStore>(
     })
 }
 
+/// The ready queue as the ledgers stand, without the monitor (`ready` with `monitor: false`):
+/// nothing is written and nothing locked, so views may ask as often as the store's change feed
+/// says something changed. What could not be read is in `errors`, as `list` says it.
+pub fn ready_view<S: Store>(store: &S, include_escalated: bool) -> Result<Value, ClarifyError> {
+    let (ledgers, errors) = read_all(store)?;
+    Ok(json!({"ok": true, "issues": listing::ready(&ledgers, include_escalated), "errors": errors}))
+}
+
 /// The scope preview of a request on `issue` (whose ledger may record its workflow).
 pub fn scope_preview<S: Store>(
     store: &S,
@@ -248,4 +256,37 @@ pub fn wait_for_graphs<S: Store>(
         None => read_all(store)?.0,
     };
     Ok(ledgers.iter().map(|l| wait_for_graph(l, &config)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{call, MemStore, Store};
+    use serde_json::json;
+
+    #[test]
+    fn ready_without_the_monitor_writes_nothing_and_lists_the_same_issues() {
+        let store = MemStore::new();
+        store.init().unwrap();
+        let t0 = 1_795_341_600_000;
+        let asked = call(
+            &store,
+            "ask",
+            &json!({"issueNumber": 2, "from": "engineer", "to": "architect", "topic": "Cache",
+                "question": "Redis?"}),
+            t0,
+        );
+        assert_eq!(asked["ok"], true, "{asked}");
+        // Long after: the monitor would mark the record stale (a write).
+        let later = t0 + 30 * 24 * 3_600_000;
+        let before = store.files();
+        let view = call(&store, "ready", &json!({"monitor": false}), later);
+        assert_eq!(view["ok"], true, "{view}");
+        assert_eq!(store.files(), before, "the view wrote");
+        assert_eq!(view["issues"][0]["issueNumber"], 2);
+        assert_eq!(view["errors"], json!([]));
+        assert!(view.get("monitor").is_none());
+        let full = call(&store, "ready", &json!({}), later);
+        assert_eq!(full["issues"], view["issues"]);
+        assert_ne!(store.files(), before, "the monitor did not run");
+    }
 }

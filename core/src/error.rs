@@ -113,8 +113,6 @@ pub enum ClarifyError {
     InvalidAnswer { message: String },
 }
 
-/// A user-supplied value inside a one-line message: control characters escaped, long values
-/// cut, so a message never spans lines nor drowns the reader.
 /// What an id that was not found names: a delegation (`DLG-…`) or a clarification.
 fn record_kind(id: &str) -> &'static str {
     if id.starts_with("DLG-") {
@@ -124,8 +122,9 @@ fn record_kind(id: &str) -> &'static str {
     }
 }
 
-/// At most 80 characters of `value`, control characters escaped: how every message quotes
-/// input (the shells that quote input themselves use it too).
+/// A user-supplied value inside a one-line message: at most 80 characters of `value`, control
+/// characters escaped, so a message never spans lines nor drowns the reader (the shells that
+/// quote input themselves use it too).
 pub fn shown(value: &str) -> String {
     let mut out = String::new();
     for (i, c) in value.chars().enumerate() {

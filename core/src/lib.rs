@@ -17,6 +17,7 @@ mod config_strict;
 pub mod defaults;
 pub mod delegation;
 pub mod encoding;
+pub mod envelope;
 pub mod error;
 pub mod events;
 pub mod github;

@@ -5,9 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ClarifyError, ErrorCode};
-use crate::ledger::{misfiled_message, ChainState, Ledger, Record};
+use crate::ledger::{entry_hash, misfiled_message, ChainState, Entry, Ledger, Record};
 use crate::names::ClarificationId;
-use crate::signing::{record_signature_problems, PublicKeys};
+use crate::signing::{signer_for, PublicKeys};
 use crate::time::Timestamp;
 
 /// One problem found by `verify`; `id` is None for a file-level problem.
@@ -342,6 +342,83 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
 fn show(t: &Option<Timestamp>) -> String {
     t.as_ref()
         .map_or_else(|| String::from("null"), |t| t.as_str().to_owned())
+}
+
+// ── signatures (docs/protocol.md §16): the checks that know ledgers ──
+
+/// What is wrong with the signatures of `record`'s thread, one message per entry at most.
+/// Each entry is checked against the hash its content gives (not the stored one), so an
+/// edited entry fails here even when its `hash` was recomputed. With `require`, an unsigned
+/// entry is a problem too.
+pub fn record_signature_problems(record: &Record, keys: &PublicKeys, require: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut prev = "";
+    for (i, entry) in record.thread.iter().enumerate() {
+        let n = i + 1;
+        if let Some(problem) = entry_problem(&record.id, prev, entry, keys, require) {
+            out.push(format!(
+                "entry {n} ({} by {}): {problem}",
+                entry.kind.as_str(),
+                entry.from
+            ));
+        }
+        prev = entry.hash.as_deref().unwrap_or("");
+    }
+    out
+}
+
+fn entry_problem(
+    record_id: &str,
+    prev: &str,
+    entry: &Entry,
+    keys: &PublicKeys,
+    require: bool,
+) -> Option<String> {
+    let (signer, signature) = match (&entry.signer, &entry.signature) {
+        (None, None) => {
+            return require.then(|| String::from("not signed, and signatures are required"))
+        }
+        (None, Some(_)) => return Some(String::from("carries a signature but no signer")),
+        (Some(s), None) => return Some(format!("names signer {s} but carries no signature")),
+        (Some(signer), Some(signature)) => (signer, signature),
+    };
+    let allowed = signer_for(&entry.from);
+    if signer != allowed {
+        return Some(format!("signed by {signer}; only {allowed} may sign it"));
+    }
+    let Some(key) = keys.get(signer) else {
+        return Some(format!("signed by {signer}, whose public key is unknown"));
+    };
+    // `entry_hash` always gives 64 hex digits; a failure here would be a bug, reported.
+    let Some(bytes) = crate::signing::hash_bytes(&entry_hash(record_id, prev, entry)) else {
+        return Some(String::from("its hash could not be computed"));
+    };
+    key.verify(&bytes, signature)
+        .err()
+        .map(|why| format!("signature by {signer}: {why}"))
+}
+
+/// Signature problems of every record of `ledger`, each with the code `SIGNATURE_INVALID`:
+/// the signature part of [`check_ledger_with`], which runs the other checks
+/// too.
+pub fn verify_signatures(
+    file: &str,
+    ledger: &Ledger,
+    keys: &PublicKeys,
+    require: bool,
+) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for record in &ledger.clarifications {
+        for message in record_signature_problems(record, keys, require) {
+            out.push(Problem {
+                file: file.to_owned(),
+                id: Some(record.id.clone()),
+                message,
+                code: Some(ErrorCode::SignatureInvalid),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,42 +1,46 @@
 //! The one seam between the server and the store. Every tool and resource reaches the hub
 //! through [`Hub::call`]: an operation name and a JSON input in, the CLI's `--json` envelope
 //! out (`{"ok":true,…}` or `{"ok":false,"error":{code,message}}`). The caller supplies the
-//! function (the CLI passes its JSON facade today, the command layer over the disk store
-//! later), so swapping the store is a change to that one function, not to the server.
+//! function (the CLI passes the command layer's JSON route over the workspace's store), so the
+//! server never names a store; what changed it learns from the store's change feed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use agentx_clarify_command::FeedStore;
+use agentx_clarify_workspace::{AnyCursor, AnyStore, Location};
 use serde_json::{json, Value};
-
-use crate::wait::{stamp, Stamp};
 
 /// The store's JSON entry point: `(workspace root, operation, input) → envelope`. It blocks
 /// (locks, files), so the server runs it on the blocking pool.
 pub type StoreFn = fn(root: &Path, op: &str, input: &Value) -> Value;
 
-/// How the server learns that a ledger changed (for `clarify_wait` and resource
-/// subscriptions).
+/// Where the server's store keeps its state (for `clarify_wait` and resource subscriptions,
+/// which learn of changes from that store's change feed, docs/protocol.md §21).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Changes {
-    /// The state is in this workspace's files: a ledger changed when its file's stamp did (a
-    /// check is one `stat`; any process's write shows).
+    /// In this workspace's files.
     Files,
-    /// The state is elsewhere (PostgreSQL, shared by many machines): a ledger changed when what
-    /// the store shows of it did (a check is one store call, so checks are sparser).
+    /// Where the workspace's settings say (PostgreSQL, shared by many machines).
     Store,
 }
 
-/// What a ledger looked like when checked, per [`Changes`].
+/// How a ledger looked when checked: the feed's revision at which it last changed (0: not
+/// since the server started looking).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Version {
-    File(Option<Stamp>),
-    Shown(u64),
-}
+pub struct Version(u64);
 
-/// The shortest pause between two checks of a ledger in the store.
-const STORE_POLL: Duration = Duration::from_millis(500);
+/// The store's change feed as the server reads it: opened at the first look, then each
+/// issue's latest change.
+#[derive(Default)]
+struct StoreFeed {
+    open: Option<(AnyStore, AnyCursor)>,
+    changed: BTreeMap<u32, u64>,
+    /// The failure to open it was logged.
+    logged: bool,
+}
 
 /// The issues whose ledgers changed, as a change feed announces them (`agentx serve`'s feed,
 /// docs/protocol.md §23). With a feed, waits and resource subscriptions wake on its news instead of
@@ -50,7 +54,10 @@ pub struct Hub {
     root: Arc<Path>,
     store: StoreFn,
     changes: Changes,
+    /// News pushed by the server around it (`agentx serve`'s feed), when there is one.
     feed: Option<Feed>,
+    /// The store's own change feed, read when a wait or a subscription looks.
+    cursor: Arc<Mutex<StoreFeed>>,
 }
 
 impl Hub {
@@ -60,6 +67,7 @@ impl Hub {
             store,
             changes,
             feed: None,
+            cursor: Arc::default(),
         }
     }
 
@@ -116,25 +124,53 @@ impl Hub {
         })
     }
 
-    /// How ledger `issue` looks now, to compare with a later look.
+    /// How ledger `issue` looks now, to compare with a later look: what the store's change
+    /// feed has said of it (a look is a few `stat`s for files; for PostgreSQL a query only
+    /// after a write was signalled).
     pub async fn version(&self, issue: u32) -> Version {
-        match self.changes {
-            Changes::Files => Version::File(stamp(&self.ledger_path(issue))),
-            Changes::Store => {
-                let shown = self.call("show", json!({ "issue": issue })).await;
-                let mut h = std::hash::DefaultHasher::new();
-                std::hash::Hash::hash(&shown.to_string(), &mut h);
-                Version::Shown(std::hash::Hasher::finish(&h))
-            }
-        }
+        let hub = self.clone();
+        tokio::task::spawn_blocking(move || hub.look(issue))
+            .await
+            .unwrap_or(Version(0))
     }
 
-    /// The pause between two checks: `files` for files, sparser for a store behind a network.
-    pub fn poll(&self, files: Duration) -> Duration {
-        match self.changes {
-            Changes::Files => files,
-            Changes::Store => files.max(STORE_POLL),
+    fn look(&self, issue: u32) -> Version {
+        let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+        if feed.open.is_none() {
+            let location = match self.changes {
+                Changes::Files => Ok(Location::Files),
+                Changes::Store => agentx_clarify_workspace::location(&self.root),
+            };
+            let opened = location
+                .and_then(|l| agentx_clarify_workspace::open_at(&self.root, l))
+                .and_then(|store| store.feed().map(|cursor| (store, cursor)));
+            match opened {
+                Ok(open) => feed.open = Some(open),
+                Err(e) if !feed.logged => {
+                    feed.logged = true;
+                    tracing::warn!("the store's change feed did not start: {e}");
+                }
+                Err(_) => {}
+            }
         }
+        let mut changed = None;
+        if let Some((store, cursor)) = &mut feed.open {
+            match store.changes(cursor) {
+                Ok(c) => changed = c,
+                Err(e) => tracing::warn!("the store's change feed: {e}"),
+            }
+        }
+        if let Some(c) = changed {
+            for n in c.issues {
+                feed.changed.insert(n, c.revision);
+            }
+        }
+        Version(feed.changed.get(&issue).copied().unwrap_or(0))
+    }
+
+    /// The pause between two checks (the same for every store: a look costs little).
+    pub fn poll(&self, files: Duration) -> Duration {
+        files
     }
 
     /// Runs `op` off the async thread: a store call may wait for another process's lock.
@@ -143,18 +179,10 @@ impl Hub {
         tokio::task::spawn_blocking(move || (hub.store)(&hub.root, op, &input))
             .await
             .unwrap_or_else(|e| {
-                serde_json::json!({"ok": false, "error": {
-                    "code": "INTERNAL",
-                    "message": format!("the store call '{op}' did not finish: {e}"),
-                }})
+                agentx_clarify_core::envelope::refusal(
+                    "INTERNAL",
+                    &format!("the store call '{op}' did not finish: {e}"),
+                )
             })
-    }
-
-    /// The file that holds issue `issue`'s ledger (docs/protocol.md §3), watched for changes by `wait` and
-    /// by resource subscriptions when the state is in files. Only its metadata is read here;
-    /// contents go through `call`.
-    pub fn ledger_path(&self, issue: u32) -> PathBuf {
-        self.root
-            .join(agentx_clarify_command::paths::ledger_path(issue))
     }
 }

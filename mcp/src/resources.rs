@@ -1,9 +1,9 @@
 //! Resources: `agentx://issues/<n>` (the ledger JSON) and `agentx://clarifications/<id>`
 //! (the thread as markdown), and `notifications/resources/updated` for subscribed ones whose
 //! ledger changes — whoever wrote it (this server, another agent's server, the CLI, the
-//! extension). The watcher checks the subscribed ledgers every 250 ms: one `stat` per ledger
-//! file when the state is in files (no platform notification API, and it sees writes from any
-//! process), one store call per ledger, every 500 ms, when it is in PostgreSQL.
+//! extension). The watcher looks at the store's change feed (docs/protocol.md §21) every
+//! 250 ms: file stamps when the state is in files, PostgreSQL's signalled revisions when it is
+//! there.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -1,12 +1,10 @@
 //! `clarify_wait`: a long poll on one record. The ledger is re-read only when it changed
-//! (`Hub::version`: its file's metadata — every write is an atomic rename, so a new inode, size
-//! or mtime — or, with the state in PostgreSQL, what the store shows of it); a tick otherwise
-//! costs one `stat` (or one store call). Progress notifications go out about every 5 s when the request
+//! (`Hub::version`: the store's change feed, docs/protocol.md §21); a tick otherwise costs a
+//! look at the feed. Progress notifications go out about every 5 s when the request
 //! carries a progress token, so clients that extend their timeout on progress keep waiting.
 
-use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use tokio::sync::broadcast::{error::RecvError, Receiver};
 
@@ -23,32 +21,10 @@ use crate::input::Until;
 use crate::reply;
 use crate::server::Server;
 
-/// How often the ledger file's metadata is checked while waiting.
+/// How often the store's change feed is looked at while waiting.
 const POLL: Duration = Duration::from_millis(100);
 /// How often a progress notification goes out (when asked for).
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-
-/// What a file looked like: enough to tell that it was replaced or rewritten.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    inode: u64,
-}
-
-/// The file's stamp, or `None` when it does not exist (or cannot be read).
-pub fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let inode = 0;
-    Some(Stamp {
-        len: meta.len(),
-        modified: meta.modified().ok(),
-        inode,
-    })
-}
 
 /// Who to tell about progress, when the request asked.
 pub struct Progress {

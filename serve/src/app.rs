@@ -118,12 +118,15 @@ impl App {
                     }
                     None => agentx_clarify_command::call(&ws, &op, &input, now),
                 },
-                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+                Err(e) => agentx_clarify_core::envelope::failure(&e),
             }
         })
         .await;
         done.unwrap_or_else(|e| {
-            json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("the store call did not finish: {e}")}})
+            agentx_clarify_core::envelope::refusal(
+                "INTERNAL",
+                &format!("the store call did not finish: {e}"),
+            )
         })
     }
 
@@ -139,12 +142,15 @@ impl App {
                     let runner = agentx_clarify_a2a::HubRunner::new(&root);
                     agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
                 }
-                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
+                Err(e) => agentx_clarify_core::envelope::failure(&e),
             }
         })
         .await;
         done.unwrap_or_else(|e| {
-            json!({"ok": false, "error": {"code": "INTERNAL", "message": format!("the routing did not finish: {e}")}})
+            agentx_clarify_core::envelope::refusal(
+                "INTERNAL",
+                &format!("the routing did not finish: {e}"),
+            )
         })
     }
 

@@ -1,27 +1,21 @@
-//! The smallest honest change feed the live pages and the worker need, until the store seam
-//! (docs/protocol.md §21) gives every store one: a monotone revision and the issues that changed.
-//!
-//! Files: every write replaces a file by rename, which changes its directory's mtime; the feed
-//! looks at the three state directories' stamps (three `stat`s) every [`EVERY`], and only when
-//! one moved does it list the ledgers' stamps to name the issues. Any process's write shows:
-//! the CLI, an MCP server, another `agentx serve`.
-//!
-//! PostgreSQL: every document write takes a revision from one sequence; the feed asks for the
-//! documents written lately every [`PG_EVERY`] (one indexed query), so a change made on
-//! another machine shows too. `LISTEN/NOTIFY` would cut the wait; it is not built yet.
+//! The server's view of the store's change feed (docs/protocol.md §21): every state store has
+//! one (`agentx_clarify_command::FeedStore`: files by their stamps, PostgreSQL by a revision
+//! sequence and `LISTEN/NOTIFY`); this adapts it to the live pages and the worker — a
+//! [`Change`] with the server's own revision and the issues that changed, broadcast on
+//! `App::changes`.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, DELEGATIONS_DIR, STATE_DIR, STATUS};
-use agentx_clarify_workspace::Location;
+use agentx_clarify_command::FeedStore;
+use agentx_clarify_workspace::{AnyStore, Location};
 use serde::Serialize;
 
 use crate::app::App;
 
-/// How often the file feed looks: bounds the live-update latency (docs/protocol.md §23: within 1 s).
+/// How often a store without signals (files) is looked at, and the longest wait for a
+/// signalling one (PostgreSQL) between two checks for shutdown: bounds the live-update latency
+/// (docs/protocol.md §23: within 1 s).
 pub const EVERY: Duration = Duration::from_millis(150);
 
 /// What changed: a new revision and the issues whose ledgers (of either kind) changed. The
@@ -35,153 +29,55 @@ pub struct Change {
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
 pub trait ChangeFeed: Send + 'static {
     fn poll(&mut self) -> Option<Vec<u32>>;
-}
 
-type Stamp = (SystemTime, u64, u64);
-
-fn stamp(path: &Path) -> Option<Stamp> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(path).ok()?;
-    Some((m.modified().ok()?, m.len(), m.ino()))
-}
-
-/// The feed of the file store.
-pub struct FileFeed {
-    dirs: Vec<PathBuf>,
-    dir_stamps: Vec<Option<Stamp>>,
-    files: BTreeMap<PathBuf, Stamp>,
-    status: PathBuf,
-    /// The last poll saw a change: look at the files once more even if the directories look
-    /// the same (a second write in the same clock tick leaves a directory's mtime as it was).
-    settling: bool,
-}
-
-impl FileFeed {
-    pub fn new(root: &Path) -> Self {
-        let dirs: Vec<PathBuf> = [STATE_DIR, CLARIFICATIONS_DIR, DELEGATIONS_DIR]
-            .iter()
-            .map(|d| root.join(d))
-            .collect();
-        let mut feed = FileFeed {
-            dir_stamps: dirs.iter().map(|d| stamp(d)).collect(),
-            dirs,
-            files: BTreeMap::new(),
-            status: root.join(STATUS),
-            settling: false,
-        };
-        feed.files = feed.scan();
-        feed
+    /// Waits at most `timeout` for the store to signal a change; `false` at once for a store
+    /// that does not signal (the caller pauses instead).
+    fn wait(&mut self, _timeout: Duration) -> bool {
+        false
     }
 
-    fn scan(&self) -> BTreeMap<PathBuf, Stamp> {
-        let mut out = BTreeMap::new();
-        if let Some(s) = stamp(&self.status) {
-            out.insert(self.status.clone(), s);
-        }
-        for dir in self.dirs.iter().skip(1) {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let path = e.path();
-                if issue_of(&path).is_some() {
-                    if let Some(s) = stamp(&path) {
-                        out.insert(path, s);
-                    }
-                }
-            }
-        }
-        out
+    /// Whether [`ChangeFeed::wait`] waits for signals.
+    fn signals(&self) -> bool {
+        false
     }
 }
 
-/// The issue a ledger file names (`issue-<n>.json`).
-fn issue_of(path: &Path) -> Option<u32> {
-    let name = path.file_name()?.to_str()?;
-    name.strip_prefix("issue-")?
-        .strip_suffix(".json")?
-        .parse()
-        .ok()
+/// A state store and a cursor on its change feed.
+pub struct StoreFeed<S: FeedStore> {
+    store: S,
+    cursor: S::Cursor,
+    signals: bool,
 }
 
-impl ChangeFeed for FileFeed {
-    fn poll(&mut self) -> Option<Vec<u32>> {
-        let now: Vec<Option<Stamp>> = self.dirs.iter().map(|d| stamp(d)).collect();
-        let moved = now != self.dir_stamps;
-        if !moved && !self.settling {
-            return None;
-        }
-        self.dir_stamps = now;
-        let files = self.scan();
-        let changed: Vec<&PathBuf> = files
-            .iter()
-            .filter(|(p, s)| self.files.get(*p) != Some(s))
-            .map(|(p, _)| p)
-            .chain(self.files.keys().filter(|p| !files.contains_key(*p)))
-            .collect();
-        let mut issues: Vec<u32> = changed.iter().filter_map(|p| issue_of(p)).collect();
-        let any = !changed.is_empty();
-        issues.sort_unstable();
-        issues.dedup();
-        self.files = files;
-        self.settling = moved || any;
-        any.then_some(issues)
-    }
-}
-
-/// The feed of a PostgreSQL store: the documents written lately, by revision (see
-/// `PgStore::written_since`), looked at every [`PG_EVERY`].
-pub struct PgFeed {
-    store: agentx_clarify_workspace::PgStore,
-    seen: std::collections::HashMap<(String, String), i64>,
-    top: i64,
-    started: bool,
-}
-
-/// How far back in revisions each look goes: a transaction that drew its revision earlier but
-/// committed later is still seen.
-const WINDOW: i64 = 4096;
-pub const PG_EVERY: Duration = Duration::from_millis(250);
-
-impl PgFeed {
-    pub fn new(store: agentx_clarify_workspace::PgStore) -> Self {
-        PgFeed {
+impl<S: FeedStore> StoreFeed<S> {
+    /// The feed of `store` from now on; `signals`: the store wakes [`ChangeFeed::wait`].
+    pub fn open(store: S, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
+        let cursor = store.feed()?;
+        Ok(StoreFeed {
             store,
-            seen: std::collections::HashMap::new(),
-            top: 0,
-            started: false,
-        }
+            cursor,
+            signals,
+        })
     }
 }
 
-impl ChangeFeed for PgFeed {
+impl<S: FeedStore + Send + 'static> ChangeFeed for StoreFeed<S> {
     fn poll(&mut self) -> Option<Vec<u32>> {
-        let rows = self
-            .store
-            .written_since(self.top.saturating_sub(WINDOW), WINDOW)
-            .ok()?;
-        let mut any = false;
-        let mut issues = Vec::new();
-        for (kind, name, rev) in rows {
-            self.top = self.top.max(rev);
-            let key = (kind, name);
-            if self.seen.get(&key) == Some(&rev) {
-                continue;
+        match self.store.changes(&mut self.cursor) {
+            Ok(changed) => changed.map(|c| c.issues),
+            Err(e) => {
+                crate::log(&format!("the store's change feed: {e}"));
+                None
             }
-            if let Some(n) = issue_of(Path::new(&key.1)) {
-                issues.push(n);
-            }
-            self.seen.insert(key, rev);
-            any = true;
         }
-        let floor = self.top.saturating_sub(WINDOW);
-        self.seen.retain(|_, rev| *rev > floor);
-        // The first look only learns where things stand.
-        let first = !self.started;
-        self.started = true;
-        issues.sort_unstable();
-        issues.dedup();
-        (any && !first).then_some(issues)
+    }
+
+    fn wait(&mut self, timeout: Duration) -> bool {
+        self.store.wait_changes(&mut self.cursor, timeout)
+    }
+
+    fn signals(&self) -> bool {
+        self.signals
     }
 }
 
@@ -191,17 +87,10 @@ pub fn start(app: Arc<App>) {
     tokio::spawn(async move {
         let root = app.root.clone();
         let location = app.location.clone();
-        let every = match location {
-            Location::Files => EVERY,
-            Location::Postgres(_) => PG_EVERY,
-        };
         let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
-            Some(match location {
-                Location::Files => Box::new(FileFeed::new(&root)),
-                Location::Postgres(url) => Box::new(PgFeed::new(
-                    agentx_clarify_workspace::PgStore::open(&root, &url).ok()?,
-                )),
-            })
+            let signals = matches!(location, Location::Postgres(_));
+            let store: AnyStore = agentx_clarify_workspace::open_at(&root, location).ok()?;
+            Some(Box::new(StoreFeed::open(store, signals).ok()?))
         })
         .await;
         let Ok(Some(mut feed)) = made else {
@@ -213,11 +102,16 @@ pub fn start(app: Arc<App>) {
         let _ = app.feed_ready.send(true);
         let mut revision = 0u64;
         loop {
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                _ = shutdown.changed() => return,
+            if !feed.signals() {
+                tokio::select! {
+                    _ = tokio::time::sleep(EVERY) => {}
+                    _ = shutdown.changed() => return,
+                }
+            } else if *shutdown.borrow() {
+                return;
             }
             let polled = tokio::task::spawn_blocking(move || {
+                feed.wait(EVERY);
                 let changed = feed.poll();
                 (feed, changed)
             })
@@ -236,13 +130,15 @@ pub fn start(app: Arc<App>) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use agentx_clarify_command::paths::CLARIFICATIONS_DIR;
 
     #[test]
     fn a_replaced_ledger_names_its_issue() {
         let dir = tempfile::tempdir().unwrap();
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
-        let mut feed = FileFeed::new(dir.path());
+        let mut feed =
+            StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path()), false).unwrap();
         assert_eq!(feed.poll(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();

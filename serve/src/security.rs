@@ -8,7 +8,6 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use crate::app::App;
 
@@ -19,7 +18,7 @@ pub const MAX_BODY: usize = 1024 * 1024;
 pub fn refusal(status: StatusCode, code: &str, message: &str) -> Response {
     (
         status,
-        axum::Json(json!({"ok": false, "error": {"code": code, "message": message}})),
+        axum::Json(agentx_clarify_core::envelope::refusal(code, message)),
     )
         .into_response()
 }

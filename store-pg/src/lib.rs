@@ -45,7 +45,8 @@ mod update;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use agentx_clarify_command::paths::{self, ledger_read, ledger_read_by, STATUS_FILE};
+use agentx_clarify_command::paths::{self, STATUS_FILE};
+use agentx_clarify_command::store::{ledger_read, ledger_read_by};
 use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -59,6 +60,7 @@ use ledgers::{ledger_number, Cache, Stored};
 use update::{Held, Write};
 
 pub use conn::describe;
+pub use feed::PgCursor;
 pub use leases::PgLease;
 pub use schema::Migration;
 pub use transfer::Imported;

@@ -131,6 +131,8 @@ impl PgStore {
             )));
         }
         write(&mut tx, &fresh, &changed).map_err(|e| fail(&e))?;
+        tx.batch_execute(crate::feed::NOTIFY)
+            .map_err(|e| fail(&e))?;
         tx.commit()
             .map_err(|e| failure(&target, "import the documents", Phase::Commit, &e))?;
         imported.added = fresh.iter().map(|d| d.path.to_owned()).collect();

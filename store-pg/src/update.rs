@@ -204,17 +204,21 @@ struct Locked {
     held: Held,
 }
 
-/// One transaction; `Ok(None)` when an insert lost the race for a new document.
+/// One transaction, in phases: lock and read every document, decide, write what was decided,
+/// signal and commit, then keep what was read or written in the cache. `Ok(None)` when an
+/// insert lost the race for a new document.
 fn attempt_once<T>(
     conn: &mut Conn,
     cache: &Mutex<Cache>,
     keys: &[(&str, &str)],
     decide: &mut impl FnMut(&[Option<Held>]) -> Result<(Vec<Option<Write>>, T), ClarifyError>,
 ) -> Result<Option<T>, Stop> {
-    let select = conn.statement(SELECT_FOR_UPDATE)?;
-    let since = conn.statement(RECORDS_SINCE)?;
-    let replace = conn.statement(REPLACE)?;
-    let insert = conn.statement(INSERT)?;
+    let statements = Statements {
+        select: conn.statement(SELECT_FOR_UPDATE)?,
+        since: conn.statement(RECORDS_SINCE)?,
+        replace: conn.statement(REPLACE)?,
+        insert: conn.statement(INSERT)?,
+    };
     // Read committed: the row lock serialises writers of one document, and each statement
     // sees what committed before it, so waiting for a lock never ends in a serialization
     // failure the way repeatable read would under contention.
@@ -223,26 +227,7 @@ fn attempt_once<T>(
         .build_transaction()
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()?;
-    let mut revs: Vec<Option<i64>> = Vec::with_capacity(keys.len());
-    let mut current: Vec<Option<Held>> = Vec::with_capacity(keys.len());
-    for (kind, name) in keys {
-        let locked = match tx.query_opt(&select, &[kind, name])? {
-            None => None,
-            Some(row) => {
-                let (rev, records, body): (i64, Option<i32>, Vec<u8>) =
-                    (row.get(0), row.get(1), row.get(2));
-                let held = match records {
-                    None => Held::Raw(body),
-                    Some(count) => {
-                        Held::Ledger(sync(&mut tx, &since, cache, name, rev, count, &body)?)
-                    }
-                };
-                Some(Locked { rev, held })
-            }
-        };
-        revs.push(locked.as_ref().map(|l| l.rev));
-        current.push(locked.map(|l| l.held));
-    }
+    let (revs, current) = lock_documents(&mut tx, &statements, cache, keys)?;
     let (writes, result) = decide(&current)?;
     if writes.iter().all(Option::is_none) {
         // Nothing to write: the locks go with the transaction; what was read stays cached.
@@ -250,73 +235,36 @@ fn attempt_once<T>(
         keep(cache, keys, revs, current);
         return Ok(Some(result));
     }
-    // What the cache gets once the transaction commits: a ledger held and left alone, or one
-    // written (made as a reader parses it back after the commit, outside the row lock).
     let mut unchanged: Vec<(&str, i64, Ledger)> = Vec::new();
     let mut written: Vec<(&str, i64, Ledger, Changes)> = Vec::new();
     for ((((kind, name), rev), held), write) in keys.iter().zip(&revs).zip(&current).zip(writes) {
         let Some(write) = write else {
+            // A ledger held and left alone: cached as it is once the transaction commits.
             if let (Some(rev), Some(Held::Ledger(l))) = (rev, held) {
                 unchanged.push((name, *rev, l.clone()));
             }
             continue;
         };
-        let old_ledger = match held {
-            Some(Held::Ledger(l)) => Some(l),
-            _ => None,
-        };
-        let old_rows = || {
-            held.as_ref()
-                .map(|h| h.active_rows(kind, name))
-                .unwrap_or_default()
-        };
-        let (body, count, changes, (gone, added), ledger) = match write {
-            Write::Raw(bytes) => {
-                let delta = row_changes(&old_rows(), &rows_of(kind, name, &bytes));
-                (bytes, None, None, delta, None)
+        match write_document(
+            &mut tx,
+            &statements,
+            (kind, name),
+            *rev,
+            held.as_ref(),
+            write,
+        )? {
+            Wrote::Lost => {
+                tx.rollback()?;
+                return Ok(None);
             }
-            Write::Ledger(ledger) => {
-                let changes = ledgers::changes(old_ledger, &ledger)?;
-                let delta = match old_ledger {
-                    Some(old) => ledger_row_changes(old, &ledger, &changes),
-                    None => row_changes(&old_rows(), &active_rows(&ledger)),
-                };
-                let body = changes.head.clone().into_bytes();
-                (
-                    body,
-                    Some(changes.count),
-                    Some(changes),
-                    delta,
-                    Some(ledger),
-                )
+            Wrote::Ledger(new_rev, ledger, changes) => {
+                written.push((name, new_rev, ledger, changes));
             }
-        };
-        let (positions, bodies): (&[i32], &[String]) = changes
-            .as_ref()
-            .map_or((&[], &[]), |c| (&c.positions, &c.bodies));
-        let added = columns(added);
-        // `REPLACE` and `INSERT` take the same parameters, but for `INSERT` no old rows to delete.
-        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> =
-            vec![kind, name, &body, &count, &positions, &bodies];
-        if rev.is_some() {
-            params.push(&gone);
-        }
-        params.extend(added.params());
-        let new_rev: i64 = if rev.is_some() {
-            tx.query_one(&replace, &params)?.get(0)
-        } else {
-            match tx.query_opt(&insert, &params)? {
-                Some(row) => row.get(0),
-                None => {
-                    tx.rollback()?;
-                    return Ok(None);
-                }
-            }
-        };
-        if let (Some(ledger), Some(changes)) = (ledger, changes) {
-            written.push((name, new_rev, ledger, changes));
+            Wrote::Raw => {}
         }
     }
+    // Readers of the change feed learn of the write when it commits (store-pg/src/feed.rs).
+    tx.batch_execute(crate::feed::NOTIFY)?;
     tx.commit().map_err(|e| {
         // An error the server sent back means it rolled back; only a connection that went
         // away while committing leaves the outcome unknown.
@@ -327,6 +275,130 @@ fn attempt_once<T>(
         };
         Stop::Db(phase, e)
     })?;
+    cache_committed(cache, unchanged, written);
+    Ok(Some(result))
+}
+
+/// The prepared statements of one update.
+struct Statements {
+    select: postgres::Statement,
+    since: postgres::Statement,
+    replace: postgres::Statement,
+    insert: postgres::Statement,
+}
+
+/// Phase 1: each document locked (`FOR UPDATE`) and read, in the order of `keys`: its revision
+/// and what it holds (`None`: no such document yet).
+#[allow(clippy::type_complexity)]
+fn lock_documents(
+    tx: &mut Transaction<'_>,
+    statements: &Statements,
+    cache: &Mutex<Cache>,
+    keys: &[(&str, &str)],
+) -> Result<(Vec<Option<i64>>, Vec<Option<Held>>), Stop> {
+    let mut revs: Vec<Option<i64>> = Vec::with_capacity(keys.len());
+    let mut current: Vec<Option<Held>> = Vec::with_capacity(keys.len());
+    for (kind, name) in keys {
+        let locked = match tx.query_opt(&statements.select, &[kind, name])? {
+            None => None,
+            Some(row) => {
+                let (rev, records, body): (i64, Option<i32>, Vec<u8>) =
+                    (row.get(0), row.get(1), row.get(2));
+                let held = match records {
+                    None => Held::Raw(body),
+                    Some(count) => {
+                        Held::Ledger(sync(tx, &statements.since, cache, name, rev, count, &body)?)
+                    }
+                };
+                Some(Locked { rev, held })
+            }
+        };
+        revs.push(locked.as_ref().map(|l| l.rev));
+        current.push(locked.map(|l| l.held));
+    }
+    Ok((revs, current))
+}
+
+/// What writing one document did (one at a time, moved straight into the list of writes: its
+/// size costs nothing, a box would cost an allocation).
+#[allow(clippy::large_enum_variant)]
+enum Wrote {
+    /// Another writer created the document first: decide again.
+    Lost,
+    /// A ledger stored as rows: its new revision, the ledger and what changed (for the cache).
+    Ledger(i64, Ledger, Changes),
+    /// Raw bytes (statuses, delegation ledgers).
+    Raw,
+}
+
+/// Phase 3: one document written as decided — its body (for a ledger, the records that
+/// changed) and its rows of `agentx.active` (the delta from what it held).
+fn write_document(
+    tx: &mut Transaction<'_>,
+    statements: &Statements,
+    (kind, name): (&str, &str),
+    rev: Option<i64>,
+    held: Option<&Held>,
+    write: Write,
+) -> Result<Wrote, Stop> {
+    let old_ledger = match held {
+        Some(Held::Ledger(l)) => Some(l),
+        _ => None,
+    };
+    let old_rows = || held.map(|h| h.active_rows(kind, name)).unwrap_or_default();
+    let (body, count, changes, (gone, added), ledger) = match write {
+        Write::Raw(bytes) => {
+            let delta = row_changes(&old_rows(), &rows_of(kind, name, &bytes));
+            (bytes, None, None, delta, None)
+        }
+        Write::Ledger(ledger) => {
+            let changes = ledgers::changes(old_ledger, &ledger)?;
+            let delta = match old_ledger {
+                Some(old) => ledger_row_changes(old, &ledger, &changes),
+                None => row_changes(&old_rows(), &active_rows(&ledger)),
+            };
+            let body = changes.head.clone().into_bytes();
+            (
+                body,
+                Some(changes.count),
+                Some(changes),
+                delta,
+                Some(ledger),
+            )
+        }
+    };
+    let (positions, bodies): (&[i32], &[String]) = changes
+        .as_ref()
+        .map_or((&[], &[]), |c| (&c.positions, &c.bodies));
+    let added = columns(added);
+    // `REPLACE` and `INSERT` take the same parameters, but for `INSERT` no old rows to delete.
+    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> =
+        vec![&kind, &name, &body, &count, &positions, &bodies];
+    if rev.is_some() {
+        params.push(&gone);
+    }
+    params.extend(added.params());
+    let new_rev: i64 = if rev.is_some() {
+        tx.query_one(&statements.replace, &params)?.get(0)
+    } else {
+        match tx.query_opt(&statements.insert, &params)? {
+            Some(row) => row.get(0),
+            None => return Ok(Wrote::Lost),
+        }
+    };
+    Ok(match (ledger, changes) {
+        (Some(ledger), Some(changes)) => Wrote::Ledger(new_rev, ledger, changes),
+        _ => Wrote::Raw,
+    })
+}
+
+/// Phase 5, after the commit: the ledgers held and left alone, and those written (made as a
+/// reader parses them back), go to the cache.
+fn cache_committed(
+    cache: &Mutex<Cache>,
+    unchanged: Vec<(&str, i64, Ledger)>,
+    written: Vec<(&str, i64, Ledger, Changes)>,
+) {
     let mut kept = unchanged;
     for (name, rev, ledger, changes) in written {
         // Committed: a ledger that does not parse back is simply not kept (the next update
@@ -341,7 +413,6 @@ fn attempt_once<T>(
     for (name, rev, ledger) in kept {
         cache.put(name, rev, ledger);
     }
-    Ok(Some(result))
 }
 
 /// The issue of a clarification ledger's document name.

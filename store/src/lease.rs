@@ -4,11 +4,7 @@
 //! its holder is a dead process on this host; a dead lease is broken the way a stale lock is
 //! (only if it still holds the bytes judged, one breaker at a time), and the take retried.
 
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use agentx_clarify_command::route::LEASE_MARGIN_MS;
 use agentx_clarify_command::{LeaseStore, LeaseTake};
@@ -18,9 +14,9 @@ use serde_json::{json, Value};
 
 use crate::atomic::refuse_symlink;
 use crate::clock::system_now_ms;
-use crate::lock::{break_stale, pid_alive, this_host};
-use crate::read::{read_capped, MAX_TINY_FILE_BYTES};
-use crate::{io_error, DiskStore};
+use crate::lock::{age_ms, break_stale, create_in_place, pid_alive, remove_if_ours, this_host};
+use crate::read::read_with_metadata;
+use crate::DiskStore;
 
 /// A lease this process took: its file and exact bytes.
 #[derive(Debug)]
@@ -49,24 +45,19 @@ enum Judged {
 }
 
 /// Reads through the one reader (docs/protocol.md §31): a FIFO or a link where a lease belongs is
-/// `IO_ERROR` naming it at once, never a hang.
+/// `IO_ERROR` naming it at once, never a hang. Its age comes from the same `fstat`.
 fn judge(path: &Path) -> Result<Judged, ClarifyError> {
-    let Some(bytes) = read_capped(path, MAX_TINY_FILE_BYTES, |b| Ok(b.to_vec()))? else {
+    let Some((bytes, meta)) = read_with_metadata(path)? else {
         return Ok(Judged::Absent);
     };
-    Ok(judge_bytes(path, bytes))
+    Ok(judge_bytes(bytes, age_ms(&meta)))
 }
 
-fn judge_bytes(path: &Path, bytes: Vec<u8>) -> Judged {
+fn judge_bytes(bytes: Vec<u8>, age_ms: u64) -> Judged {
     let now = system_now_ms();
     let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
         // Half-written by a holder that died between creating and writing it: judged by age.
-        let age_ms = std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .map_or(0, |d| d.as_millis());
-        return if age_ms > u128::from(LEASE_MARGIN_MS) {
+        return if age_ms > LEASE_MARGIN_MS {
             Judged::Dead(bytes)
         } else {
             Judged::Live {
@@ -90,7 +81,8 @@ fn judge_bytes(path: &Path, bytes: Vec<u8>) -> Judged {
     }
 }
 
-/// Creates the lease file; `None` if one exists.
+/// Creates the lease file as a lock file is created (create-new, never through a link: a
+/// link or a FIFO already there is judged, and refused by the reader); `None` if one exists.
 fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, ClarifyError> {
     let taken = system_now_ms();
     let content = serde_json::to_vec(&json!({
@@ -101,24 +93,7 @@ fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, Clarify
         "expires": taken.saturating_add(i64::try_from(ttl_ms).unwrap_or(i64::MAX)),
     }))
     .unwrap_or_default();
-    // create-new and O_NOFOLLOW: something already there (a link, a FIFO) is judged, and
-    // refused by the reader, never opened for writing.
-    match OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-    {
-        Ok(mut file) => {
-            if let Err(e) = file.write_all(&content) {
-                let _ = std::fs::remove_file(path);
-                return Err(io_error("write", path, &e));
-            }
-            Ok(Some(content))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-        Err(e) => Err(io_error("create", path, &e)),
-    }
+    Ok(create_in_place(path, &content)?.then_some(content))
 }
 
 impl LeaseStore for DiskStore {
@@ -151,12 +126,7 @@ impl LeaseStore for DiskStore {
     fn release_lease(&self, lease: DiskLease) {
         // Only our own: an expired lease may have been broken and taken by another router.
         let _session = self.index.begin();
-        let ours = read_capped(&lease.path, MAX_TINY_FILE_BYTES, |b| {
-            Ok(b == lease.content.as_slice())
-        });
-        if ours.is_ok_and(|ours| ours == Some(true)) {
-            let _ = std::fs::remove_file(&lease.path);
-        }
+        remove_if_ours(&lease.path, &lease.content);
     }
 
     fn lease_held(&self, id: &str) -> bool {

@@ -12,6 +12,7 @@ mod atomic;
 pub mod clock;
 mod delegations;
 mod github;
+mod feed;
 mod index;
 mod init;
 mod inside;
@@ -38,6 +39,7 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
 pub use github::GITHUB_STATE;
+pub use feed::DiskCursor;
 pub use index::INDEX_DIR;
 use index::{Index, Selected};
 pub use keys::{new_uuid_v4, random_seed, with_new_session};

@@ -126,8 +126,7 @@ fn judge(lock: &Path, policy: LockPolicy) -> Result<Seen, ClarifyError> {
         return Ok(Seen::Gone);
     };
     let mtime = meta.modified().unwrap_or_else(|_| SystemTime::now());
-    // A file dated in the future (a skewed clock) is as old as a new one.
-    let age_ms = ms(SystemTime::now().duration_since(mtime).unwrap_or_default());
+    let age_ms = age_ms(&meta);
     let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
     let claimed = parsed.as_ref().and_then(|v| {
         v.get("timestamp").and_then(Value::as_i64).or_else(|| {
@@ -405,7 +404,9 @@ fn link(temp: &Path, lock: &Path, content: &[u8]) -> Result<bool, ClarifyError> 
     }
 }
 
-fn create_in_place(lock: &Path, content: &[u8]) -> Result<bool, ClarifyError> {
+/// Creates `lock` holding `content` (create-new, never through a link); `false` if something is
+/// there already. Locks and routing leases (`lease.rs`) are both taken this way.
+pub(crate) fn create_in_place(lock: &Path, content: &[u8]) -> Result<bool, ClarifyError> {
     match OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -424,16 +425,27 @@ fn create_in_place(lock: &Path, content: &[u8]) -> Result<bool, ClarifyError> {
     }
 }
 
+/// Removes `path` only if it still holds `content`: a lock (or lease) broken as stale and
+/// taken by another process is theirs now. Best effort.
+pub(crate) fn remove_if_ours(path: &Path, content: &[u8]) {
+    if read_with_metadata(path)
+        .ok()
+        .flatten()
+        .is_some_and(|(bytes, _)| bytes == content)
+    {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The age of a file by its mtime (a file dated in the future is as old as a new one).
+pub(crate) fn age_ms(meta: &std::fs::Metadata) -> u64 {
+    let mtime = meta.modified().unwrap_or_else(|_| SystemTime::now());
+    ms(SystemTime::now().duration_since(mtime).unwrap_or_default())
+}
+
 impl Drop for FileLock {
     fn drop(&mut self) {
-        // Remove only our own lock: if it was broken as stale and retaken, it is not ours.
-        if read_with_metadata(&self.path)
-            .ok()
-            .flatten()
-            .is_some_and(|(bytes, _)| bytes == self.content)
-        {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        remove_if_ours(&self.path, &self.content);
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
-use agentx_clarify_command::paths::ledger_read;
+use agentx_clarify_command::store::ledger_read;
 use agentx_clarify_command::LedgerRead;
 use agentx_clarify_core::monitor::follow::{follow_keys, FollowKeys};
 use agentx_clarify_core::monitor::may_act;

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use agentx_clarify_core::ledger::entry_hash;
 use agentx_clarify_core::ops::act_with;
-use agentx_clarify_core::signing::{sign_hash, verify_signatures, PublicKeys, SecretKey, Signers};
+use agentx_clarify_core::signing::{sign_hash, PublicKeys, SecretKey, Signers};
 use agentx_clarify_core::verify::verify_ledger;
+use agentx_clarify_core::verify::verify_signatures;
 use agentx_clarify_core::{Action, Config, Ledger};
 use agentx_clarify_tests::fixtures::{ask_blocking, ledger, Kind};
 use criterion::{criterion_group, criterion_main, Criterion};

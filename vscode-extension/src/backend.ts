@@ -25,6 +25,12 @@ export interface Backend {
    */
   ready(): Promise<T.ReadyIssue[]>
   statuses(): Promise<T.Statuses>
+  /**
+   * Asks the store's change feed whether anything changed since the last look (files or
+   * PostgreSQL alike): `true` when the views should re-read. Without a store (wasm) `false`:
+   * the file watcher tells.
+   */
+  changed(): boolean
   /** Runs the monitor; in wasm mode a dry run (nothing written). */
   monitor(): Promise<{ report: T.MonitorReport; events: T.ClarifyEvent[]; dryRun: boolean }>
   ask(input: T.AskInput): Promise<T.StoreMutation>
@@ -224,14 +230,36 @@ class NativeBackend implements Backend {
   readonly kind = 'native'
   readonly canEdit = true
   private readonly ws: NativeWorkspace
-  private readonly readyReader: ReadyReader
+  /** What the views last read from the store, kept until its change feed reports a change. */
+  private readyAnswer?: Promise<T.ReadyIssue[]>
+  private statusesAnswer?: Promise<T.Statuses>
 
   constructor(
     readonly root: string,
     private readonly api: NativeModule,
   ) {
     this.ws = new api.Workspace(root)
-    this.readyReader = new ReadyReader(api, root)
+  }
+
+  changed() {
+    let changed: T.StoreChanged | null = null
+    try {
+      changed = this.ws.changes()
+    } catch {
+      // The feed could not start (a database not there yet): read again next time.
+      this.readyAnswer = this.statusesAnswer = undefined
+      return true
+    }
+    if (!changed) return false
+    this.readyAnswer = undefined
+    if (changed.statuses) this.statusesAnswer = undefined
+    return true
+  }
+
+  /** Drops a cached answer that failed, so the next look asks again. */
+  private keep<V>(answer: Promise<V>, drop: () => void): Promise<V> {
+    answer.catch(drop)
+    return answer
   }
 
   async list(input: { issue?: number; all?: boolean } = {}) {
@@ -242,12 +270,25 @@ class NativeBackend implements Backend {
     return result
   }
   async ready() {
-    // Not the store's `ready`: it runs the monitor (and may write); the views only read.
-    return this.readyReader.read()
+    // The store's `ready` without the monitor (nothing written or locked): the views only
+    // read, through the store, so a workspace whose state is in PostgreSQL shows too. The
+    // tree and the status bar both ask on every change: the answer stands until the store's
+    // change feed reports one.
+    this.changed()
+    this.readyAnswer ??= this.keep(
+      this.ws.ready({ monitor: false, includeEscalated: true }).then((r) => r.issues),
+      () => (this.readyAnswer = undefined),
+    )
+    return this.readyAnswer
   }
   async statuses() {
-    // Read without the store: `state` would create nothing, but the views must never lock.
-    return readStatuses(this.root)
+    // `state` without arguments only reads (no lock, nothing created).
+    this.changed()
+    this.statusesAnswer ??= this.keep(
+      this.ws.state({}).then((r) => r.statuses),
+      () => (this.statusesAnswer = undefined),
+    )
+    return this.statusesAnswer
   }
   async monitor() {
     const { report, events } = await this.ws.monitor({})
@@ -340,6 +381,9 @@ class WasmBackend implements Backend {
   }
   async statuses() {
     return readStatuses(this.root)
+  }
+  changed() {
+    return false
   }
   async monitor() {
     const { files, statuses, config } = readWorkspaceFiles(this.root)

@@ -30,6 +30,10 @@ export interface ClarifyApi {
   idle(): Promise<void>
 }
 
+/** How often the views ask the store's change feed (a look costs a few `stat`s, or nothing
+ * until PostgreSQL signals a write). */
+const FEED_EVERY_MS = 1000
+
 export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOptions): ClarifyApi {
   const bus = new EventBus()
   const log = vscode.window.createOutputChannel('AgentX Clarify', { log: true })
@@ -66,6 +70,12 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
 
   const current = () => backend
   const unavailable = () => problem
+  // The store's change feed (docs/protocol.md §21), for what the file watcher cannot see: a
+  // state in PostgreSQL, written from another machine.
+  const feedTimer = setInterval(() => {
+    if (backend?.changed()) bus.refresh()
+  }, FEED_EVERY_MS)
+  feedTimer.unref?.()
   const docs = new MarkdownDocs()
   const agents = new AgentsTree(current, bus)
   const ready = new ReadyTree(current, bus)
@@ -130,6 +140,7 @@ export function activate(context: vscode.ExtensionContext, loadOptions?: LoadOpt
     vscode.workspace.onDidChangeWorkspaceFolders(() => reload()),
     { dispose: () => watcher?.dispose() },
     { dispose: () => monitorTimer && clearTimeout(monitorTimer) },
+    { dispose: () => clearInterval(feedTimer) },
   )
 
   reload()

@@ -6,7 +6,7 @@ use std::path::Path;
 use agentx_clarify_command::store_delegations::{DelegationRead, DelegationStore, IssueWrite};
 use agentx_clarify_command::store_keys::{KeyFile, KeyHalf, KeyStore};
 use agentx_clarify_command::{
-    LeaseStore, LeaseTake, LedgerRead, RawLedger, RunStore, Scope, Store,
+    Changed, FeedStore, LeaseStore, LeaseTake, LedgerRead, RawLedger, RunStore, Scope, Store,
 };
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
@@ -219,5 +219,49 @@ fn map_take<L>(take: LeaseTake<L>, wrap: impl FnOnce(L) -> AnyLease) -> LeaseTak
     match take {
         LeaseTake::Taken(l) => LeaseTake::Taken(wrap(l)),
         LeaseTake::Held { holder } => LeaseTake::Held { holder },
+    }
+}
+
+/// Where a reader of either store's change feed stands.
+#[derive(Debug)]
+pub enum AnyCursor {
+    Disk(agentx_clarify_store::DiskCursor),
+    Pg(Box<agentx_clarify_pg::PgCursor>),
+}
+
+impl FeedStore for AnyStore {
+    type Cursor = AnyCursor;
+
+    fn feed(&self) -> Result<AnyCursor, ClarifyError> {
+        Ok(match self {
+            AnyStore::Disk(s) => AnyCursor::Disk(s.feed()?),
+            AnyStore::Pg(s) => AnyCursor::Pg(Box::new(s.feed()?)),
+        })
+    }
+
+    fn revision(&self, cursor: &AnyCursor) -> u64 {
+        match (self, cursor) {
+            (AnyStore::Disk(s), AnyCursor::Disk(c)) => s.revision(c),
+            (AnyStore::Pg(s), AnyCursor::Pg(c)) => s.revision(c),
+            _ => 0,
+        }
+    }
+
+    fn changes(&self, cursor: &mut AnyCursor) -> Result<Option<Changed>, ClarifyError> {
+        match (self, cursor) {
+            (AnyStore::Disk(s), AnyCursor::Disk(c)) => s.changes(c),
+            (AnyStore::Pg(s), AnyCursor::Pg(c)) => s.changes(c),
+            _ => Err(ClarifyError::Internal {
+                message: String::from("a change feed cursor of another store"),
+            }),
+        }
+    }
+
+    fn wait_changes(&self, cursor: &mut AnyCursor, timeout: std::time::Duration) -> bool {
+        match (self, cursor) {
+            (AnyStore::Disk(s), AnyCursor::Disk(c)) => s.wait_changes(c, timeout),
+            (AnyStore::Pg(s), AnyCursor::Pg(c)) => s.wait_changes(c, timeout),
+            _ => false,
+        }
     }
 }

@@ -29,7 +29,7 @@ use agentx_clarify_core::ClarifyError;
 
 pub use agentx_clarify_pg::PgStore;
 pub use agentx_clarify_store::DiskStore;
-pub use any::AnyStore;
+pub use any::{AnyCursor, AnyStore};
 
 /// The environment variable that names the store, ahead of the config file.
 pub const STORE_ENV: &str = "AGENTX_STORE";

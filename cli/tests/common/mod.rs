@@ -21,7 +21,6 @@ pub const MINUTE: i64 = 60_000;
 const SCRUBBED: &[&str] = &[
     "AGENTX_NOW",
     "AGENTX_STORE",
-    "AGENTX_TEST_SLOW_WRITE_MS",
     "NO_COLOR",
     "CLICOLOR",
     "CLICOLOR_FORCE",

@@ -75,7 +75,10 @@ impl RoutedAll {
                     m.insert("askedBack".into(), Value::from(a.id.as_str()));
                 }
                 if let (Value::Object(m), Some(e)) = (&mut v, &r.error) {
-                    m.insert("error".into(), agentx_clarify_core::api::error_value(e));
+                    m.insert(
+                        "error".into(),
+                        agentx_clarify_core::envelope::error_value(e),
+                    );
                 }
                 v
             })
@@ -96,7 +99,10 @@ impl RoutedAll {
             "warnings": self.warnings,
         });
         if let (Value::Object(m), Some(e)) = (&mut out, self.error()) {
-            m.insert("error".into(), agentx_clarify_core::api::error_value(&e));
+            m.insert(
+                "error".into(),
+                agentx_clarify_core::envelope::error_value(&e),
+            );
         }
         out
     }

@@ -102,7 +102,10 @@ impl Routed {
         let mut out = Map::new();
         out.insert("ok".into(), Value::Bool(self.error.is_none()));
         if let Some(e) = &self.error {
-            out.insert("error".into(), agentx_clarify_core::api::error_value(e));
+            out.insert(
+                "error".into(),
+                agentx_clarify_core::envelope::error_value(e),
+            );
         }
         out.insert("outcome".into(), json!(self.outcome));
         out.insert(

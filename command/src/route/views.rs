@@ -153,7 +153,10 @@ pub fn route_outcome<S: RunStore + crate::KeyStore>(
     let mut out = Map::new();
     out.insert("ok".into(), Value::Bool(error.is_none()));
     if let Some(e) = &error {
-        out.insert("error".into(), agentx_clarify_core::api::error_value(e));
+        out.insert(
+            "error".into(),
+            agentx_clarify_core::envelope::error_value(e),
+        );
     }
     out.insert("outcome".into(), json!(decision.outcome));
     out.insert("interpretation".into(), json!(reading));

@@ -84,10 +84,7 @@ pub fn call(name: &str, input: &Value) -> Value {
     }
 }
 
-/// `{"code", "message"}` of an error.
-pub fn error_value(error: &ClarifyError) -> Value {
-    json!({"code": error.code(), "message": error.to_string()})
-}
+pub use crate::envelope::error_value;
 
 fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
     let map = input::object(input)?;

@@ -117,7 +117,7 @@ pub fn preview(ask: &Ask<'_>, config: &Config, workflows: &Workflows) -> Preview
 }
 
 fn refusal_of(e: &ClarifyError) -> serde_json::Value {
-    crate::api::error_value(e)
+    crate::envelope::error_value(e)
 }
 
 #[cfg(test)]

@@ -2,10 +2,10 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::*;
-use crate::ledger::{EntryKind, Ledger};
+use crate::ledger::{entry_hash, EntryKind, Ledger};
 use crate::ops::Action;
 use crate::testkit::{apply, ask, keyring, plain, signed_ledger, MIN, T0};
-use crate::verify::check_ledger_with;
+use crate::verify::{check_ledger_with, verify_signatures};
 
 const FILE: &str = "issue-42.json";
 

@@ -313,7 +313,7 @@ fn a_check_signs_with_the_requesters_key() {
     for r in &c.ledger.clarifications {
         assert_eq!(r.thread[0].signer.as_deref(), Some("engineer"));
     }
-    assert!(crate::signing::verify_signatures("issue-42.json", &c.ledger, &keys, true).is_empty());
+    assert!(crate::verify::verify_signatures("issue-42.json", &c.ledger, &keys, true).is_empty());
 }
 
 #[test]

@@ -249,7 +249,7 @@ impl Serialize for BlockOutcome {
             m.serialize_entry("problems", &self.problems)?;
         }
         if let Some(e) = &self.error {
-            m.serialize_entry("error", &crate::api::error_value(e))?;
+            m.serialize_entry("error", &crate::envelope::error_value(e))?;
         }
         m.serialize_entry("warnings", &self.warnings)?;
         m.end()

@@ -502,7 +502,7 @@ impl Serialize for BlockPlan {
             Step::Report { .. } | Step::Skip { id: None, .. } => {}
             Step::Invalid { problems } => m.serialize_entry("problems", problems)?,
             Step::Refused { error } => {
-                m.serialize_entry("error", &crate::api::error_value(error))?;
+                m.serialize_entry("error", &crate::envelope::error_value(error))?;
             }
         }
         if let Step::Skip { reason, .. } = &self.step {

@@ -3,7 +3,12 @@
 //! is the same as on disk. It serves the vector runners, the wasm package and the playground.
 //! One owner at a time: it excludes other writers by Rust's borrow rules, not by locks.
 
-use std::cell::RefCell;
+mod delegations;
+mod keys;
+pub mod routing;
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
 use agentx_clarify_core::names::is_workflow_name;
@@ -12,14 +17,19 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
 
 pub use crate::files::Files;
-use crate::paths::{self, ledger_read};
-use crate::store::{LedgerRead, RawLedger, Scope, Store};
+use crate::paths;
+use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, Store};
+use crate::store_feed::{Changed, FeedStore};
 
 #[derive(Debug, Default)]
 pub struct MemStore {
     files: RefCell<Files>,
     /// The directories that exist (a handful: a `Vec` costs less code than a set).
     dirs: RefCell<Vec<String>>,
+    /// The change feed (docs/protocol.md §21): a count of writes, and the count at which
+    /// each path was last written.
+    revision: Cell<u64>,
+    written: RefCell<BTreeMap<String, u64>>,
 }
 
 impl MemStore {
@@ -53,6 +63,9 @@ impl MemStore {
 
     /// Replaces one file (`None` removes it), as another writer would.
     pub fn put(&self, path: &str, bytes: Option<Vec<u8>>) {
+        let revision = self.revision.get() + 1;
+        self.revision.set(revision);
+        self.written.borrow_mut().insert(path.to_owned(), revision);
         let mut files = self.files.borrow_mut();
         match bytes {
             Some(b) => {
@@ -125,6 +138,31 @@ impl MemStore {
     /// Ledger files of the clarifications directory, ascending by issue number.
     fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
         self.issue_files(paths::CLARIFICATIONS_DIR)
+    }
+}
+
+/// A cursor of the memory store is the count of writes it has seen.
+impl FeedStore for MemStore {
+    type Cursor = u64;
+
+    fn feed(&self) -> Result<u64, ClarifyError> {
+        Ok(self.revision.get())
+    }
+
+    fn revision(&self, cursor: &u64) -> u64 {
+        *cursor
+    }
+
+    fn changes(&self, cursor: &mut u64) -> Result<Option<Changed>, ClarifyError> {
+        let mut changed = Changed {
+            revision: self.revision.get(),
+            ..Changed::default()
+        };
+        for (path, _) in self.written.borrow().iter().filter(|(_, r)| **r > *cursor) {
+            changed.add_path(path);
+        }
+        *cursor = changed.revision;
+        Ok(changed.finish())
     }
 }
 

@@ -4,8 +4,15 @@
 //! ownership, a database store with transactions. It decides nothing: every decision is the
 //! core's, every step of a command is the command layer's.
 
+pub mod delegations;
+pub mod feed;
+pub mod keys;
+pub mod leases;
+pub mod runs;
+
 use agentx_clarify_core::monitor::follow::AbandonCandidate;
 use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 
 /// Which ledgers a workspace pass needs.
@@ -128,4 +135,36 @@ pub trait Store {
     /// Housekeeping after a monitor run that may write (a file store removes the temp files
     /// of writers that crashed). Best effort, never fails a command.
     fn after_monitor(&self, _config: &Config) {}
+}
+
+/// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
+/// parsed; either failure becomes a report error naming the file.
+pub fn ledger_read(issue: u64, file: String, bytes: Result<&[u8], ClarifyError>) -> LedgerRead {
+    ledger_read_by(issue, file, |file, issue| {
+        bytes.and_then(|b| Ledger::parse(file, b, Some(issue)))
+    })
+}
+
+/// [`ledger_read`] for a store that does not keep a ledger as one file's bytes: `parse` gets
+/// the name and the (checked) issue number and reads the ledger its own way.
+pub fn ledger_read_by(
+    issue: u64,
+    file: String,
+    parse: impl FnOnce(&str, u32) -> Result<Ledger, ClarifyError>,
+) -> LedgerRead {
+    let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
+    let ledger = match u32::try_from(issue)
+        .ok()
+        .filter(|n| u64::from(*n) <= MAX_ISSUE)
+    {
+        None => Err(fail(ClarifyError::InvalidIssue {
+            value: issue.to_string(),
+        })),
+        Some(n) => parse(&file, n).map_err(fail),
+    };
+    LedgerRead {
+        issue,
+        file,
+        ledger,
+    }
 }

@@ -4,6 +4,8 @@
 //! statuses take the events in their own update. Then the delegation phase: accepted
 //! delegations past their deadline time out (docs/protocol.md §18).
 
+pub mod timeouts;
+
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::follow::abandon_candidates;
@@ -346,7 +348,7 @@ fn monitor_pass<S: DelegationStore>(
             kept.extend(store.read_ledger(issue).ok().flatten());
         }
     }
-    crate::delegate::timeout_phase(store, config, now, dry_run, scope)
+    crate::timeouts::timeout_phase(store, config, now, dry_run, scope)
         .merge_into(&mut run.report, &mut run.delegation_events);
     errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {
