@@ -65,28 +65,29 @@ impl OpenRecords {
         *self.view.write().unwrap_or_else(PoisonError::into_inner) = view;
     }
 
-    /// The records of `statuses` (every open status when empty), as `query::list` orders
-    /// them, or `None` when the view cannot answer (not built yet, or a status that is not
-    /// open: those need every ledger).
-    pub fn list(&self, statuses: &[Status]) -> Option<query::Listed> {
+    /// `f` over the records of `statuses` (every open status when empty), borrowed, in
+    /// `query::list`'s order, with the number of ledgers that could not be read; `None` when
+    /// the view cannot answer (not built yet, or a status that is not open: those need every
+    /// ledger).
+    pub fn with<T>(
+        &self,
+        statuses: &[Status],
+        f: impl FnOnce(Vec<(u32, &Record)>, usize) -> T,
+    ) -> Option<T> {
         if statuses.iter().any(|s| !s.is_open()) {
             return None;
         }
         let guard = self.view.read().unwrap_or_else(PoisonError::into_inner);
         let view = guard.as_ref()?;
-        let mut records: Vec<(u32, Record)> = view
+        let mut records: Vec<(u32, &Record)> = view
             .open
             .iter()
             .flat_map(|(issue, rs)| rs.iter().map(move |r| (*issue, r)))
             .filter(|(_, r)| statuses.is_empty() || statuses.contains(&r.current_status()))
-            .map(|(issue, r)| (issue, r.clone()))
             .collect();
         // `listing::list`'s order: by issue (the map's), then each record's order key.
         records.sort_by(|a, b| (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key())));
-        Some(query::Listed {
-            records,
-            errors: view.errors.values().cloned().collect(),
-        })
+        Some(f(records, view.errors.len()))
     }
 }
 

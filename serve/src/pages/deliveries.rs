@@ -21,10 +21,12 @@ pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
         Ok(o) => o,
         // A store that cannot be reached is the page's error (503, as every page answers).
         Err(e @ ClarifyError::Io { .. }) => return Err(e),
-        Err(e) => return Ok(format!(
+        Err(e) => {
+            return Ok(format!(
             "<p class=\"error\" role=\"alert\">The notification outbox could not be read: {}</p>",
             esc(&e.to_string())
-        )),
+        ))
+        }
     };
     let mut bad: Vec<&Delivery> = outbox
         .deliveries

@@ -53,15 +53,18 @@ pub async fn inbox(
             // asked first, so a store that cannot be reached is a 503 as on every page,
             // never a page of remembered records.
             ws.read_statuses()?;
-            let listed = match (filter.issue, filter.all) {
-                (None, false) => match open_view.open.list(&filter.statuses) {
-                    Some(listed) => listed,
-                    None => query::list(ws, &filter)?,
-                },
-                _ => query::list(ws, &filter)?,
+            let from_view = match (filter.issue, filter.all) {
+                (None, false) => open_view.open.with(&filter.statuses, |rows, errors| {
+                    render_rows(&filters, rows, errors, now)
+                }),
+                _ => None,
+            };
+            let page = match from_view {
+                Some(page) => page,
+                None => render_inbox(&filters, query::list(ws, &filter)?, now),
             };
             let trouble = super::deliveries::trouble(&root, now)?;
-            Ok(format!("{trouble}{}", render_inbox(&filters, listed, now)))
+            Ok(format!("{trouble}{page}"))
         })
         .await;
     render(&v, "Inbox", "/", body)
@@ -129,20 +132,22 @@ pub fn answer_kind(r: &Record) -> &str {
 }
 
 fn render_inbox(f: &Filters, listed: query::Listed, now: i64) -> String {
-    let mut rows: Vec<(u32, Record)> = listed
-        .records
-        .into_iter()
-        .filter(|(_, r)| matches(f, r))
-        .collect();
+    let rows = listed.records.iter().map(|(i, r)| (*i, r)).collect();
+    render_rows(f, rows, listed.errors.len(), now)
+}
+
+/// The page from the listed records, borrowed (the server's view lends them without a copy:
+/// only the page's rows are rendered, whatever the number of open records).
+pub fn render_rows(f: &Filters, rows: Vec<(u32, &Record)>, errors: usize, now: i64) -> String {
+    let mut rows: Vec<(u32, &Record)> = rows.into_iter().filter(|(_, r)| matches(f, r)).collect();
     rows.sort_by_key(|(_, r)| order_key(r));
     let total = rows.len();
     let page = f.page.unwrap_or(1).max(1);
-    let shown: Vec<&(u32, Record)> = rows.iter().skip((page - 1) * PAGE).take(PAGE).collect();
+    let shown: Vec<&(u32, &Record)> = rows.iter().skip((page - 1) * PAGE).take(PAGE).collect();
     let mut out = filters_form(f);
-    if !listed.errors.is_empty() {
+    if errors > 0 {
         out.push_str(&format!(
-            "<p class=\"error\" role=\"alert\">{} ledger(s) could not be read: see Audit.</p>",
-            listed.errors.len()
+            "<p class=\"error\" role=\"alert\">{errors} ledger(s) could not be read: see Audit.</p>"
         ));
     }
     if shown.is_empty() {
