@@ -19,9 +19,14 @@ pub enum Notify {
     /// One delivery pass: find the events the ledgers owe each sink, send what is due, record
     /// each try (for cron and agent hooks when no server runs)
     #[command(
-        after_help = "Examples:\n  agentx notify send\n  agentx notify send --json\n  */5 * * * * cd /srv/project && agentx notify send   # crontab\n\nEvery escalation, answer, resolution and stale mark in a ledger is an event; a sink is\ntold of those its events/issues/agents name, from the time it was first seen on. Failed\ndeliveries are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, and are dead 24 h\nafter they were due. Several deliverers may run at once: each delivery is sent by one."
+        after_help = "Examples:\n  agentx notify send\n  agentx notify send --json --public-url https://hub.example.com\n  */5 * * * * cd /srv/project && agentx notify send   # crontab\n\nEvery escalation, answer, resolution and stale mark in a ledger is an event; a sink is\ntold of those its events/issues/agents name, from the time it was first seen on. Failed\ndeliveries are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, and are dead 24 h\nafter they were due. Several deliverers may run at once: each delivery is sent by one."
     )]
-    Send,
+    Send {
+        /// The inbox's public URL (as `agentx serve --public-url`): events then carry the
+        /// thread's page (`url`), Slack messages link to it and ntfy opens it
+        #[arg(long, value_name = "URL")]
+        public_url: Option<String>,
+    },
     /// Pending, failing and dead deliveries (with the last error and the next try)
     #[command(after_help = "Examples:\n  agentx notify status\n  agentx notify status --json")]
     Status,
@@ -50,7 +55,7 @@ pub enum Notify {
 pub fn run(root: &Path, now_ms: i64, json: bool, cmd: Notify) -> Result<i32, ClarifyError> {
     match cmd {
         Notify::Test { name } => test(root, now_ms, json, &name),
-        Notify::Send => send(root, now_ms, json),
+        Notify::Send { public_url } => send(root, now_ms, json, public_url.as_deref()),
         Notify::Status => status(root, now_ms, json),
         Notify::Retry { id, dead } => retry(root, now_ms, json, id.as_deref(), dead),
     }
@@ -131,8 +136,16 @@ fn config_error(message: &str) -> ClarifyError {
     }
 }
 
-fn send(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let report = agentx_clarify_notify::pass(root, now)?;
+fn send(root: &Path, now: i64, json: bool, public_url: Option<&str>) -> Result<i32, ClarifyError> {
+    if let Some(url) = public_url {
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            return Err(ClarifyError::input(format!(
+                "--public-url must be an http(s) URL, e.g. https://hub.example.com; found \"{}\"",
+                shown(url)
+            )));
+        }
+    }
+    let report = agentx_clarify_notify::pass_with(root, now, public_url)?;
     if json {
         print::json(&json!({
             "ok": true, "added": report.added, "delivered": report.delivered,

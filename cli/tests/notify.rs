@@ -647,3 +647,32 @@ fn the_next_wakeup_includes_the_outbox() {
     assert!(monitor > notify, "{v}");
     assert_eq!(wakeup, notify, "{v}");
 }
+
+#[test]
+fn with_a_public_url_the_event_links_the_threads_page() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    agentx_at(ws.path(), &at(0), &["notify", "send"]);
+    escalate(ws.path(), 42, 1);
+    let bad = agentx_at(
+        ws.path(),
+        &at(2),
+        &["notify", "send", "--public-url", "hub.example.com"],
+    );
+    assert_fails(&bad, 3, "INVALID_INPUT");
+    let v = agentx_at(
+        ws.path(),
+        &at(2),
+        &["notify", "send", "--public-url", "https://hub.example.com/"],
+    )
+    .json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    let event: Value = serde_json::from_str(got["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        event["data"]["url"], "https://hub.example.com/clarifications/CLR-42-001",
+        "{event}"
+    );
+}

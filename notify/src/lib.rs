@@ -11,7 +11,7 @@ pub mod github;
 pub mod home;
 mod pass;
 
-pub use pass::{deliverer, pass, PassReport};
+pub use pass::{deliverer, pass, pass_with, PassReport};
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -43,6 +43,16 @@ pub(crate) fn file_ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
 /// due, send it outside the outbox's lock, record each try. The CLI's `notify send` and the
 /// server's worker run it.
 pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
+    pass_with(root, now, None)
+}
+
+/// [`pass`] with the inbox's public URL (`agentx serve --public-url`, `notify send
+/// --public-url`): each event's `url` is then its thread's page there.
+pub fn pass_with(
+    root: &Path,
+    now: i64,
+    public_url: Option<&str>,
+) -> Result<PassReport, ClarifyError> {
     let store = DiskStore::new(root);
     let sinks = store.notify_sinks()?;
     // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
@@ -90,7 +100,7 @@ pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
                 r => r.map(|_| ()).map_err(|e| e.to_string()),
             }
         } else {
-            deliver(&sinks, &ledgers, d)
+            deliver(&sinks, &ledgers, d, public_url)
         };
         results.push((key.clone(), result));
     }
@@ -157,7 +167,12 @@ fn deliver_github(
 }
 
 /// Sends one delivery: the event rebuilt from the record as it is now.
-fn deliver(sinks: &[Sink], ledgers: &[Ledger], d: &Delivery) -> Result<(), String> {
+fn deliver(
+    sinks: &[Sink],
+    ledgers: &[Ledger],
+    d: &Delivery,
+    public_url: Option<&str>,
+) -> Result<(), String> {
     let sink = sinks
         .iter()
         .find(|s| s.name == d.sink)
@@ -174,6 +189,14 @@ fn deliver(sinks: &[Sink], ledgers: &[Ledger], d: &Delivery) -> Result<(), Strin
             .get(d.entry)
             .map_or(d.due, |e| e.timestamp.ms()),
     };
+    // The thread's page of the inbox, when its public URL is known (ids are [A-Z0-9-]).
+    let url = public_url.map(|base| {
+        format!(
+            "{}/clarifications/{}",
+            base.trim_end_matches('/'),
+            record.id
+        )
+    });
     let event = Event::of_record(
         d.event.clone(),
         d.name,
@@ -181,7 +204,7 @@ fn deliver(sinks: &[Sink], ledgers: &[Ledger], d: &Delivery) -> Result<(), Strin
         d.issue,
         record,
         None,
-        None,
+        url.as_deref(),
     );
     let secret =
         crate::secret_of(sink, |var| std::env::var(var).ok()).map_err(|e| e.to_string())?;

@@ -33,6 +33,8 @@ pub struct App {
     pub changes: broadcast::Sender<Change>,
     /// Set once on SIGINT/SIGTERM.
     pub shutdown: watch::Sender<bool>,
+    /// `--public-url`, when given: notification events link to the thread's page there.
+    pub public_url: Option<String>,
     /// Set once the change feed has taken its baseline: a write after it is reported.
     pub feed_ready: watch::Sender<bool>,
     /// The open records for the inbox (`open.rs`), kept current by the feed.
@@ -89,6 +91,7 @@ impl App {
             login: Logins::default(),
             changes,
             shutdown,
+            public_url: opts.public_url.clone(),
             feed_ready: watch::channel(false).0,
             open: crate::open::OpenRecords::default(),
         })

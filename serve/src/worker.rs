@@ -104,8 +104,9 @@ pub fn start_notify(app: Arc<App>) {
         let mut said = None::<String>;
         loop {
             let root = app.root.clone();
+            let public_url = app.public_url.clone();
             let ran = tokio::task::spawn_blocking(move || {
-                agentx_clarify_notify::pass(&root, system_now_ms())
+                agentx_clarify_notify::pass_with(&root, system_now_ms(), public_url.as_deref())
             })
             .await;
             let wait = match ran {
