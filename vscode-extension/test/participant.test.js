@@ -285,5 +285,5 @@ test('an error that wrote anyway (MAX_ROUNDS_EXCEEDED) publishes its events and 
   assert.match(stream.text, /^\*\*Refused\*\* `MAX_ROUNDS_EXCEEDED`: /)
   assert.match(stream.text, /\*\*CLR-42-001\*\* · issue #42 · escalated/)
   assert.deepEqual(seen.map((e) => e.type), ['clarification-escalated'])
-  assert.deepEqual(meta.records, [{ id: 'CLR-42-001', issueNumber: 42, status: 'escalated', admits: ['resolve'] }])
+  assert.deepEqual(meta.records, [{ id: 'CLR-42-001', issueNumber: 42, status: 'escalated', admits: ['resolve', 'abandon'] }])
 })
