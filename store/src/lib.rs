@@ -11,8 +11,8 @@
 mod atomic;
 pub mod clock;
 mod delegations;
-mod github;
 mod feed;
+mod github;
 mod index;
 mod init;
 mod inside;
@@ -38,8 +38,8 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
 
 pub use atomic::{refuse_symlink, write_atomic};
-pub use github::GITHUB_STATE;
 pub use feed::DiskCursor;
+pub use github::GITHUB_STATE;
 pub use index::INDEX_DIR;
 use index::{Index, Selected};
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
