@@ -15,7 +15,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const T0: i64 = 1_795_341_600_000;
 
-const BLOCK: &str = "[CLARIFICATION_NEEDED]\nagent_id: bg-task-{i}\ntimestamp: 2026-01-11T09:00:00-05:00\nblocked_at: \"Which auth strategy to analyze ({i})\"\nquestions:\n  - \"Analyze OAuth2, JWT, or both?\"\n  - \"What depth?\"\ncurrent_state: |\n  Checkpoint saved: step 1 completed\n  Files: [a.md, b.md]\n[/CLARIFICATION_NEEDED]\n";
+const BLOCK: &str = "[CLARIFICATION_NEEDED]\nagent_id: bg-task-{i}\ntimestamp: 2026-01-11T09:00:00-05:00\nblocked_at: \"Which auth strategy to analyze ({i})\"\nquestions:\n  - \"Analyze OAuth2, JWT, or both? ({i})\"\n  - \"What depth?\"\ncurrent_state: |\n  Checkpoint saved: step 1 completed\n  Files: [a.md, b.md]\n[/CLARIFICATION_NEEDED]\n";
 const CHATTER: &str = "tool: read_file src/main.rs (ok)\n    thinking about the cache layer and what to do next...\n[2026-01-11T09:00:00] exec cargo test -p core -- --nocapture\n";
 
 /// `blocks` blocks spread evenly through `size` bytes of chatter.
