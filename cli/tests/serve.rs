@@ -930,3 +930,57 @@ fn the_inbox_follows_writes_by_other_processes() {
     until("", &[second.as_str()]);
     until("?status=resolved", &[first.as_str()]);
 }
+
+#[test]
+fn a_page_reloaded_on_a_live_event_shows_that_events_write() {
+    // What the inbox page does: on a `change` event it loads `/` again, at once. The page
+    // must show the write the event announced, even though the server's view of the open
+    // records learns of it from the same feed (serve/src/open.rs waits until it has).
+    // The view is held back 300 ms per change, so a page that did not wait for it would miss
+    // the write every time.
+    let dir = workspace();
+    let root = dir.path();
+    let server = Server::start_with_env(
+        root,
+        &["--no-worker"],
+        &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "300")],
+    );
+    let (cookie, _) = server.sign_in();
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        server.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("event: ready") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "stream ended: {seen}"
+        );
+        seen.push_str(&line);
+    }
+    // Let the view be built (a small workspace), so later writes reach it by the feed only.
+    std::thread::sleep(Duration::from_millis(500));
+    for issue in 20..26 {
+        let id = escalated(root, issue, "Live");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(reader.read_line(&mut line).unwrap() > 0);
+            if line.starts_with("data:") && line.contains(&format!("{issue}")) {
+                break;
+            }
+        }
+        let page = server.get("/", &[("Cookie", &cookie)]);
+        assert_eq!(page.status, 200, "{page:?}");
+        assert!(
+            page.body.contains(&format!("data-id=\"{id}\"")),
+            "the page loaded on the event misses {id}"
+        );
+    }
+}

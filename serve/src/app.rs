@@ -35,6 +35,8 @@ pub struct App {
     pub shutdown: watch::Sender<bool>,
     /// `--public-url`, when given: notification events link to the thread's page there.
     pub public_url: Option<String>,
+    /// The change feed's latest revision (0 until its first change).
+    pub revision: std::sync::atomic::AtomicU64,
     /// Set once the change feed has taken its baseline: a write after it is reported.
     pub feed_ready: watch::Sender<bool>,
     /// The open records for the inbox (`open.rs`), kept current by the feed.
@@ -92,6 +94,7 @@ impl App {
             changes,
             shutdown,
             public_url: opts.public_url.clone(),
+            revision: std::sync::atomic::AtomicU64::new(0),
             feed_ready: watch::channel(false).0,
             open: crate::open::OpenRecords::default(),
         })

@@ -120,6 +120,10 @@ pub fn start(app: Arc<App>) {
             feed = back;
             if let Some(issues) = changed {
                 revision += 1;
+                // Published before the news goes out: a page that reacts to the event can
+                // ask whether the inbox's view has caught up with it (open.rs).
+                app.revision
+                    .store(revision, std::sync::atomic::Ordering::SeqCst);
                 let _ = app.changes.send(Change { revision, issues });
             }
         }

@@ -10,6 +10,7 @@
 //! built from a view that may have missed a write.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -31,10 +32,11 @@ struct View {
     errors: BTreeMap<String, ReportError>,
 }
 
-/// The view, `None` while it cannot be trusted.
+/// The view, `None` while it cannot be trusted, and the feed revision it has applied.
 #[derive(Default)]
 pub struct OpenRecords {
     view: RwLock<Option<View>>,
+    applied: AtomicU64,
 }
 
 fn file_of(issue: u32) -> String {
@@ -65,16 +67,28 @@ impl OpenRecords {
         *self.view.write().unwrap_or_else(PoisonError::into_inner) = view;
     }
 
+    /// Whether the view exists (built and following the feed).
+    pub fn is_built(&self) -> bool {
+        self.view
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// `f` over the records of `statuses` (every open status when empty), borrowed, in
     /// `query::list`'s order, with the number of ledgers that could not be read; `None` when
     /// the view cannot answer (not built yet, or a status that is not open: those need every
     /// ledger).
+    ///
+    /// `latest` is the feed's latest revision: a view that has not applied it yet does not
+    /// answer (a page reloaded on a live event must show that event's write).
     pub fn with<T>(
         &self,
+        latest: u64,
         statuses: &[Status],
         f: impl FnOnce(Vec<(u32, &Record)>, usize) -> T,
     ) -> Option<T> {
-        if statuses.iter().any(|s| !s.is_open()) {
+        if statuses.iter().any(|s| !s.is_open()) || self.applied.load(Ordering::SeqCst) < latest {
             return None;
         }
         let guard = self.view.read().unwrap_or_else(PoisonError::into_inner);
@@ -89,6 +103,17 @@ impl OpenRecords {
         records.sort_by(|a, b| (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key())));
         Some(f(records, view.errors.len()))
     }
+}
+
+/// For the tests only: `AGENTX_TEST_OPEN_VIEW_DELAY_MS` (at most 2 s) holds each change back
+/// before the view applies it, so a test can show that a page never answers from a view
+/// that has not caught up with the feed (`cli/tests/serve.rs`).
+fn test_delay() -> Option<Duration> {
+    let ms: u64 = std::env::var("AGENTX_TEST_OPEN_VIEW_DELAY_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_millis(ms.min(2_000)))
 }
 
 /// Builds the view once the feed has its baseline, then follows the feed.
@@ -106,6 +131,9 @@ pub fn start(app: Arc<App>) {
         loop {
             // A full read: every ledger, as `clarify list` reads them. Changes that arrive
             // meanwhile wait in the channel and are applied after it.
+            // Every change up to this revision is in what the read below sees; later ones
+            // wait in the channel.
+            let start = app.revision.load(Ordering::SeqCst);
             let loaded = app
                 .with_store(|ws| {
                     let (ledgers, errors) = query::read_all(ws)?;
@@ -120,7 +148,10 @@ pub fn start(app: Arc<App>) {
                 })
                 .await;
             match loaded {
-                Ok(view) => app.open.put(Some(view)),
+                Ok(view) => {
+                    app.open.put(Some(view));
+                    app.open.applied.fetch_max(start, Ordering::SeqCst);
+                }
                 Err(e) => {
                     crate::log(&format!(
                         "inbox: the open records could not be read ({}); pages read every ledger",
@@ -131,16 +162,20 @@ pub fn start(app: Arc<App>) {
             }
             // Follow the feed until the channel lags (then read everything again).
             loop {
-                let issues = tokio::select! {
+                let (revision, issues) = tokio::select! {
                     got = changes.recv() => match got {
-                        Ok(change) => change.issues,
+                        Ok(change) => (change.revision, change.issues),
                         Err(RecvError::Lagged(_)) => break,
                         Err(RecvError::Closed) => return,
                     },
                     _ = shutdown.changed() => return,
                 };
                 if issues.is_empty() {
+                    app.open.applied.fetch_max(revision, Ordering::SeqCst);
                     continue;
+                }
+                if let Some(pause) = test_delay() {
+                    tokio::time::sleep(pause).await;
                 }
                 let read = app
                     .with_store(move |ws| {
@@ -167,6 +202,8 @@ pub fn start(app: Arc<App>) {
                         }
                     }
                 }
+                drop(guard);
+                app.open.applied.fetch_max(revision, Ordering::SeqCst);
             }
             app.open.put(None);
         }

@@ -22,10 +22,16 @@ pub struct Server {
 
 impl Server {
     pub fn start(root: &Path, extra: &[&str]) -> Server {
+        Server::start_with_env(root, extra, &[])
+    }
+
+    /// [`Server::start`] with variables added to the server's environment.
+    pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = agentx();
         cmd.arg(root_arg(root))
             .arg("serve")
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         if !extra.contains(&"--listen") {

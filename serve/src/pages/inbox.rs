@@ -53,12 +53,24 @@ pub async fn inbox(
             // asked first, so a store that cannot be reached is a 503 as on every page,
             // never a page of remembered records.
             ws.read_statuses()?;
-            let from_view = match (filter.issue, filter.all) {
-                (None, false) => open_view.open.with(&filter.statuses, |rows, errors| {
-                    render_rows(&filters, rows, errors, now)
-                }),
-                _ => None,
-            };
+            // A page reloaded on a live event waits (briefly) for the view to apply that
+            // event's write; a view that does not catch up within 1 s is not used.
+            let latest = open_view.revision.load(std::sync::atomic::Ordering::SeqCst);
+            let mut from_view = None;
+            if filter.issue.is_none() && !filter.all && filter.statuses.iter().all(|s| s.is_open())
+            {
+                for _ in 0..100 {
+                    from_view = open_view
+                        .open
+                        .with(latest, &filter.statuses, |rows, errors| {
+                            render_rows(&filters, rows, errors, now)
+                        });
+                    if from_view.is_some() || !open_view.open.is_built() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
             let page = match from_view {
                 Some(page) => page,
                 None => render_inbox(&filters, query::list(ws, &filter)?, now),
