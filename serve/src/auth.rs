@@ -146,6 +146,32 @@ fn cookie_value<'a>(app: &App, headers: &'a HeaderMap) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
+/// The stored token that `presented` is, its use recorded, looked up off the async threads:
+/// every bearer check (pages, `/api/v1`, `/mcp`, `/a2a`) goes through here. `Err` says why
+/// the tokens could not be read.
+pub async fn lookup(app: &Arc<App>, presented: String) -> Result<Option<tokens::Token>, String> {
+    let app = Arc::clone(app);
+    let found = tokio::task::spawn_blocking(move || {
+        let all = app.tokens.load()?;
+        let found = tokens::find(&all, &presented);
+        if let Some(t) = &found {
+            tokens::touch(
+                app.tokens.as_ref(),
+                &t.id,
+                t.last_used,
+                agentx_clarify_store::clock::system_now_ms(),
+            );
+        }
+        Ok::<_, agentx_clarify_core::ClarifyError>(found)
+    })
+    .await;
+    match found {
+        Ok(Ok(found)) => Ok(found),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the token check did not finish".into()),
+    }
+}
+
 /// The caller of a request: a bearer token wins over a cookie.
 pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
     let bearer = headers
@@ -153,28 +179,12 @@ pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     if let Some(presented) = bearer {
-        let presented = presented.trim().to_owned();
-        let app = Arc::clone(app);
-        let found = tokio::task::spawn_blocking(move || {
-            let all = app.tokens.load()?;
-            let found = tokens::find(&all, &presented);
-            if let Some(t) = &found {
-                tokens::touch(
-                    app.tokens.as_ref(),
-                    &t.id,
-                    t.last_used,
-                    agentx_clarify_store::clock::system_now_ms(),
-                );
-            }
-            Ok::<_, agentx_clarify_core::ClarifyError>(found)
-        })
-        .await;
+        let found = lookup(app, presented.trim().to_owned()).await;
         return match found {
-            Ok(Ok(Some(t))) if t.kind == Kind::Human => Caller::Human(t.name),
-            Ok(Ok(Some(_))) => Caller::Agent,
-            Ok(Ok(None)) => Caller::Nobody,
-            Ok(Err(e)) => Caller::Unavailable(e.to_string()),
-            Err(_) => Caller::Unavailable("the token check did not finish".into()),
+            Ok(Some(t)) if t.kind == Kind::Human => Caller::Human(t.name),
+            Ok(Some(_)) => Caller::Agent,
+            Ok(None) => Caller::Nobody,
+            Err(why) => Caller::Unavailable(why),
         };
     }
     match cookie_value(app, headers).and_then(|c| app.sessions.get(c)) {

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use super::task::{is_final, task_of};
 use crate::app::App;
 use crate::security::refusal;
-use crate::tokens::{self, Kind};
+use crate::tokens::Kind;
 
 /// A JSON-RPC error of A2A (codes of `a2a-lf`'s error table).
 pub struct RpcError(pub A2AError);
@@ -52,39 +52,16 @@ async fn agent_of(app: &Arc<App>, headers: &HeaderMap) -> Result<String, Respons
     let Some(presented) = presented else {
         return Err(unauthorized());
     };
-    let app = Arc::clone(app);
-    let found = tokio::task::spawn_blocking(move || {
-        let all = app.tokens.load()?;
-        let found = tokens::find(&all, &presented);
-        if let Some(t) = &found {
-            tokens::touch(
-                app.tokens.as_ref(),
-                &t.id,
-                t.last_used,
-                agentx_clarify_store::clock::system_now_ms(),
-            );
-        }
-        Ok::<_, agentx_clarify_core::ClarifyError>(found)
-    })
-    .await;
+    let found = crate::auth::lookup(app, presented).await;
     match found {
-        Ok(Ok(Some(t))) if t.kind == Kind::Agent => Ok(t.name),
-        Ok(Ok(Some(_))) => Err(refusal(
+        Ok(Some(t)) if t.kind == Kind::Agent => Ok(t.name),
+        Ok(Some(_)) => Err(refusal(
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
             "a person's token cannot call /a2a; use an agent token",
         )),
-        Ok(Ok(None)) => Err(unauthorized()),
-        Ok(Err(e)) => Err(refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "IO_ERROR",
-            &e.to_string(),
-        )),
-        Err(_) => Err(refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "IO_ERROR",
-            "the token check did not finish",
-        )),
+        Ok(None) => Err(unauthorized()),
+        Err(why) => Err(refusal(StatusCode::SERVICE_UNAVAILABLE, "IO_ERROR", &why)),
     }
 }
 

@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::app::App;
 use crate::security::refusal;
-use crate::tokens::{self, Kind};
+use crate::tokens::Kind;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -97,21 +97,10 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
             "/mcp needs `Authorization: Bearer <agent token>` (agentx tokens new --agent NAME)",
         );
     };
-    let app = Arc::clone(&gate.app);
-    let found = tokio::task::spawn_blocking(move || {
-        let all = app.tokens.load()?;
-        let found = tokens::find(&all, &presented);
-        if let Some(t) = &found {
-            let now = agentx_clarify_store::clock::system_now_ms();
-            tokens::touch(app.tokens.as_ref(), &t.id, t.last_used, now);
-        }
-        Ok::<_, agentx_clarify_core::ClarifyError>(found)
-    })
-    .await;
-    let token = match found {
-        Ok(Ok(Some(t))) => t,
-        Ok(Ok(None)) => return unauthorized("the token is unknown or was revoked"),
-        Ok(Err(_)) | Err(_) => {
+    let token = match crate::auth::lookup(&gate.app, presented).await {
+        Ok(Some(t)) => t,
+        Ok(None) => return unauthorized("the token is unknown or was revoked"),
+        Err(_) => {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "UNAVAILABLE",
