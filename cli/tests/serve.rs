@@ -601,7 +601,7 @@ fn under_tls_the_cookie_is_host_only_and_secure() {
         &[
             "--no-worker",
             "--listen",
-            "0.0.0.0:0",
+            "127.0.0.1:0",
             "--tls-cert",
             &cert_s,
             "--tls-key",
