@@ -16,6 +16,7 @@ pub mod config;
 mod config_strict;
 pub mod defaults;
 pub mod delegation;
+mod digest;
 pub mod encoding;
 pub mod envelope;
 pub mod error;
