@@ -1,12 +1,12 @@
 //! The one JSON decoder of commands: `call(store, op, input, now)` runs a command from a plain
 //! JSON object and returns exactly its `--json` document. The Node store, the wasm workspace,
 //! the MCP server and every vector runner call this; the CLI builds the same typed commands
-//! from its arguments. Fields are decoded by the core's own helpers (`api::input`), so every
+//! from its arguments. Fields are decoded by the core's own helpers (`input`), so every
 //! surface spells and checks them the same way.
 
 pub mod vector;
 
-use agentx_clarify_core::api::input::{
+use agentx_clarify_core::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
 };
@@ -112,7 +112,7 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
             .map(Some)
             .map_err(|why| bad(format!("`{key}`: {why}"))),
         Some(Value::Number(_)) => {
-            let ms = agentx_clarify_core::api::input::opt_integer(m, key)?
+            let ms = agentx_clarify_core::input::opt_integer(m, key)?
                 .ok_or_else(|| bad(format!("`{key}` must be an integer (epoch ms)")))?;
             agentx_clarify_core::ops::check_now(ms)?;
             Ok(Some(ms))
