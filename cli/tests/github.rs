@@ -691,20 +691,66 @@ fn setup_mistakes_are_said_plainly() {
         "nearest key: {v}"
     );
 
-    // A workspace whose state is in PostgreSQL: refused, saying why (no server is asked).
+    // A workspace whose state is in a PostgreSQL database that cannot be reached: the store's
+    // error, naming the database (no GitHub server is asked).
     write_config(
         ws.path(),
         "[store]\nurl = \"postgresql://127.0.0.1:1/none\"\n\n[github]\nrepo = \"acme/app\"\n",
     );
     let out = json_in(ws.path(), &["github", "sync"]);
-    let v = assert_fails(&out, 3, "INVALID_INPUT");
+    let v = assert_fails(&out, 1, "IO_ERROR");
     assert!(
         v["error"]["message"]
             .as_str()
             .unwrap_or("")
-            .contains("PostgreSQL"),
+            .contains("127.0.0.1:1"),
         "{v}"
     );
+}
+
+/// GitHub Mode with the state in PostgreSQL: the comment goes out from the shared outbox, a
+/// person's `/resolve` comes back in, the sync cursors are a row of `agentx.state_docs` (no
+/// file), and a second sync acts on nothing.
+#[test]
+fn github_mode_with_the_state_in_postgresql() {
+    let url = agentx_clarify_tests::pg::fresh_database("github");
+    let env = Env::with_store(Way::Api, Some(&url));
+    env.ok(now0(), &["store", "init"]);
+    let t = now0();
+    let id = blocking_ask(&env, t, 7, "Cache", &[]);
+    env.ok(t + 100, &["clarify", "escalate", &id, "-m=Needs a person."]);
+    env.send(t + 200);
+    assert_eq!(env.hub.marked(&id).len(), 1, "one comment out");
+    env.hub.role("ann", "write");
+    let taken = env
+        .hub
+        .comment(7, "ann", &format!("/resolve {id} Use redis."));
+    let sync = env.sync(t + 1000);
+    assert_eq!(
+        sync["sync"]["acted"].as_array().map(Vec::len),
+        Some(1),
+        "{sync}"
+    );
+    assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    let shown = env.ok(t + 1100, &["clarify", "show", &id]);
+    let record = &shown["clarification"];
+    assert_eq!(record["status"], "resolved", "{shown}");
+    assert!(
+        !env.root().join(".agentx/state/github.json").exists(),
+        "the sync state is the database's"
+    );
+    let doc = agentx_clarify_tests::pg::psql(
+        &url,
+        "SELECT count(*) FROM agentx.state_docs WHERE name = 'github'",
+    );
+    assert_eq!(doc.trim(), "1", "{doc}");
+    let again = env.sync(t + 2000);
+    assert_eq!(
+        again["sync"]["acted"].as_array().map(Vec::len),
+        Some(0),
+        "{again}"
+    );
+    env.finish();
 }
 
 /// Two syncs at once (a cron's and the server's) on the same comment: it acts once, and the

@@ -34,11 +34,6 @@ pub fn deliverer() -> String {
     )
 }
 
-/// Every ledger of the file workspace at `root` (GitHub Mode's sync, files only).
-pub(crate) fn file_ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    crate::home::Home::Disk(DiskStore::new(root)).ledgers()
-}
-
 /// One delivery pass over the workspace at `root`: plan what the ledgers owe, take what is
 /// due, send it outside the outbox's lock, record each try. The CLI's `notify send` and the
 /// server's worker run it.

@@ -200,6 +200,20 @@ impl State for AnyState {
     fn after_monitor(&self, config: &Config) {
         each!(self, s => s.after_monitor(config))
     }
+
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        each!(self, s => s.read_doc(name))
+    }
+
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        config: &Config,
+        agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        each!(self, s => s.update_doc(name, config, agent, change))
+    }
 }
 
 fn map_take<L>(take: LeaseTake<L>, wrap: impl FnOnce(L) -> AnyLease) -> LeaseTake<AnyLease> {

@@ -361,4 +361,18 @@ impl State for PgStore {
         cursor.signalled = drain(&mut cursor.listener, timeout);
         cursor.signalled
     }
+
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        self.state_doc(name)
+    }
+
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        _config: &Config,
+        _agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_state_doc(name, change)
+    }
 }

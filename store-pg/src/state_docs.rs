@@ -20,7 +20,7 @@ impl PgStore {
     }
 
     /// The document `name` as stored, `None` when it was never written.
-    pub fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+    pub(crate) fn state_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
         let row = c
@@ -36,7 +36,7 @@ impl PgStore {
     /// Read–change–write of document `name` under its row lock: `change` gets the text as
     /// stored (`None` when never written) and returns the text to store (`None`: leave it as
     /// it is) with its result. Nothing is written when `change` fails.
-    pub fn update_doc<T>(
+    pub(crate) fn update_state_doc<T>(
         &self,
         name: &str,
         change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,

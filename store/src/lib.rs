@@ -20,7 +20,6 @@ mod inside;
 mod keys;
 mod lease;
 mod lock;
-mod outbox;
 mod parallel;
 mod pass;
 mod read;
@@ -39,13 +38,11 @@ use agentx_clarify_core::Config;
 
 pub use atomic::{refuse_symlink, write_atomic};
 pub use feed::DiskCursor;
-pub use github::GITHUB_STATE;
 use index::Index;
 pub use index::INDEX_DIR;
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
-pub use outbox::OUTBOX;
 pub use parallel::parallel_map;
 pub use read::{read_into, read_settings, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
 

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::PoisonError;
 
+use agentx_clarify_command::store::docs::{checked_doc, doc_path};
 use agentx_clarify_command::store_delegations::{
     delegation_read, parse_delegations, DelegationRead,
 };
@@ -347,5 +348,33 @@ impl State for DiskStore {
         let _session = (!temps.is_empty()).then(|| self.index.begin());
         sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
         self.sweep_delegation_temps(config);
+    }
+
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        self.check_layout()?;
+        let path = self.path(&doc_path(checked_doc(name)?));
+        read::read_existing(&path, |bytes| {
+            String::from_utf8(bytes.to_vec()).map_err(|_| ClarifyError::LedgerCorrupt {
+                file: format!("{name}.json"),
+                message: String::from("not UTF-8 text"),
+            })
+        })
+    }
+
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        config: &Config,
+        agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = self.path(&doc_path(checked_doc(name)?));
+        inside::make_dir(&self.path(paths::STATE_DIR))?;
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        let (next, result) = change(self.read_doc(name)?)?;
+        if let Some(text) = next {
+            write_atomic(&path, text.as_bytes())?;
+        }
+        Ok(result)
     }
 }

@@ -122,6 +122,24 @@ export function loadBackend(root: string, options: Required<LoadOptions>): Backe
 }
 
 const STATE = ['.agentx', 'state']
+
+/**
+ * Where the workspace's state is when it is not its files: the database named by
+ * `AGENTX_STORE`, or by `[store] url` of `.agentx/config.toml` (the store picker's order,
+ * docs/protocol.md §19). The read-only wasm fallback reads only `.agentx/state/`, so under
+ * PostgreSQL it must say so rather than show empty views.
+ */
+export function stateElsewhere(root: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env.AGENTX_STORE?.trim()
+  if (fromEnv === 'file' || fromEnv === 'files') return undefined
+  if (fromEnv && /^postgres(ql)?:\/\//.test(fromEnv)) return 'AGENTX_STORE names a PostgreSQL database'
+  const config = readOptional(path.join(root, '.agentx', 'config.toml'))
+  if (config === undefined) return undefined
+  const table = /^\s*\[store\]\s*$([\s\S]*?)(?=^\s*\[|(?![\s\S]))/m.exec(config)?.[1] ?? ''
+  const inline = /^\s*store\s*=\s*\{([^}]*)\}/m.exec(config)?.[1] ?? ''
+  const url = /(?:^|[\s,])url\s*=\s*["']postgres(ql)?:\/\//m
+  return url.test(table) || url.test(inline) ? '[store] url of .agentx/config.toml names a PostgreSQL database' : undefined
+}
 const LEDGER_FILE = /^issue-(0|[1-9][0-9]*)\.json$/
 
 /** The raw files of a workspace, as the pure functions take them. */
@@ -369,23 +387,34 @@ class WasmBackend implements Backend {
     this.readyReader = new ReadyReader(api, root)
   }
 
+  /** Reading files that do not hold the state would show an empty workspace: refused, saying why. */
+  private files(): void {
+    const elsewhere = stateElsewhere(this.root)
+    if (elsewhere !== undefined) throw stateNotInFiles(elsewhere, this.fallbackReason)
+  }
+
   async list(input: { issue?: number; all?: boolean } = {}) {
+    this.files()
     return this.api.list({ files: readLedgerFiles(this.root), ...input }).clarifications
   }
   async show(input: { id?: string; issue?: number }) {
+    this.files()
     const { ok: _ok, ...result } = this.api.show({ files: readLedgerFiles(this.root), ...input })
     return result
   }
   async ready() {
+    this.files()
     return this.readyReader.read()
   }
   async statuses() {
+    this.files()
     return readStatuses(this.root)
   }
   changed() {
     return false
   }
   async monitor() {
+    this.files()
     const { files, statuses, config } = readWorkspaceFiles(this.root)
     const result = this.api.monitor({
       files,
@@ -425,6 +454,18 @@ class WasmBackend implements Backend {
   version() {
     return this.api.version().version
   }
+}
+
+/** Code of the error a read throws in wasm mode when the state is not in the files. */
+export const STATE_NOT_IN_FILES = 'STATE_NOT_IN_FILES'
+
+function stateNotInFiles(where: string, reason: string): Error & { code: string } {
+  const err = new Error(
+    `this workspace's state is not in its files (${where}): the read-only wasm fallback reads only .agentx/state/, and the native addon, which reads PostgreSQL, did not load because ${reason}`,
+  ) as Error & { code: string }
+  err.name = 'ClarifyError'
+  err.code = STATE_NOT_IN_FILES
+  return err
 }
 
 function readOnly(reason: string): Error & { code: string } {

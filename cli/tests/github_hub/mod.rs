@@ -192,6 +192,11 @@ pub struct Env {
 
 impl Env {
     pub fn new(way: Way) -> Env {
+        Env::with_store(way, None)
+    }
+
+    /// A workspace whose state is in the PostgreSQL database at `store` (`[store] url`).
+    pub fn with_store(way: Way, store: Option<&str>) -> Env {
         let ws = workspace();
         let hub = StandIn::start();
         let gh = tempfile::tempdir().expect("tempdir");
@@ -212,9 +217,10 @@ impl Env {
                 hub.port
             ),
         };
+        let store = store.map_or_else(String::new, |url| format!("[store]\nurl = \"{url}\"\n\n"));
         write_config(
             ws.path(),
-            &format!("[github]\nrepo = \"acme/app\"\n{via}labels = true\nanswer_roles = [\"admin\", \"maintain\", \"write\"]\n"),
+            &format!("{store}[github]\nrepo = \"acme/app\"\n{via}labels = true\nanswer_roles = [\"admin\", \"maintain\", \"write\"]\n"),
         );
         Env {
             ws,

@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::mem::MemStore;
 use crate::paths;
 use crate::store::delegations::{delegation_read, parse_delegations, DelegationRead};
+use crate::store::docs::{checked_doc, doc_path};
 use crate::store::feed::Changed;
 use crate::store::leases::LeaseTake;
 use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, State};
@@ -178,5 +179,32 @@ impl State for MemStore {
         }
         *cursor = changed.revision;
         Ok(changed.finish())
+    }
+
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        let path = doc_path(checked_doc(name)?);
+        self.text(&path)
+            .map(|bytes| {
+                String::from_utf8(bytes).map_err(|_| ClarifyError::LedgerCorrupt {
+                    file: format!("{name}.json"),
+                    message: String::from("not UTF-8 text"),
+                })
+            })
+            .transpose()
+    }
+
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        _config: &Config,
+        _agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let (next, result) = change(self.read_doc(name)?)?;
+        if let Some(text) = next {
+            self.add_dirs(&paths::STATE_DIRS);
+            self.put(&doc_path(name), Some(text.into_bytes()));
+        }
+        Ok(result)
     }
 }

@@ -17,6 +17,7 @@
 //! [`Sides`] and the picker's `AnyState`.
 
 pub mod delegations;
+pub mod docs;
 pub mod feed;
 pub mod files;
 pub mod keys;

@@ -177,6 +177,20 @@ impl<F, S: State> State for Sides<F, S> {
         self.state.wait_changes(cursor, timeout)
     }
 
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
+        self.state.read_doc(name)
+    }
+
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        config: &Config,
+        agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_doc(name, config, agent, change)
+    }
+
     fn init_state(&self) -> Result<Vec<String>, ClarifyError> {
         self.state.init_state()
     }

@@ -172,6 +172,22 @@ pub trait State {
         false
     }
 
+    // Named state documents: the notification outbox, GitHub Mode's sync cursors.
+    /// The text of state document `name` (`None`: never written). Typed reads and writes are
+    /// [`docs::read_json`](crate::store::docs::read_json) and
+    /// [`docs::update_json`](crate::store::docs::update_json).
+    fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError>;
+
+    /// Read–change–write of state document `name`, excluding every other writer of it;
+    /// `change` returns the text to write (`None`: leave it as it is) and a result.
+    fn update_doc<T>(
+        &self,
+        name: &str,
+        config: &Config,
+        agent: &str,
+        change: impl FnOnce(Option<String>) -> Result<(Option<String>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError>;
+
     // Set-up and housekeeping.
 
     /// Creates what the state needs in a new workspace (a database's schema is made by

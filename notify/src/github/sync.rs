@@ -2,18 +2,22 @@
 //! records since each issue's cursor, and acts on `/resolve` and `/abandon` from people whose
 //! permission is in `answer_roles` — through the command layer, as a person (`from: human`,
 //! `by: <login>`, `via: github`, `ref: <comment URL>`). Each comment acts at most once: the
-//! ledger's `ref` and the handled set of `.agentx/state/github.json` both say so.
+//! ledger's `ref` and the handled set of the `github` state document (`.agentx/state/github.json`, or a row of
+//! PostgreSQL's `agentx.state_docs`) both say so.
 
 use agentx_clarify_command::State;
 use std::collections::HashMap;
 use std::path::Path;
 
+use agentx_clarify_command::store::docs;
+use agentx_clarify_command::{Files, Scope};
+use agentx_clarify_core::github::SyncState;
 use agentx_clarify_core::github::{
     decision_input, issues_to_read, login_name, permitted, verdict, Command, Outcome, Verdict,
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_store_any::AnyStore;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -53,30 +57,38 @@ pub struct SyncReport {
     pub errors: Vec<String>,
 }
 
-fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    if let agentx_clarify_store_any::Location::Postgres(_) =
-        agentx_clarify_store_any::location(root)?
-    {
-        return Err(ClarifyError::InvalidInput {
-            message: String::from(
-                "GitHub Mode keeps its state beside the file workspace's ledgers; a workspace whose state is in PostgreSQL cannot sync with GitHub yet",
-            ),
-        });
-    }
-    crate::pass::file_ledgers(root)
+/// Every readable ledger of the workspace, wherever its state is.
+fn ledgers(store: &AnyStore) -> Result<Vec<Ledger>, ClarifyError> {
+    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+/// The sync state (the `github` state document): empty before the first sync.
+fn read_state(store: &AnyStore) -> Result<SyncState, ClarifyError> {
+    docs::read_json(store, docs::GITHUB)
+}
+
+/// Read–change–write of the sync state under the store's exclusion.
+fn update_state<T>(
+    store: &AnyStore,
+    me: &str,
+    change: impl FnOnce(&mut SyncState) -> T,
+) -> Result<T, ClarifyError> {
+    let config = store.load_config()?;
+    docs::update_json(store, docs::GITHUB, &config, me, change)
 }
 
 /// One sync of the workspace at `root` at time `now`.
 pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
-    let store = DiskStore::new(root);
-    let Some(config) = store.github_config()? else {
+    let store = agentx_clarify_store_any::open(root)?;
+    let Some(config) = store.files.github_config()? else {
         return Err(ClarifyError::input(
             "GitHub Mode is off: .agentx/config.toml has no [github] table (docs/github.md)",
         ));
     };
     let mut report = SyncReport::default();
     let me = crate::deliverer();
-    let state = store.read_github_state()?;
+    let state = read_state(&store)?;
     if let Some(until) = state.not_before.filter(|t| *t > now) {
         report.waiting_until = Some(until);
         return Ok(report);
@@ -88,7 +100,7 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
         config: &config,
         now,
     };
-    let all = ledgers(root)?;
+    let all = ledgers(&store)?;
     let refs: Vec<&Ledger> = all.iter().collect();
     let issues = issues_to_read(&refs);
     report.issues = issues.len();
@@ -137,28 +149,28 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             }
         }
         if let (true, Some(newest)) = (whole, newest) {
-            store.update_github_state(&me, |s| s.advance(issue, &newest))?;
+            update_state(&store, &me, |s| s.advance(issue, &newest))?;
         }
     }
-    store.update_github_state(&me, |s| s.not_before = None)?;
+    update_state(&store, &me, |s| s.not_before = None)?;
     Ok(report)
 }
 
 fn wait(
-    store: &DiskStore,
+    store: &AnyStore,
     me: &str,
     report: &mut SyncReport,
     until: i64,
 ) -> Result<(), ClarifyError> {
     report.waiting_until = Some(until);
-    store.update_github_state(me, |s| s.not_before = Some(until))
+    update_state(store, me, |s| s.not_before = Some(until))
 }
 
 /// Handles one comment; `Err` stops the issue (the cursor stays before this comment).
 #[allow(clippy::too_many_arguments)] // one private step of the loop above
 fn one(
     root: &Path,
-    store: &DiskStore,
+    store: &AnyStore,
     repo: &Repo<'_>,
     me: &str,
     issue: u32,
@@ -174,9 +186,7 @@ fn one(
             .read_ledger(issue)
             .map_err(|e| GhError::Failed(e.to_string()))?
     };
-    let state = store
-        .read_github_state()
-        .map_err(|e| GhError::Failed(e.to_string()))?;
+    let state = read_state(store).map_err(|e| GhError::Failed(e.to_string()))?;
     let line = |command: String, reason: Option<String>| SyncLine {
         issue,
         comment: c.url.clone(),
@@ -185,8 +195,7 @@ fn one(
         command,
     };
     let record_state = |outcome: Outcome| {
-        store
-            .update_github_state(me, |s| s.handle(&key, issue, outcome, now))
+        update_state(store, me, |s| s.handle(&key, issue, outcome, now))
             .map_err(|e| GhError::Failed(e.to_string()))
     };
     match verdict(&state, issue, &key, &c.url, &c.body, ledger.as_ref()) {
