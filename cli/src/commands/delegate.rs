@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use crate::print;
 
 #[derive(Subcommand, Debug)]
-#[command(defer = true)] // built when invoked: see `Command` in args.rs
+#[command(defer = true)] // built when invoked: see `Command` in cli.rs
 pub enum Delegate {
     /// Ask another agent to take a piece of work (seed 003's delegation envelope)
     #[command(

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::print;
 
 #[derive(Subcommand, Debug)]
-#[command(defer = true)] // built when invoked: see `Command` in args.rs
+#[command(defer = true)] // built when invoked: see `Command` in cli.rs
 pub enum Signals {
     /// Show the signal blocks of an agent's output: fields, typed view, problems by line
     #[command(

@@ -13,8 +13,9 @@ use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore as Workspace;
 use serde_json::json;
 
-use crate::demo_routing;
 use crate::print::{self, STYLE};
+
+mod routing;
 
 const MINUTE: i64 = 60_000;
 
@@ -391,7 +392,7 @@ fn routed_chapter(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
         heading("6. The hub routes: the architect's agent answers, a failing agent escalates (issue #47)");
         say("runners in .agentx/config.toml: architect → claude -p (stand-in), product-manager → gemini (fails)");
     }
-    demo_routing::install_runners(&s.ws)?;
+    routing::install_runners(&s.ws)?;
     s.hook("engineer", 47)?;
     let m = s.ask(
         47,
