@@ -3,6 +3,9 @@
 use agentx_clarify_core::error::ErrorClass;
 use agentx_clarify_core::ClarifyError;
 
+/// What a command returns: its exit code, or the failure to report (with its own code).
+pub type Outcome = Result<i32, ClarifyError>;
+
 /// The exit code of a failure.
 pub fn code(e: &ClarifyError) -> i32 {
     of_class(e.class())

@@ -4,8 +4,9 @@
 
 use std::io::Write;
 
+use agentx_clarify_command::Mutation;
 use agentx_clarify_core::monitor::ReportError;
-use agentx_clarify_core::render::Style;
+use agentx_clarify_core::render::{text_report, text_thread, Style};
 use agentx_clarify_core::ClarifyError;
 
 /// Renderers always colour; anstream removes the codes where colour is not wanted.
@@ -63,4 +64,41 @@ pub fn fail(as_json: bool, e: &ClarifyError) -> i32 {
         error_line(e);
     }
     crate::exit::code(e)
+}
+
+/// A document for `--json`, else the words `text` gives; exit 0.
+pub fn or(
+    json: bool,
+    v: &serde_json::Value,
+    text: impl FnOnce() -> String,
+) -> crate::exit::Outcome {
+    if json {
+        self::json(v);
+    } else {
+        self::text(&text());
+    }
+    Ok(0)
+}
+
+/// Prints a mutation; `MAX_ROUNDS_EXCEEDED` prints the escalated thread and fails with 4.
+/// Warnings (what failed after the ledger write) go to stderr; the command succeeded.
+pub fn mutation(json: bool, m: &Mutation) -> crate::exit::Outcome {
+    warnings(&m.warnings);
+    if json {
+        self::json(&m.to_json());
+    } else {
+        if let Some(record) = &m.clarification {
+            text(&text_thread(m.issue, record, STYLE));
+        }
+        if m.idempotent {
+            text("(idempotent replay: the request already exists; nothing written)");
+        }
+        if !m.monitor.report.is_quiet() || !m.monitor.report.errors.is_empty() {
+            text(&format!("\n{}", text_report(&m.monitor.report, STYLE)));
+        }
+        if let Some(e) = &m.error {
+            error_line(e);
+        }
+    }
+    Ok(m.error.as_ref().map_or(0, crate::exit::code))
 }

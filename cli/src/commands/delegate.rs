@@ -3,6 +3,7 @@
 //! by the core's decoders (`api::signals`), so the CLI checks and spells them as they do.
 
 use agentx_clarify_command::delegate::{self, DelegationFilter, DelegationOutcome};
+use agentx_clarify_core::api::input::{flag, issue_number, object, string};
 use agentx_clarify_core::api::signals::{delegation_action, delegation_statuses, new_delegation};
 use agentx_clarify_core::delegation::{Delegation, Status};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
@@ -10,12 +11,12 @@ use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::AnyStore as Workspace;
 use clap::{Args, Subcommand};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::print;
 
 #[derive(Subcommand, Debug)]
-#[command(defer = true)] // built when invoked: see `Command` in args.rs
+#[command(defer = true)] // built when invoked: see `Command` in cli.rs
 pub enum Delegate {
     /// Ask another agent to take a piece of work (seed 003's delegation envelope)
     #[command(
@@ -144,80 +145,62 @@ fn number_or_text(text: Option<String>) -> Value {
     })
 }
 
-fn as_map(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
+/// `request`'s fields (`delegateRequest` of the JSON route). The issue is checked first, then
+/// the JSON flags, then the decoder's fields.
+fn request_fields(a: RequestArgs) -> Result<Value, ClarifyError> {
+    Ok(json!({
+        "issueNumber": agentx_clarify_core::names::parse_issue(&a.issue)?,
+        "from": a.from,
+        "to": a.to,
+        "capability": a.capability,
+        "objective": a.objective,
+        "contextSlice": json_flag("context-slice", a.context_slice)?,
+        "outputContract": json_flag("output-contract", a.output_contract)?,
+        "timeoutMinutes": number_or_text(a.timeout_minutes),
+    }))
+}
+
+/// `complete`'s fields (`delegateComplete`): the response envelope.
+fn complete_fields(a: CompleteArgs) -> Result<Value, ClarifyError> {
+    Ok(json!({
+        "id": a.id,
+        "from": a.from,
+        "artifactPath": a.artifact,
+        "summary": a.summary,
+        "metrics": json_flag("metrics", a.metrics)?,
+        "followUpRecommended": a.follow_up,
+        "unresolved": a.unresolved,
+    }))
 }
 
 pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Delegate) -> Result<i32, ClarifyError> {
     let outcome = match cmd {
         Delegate::Request(a) => {
-            let fields = as_map(json!({
-                "issueNumber": agentx_clarify_core::names::parse_issue(&a.issue)?,
-                "from": a.from,
-                "to": a.to,
-                "capability": a.capability,
-                "objective": a.objective,
-                "contextSlice": json_flag("context-slice", a.context_slice)?,
-                "outputContract": json_flag("output-contract", a.output_contract)?,
-                "timeoutMinutes": number_or_text(a.timeout_minutes),
-            }));
-            delegate::request(ws, now, &new_delegation(&fields)?)?
+            let fields = request_fields(a)?;
+            delegate::request(ws, now, &new_delegation(object(&fields)?)?)?
         }
-        Delegate::Accept { id, from } => act(ws, now, &id, "accept", json!({"from": from}))?,
-        Delegate::Complete(a) => {
-            let fields = json!({
-                "from": a.from,
-                "artifactPath": a.artifact,
-                "summary": a.summary,
-                "metrics": json_flag("metrics", a.metrics)?,
-                "followUpRecommended": a.follow_up,
-                "unresolved": a.unresolved,
-            });
-            act(ws, now, &a.id, "complete", fields)?
-        }
+        Delegate::Accept { id, from } => act(ws, now, "accept", &json!({"id": id, "from": from}))?,
+        Delegate::Complete(a) => act(ws, now, "complete", &complete_fields(a)?)?,
         Delegate::Reject {
             id,
             from,
             reason,
             message,
         } => {
-            let fields = json!({"from": from, "reason": reason, "message": message});
-            act(ws, now, &id, "reject", fields)?
+            let fields = json!({"id": id, "from": from, "reason": reason, "message": message});
+            act(ws, now, "reject", &fields)?
         }
-        Delegate::Fail { id, from, message } => act(
-            ws,
-            now,
-            &id,
-            "fail",
-            json!({"from": from, "message": message}),
-        )?,
+        Delegate::Fail { id, from, message } => {
+            let fields = json!({"id": id, "from": from, "message": message});
+            act(ws, now, "fail", &fields)?
+        }
         Delegate::Show { id, issue } => return show(ws, json, id, issue),
         Delegate::List { issue, status, all } => {
-            let filter = DelegationFilter {
-                issue: issue
-                    .as_deref()
-                    .map(agentx_clarify_core::names::parse_issue)
-                    .transpose()?,
-                statuses: delegation_statuses(&as_map(json!({ "status": status })))?,
-                all,
-            };
-            let listed = delegate::list(ws, &filter)?;
-            for e in &listed.errors {
-                print::warn(&format!("{}: {}", e.file, e.message));
-            }
-            if json {
-                print::json(&listed.to_json());
-            } else if listed.delegations.is_empty() {
-                print::text("no delegations");
-            } else {
-                for (issue, d) in &listed.delegations {
-                    print::text(&summary_line(*issue, d));
-                }
-            }
-            return Ok(0);
+            return list(
+                ws,
+                json,
+                &json!({"issue": issue, "status": status, "all": all}),
+            )
         }
     };
     if json {
@@ -228,15 +211,41 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Delegate) -> Result<i32, C
     Ok(0)
 }
 
+/// Action `op` (`accept`, `complete`, `reject`, `fail`) on the delegation `id` of `fields`.
 fn act(
     ws: &Workspace,
     now: i64,
-    id: &str,
     op: &str,
-    fields: Value,
+    fields: &Value,
 ) -> Result<DelegationOutcome, ClarifyError> {
-    let action = delegation_action(op, &as_map(fields))?;
-    delegate::act(ws, now, id, &action)
+    let m = object(fields)?;
+    let id = string(m, "id")?;
+    let action = delegation_action(op, m)?;
+    delegate::act(ws, now, &id, &action)
+}
+
+/// `list [--issue N] [--status S]… [--all]` from its fields (`delegateList`).
+fn list(ws: &Workspace, json: bool, fields: &Value) -> Result<i32, ClarifyError> {
+    let m = object(fields)?;
+    let filter = DelegationFilter {
+        issue: issue_number(m, "issue")?,
+        statuses: delegation_statuses(m)?,
+        all: flag(m, "all")?,
+    };
+    let listed = delegate::list(ws, &filter)?;
+    for e in &listed.errors {
+        print::warn(&format!("{}: {}", e.file, e.message));
+    }
+    if json {
+        print::json(&listed.to_json());
+    } else if listed.delegations.is_empty() {
+        print::text("no delegations");
+    } else {
+        for (issue, d) in &listed.delegations {
+            print::text(&summary_line(*issue, d));
+        }
+    }
+    Ok(0)
 }
 
 fn show(

@@ -9,9 +9,9 @@ use std::path::Path;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::DiskStore as Workspace;
 
-const AGENT_SH: &str = include_str!("../../examples/agents/lib/agent.sh");
-const CLAUDE: &str = include_str!("../../examples/agents/claude");
-const GEMINI: &str = include_str!("../../examples/agents/gemini");
+const AGENT_SH: &str = include_str!("../../../../examples/agents/lib/agent.sh");
+const CLAUDE: &str = include_str!("../../../../examples/agents/claude");
+const GEMINI: &str = include_str!("../../../../examples/agents/gemini");
 
 /// What the architect's agent answers (the stand-in takes it from its runner's `env`).
 pub const ARCHITECT_ANSWER: &str =

@@ -4,8 +4,16 @@
 use agentx_clarify_command::migrate;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::AnyStore as Workspace;
+use clap::Args;
 
 use crate::print;
+
+#[derive(Args, Debug)]
+pub struct MigrateArgs {
+    /// Report what would change without writing
+    #[arg(long)]
+    pub dry_run: bool,
+}
 
 pub fn run(ws: &Workspace, json: bool, dry_run: bool) -> Result<i32, ClarifyError> {
     let outcome = migrate(ws, dry_run)?;

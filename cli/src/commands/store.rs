@@ -1,16 +1,58 @@
-//! `agentx store init|export|import` (docs/protocol.md §19): where the state lives, and moving it.
+//! `agentx init` (the workspace's own files) and `agentx store init|export|import`
+//! (docs/protocol.md §19): where the state lives, and moving it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use agentx_clarify_command::Store;
+use agentx_clarify_store::DiskStore;
 use agentx_clarify_store_any::{location, transfer, Location, PgStore};
+use clap::Subcommand;
 use serde_json::json;
 
-use crate::args::StoreCmd;
-use crate::{print, Outcome};
+use crate::exit::Outcome;
+use crate::print;
+
+/// `agentx init`: `.agentx/` with the default workflows and an empty state directory.
+pub fn init_workspace(ws: &DiskStore, json: bool) -> Outcome {
+    let created = ws.init()?;
+    if json {
+        print::json(&json!({"ok": true, "created": created}));
+    } else if created.is_empty() {
+        print::text(&format!(
+            "{} is already initialised: nothing to create",
+            ws.agentx_dir().display()
+        ));
+    } else {
+        for path in &created {
+            print::text(&format!("created {path}"));
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Subcommand, Debug)]
+#[command(defer = true)] // built when invoked: see `Command` in cli.rs
+pub enum StoreCmd {
+    /// Create the PostgreSQL schema, or migrate it to this version (nothing to do for files)
+    Init,
+    /// Write the whole workspace, its state included, into DIR as a file workspace
+    Export {
+        /// A directory without an .agentx/ in it (created if missing)
+        dir: PathBuf,
+    },
+    /// Read the state of the file workspace at DIR into the PostgreSQL store
+    Import {
+        /// A workspace root (holding .agentx/state/)
+        dir: PathBuf,
+        /// Overwrite documents the database holds with different content (else refused)
+        #[arg(long)]
+        replace: bool,
+    },
+}
 
 pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
     match cmd {
-        StoreCmd::Init => init(root, json),
+        StoreCmd::Init => init_schema(root, json),
         StoreCmd::Export { dir } => {
             let store = agentx_clarify_store_any::open(root)?;
             let out = transfer::export(&store, &dir)?;
@@ -59,7 +101,7 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
     }
 }
 
-fn init(root: &Path, json: bool) -> Outcome {
+fn init_schema(root: &Path, json: bool) -> Outcome {
     let Location::Postgres(url) = location(root)? else {
         if json {
             print::json(&json!({"ok": true, "store": "files", "schema": null}));

@@ -7,9 +7,55 @@ use agentx_clarify_command::Files;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::CommandFactory;
+use agentx_clarify_store::clock::system_now_ms;
+use agentx_clarify_store_any::Location;
+use clap::{Args, CommandFactory};
 
-use crate::args::Cli;
+use crate::cli::Cli;
+use crate::exit::Outcome;
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The agent every tool call acts as (default: the AGENTX_AGENT environment variable,
+    /// so a project's shared MCP configuration can leave the name to each person)
+    #[arg(long, env = "AGENTX_AGENT")]
+    pub agent: String,
+    /// The default issue of clarify_ask and clarify_show
+    #[arg(long, value_name = "N")]
+    pub issue: Option<String>,
+}
+
+/// `agentx mcp`: the server on stdio until its client goes away.
+pub fn run(given: Option<&Path>, a: &McpArgs) -> Outcome {
+    let root = match root(given) {
+        Ok(root) => root,
+        Err(why) => return Ok(refuse(&why)),
+    };
+    announce(&root, &a.agent);
+    agentx_clarify_store_any::location(&root).and_then(|location| {
+        let changes = match location {
+            Location::Files => agentx_clarify_mcp::Changes::Files,
+            Location::Postgres(_) => agentx_clarify_mcp::Changes::Store,
+        };
+        agentx_clarify_mcp::serve(root, &a.agent, a.issue.as_deref(), call, changes)
+    })
+}
+
+/// The MCP server's store calls: each opens the workspace's store (a pooled connection for
+/// PostgreSQL) and runs one operation of the command layer.
+fn call(root: &Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
+    match agentx_clarify_store_any::open(root) {
+        Ok(ws) => {
+            let runner = agentx_clarify_a2a::HubRunner::new(root);
+            // A plan without a session gets a new one here: the layers below draw no
+            // randomness.
+            let with_session = agentx_clarify_store::with_new_session(op, input);
+            let input = with_session.as_ref().unwrap_or(input);
+            agentx_clarify_command::call_routed(&ws, &runner, op, input, &system_now_ms)
+        }
+        Err(e) => agentx_clarify_core::envelope::failure(&e),
+    }
+}
 
 /// The workspace root `agentx mcp` serves: `--root` as given, else the nearest ancestor of
 /// the working directory holding `.agentx/`; with none, the directories searched.

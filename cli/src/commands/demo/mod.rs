@@ -14,8 +14,9 @@ use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store::DiskStore as Workspace;
 use serde_json::json;
 
-use crate::demo_routing;
 use crate::print::{self, STYLE};
+
+mod routing;
 
 const MINUTE: i64 = 60_000;
 
@@ -171,12 +172,27 @@ pub fn run(
     Ok(0)
 }
 
+/// One chapter of the story, played on the workspace (narrated when `loud`).
+type Chapter = fn(&mut Story, bool) -> Result<(), ClarifyError>;
+
 fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
-    let out = |m: &Mutation, s: &Story| {
-        if loud {
-            s.show(m);
-        }
-    };
+    setup(s, loud)?;
+    let chapters: [Chapter; 6] = [
+        answered,
+        escalated,
+        deadlock,
+        cycle,
+        scope_enforced,
+        routed_chapter,
+    ];
+    for chapter in chapters {
+        chapter(s, loud)?;
+    }
+    outro(s, loud)
+}
+
+/// The fresh workspace: `init` and the demo's pairing workflow.
+fn setup(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
     if loud {
         print::text(&STYLE.bold("AgentX Clarify demo: agents ask instead of guessing."));
         say(&format!("workspace: {}", s.ws.root().display()));
@@ -194,7 +210,16 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         command("init");
         say("created .agentx/ with the feature, story and bug workflows (+ a demo 'pairing' workflow)");
     }
+    Ok(())
+}
 
+/// Chapter 1: a question asked, answered, followed up and resolved.
+fn answered(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
+    let out = |m: &Mutation, s: &Story| {
+        if loud {
+            s.show(m);
+        }
+    };
     if loud {
         heading("1. An engineer asks the architect instead of guessing (issue #42)");
     }
@@ -227,7 +252,16 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         "clarify resolve CLR-42-001 -m \"Redis, allkeys-lru, 24h sliding TTL.\"",
     )?;
     out(&m, s);
+    Ok(())
+}
 
+/// Chapter 2: silence past the SLA, a retry, then a human.
+fn escalated(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
+    let out = |m: &Mutation, s: &Story| {
+        if loud {
+            s.show(m);
+        }
+    };
     if loud {
         heading("2. Silence becomes an escalation: SLA → retry → human (issue #43)");
     }
@@ -274,7 +308,16 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         "clarify resolve CLR-43-001 -m \"Out of scope for v1; track it as #51.\"",
     )?;
     out(&m, s);
+    Ok(())
+}
 
+/// Chapter 3: two agents wait on each other; priority breaks the deadlock.
+fn deadlock(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
+    let out = |m: &Mutation, s: &Story| {
+        if loud {
+            s.show(m);
+        }
+    };
     if loud {
         heading("3. Two agents wait on each other: a deadlock broken by priority (issue #44)");
     }
@@ -306,7 +349,16 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
     s.advance(3);
     let m = s.act("CLR-44-001", Action::Answer { from: "engineer".into(), body: "Up to 0042_orders_index; 0043 is pending review.".into() }, "clarify answer CLR-44-001 --from engineer --body \"Up to 0042_orders_index; 0043 is pending review.\"")?;
     out(&m, s);
+    Ok(())
+}
 
+/// Chapter 4: a three-agent cycle.
+fn cycle(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
+    let out = |m: &Mutation, s: &Story| {
+        if loud {
+            s.show(m);
+        }
+    };
     if loud {
         heading("4. A three-agent cycle (issue #45)");
     }
@@ -338,7 +390,11 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
         Some("pairing"),
     )?;
     out(&m, s);
+    Ok(())
+}
 
+/// Chapter 5: a question out of the workflow's scope is refused.
+fn scope_enforced(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
     if loud {
         heading("5. Scope is enforced: the engineer may not ask the reviewer in this workflow");
     }
@@ -360,9 +416,11 @@ fn play(s: &mut Story, loud: bool) -> Result<Stats, ClarifyError> {
             })
         }
     }
+    Ok(())
+}
 
-    routed_chapter(s, loud)?;
-
+/// Chapter 7: the statistics, and the commands that explore the workspace.
+fn outro(s: &Story, loud: bool) -> Result<Stats, ClarifyError> {
     let stats = commands::stats(&s.ws, None)?.stats;
     if loud {
         heading("7. What happened: agentx clarify stats");
@@ -392,7 +450,7 @@ fn routed_chapter(s: &mut Story, loud: bool) -> Result<(), ClarifyError> {
         heading("6. The hub routes: the architect's agent answers, a failing agent escalates (issue #47)");
         say("runners in .agentx/config.toml: architect → claude -p (stand-in), product-manager → gemini (fails)");
     }
-    demo_routing::install_runners(&s.ws)?;
+    routing::install_runners(&s.ws)?;
     s.hook("engineer", 47)?;
     let m = s.ask(
         47,

@@ -3,20 +3,20 @@
 
 use std::io::Read;
 
-use agentx_clarify_command::json::ok;
 use agentx_clarify_command::signals::{ingest, resume_prompt, Ingested};
-use agentx_clarify_core::api::signals::{parse_value, resume_value};
+use agentx_clarify_core::api::input::object;
+use agentx_clarify_core::api::signals::{ingest_context, parse_value, resume_value};
+use agentx_clarify_core::envelope::ok;
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
-use agentx_clarify_core::signals::Context;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::AnyStore as Workspace;
 use clap::Subcommand;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::print;
 
 #[derive(Subcommand, Debug)]
-#[command(defer = true)] // built when invoked: see `Command` in args.rs
+#[command(defer = true)] // built when invoked: see `Command` in cli.rs
 pub enum Signals {
     /// Show the signal blocks of an agent's output: fields, typed view, problems by line
     #[command(
@@ -91,13 +91,11 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Signals) -> Result<i32, Cl
             parent,
             file,
         } => {
-            let issue = agentx_clarify_core::names::parse_issue(&issue)?;
+            // The context as the JSON route takes it (`signalsIngest`), read by the core's
+            // decoder; checked before the output is read.
+            let fields = json!({"issue": issue, "agent": agent, "parent": parent});
+            let ctx = ingest_context(object(&fields)?)?;
             let text = read_input(file.as_deref())?;
-            let ctx = Context {
-                issue,
-                agent,
-                parent,
-            };
             let done = ingest(ws, now, &ctx, &text)?;
             for w in &done.warnings {
                 print::warn(w);

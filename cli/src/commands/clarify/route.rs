@@ -3,7 +3,7 @@
 
 use agentx_clarify_command::Files;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agentx_clarify_a2a::HubRunner;
 use agentx_clarify_command::route::{parse_run, route_outcome, route_prompt, RoutedAll};
@@ -12,10 +12,35 @@ use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
 use agentx_clarify_store_any::AnyStore as Workspace;
+use clap::Args;
 use serde_json::{json, Value};
 
-use crate::args::{ReopenArgs, RouteArgs};
-use crate::{exit, print, Outcome};
+use super::act::ReopenArgs;
+use crate::exit::{self, Outcome};
+use crate::print;
+
+#[derive(Args, Debug)]
+pub struct RouteArgs {
+    /// The clarification to route
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub id: Option<String>,
+    /// Every pending or stale record whose target has a runner and no routing in progress
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: how many agents run at once
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "all", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Print the prompt (and, with --json, the runner) instead of running anything
+    #[arg(long, conflicts_with_all = ["all", "interpret"])]
+    pub print_prompt: bool,
+    /// With --print-prompt: take the persona from this file instead of the runner's
+    #[arg(long, value_name = "FILE", requires = "print_prompt")]
+    pub persona: Option<PathBuf>,
+    /// Show what routing would do with a run's output given as JSON ({"exit", "stdout",
+    /// "stderr", "timedOut", "signal", …}, "-" for stdin); nothing runs, nothing is written
+    #[arg(long, value_name = "FILE", conflicts_with = "all")]
+    pub interpret: Option<PathBuf>,
+}
 
 fn runner(ws: &Workspace) -> HubRunner {
     HubRunner::new(ws.files.root())
@@ -98,7 +123,7 @@ pub fn ask(
         .is_some_and(|r| matches!(r.current_status(), Status::Pending | Status::Stale));
     if !routable {
         // An idempotent replay of a record already answered or closed: nothing to route.
-        return crate::mutation(json, &asked);
+        return print::mutation(json, &asked);
     }
     if wait {
         let routed = commands::route(ws, &runner(ws), &asked.id, clock, true)?;
@@ -142,7 +167,7 @@ fn print_asked(json: bool, asked: &Mutation, background: &Result<u32, String>) -
         }
         print::json(&v);
     } else {
-        crate::mutation(false, asked)?;
+        print::mutation(false, asked)?;
         match background {
             Ok(pid) => print::text(&format!(
                 "\nrouting {} to {} in the background (pid {pid}); `agentx clarify show {}` shows the outcome",

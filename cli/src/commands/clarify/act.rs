@@ -1,0 +1,109 @@
+//! `agentx clarify answer|follow-up|resolve|escalate|abandon|reopen`: the actions on a record.
+//! Each command's flags become the JSON object every surface sends (the command layer's JSON
+//! route), and the core's decoder (`api::input::action`) reads the action from it, so the CLI
+//! checks and spells the fields as every other surface does.
+
+use agentx_clarify_command as commands;
+use agentx_clarify_core::api::input::{action, object, string};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_store_any::AnyStore as Workspace;
+use clap::Args;
+use serde_json::{json, Value};
+
+use crate::exit::Outcome;
+use crate::print;
+
+#[derive(Args, Debug)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub close: CloseArgs,
+    /// The decision as a typed value (docs/protocol.md §22): yes/no, an option value; repeat for
+    /// multi_choice
+    #[arg(long = "value", value_name = "V")]
+    pub value: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CloseArgs {
+    pub id: String,
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReopenArgs {
+    pub id: String,
+    /// Only `human` may reopen (the default)
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Why it goes back, kept in the thread
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Then route it to its target's runner again and print the outcome
+    #[arg(long)]
+    pub route: bool,
+}
+
+/// Runs action `op` (`answer`, `followUp`, `resolve`, `escalate`, `abandon`) from its fields.
+pub fn run(ws: &Workspace, now: i64, json: bool, op: &str, fields: &Value) -> Outcome {
+    let m = object(fields)?;
+    let id = string(m, "id")?;
+    let action = action(op, m)?;
+    print::mutation(json, &commands::act(ws, now, &id, &action)?)
+}
+
+/// `answer ID --from B [--body TEXT] [--value V]…`: `--value` words are read by the record's
+/// answer kind (yes/no, one option, several), so the record is read first.
+pub fn answer(
+    ws: &Workspace,
+    id: String,
+    from: String,
+    body: Option<String>,
+    values: &[String],
+) -> Result<Value, ClarifyError> {
+    if values.is_empty() && body.is_none() {
+        return Err(ClarifyError::input(
+            "an answer needs --body or --value (or both)",
+        ));
+    }
+    let value = typed_value(ws, &id, values)?;
+    Ok(json!({"id": id, "from": from, "body": body, "value": value}))
+}
+
+/// `follow-up ID --from A --question TEXT`.
+pub fn follow_up(id: String, from: String, question: String) -> Value {
+    json!({"id": id, "from": from, "question": question})
+}
+
+/// `resolve ID [--from A] [-m TEXT] [--value V]…`.
+pub fn resolve(ws: &Workspace, a: ResolveArgs) -> Result<Value, ClarifyError> {
+    let value = typed_value(ws, &a.close.id, &a.value)?;
+    let mut fields = close(a.close);
+    fields["value"] = value;
+    Ok(fields)
+}
+
+/// `escalate` and `abandon`: `ID [--from A] [-m TEXT]`.
+pub fn close(c: CloseArgs) -> Value {
+    json!({"id": c.id, "from": c.from, "message": c.message})
+}
+
+/// The typed value `--value` words give for record `id` (null without any).
+fn typed_value(ws: &Workspace, id: &str, texts: &[String]) -> Result<Value, ClarifyError> {
+    if texts.is_empty() {
+        return Ok(Value::Null);
+    }
+    let (_, record) = commands::show_id(ws, id)?;
+    record.answer.value_from_texts(texts)
+}
+
+/// `reopen ID [--from human] [-m TEXT]` without `--route`. The command layer takes its three
+/// strings as they are (there is no typed request to decode).
+pub fn reopen(ws: &Workspace, now: i64, json: bool, a: &ReopenArgs) -> Outcome {
+    print::mutation(
+        json,
+        &commands::reopen(ws, now, &a.id, a.from.as_deref(), a.message.as_deref())?,
+    )
+}

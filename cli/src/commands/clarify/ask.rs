@@ -1,0 +1,189 @@
+//! `agentx clarify ask`: its flags — the answer kind flags of docs/protocol.md §22 among them —
+//! become the JSON object every surface sends to `ask` (the command layer's JSON route), read
+//! by the core's decoder (`api::input::new_request`), so the CLI checks and spells the fields
+//! as every other surface does.
+
+use agentx_clarify_command as commands;
+use agentx_clarify_core::api::input::{new_request, object};
+use agentx_clarify_core::routing::ASKED_BACK;
+use agentx_clarify_core::{ClarifyError, NewRequest};
+use agentx_clarify_store_any::AnyStore as Workspace;
+use clap::Args;
+use serde_json::{json, Value};
+
+use super::route;
+use crate::exit::Outcome;
+use crate::print;
+
+#[derive(Args, Debug)]
+pub struct AskArgs {
+    #[arg(long, value_name = "N")]
+    pub issue: String,
+    #[arg(long)]
+    pub from: String,
+    #[arg(long)]
+    pub to: String,
+    #[arg(long)]
+    pub topic: String,
+    #[arg(long)]
+    pub question: String,
+    /// Do not block the requester while waiting
+    #[arg(long)]
+    pub non_blocking: bool,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[arg(long)]
+    pub step: Option<String>,
+    /// The exact field the gap concerns (e.g. storage.cache)
+    #[arg(long)]
+    pub field: Option<String>,
+    /// An answer the asker would accept (repeatable)
+    #[arg(long = "suggest", value_name = "S")]
+    pub suggestions: Vec<String>,
+    /// Re-sending a request with the same key returns the original record
+    #[arg(long, value_name = "K")]
+    pub idempotency_key: Option<String>,
+    /// BLOCK or WARN (Layer 4); sets blocking. Default: BLOCK, WARN with --non-blocking
+    #[arg(long, value_name = "SEVERITY")]
+    pub severity: Option<String>,
+    /// Why the gap matters: what the asker knows so far
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+    /// An operation the record blocks while open, for `gate` (repeatable; none: every one)
+    #[arg(long = "blocks", value_name = "OP")]
+    pub blocked_operations: Vec<String>,
+    /// The Layer 4 session (a UUID) the gap belongs to
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// The gap's id within its session
+    #[arg(long, value_name = "ID")]
+    pub gap_id: Option<String>,
+    /// Ask back: answer the pending question <ID> (asked of --from by --to) with this one.
+    /// Always in scope; takes that question's round limit and SLA
+    #[arg(long, value_name = "ID")]
+    pub asked_back_from: Option<String>,
+    #[command(flatten)]
+    pub kinds: KindArgs,
+    /// Then run the target's runner in the background (see `clarify route`); the command
+    /// returns at once
+    #[arg(long)]
+    pub route: bool,
+    /// With --route: wait for the outcome (bounded by the runner's timeout) and print it
+    #[arg(long, requires = "route")]
+    pub wait: bool,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct KindArgs {
+    /// The answer kind: text (default), confirm, choice or multi_choice
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// An option of a choice kind, `value` or `value=Label` (repeatable, 2–10)
+    #[arg(long = "option", value_name = "VALUE[=LABEL]")]
+    pub options: Vec<String>,
+    /// A longer description of an option, `value=text` (repeatable; the value names an --option)
+    #[arg(long = "describe", value_name = "VALUE=TEXT")]
+    pub descriptions: Vec<String>,
+    /// Choice kinds: accept only the options (no free-text answer)
+    #[arg(long)]
+    pub no_other: bool,
+    /// multi_choice: the fewest options an answer may choose (default 1)
+    #[arg(long = "min", value_name = "N")]
+    pub min_select: Option<u32>,
+    /// multi_choice: the most options an answer may choose (default: all)
+    #[arg(long = "max", value_name = "N")]
+    pub max_select: Option<u32>,
+    /// Ask even when the issue already holds this question (no reuse)
+    #[arg(long)]
+    pub ask_again: bool,
+}
+
+/// `ask` with `--route [--wait]` runs the target's runner (see `route::ask`); else the request
+/// is written and printed.
+pub fn run(
+    ws: &Workspace,
+    now: i64,
+    clock: commands::Clock<'_>,
+    fixed_now: Option<i64>,
+    json: bool,
+    a: &AskArgs,
+) -> Outcome {
+    let req = request(a)?;
+    if a.route {
+        return route::ask(ws, clock, fixed_now, json, &req, a.wait);
+    }
+    print::mutation(json, &commands::ask(ws, now, &req)?)
+}
+
+/// The request the flags ask for, through the JSON route. The decoder's checks (the issue,
+/// `--severity`, `--kind`) come before the `--describe` ones, as they always have.
+fn request(a: &AskArgs) -> Result<NewRequest, ClarifyError> {
+    let mut fields = fields(a);
+    let described = describe(&mut fields, &a.kinds.descriptions);
+    let req = new_request(object(&fields)?)?;
+    described?;
+    Ok(req)
+}
+
+/// `ask`'s fields as the JSON route takes them (`--option value=Label` is `{value, label}`).
+pub fn fields(a: &AskArgs) -> Value {
+    let k = &a.kinds;
+    let options: Vec<Value> = k
+        .options
+        .iter()
+        .map(|o| match o.split_once('=') {
+            Some((value, label)) => json!({"value": value, "label": label}),
+            None => json!({ "value": o }),
+        })
+        .collect();
+    let mut fields = json!({
+        "issueNumber": a.issue,
+        "from": a.from,
+        "to": a.to,
+        "topic": a.topic,
+        "question": a.question,
+        "blocking": !a.non_blocking,
+        "workflow": a.workflow,
+        "step": a.step,
+        "field": a.field,
+        "suggestions": a.suggestions,
+        "idempotencyKey": a.idempotency_key,
+        "severity": a.severity,
+        "context": a.context,
+        "blockedOperations": a.blocked_operations,
+        "sessionId": a.session_id,
+        "gapId": a.gap_id,
+        "answerKind": k.kind,
+        "options": options,
+        "allowOther": k.no_other.then_some(false),
+        "minSelect": k.min_select,
+        "maxSelect": k.max_select,
+        "askAgain": k.ask_again,
+    });
+    fields[ASKED_BACK] = json!(a.asked_back_from);
+    fields
+}
+
+/// `--describe value=text`: the description of the option with that value (the first, when
+/// several share it).
+fn describe(fields: &mut Value, descriptions: &[String]) -> Result<(), ClarifyError> {
+    for d in descriptions {
+        let Some((value, text)) = d.split_once('=') else {
+            return Err(ClarifyError::input(format!(
+                "--describe takes VALUE=TEXT, e.g. --describe 'redis=Shared, needs ops'; found \"{}\"",
+                agentx_clarify_core::error::shown(d)
+            )));
+        };
+        let option = fields["options"]
+            .as_array_mut()
+            .and_then(|options| options.iter_mut().find(|o| o["value"] == value))
+            .ok_or_else(|| {
+                ClarifyError::input(format!(
+                    "--describe names no --option \"{}\"",
+                    agentx_clarify_core::error::shown(value)
+                ))
+            })?;
+        option["description"] = json!(text);
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! `agentx clarify list|show|verify|scope|wakeup|graph|stats`: the commands that read the
+//! records. `list` and `scope` build the JSON object every surface sends (the command layer's
+//! JSON route) and the core's decoders read their filter and question from it.
+
+use agentx_clarify_command as commands;
+use agentx_clarify_core::api::input::{issue_number, list_filter, object, scope_question};
+use agentx_clarify_core::render::{text_list, text_stats, text_thread};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_store::clock::parse_now;
+use agentx_clarify_store::DiskStore;
+use agentx_clarify_store_any::AnyStore as Workspace;
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+
+use crate::commands::parse_issue_opt;
+use crate::exit::{self, Outcome};
+use crate::{previews, print};
+
+#[derive(Args, Debug)]
+pub struct ScopeArgs {
+    /// The requester (without it: which agents may ask at all)
+    #[arg(long)]
+    pub from: Option<String>,
+    #[arg(long)]
+    pub to: Option<String>,
+    /// The issue (its ledger records the workflow of its first request)
+    #[arg(long, value_name = "N")]
+    pub issue: Option<String>,
+    #[arg(long)]
+    pub non_blocking: bool,
+    #[arg(long)]
+    pub workflow: Option<String>,
+    #[arg(long)]
+    pub step: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatusArg {
+    Pending,
+    Stale,
+    Answered,
+    Escalated,
+    Resolved,
+    Abandoned,
+}
+
+impl StatusArg {
+    pub fn status(self) -> agentx_clarify_core::Status {
+        use agentx_clarify_core::Status;
+        match self {
+            StatusArg::Pending => Status::Pending,
+            StatusArg::Stale => Status::Stale,
+            StatusArg::Answered => Status::Answered,
+            StatusArg::Escalated => Status::Escalated,
+            StatusArg::Resolved => Status::Resolved,
+            StatusArg::Abandoned => Status::Abandoned,
+        }
+    }
+}
+
+/// `list [--issue N] [--status S]… [--all]`'s fields, as the JSON route takes them.
+pub fn list_fields(issue: Option<String>, status: &[StatusArg], all: bool) -> Value {
+    let status: Vec<&str> = status.iter().map(|s| s.status().as_str()).collect();
+    json!({"issue": issue, "status": status, "all": all})
+}
+
+pub fn list(ws: &Workspace, json: bool, fields: &Value) -> Outcome {
+    let listed = commands::list(ws, &list_filter(object(fields)?)?)?;
+    print::report_errors(&listed.errors);
+    if json {
+        print::json(&listed.to_json());
+    } else {
+        let refs: Vec<_> = listed.records.iter().map(|(i, r)| (*i, r)).collect();
+        print::text(&text_list(&refs, print::STYLE));
+    }
+    Ok(0)
+}
+
+pub fn show(ws: &Workspace, json: bool, id: Option<String>, issue: Option<String>) -> Outcome {
+    if let Some(id) = id {
+        let (issue, record) = commands::show_id(ws, &id)?;
+        if json {
+            print::json(&json!({"ok": true, "clarification": record.to_output(issue)}));
+        } else {
+            print::text(&text_thread(issue, &record, print::STYLE));
+        }
+        return Ok(0);
+    }
+    let issue = agentx_clarify_core::names::parse_issue(issue.as_deref().unwrap_or(""))?;
+    let ledger = commands::show_issue(ws, issue)?;
+    if json {
+        print::json(&json!({"ok": true, "ledger": ledger.output()}));
+    } else if ledger.clarifications.is_empty() {
+        print::text(&format!("issue #{issue} has no clarifications"));
+    } else {
+        let threads: Vec<String> = ledger
+            .clarifications
+            .iter()
+            .map(|r| text_thread(issue, r, print::STYLE))
+            .collect();
+        print::text(&threads.join("\n\n"));
+    }
+    Ok(0)
+}
+
+pub fn verify(ws: &Workspace, json: bool) -> Outcome {
+    let outcome = commands::verify(ws)?;
+    if json {
+        print::json(&outcome.to_json());
+    } else {
+        // Records written by another tool: `agentx migrate` upgrades them.
+        for w in &outcome.warnings {
+            print::warn(&format!(
+                "{}  {}  {}",
+                w.file,
+                w.id.as_deref().unwrap_or("-"),
+                w.message
+            ));
+        }
+        if outcome.problems.is_empty() {
+            let warnings = if outcome.warnings.is_empty() {
+                String::new()
+            } else {
+                format!(", {} warning(s)", outcome.warnings.len())
+            };
+            print::text(&format!(
+                "verified {} ledger file(s): no problems{warnings}",
+                outcome.files
+            ));
+        }
+        for p in &outcome.problems {
+            print::text(&format!(
+                "{}  {}  {}",
+                p.file,
+                p.id.as_deref().unwrap_or("-"),
+                p.message
+            ));
+        }
+    }
+    Ok(outcome.error().map_or(0, |e| {
+        if !json {
+            print::error_line(&e);
+        }
+        exit::code(&e)
+    }))
+}
+
+/// `scope`'s fields (`scopePreview` of the JSON route).
+pub fn scope_fields(a: &ScopeArgs) -> Value {
+    json!({
+        "from": a.from,
+        "to": a.to,
+        "blocking": !a.non_blocking,
+        "workflow": a.workflow,
+        "step": a.step,
+        "issueNumber": a.issue,
+    })
+}
+
+pub fn scope(ws: &Workspace, json: bool, fields: &Value) -> Outcome {
+    let m = object(fields)?;
+    let question = scope_question(m)?;
+    let issue = issue_number(m, "issueNumber")?;
+    let preview = commands::query::scope_preview(ws, &question, issue)?;
+    let v = json!({"ok": true, "preview": preview});
+    print::or(json, &v, || previews::scope_text(&question, &preview))
+}
+
+pub fn wakeup(ws: &Workspace, now: i64, json: bool) -> Outcome {
+    let monitor = commands::query::next_wakeup(ws, now)?;
+    // A workspace with notification sinks: its outbox's next retry, ladder step
+    // or reminder counts too (run `agentx notify send` at the wake-up as well).
+    let notify = if DiskStore::new(ws.files.root()).notify_sinks()?.is_empty() {
+        None
+    } else {
+        agentx_clarify_notify::home::Home::open(ws.files.root())?
+            .read_outbox()?
+            .next_due()
+    };
+    let wakeup = match (monitor, notify) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let mut v = json!({"ok": true, "wakeup": wakeup});
+    if notify.is_some() {
+        v["monitor"] = json!(monitor);
+        v["notify"] = json!(notify);
+    }
+    print::or(json, &v, || previews::wakeup_text(wakeup, now))
+}
+
+pub fn graph(ws: &Workspace, json: bool, issue: Option<&str>) -> Outcome {
+    let graphs = commands::query::wait_for_graphs(ws, parse_issue_opt(issue)?)?;
+    let v = json!({"ok": true, "graphs": graphs});
+    print::or(json, &v, || previews::graph_text(&graphs))
+}
+
+/// `stats [--since TIME]`: the time as `--now` reads it (also epoch milliseconds).
+pub fn stats(ws: &Workspace, json: bool, since: Option<&str>) -> Outcome {
+    // Spelled as every surface spells the field (the vectors deep-equal the results).
+    let since = since
+        .map(parse_now)
+        .transpose()
+        .map_err(|why| ClarifyError::InvalidInput {
+            message: format!("`since`: {why}"),
+        })?;
+    let outcome = commands::stats(ws, since)?;
+    print::report_errors(&outcome.errors);
+    if json {
+        print::json(&outcome.to_json());
+    } else {
+        print::text(&text_stats(&outcome.stats));
+    }
+    Ok(0)
+}
