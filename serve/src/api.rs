@@ -10,8 +10,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 
-use crate::app::App;
 use crate::auth::{caller, csrf_ok, Caller};
+use crate::hub::App;
 use crate::security::refusal;
 
 /// Operations that only read.
@@ -93,7 +93,7 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             "FORBIDDEN",
             &format!(
                 "'{}' is not open to people through the server; allowed: {}, {}, route",
-                crate::shown(&op),
+                agentx_clarify_core::error::shown(&op),
                 READS.join(", "),
                 ACTS.join(", ")
             ),
@@ -108,9 +108,11 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
                 "`route` through the server takes one record: {\"id\"}",
             );
         }
-        crate::log(&format!(
+        crate::log::line(&format!(
             "'{human}' routes {} again",
-            crate::shown(input.get("id").and_then(Value::as_str).unwrap_or("?"))
+            agentx_clarify_core::error::shown(
+                input.get("id").and_then(Value::as_str).unwrap_or("?")
+            )
         ));
         app.call_routed(op, Value::Object(input)).await
     } else {
@@ -139,7 +141,7 @@ fn parse(body: &[u8]) -> Result<(String, Map<String, Value>), String> {
     if let Some(k) = m.keys().next() {
         return Err(format!(
             "unknown field `{}`; expected op, input",
-            crate::shown(k)
+            agentx_clarify_core::error::shown(k)
         ));
     }
     Ok((op, input))

@@ -1,11 +1,10 @@
 //! Who is asking (docs/protocol.md §23): a session cookie (from the one-time start-up link or a human
-//! token typed into `/login`), or a bearer token. Sessions live in this process only: a
-//! restart signs everyone out, which is what a person expects of a local tool.
+//! token typed into `/login`), or a bearer token. Sessions live in this process only
+//! (`sessions.rs`): a restart signs everyone out, which is what a person expects of a local
+//! tool.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -13,105 +12,10 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::Form;
 use serde::Deserialize;
 
-use crate::app::App;
 use crate::html;
-use crate::tokens::{self, random_text, same_secret, sha256_hex, Kind};
-
-const SESSION_FOR: Duration = Duration::from_secs(12 * 60 * 60);
-const ONCE_FOR: Duration = Duration::from_secs(10 * 60);
-const FAILURES_PER_MINUTE: usize = 10;
-
-/// One signed-in person.
-#[derive(Clone, Debug)]
-pub struct Session {
-    pub human: String,
-    /// The page's CSRF token (sent back in `X-CSRF-Token` or a form's `csrf` field).
-    pub csrf: String,
-    expires: Instant,
-}
-
-/// Sessions by the SHA-256 of their cookie (the cookie itself is kept nowhere).
-#[derive(Default)]
-pub struct Sessions(Mutex<HashMap<String, Session>>);
-
-impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A new session for `human`; returns its cookie value.
-    fn start(&self, human: &str) -> Option<String> {
-        let cookie = random_text(32).ok()?;
-        let csrf = random_text(32).ok()?;
-        let now = Instant::now();
-        let mut all = self.lock();
-        all.retain(|_, s| s.expires > now);
-        all.insert(
-            sha256_hex(&cookie),
-            Session {
-                human: human.to_owned(),
-                csrf,
-                expires: now + SESSION_FOR,
-            },
-        );
-        Some(cookie)
-    }
-
-    fn get(&self, cookie: &str) -> Option<Session> {
-        let all = self.lock();
-        all.get(&sha256_hex(cookie))
-            .filter(|s| s.expires > Instant::now())
-            .cloned()
-    }
-
-    fn end(&self, cookie: &str) {
-        self.lock().remove(&sha256_hex(cookie));
-    }
-}
-
-/// The one-time start-up link and the failed sign-in counts.
-#[derive(Default)]
-pub struct Logins {
-    once: Mutex<Option<(String, Instant, String)>>,
-    failures: Mutex<HashMap<IpAddr, Vec<Instant>>>,
-}
-
-impl Logins {
-    /// A new one-time code for `human` (replacing any earlier one); returns it to print.
-    pub fn issue(&self, human: &str) -> String {
-        let code = random_text(24).unwrap_or_default();
-        *self.once.lock().unwrap_or_else(PoisonError::into_inner) = Some((
-            sha256_hex(&code),
-            Instant::now() + ONCE_FOR,
-            human.to_owned(),
-        ));
-        code
-    }
-
-    /// Uses the code: the person it signs in, once.
-    fn redeem(&self, code: &str) -> Option<String> {
-        let mut once = self.once.lock().unwrap_or_else(PoisonError::into_inner);
-        let (hash, until, human) = once.as_ref()?;
-        if !same_secret(hash, &sha256_hex(code)) || *until < Instant::now() {
-            return None;
-        }
-        let human = human.clone();
-        *once = None;
-        Some(human)
-    }
-
-    fn blocked(&self, ip: IpAddr) -> bool {
-        let mut all = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        let recent = all.entry(ip).or_default();
-        recent.retain(|t| t.elapsed() < Duration::from_secs(60));
-        recent.len() >= FAILURES_PER_MINUTE
-    }
-
-    fn failed(&self, ip: IpAddr) {
-        let mut all = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        all.entry(ip).or_default().push(Instant::now());
-    }
-}
+use crate::hub::App;
+use crate::sessions::{Session, SESSION_FOR};
+use crate::tokens::{self, same_secret, Kind};
 
 /// Who sent a request.
 pub enum Caller {
@@ -214,7 +118,7 @@ fn set_cookie(app: &App, value: &str, max_age: u64) -> HeaderValue {
 fn signed_in(app: &App, human: &str) -> Response {
     match app.sessions.start(human) {
         Some(cookie) => {
-            crate::log(&format!("'{human}' signed in"));
+            crate::log::line(&format!("'{human}' signed in"));
             let mut r = Redirect::to("/").into_response();
             r.headers_mut().insert(
                 header::SET_COOKIE,
@@ -274,7 +178,7 @@ pub async fn login_page(
         Some(human) => signed_in(&app, &human),
         None => {
             app.login.failed(peer.ip());
-            crate::log("a sign-in link was refused (used, expired or wrong)");
+            crate::log::line("a sign-in link was refused (used, expired or wrong)");
             (
                 StatusCode::UNAUTHORIZED,
                 axum::response::Html(login_view(Some(

@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::app::App;
 use crate::auth::{caller, Caller};
+use crate::hub::App;
 use crate::security::refusal;
 
 pub async fn stream(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {

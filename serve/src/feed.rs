@@ -9,22 +9,13 @@ use std::time::Duration;
 
 use agentx_clarify_command::State;
 use agentx_clarify_store_any::{AnyStore, Location};
-use serde::Serialize;
 
-use crate::app::App;
+use crate::hub::{App, Change};
 
 /// How often a store without signals (files) is looked at, and the longest wait for a
 /// signalling one (PostgreSQL) between two checks for shutdown: bounds the live-update latency
 /// (docs/protocol.md §23: within 1 s).
 pub const EVERY: Duration = Duration::from_millis(150);
-
-/// What changed: a new revision and the issues whose ledgers (of either kind) changed. The
-/// statuses file has no issue; a change to it alone names none.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct Change {
-    pub revision: u64,
-    pub issues: Vec<u32>,
-}
 
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
 pub trait ChangeFeed: Send + 'static {
@@ -66,7 +57,7 @@ impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
         match self.store.changes(&mut self.cursor) {
             Ok(changed) => changed.map(|c| c.issues),
             Err(e) => {
-                crate::log(&format!("the store's change feed: {e}"));
+                crate::log::line(&format!("the store's change feed: {e}"));
                 None
             }
         }
@@ -94,7 +85,7 @@ pub fn start(app: Arc<App>) {
         })
         .await;
         let Ok(Some(mut feed)) = made else {
-            crate::log("live updates are off: the store's change feed could not start");
+            crate::log::line("live updates are off: the store's change feed could not start");
             return;
         };
         // The baseline is taken: every write from now on is reported (the inbox's view of the

@@ -7,21 +7,29 @@
 //! request ends in one call of the command layer, as a CLI command does.
 //!
 //! Each later surface (MCP over HTTP §24, A2A §27) is one more router merged in
-//! [`app::router`].
+//! [`router::router`].
 #![forbid(unsafe_code)]
 
+// From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`,
+// `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
+// keep the state current; all of them share `hub::App`, which holds what sits below it
+// (`sessions`, `tokens`, `open`); `html` and `log` are leaves. No module imports one above it.
 mod a2a;
 mod api;
-mod app;
 mod assets;
 mod auth;
 mod events;
 mod feed;
 mod html;
+mod hub;
+mod log;
 mod mcp_http;
 mod open;
+mod open_follow;
 mod pages;
+mod router;
 mod security;
+mod sessions;
 pub mod tokens;
 mod worker;
 
@@ -30,6 +38,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentx_clarify_core::error::shown;
 use agentx_clarify_core::ClarifyError;
 
 /// How `agentx serve` was started.
@@ -116,7 +125,12 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .map_err(|e| io("cannot read the listen address", e))?;
     // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
     // synchronous PostgreSQL client must not run on the async threads.
-    let state = Arc::new(app::App::new(&opts, bound, https)?);
+    let state = Arc::new(hub::App::new(
+        &opts.root,
+        opts.public_url.as_deref(),
+        bound,
+        https,
+    )?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -132,7 +146,7 @@ async fn serve(
     listener: std::net::TcpListener,
     bound: SocketAddr,
     https: bool,
-    state: Arc<app::App>,
+    state: Arc<hub::App>,
 ) -> Result<i32, ClarifyError> {
     let io = |what: &str, e: std::io::Error| ClarifyError::Io {
         message: format!("{what}: {e}"),
@@ -141,7 +155,7 @@ async fn serve(
 
     // The change feed, the live pages and the worker all stop on the signal.
     feed::start(Arc::clone(&state));
-    open::start(Arc::clone(&state));
+    open_follow::start(Arc::clone(&state));
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
         worker::start_notify(Arc::clone(&state));
@@ -152,7 +166,7 @@ async fn serve(
         let handle = handle.clone();
         tokio::spawn(async move {
             shutdown_signal().await;
-            log("shutting down: ending event streams, finishing requests in flight");
+            log::line("shutting down: ending event streams, finishing requests in flight");
             state.shutdown.send_replace(true);
             handle.graceful_shutdown(Some(SHUTDOWN_GRACE));
         });
@@ -169,13 +183,13 @@ async fn serve(
         opts.as_name
     );
     println!("{base}/login?once={code}");
-    log(&format!(
+    log::line(&format!(
         "listening on {bound}{}{}",
         if https { " (https)" } else { "" },
         if opts.no_worker { ", worker off" } else { "" }
     ));
 
-    let router = app::router(Arc::clone(&state));
+    let router = router::router(Arc::clone(&state));
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
     let served = match &opts.tls {
         Some((cert, key)) => {
@@ -204,7 +218,7 @@ async fn serve(
         }
     };
     served.map_err(|e| io("the server stopped", e))?;
-    log("stopped");
+    log::line("stopped");
     Ok(0)
 }
 
@@ -232,13 +246,3 @@ async fn shutdown_signal() {
         _ = term => {}
     }
 }
-
-/// One log line on stderr. Callers never pass a token, cookie or code.
-pub(crate) fn log(line: &str) {
-    let now = agentx_clarify_core::time::format_ms(agentx_clarify_store::clock::system_now_ms());
-    eprintln!("{now} agentx serve: {line}");
-}
-
-/// At most 80 characters of `value`, control characters escaped (the core's rule for
-/// messages that quote input).
-pub(crate) use agentx_clarify_core::error::shown;

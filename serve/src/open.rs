@@ -8,24 +8,21 @@
 //! Until the first read is done — or when the feed could not start, or the view fell behind
 //! the feed (a lagged channel) — the inbox reads every ledger as before, so a page is never
 //! built from a view that may have missed a write.
+//!
+//! This file is the view and how a page asks it; the task that fills it and follows the feed
+//! is `open_follow.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
-use std::time::Duration;
+use std::sync::{PoisonError, RwLock};
 
-use agentx_clarify_command::{query, State as _};
 use agentx_clarify_core::ledger::{Ledger, Record, Status};
 use agentx_clarify_core::monitor::ReportError;
-use tokio::sync::broadcast::error::RecvError;
+use agentx_clarify_core::ClarifyError;
 
-use crate::app::App;
-
-/// How long the view waits for the feed's baseline before giving up (live updates off).
-const FEED_WAIT: Duration = Duration::from_secs(30);
-
+/// The open records by issue, and the ledgers that could not be read.
 #[derive(Default)]
-struct View {
+pub struct View {
     /// Open records by issue (issues without one are absent).
     open: BTreeMap<u32, Vec<Record>>,
     /// Ledgers that could not be read, by file name (a later read of the issue clears it).
@@ -44,7 +41,8 @@ fn file_of(issue: u32) -> String {
 }
 
 impl View {
-    fn set(&mut self, issue: u32, ledger: Option<Ledger>) {
+    /// Issue `issue`'s ledger as read now (`None`: there is none).
+    pub fn set(&mut self, issue: u32, ledger: Option<Ledger>) {
         self.errors.remove(&file_of(issue));
         let records: Vec<Record> = ledger
             .map(|l| {
@@ -60,11 +58,35 @@ impl View {
             self.open.insert(issue, records);
         }
     }
+
+    /// A ledger a full read could not use.
+    pub fn unreadable(&mut self, error: ReportError) {
+        self.errors.insert(error.file.clone(), error);
+    }
+
+    /// Issue `issue`'s ledger could not be read again: its records leave the view.
+    pub fn failed(&mut self, issue: u32, error: &ClarifyError) {
+        self.open.remove(&issue);
+        self.errors
+            .insert(file_of(issue), ReportError::new(file_of(issue), error));
+    }
 }
 
 impl OpenRecords {
-    fn put(&self, view: Option<View>) {
+    /// Replaces the view (`None`: it cannot be trusted until the next full read).
+    pub fn put(&self, view: Option<View>) {
         *self.view.write().unwrap_or_else(PoisonError::into_inner) = view;
+    }
+
+    /// `f` on the view, under its write lock; `None` when there is no view.
+    pub fn update<T>(&self, f: impl FnOnce(&mut View) -> T) -> Option<T> {
+        let mut guard = self.view.write().unwrap_or_else(PoisonError::into_inner);
+        guard.as_mut().map(f)
+    }
+
+    /// Every change of the feed up to `revision` is in the view.
+    pub fn applied(&self, revision: u64) {
+        self.applied.fetch_max(revision, Ordering::SeqCst);
     }
 
     /// Whether the view exists (built and following the feed).
@@ -103,109 +125,4 @@ impl OpenRecords {
         records.sort_by(|a, b| (a.0, a.1.order_key()).cmp(&(b.0, b.1.order_key())));
         Some(f(records, view.errors.len()))
     }
-}
-
-/// For the tests only: `AGENTX_TEST_OPEN_VIEW_DELAY_MS` (at most 2 s) holds each change back
-/// before the view applies it, so a test can show that a page never answers from a view
-/// that has not caught up with the feed (`cli/tests/serve.rs`).
-fn test_delay() -> Option<Duration> {
-    let ms: u64 = std::env::var("AGENTX_TEST_OPEN_VIEW_DELAY_MS")
-        .ok()?
-        .parse()
-        .ok()?;
-    Some(Duration::from_millis(ms.min(2_000)))
-}
-
-/// Builds the view once the feed has its baseline, then follows the feed.
-pub fn start(app: Arc<App>) {
-    tokio::spawn(async move {
-        let mut changes = app.changes.subscribe();
-        let mut ready = app.feed_ready.subscribe();
-        let mut shutdown = app.shutdown.subscribe();
-        if tokio::time::timeout(FEED_WAIT, ready.wait_for(|r| *r))
-            .await
-            .is_err()
-        {
-            return;
-        }
-        loop {
-            // A full read: every ledger, as `clarify list` reads them. Changes that arrive
-            // meanwhile wait in the channel and are applied after it.
-            // Every change up to this revision is in what the read below sees; later ones
-            // wait in the channel.
-            let start = app.revision.load(Ordering::SeqCst);
-            let loaded = app
-                .with_store(|ws| {
-                    let (ledgers, errors) = query::read_all(ws)?;
-                    let mut view = View::default();
-                    for l in ledgers {
-                        view.set(l.issue_number, Some(l));
-                    }
-                    for e in errors {
-                        view.errors.insert(e.file.clone(), e);
-                    }
-                    Ok(view)
-                })
-                .await;
-            match loaded {
-                Ok(view) => {
-                    app.open.put(Some(view));
-                    app.open.applied.fetch_max(start, Ordering::SeqCst);
-                }
-                Err(e) => {
-                    crate::log(&format!(
-                        "inbox: the open records could not be read ({}); pages read every ledger",
-                        e.code()
-                    ));
-                    return;
-                }
-            }
-            // Follow the feed until the channel lags (then read everything again).
-            loop {
-                let (revision, issues) = tokio::select! {
-                    got = changes.recv() => match got {
-                        Ok(change) => (change.revision, change.issues),
-                        Err(RecvError::Lagged(_)) => break,
-                        Err(RecvError::Closed) => return,
-                    },
-                    _ = shutdown.changed() => return,
-                };
-                if issues.is_empty() {
-                    app.open.applied.fetch_max(revision, Ordering::SeqCst);
-                    continue;
-                }
-                if let Some(pause) = test_delay() {
-                    tokio::time::sleep(pause).await;
-                }
-                let read = app
-                    .with_store(move |ws| {
-                        Ok(issues
-                            .into_iter()
-                            .map(|i| (i, ws.read_ledger(i)))
-                            .collect::<Vec<_>>())
-                    })
-                    .await;
-                let Ok(read) = read else { break };
-                let mut guard = app
-                    .open
-                    .view
-                    .write()
-                    .unwrap_or_else(PoisonError::into_inner);
-                let Some(view) = guard.as_mut() else { break };
-                for (issue, ledger) in read {
-                    match ledger {
-                        Ok(l) => view.set(issue, l),
-                        Err(e) => {
-                            view.open.remove(&issue);
-                            view.errors
-                                .insert(file_of(issue), ReportError::new(file_of(issue), &e));
-                        }
-                    }
-                }
-                drop(guard);
-                app.open.applied.fetch_max(revision, Ordering::SeqCst);
-            }
-            app.open.put(None);
-        }
-    });
 }

@@ -9,7 +9,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::App;
+use crate::hub::App;
 
 /// Largest request body.
 pub const MAX_BODY: usize = 1024 * 1024;

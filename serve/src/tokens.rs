@@ -302,7 +302,7 @@ pub fn revoke(store: &dyn TokenStore, which: &str) -> Result<Token, ClarifyError
     removed.ok_or_else(|| {
         ClarifyError::input(format!(
             "no token has the name or id '{}'",
-            crate::shown(which)
+            agentx_clarify_core::error::shown(which)
         ))
     })
 }

@@ -12,7 +12,7 @@ use agentx_clarify_store::clock::system_now_ms;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::app::App;
+use crate::hub::App;
 
 /// After a failed store call, the worker tries again after this long.
 const RETRY: Duration = Duration::from_secs(5);
@@ -40,7 +40,7 @@ pub fn start(app: Arc<App>) {
             tokio::select! {
                 _ = due => {
                     let done = monitor(&app).await;
-                    crate::log(&done);
+                    crate::log::line(&done);
                 }
                 got = changes.recv() => {
                     if matches!(got, Err(RecvError::Closed)) {
@@ -113,7 +113,7 @@ pub fn start_notify(app: Arc<App>) {
                 Ok(Ok(report)) => {
                     said = None;
                     if report.delivered > 0 || !report.failed.is_empty() {
-                        crate::log(&format!(
+                        crate::log::line(&format!(
                             "worker: notifications: {} delivered, {} failed, {} pending",
                             report.delivered,
                             report.failed.len(),
@@ -128,7 +128,7 @@ pub fn start_notify(app: Arc<App>) {
                 Ok(Err(e)) => {
                     let text = format!("worker: notifications: {}", e.code());
                     if said.as_deref() != Some(text.as_str()) {
-                        crate::log(&text);
+                        crate::log::line(&text);
                         said = Some(text);
                     }
                     None
@@ -193,12 +193,12 @@ pub fn start_github(app: Arc<App>) {
                 Err(_) => (None, Some("worker: github: the sync did not finish".into())),
             };
             if let Some(n) = news {
-                crate::log(&n);
+                crate::log::line(&n);
             }
             // A lasting failure is said once, not every minute.
             if failure.is_some() && failure != said {
                 if let Some(f) = &failure {
-                    crate::log(f);
+                    crate::log::line(f);
                 }
             }
             said = failure;

@@ -11,7 +11,7 @@ use agentx_clarify_a2a::protocol::{
 use axum::extract::State;
 use axum::Json;
 
-use crate::app::App;
+use crate::hub::App;
 
 pub async fn card(State(app): State<Arc<App>>) -> Json<AgentCard> {
     Json(hub_card(&app.base_url()))

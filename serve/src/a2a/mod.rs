@@ -6,6 +6,7 @@
 //! store call is one call of the command layer, as for any other surface.
 
 mod card;
+mod read;
 mod rpc;
 mod stream;
 mod task;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::app::App;
+use crate::hub::App;
 
 /// The A2A paths, merged into the server's router.
 pub fn routes() -> Router<Arc<App>> {

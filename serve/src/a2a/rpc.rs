@@ -13,23 +13,11 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
-use super::task::{is_final, task_of};
-use crate::app::App;
+use super::read::{envelope, read, RpcError};
+use super::task::is_final;
+use crate::hub::App;
 use crate::security::refusal;
 use crate::tokens::Kind;
-
-/// A JSON-RPC error of A2A (codes of `a2a-lf`'s error table).
-pub struct RpcError(pub A2AError);
-
-impl RpcError {
-    fn params(message: impl Into<String>) -> RpcError {
-        RpcError(A2AError::invalid_params(message))
-    }
-
-    fn not_found(id: &str) -> RpcError {
-        RpcError(A2AError::task_not_found(id))
-    }
-}
 
 /// The agent a request comes from: its bearer token must be an agent token (401 without a
 /// token or with an unknown one, 403 with a person's).
@@ -160,47 +148,6 @@ fn task_id(params: &Value) -> Result<String, RpcError> {
         .ok_or_else(|| RpcError::params("`id` (the task id) is required"))
 }
 
-/// The command layer's envelope as a result, its error as a JSON-RPC error.
-fn envelope(v: Value, id: Option<&str>) -> Result<Value, RpcError> {
-    if v["ok"] == true {
-        return Ok(v);
-    }
-    let code = v["error"]["code"].as_str().unwrap_or("INTERNAL").to_owned();
-    let message = v["error"]["message"].as_str().unwrap_or("").to_owned();
-    let mut e = match code.as_str() {
-        "NOT_FOUND" => A2AError::task_not_found(id.unwrap_or("")),
-        "INVALID_TRANSITION" => A2AError::task_not_cancelable(id.unwrap_or("")),
-        "IO_ERROR" | "INTERNAL" | "LOCK_TIMEOUT" | "STORE_UNAVAILABLE" => {
-            A2AError::internal(format!("{code}: {message}"))
-        }
-        _ => A2AError::invalid_params(format!("{code}: {message}")),
-    };
-    e.message = format!("{code}: {message}");
-    Err(RpcError(e))
-}
-
-/// The task `id` as `agent` may see it: the asker's or the target's question only.
-pub async fn read(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
-    let shown = app
-        .call(String::from("show"), json!({"id": id}), None)
-        .await;
-    let shown = envelope(shown, Some(id))?;
-    let record = &shown["clarification"];
-    if record["from"] != agent && record["to"] != agent {
-        return Err(RpcError::not_found(id));
-    }
-    let issue = record["issueNumber"].as_u64().unwrap_or(0);
-    let ledger = app
-        .call(String::from("show"), json!({"issue": issue}), None)
-        .await;
-    let ledger = envelope(ledger, Some(id))?;
-    let records = ledger["ledger"]["clarifications"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    Ok(task_of(record, &records))
-}
-
 /// A JSON number that is a whole number (the Python SDK sends metadata numbers as floats:
 /// `42.0`), as an integer; anything else unchanged.
 fn integral(v: &Value) -> Value {
@@ -299,7 +246,7 @@ async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcErr
                 .await;
             if done["ok"] != true {
                 let code = done["error"]["code"].as_str().unwrap_or("?");
-                crate::log(&format!("a2a: routing {routed} ended with {code}"));
+                crate::log::line(&format!("a2a: routing {routed} ended with {code}"));
             }
         });
     }

@@ -18,9 +18,9 @@ use futures_util::stream;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use super::rpc::read;
+use super::read::read;
 use super::task::is_final;
-use crate::app::App;
+use crate::hub::App;
 
 fn event(id: &JsonRpcId, item: StreamResponse) -> Event {
     let body = serde_json::to_value(item)

@@ -18,7 +18,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::App;
+use crate::hub::App;
 use crate::security::refusal;
 use crate::tokens::Kind;
 

@@ -16,7 +16,7 @@ use axum::Router;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::App;
+use crate::hub::App;
 
 /// The `/mcp` route, its gate in front.
 pub fn router(app: Arc<App>) -> Router<Arc<App>> {

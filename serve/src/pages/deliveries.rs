@@ -8,7 +8,7 @@ use std::path::Path;
 use agentx_clarify_core::notify::outbox::{Delivery, State};
 use agentx_clarify_core::ClarifyError;
 
-use super::age;
+use super::frame::age;
 use crate::html::{esc, link};
 
 /// Rows shown at most; the rest are counted (`agentx notify status` lists them all).

@@ -12,9 +12,9 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::{age, render, viewer};
-use crate::app::App;
+use super::frame::{age, render, viewer};
 use crate::html::{esc, link, query_value};
+use crate::hub::App;
 
 const PAGE: usize = 50;
 
@@ -92,7 +92,10 @@ fn list_filter(f: &Filters) -> Result<ListFilter, ClarifyError> {
         "all" => (Vec::new(), true),
         s => (
             vec![Status::parse(s).ok_or_else(|| {
-                ClarifyError::input(format!("unknown status '{}'", crate::shown(s)))
+                ClarifyError::input(format!(
+                    "unknown status '{}'",
+                    agentx_clarify_core::error::shown(s)
+                ))
             })?],
             false,
         ),

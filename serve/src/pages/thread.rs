@@ -14,10 +14,10 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use super::frame::{render, viewer};
 use super::inbox::answer_kind;
-use super::{render, viewer};
-use crate::app::App;
 use crate::html::{esc, link};
+use crate::hub::App;
 
 pub async fn thread(
     State(app): State<Arc<App>>,

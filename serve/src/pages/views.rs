@@ -12,9 +12,9 @@ use axum::response::Response;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{render, viewer};
-use crate::app::App;
+use super::frame::{render, viewer};
 use crate::html::{esc, link};
+use crate::hub::App;
 
 pub async fn issue(
     State(app): State<Arc<App>>,
@@ -25,7 +25,7 @@ pub async fn issue(
         Ok(v) => v,
         Err(r) => return r,
     };
-    let title = format!("Issue #{}", crate::shown(&n));
+    let title = format!("Issue #{}", agentx_clarify_core::error::shown(&n));
     let body = app
         .with_store(move |ws| {
             let issue = agentx_clarify_core::names::parse_issue(&n)?;

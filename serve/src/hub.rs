@@ -1,20 +1,30 @@
-//! The server's shared state and its routes.
+//! The server's shared state: what every request and every background task may need (the
+//! store's location, the tokens, the sessions, the change feed's channel, the open records),
+//! and the one way they call the command layer. It sits below every route and task: the
+//! route modules, the router (`router.rs`) and the tasks (`feed.rs`, `open_follow.rs`,
+//! `worker.rs`) take [`App`] from here, and nothing here names a route or a task.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::Location;
-use axum::routing::{get, post};
-use axum::Router;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 
-use crate::auth::{Logins, Sessions};
-use crate::feed::Change;
+use crate::open::OpenRecords;
+use crate::sessions::{Logins, Sessions};
 use crate::tokens::TokenStore;
-use crate::Options;
+
+/// What changed, as the change feed (`feed.rs`) broadcasts it on [`App::changes`]: a new
+/// revision and the issues whose ledgers (of either kind) changed. The statuses file has no
+/// issue; a change to it alone names none.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Change {
+    pub revision: u64,
+    pub issues: Vec<u32>,
+}
 
 /// Everything a request may need.
 pub struct App {
@@ -39,14 +49,22 @@ pub struct App {
     pub revision: std::sync::atomic::AtomicU64,
     /// Set once the change feed has taken its baseline: a write after it is reported.
     pub feed_ready: watch::Sender<bool>,
-    /// The open records for the inbox (`open.rs`), kept current by the feed.
-    pub open: crate::open::OpenRecords,
+    /// The open records for the inbox (`open.rs`), kept current by the feed
+    /// (`open_follow.rs`).
+    pub open: OpenRecords,
 }
 
 impl App {
-    pub fn new(opts: &Options, bound: SocketAddr, https: bool) -> Result<App, ClarifyError> {
-        let location = agentx_clarify_store_any::location(&opts.root)?;
-        let tokens = crate::tokens::open(&opts.root)?;
+    /// The state of a server on the workspace at `root`, listening on `bound`; `public_url`
+    /// is `--public-url` (the address people open, when it is not the listen address).
+    pub fn new(
+        root: &Path,
+        public_url: Option<&str>,
+        bound: SocketAddr,
+        https: bool,
+    ) -> Result<App, ClarifyError> {
+        let location = agentx_clarify_store_any::location(root)?;
+        let tokens = crate::tokens::open(root)?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         // On a wildcard address the machine's own names work too (the public URL's host is
@@ -57,7 +75,7 @@ impl App {
             hosts.push(format!("[::1]:{port}"));
         }
         let scheme = if https { "https" } else { "http" };
-        let origin = match &opts.public_url {
+        let origin = match public_url {
             Some(url) => {
                 let url = url.trim_end_matches('/');
                 let host = url
@@ -83,7 +101,7 @@ impl App {
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Ok(App {
-            root: opts.root.clone(),
+            root: root.to_path_buf(),
             location,
             https,
             origin,
@@ -93,10 +111,10 @@ impl App {
             login: Logins::default(),
             changes,
             shutdown,
-            public_url: opts.public_url.clone(),
+            public_url: public_url.map(str::to_owned),
             revision: std::sync::atomic::AtomicU64::new(0),
             feed_ready: watch::channel(false).0,
-            open: crate::open::OpenRecords::default(),
+            open: OpenRecords::default(),
         })
     }
 
@@ -178,39 +196,4 @@ impl App {
             })
         })
     }
-}
-
-/// Every path of docs/protocol.md §23 this server answers (MCP and A2A mount here when they come).
-pub fn router(app: Arc<App>) -> Router {
-    Router::new()
-        .route("/", get(crate::pages::inbox))
-        .route("/clarifications/{id}", get(crate::pages::thread))
-        .route("/issues/{n}", get(crate::pages::issue))
-        .route("/agents", get(crate::pages::agents))
-        .route("/audit", get(crate::pages::audit))
-        .route("/stats", get(crate::pages::stats))
-        .route("/events", get(crate::events::stream))
-        .route("/api/v1/call", post(crate::api::call))
-        .route(
-            "/login",
-            get(crate::auth::login_page).post(crate::auth::login_form),
-        )
-        .route("/logout", post(crate::auth::logout))
-        .route("/healthz", get(healthz))
-        .merge(crate::mcp_http::router(Arc::clone(&app)))
-        .route("/assets/{file}", get(crate::assets::asset))
-        .merge(crate::a2a::routes())
-        .fallback(crate::security::not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            crate::security::guard,
-        ))
-        .layer(axum::extract::DefaultBodyLimit::max(
-            crate::security::MAX_BODY,
-        ))
-        .with_state(app)
-}
-
-async fn healthz() -> axum::Json<Value> {
-    axum::Json(json!({"ok": true}))
 }
