@@ -16,6 +16,17 @@ const TYPES: &str = include_str!("../../types/types.d.ts");
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+    host_text();
+}
+
+/// Hands the core the host's NFKC (`String.prototype.normalize`) for question fingerprints:
+/// the module leaves out the Unicode normalisation tables, which every browser and Node
+/// already carry (docs/decisions.md). Called by every entry that can ask, not only at start
+/// (a test harness may not run the start function); after the first call it changes nothing.
+fn host_text() {
+    agentx_clarify_core::kinds::set_host_nfkc(|text| {
+        String::from(js_sys::JsString::from(text).normalize("NFKC"))
+    });
 }
 
 /// A JS value as JSON: inputs cross as JSON text (one parser, already in the module).
@@ -44,6 +55,7 @@ fn to_js(envelope: &Value) -> JsValue {
 }
 
 fn call(name: &str, input: JsValue) -> JsValue {
+    host_text();
     let envelope = match from_js(&input) {
         Ok(v) => agentx_clarify_core::api::call(name, &v),
         Err(failure) => failure,
@@ -90,6 +102,7 @@ impl Workspace {
     /// Runs a command (or a vector's `file` case) at `now` (epoch ms, unless `input.now`).
     #[wasm_bindgen(unchecked_return_type = "Envelope<any>")]
     pub fn run(&self, op: &str, input: JsValue, now: f64) -> JsValue {
+        host_text();
         let envelope = match from_js(&input) {
             // `now` comes from a JS number: epoch ms are integers far below 2^53.
             #[allow(clippy::cast_possible_truncation)]

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::error::{shown, ClarifyError};
 use crate::names::check_text;
 
-pub use fingerprint::{fingerprint, normalise_question};
+pub use fingerprint::{fingerprint, normalise_question, set_host_nfkc};
 
 /// At least this many options on a choice kind.
 pub const MIN_OPTIONS: usize = 2;
