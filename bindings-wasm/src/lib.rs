@@ -19,13 +19,15 @@ pub fn start() {
     host_text();
 }
 
-/// Hands the core the host's NFKC (`String.prototype.normalize`) for question fingerprints:
-/// the module leaves out the Unicode normalisation tables, which every browser and Node
-/// already carry (docs/decisions.md). Called by every entry that can ask, not only at start
-/// (a test harness may not run the start function); after the first call it changes nothing.
+/// Hands the core the JS host's Unicode folding (`normalize("NFKC")`, `toLowerCase`) for
+/// fingerprints, answer matching and the monitor's similarity: the module leaves out the
+/// tables, which every browser and Node already carry (core/src/fold.rs, docs/decisions.md).
+/// Called by every entry that can fold text, not only at start (a test harness may not run
+/// the start function); after the first call it changes nothing.
 fn host_text() {
-    agentx_clarify_core::kinds::set_host_nfkc(|text| {
-        String::from(js_sys::JsString::from(text).normalize("NFKC"))
+    agentx_clarify_core::fold::set_host(agentx_clarify_core::fold::HostFold {
+        nfkc: |text| String::from(js_sys::JsString::from(text).normalize("NFKC")),
+        lowercase: |text| String::from(js_sys::JsString::from(text).to_lower_case()),
     });
 }
 

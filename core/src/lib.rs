@@ -20,6 +20,7 @@ pub mod encoding;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod fold;
 pub mod github;
 mod keep_unknown;
 pub mod kinds;

@@ -4,47 +4,11 @@
 
 use sha2::{Digest, Sha256};
 
-/// Unicode NFKC of `text`, from the `unicode-normalization` tables (feature `nfkc-tables`, on
-/// by default).
-#[cfg(feature = "nfkc-tables")]
-fn nfkc(text: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    text.nfkc().collect()
-}
-
-/// The host's NFKC, for a build without the tables (the wasm package: its tables are about
-/// 50 KB of the gzipped module and every JS host has `String.prototype.normalize`).
-#[cfg(not(feature = "nfkc-tables"))]
-static HOST_NFKC: std::sync::OnceLock<fn(&str) -> String> = std::sync::OnceLock::new();
-
-/// Hands the core the host's NFKC (the wasm package's start-up does, with JavaScript's
-/// `normalize("NFKC")`). A build with the tables (feature `nfkc-tables`) keeps using them.
-/// The first call wins; later calls change nothing.
-pub fn set_host_nfkc(normalise: fn(&str) -> String) {
-    #[cfg(not(feature = "nfkc-tables"))]
-    let _ = HOST_NFKC.set(normalise);
-    #[cfg(feature = "nfkc-tables")]
-    let _ = normalise;
-}
-
-/// Unicode NFKC of `text` by the host's function; without one (a shell that turned the tables
-/// off and gave none) the text is compared as written.
-#[cfg(not(feature = "nfkc-tables"))]
-fn nfkc(text: &str) -> String {
-    HOST_NFKC
-        .get()
-        .map_or_else(|| text.to_owned(), |normalise| normalise(text))
-}
-
 /// The question as compared: Unicode NFKC, lowercase, every run of whitespace one space,
 /// trimmed, then trailing `?`, `!` and `.` removed (and any whitespace between them).
 pub fn normalise_question(question: &str) -> String {
-    // ASCII is its own NFKC: most questions skip the normalisation tables.
-    let folded: String = if question.is_ascii() {
-        question.to_ascii_lowercase()
-    } else {
-        nfkc(question).to_lowercase()
-    };
+    // ASCII is its own NFKC: most questions skip the normalisation (crate::fold).
+    let folded = crate::fold::lowercase(&crate::fold::nfkc(question));
     let mut out = String::with_capacity(folded.len());
     for word in folded.split_whitespace() {
         if !out.is_empty() {
