@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use agentx_clarify_command::{vector, Files, MemStore};
+use agentx_clarify_command::{vector, FileMap, MemStore};
 use agentx_clarify_core::verify::check_file;
 use agentx_clarify_tests::schema::validate_ledger;
 use agentx_clarify_tests::{load_all, now_ms, subset_match};
@@ -19,8 +19,8 @@ use serde_json::Value;
 fn check_written(
     file: &str,
     name: &str,
-    before: &Files,
-    after: &Files,
+    before: &FileMap,
+    after: &FileMap,
     failures: &mut Vec<String>,
 ) -> usize {
     let mut checked = 0;
@@ -59,8 +59,8 @@ fn check_refusal(
     file: &str,
     name: &str,
     actual: &Value,
-    before: &Files,
-    after: &Files,
+    before: &FileMap,
+    after: &FileMap,
     failures: &mut Vec<String>,
 ) {
     if actual.get("ok") != Some(&Value::Bool(false)) {

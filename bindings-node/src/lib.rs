@@ -4,7 +4,7 @@
 //! into a thrown `Error` with `.code`. A panic never crosses into Node: it becomes an
 //! `INTERNAL` envelope.
 
-use agentx_clarify_command::{guarded, vector, FeedStore, MemStore};
+use agentx_clarify_command::{guarded, vector, MemStore, State};
 use agentx_clarify_core::envelope::failure;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_runner::ProcessRunner;
@@ -69,7 +69,7 @@ impl Task for StoreCall {
             }
             // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a
             // pooled connection is reused across calls).
-            let store = match agentx_clarify_workspace::open(root) {
+            let store = match agentx_clarify_store_any::open(root) {
                 Ok(store) => store,
                 Err(e) => return failure(&e),
             };
@@ -162,8 +162,8 @@ impl MemoryWorkspace {
 /// [`StoreFeed::changes`] says what changed since the last, once.
 #[napi]
 pub struct StoreFeed {
-    store: agentx_clarify_workspace::AnyStore,
-    cursor: agentx_clarify_workspace::AnyCursor,
+    store: agentx_clarify_store_any::AnyStore,
+    cursor: agentx_clarify_store_any::AnyCursor,
 }
 
 #[napi]
@@ -173,7 +173,7 @@ impl StoreFeed {
     #[napi(factory)]
     pub fn open(root: String) -> napi::Result<StoreFeed> {
         let fail = |e: ClarifyError| napi::Error::from_reason(failure(&e).to_string());
-        let store = agentx_clarify_workspace::open(std::path::Path::new(&root)).map_err(fail)?;
+        let store = agentx_clarify_store_any::open(std::path::Path::new(&root)).map_err(fail)?;
         let cursor = store.feed().map_err(fail)?;
         Ok(StoreFeed { store, cursor })
     }

@@ -5,7 +5,7 @@
 //! failed envelope into a thrown `Error` with `.code`; a panic (a bug) is logged by the panic
 //! hook and surfaces as an `INTERNAL` error there.
 
-use agentx_clarify_command::{vector, Files, MemStore};
+use agentx_clarify_command::{vector, FileMap, MemStore};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -135,7 +135,7 @@ impl Workspace {
         let Ok(Value::Object(map)) = from_js(&files) else {
             return false;
         };
-        let mut restored = Files::new();
+        let mut restored = FileMap::new();
         for (path, text) in map {
             let Value::String(text) = text else {
                 return false;

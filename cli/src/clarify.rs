@@ -7,7 +7,7 @@ use agentx_clarify_core::render::{text_list, text_stats, text_thread};
 use agentx_clarify_core::{Action, ClarifyError, NewRequest, Severity};
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use serde_json::json;
 
 use crate::args::{self, Clarify};
@@ -223,10 +223,10 @@ pub fn run(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             let monitor = commands::query::next_wakeup(ws, now)?;
             // A workspace with notification sinks: its outbox's next retry, ladder step
             // or reminder counts too (run `agentx notify send` at the wake-up as well).
-            let notify = if DiskStore::new(ws.root()).notify_sinks()?.is_empty() {
+            let notify = if DiskStore::new(ws.files.root()).notify_sinks()?.is_empty() {
                 None
             } else {
-                agentx_clarify_notify::home::Home::open(ws.root())?
+                agentx_clarify_notify::home::Home::open(ws.files.root())?
                     .read_outbox()?
                     .next_due()
             };

@@ -2,6 +2,7 @@
 //! printed as it happens. Time is simulated (it starts now, or at `--now`) so an SLA can
 //! expire without waiting.
 
+use agentx_clarify_command::Files;
 use agentx_clarify_command::{self as commands, HookEvent, Mutation, Scope, Store};
 use agentx_clarify_core::render::text_stats;
 use agentx_clarify_core::render::{text_escalation, text_report, text_thread};

@@ -5,7 +5,7 @@
 use agentx_clarify_command::{self as commands};
 use agentx_clarify_core::kinds::{AnswerKind, AnswerOption, AnswerSpec};
 use agentx_clarify_core::{Action, ClarifyError};
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use clap::Args;
 
 #[derive(Args, Debug, Default)]

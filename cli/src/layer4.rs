@@ -14,7 +14,7 @@ use agentx_clarify_core::layer4::{Audit, CheckArgs as CoreCheckArgs, Gate, Plan}
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::{new_uuid_v4, random_seed};
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use clap::{Args, Subcommand};
 
 use crate::{exit, print};
@@ -245,7 +245,7 @@ pub fn run_keys(ws: &Workspace, json: bool, cmd: Keys) -> Outcome {
         Keys::New { agent } => {
             let created = new_key(ws, &agent, &random_seed()?)?;
             let private = created.files.get(1).map_or("", String::as_str);
-            let ignored = keys_ignore::check(ws.root(), private);
+            let ignored = keys_ignore::check(ws.files.root(), private);
             if json {
                 print::json(&created.to_json());
                 if ignored == keys_ignore::Ignored::No {

@@ -32,7 +32,7 @@ use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use args::{Cli, ColorMode, Command, Hook};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
@@ -122,10 +122,10 @@ fn run(cli: Cli) -> i32 {
                 Err(why) => return mcp::refuse(&why),
             };
             mcp::announce(&root, &agent);
-            agentx_clarify_workspace::location(&root).and_then(|location| {
+            agentx_clarify_store_any::location(&root).and_then(|location| {
                 let changes = match location {
-                    agentx_clarify_workspace::Location::Files => agentx_clarify_mcp::Changes::Files,
-                    agentx_clarify_workspace::Location::Postgres(_) => {
+                    agentx_clarify_store_any::Location::Files => agentx_clarify_mcp::Changes::Files,
+                    agentx_clarify_store_any::Location::Postgres(_) => {
                         agentx_clarify_mcp::Changes::Store
                     }
                 };
@@ -146,7 +146,7 @@ fn run(cli: Cli) -> i32 {
         }
         command => {
             typos::warn(&root);
-            agentx_clarify_workspace::open(&root)
+            agentx_clarify_store_any::open(&root)
                 .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command))
         }
     };
@@ -180,7 +180,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
 /// PostgreSQL) and runs one operation of the command layer.
 #[cfg(feature = "mcp")]
 fn mcp_call(root: &std::path::Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
-    match agentx_clarify_workspace::open(root) {
+    match agentx_clarify_store_any::open(root) {
         Ok(ws) => {
             let runner = agentx_clarify_a2a::HubRunner::new(root);
             // A plan without a session gets a new one here: the layers below draw no

@@ -3,10 +3,10 @@
 //! which root and agent it serves, and warns when no workflow step runs that agent (a typo in
 //! `--agent` or `AGENTX_AGENT`). Its help leaves out the global options it ignores.
 
+use agentx_clarify_command::Files;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use agentx_clarify_command::Store;
 use clap::CommandFactory;
 
 use crate::args::Cli;
@@ -44,7 +44,7 @@ pub fn announce(root: &Path, agent: &str) {
         root.display()
     );
     crate::typos::warn(root);
-    let Ok(ws) = agentx_clarify_workspace::open(root) else {
+    let Ok(ws) = agentx_clarify_store_any::open(root) else {
         return;
     };
     let Ok(workflows) = ws.load_workflows() else {

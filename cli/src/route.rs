@@ -1,23 +1,24 @@
 //! `clarify route`, `ask --route [--wait]`, `monitor --route` and `resume-prompt`: the
 //! command layer's routing with the `runner` crate's processes, and how each is printed.
 
+use agentx_clarify_command::Files;
 use std::io::Read;
 use std::path::Path;
 
 use agentx_clarify_a2a::HubRunner;
 use agentx_clarify_command::route::{parse_run, route_outcome, route_prompt, RoutedAll};
-use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, RunStore, Scope};
+use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, Scope};
 use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use serde_json::{json, Value};
 
 use crate::args::{ReopenArgs, RouteArgs};
 use crate::{exit, print, Outcome};
 
 fn runner(ws: &Workspace) -> HubRunner {
-    HubRunner::new(ws.root())
+    HubRunner::new(ws.files.root())
 }
 
 fn read_file(path: &Path) -> Result<String, ClarifyError> {
@@ -103,7 +104,7 @@ pub fn ask(
         let routed = commands::route(ws, &runner(ws), &asked.id, clock, true)?;
         return Ok(print_routed(json, &routed));
     }
-    let background = spawn_route(ws.root(), fixed_now, &asked.id);
+    let background = spawn_route(ws.files.root(), fixed_now, &asked.id);
     print_asked(json, &asked, &background)
 }
 

@@ -9,7 +9,7 @@ use agentx_clarify_core::api::signals::{parse_value, resume_value};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::signals::Context;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_workspace::AnyStore as Workspace;
+use agentx_clarify_store_any::AnyStore as Workspace;
 use clap::Subcommand;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use agentx_clarify_workspace::{location, transfer, Location, PgStore};
+use agentx_clarify_store_any::{location, transfer, Location, PgStore};
 use serde_json::json;
 
 use crate::args::StoreCmd;
@@ -12,12 +12,12 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
     match cmd {
         StoreCmd::Init => init(root, json),
         StoreCmd::Export { dir } => {
-            let store = agentx_clarify_workspace::open(root)?;
+            let store = agentx_clarify_store_any::open(root)?;
             let out = transfer::export(&store, &dir)?;
             if json {
                 print::json(&json!({
                     "ok": true,
-                    "from": store.describe(),
+                    "from": store.state.describe(),
                     "dir": dir.display().to_string(),
                     "files": out.files,
                     "documents": out.documents,
@@ -26,7 +26,7 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
                 print::text(&format!(
                     "exported {} document(s) of {} and {} workspace file(s) into {}",
                     out.documents,
-                    store.describe(),
+                    store.state.describe(),
                     out.files.len(),
                     dir.display()
                 ));
@@ -34,12 +34,12 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
             Ok(0)
         }
         StoreCmd::Import { dir, replace } => {
-            let store = agentx_clarify_workspace::open(root)?;
+            let store = agentx_clarify_store_any::open(root)?;
             let out = transfer::import(&store, &dir, replace)?;
             if json {
                 print::json(&json!({
                     "ok": true,
-                    "into": store.describe(),
+                    "into": store.state.describe(),
                     "added": out.added.len(),
                     "replaced": out.replaced,
                     "unchanged": out.unchanged,
@@ -48,7 +48,7 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
                 print::text(&format!(
                     "imported {} into {}: {} added, {} replaced, {} already there",
                     dir.display(),
-                    store.describe(),
+                    store.state.describe(),
                     out.added.len(),
                     out.replaced.len(),
                     out.unchanged

@@ -9,9 +9,9 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use agentx_clarify_command::{Changed, FeedStore};
+use agentx_clarify_command::{Changed, State};
+use agentx_clarify_store_any::{open_at, Location};
 use agentx_clarify_tests::pg::fresh_database;
-use agentx_clarify_workspace::{open_at, Location};
 use common::*;
 
 fn ask(root: &Path, issue: u32, topic: &str) {
@@ -23,7 +23,7 @@ fn ask(root: &Path, issue: u32, topic: &str) {
 
 /// Looks until something is reported (a write shows within `limit`), then checks that
 /// nothing more is.
-fn next<S: FeedStore>(store: &S, cursor: &mut S::Cursor, limit: Duration) -> Changed {
+fn next<S: State>(store: &S, cursor: &mut S::Cursor, limit: Duration) -> Changed {
     let started = Instant::now();
     loop {
         if let Some(c) = store.changes(cursor).unwrap() {
@@ -39,7 +39,7 @@ fn next<S: FeedStore>(store: &S, cursor: &mut S::Cursor, limit: Duration) -> Cha
 }
 
 /// Three writes by other processes, each reported once and after the last revision.
-fn each_write_once<S: FeedStore>(store: &S, root: &Path) {
+fn each_write_once<S: State>(store: &S, root: &Path) {
     let mut cursor = store.feed().unwrap();
     // What was there before the cursor is never reported.
     assert_eq!(store.changes(&mut cursor).unwrap(), None);

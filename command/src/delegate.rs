@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Scope;
-use crate::store_delegations::{DelegationRead, DelegationStore};
+use crate::store::Store;
+use crate::store_delegations::DelegationRead;
 pub use crate::timeouts::{timeout_phase, Timeouts};
 
 /// What a delegation command did.
@@ -51,7 +52,7 @@ impl DelegationOutcome {
 /// `delegate request`: validate, then decide and write under the issue's delegation ledger
 /// update, then the monitor. A capability the target's manifest lacks or excludes is written
 /// as `REJECTED_CAPABILITY` at once (a fact for the gap score, not a failure).
-pub fn request<S: DelegationStore>(
+pub fn request<S: Store>(
     store: &S,
     now: i64,
     req: &NewDelegation,
@@ -72,7 +73,7 @@ pub fn request<S: DelegationStore>(
 }
 
 /// `delegate accept|complete|reject|fail` on an existing delegation.
-pub fn act<S: DelegationStore>(
+pub fn act<S: Store>(
     store: &S,
     now: i64,
     id: &str,
@@ -95,7 +96,7 @@ pub fn act<S: DelegationStore>(
     finish(store, &config, now, issue, applied)
 }
 
-fn finish<S: DelegationStore>(
+fn finish<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -128,7 +129,7 @@ fn finish<S: DelegationStore>(
 }
 
 /// `delegate show DLG-…`.
-pub fn show<S: DelegationStore>(store: &S, id: &str) -> Result<(u32, Delegation), ClarifyError> {
+pub fn show<S: Store>(store: &S, id: &str) -> Result<(u32, Delegation), ClarifyError> {
     let issue = DelegationId::parse(id)?.issue;
     let not_found = || ClarifyError::NotFound { id: id.to_owned() };
     let ledger = store.read_delegations(issue)?.ok_or_else(not_found)?;
@@ -137,10 +138,7 @@ pub fn show<S: DelegationStore>(store: &S, id: &str) -> Result<(u32, Delegation)
 }
 
 /// `delegate show --issue N`: the whole delegation ledger of an issue.
-pub fn show_issue<S: DelegationStore>(
-    store: &S,
-    issue: u32,
-) -> Result<DelegationLedger, ClarifyError> {
+pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<DelegationLedger, ClarifyError> {
     store
         .read_delegations(issue)?
         .ok_or(ClarifyError::NoDelegations { issue })
@@ -187,7 +185,7 @@ impl DelegationList {
 
 /// `delegate list`. With an issue only its ledger is read, and one that cannot be read is
 /// the command's failure.
-pub fn list<S: DelegationStore>(
+pub fn list<S: Store>(
     store: &S,
     filter: &DelegationFilter,
 ) -> Result<DelegationList, ClarifyError> {
@@ -228,14 +226,14 @@ pub fn readable(reads: Vec<DelegationRead>) -> (Vec<DelegationLedger>, Vec<Repor
 
 /// The earliest deadline of an accepted delegation (the instant the monitor would time it
 /// out), over every readable delegation ledger.
-pub fn next_wakeup<S: DelegationStore>(store: &S) -> Result<Option<i64>, ClarifyError> {
+pub fn next_wakeup<S: Store>(store: &S) -> Result<Option<i64>, ClarifyError> {
     let (ledgers, _) = readable(store.scan_delegations(Scope::All)?);
     Ok(ledgers.iter().filter_map(delegation::next_wakeup).min())
 }
 
 /// `stats` with seed 003's delegation metrics and gap scores over the readable delegation
 /// ledgers (absent when there is no delegation).
-pub fn stats<S: DelegationStore>(
+pub fn stats<S: Store>(
     store: &S,
     ledgers: &[Ledger],
     since: Option<i64>,
@@ -253,7 +251,7 @@ pub fn stats<S: DelegationStore>(
 /// `verify` over the delegation ledgers: how many there are, and every problem — a file that
 /// cannot be read or parsed, a broken or partial hash chain, an envelope edited after its
 /// request, a stored status that is not the thread's.
-pub fn verify<S: DelegationStore>(store: &S) -> Result<(usize, Vec<Problem>), ClarifyError> {
+pub fn verify<S: Store>(store: &S) -> Result<(usize, Vec<Problem>), ClarifyError> {
     let reads = store.scan_delegations(Scope::All)?;
     let files = reads.len();
     let mut problems = Vec::new();

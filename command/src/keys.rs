@@ -8,7 +8,8 @@ use agentx_clarify_core::ClarifyError;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store_keys::{key_path, public_keys, signers, KeyHalf, KeyStore};
+use crate::store::Store;
+use crate::store_keys::{key_path, public_keys, signers, KeyHalf};
 
 /// A key pair `keys new` wrote.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -28,7 +29,7 @@ impl KeyCreated {
 
 /// Creates `agent`'s key pair from `seed` (32 random bytes the shell drew). Never replaces an
 /// existing key.
-pub fn new_key<S: KeyStore>(
+pub fn new_key<S: Store>(
     store: &S,
     agent: &str,
     seed: &[u8; 32],
@@ -63,7 +64,7 @@ pub struct KeyListed {
 
 /// Every key of the workspace, by agent. A key file that cannot be used fails the command
 /// (`CONFIG_INVALID` naming it).
-pub fn list_keys<S: KeyStore>(store: &S) -> Result<Vec<KeyListed>, ClarifyError> {
+pub fn list_keys<S: Store>(store: &S) -> Result<Vec<KeyListed>, ClarifyError> {
     let publics = public_keys(store)?;
     let secrets = signers(store)?;
     let mut out: Vec<KeyListed> = publics

@@ -13,8 +13,7 @@ use serde_json::{json, Value};
 use crate::monitor::{monitor_after_signed, MonitorRun};
 use crate::mutation::statuses_after;
 use crate::store::Store;
-use crate::store_delegations::DelegationStore;
-use crate::store_keys::{public_keys, signers_for, KeyStore};
+use crate::store_keys::{public_keys, signers_for};
 use agentx_clarify_core::envelope::ok;
 
 /// What `clarify check` did.
@@ -46,7 +45,7 @@ impl CheckOutcome {
 
 /// `clarify check`: asks every gap of `plan` (idempotent per session and gap), all or nothing,
 /// signed with the keys the workspace holds; then the statuses and the follow-up monitor.
-pub fn check<S: DelegationStore>(
+pub fn check<S: Store>(
     store: &S,
     now: i64,
     plan: &Plan,
@@ -155,7 +154,7 @@ pub enum AuditTarget {
 /// `clarify audit`: the audit record of one record or of an issue, its signatures checked
 /// against the workspace's public keys (`[audit] require_signatures`: unsigned entries are
 /// problems too).
-pub fn audit<S: KeyStore>(store: &S, target: &AuditTarget) -> Result<Audit, ClarifyError> {
+pub fn audit<S: Store>(store: &S, target: &AuditTarget) -> Result<Audit, ClarifyError> {
     let config = store.load_config()?;
     let keys = public_keys(store)?;
     let require = config.audit.require_signatures;

@@ -5,7 +5,9 @@
 //! core decides; a store reads and writes; this crate puts the steps in order. It touches no
 //! file, reads no clock (`now` is an argument) and builds for `wasm32-unknown-unknown`.
 //!
-//! Stores implement [`Store`] and, for delegations and manifests, [`DelegationStore`].
+//! A store has two sides (docs/protocol.md §21): [`Files`] (settings, workflows, manifests,
+//! keys, personas, run logs) and [`State`] (ledgers, statuses, leases, the change feed); a
+//! [`Store`] is both, and [`Sides`] joins any files side to any state side.
 //! Stores: `DiskStore` (crate `agentx-clarify-store`: lock files, atomic renames) and
 //! [`MemStore`] (here: tests, the wasm package, the playground). The CLI builds typed
 //! commands from its arguments and calls the functions below; the Node store, the wasm
@@ -36,7 +38,7 @@
 )]
 
 pub mod delegate;
-pub mod files;
+pub mod file_map;
 pub mod guard;
 pub mod json;
 pub mod keys;
@@ -45,7 +47,6 @@ pub mod mem;
 pub mod migrate;
 pub mod monitor;
 pub mod mutation;
-pub mod paths;
 pub mod query;
 pub mod reopen;
 pub mod route;
@@ -53,17 +54,16 @@ pub mod signals;
 pub mod status;
 pub mod store;
 // The names the traits had before they were filed under `store/` and `mem/`.
-pub use mem::routing as mem_routing;
 pub use monitor::timeouts;
 pub use store::{
     delegations as store_delegations, feed as store_feed, keys as store_keys,
     leases as store_leases, runs as store_runs,
 };
-pub mod vector;
 
 pub use guard::guarded;
+pub use json::vector;
 pub use json::{call, call_as, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
-pub use mem::{Files, MemStore};
+pub use mem::{FileMap, MemStore};
 pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
 pub use mutation::{act, act_as, ask, decide, Mutation};
@@ -74,9 +74,15 @@ pub use query::{
 pub use reopen::reopen;
 pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
-pub use store::{LedgerRead, RawLedger, Scope, Store};
-pub use store_delegations::DelegationStore;
-pub use store_feed::{Changed, FeedStore};
-pub use store_keys::KeyStore;
-pub use store_leases::{LeaseGuard, LeaseStore, LeaseTake};
-pub use store_runs::{run_log_name, RunStore, RUNS_DIR};
+pub use store::paths;
+pub use store::{Files, LedgerRead, RawLedger, Scope, Sides, State, Store};
+pub use store_feed::Changed;
+pub use store_leases::{LeaseGuard, LeaseTake};
+pub use store_runs::{run_log_name, RUNS_DIR};
+// The traits' names before the seam was split into files and state (docs/protocol.md §21):
+// each is now the side, or the whole store, that holds its methods.
+pub use store::State as FeedStore;
+pub use store::Store as DelegationStore;
+pub use store::Store as KeyStore;
+pub use store::Store as LeaseStore;
+pub use store::Store as RunStore;

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after_held, MonitorRun};
 use crate::paths::{self, STATUS_FILE};
-use crate::store_delegations::DelegationStore;
+use crate::store::Store;
 
 /// What a mutating command did.
 #[derive(Clone, Debug)]
@@ -67,11 +67,7 @@ impl Mutation {
 /// Opens a clarification: validate, then decide and write under the issue's ledger update,
 /// then statuses and the monitor. An idempotent replay writes nothing but still runs the
 /// monitor.
-pub fn ask<S: DelegationStore>(
-    store: &S,
-    now: i64,
-    req: &NewRequest,
-) -> Result<Mutation, ClarifyError> {
+pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
     // A corrupt status file or an unusable key stops the command before anything is written.
@@ -93,7 +89,7 @@ pub fn ask<S: DelegationStore>(
 
 /// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
 /// comes back as a [`Mutation`] with `error` set.
-pub fn act<S: DelegationStore>(
+pub fn act<S: Store>(
     store: &S,
     now: i64,
     id: &str,
@@ -103,7 +99,7 @@ pub fn act<S: DelegationStore>(
 }
 
 /// [`act`] by a person through a server (docs/protocol.md §23): the entry is `human`'s, with `by`/`via`.
-pub fn act_as<S: DelegationStore>(
+pub fn act_as<S: Store>(
     store: &S,
     now: i64,
     id: &str,
@@ -148,7 +144,7 @@ pub fn act_as<S: DelegationStore>(
 
 /// A person's decision (docs/protocol.md §23): resolve an escalated record, or take any other open one
 /// (an escalation `taken by <name>`) and resolve it, in one ledger update.
-pub fn decide<S: DelegationStore>(
+pub fn decide<S: Store>(
     store: &S,
     now: i64,
     id: &str,
@@ -203,7 +199,7 @@ fn actor_name(action: &Action) -> String {
 /// After a ledger write of `issue`: the statuses take its events in their own update; a
 /// failure is a warning (the write stands). Returns the statuses as written (`None`: no
 /// events, or the update failed).
-pub(crate) fn statuses_after<S: DelegationStore>(
+pub(crate) fn statuses_after<S: Store>(
     store: &S,
     config: &Config,
     actor: &str,
@@ -233,7 +229,7 @@ pub(crate) fn statuses_after<S: DelegationStore>(
 /// After a ledger write: the statuses (in their own update), then the monitor, then the
 /// record as it now stands. The write has succeeded, so nothing here fails the command: what
 /// goes wrong is a warning.
-pub(crate) fn finish<S: DelegationStore>(
+pub(crate) fn finish<S: Store>(
     store: &S,
     config: &Config,
     now: i64,

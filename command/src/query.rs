@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 
 use crate::monitor::{run_monitor_keeping_ledgers, MonitorRun};
 use crate::store::{LedgerRead, Scope, Store};
-use crate::store_delegations::DelegationStore;
 
 /// Every readable ledger, and why the others could not be read.
 pub fn read_all<S: Store>(store: &S) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
@@ -104,10 +103,7 @@ impl StatsOutcome {
 
 /// Analytics over every readable ledger, optionally only records created since `since`, with
 /// the delegation metrics when there are delegations.
-pub fn stats<S: DelegationStore>(
-    store: &S,
-    since: Option<i64>,
-) -> Result<StatsOutcome, ClarifyError> {
+pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<StatsOutcome, ClarifyError> {
     let (ledgers, errors) = read_all(store)?;
     Ok(StatsOutcome {
         stats: crate::delegate::stats(store, &ledgers, since)?,
@@ -153,7 +149,7 @@ impl VerifyOutcome {
 /// Signatures are checked against the workspace's public keys (docs/protocol.md §16; a replaced `.pub`
 /// makes what its old key signed fail), and with `[audit] require_signatures` every unsigned
 /// entry is a problem too.
-pub fn verify<S: DelegationStore>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
+pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
     let require = store.load_config()?.audit.require_signatures;
     let keys = crate::store_keys::public_keys(store)?;
     let raw = store.raw_ledgers()?;
@@ -196,7 +192,7 @@ impl ReadyOutcome {
 }
 
 /// `include_escalated`: see `listing::ready`.
-pub fn ready<S: DelegationStore>(
+pub fn ready<S: Store>(
     store: &S,
     now: i64,
     include_escalated: bool,
@@ -237,7 +233,7 @@ pub fn scope_preview<S: Store>(
 
 /// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`, and
 /// the earliest deadline of an accepted delegation).
-pub fn next_wakeup<S: DelegationStore>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
+pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
     let (ledgers, _) = read_all(store)?;
     let clarifications = agentx_clarify_core::monitor::next_wakeup(&ledgers, now);
     // A deadline already passed is due now, as a record found stale is.

@@ -6,11 +6,11 @@
 use agentx_clarify_core::ClarifyError;
 
 use crate::mutation::{finish, Mutation};
-use crate::store_delegations::DelegationStore;
+use crate::store::Store;
 
 /// Reopens escalated record `id` as `from` (default `human`), then the statuses and the
 /// follow-up monitor, as after any mutating command.
-pub fn reopen<S: DelegationStore>(
+pub fn reopen<S: Store>(
     store: &S,
     now: i64,
     id: &str,

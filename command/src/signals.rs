@@ -4,7 +4,7 @@
 //! Ingest changes up to two ledgers of one issue: `[CLARIFICATION_NEEDED]` and `[STOP_WORK]`
 //! the clarification ledger, `[DELEGATE_WORK]` and `[COMPLETION_REPORT]` the delegation
 //! ledger. Each block changes exactly one of them, so it is applied whole or not at all. Both
-//! are held while the core decides (`DelegationStore::update_issue`): the delegation ledger is
+//! are held while the core decides (`Store::update_issue`): the delegation ledger is
 //! written first, then the clarification ledger. Should the second write fail, the delegation
 //! blocks are in and the clarification blocks are not, and the command fails; every block's
 //! key is on what it wrote, so running the same ingest again skips what is in and applies the
@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::paths::STATUS_FILE;
-use crate::store_delegations::DelegationStore;
+use crate::store::Store;
 
 /// What `signals ingest` did.
 #[derive(Clone, Debug)]
@@ -57,7 +57,7 @@ impl Ingested {
 /// `signals ingest`: parse `text`, decide every block under both ledgers of the issue, write
 /// what changed, then the statuses and the follow-up monitor. Idempotent: a block already
 /// ingested (its key is on a record, a delegation, an entry or a report) is skipped.
-pub fn ingest<S: DelegationStore>(
+pub fn ingest<S: Store>(
     store: &S,
     now: i64,
     ctx: &Context,
@@ -136,7 +136,7 @@ pub fn ingest<S: DelegationStore>(
 /// The resume text of a clarification (`CLR-…`: `CLARIFICATION RESPONSE`, or `BLOCKER
 /// RESOLVED` for a resolved `[STOP_WORK]` record) or of a delegation (`DLG-…`: `DELEGATION
 /// APPROVED`, `REJECTED` or `FAILED`), as stored now.
-pub fn resume_prompt<S: DelegationStore>(store: &S, id: &str) -> Result<Resume, ClarifyError> {
+pub fn resume_prompt<S: Store>(store: &S, id: &str) -> Result<Resume, ClarifyError> {
     if id.starts_with("DLG-") {
         let issue = DelegationId::parse(id)?.issue;
         let (_, d) = crate::delegate::show(store, id)?;

@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Store;
-use crate::store_delegations::DelegationStore;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookEvent {
@@ -71,7 +70,7 @@ fn with_warning(mut v: Value, warning: Option<&str>) -> Value {
 }
 
 /// `hook start` sets `working`, `hook finish` sets `done`; then the monitor runs.
-pub fn hook<S: DelegationStore>(
+pub fn hook<S: Store>(
     store: &S,
     now: i64,
     event: HookEvent,

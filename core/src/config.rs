@@ -29,7 +29,7 @@ pub struct Config {
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
     #[serde(skip)]
-    pub agents: crate::routing::Runners,
+    pub agents: crate::runners::Runners,
     /// `[clarify] route_on_retry`: `monitor` routes every record it retried, as `monitor
     /// --route` does (docs/protocol.md §14.2). Read with the runners, by [`Config::parse_with_runners`].
     #[serde(skip)]
@@ -94,7 +94,7 @@ impl Default for Config {
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
             audit: AuditConfig::default(),
-            agents: crate::routing::Runners::default(),
+            agents: crate::runners::Runners::default(),
             route_on_retry: false,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             mcp_max_routes: DEFAULT_MCP_MAX_ROUTES,
@@ -143,7 +143,7 @@ impl Config {
         let src = Source { file, text };
         let root = src.parse()?;
         let mut config = Config::from_document(&src, root.get_ref())?;
-        config.agents = crate::routing::Runners::parse(&src, root.get_ref())?;
+        config.agents = crate::runners::Runners::parse(&src, root.get_ref())?;
         if let Some(section) = get(root.get_ref(), "clarify") {
             let c = src.table("clarify", section)?;
             if let Some(v) = get(c, "route_on_retry") {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::ClarifyError;
+use crate::error::ClarifyError;
 
 /// `{"code", "message"}` of an error.
 pub fn error_value(error: &ClarifyError) -> Value {

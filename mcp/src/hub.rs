@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agentx_clarify_command::FeedStore;
-use agentx_clarify_workspace::{AnyCursor, AnyStore, Location};
+use agentx_clarify_command::State;
+use agentx_clarify_store_any::{AnyCursor, AnyStore, Location};
 use serde_json::{json, Value};
 
 /// The store's JSON entry point: `(workspace root, operation, input) → envelope`. It blocks
@@ -103,7 +103,7 @@ impl Hub {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
                 .unwrap_or_default();
-            match agentx_clarify_workspace::open(&root) {
+            match agentx_clarify_store_any::open(&root) {
                 Ok(ws) => {
                     let by = agentx_clarify_core::ops::Attribution {
                         by,
@@ -139,10 +139,10 @@ impl Hub {
         if feed.open.is_none() {
             let location = match self.changes {
                 Changes::Files => Ok(Location::Files),
-                Changes::Store => agentx_clarify_workspace::location(&self.root),
+                Changes::Store => agentx_clarify_store_any::location(&self.root),
             };
             let opened = location
-                .and_then(|l| agentx_clarify_workspace::open_at(&self.root, l))
+                .and_then(|l| agentx_clarify_store_any::open_at(&self.root, l))
                 .and_then(|store| store.feed().map(|cursor| (store, cursor)));
             match opened {
                 Ok(open) => feed.open = Some(open),

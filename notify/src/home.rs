@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use agentx_clarify_command::{Scope, Store};
+use agentx_clarify_command::{Scope, State};
 use agentx_clarify_core::notify::Outbox;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_workspace::{Location, PgStore};
+use agentx_clarify_store_any::{Location, PgStore};
 
 /// The outbox's document name in PostgreSQL.
 const OUTBOX: &str = "outbox";
@@ -30,9 +30,9 @@ fn corrupt(e: &serde_json::Error) -> ClarifyError {
 
 impl Home {
     pub fn open(root: &Path) -> Result<Home, ClarifyError> {
-        Ok(match agentx_clarify_workspace::location(root)? {
+        Ok(match agentx_clarify_store_any::location(root)? {
             Location::Files => Home::Disk(DiskStore::new(root)),
-            Location::Postgres(url) => Home::Pg(Box::new(PgStore::open(root, &url)?)),
+            Location::Postgres(url) => Home::Pg(Box::new(PgStore::open(&url)?)),
         })
     }
 

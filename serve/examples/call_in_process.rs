@@ -17,7 +17,7 @@ fn main() {
             .nth(1)
             .expect("usage: call_in_process ROOT"),
     );
-    let location = agentx_clarify_workspace::location(&root).expect("a workspace");
+    let location = agentx_clarify_store_any::location(&root).expect("a workspace");
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for line in std::io::stdin().lock().lines() {
@@ -25,7 +25,7 @@ fn main() {
         let call: Value = serde_json::from_str(&line).expect("a JSON call");
         let op = call["op"].as_str().expect("op").to_string();
         let started = Instant::now();
-        let ws = agentx_clarify_workspace::open_at(&root, location.clone()).expect("the store");
+        let ws = agentx_clarify_store_any::open_at(&root, location.clone()).expect("the store");
         let now = agentx_clarify_store::clock::system_now_ms();
         let reply = agentx_clarify_command::call(&ws, &op, &call["input"], now);
         let ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_workspace::Location;
+use agentx_clarify_store_any::Location;
 use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
@@ -45,7 +45,7 @@ pub struct App {
 
 impl App {
     pub fn new(opts: &Options, bound: SocketAddr, https: bool) -> Result<App, ClarifyError> {
-        let location = agentx_clarify_workspace::location(&opts.root)?;
+        let location = agentx_clarify_store_any::location(&opts.root)?;
         let tokens = crate::tokens::open(&opts.root)?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
@@ -112,7 +112,7 @@ impl App {
         let location = self.location.clone();
         let done = tokio::task::spawn_blocking(move || {
             let now = agentx_clarify_store::clock::system_now_ms();
-            match agentx_clarify_workspace::open_at(&root, location) {
+            match agentx_clarify_store_any::open_at(&root, location) {
                 Ok(ws) => match by {
                     Some(name) => {
                         let by = agentx_clarify_core::ops::Attribution {
@@ -143,7 +143,7 @@ impl App {
         let location = self.location.clone();
         let done = tokio::task::spawn_blocking(move || {
             let clock = agentx_clarify_store::clock::system_now_ms;
-            match agentx_clarify_workspace::open_at(&root, location) {
+            match agentx_clarify_store_any::open_at(&root, location) {
                 Ok(ws) => {
                     let runner = agentx_clarify_a2a::HubRunner::new(&root);
                     agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
@@ -163,12 +163,12 @@ impl App {
     /// Runs `f` on the workspace's store off the async threads (the pages read typed values).
     pub async fn with_store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&agentx_clarify_workspace::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+        f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
         let root = self.root.clone();
         let location = self.location.clone();
         tokio::task::spawn_blocking(move || {
-            let ws = agentx_clarify_workspace::open_at(&root, location)?;
+            let ws = agentx_clarify_store_any::open_at(&root, location)?;
             f(&ws)
         })
         .await

@@ -1,5 +1,5 @@
 //! The server's view of the store's change feed (docs/protocol.md §21): every state store has
-//! one (`agentx_clarify_command::FeedStore`: files by their stamps, PostgreSQL by a revision
+//! one (`agentx_clarify_command::State`: files by their stamps, PostgreSQL by a revision
 //! sequence and `LISTEN/NOTIFY`); this adapts it to the live pages and the worker — a
 //! [`Change`] with the server's own revision and the issues that changed, broadcast on
 //! `App::changes`.
@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentx_clarify_command::FeedStore;
-use agentx_clarify_workspace::{AnyStore, Location};
+use agentx_clarify_command::State;
+use agentx_clarify_store_any::{AnyStore, Location};
 use serde::Serialize;
 
 use crate::app::App;
@@ -43,13 +43,13 @@ pub trait ChangeFeed: Send + 'static {
 }
 
 /// A state store and a cursor on its change feed.
-pub struct StoreFeed<S: FeedStore> {
+pub struct StoreFeed<S: State> {
     store: S,
     cursor: S::Cursor,
     signals: bool,
 }
 
-impl<S: FeedStore> StoreFeed<S> {
+impl<S: State> StoreFeed<S> {
     /// The feed of `store` from now on; `signals`: the store wakes [`ChangeFeed::wait`].
     pub fn open(store: S, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
         let cursor = store.feed()?;
@@ -61,7 +61,7 @@ impl<S: FeedStore> StoreFeed<S> {
     }
 }
 
-impl<S: FeedStore + Send + 'static> ChangeFeed for StoreFeed<S> {
+impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
     fn poll(&mut self) -> Option<Vec<u32>> {
         match self.store.changes(&mut self.cursor) {
             Ok(changed) => changed.map(|c| c.issues),
@@ -89,7 +89,7 @@ pub fn start(app: Arc<App>) {
         let location = app.location.clone();
         let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
             let signals = matches!(location, Location::Postgres(_));
-            let store: AnyStore = agentx_clarify_workspace::open_at(&root, location).ok()?;
+            let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
             Some(Box::new(StoreFeed::open(store, signals).ok()?))
         })
         .await;

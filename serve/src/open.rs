@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use agentx_clarify_command::{query, Store};
+use agentx_clarify_command::{query, State as _};
 use agentx_clarify_core::ledger::{Ledger, Record, Status};
 use agentx_clarify_core::monitor::ReportError;
 use tokio::sync::broadcast::error::RecvError;

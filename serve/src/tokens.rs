@@ -152,7 +152,7 @@ impl TokenStore for FileTokens {
 
 /// The tokens of a workspace whose state is in PostgreSQL (`agentx.tokens`).
 pub struct PgTokens {
-    store: agentx_clarify_workspace::PgStore,
+    store: agentx_clarify_store_any::PgStore,
 }
 
 fn from_rows(rows: Vec<Value>) -> Result<Vec<Token>, ClarifyError> {
@@ -192,10 +192,10 @@ impl TokenStore for PgTokens {
 
 /// The token store of the workspace at `root`: where its state is (files or PostgreSQL).
 pub fn open(root: &Path) -> Result<Box<dyn TokenStore>, ClarifyError> {
-    Ok(match agentx_clarify_workspace::location(root)? {
-        agentx_clarify_workspace::Location::Files => Box::new(FileTokens::new(root)),
-        agentx_clarify_workspace::Location::Postgres(url) => Box::new(PgTokens {
-            store: agentx_clarify_workspace::PgStore::open(root, &url)?,
+    Ok(match agentx_clarify_store_any::location(root)? {
+        agentx_clarify_store_any::Location::Files => Box::new(FileTokens::new(root)),
+        agentx_clarify_store_any::Location::Postgres(url) => Box::new(PgTokens {
+            store: agentx_clarify_store_any::PgStore::open(&url)?,
         }),
     })
 }

@@ -57,7 +57,7 @@ async fn monitor(app: &App) -> String {
     let root = app.root.clone();
     let location = app.location.clone();
     let ran = tokio::task::spawn_blocking(move || {
-        let ws = agentx_clarify_workspace::open_at(&root, location)?;
+        let ws = agentx_clarify_store_any::open_at(&root, location)?;
         let runner = agentx_clarify_a2a::HubRunner::new(&root);
         Ok::<Value, agentx_clarify_core::ClarifyError>(agentx_clarify_command::call_routed(
             &ws,

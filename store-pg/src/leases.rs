@@ -8,16 +8,17 @@
 //! network blip would silently free a record while its agent still runs, and a router would
 //! have to keep a connection checked out for the whole run (docs/decisions.md "Scale").
 
-use agentx_clarify_command::{LeaseStore, LeaseTake};
-use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::{pid_alive, this_host};
+use agentx_clarify_store::pid_alive;
+use agentx_clarify_store::this_host;
 
-use crate::error::{failure, Phase};
+use crate::error::failure;
+use crate::error::Phase;
 use crate::PgStore;
 
 /// Inserts the lease, or takes over an expired one; returns a row when taken.
-const TAKE: &str = "INSERT INTO agentx.leases (id, token, pid, hostname, taken_ms, expires_ms)
+pub(crate) const TAKE: &str =
+    "INSERT INTO agentx.leases (id, token, pid, hostname, taken_ms, expires_ms)
     VALUES ($1, $2, $3, $4, (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
             (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $5)
     ON CONFLICT (id) DO UPDATE SET token = EXCLUDED.token, pid = EXCLUDED.pid,
@@ -26,33 +27,33 @@ const TAKE: &str = "INSERT INTO agentx.leases (id, token, pid, hostname, taken_m
     RETURNING 1";
 
 /// The live holder of a lease: its token, pid, host and expiry.
-const HOLDER: &str = "SELECT token, pid, hostname, expires_ms FROM agentx.leases
+pub(crate) const HOLDER: &str = "SELECT token, pid, hostname, expires_ms FROM agentx.leases
     WHERE id = $1 AND expires_ms >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
-const BREAK: &str = "DELETE FROM agentx.leases WHERE id = $1 AND token = $2";
+pub(crate) const BREAK: &str = "DELETE FROM agentx.leases WHERE id = $1 AND token = $2";
 
 /// A lease this process took: the record and the token of this taking.
 #[derive(Debug)]
 pub struct PgLease {
-    id: String,
-    token: String,
+    pub(crate) id: String,
+    pub(crate) token: String,
 }
 
 /// Who holds a live lease.
-struct Holder {
-    token: String,
-    pid: i64,
-    hostname: String,
-    expires_ms: i64,
+pub(crate) struct Holder {
+    pub(crate) token: String,
+    pub(crate) pid: i64,
+    pub(crate) hostname: String,
+    pub(crate) expires_ms: i64,
 }
 
 impl Holder {
     /// Its process is gone: it ran on this host and no longer exists.
-    fn dead(&self) -> bool {
+    pub(crate) fn dead(&self) -> bool {
         self.hostname == this_host() && u64::try_from(self.pid).is_ok_and(|p| !pid_alive(p))
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "pid {} on {} until {}",
             self.pid,
@@ -63,7 +64,7 @@ impl Holder {
 }
 
 impl PgStore {
-    fn lease_fail(&self, what: &str, id: &str, e: &postgres::Error) -> ClarifyError {
+    pub(crate) fn lease_fail(&self, what: &str, id: &str, e: &postgres::Error) -> ClarifyError {
         failure(
             &self.target,
             &format!("{what} the lease of {id}"),
@@ -72,7 +73,7 @@ impl PgStore {
         )
     }
 
-    fn holder(&self, id: &str) -> Result<Option<Holder>, ClarifyError> {
+    pub(crate) fn holder(&self, id: &str) -> Result<Option<Holder>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
         let stmt = c
@@ -90,7 +91,7 @@ impl PgStore {
         }))
     }
 
-    fn execute(
+    pub(crate) fn execute(
         &self,
         sql: &'static str,
         what: &str,
@@ -105,51 +106,5 @@ impl PgStore {
         c.client
             .execute(&stmt, params)
             .map_err(|e| self.lease_fail(what, id, &e))
-    }
-}
-
-impl LeaseStore for PgStore {
-    type Lease = PgLease;
-
-    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<PgLease>, ClarifyError> {
-        ClarificationId::parse(id)?;
-        let token = format!("{}-{:016x}", std::process::id(), fastrand::u64(..));
-        let pid = i64::from(std::process::id());
-        let ttl = i64::try_from(ttl_ms).unwrap_or(i64::MAX / 2);
-        // A dead holder's lease is broken and the take tried again; twice is enough unless
-        // another router takes it in between, and then it is theirs.
-        for _ in 0..3 {
-            let taken = self.execute(TAKE, "take", id, &[&id, &token, &pid, &this_host(), &ttl])?;
-            if taken == 1 {
-                return Ok(LeaseTake::Taken(PgLease {
-                    id: id.to_owned(),
-                    token,
-                }));
-            }
-            match self.holder(id)? {
-                Some(holder) if holder.dead() => {
-                    self.execute(BREAK, "break", id, &[&id, &holder.token])?;
-                }
-                Some(holder) => {
-                    return Ok(LeaseTake::Held {
-                        holder: holder.describe(),
-                    })
-                }
-                // Expired or released meanwhile: take it on the next round.
-                None => {}
-            }
-        }
-        Ok(LeaseTake::Held {
-            holder: String::from("another router (the lease changed hands while taking it)"),
-        })
-    }
-
-    fn release_lease(&self, lease: PgLease) {
-        // Only our own: an expired lease may have been taken over by another router.
-        let _ = self.execute(BREAK, "release", &lease.id, &[&lease.id, &lease.token]);
-    }
-
-    fn lease_held(&self, id: &str) -> bool {
-        matches!(self.holder(id), Ok(Some(holder)) if !holder.dead())
     }
 }

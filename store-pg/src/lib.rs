@@ -32,32 +32,35 @@ mod delegations;
 pub mod documents;
 mod error;
 mod feed;
-mod keys;
 mod leases;
 mod ledgers;
-mod runs;
 pub mod schema;
+mod state;
 mod state_docs;
 mod tokens;
 mod transfer;
 mod update;
 
-use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::PoisonError;
 
-use agentx_clarify_command::paths::{self, STATUS_FILE};
-use agentx_clarify_command::store::{ledger_read, ledger_read_by};
-use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
-use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_command::paths;
+use agentx_clarify_command::Sides;
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
-use agentx_clarify_store::{parallel_map, DiskStore};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_core::Config;
+use agentx_clarify_store::parallel_map;
+use agentx_clarify_store::DiskStore;
 
 use conn::Conn;
-use documents::{CLARIFICATIONS, STATE};
-use error::{failure, Phase};
-use ledgers::{ledger_number, Cache, Stored};
-use update::{Held, Write};
+use error::failure;
+use error::Phase;
+use ledgers::ledger_number;
+use ledgers::Cache;
+use ledgers::Stored;
+use update::Held;
+use update::Write;
 
 pub use conn::describe;
 pub use feed::PgCursor;
@@ -65,13 +68,23 @@ pub use leases::PgLease;
 pub use schema::Migration;
 pub use transfer::Imported;
 
+/// A workspace whose files are the directory at `root` and whose state is in the database at
+/// `url`: what the picker opens for a PostgreSQL workspace, and what tests use.
+pub type PgWorkspace = Sides<DiskStore, PgStore>;
+
+/// Opens a [`PgWorkspace`] (the state as [`PgStore::open`] opens it).
+pub fn open_workspace(root: impl Into<PathBuf>, url: &str) -> Result<PgWorkspace, ClarifyError> {
+    Ok(Sides {
+        files: DiskStore::new(root),
+        state: PgStore::open(url)?,
+    })
+}
+
 /// Rows handed to the parallel decoder at a time while a pass streams a table.
 const BATCH: usize = 1024;
 
 /// A workspace whose state is in PostgreSQL.
 pub struct PgStore {
-    /// The workspace's files: settings and workflows.
-    files: DiskStore,
     url: String,
     /// The URL without its password, for messages.
     target: String,
@@ -86,19 +99,17 @@ pub struct PgStore {
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgStore")
-            .field("root", &self.files.root())
             .field("target", &self.target)
             .finish_non_exhaustive()
     }
 }
 
 impl PgStore {
-    /// The workspace at `root` (settings, workflows) with its state in the database at `url`,
-    /// whose schema must be this build's (else `IO_ERROR` naming `agentx store init`).
-    pub fn open(root: impl Into<std::path::PathBuf>, url: &str) -> Result<PgStore, ClarifyError> {
+    /// The state in the database at `url`, whose schema must be this build's (else `IO_ERROR`
+    /// naming `agentx store init`).
+    pub fn open(url: &str) -> Result<PgStore, ClarifyError> {
         let conn = conn::checkout(url)?;
         Ok(PgStore {
-            files: DiskStore::new(root),
             url: url.to_owned(),
             target: describe(url),
             idle: Mutex::new(vec![conn]),
@@ -116,16 +127,6 @@ impl PgStore {
     /// The database, as messages name it (no password).
     pub fn target(&self) -> &str {
         &self.target
-    }
-
-    /// The workspace root (its settings and workflows).
-    pub fn root(&self) -> &Path {
-        self.files.root()
-    }
-
-    /// The workspace's files (settings, workflows, manifests, run logs).
-    pub fn files(&self) -> &DiskStore {
-        &self.files
     }
 
     fn conn(&self) -> Result<ConnGuard<'_>, ClarifyError> {
@@ -366,159 +367,3 @@ const FOLLOW_UP_EXCEPT: &str = concat!(
     follow_up_names!(),
     ") AS f(name) WHERE f.name <> $1) ORDER BY length(d.name), d.name"
 );
-
-impl Store for PgStore {
-    fn load_config(&self) -> Result<Config, ClarifyError> {
-        self.files.load_config()
-    }
-
-    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
-        self.files.load_workflows()
-    }
-
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        self.read_document(CLARIFICATIONS, &name)?
-            .map(|stored| stored.ledger(&name, issue))
-            .transpose()
-    }
-
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        // A ledger this store holds was there, and agentx never deletes a document (an
-        // import replaces, never removes): no round trip. Even if someone deleted it by hand,
-        // the answer only decides whether an ask validates before its update, and the update
-        // decides again on what it finds, writing nothing when that refuses.
-        if self
-            .cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .holds(&name)
-        {
-            return Ok(true);
-        }
-        Ok(self
-            .document_row(
-                "SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2",
-                CLARIFICATIONS,
-                &name,
-            )?
-            .is_some())
-    }
-
-    fn update_ledger<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |name, held| {
-            let current = held
-                .map(|h| h.ledger(name, issue).map(std::borrow::Cow::into_owned))
-                .transpose()?;
-            let (write, result) = decide(current)?;
-            Ok((write.map(Write::Ledger), result))
-        })
-    }
-
-    fn update_ledger_bytes<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |_, held| {
-            let bytes = held.map(Held::bytes);
-            let (write, result) = decide(bytes.as_deref())?;
-            // Stored whole and indexed as an import indexes them: bytes that do not parse
-            // keep a row.
-            Ok((write.map(Write::Raw), result))
-        })
-    }
-
-    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        match self.read_bytes(STATE, STATUS_FILE)? {
-            None => Ok(Statuses::new()),
-            Some(bytes) => parse_statuses(STATUS_FILE, &bytes),
-        }
-    }
-
-    fn update_statuses<T>(
-        &self,
-        config: &Config,
-        _agent: &str,
-        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let mut conn = self.conn()?;
-        update::update_document(
-            conn.get()?,
-            &self.cache,
-            &self.target,
-            (STATE, STATUS_FILE),
-            config.lock_timeout_ms,
-            |held| {
-                let mut statuses = match held {
-                    None => Statuses::new(),
-                    Some(h) => parse_statuses(STATUS_FILE, &h.bytes())?,
-                };
-                let before = statuses.clone();
-                let result = change(&mut statuses)?;
-                let write = (statuses != before)
-                    .then(|| Write::Raw(statuses_to_json(&statuses).into_bytes()));
-                Ok((write, result))
-            },
-        )
-    }
-
-    fn scan<R: Send>(
-        &self,
-        scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
-    ) -> Result<Vec<R>, ClarifyError> {
-        let read = |n: u64, name: &str, stored: &Stored| {
-            visit(match stored {
-                Stored::Raw(body) => ledger_read(n, name.to_owned(), Ok(body)),
-                Stored::Split { .. } => {
-                    ledger_read_by(n, name.to_owned(), |file, issue| stored.ledger(file, issue))
-                }
-            })
-        };
-        match scope {
-            Scope::All => self.pass(ALL, &[], &read),
-            // The index is written in the ledger's own transaction: it cannot be outdated, so
-            // `clarify monitor` reads from it too.
-            Scope::Monitor => self.pass(MARKED, &[&String::new()], &read),
-            Scope::FollowUp {
-                written,
-                held,
-                now,
-                candidates,
-            } => {
-                let written = written.map(paths::ledger_name).unwrap_or_default();
-                let agents: Vec<&str> = candidates.iter().map(|c| c.agent.as_str()).collect();
-                let since: Vec<i64> = candidates.iter().map(|c| c.since).collect();
-                let except: Vec<Option<String>> = candidates
-                    .iter()
-                    .map(|c| c.except.map(|n| format!("issue-{n}.json")))
-                    .collect();
-                self.pass(
-                    if held { FOLLOW_UP_EXCEPT } else { FOLLOW_UP },
-                    &[&written, &now, &agents, &since, &except],
-                    &read,
-                )
-            }
-        }
-    }
-
-    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        self.pass(ALL, &[], &|_, name: &str, stored: &Stored| {
-            (name.to_owned(), stored.to_bytes(name, ledger_number(name)))
-        })
-    }
-
-    fn init(&self) -> Result<Vec<String>, ClarifyError> {
-        self.files.init()
-    }
-}

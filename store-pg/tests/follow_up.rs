@@ -17,10 +17,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// What both stores hold at the end: every ledger as listed, and the statuses.
-fn holdings<S: agentx_clarify_command::store_delegations::DelegationStore>(
-    store: &S,
-    now: i64,
-) -> (Value, Value) {
+fn holdings<S: agentx_clarify_command::Store>(store: &S, now: i64) -> (Value, Value) {
     (
         call(store, "list", &json!({"all": true}), now),
         call(store, "state", &json!({}), now),
@@ -31,7 +28,7 @@ fn run_pg(steps: &[(i64, Step)]) -> Found {
     let (indexed, full) = (workspace(), workspace());
     let url = fresh_database("follow");
     PgStore::init_schema(&url).expect("create the schema");
-    let a = PgStore::open(indexed.path(), &url).expect("open");
+    let a = agentx_clarify_pg::open_workspace(indexed.path(), &url).expect("open");
     let b = DiskStore::new(full.path());
     let mut now = T0;
     let mut found = Found::default();

@@ -4,8 +4,9 @@
 //! transaction (a failure writes neither), and a decision that reads the store while its
 //! update holds a row lock (a connection of its own, never a wait on itself).
 
-use agentx_clarify_command::store_delegations::DelegationStore;
-use agentx_clarify_command::{LeaseStore, LeaseTake, Store};
+use agentx_clarify_command::LeaseTake;
+use agentx_clarify_command::State;
+use agentx_clarify_command::Store;
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::Config;
 use agentx_clarify_pg::PgStore;
@@ -36,8 +37,8 @@ fn holder(take: LeaseTake<agentx_clarify_pg::PgLease>) -> String {
 fn a_lease_has_one_holder_until_released_or_expired() {
     let (url, dir) = setup("lease");
     let (a, b) = (
-        PgStore::open(dir.path(), &url).unwrap(),
-        PgStore::open(dir.path(), &url).unwrap(),
+        agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap(),
+        agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap(),
     );
     let LeaseTake::Taken(lease) = a.take_lease(ID, 60_000).unwrap() else {
         panic!("the first router takes the lease");
@@ -69,7 +70,7 @@ fn a_lease_has_one_holder_until_released_or_expired() {
 #[test]
 fn a_dead_local_holder_is_broken_a_remote_one_is_trusted() {
     let (url, dir) = setup("lease_dead");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let host = agentx_clarify_store::this_host();
     let live_until = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 600000";
     // pid 0x7fffffff does not exist on this host: its lease is broken at once.
@@ -100,7 +101,7 @@ fn a_dead_local_holder_is_broken_a_remote_one_is_trusted() {
 #[test]
 fn both_ledgers_of_an_issue_commit_together_or_not_at_all() {
     let (url, dir) = setup("issue_tx");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let config = Config::default();
     // The delegation ledger's insert fails inside the transaction (as a full disk would).
     psql(
@@ -145,7 +146,7 @@ fn both_ledgers_of_an_issue_commit_together_or_not_at_all() {
 #[test]
 fn a_decision_may_read_the_store_while_its_row_is_locked() {
     let (url, dir) = setup("reentrant");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let config = Config::default();
     store
         .update_ledger(7, &config, "t", |_| {

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Barrier;
 
+use agentx_clarify_command::State as _;
 use agentx_clarify_command::{ask, Scope, Store};
 use agentx_clarify_core::{Config, Ledger, NewRequest};
 use agentx_clarify_pg::PgStore;
@@ -40,7 +41,7 @@ fn request(issue: u64, n: usize) -> NewRequest {
     )
 }
 
-fn ids(store: &PgStore, issue: u32) -> Vec<String> {
+fn ids(store: &agentx_clarify_pg::PgWorkspace, issue: u32) -> Vec<String> {
     store
         .read_ledger(issue)
         .unwrap()
@@ -84,7 +85,7 @@ fn ledger_path(issue: u32) -> String {
 fn the_schema_is_created_migrated_and_checked() {
     let url = fresh_database("schema");
     let dir = tempfile::tempdir().unwrap();
-    let e = PgStore::open(dir.path(), &url).unwrap_err();
+    let e = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap_err();
     assert_eq!(e.code(), "IO_ERROR");
     assert!(e.to_string().contains("agentx store init"), "{e}");
     let first = PgStore::init_schema(&url).unwrap();
@@ -96,7 +97,7 @@ fn the_schema_is_created_migrated_and_checked() {
     let again = PgStore::init_schema(&url).unwrap();
     assert_eq!((again.from, again.to), (version, version));
     assert!(again.applied.is_empty(), "init is idempotent");
-    PgStore::open(dir.path(), &url).unwrap();
+    agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     // A database of version 1 (before routing leases) is refused until `init`
     // migrates it; its documents stay.
     psql(
@@ -111,7 +112,7 @@ fn the_schema_is_created_migrated_and_checked() {
          ALTER TABLE agentx.documents ALTER COLUMN body SET COMPRESSION pglz",
     );
     let old = format!("{url}&application_name=old");
-    let e = PgStore::open(dir.path(), &old).unwrap_err();
+    let e = agentx_clarify_pg::open_workspace(dir.path(), &old).unwrap_err();
     assert!(
         e.to_string()
             .contains(&format!("schema version 1, this agentx needs {version}")),
@@ -135,7 +136,7 @@ fn the_schema_is_created_migrated_and_checked() {
     let compression = "SELECT attcompression FROM pg_attribute
         WHERE attrelid = 'agentx.documents'::regclass AND attname = 'body'";
     assert_eq!(psql(&url, compression).trim(), "l");
-    PgStore::open(dir.path(), &old).unwrap();
+    agentx_clarify_pg::open_workspace(dir.path(), &old).unwrap();
     assert_eq!(
         psql(&url, "SELECT count(*) FROM agentx.documents").trim(),
         "1"
@@ -145,7 +146,8 @@ fn the_schema_is_created_migrated_and_checked() {
         "INSERT INTO agentx.migrations (version, description) VALUES (99, 'future')",
     );
     // The version is checked when a connection is opened (a pooled one was checked already).
-    let e = PgStore::open(dir.path(), &format!("{url}&application_name=newer")).unwrap_err();
+    let e = agentx_clarify_pg::open_workspace(dir.path(), &format!("{url}&application_name=newer"))
+        .unwrap_err();
     assert!(e.to_string().contains("upgrade agentx"), "{e}");
 }
 
@@ -159,7 +161,7 @@ fn concurrent_asks_on_one_issue_lose_nothing() {
             let (url, dir, barrier) = (&url, dir.path(), &barrier);
             s.spawn(move || {
                 // A store (a connection) per thread, as separate processes would have.
-                let store = PgStore::open(dir, url).unwrap();
+                let store = agentx_clarify_pg::open_workspace(dir, url).unwrap();
                 barrier.wait();
                 for i in 0..each {
                     ask(&store, NOW, &request(42, t * each + i)).unwrap();
@@ -167,7 +169,7 @@ fn concurrent_asks_on_one_issue_lose_nothing() {
             });
         }
     });
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let got = ids(&store, 42);
     let want: Vec<String> = (1..=threads * each)
         .map(|n| format!("CLR-42-{n:03}"))
@@ -176,21 +178,22 @@ fn concurrent_asks_on_one_issue_lose_nothing() {
     // Stored as one row per record; its bytes are what the file store would write.
     assert_eq!(rows(&url, 42), "120 120 1");
     let l = store.read_ledger(42).unwrap().unwrap();
-    let bytes = store.document(&ledger_path(42)).unwrap().unwrap();
+    let bytes = store.state.document(&ledger_path(42)).unwrap().unwrap();
     assert_eq!(String::from_utf8(bytes).unwrap(), l.to_pretty_json());
 }
 
 #[test]
 fn a_ledger_is_kept_as_rows_and_writers_move_only_what_changed() {
     let (url, dir) = setup("rows");
-    let a = PgStore::open(dir.path(), &url).unwrap();
+    let a = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     for n in 0..3 {
         ask(&a, NOW, &request(6, n)).unwrap();
     }
     assert_eq!(rows(&url, 6), "3 3 1", "the last ask wrote one record row");
     // Another process (its own store, its own copy of the ledger) changes an old record:
     // the first store, which holds the ledger as it was, sees the change on its next write.
-    let b = PgStore::open(dir.path(), &format!("{url}&application_name=b")).unwrap();
+    let b = agentx_clarify_pg::open_workspace(dir.path(), &format!("{url}&application_name=b"))
+        .unwrap();
     b.update_ledger(6, &Config::default(), "t", |current| {
         let mut l = current.unwrap();
         l.clarifications[0].topic = String::from("Changed by b");
@@ -224,13 +227,13 @@ fn a_ledger_is_kept_as_rows_and_writers_move_only_what_changed() {
     assert_eq!(ids(&a, 6), ["CLR-6-001", "CLR-6-002"]);
     // Bytes written as bytes are kept whole (no record rows), and the next command's write
     // stores the ledger as rows again; every store follows.
-    let whole = a.document(&ledger_path(6)).unwrap().unwrap();
+    let whole = a.state.document(&ledger_path(6)).unwrap().unwrap();
     a.update_ledger_bytes(6, &Config::default(), "t", |_| {
         Ok((Some(whole.clone()), ()))
     })
     .unwrap();
     assert_eq!(rows(&url, 6), "- 0 0");
-    assert_eq!(a.document(&ledger_path(6)).unwrap().unwrap(), whole);
+    assert_eq!(a.state.document(&ledger_path(6)).unwrap().unwrap(), whole);
     ask(&b, NOW, &request(6, 4)).unwrap();
     assert_eq!(rows(&url, 6), "3 3 3");
     ask(&a, NOW, &request(6, 5)).unwrap();
@@ -243,7 +246,9 @@ fn a_ledger_is_kept_as_rows_and_writers_move_only_what_changed() {
         &url,
         "DELETE FROM agentx.records WHERE name = 'issue-6.json' AND pos = 1",
     );
-    let fresh = PgStore::open(dir.path(), &format!("{url}&application_name=fresh")).unwrap();
+    let fresh =
+        agentx_clarify_pg::open_workspace(dir.path(), &format!("{url}&application_name=fresh"))
+            .unwrap();
     let e = fresh
         .update_ledger(6, &Config::default(), "t", |l| Ok((l, ())))
         .unwrap_err();
@@ -258,13 +263,13 @@ fn a_new_issue_is_created_once_however_many_ask_first() {
         for t in 0..8 {
             let (url, dir, barrier) = (&url, dir.path(), &barrier);
             s.spawn(move || {
-                let store = PgStore::open(dir, url).unwrap();
+                let store = agentx_clarify_pg::open_workspace(dir, url).unwrap();
                 barrier.wait();
                 ask(&store, NOW, &request(7, t)).unwrap();
             });
         }
     });
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     assert_eq!(ids(&store, 7).len(), 8);
 }
 
@@ -275,7 +280,7 @@ fn statuses_are_updated_under_their_row_lock() {
         for t in 0..8 {
             let (url, dir) = (&url, dir.path());
             s.spawn(move || {
-                let store = PgStore::open(dir, url).unwrap();
+                let store = agentx_clarify_pg::open_workspace(dir, url).unwrap();
                 for i in 0..5 {
                     agentx_clarify_command::state_set(
                         &store,
@@ -289,14 +294,14 @@ fn statuses_are_updated_under_their_row_lock() {
             });
         }
     });
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     assert_eq!(store.read_statuses().unwrap().len(), 40);
 }
 
 #[test]
 fn the_monitor_reads_only_ledgers_with_active_records() {
     let (url, dir) = setup("index");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let mut docs = Vec::new();
     for i in 1..=40u64 {
         let kind = if [5, 17].contains(&i) {
@@ -313,7 +318,7 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
         ".agentx/state/clarifications/issue-41.json".into(),
         b"{ not json".to_vec(),
     ));
-    store.import_documents(&docs, false).unwrap();
+    store.state.import_documents(&docs, false).unwrap();
     let visited = |scope: Scope<'_>| -> BTreeSet<u64> {
         store
             .scan(scope, |r| r.issue)
@@ -408,7 +413,7 @@ fn the_monitor_reads_only_ledgers_with_active_records() {
 #[test]
 fn serialization_failures_are_retried_then_given_up() {
     let (url, dir) = setup("serial");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(9, 0)).unwrap();
     // A trigger fails the first n updates with SQLSTATE 40001; its counter is a sequence,
     // which a rolled-back attempt does not roll back.
@@ -431,7 +436,9 @@ fn serialization_failures_are_retried_then_given_up() {
         &format!("ALTER DATABASE {db} SET agentx_test.fail = '3'"),
     );
     // A new connection picks the setting up.
-    let store = PgStore::open(dir.path(), &format!("{url}&application_name=retry")).unwrap();
+    let store =
+        agentx_clarify_pg::open_workspace(dir.path(), &format!("{url}&application_name=retry"))
+            .unwrap();
     let calls = AtomicU32::new(0);
     let before = store.read_ledger(9).unwrap().unwrap();
     store
@@ -458,7 +465,9 @@ fn serialization_failures_are_retried_then_given_up() {
         &url,
         &format!("ALTER DATABASE {db} SET agentx_test.fail = '1000000'"),
     );
-    let store = PgStore::open(dir.path(), &format!("{url}&application_name=giveup")).unwrap();
+    let store =
+        agentx_clarify_pg::open_workspace(dir.path(), &format!("{url}&application_name=giveup"))
+            .unwrap();
     let e = store
         .update_ledger(9, &Config::default(), "t", |_| {
             Ok((Some(before.clone()), ()))
@@ -477,7 +486,7 @@ fn serialization_failures_are_retried_then_given_up() {
 #[test]
 fn a_backend_killed_mid_transaction_writes_nothing() {
     let (url, dir) = setup("killed");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(5, 0)).unwrap();
     let before = stored(&url, 5);
     let e = store
@@ -508,7 +517,7 @@ fn a_server_restart_is_a_clear_error_then_forgotten() {
     let url = cluster.url.clone();
     PgStore::init_schema(&url).unwrap();
     let dir = workspace_dir();
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(3, 0)).unwrap();
     // Between two commands: the held connection is gone; the next call says so, and the one
     // after reconnects.
@@ -540,7 +549,7 @@ fn a_refused_connection_is_an_io_error_that_says_retry() {
         "postgres://agentx@/agentx?host={}&port=5432",
         dir.path().join("no-server-here").display()
     );
-    let e = PgStore::open(dir.path(), &url).unwrap_err();
+    let e = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap_err();
     assert_eq!(e.code(), "IO_ERROR");
     let text = e.to_string();
     assert!(text.contains("cannot connect"), "{text}");
@@ -553,7 +562,7 @@ fn a_refused_connection_is_an_io_error_that_says_retry() {
 #[test]
 fn a_row_lock_not_granted_in_time_is_a_lock_timeout() {
     let (url, dir) = setup("locked");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     ask(&store, NOW, &request(4, 0)).unwrap();
     let mut holder = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let mut tx = holder.transaction().unwrap();
@@ -578,7 +587,7 @@ fn a_row_lock_not_granted_in_time_is_a_lock_timeout() {
 fn delegation_ledgers_that_can_time_out_are_indexed() {
     use agentx_clarify_tests::fixtures::{delegate, scanned_delegations, Delegated};
     let (url, dir) = setup("delegations");
-    let store = PgStore::open(dir.path(), &url).unwrap();
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     delegate(&store, 1, Delegated::Accepted, NOW);
     delegate(&store, 2, Delegated::Requested, NOW);
     delegate(&store, 3, Delegated::Failed, NOW);
@@ -644,9 +653,10 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
 #[test]
 fn tokens_are_rows_changed_under_the_tables_lock() {
     let (url, dir) = setup("tokens");
-    let store = PgStore::open(dir.path(), &url).unwrap();
-    assert!(store.load_tokens().unwrap().is_empty());
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
+    assert!(store.state.load_tokens().unwrap().is_empty());
     store
+        .state
         .update_tokens(&mut |t| {
             t.push(serde_json::json!({"id": "tok_a", "name": "alice", "sha256": "ab"}));
             t.push(serde_json::json!({"id": "tok_b", "name": "bob", "sha256": "cd"}));
@@ -654,21 +664,23 @@ fn tokens_are_rows_changed_under_the_tables_lock() {
         })
         .unwrap();
     store
+        .state
         .update_tokens(&mut |t| {
             t.retain(|v| v["name"] != "alice");
             Ok(())
         })
         .unwrap();
-    let left = store.load_tokens().unwrap();
+    let left = store.state.load_tokens().unwrap();
     assert_eq!(left.len(), 1);
     assert_eq!(left[0]["name"], "bob");
     // A refused change writes nothing.
     let e = store
+        .state
         .update_tokens(&mut |t| {
             t.clear();
             Err(agentx_clarify_core::ClarifyError::input("no"))
         })
         .unwrap_err();
     assert_eq!(e.code(), "INVALID_INPUT");
-    assert_eq!(store.load_tokens().unwrap().len(), 1);
+    assert_eq!(store.state.load_tokens().unwrap().len(), 1);
 }

@@ -31,8 +31,9 @@ fn every_vector_through_the_postgres_store() {
             .into_iter()
             .filter(|(p, _)| document_of(p).is_some())
             .collect();
-        let store = PgStore::open(dir.path(), &url).expect("open the store");
+        let store = agentx_clarify_pg::open_workspace(dir.path(), &url).expect("open the store");
         store
+            .state
             .import_documents(&state, false)
             .unwrap_or_else(|e| panic!("{file}: import: {e}"));
         for case in v["cases"].as_array().expect("cases") {
@@ -45,7 +46,7 @@ fn every_vector_through_the_postgres_store() {
             // State documents come from the database; any other file (a stray file a case
             // reads) is the workspace directory's, as it would be beside the database.
             let actual = vector::play(&store, op, &args, now, |p| match document_of(p) {
-                Some(_) => store.document(p).expect("read a document"),
+                Some(_) => store.state.document(p).expect("read a document"),
                 None => std::fs::read(dir.path().join(p)).ok(),
             });
             if let Err(why) = subset_match(&case["expect"], &actual) {
@@ -62,6 +63,7 @@ fn every_vector_through_the_postgres_store() {
         // The database holds exactly the MemStore's state documents, byte for byte.
         let mut exported = Vec::new();
         store
+            .state
             .export_documents(|p, b| {
                 exported.push((p.to_owned(), b.to_vec()));
                 Ok(())

@@ -8,20 +8,28 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use agentx_clarify_command::paths;
-use agentx_clarify_command::store_delegations::{
-    add_manifest, delegation_read, manifest_agent, parse_delegations, DelegationRead,
-    DelegationStore,
-};
-use agentx_clarify_command::Scope;
-use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger, Manifests};
+use agentx_clarify_command::store_delegations::delegation_read;
+use agentx_clarify_command::store_delegations::parse_delegations;
+use agentx_clarify_command::store_delegations::DelegationRead;
+use agentx_clarify_core::delegation::next_wakeup;
+use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::{ClarifyError, Config};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_core::Config;
 
 use agentx_clarify_core::monitor::follow::FollowKeys;
 
-use crate::index::{minus, paths_of, Found, Selected};
-use crate::pass::{finished, found_by_issue, prune_keys, prune_markers};
-use crate::{io_error, parallel_map, read, read_into, DiskStore, FileLock};
+use crate::index::minus;
+use crate::index::paths_of;
+use crate::index::Found;
+use crate::index::Selected;
+use crate::io_error;
+use crate::parallel_map;
+use crate::pass::finished;
+use crate::pass::prune_keys;
+use crate::pass::prune_markers;
+use crate::read;
+use crate::DiskStore;
 
 impl DiskStore {
     /// `.agentx/state/delegations/issue-<n>.json`; `issue` is a validated number.
@@ -31,7 +39,7 @@ impl DiskStore {
 
     /// The delegation ledgers on disk, ascending by issue number (none when the directory
     /// does not exist yet).
-    fn delegation_files(&self) -> Result<Vec<(u64, PathBuf)>, ClarifyError> {
+    pub(crate) fn delegation_files(&self) -> Result<Vec<(u64, PathBuf)>, ClarifyError> {
         let dir = self.path(paths::DELEGATIONS_DIR);
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
@@ -62,7 +70,7 @@ impl DiskStore {
 
 /// Whether a read delegation ledger keeps a marker: it can time out, or it must keep being
 /// reported.
-fn found(read: &DelegationRead) -> Found {
+pub(crate) fn found(read: &DelegationRead) -> Found {
     match &read.ledger {
         Ok(ledger) if next_wakeup(ledger).is_none() => Found::Finished,
         _ => Found::Marked,
@@ -71,7 +79,7 @@ fn found(read: &DelegationRead) -> Found {
 
 /// The follow-up's keys of a delegation ledger as read: due at its next deadline, or at once
 /// when it could not be read.
-fn delegation_keys<E>(issue: u64, ledger: Result<&DelegationLedger, E>) -> Vec<PathBuf> {
+pub(crate) fn delegation_keys<E>(issue: u64, ledger: Result<&DelegationLedger, E>) -> Vec<PathBuf> {
     let keys = match ledger {
         Ok(l) => next_wakeup(l).map(|t| FollowKeys::due_at(Some(t))),
         Err(_) => Some(FollowKeys::unreadable()),
@@ -82,7 +90,7 @@ fn delegation_keys<E>(issue: u64, ledger: Result<&DelegationLedger, E>) -> Vec<P
 impl DiskStore {
     /// The delegation ledgers due by the follow-up's `now`, ascending; markers and keys found
     /// superfluous are pruned.
-    fn scan_marked_delegations(&self, selected: Selected) -> Vec<DelegationRead> {
+    pub(crate) fn scan_marked_delegations(&self, selected: Selected) -> Vec<DelegationRead> {
         let Selected { issues, seen } = selected;
         let files: Vec<(u64, PathBuf)> = issues
             .into_iter()
@@ -117,7 +125,7 @@ impl DiskStore {
 
     /// Removes the delegation keys a pass found superfluous, each re-checked under the
     /// ledger's lock.
-    fn prune_delegation_keys(&self, extra: BTreeMap<u64, Vec<PathBuf>>) {
+    pub(crate) fn prune_delegation_keys(&self, extra: BTreeMap<u64, Vec<PathBuf>>) {
         prune_keys(
             &self.delegation_index,
             extra,
@@ -134,7 +142,7 @@ impl DiskStore {
 
     /// Removes the markers of delegation ledgers found finished (or gone), each re-checked
     /// under the ledger's lock: a writer may have just accepted a delegation in it.
-    fn prune_delegations(&self, issues: &[u64]) {
+    pub(crate) fn prune_delegations(&self, issues: &[u64]) {
         prune_markers(
             &self.delegation_index,
             issues,
@@ -145,118 +153,5 @@ impl DiskStore {
                 })
             },
         );
-    }
-}
-
-impl DelegationStore for DiskStore {
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        read::read_existing(&self.delegation_path(issue), |bytes| {
-            parse_delegations(issue, bytes)
-        })
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        mut decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let dir = self.path(paths::DELEGATIONS_DIR);
-        crate::inside::make_dir(&dir)?;
-        let path = self.delegation_path(issue);
-        // Dropped last: the session accounts for the lock file's coming and going too.
-        let _session = self.delegation_index.begin();
-        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let current = self.read_delegations(issue)?;
-        let n = u64::from(issue);
-        let old = current
-            .as_ref()
-            .map_or_else(Vec::new, |l| delegation_keys::<()>(n, Ok(l)));
-        let (write, result) = decide(current)?;
-        if let Some(ledger) = write {
-            let bytes = ledger.to_pretty_json();
-            let marked = next_wakeup(&ledger).is_some();
-            let new = delegation_keys::<()>(n, Ok(&ledger));
-            Self::write_indexed(
-                &self.delegation_index,
-                issue,
-                &path,
-                bytes.as_bytes(),
-                marked,
-                (&old, &new),
-            )?;
-        }
-        Ok(result)
-    }
-
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
-        if let Scope::FollowUp { now, .. } = scope {
-            if let Some(selected) = self.delegation_index.follow(now, &[]) {
-                return Ok(self.scan_marked_delegations(selected));
-            }
-        }
-        // Every ledger, and the index rebuilt from what was read (a workspace without
-        // delegations gets none).
-        let rebuild = self
-            .path(paths::DELEGATIONS_DIR)
-            .is_dir()
-            .then(|| self.delegation_index.begin_rebuild())
-            .flatten();
-        let files = self.delegation_files()?;
-        let out = parallel_map(&files, |(n, path)| {
-            read::with_buffer(|buf| {
-                let bytes = read_into(path, buf).map(|()| buf.as_slice());
-                let read = delegation_read(*n, bytes);
-                let found = found(&read);
-                (read, found)
-            })
-        });
-        if let Some(rebuild) = rebuild {
-            let keys: BTreeMap<u64, Vec<PathBuf>> = files
-                .iter()
-                .zip(&out)
-                .map(|((n, _), (read, _))| (*n, delegation_keys(*n, read.ledger.as_ref())))
-                .collect();
-            let (superfluous, extra_keys) = self.delegation_index.finish_rebuild(
-                &rebuild,
-                &found_by_issue(&files, &out),
-                &keys,
-            );
-            self.prune_delegations(&superfluous);
-            self.prune_delegation_keys(extra_keys);
-        }
-        Ok(out.into_iter().map(|(r, _)| r).collect())
-    }
-
-    fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
-        let mut manifests = Manifests::new();
-        let dir = self.path(paths::AGENTS_DIR);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(manifests),
-            Err(e) => return Err(io_error("read", &dir, &e)),
-        };
-        let mut files: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name().to_str()?.to_owned();
-                let agent = manifest_agent(&name)?.to_owned();
-                Some((agent, entry.path()))
-            })
-            .collect();
-        files.sort();
-        for (agent, path) in files {
-            let read = read::read_small(&path, |bytes| {
-                add_manifest(&mut manifests, &agent, Ok(bytes));
-                Ok(())
-            });
-            if let Err(e) = read {
-                add_manifest(&mut manifests, &agent, Err(e));
-            }
-        }
-        Ok(manifests)
     }
 }

@@ -2,7 +2,7 @@
 //! handled and its cursors, `agentx_clarify_core::github::SyncState`), read and written under
 //! its own lock like the outbox; and the `[github]` settings.
 
-use agentx_clarify_command::Store;
+use agentx_clarify_command::Files;
 use agentx_clarify_core::github::{GithubConfig, SyncState};
 use agentx_clarify_core::ClarifyError;
 

@@ -4,17 +4,16 @@
 //! never followed through symlinks and never replaced.
 
 use std::io::Write as _;
-use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use agentx_clarify_command::paths::{KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
-use agentx_clarify_command::store_keys::{
-    key_agent, key_error, key_path, KeyFile, KeyHalf, KeyStore,
-};
+use agentx_clarify_command::store_keys::key_error;
+use agentx_clarify_command::store_keys::KeyHalf;
 use agentx_clarify_core::ClarifyError;
 
+use crate::io_error;
 use crate::read::read_with_metadata;
-use crate::{io_error, DiskStore};
 
 /// 32 bytes from the operating system's random source: the seed of a new key.
 pub fn random_seed() -> Result<[u8; 32], ClarifyError> {
@@ -63,72 +62,8 @@ pub fn with_new_session(op: &str, input: &serde_json::Value) -> Option<serde_jso
     Some(out)
 }
 
-impl KeyStore for DiskStore {
-    fn key_files(&self, half: KeyHalf) -> Result<Vec<KeyFile>, ClarifyError> {
-        let dir = self.path(KEYS_DIR);
-        // Keys read through a linked directory would be someone else's.
-        if !crate::inside::check_dir(&dir)? {
-            return Ok(Vec::new());
-        }
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error("read", &dir, &e)),
-        };
-        let mut names: Vec<(String, std::path::PathBuf)> = entries
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name().to_str()?.to_owned();
-                let agent = key_agent(&name, half)?.to_owned();
-                Some((agent, entry.path()))
-            })
-            .collect();
-        names.sort();
-        Ok(names
-            .into_iter()
-            .map(|(agent, path)| {
-                let read = read_key(&path, &agent, half);
-                (agent, read)
-            })
-            .collect())
-    }
-
-    fn create_key_pair(&self, agent: &str, public: &str, secret: &str) -> Result<(), ClarifyError> {
-        // A linked keys directory (or .agentx/) is refused: a key pair is never written
-        // outside the workspace (docs/protocol.md §31).
-        crate::inside::make_dir(&self.path(KEYS_DIR))?;
-        let (pub_path, secret_path) = (
-            self.path(&key_path(agent, KeyHalf::Public)),
-            self.path(&key_path(agent, KeyHalf::Secret)),
-        );
-        if let Some(existing) = [&pub_path, &secret_path]
-            .into_iter()
-            .find(|p| std::fs::symlink_metadata(p).is_ok())
-        {
-            return Err(ClarifyError::input(format!(
-                "{} exists: keys are never replaced (remove both files of '{agent}' to make a new pair)",
-                existing.display()
-            )));
-        }
-        // An existing .gitignore is the user's (whether it ignores the key is for `keys new` to
-        // check); a link there is refused, never written through.
-        crate::inside::write_new(
-            &self.path(KEYS_GITIGNORE),
-            KEYS_GITIGNORE_TEXT.as_bytes(),
-            0o644,
-        )?;
-        create_new(&secret_path, &format!("{secret}\n"), 0o600)?;
-        if let Err(e) = create_new(&pub_path, &format!("{public}\n"), 0o644) {
-            // Half a pair is no key: take the private half back.
-            let _ = std::fs::remove_file(&secret_path);
-            return Err(e);
-        }
-        Ok(())
-    }
-}
-
 /// Creates `path` with `text` and `mode` (exclusively: an existing file is an error), synced.
-fn create_new(path: &Path, text: &str, mode: u32) -> Result<(), ClarifyError> {
+pub(crate) fn create_new(path: &Path, text: &str, mode: u32) -> Result<(), ClarifyError> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -145,7 +80,7 @@ fn create_new(path: &Path, text: &str, mode: u32) -> Result<(), ClarifyError> {
 }
 
 /// A key file's bytes; a private one must be readable by its owner only.
-fn read_key(path: &Path, agent: &str, half: KeyHalf) -> Result<Vec<u8>, ClarifyError> {
+pub(crate) fn read_key(path: &Path, agent: &str, half: KeyHalf) -> Result<Vec<u8>, ClarifyError> {
     let (bytes, meta) = read_with_metadata(path)?
         .ok_or_else(|| key_error(agent, half, "the file disappeared while the keys were read"))?;
     let mode = meta.permissions().mode() & 0o777;

@@ -4,25 +4,28 @@
 //! its holder is a dead process on this host; a dead lease is broken the way a stale lock is
 //! (only if it still holds the bytes judged, one breaker at a time), and the take retried.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::path::PathBuf;
 
 use agentx_clarify_command::route::LEASE_MARGIN_MS;
-use agentx_clarify_command::{LeaseStore, LeaseTake};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::ClarifyError;
-use serde_json::{json, Value};
+use serde_json::json;
+use serde_json::Value;
 
-use crate::atomic::refuse_symlink;
 use crate::clock::system_now_ms;
-use crate::lock::{age_ms, break_stale, create_in_place, pid_alive, remove_if_ours, this_host};
+use crate::lock::age_ms;
+use crate::lock::create_in_place;
+use crate::lock::pid_alive;
+use crate::lock::this_host;
 use crate::read::read_with_metadata;
 use crate::DiskStore;
 
 /// A lease this process took: its file and exact bytes.
 #[derive(Debug)]
 pub struct DiskLease {
-    path: PathBuf,
-    content: Vec<u8>,
+    pub(crate) path: PathBuf,
+    pub(crate) content: Vec<u8>,
 }
 
 impl DiskStore {
@@ -34,7 +37,7 @@ impl DiskStore {
 }
 
 /// What a lease file says about its holder.
-enum Judged {
+pub(crate) enum Judged {
     Live {
         holder: String,
     },
@@ -46,7 +49,7 @@ enum Judged {
 
 /// Reads through the one reader (docs/protocol.md §31): a FIFO or a link where a lease belongs is
 /// `IO_ERROR` naming it at once, never a hang. Its age comes from the same `fstat`.
-fn judge(path: &Path) -> Result<Judged, ClarifyError> {
+pub(crate) fn judge(path: &Path) -> Result<Judged, ClarifyError> {
     let Some((bytes, meta)) = read_with_metadata(path)? else {
         return Ok(Judged::Absent);
     };
@@ -83,7 +86,7 @@ fn judge_bytes(bytes: Vec<u8>, age_ms: u64) -> Judged {
 
 /// Creates the lease file as a lock file is created (create-new, never through a link: a
 /// link or a FIFO already there is judged, and refused by the reader); `None` if one exists.
-fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, ClarifyError> {
+pub(crate) fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, ClarifyError> {
     let taken = system_now_ms();
     let content = serde_json::to_vec(&json!({
         "pid": std::process::id(),
@@ -94,43 +97,4 @@ fn create(path: &Path, id: &str, ttl_ms: u64) -> Result<Option<Vec<u8>>, Clarify
     }))
     .unwrap_or_default();
     Ok(create_in_place(path, &content)?.then_some(content))
-}
-
-impl LeaseStore for DiskStore {
-    type Lease = DiskLease;
-
-    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<DiskLease>, ClarifyError> {
-        let path = self.lease_path(id)?;
-        crate::inside::make_dir(&self.clarifications_dir())?;
-        refuse_symlink(&path)?;
-        // Lease files come and go in the clarifications directory: as the index's own
-        // writer, so the index is not taken to be outdated by them.
-        let _session = self.index.begin();
-        // A dead lease is broken and the take tried again; twice is enough unless another
-        // router takes it in between, and then it is theirs.
-        for _ in 0..3 {
-            if let Some(content) = create(&path, id, ttl_ms)? {
-                return Ok(LeaseTake::Taken(DiskLease { path, content }));
-            }
-            match judge(&path)? {
-                Judged::Live { holder } => return Ok(LeaseTake::Held { holder }),
-                Judged::Dead(bytes) => break_stale(&path, &bytes)?,
-                Judged::Absent => {}
-            }
-        }
-        Ok(LeaseTake::Held {
-            holder: String::from("another router (the lease changed hands while taking it)"),
-        })
-    }
-
-    fn release_lease(&self, lease: DiskLease) {
-        // Only our own: an expired lease may have been broken and taken by another router.
-        let _session = self.index.begin();
-        remove_if_ours(&lease.path, &lease.content);
-    }
-
-    fn lease_held(&self, id: &str) -> bool {
-        self.lease_path(id)
-            .is_ok_and(|p| matches!(judge(&p), Ok(Judged::Live { .. })))
-    }
 }

@@ -12,6 +12,7 @@ mod atomic;
 pub mod clock;
 mod delegations;
 mod feed;
+mod files;
 mod github;
 mod index;
 mod init;
@@ -24,24 +25,23 @@ mod parallel;
 mod pass;
 mod read;
 mod runs;
+mod state;
 mod sweep;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Mutex;
 
 use agentx_clarify_command::paths;
-use agentx_clarify_command::{LedgerRead, RawLedger, Scope, Store};
-use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
-use agentx_clarify_core::monitor::may_act;
-use agentx_clarify_core::names::is_workflow_name;
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::{ClarifyError, Config, Ledger, Workflows};
+use agentx_clarify_core::ClarifyError;
+use agentx_clarify_core::Config;
 
 pub use atomic::{refuse_symlink, write_atomic};
 pub use feed::DiskCursor;
 pub use github::GITHUB_STATE;
+use index::Index;
 pub use index::INDEX_DIR;
-use index::{Index, Selected};
 pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
@@ -321,204 +321,4 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-impl Store for DiskStore {
-    fn load_config(&self) -> Result<Config, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let config =
-            read::read_small(&path, |bytes| Config::parse_bytes(&file, bytes))?.unwrap_or_default();
-        read::set_max_file_bytes(config.max_file_bytes);
-        Ok(config)
-    }
-
-    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
-        let mut workflows = Workflows::new();
-        let dir = self.path(paths::WORKFLOWS_DIR);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(workflows),
-            Err(e) => return Err(io_error("read", &dir, &e)),
-        };
-        let mut files: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter_map(|entry| {
-                let path = entry.path();
-                let name = path
-                    .file_name()?
-                    .to_str()?
-                    .strip_suffix(".toml")?
-                    .to_owned();
-                is_workflow_name(&name).then_some((name, path))
-            })
-            .collect();
-        files.sort();
-        for (name, path) in files {
-            let file = self.relative(&path);
-            // A file that cannot be read (a FIFO, a directory) fails only the requests that
-            // use it, like one that does not parse.
-            let read = read::read_small(&path, |bytes| {
-                workflows.insert_bytes_as(&name, &file, bytes);
-                Ok(())
-            });
-            if let Err(e) = read {
-                workflows.insert_error(&name, e);
-            }
-        }
-        Ok(workflows)
-    }
-
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        read::read_existing(&self.ledger_path(issue), |bytes| {
-            Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue))
-        })
-    }
-
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        read::is_regular(&self.ledger_path(issue))
-    }
-
-    fn update_ledger<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let path = self.lock_ledger_dir(issue)?;
-        // Dropped last: the session accounts for the lock file's coming and going too.
-        let _session = self.index.begin();
-        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let current = self.read_ledger(issue)?;
-        let old = pass::ledger_keys(u64::from(issue), current.as_ref());
-        let (write, result) = decide(current)?;
-        if let Some(ledger) = write {
-            let new = pass::ledger_keys(u64::from(issue), Some(&ledger));
-            Self::write_indexed(
-                &self.index,
-                issue,
-                &path,
-                ledger.to_pretty_json().as_bytes(),
-                may_act(&ledger),
-                (&old, &new),
-            )?;
-        }
-        Ok(result)
-    }
-
-    fn update_ledger_bytes<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let path = self.lock_ledger_dir(issue)?;
-        let _session = self.index.begin();
-        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        // Copied out of the thread's read buffer: `decide` may read the store too.
-        let current = read::read_existing(&path, |bytes| Ok(bytes.to_vec()))?;
-        let (write, result) = decide(current.as_deref())?;
-        if let Some(bytes) = write {
-            // Bytes that do not parse keep their marker, as a pass that cannot read them would.
-            let parse =
-                |bytes: &[u8]| Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue));
-            let new = parse(&bytes);
-            let marked = new.as_ref().map_or(true, may_act);
-            let n = u64::from(issue);
-            let old = current.map_or_else(Vec::new, |b| pass::read_keys(n, parse(&b).as_ref()));
-            let new = pass::read_keys(n, new.as_ref());
-            Self::write_indexed(&self.index, issue, &path, &bytes, marked, (&old, &new))?;
-        }
-        Ok(result)
-    }
-
-    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
-            parse_statuses(paths::STATUS_FILE, b)
-        })?;
-        Ok(statuses.unwrap_or_default())
-    }
-
-    fn update_statuses<T>(
-        &self,
-        config: &Config,
-        agent: &str,
-        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        inside::make_dir(&self.path(paths::STATE_DIR))?;
-        let path = self.path(paths::STATUS);
-        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let mut statuses = self.read_statuses()?;
-        let before = statuses.clone();
-        let result = change(&mut statuses)?;
-        if statuses != before {
-            write_atomic(&path, statuses_to_json(&statuses).as_bytes())?;
-        }
-        Ok(result)
-    }
-
-    fn scan<R: Send>(
-        &self,
-        scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
-    ) -> Result<Vec<R>, ClarifyError> {
-        if let Scope::FollowUp {
-            written,
-            held,
-            now,
-            candidates,
-        } = scope
-        {
-            if let Some(selected) = self.index.follow(now, candidates) {
-                let Selected { mut issues, seen } = selected;
-                match (written.map(u64::from), held) {
-                    (Some(n), true) => issues.remove(&n),
-                    (Some(n), false) => issues.insert(n),
-                    (None, _) => false,
-                };
-                // Not listing the directory is the point (its size is the finished work):
-                // temp files left by crashed writers wait for the next full pass's sweep.
-                *self
-                    .listed_temps
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
-                return Ok(self.scan_marked(issues, written, &seen, &visit));
-            }
-        }
-        self.scan_all(&visit)
-    }
-
-    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        let files = self.list_clarifications()?.ledgers;
-        Ok(parallel_map(&files, |(_, path)| {
-            let mut bytes = Vec::new();
-            (file_name(path), read_into(path, &mut bytes).map(|()| bytes))
-        }))
-    }
-
-    fn init(&self) -> Result<Vec<String>, ClarifyError> {
-        init::init(self)
-    }
-
-    fn after_monitor(&self, config: &Config) {
-        let listed = self
-            .listed_temps
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let temps = match listed {
-            Some(temps) => temps,
-            None => match self.list_clarifications() {
-                Ok(listing) => listing.temp_files,
-                Err(_) => return,
-            },
-        };
-        // Removing a temp file changes the clarifications directory: a session says it was us.
-        let _session = (!temps.is_empty()).then(|| self.index.begin());
-        sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
-        self.sweep_delegation_temps(config);
-    }
 }

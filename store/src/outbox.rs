@@ -2,7 +2,7 @@
 //! written under its own lock like the agent statuses. What is owed is found in the ledgers
 //! (`agentx_clarify_core::notify::outbox`); this file keeps only what was tried.
 
-use agentx_clarify_command::Store;
+use agentx_clarify_command::Files;
 use agentx_clarify_core::notify::Outbox;
 use agentx_clarify_core::ClarifyError;
 

@@ -3,11 +3,12 @@
 //! file, a rename, an AgentX tool's locked write) are noticed; a lost, damaged or outdated
 //! index is rebuilt; a full pass repairs it; concurrent writers keep it exact.
 
+use agentx_clarify_command::State;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use agentx_clarify_command::{run_monitor, Scope, Store};
+use agentx_clarify_command::{run_monitor, Scope};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::{Config, Ledger};
 use agentx_clarify_store::DiskStore;

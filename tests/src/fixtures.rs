@@ -226,7 +226,7 @@ pub enum Delegated {
 
 /// Opens a delegation engineer → tester on `issue` through the command layer (as the CLI
 /// writes one) and takes it to `to`; returns its id.
-pub fn delegate<S: agentx_clarify_command::store_delegations::DelegationStore>(
+pub fn delegate<S: agentx_clarify_command::Store>(
     store: &S,
     issue: u64,
     to: Delegated,
@@ -252,7 +252,7 @@ pub fn delegate<S: agentx_clarify_command::store_delegations::DelegationStore>(
 }
 
 /// The issues of the delegation ledgers a store's pass over `scope` reads, ascending.
-pub fn scanned_delegations<S: agentx_clarify_command::store_delegations::DelegationStore>(
+pub fn scanned_delegations<S: agentx_clarify_command::Store>(
     store: &S,
     scope: agentx_clarify_command::Scope,
 ) -> Vec<u64> {

@@ -3,27 +3,23 @@
 //! is the same as on disk. It serves the vector runners, the wasm package and the playground.
 //! One owner at a time: it excludes other writers by Rust's borrow rules, not by locks.
 
-mod delegations;
-mod keys;
-pub mod routing;
+mod files;
+mod state;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
-use agentx_clarify_core::names::is_workflow_name;
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
+use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::Value;
 
-pub use crate::files::Files;
+pub use crate::file_map::FileMap;
 use crate::paths;
-use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, Store};
-use crate::store_feed::{Changed, FeedStore};
+use crate::store::State;
 
 #[derive(Debug, Default)]
 pub struct MemStore {
-    files: RefCell<Files>,
+    files: RefCell<FileMap>,
     /// The directories that exist (a handful: a `Vec` costs less code than a set).
     dirs: RefCell<Vec<String>>,
     /// The change feed (docs/protocol.md §21): a count of writes, and the count at which
@@ -39,7 +35,7 @@ impl MemStore {
     }
 
     /// A workspace holding exactly `files` (their directories exist).
-    pub fn from_files(files: Files) -> MemStore {
+    pub fn from_files(files: FileMap) -> MemStore {
         let store = MemStore::new();
         *store.files.borrow_mut() = files;
         store.add_dirs(&paths::STATE_DIRS);
@@ -52,7 +48,7 @@ impl MemStore {
     }
 
     /// Every file, for snapshots (undo, sharing) and for writing the workspace out.
-    pub fn files(&self) -> Files {
+    pub fn files(&self) -> FileMap {
         self.files.borrow().clone()
     }
 
@@ -138,153 +134,5 @@ impl MemStore {
     /// Ledger files of the clarifications directory, ascending by issue number.
     fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
         self.issue_files(paths::CLARIFICATIONS_DIR)
-    }
-}
-
-/// A cursor of the memory store is the count of writes it has seen.
-impl FeedStore for MemStore {
-    type Cursor = u64;
-
-    fn feed(&self) -> Result<u64, ClarifyError> {
-        Ok(self.revision.get())
-    }
-
-    fn revision(&self, cursor: &u64) -> u64 {
-        *cursor
-    }
-
-    fn changes(&self, cursor: &mut u64) -> Result<Option<Changed>, ClarifyError> {
-        let mut changed = Changed {
-            revision: self.revision.get(),
-            ..Changed::default()
-        };
-        for (path, _) in self.written.borrow().iter().filter(|(_, r)| **r > *cursor) {
-            changed.add_path(path);
-        }
-        *cursor = changed.revision;
-        Ok(changed.finish())
-    }
-}
-
-impl Store for MemStore {
-    fn load_config(&self) -> Result<Config, ClarifyError> {
-        match self.text(paths::CONFIG) {
-            None => Ok(Config::default()),
-            Some(bytes) => Config::parse_bytes(paths::CONFIG, &bytes),
-        }
-    }
-
-    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
-        let mut workflows = Workflows::new();
-        let files = self.files.borrow();
-        for (path, bytes) in files.iter() {
-            let Some(name) = path
-                .strip_prefix(paths::WORKFLOWS_DIR)
-                .and_then(|f| f.strip_suffix(".toml"))
-            else {
-                continue;
-            };
-            if is_workflow_name(name) {
-                workflows.insert_bytes_as(name, path, bytes);
-            }
-        }
-        Ok(workflows)
-    }
-
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        self.text(&paths::ledger_path(issue))
-            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
-            .transpose()
-    }
-
-    fn update_ledger<T>(
-        &self,
-        issue: u32,
-        _config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let mut result = None;
-        self.update_ledger_once(issue, &mut |current| {
-            let (write, r) = decide(current)?;
-            result = Some(r);
-            Ok(write)
-        })?;
-        result.ok_or_else(|| ClarifyError::Internal {
-            message: String::from("a ledger update returned no result"),
-        })
-    }
-
-    fn update_ledger_bytes<T>(
-        &self,
-        issue: u32,
-        _config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let path = paths::ledger_path(issue);
-        let (write, result) = decide(self.text(&path).as_deref())?;
-        if write.is_some() {
-            self.put(&path, write);
-        }
-        Ok(result)
-    }
-
-    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        match self.text(paths::STATUS) {
-            None => Ok(Statuses::new()),
-            Some(bytes) => parse_statuses(paths::STATUS_FILE, &bytes),
-        }
-    }
-
-    fn update_statuses<T>(
-        &self,
-        _config: &Config,
-        _agent: &str,
-        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let mut statuses = self.read_statuses()?;
-        let before = statuses.clone();
-        let result = change(&mut statuses)?;
-        if statuses != before {
-            self.put(
-                paths::STATUS,
-                Some(statuses_to_json(&statuses).into_bytes()),
-            );
-        }
-        Ok(result)
-    }
-
-    fn scan<R: Send>(
-        &self,
-        _scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
-    ) -> Result<Vec<R>, ClarifyError> {
-        Ok(self
-            .ledger_files()
-            .into_iter()
-            .map(|(n, name, bytes)| visit(ledger_read(n, name, Ok(&bytes))))
-            .collect())
-    }
-
-    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
-        Ok(self
-            .ledger_files()
-            .into_iter()
-            .map(|(_, name, bytes)| (name, Ok(bytes)))
-            .collect())
-    }
-
-    fn init(&self) -> Result<Vec<String>, ClarifyError> {
-        let mut created = self.add_dirs(&paths::INIT_DIRS);
-        let mut files = self.files.borrow_mut();
-        for (path, text) in paths::init_files() {
-            if !files.contains_key(&path) {
-                files.insert(path.clone(), text.as_bytes().to_vec());
-                created.push(path);
-            }
-        }
-        Ok(created)
     }
 }

@@ -16,8 +16,8 @@ use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
 use crate::paths::STATUS_FILE;
+use crate::store::Store;
 use crate::store::{LedgerRead, Scope};
-use crate::store_delegations::DelegationStore;
 
 /// What a monitor run found and did.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +54,7 @@ struct Finding {
 }
 
 /// Runs the monitor at `now` over `scope`; with `dry_run` nothing is written.
-pub fn run_monitor<S: DelegationStore>(
+pub fn run_monitor<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -71,7 +71,7 @@ pub fn run_monitor<S: DelegationStore>(
 /// The monitor that follows a command: never the command's failure — the command's own write
 /// stands (docs/protocol.md §20). What it could not do to one ledger is in its report's `errors`; a run
 /// that could not start at all is a warning of the command.
-pub fn monitor_after<S: DelegationStore>(
+pub fn monitor_after<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -83,7 +83,7 @@ pub fn monitor_after<S: DelegationStore>(
 
 /// [`monitor_after`] with the keys the command already read (`None`: read them): a write
 /// parses its keys once, not again for its monitor.
-pub fn monitor_after_signed<S: DelegationStore>(
+pub fn monitor_after_signed<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -104,7 +104,7 @@ pub fn monitor_after_signed<S: DelegationStore>(
 /// of copying it. Deciding on it is as safe as on a read: what the monitor would change is
 /// re-read and re-decided in its own update. `statuses`: the agent statuses as the command
 /// just wrote them, if it did (`None`: the pass reads them).
-pub fn monitor_after_held<S: DelegationStore>(
+pub fn monitor_after_held<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -122,7 +122,7 @@ pub fn monitor_after_held<S: DelegationStore>(
 }
 
 /// A follow-up `pass`; one that cannot start is a warning, never the command's failure.
-fn follow_up<S: DelegationStore>(
+fn follow_up<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -141,7 +141,7 @@ fn follow_up<S: DelegationStore>(
 /// afterwards, for views over the whole workspace (`ready`): the ledgers the monitor left
 /// alone come from its own read, the rest are read again, so no ledger is parsed twice
 /// without need.
-pub fn run_monitor_keeping_ledgers<S: DelegationStore>(
+pub fn run_monitor_keeping_ledgers<S: Store>(
     store: &S,
     config: &Config,
     now: i64,
@@ -196,7 +196,7 @@ impl Pass<'_> {
     }
 }
 
-fn monitor_pass<S: DelegationStore>(
+fn monitor_pass<S: Store>(
     store: &S,
     config: &Config,
     now: i64,

@@ -7,7 +7,7 @@ use agentx_clarify_core::monitor::{Report, ReportError};
 use agentx_clarify_core::Config;
 
 use crate::store::Scope;
-use crate::store_delegations::DelegationStore;
+use crate::store::Store;
 
 /// What the monitor's delegation phase did.
 #[derive(Clone, Debug, Default)]
@@ -21,7 +21,7 @@ pub struct Timeouts {
 /// The monitor's delegation phase (docs/protocol.md §18): every accepted delegation past its deadline
 /// gets a `TIMEOUT` entry by `monitor`. Each ledger found due is re-read and re-decided inside
 /// its own update, never written from the pass's copy; with `dry_run` nothing is written.
-pub fn timeout_phase<S: DelegationStore>(
+pub fn timeout_phase<S: Store>(
     store: &S,
     config: &Config,
     now: i64,

@@ -14,9 +14,7 @@ use serde_json::{json, Value};
 use super::{routable, route, Clock, Routed, Runner};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::store::Scope;
-use crate::store_delegations::DelegationStore;
-use crate::store_leases::LeaseStore;
-use crate::store_runs::RunStore;
+use crate::store::Store;
 
 /// A record left out of a batch, and why.
 pub type Skipped = (String, String);
@@ -109,7 +107,7 @@ impl RoutedAll {
 }
 
 /// Routes every routable record of the workspace, `jobs` at a time.
-pub fn route_all<S: LeaseStore + RunStore + DelegationStore + Sync>(
+pub fn route_all<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -119,7 +117,7 @@ pub fn route_all<S: LeaseStore + RunStore + DelegationStore + Sync>(
 }
 
 /// Routes those of `ids` that are routable (`monitor --route`: the records it retried).
-pub fn route_ids<S: LeaseStore + RunStore + DelegationStore + Sync>(
+pub fn route_ids<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -133,7 +131,7 @@ pub fn route_ids<S: LeaseStore + RunStore + DelegationStore + Sync>(
     route_some(store, runner, clock, jobs, Some(&only))
 }
 
-fn route_some<S: LeaseStore + RunStore + DelegationStore + Sync>(
+fn route_some<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     clock: Clock<'_>,
@@ -195,7 +193,7 @@ fn route_some<S: LeaseStore + RunStore + DelegationStore + Sync>(
 /// The records to route, in ledger order, and the ones left out on purpose (a live lease
 /// elsewhere, or a question asked back still open). Records without a runner are not
 /// candidates at all.
-fn candidates<S: LeaseStore + RunStore + DelegationStore>(
+fn candidates<S: Store>(
     store: &S,
     config: &Config,
     only: Option<&BTreeSet<&str>>,

@@ -20,8 +20,7 @@ use serde_json::{json, Value};
 use super::{agent_error, decide_locked, find, ledger_of, routable, run_events, Routed};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
-use crate::store_delegations::DelegationStore;
-use crate::store_runs::RunStore;
+use crate::store::Store;
 
 /// What the chat model said: its reply text, or why there is none (no model, a request
 /// error, an empty stream).
@@ -34,7 +33,7 @@ pub enum ChatReply {
 /// `routeChatPrompt {id, persona?}`: the prompt for the target of pending or stale record
 /// `id`. The persona is `persona` when given, else `.github/agents/<to>.agent.md` when it
 /// exists (front matter dropped). `round` goes back with the reply.
-pub fn chat_prompt<S: RunStore>(
+pub fn chat_prompt<S: Store>(
     store: &S,
     id: &str,
     persona: Option<&str>,
@@ -97,7 +96,7 @@ fn reading(reply: &ChatReply, max_body_chars: u32) -> Interpretation {
 /// `routeChatReply {id, round, reply | error, model?}`: records what the chat model replied
 /// to the prompt of round `round` of `id` (docs/protocol.md §14.2 steps 5–7). `model` names the model
 /// in the output's `run`.
-pub fn chat_reply<S: RunStore + DelegationStore>(
+pub fn chat_reply<S: Store>(
     store: &S,
     id: &str,
     round: u32,

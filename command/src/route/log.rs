@@ -7,7 +7,7 @@ use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
-use crate::store_runs::RunStore;
+use crate::store::Store;
 
 /// Everything one log holds.
 pub(super) struct RunLog<'a> {
@@ -38,7 +38,7 @@ fn time(ms: i64) -> Value {
 }
 
 /// Writes the log; its path, or why it could not be written (the routing stands either way).
-pub(super) fn write<S: RunStore>(store: &S, log: &RunLog<'_>) -> Result<String, ClarifyError> {
+pub(super) fn write<S: Store>(store: &S, log: &RunLog<'_>) -> Result<String, ClarifyError> {
     let inv = log.invocation;
     let r = log.result;
     let (outcome, error) = match &log.outcome {

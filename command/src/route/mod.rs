@@ -26,9 +26,7 @@ use serde_json::{json, Map, Value};
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
 use crate::store::Store;
-use crate::store_delegations::DelegationStore;
-use crate::store_leases::{LeaseGuard, LeaseStore, LeaseTake};
-use crate::store_runs::RunStore;
+use crate::store_leases::{LeaseGuard, LeaseTake};
 
 pub use all::{route_all, route_ids, RoutedAll};
 pub use chat::{chat_prompt, chat_reply, ChatReply};
@@ -140,7 +138,7 @@ struct Target {
 /// Step 1 and the runner: the record must be pending or stale (answerable: a legacy record
 /// without a thread is not), and its target needs a runner. `persona` replaces the persona
 /// file's text when given (`route --persona`, the `routePrompt` op).
-fn check<S: RunStore>(
+fn check<S: Store>(
     store: &S,
     config: &Config,
     id: &str,
@@ -235,7 +233,7 @@ fn prompt_for(
 /// `ROUTING_IN_PROGRESS`; an agent error comes back as a [`Routed`] with `error` set (the
 /// escalation is written). With `follow_up` false the monitor is left to the caller
 /// (`route --all` runs it once at the end).
-pub fn route<S: LeaseStore + RunStore + DelegationStore>(
+pub fn route<S: Store>(
     store: &S,
     runner: &dyn Runner,
     id: &str,
@@ -447,7 +445,7 @@ fn agent_error(id: &str, outcome: Outcome, cause: Option<String>) -> Option<Clar
 }
 
 /// The statuses take a write's events (as after any command).
-fn apply_statuses<S: LeaseStore + RunStore + DelegationStore>(
+fn apply_statuses<S: Store>(
     store: &S,
     config: &Config,
     events: &[Event],

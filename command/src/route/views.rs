@@ -11,7 +11,8 @@ use agentx_clarify_core::{ClarifyError, Event, EventType};
 use serde_json::{json, Map, Value};
 
 use super::{check, prompt_for, record_json};
-use crate::store_runs::RunStore;
+
+use crate::store::Store;
 
 /// What `route` would start, and the prompt.
 #[derive(Clone, Debug)]
@@ -57,7 +58,7 @@ impl PromptView {
 
 /// The prompt of record `id` (pending or stale, with a runner). `persona` replaces the
 /// persona file's text.
-pub fn route_prompt<S: RunStore>(
+pub fn route_prompt<S: Store>(
     store: &S,
     id: &str,
     persona: Option<&str>,
@@ -84,7 +85,7 @@ pub fn parse_run(value: &Value) -> Result<RunResult, ClarifyError> {
 
 /// What routing `id` would do with `run` at `now`, without writing: `route`'s document
 /// without `run` and `monitor`, plus the `interpretation`.
-pub fn route_outcome<S: RunStore + crate::KeyStore>(
+pub fn route_outcome<S: Store + crate::Store>(
     store: &S,
     id: &str,
     run: &RunResult,
@@ -176,7 +177,7 @@ pub fn route_outcome<S: RunStore + crate::KeyStore>(
 
 /// The runner that answers for `agent` (its own table or `[agents.default]`), or
 /// `NO_RUNNER`: for a caller that routes after asking to refuse before it asks.
-pub fn route_runner<S: RunStore>(store: &S, agent: &str) -> Result<Value, ClarifyError> {
+pub fn route_runner<S: Store>(store: &S, agent: &str) -> Result<Value, ClarifyError> {
     agentx_clarify_core::names::check_agent(agent)?;
     let config = store.load_runner_config()?;
     let spec = config

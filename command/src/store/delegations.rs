@@ -1,21 +1,14 @@
-//! What a store adds to hold delegations (docs/protocol.md §18): one delegation ledger per issue, read and
-//! updated under its own exclusion exactly like a clarification ledger, and the capability
-//! manifests (`.agentx/agents/<name>.toml`). An extension of [`Store`](crate::Store), so that
-//! stores gain it without touching the base trait; every command that runs the monitor needs
-//! it (the monitor times delegations out), and the keys too (the monitor signs with the hub
-//! key), hence `KeyStore` beneath it.
-//!
-//! A store implements four methods; [`DelegationStore::update_issue`], which `signals ingest`
-//! uses to change both ledgers of an issue at once, has a default built from them.
+//! Delegations (docs/protocol.md §18) as every store reads them: one delegation ledger per
+//! issue (the [`State`](crate::State) side, updated under its own exclusion exactly like a
+//! clarification ledger) and the capability manifests (`.agentx/agents/<name>.toml`, the
+//! [`Files`](crate::Files) side). What a pass makes of one file is decided here once.
 
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::names::MAX_ISSUE;
-use agentx_clarify_core::{ClarifyError, Config, Ledger};
+use agentx_clarify_core::{ClarifyError, Ledger};
 
 use crate::paths;
-use crate::store::Scope;
-use crate::store_keys::KeyStore;
 
 /// One delegation ledger as a workspace pass reads it.
 #[derive(Debug)]
@@ -31,63 +24,6 @@ pub struct DelegationRead {
 /// What `update_issue`'s decision writes: the clarification ledger, the delegation ledger
 /// (`None`: leave it as it is) and the command's result.
 pub type IssueWrite<T> = (Option<Ledger>, Option<DelegationLedger>, T);
-
-pub trait DelegationStore: KeyStore {
-    /// The delegation ledger of `issue`, if there is one. One that does not parse is
-    /// `LEDGER_CORRUPT` and is never overwritten.
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError>;
-
-    /// Read–decide–write on one delegation ledger, excluding every other writer of it (and of
-    /// nothing else: it may be called while the issue's clarification ledger is held, never
-    /// the other way round). Like `Store::update_ledger`, `decide` may run again on a retry.
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
-
-    /// The delegation ledgers `scope` names (a store without an index gives all of them),
-    /// ascending by issue number.
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError>;
-
-    /// Every capability manifest, by agent. A manifest that cannot be read or parsed is kept
-    /// as its error (it fails only what needs that agent's manifest); only a directory that
-    /// cannot be listed fails.
-    fn load_manifests(&self) -> Result<Manifests, ClarifyError>;
-
-    /// Read–decide–write on both ledgers of `issue`: the clarification ledger is held, then
-    /// the delegation ledger (always in this order, so two writers never wait on each other),
-    /// `decide` sees both as they are, and what it returns is written — the delegation ledger
-    /// first, then the clarification ledger, each atomically. A store with transactions writes
-    /// both in one.
-    ///
-    /// If the clarification write fails after the delegation write succeeded, the blocks that
-    /// changed the delegation ledger are applied and those that changed the clarification
-    /// ledger are not; the error is returned. Every caller is idempotent (a block's key is on
-    /// what it wrote), so running the command again applies exactly the rest.
-    fn update_issue<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        mut decide: impl FnMut(
-            Option<&Ledger>,
-            Option<&DelegationLedger>,
-        ) -> Result<IssueWrite<T>, ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        self.update_ledger(issue, config, agent, |ledger| {
-            self.update_delegations(issue, config, agent, |delegations| {
-                let (write_ledger, write_delegations, result) =
-                    decide(ledger.as_ref(), delegations.as_ref())?;
-                Ok((write_delegations, (write_ledger, result)))
-            })
-        })
-    }
-}
 
 /// A delegation ledger file read by a pass: its name's number is checked, then its bytes are
 /// parsed; either failure becomes a report error naming the file.

@@ -4,16 +4,13 @@
 //! serve`'s live pages and the VS Code views use it; nothing above the stores looks at the
 //! state's files or tables to learn what changed.
 //!
-//! A reader holds a cursor ([`FeedStore::Cursor`]) at the revision it has seen; each
-//! [`FeedStore::changes`] reports what was written after it, once, and moves it on. The memory
+//! A reader holds a cursor ([`State::Cursor`](crate::State::Cursor)) at the revision it has seen; each
+//! [`State::changes`](crate::State::changes) reports what was written after it, once, and moves it on. The memory
 //! store counts its writes; the file store compares file stamps (any process's write shows);
 //! PostgreSQL numbers every write from one sequence and signals it with `LISTEN/NOTIFY`, so a
-//! write made on another machine reaches [`FeedStore::wait_changes`] at once.
-
-use core::time::Duration;
+//! write made on another machine reaches [`State::wait_changes`](crate::State::wait_changes) at once.
 
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::ClarifyError;
 use serde::Serialize;
 
 use crate::paths;
@@ -56,33 +53,10 @@ impl Changed {
     }
 }
 
-/// A state store's change feed.
-pub trait FeedStore {
-    /// Where a reader stands: the revision it has seen, and what the store needs to tell what
-    /// came after it.
-    type Cursor: Send;
-
-    /// A cursor at the current revision: what was written before it is never reported.
-    fn feed(&self) -> Result<Self::Cursor, ClarifyError>;
-
-    /// The revision `cursor` has reached.
-    fn revision(&self, cursor: &Self::Cursor) -> u64;
-
-    /// What was written after the cursor's revision (`None`: nothing), each write reported
-    /// once; the cursor moves to the returned revision.
-    fn changes(&self, cursor: &mut Self::Cursor) -> Result<Option<Changed>, ClarifyError>;
-
-    /// Waits at most `timeout` for the store to signal a write, and says whether one came. A
-    /// store without signals (files, memory) returns `false` at once: its reader looks again
-    /// after a pause of its own.
-    fn wait_changes(&self, _cursor: &mut Self::Cursor, _timeout: Duration) -> bool {
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::State;
     use crate::{MemStore, Store};
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a store adds to hold signing keys (docs/protocol.md §16): `.agentx/keys/<agent>.pub` (the public
 //! key, `ed25519:<base64>`) and `.agentx/keys/<agent>.key` (the private seed, mode 0600). An
-//! extension of [`Store`]; every command that writes needs it, since every write signs with
+//! the [`Files`] side; every command that writes needs it, since every write signs with
 //! the keys the process holds (the follow-up monitor with the hub key `agent-x`).
 //!
 //! A store only lists and creates the files; what a key file must hold, and what a bad one
@@ -12,7 +12,7 @@ use agentx_clarify_core::signing::{signer_for, PublicKeys, SecretKey, Signers};
 use agentx_clarify_core::ClarifyError;
 
 use crate::paths::KEYS_DIR;
-use crate::store::Store;
+use crate::store::Files;
 
 /// Which half of a key pair a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,17 +35,6 @@ impl KeyHalf {
 /// One key file: the agent its name gives and its bytes, or why they could not be read (a
 /// disk store refuses a private key that others may read).
 pub type KeyFile = (String, Result<Vec<u8>, ClarifyError>);
-
-pub trait KeyStore: Store {
-    /// Every `<agent><ext>` file of `.agentx/keys/` for `half`, in name order (none when the
-    /// directory is missing). Names that are not `<name><ext>` are skipped.
-    fn key_files(&self, half: KeyHalf) -> Result<Vec<KeyFile>, ClarifyError>;
-
-    /// Writes a new key pair of `agent` (the private file readable by its owner only) and the
-    /// directory's `.gitignore` when missing. Never replaces a key: an existing file of
-    /// either half is `INVALID_INPUT` and nothing is written.
-    fn create_key_pair(&self, agent: &str, public: &str, secret: &str) -> Result<(), ClarifyError>;
-}
 
 /// `.agentx/keys/<agent><ext>`.
 pub fn key_path(agent: &str, half: KeyHalf) -> String {
@@ -88,7 +77,7 @@ fn text_of(
 
 /// The private keys this workspace holds: what every write signs with. Empty when there are
 /// none (writes are unsigned, as before signatures existed).
-pub fn signers<S: KeyStore>(store: &S) -> Result<Signers, ClarifyError> {
+pub fn signers<S: Files + ?Sized>(store: &S) -> Result<Signers, ClarifyError> {
     signers_of(store, None)
 }
 
@@ -97,13 +86,19 @@ pub fn signers<S: KeyStore>(store: &S) -> Result<Signers, ClarifyError> {
 /// only the keys it can use (parsing a key derives its public half: the cost of a signed
 /// write). Every private key file is still read, so one that others may read fails every
 /// write.
-pub fn signers_for<S: KeyStore>(store: &S, authors: &[&str]) -> Result<Signers, ClarifyError> {
+pub fn signers_for<S: Files + ?Sized>(
+    store: &S,
+    authors: &[&str],
+) -> Result<Signers, ClarifyError> {
     let mut wanted: Vec<&str> = authors.iter().map(|a| signer_for(a)).collect();
     wanted.push(AGENT_X);
     signers_of(store, Some(&wanted))
 }
 
-fn signers_of<S: KeyStore>(store: &S, wanted: Option<&[&str]>) -> Result<Signers, ClarifyError> {
+fn signers_of<S: Files + ?Sized>(
+    store: &S,
+    wanted: Option<&[&str]>,
+) -> Result<Signers, ClarifyError> {
     let mut out = Signers::new();
     for (agent, read) in store.key_files(KeyHalf::Secret)? {
         if wanted.is_some_and(|w| !w.contains(&agent.as_str())) {
@@ -120,7 +115,7 @@ fn signers_of<S: KeyStore>(store: &S, wanted: Option<&[&str]>) -> Result<Signers
 }
 
 /// The public keys `verify` and `audit` check signatures against.
-pub fn public_keys<S: KeyStore>(store: &S) -> Result<PublicKeys, ClarifyError> {
+pub fn public_keys<S: Files + ?Sized>(store: &S) -> Result<PublicKeys, ClarifyError> {
     let mut out = PublicKeys::new();
     for (agent, read) in store.key_files(KeyHalf::Public)? {
         let text = text_of(&agent, KeyHalf::Public, read)?;

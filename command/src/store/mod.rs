@@ -1,19 +1,39 @@
-//! The store abstraction the command flow is written over. A store holds a workspace's state
-//! (settings, workflows, ledgers, agent statuses) and makes each change atomic with respect to
-//! every other writer: `DiskStore` with lock files and atomic renames, `MemStore` with plain
-//! ownership, a database store with transactions. It decides nothing: every decision is the
-//! core's, every step of a command is the command layer's.
+//! The store seam (docs/protocol.md §21) the command flow is written over, split by what
+//! varies between deployments:
+//!
+//! - [`Files`] (`files.rs`): the workspace's files — settings, workflows, manifests, keys,
+//!   personas, run logs. Always the workspace directory.
+//! - [`State`] (`state.rs`): the shared state — ledgers of both kinds, statuses, leases and
+//!   the change feed. The workspace directory, PostgreSQL or memory.
+//!
+//! A [`Store`] is both: `DiskStore` and `MemStore` are, and [`Sides`] joins a files side to
+//! any state side (the workspace directory with PostgreSQL). A store decides nothing: every
+//! decision is the core's, every step of a command is the command layer's; it makes each
+//! change atomic with respect to every other writer (lock files and atomic renames, plain
+//! ownership, transactions).
+//!
+//! A new store operation goes in the trait of its side, then in that side's file of each
+//! store (`command/src/mem/`, `store/src/`, `store-pg/src/` for state) and as one line in
+//! [`Sides`] and the picker's `AnyState`.
 
 pub mod delegations;
 pub mod feed;
+pub mod files;
 pub mod keys;
 pub mod leases;
+pub mod paths;
 pub mod runs;
+mod sides;
+pub mod state;
+
+pub use files::Files;
+pub use sides::Sides;
+pub use state::State;
 
 use agentx_clarify_core::monitor::follow::AbandonCandidate;
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::names::MAX_ISSUE;
-use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
+use agentx_clarify_core::{ClarifyError, Ledger};
 
 /// Which ledgers a workspace pass needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,81 +81,19 @@ pub struct LedgerRead {
 /// unparseable files as problems, so it wants bytes, not ledgers).
 pub type RawLedger = (String, Result<Vec<u8>, ClarifyError>);
 
-/// What a command needs from the place a workspace lives. Every `update_*` is one atomic
-/// read–decide–write: the closure gets the current value, freshly read under whatever
-/// excludes other writers, and may be called again if the store retries (a database after a
-/// serialization failure), so it must be a pure function of its argument.
-pub trait Store {
-    /// `.agentx/config.toml`; defaults when absent.
-    fn load_config(&self) -> Result<Config, ClarifyError>;
-
-    /// Every workflow (parsed lazily, when a request uses it).
-    fn load_workflows(&self) -> Result<Workflows, ClarifyError>;
-
-    /// The ledger of `issue`, if there is one. A ledger that does not parse is
-    /// `LEDGER_CORRUPT` and is never overwritten.
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError>;
-
-    /// Whether `issue` has a ledger, without reading it: a command that needs only this
-    /// (an ask deciding whether to validate before its first write) must not pay for
-    /// parsing a ledger of hundreds of records. Errors as `read_ledger`'s for what is at the
-    /// path (a FIFO, a directory); a ledger that does not parse is found by the update.
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        Ok(self.read_ledger(issue)?.is_some())
-    }
-
-    /// Read–decide–write on one ledger, excluding every other writer of it. `decide` returns
-    /// what to write (if anything) and a result. `agent` names the holder in lock files.
-    fn update_ledger<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
-
-    /// Read–decide–write on one ledger file's bytes as stored (for `migrate`, which must see
-    /// what another tool wrote: a BOM, its layout, its spellings), excluding every other
-    /// writer of it. `decide` gets the bytes (`None`: no file) and returns what to write.
-    fn update_ledger_bytes<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
-
-    /// The agent statuses (empty when there are none yet).
-    fn read_statuses(&self) -> Result<Statuses, ClarifyError>;
-
-    /// Read–change–write of the agent statuses, excluding every other writer of them; nothing
-    /// is written when `change` leaves them equal.
-    fn update_statuses<T>(
-        &self,
-        config: &Config,
-        agent: &str,
-        change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
-    ) -> Result<T, ClarifyError>;
-
-    /// Visits the ledgers `scope` names, ascending by issue number, and returns what `visit`
-    /// made of each, in that order. A store may visit in parallel.
-    fn scan<R: Send>(
-        &self,
-        scope: Scope<'_>,
-        visit: impl Fn(LedgerRead) -> R + Sync,
-    ) -> Result<Vec<R>, ClarifyError>;
-
-    /// Every ledger file's raw bytes, ascending by issue number.
-    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError>;
-
+/// Everything a command needs: a workspace's files and its state. Implemented for every type
+/// that has both sides; nothing implements it by hand.
+pub trait Store: Files + State {
     /// Creates what a new workspace needs (the default workflows and settings, the state
     /// area) without touching anything that exists; returns what it created.
-    fn init(&self) -> Result<Vec<String>, ClarifyError>;
-
-    /// Housekeeping after a monitor run that may write (a file store removes the temp files
-    /// of writers that crashed). Best effort, never fails a command.
-    fn after_monitor(&self, _config: &Config) {}
+    fn init(&self) -> Result<Vec<String>, ClarifyError> {
+        let mut created = self.init_files()?;
+        created.extend(self.init_state()?);
+        Ok(created)
+    }
 }
+
+impl<T: Files + State> Store for T {}
 
 /// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
 /// parsed; either failure becomes a report error naming the file.

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::input::{self, Obj};
 use crate::error::ClarifyError;
+use crate::input::{self, Obj};
 use crate::layer4::{audit, AuditScope};
 use crate::ledger::Ledger;
 use crate::names::ClarificationId;

@@ -6,20 +6,23 @@
 //! `{"ok": false, "error": {"code", "message"}, …}`.
 
 mod audit;
-pub mod input;
 pub mod signals;
+
+/// The input reader lives below the facade ([`crate::input`]) so domain modules can decode
+/// objects without importing `api`; it stays reachable here as `api::input`.
+pub use crate::input;
 
 use serde_json::{json, Map, Value};
 
 use crate::agents::{apply_events, set_status, Statuses};
 use crate::error::ClarifyError;
 use crate::events::Event;
+use crate::input::Obj;
 use crate::ledger::Status;
 use crate::listing;
 use crate::monitor::{monitor, Report};
 use crate::ops::{act, request, Action, Applied};
 use crate::render::{self, Style};
-use input::Obj;
 
 /// Every function `call` understands, in the order of `docs/api.md`.
 pub const FUNCTIONS: &[&str] = &[

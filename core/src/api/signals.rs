@@ -5,12 +5,12 @@
 
 use serde_json::{json, Map, Value};
 
-use super::input::{self, Obj};
 use crate::delegation::{
     self, Action, Delegation, DelegationLedger, Manifests, NewDelegation, Response, Status,
     TIMEOUT_RANGE,
 };
 use crate::error::ClarifyError;
+use crate::input::{self, Obj};
 use crate::signals::{self, Context, Existing};
 use crate::signing::Signers;
 

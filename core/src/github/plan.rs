@@ -3,11 +3,11 @@
 //! sent yet is superseded (each delivery renders the record as it is when sent).
 
 use crate::ledger::Ledger;
-use crate::notify::outbox::{Delivery, State};
+use crate::notify::outbox::{Delivery, State, GITHUB_SINK};
 use crate::notify::{EventName, Outbox};
 
 /// The sink name of the comment deliveries in the outbox (`notify status` lists them so).
-pub const SINK: &str = "github";
+pub const SINK: &str = GITHUB_SINK;
 
 /// Adds the comment updates `ledgers` owe GitHub. Records that were open when GitHub Mode
 /// was set up get their comment; closed ones from before are left alone. Returns how many

@@ -31,5 +31,5 @@ pub fn fingerprint(issue: u32, to: &str, field: Option<&str>, question: &str) ->
     hasher.update(field.unwrap_or("").as_bytes());
     hasher.update(b"\n");
     hasher.update(normalise_question(question).as_bytes());
-    crate::ledger::sha256_hex_of(hasher)
+    crate::digest::sha256_hex_of(hasher)
 }

@@ -6,9 +6,9 @@
 use serde::ser::SerializeMap;
 use serde_json::Value;
 
-use crate::api::input::{self, Obj};
 use crate::config::MAX_SHORT_TEXT;
 use crate::error::{shown, ClarifyError};
+use crate::input::{self, Obj};
 use crate::kinds::AnswerSpec;
 use crate::ledger::Severity;
 use crate::names::{check_line, check_uuid};

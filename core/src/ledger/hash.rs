@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::Entry;
+use crate::digest::sha256_hex_of;
 
 /// The lowercase hex SHA-256 of one entry, chained to the previous entry's hash.
 pub fn entry_hash(record_id: &str, prev: &str, entry: &Entry) -> String {
@@ -48,18 +49,6 @@ fn chain_hash(record_id: &str, prev: &str, jcs: &[u8]) -> String {
     hasher.update(b"\n");
     hasher.update(jcs);
     sha256_hex_of(hasher)
-}
-
-/// The lowercase hex of a finished SHA-256.
-pub(crate) fn sha256_hex_of(hasher: Sha256) -> String {
-    let digest = hasher.finalize();
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        for nibble in [byte >> 4, byte & 15] {
-            hex.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
-        }
-    }
-    hex
 }
 
 /// The JCS of an entry without unknown fields, written straight out: the keys in their JCS

@@ -7,6 +7,7 @@
 
 mod fold;
 mod hash;
+mod question;
 mod reuse;
 mod wire;
 
@@ -21,7 +22,6 @@ use crate::signing::Signers;
 use crate::time::Timestamp;
 
 pub use fold::Fold;
-pub(crate) use hash::sha256_hex_of;
 pub use hash::{canonical_json, entry_hash, ChainState};
 pub use hash::{chain_state_of, value_hash};
 pub use reuse::{Reuse, Reuses, MAX_REUSES_KEPT};

@@ -252,7 +252,7 @@ pub(super) fn intern<'a>(
 pub(super) fn run(pass: &mut Pass<'_>) {
     let records = &pass.ledger.clarifications;
     // A record whose question was asked back waits on that reply, not on its own target.
-    let awaiting = crate::routing::awaiting_reply(pass.ledger);
+    let awaiting = crate::replies::awaiting_reply(pass.ledger);
     let waits = |r: &crate::ledger::Record| r.waits() && !awaiting.contains(&r.id.as_str());
     // A cycle needs two wait edges, or one agent waiting on itself (only in hand-made files).
     let mut edges_seen = 0;

@@ -41,9 +41,9 @@ pub struct WaitForGraph {
 /// The records behind the wait-for edges, ascending by sequence: as the monitor's deadlock
 /// phase, a blocking record in pending or stale, except one whose question was asked back
 /// (it waits on the reply). The graph and the index's edges (`follow::wait_edges`) share it.
-pub(crate) fn waiting(ledger: &Ledger) -> Vec<&crate::Record> {
-    let awaiting = crate::routing::awaiting_reply(ledger);
-    let mut waiting: Vec<&crate::Record> = ledger
+pub(crate) fn waiting(ledger: &Ledger) -> Vec<&crate::ledger::Record> {
+    let awaiting = crate::replies::awaiting_reply(ledger);
+    let mut waiting: Vec<&crate::ledger::Record> = ledger
         .clarifications
         .iter()
         .filter(|r| r.waits() && !awaiting.contains(&r.id.as_str()))

@@ -30,7 +30,7 @@ pub struct ReportError {
 
 impl ReportError {
     /// `file` could not be used because of `error`.
-    pub fn new(file: impl Into<String>, error: &crate::ClarifyError) -> Self {
+    pub fn new(file: impl Into<String>, error: &crate::error::ClarifyError) -> Self {
         ReportError {
             file: file.into(),
             code: error.code().to_owned(),

@@ -131,7 +131,7 @@ fn direction_flips(pass: &mut Pass<'_>, threshold: f64) {
                             && a.from == b.to
                             && a.to == b.from
                             // A question asked back by a routed agent flips by design.
-                            && !crate::routing::linked(a, b)
+                            && !crate::replies::linked(a, b)
                             && similar(&a.topic, &b.topic, threshold)
                     })
                 })

@@ -26,6 +26,10 @@ pub const KEEP_MS: i64 = 7 * 24 * 3_600_000;
 /// How long a deliverer holds a delivery it is sending: past this another may take it over
 /// (it died, or hangs beyond every timeout).
 pub const LEASE_MS: i64 = 120_000;
+/// The sink name of GitHub Mode's comment deliveries (`github::SINK`, planned by
+/// `github::plan`, not from a `[[notify]]` table). Defined here, below `github`, because the
+/// outbox keeps that sink's start when it forgets sinks no longer configured.
+pub const GITHUB_SINK: &str = "github";
 
 /// Where a delivery stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,7 +157,7 @@ impl Outbox {
         }
         // GitHub Mode's comments keep their own start (`github::plan`).
         self.since
-            .retain(|name, _| name == crate::github::SINK || sinks.iter().any(|s| &s.name == name));
+            .retain(|name, _| name == GITHUB_SINK || sinks.iter().any(|s| &s.name == name));
         let mut added = 0;
         for ledger in ledgers {
             for record in &ledger.clarifications {

@@ -2,13 +2,13 @@
 //! pending question it answers with a question of its own. It belongs to that question's
 //! conversation, so no workflow step has to allow it, and it runs under that question's round
 //! limit and SLA; the monitor reads the link and never takes the pair for a deadlock or a
-//! direction flip (`crate::routing::linked`).
+//! direction flip (`crate::replies::linked`).
 
 use serde_json::Value;
 
 use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Status};
-use crate::routing::ASKED_BACK;
+use crate::replies::ASKED_BACK;
 
 use super::NewRequest;
 

@@ -11,7 +11,7 @@ use crate::error::ClarifyError;
 use crate::ledger::{Ledger, Record, Status};
 use crate::names::AGENT_X;
 use crate::ops::{act_with, request_forwarding, Action, Applied};
-use crate::routing::asked_back::ASKED_BACK;
+use crate::replies::ASKED_BACK;
 use crate::routing::interpret::Interpretation;
 use crate::signing::Signers;
 use crate::workflow::Workflows;
@@ -211,7 +211,7 @@ pub fn asked_back_request(
     questions: &[String],
     to: Option<&str>,
     config: &Config,
-) -> Result<crate::NewRequest, ClarifyError> {
+) -> Result<crate::ops::NewRequest, ClarifyError> {
     let question = match questions {
         [one] => one.clone(),
         many => many
@@ -230,7 +230,7 @@ pub fn asked_back_request(
         "blocking": true,
     });
     let map = input.as_object().cloned().unwrap_or_default();
-    crate::api::input::new_request(&map)
+    crate::input::new_request(&map)
 }
 
 /// At most `max` characters, the cut marked with `…`.

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::routing::output::{AnswerAt, ErrorSignal, OutputSpec};
+use crate::runners::{AnswerAt, ErrorSignal, OutputSpec};
 use crate::signals::{extract_json, parse, BlockName, Problem};
 
 /// Longest cause kept (characters); the run log has the whole output.

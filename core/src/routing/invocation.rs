@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::routing::output::OutputSpec;
 use crate::routing::presets::PersonaVia;
-use crate::routing::runners::{Preset, PromptMode, RunnerSpec, Runners, PROMPT_PLACEHOLDER};
+use crate::runners::OutputSpec;
+use crate::runners::{Preset, PromptMode, RunnerSpec, Runners, PROMPT_PLACEHOLDER};
 
 /// One run of a runner, before the prompt is known. Bind the prompt with [`Invocation::argv`]
 /// and [`Invocation::stdin`].
@@ -63,7 +63,7 @@ impl Invocation {
                     spec.prompt.unwrap_or(PromptMode::Stdin),
                     spec.answer
                         .clone()
-                        .unwrap_or(crate::routing::AnswerFormat::Text)
+                        .unwrap_or(crate::runners::AnswerFormat::Text)
                         .output(),
                     persona.map(|_| PersonaVia::Prompt),
                     persona.map(str::to_owned),
@@ -155,7 +155,7 @@ fn front_matter_end(text: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::routing::output::{AnswerAt, Test};
+    use crate::runners::{AnswerAt, Test};
 
     fn runners(text: &str) -> Runners {
         Config::parse_with_runners("config.toml", text)

@@ -9,25 +9,24 @@
 //! run, [`interpret`] reads its [`RunResult`] into an [`Interpretation`], and [`decide`]
 //! (under the ledger's lock) turns that into what to write and the [`Outcome`].
 
-mod asked_back;
 mod decide;
 mod interpret;
 mod invocation;
-mod output;
 mod presets;
 mod prompt;
-mod runners;
 
-pub use asked_back::{asked_back_from, awaiting_reply, linked, replies, ASKED_BACK};
+// The runner tables and the asked-back link live below `config` and `monitor` (which use
+// them); re-exported here so their public paths stay `routing::…`.
+pub use crate::replies::{asked_back_from, awaiting_reply, linked, replies, ASKED_BACK};
+pub use crate::runners::{
+    default_persona_path, AnswerAt, AnswerFormat, Check, ErrorSignal, OutputSpec, PersonaFile,
+    Preset, PromptMode, RunnerSpec, Runners, Test, DEFAULT_TABLE, DEFAULT_TIMEOUT_SECONDS,
+    PROMPT_PLACEHOLDER,
+};
 pub use decide::{
     asked_back_request, decide, fit_to_kind, still_routable, Decision, Outcome, NO_OPTION_FITS,
 };
 pub use interpret::{interpret, Interpretation, RunResult, MAX_CAUSE_CHARS};
 pub use invocation::{persona_text, Invocation};
-pub use output::{AnswerAt, AnswerFormat, Check, ErrorSignal, OutputSpec, Test};
 pub use presets::{PersonaVia, GEMINI_INSTRUCTION};
 pub use prompt::{build_prompt, PromptInput};
-pub use runners::{
-    default_persona_path, PersonaFile, Preset, PromptMode, RunnerSpec, Runners, DEFAULT_TABLE,
-    DEFAULT_TIMEOUT_SECONDS, PROMPT_PLACEHOLDER,
-};

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::routing::output::{AnswerAt, Check, ErrorSignal, OutputSpec, Test};
-use crate::routing::runners::{Preset, PromptMode, PROMPT_PLACEHOLDER};
+use crate::runners::{AnswerAt, Check, ErrorSignal, OutputSpec, Test};
+use crate::runners::{Preset, PromptMode, PROMPT_PLACEHOLDER};
 
 /// Gemini CLI appends its `-p` text to the prompt read from stdin (`<stdin>\n\n<-p text>`):
 /// the prompt travels on stdin, and this closes it.
@@ -63,7 +63,7 @@ impl Preset {
     }
 
     /// Where the preset's CLI puts the answer and how it reports a failure (`command`
-    /// runners: see [`crate::routing::AnswerFormat::output`]).
+    /// runners: see [`crate::runners::AnswerFormat::output`]).
     pub fn output(self) -> OutputSpec {
         let eq = |p: &str, v: Value| Check::new(p, Test::Equals(v));
         let ne = |p: &str, v: Value| Check::new(p, Test::NotEquals(v));

@@ -21,7 +21,7 @@ pub struct PromptInput<'a> {
     /// `max_body_chars`: a longer reply is refused, so the agent is told.
     pub max_answer_chars: u32,
     /// The questions this agent asked back about the record (records naming it in
-    /// `askedBack`, [`crate::routing::replies`]): what it was told comes with the question.
+    /// `askedBack`, [`crate::replies::replies`]): what it was told comes with the question.
     pub replies: &'a [&'a Record],
 }
 

@@ -4,6 +4,7 @@
 //! `by: <login>`, `via: github`, `ref: <comment URL>`). Each comment acts at most once: the
 //! ledger's `ref` and the handled set of `.agentx/state/github.json` both say so.
 
+use agentx_clarify_command::State;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -53,8 +54,8 @@ pub struct SyncReport {
 }
 
 fn ledgers(root: &Path) -> Result<Vec<Ledger>, ClarifyError> {
-    if let agentx_clarify_workspace::Location::Postgres(_) =
-        agentx_clarify_workspace::location(root)?
+    if let agentx_clarify_store_any::Location::Postgres(_) =
+        agentx_clarify_store_any::location(root)?
     {
         return Err(ClarifyError::InvalidInput {
             message: String::from(
@@ -169,7 +170,6 @@ fn one(
     let key = c.id.to_string();
     // The ledger as it is now: an earlier comment of this sync may have changed it.
     let ledger = {
-        use agentx_clarify_command::Store;
         store
             .read_ledger(issue)
             .map_err(|e| GhError::Failed(e.to_string()))?
@@ -264,7 +264,6 @@ fn one(
                 // Another sync (the server's, a cron's) may have acted on this very comment
                 // meanwhile: then the record moved on because of it, which is no refusal.
                 let acted_elsewhere = {
-                    use agentx_clarify_command::Store;
                     store.read_ledger(issue).ok().flatten().is_some_and(|l| {
                         l.clarifications.iter().any(|r| {
                             r.thread.iter().any(|e| {
@@ -290,7 +289,7 @@ fn act(
     by: &Attribution,
     now: i64,
 ) -> Value {
-    let ws = match agentx_clarify_workspace::open(root) {
+    let ws = match agentx_clarify_store_any::open(root) {
         Ok(ws) => ws,
         Err(e) => return json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
     };

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use agentx_clarify_mcp::{Changes, Hub};
-use agentx_clarify_workspace::Location;
+use agentx_clarify_store_any::Location;
 use axum::Router;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -70,7 +70,7 @@ fn feed(app: &Arc<App>) -> agentx_clarify_mcp::Feed {
 /// The store's JSON entry point for the MCP hub: the command layer on the workspace's store
 /// (files or PostgreSQL), with routing, as `agentx mcp` runs it.
 fn store_call(root: &Path, op: &str, input: &Value) -> Value {
-    match agentx_clarify_workspace::open(root) {
+    match agentx_clarify_store_any::open(root) {
         Ok(ws) => {
             let runner = agentx_clarify_runner::ProcessRunner::new(root);
             // A plan without a session gets a new one here: the layers below draw no randomness.

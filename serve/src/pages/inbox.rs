@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agentx_clarify_command::{query, Store};
+use agentx_clarify_command::{query, State as _};
 use agentx_clarify_core::ledger::{EntryKind, Record, Severity, Status};
 use agentx_clarify_core::listing::ListFilter;
 use agentx_clarify_core::ClarifyError;

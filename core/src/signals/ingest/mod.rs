@@ -69,7 +69,7 @@ pub fn block_key(issue: u32, agent: &str, block_text: &str) -> String {
     hasher.update(agent.as_bytes());
     hasher.update(b"\n");
     hasher.update(block_text.as_bytes());
-    crate::ledger::sha256_hex_of(hasher)
+    crate::digest::sha256_hex_of(hasher)
 }
 
 /// [`plan`] then [`execute`]: what the command layer calls under the ledgers' locks.

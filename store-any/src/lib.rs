@@ -1,4 +1,4 @@
-//! # agentx-clarify-workspace
+//! # agentx-clarify-store-any
 //!
 //! The one place that opens "the workspace's store" (docs/protocol.md §19), so no shell repeats the
 //! choice: the CLI, the MCP server (through the function the CLI hands it) and the Node binding
@@ -7,7 +7,8 @@
 //! otherwise in its files. The variable wins, so one checkout can be pointed at another
 //! database (or, with `AGENTX_STORE=file`, at its files) without editing the shared config.
 //!
-//! [`AnyStore`] implements the command layer's `Store` by delegation.
+//! [`AnyStore`] is the workspace directory's files joined to [`AnyState`], the state wherever
+//! it is (as sqlx's `Any` picks a database driver at run time).
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,
@@ -29,7 +30,7 @@ use agentx_clarify_core::ClarifyError;
 
 pub use agentx_clarify_pg::PgStore;
 pub use agentx_clarify_store::DiskStore;
-pub use any::{AnyCursor, AnyStore};
+pub use any::{AnyCursor, AnyLease, AnyState, AnyStore};
 
 /// The environment variable that names the store, ahead of the config file.
 pub const STORE_ENV: &str = "AGENTX_STORE";
@@ -77,9 +78,13 @@ pub fn open(root: &Path) -> Result<AnyStore, ClarifyError> {
 
 /// The store of the workspace at `root`, its state at `location`.
 pub fn open_at(root: &Path, location: Location) -> Result<AnyStore, ClarifyError> {
-    Ok(match location {
-        Location::Files => AnyStore::Disk(DiskStore::new(root)),
-        Location::Postgres(url) => AnyStore::Pg(PgStore::open(root, &url)?),
+    let state = match location {
+        Location::Files => AnyState::Disk(DiskStore::new(root)),
+        Location::Postgres(url) => AnyState::Pg(PgStore::open(&url)?),
+    };
+    Ok(AnyStore {
+        files: DiskStore::new(root),
+        state,
     })
 }
 

@@ -1,15 +1,15 @@
-//! `Files`: a workspace's files as `MemStore` holds them — relative path → bytes, sorted by
+//! `FileMap`: a workspace's files as `MemStore` holds them — relative path → bytes, sorted by
 //! path. A sorted `Vec` rather than a `BTreeMap`: workspaces held in memory are small, and in
 //! the wasm package a `BTreeMap<String, Vec<u8>>` costs about 10 KB of its own insert, remove,
 //! rebalance and clone code (docs/benchmarks.md) where a vector reuses what is there anyway.
 
 /// A workspace's files, by path relative to its root (`.agentx/…`), in path order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Files(Vec<(String, Vec<u8>)>);
+pub struct FileMap(Vec<(String, Vec<u8>)>);
 
-impl Files {
-    pub fn new() -> Files {
-        Files::default()
+impl FileMap {
+    pub fn new() -> FileMap {
+        FileMap::default()
     }
 
     fn find(&self, path: &str) -> Result<usize, usize> {
@@ -80,10 +80,10 @@ impl Files {
     }
 }
 
-impl FromIterator<(String, Vec<u8>)> for Files {
+impl FromIterator<(String, Vec<u8>)> for FileMap {
     /// Later entries for the same path replace earlier ones.
-    fn from_iter<I: IntoIterator<Item = (String, Vec<u8>)>>(items: I) -> Files {
-        let mut files = Files::new();
+    fn from_iter<I: IntoIterator<Item = (String, Vec<u8>)>>(items: I) -> FileMap {
+        let mut files = FileMap::new();
         for (path, bytes) in items {
             files.insert(path, bytes);
         }
@@ -91,7 +91,7 @@ impl FromIterator<(String, Vec<u8>)> for Files {
     }
 }
 
-impl IntoIterator for Files {
+impl IntoIterator for FileMap {
     type Item = (String, Vec<u8>);
     type IntoIter = std::vec::IntoIter<(String, Vec<u8>)>;
 
@@ -100,7 +100,7 @@ impl IntoIterator for Files {
     }
 }
 
-impl<'a> IntoIterator for &'a Files {
+impl<'a> IntoIterator for &'a FileMap {
     type Item = (&'a String, &'a Vec<u8>);
     type IntoIter = std::iter::Map<
         std::slice::Iter<'a, (String, Vec<u8>)>,
@@ -116,7 +116,7 @@ impl<'a> IntoIterator for &'a Files {
 mod tests {
     use super::*;
 
-    fn files(paths: &[&str]) -> Files {
+    fn files(paths: &[&str]) -> FileMap {
         paths
             .iter()
             .map(|p| ((*p).to_owned(), p.as_bytes().to_vec()))
@@ -142,6 +142,6 @@ mod tests {
         let under: Vec<&String> = f.with_prefix("x/").map(|(p, _)| p).collect();
         assert_eq!(under, ["x/a", "x/b"]);
         assert_eq!(f.with_prefix("z/").count(), 0);
-        assert!(Files::new().is_empty());
+        assert!(FileMap::new().is_empty());
     }
 }

@@ -1,10 +1,12 @@
 //! The one JSON decoder of commands: `call(store, op, input, now)` runs a command from a plain
 //! JSON object and returns exactly its `--json` document. The Node store, the wasm workspace,
 //! the MCP server and every vector runner call this; the CLI builds the same typed commands
-//! from its arguments. Fields are decoded by the core's own helpers (`api::input`), so every
+//! from its arguments. Fields are decoded by the core's own helpers (`input`), so every
 //! surface spells and checks them the same way.
 
-use agentx_clarify_core::api::input::{
+pub mod vector;
+
+use agentx_clarify_core::input::{
     action, flag, issue_number, list_filter, new_request, object, opt_bool, opt_integer,
     opt_string, scope_question, string, Obj,
 };
@@ -14,9 +16,7 @@ use serde_json::{json, Value};
 
 use crate::route::{self, Clock, Runner};
 use crate::status::HookEvent;
-use crate::store_delegations::DelegationStore;
-use crate::store_leases::LeaseStore;
-use crate::store_runs::RunStore;
+use crate::store::Store;
 use crate::{delegate, keys, layer4, monitor, mutation, query, signals, status};
 use agentx_clarify_core::api::signals as api_signals;
 
@@ -76,7 +76,7 @@ pub const ROUTE_OPERATIONS: &[&str] = &[
 /// Runs `op` on `store` and returns its `--json` document, `{"ok": true, …}` or
 /// `{"ok": false, "error": {"code", "message"}, …}`. `now` is the shell's clock reading,
 /// used unless the input gives its own `now` (epoch ms or RFC 3339 text).
-pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) -> Value {
+pub fn call<S: Store>(store: &S, op: &str, input: &Value, now: i64) -> Value {
     let result = object(input).and_then(|m| run(store, op, m, now, None));
     result.unwrap_or_else(|e| failure(&e))
 }
@@ -84,13 +84,7 @@ pub fn call<S: DelegationStore>(store: &S, op: &str, input: &Value, now: i64) ->
 /// [`call`] for a person acting through a server (docs/protocol.md §23): the record operations write
 /// `human`'s entries with `by`/`via`, and `decide {id, message?}` resolves (taking the record
 /// first when it is not escalated). The server decides which operations a person may call.
-pub fn call_as<S: DelegationStore>(
-    store: &S,
-    op: &str,
-    input: &Value,
-    now: i64,
-    by: &Attribution,
-) -> Value {
+pub fn call_as<S: Store>(store: &S, op: &str, input: &Value, now: i64, by: &Attribution) -> Value {
     let result = object(input).and_then(|m| match op {
         "decide" => {
             let at = time(m, "now")?.unwrap_or(now);
@@ -118,7 +112,7 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
             .map(Some)
             .map_err(|why| bad(format!("`{key}`: {why}"))),
         Some(Value::Number(_)) => {
-            let ms = agentx_clarify_core::api::input::opt_integer(m, key)?
+            let ms = agentx_clarify_core::input::opt_integer(m, key)?
                 .ok_or_else(|| bad(format!("`{key}` must be an integer (epoch ms)")))?;
             agentx_clarify_core::ops::check_now(ms)?;
             Ok(Some(ms))
@@ -129,7 +123,7 @@ fn time(m: &Obj, key: &str) -> Result<Option<i64>, ClarifyError> {
     }
 }
 
-fn run<S: DelegationStore>(
+fn run<S: Store>(
     store: &S,
     op: &str,
     m: &Obj,
@@ -321,7 +315,7 @@ fn check_args(
 /// `routePrompt {id, persona?}` (the prompt and the runner `route` would use; `persona`
 /// replaces the persona file's text) and `routeOutcome {id, output}` (what routing would do
 /// with that run output, nothing written).
-pub fn call_route_view<S: RunStore + crate::KeyStore>(
+pub fn call_route_view<S: Store + crate::Store>(
     store: &S,
     op: &str,
     input: &Value,
@@ -353,7 +347,7 @@ pub fn call_route_view<S: RunStore + crate::KeyStore>(
 /// jobs?}`, and `monitor {route?}` (routes what the monitor retried; the default is
 /// `[clarify] route_on_retry`). `clock` is read when each step happens (a run takes time);
 /// an input `now` fixes it.
-pub fn call_routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
+pub fn call_routed<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     op: &str,
@@ -369,7 +363,7 @@ pub fn call_routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
     result.unwrap_or_else(|e| failure(&e))
 }
 
-fn routed<S: LeaseStore + RunStore + DelegationStore + Sync>(
+fn routed<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),
     op: &str,

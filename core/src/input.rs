@@ -1,6 +1,9 @@
 //! Decoding API input objects. Wrong shapes are `INVALID_INPUT`; bad ledgers `LEDGER_CORRUPT`;
 //! bad workflows or settings `CONFIG_INVALID`. Public so the CLI's JSON facade (the Node
 //! store) decodes the same fields with the same messages.
+//!
+//! Below the `api` facade, `routing` and `layer4`, which all read objects with it; `api`
+//! re-exports it as `api::input` (docs/decisions.md, "core's layers").
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -232,8 +235,8 @@ pub fn answer_spec_named(map: &Obj, keys: [&str; 5]) -> Result<AnswerSpec, Clari
 /// `askedBack`, the question a request asks back (kept on the record under that name).
 fn asked_back(map: &Obj) -> Result<Map<String, Value>, ClarifyError> {
     let mut extra = Map::new();
-    if let Some(id) = opt_string(map, crate::routing::ASKED_BACK)? {
-        extra.insert(crate::routing::ASKED_BACK.to_owned(), Value::from(id));
+    if let Some(id) = opt_string(map, crate::replies::ASKED_BACK)? {
+        extra.insert(crate::replies::ASKED_BACK.to_owned(), Value::from(id));
     }
     Ok(extra)
 }
@@ -450,7 +453,7 @@ pub fn workspace_ledger(map: &Obj, issue: u32) -> Result<Option<Ledger>, Clarify
 }
 
 /// A record given as the outputs show it (with `issueNumber`), for the renderers.
-pub(super) fn clarification(value: &Value) -> Result<(u32, Record), ClarifyError> {
+pub(crate) fn clarification(value: &Value) -> Result<(u32, Record), ClarifyError> {
     let issue = value
         .get("issueNumber")
         .and_then(Value::as_u64)

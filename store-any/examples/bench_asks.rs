@@ -27,7 +27,7 @@ fn main() {
         eprintln!("usage: bench_asks ROOT ISSUE N NAME");
         std::process::exit(2);
     };
-    let store = agentx_clarify_workspace::open(std::path::Path::new(root)).expect("open the store");
+    let store = agentx_clarify_store_any::open(std::path::Path::new(root)).expect("open the store");
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).expect("stdin");
     let (mut micros, mut ids) = (Vec::with_capacity(n), Vec::with_capacity(n));

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use agentx_clarify_command::{ask, hook, verify, HookEvent};
 use agentx_clarify_core::{Action, NewRequest};
+use agentx_clarify_store_any::transfer::{export, import};
+use agentx_clarify_store_any::{location_with, open_at, AnyStore, DiskStore, Location, PgStore};
 use agentx_clarify_tests::pg::fresh_database;
-use agentx_clarify_workspace::transfer::{export, import};
-use agentx_clarify_workspace::{location_with, open_at, AnyStore, DiskStore, Location, PgStore};
 
 const NOW: i64 = 1_795_341_600_000;
 
@@ -170,9 +170,9 @@ fn a_differing_document_is_refused_unless_replaced() {
     let e = import(&store, other.path(), false).unwrap_err();
     assert_eq!(e.code(), "INVALID_INPUT");
     assert!(e.to_string().contains("issue-3.json"), "{e}");
-    let db = match &store {
-        AnyStore::Pg(p) => p,
-        AnyStore::Disk(_) => unreachable!(),
+    let db = match &store.state {
+        agentx_clarify_store_any::AnyState::Pg(p) => p,
+        agentx_clarify_store_any::AnyState::Disk(_) => unreachable!(),
     };
     assert!(
         db.document(".agentx/state/clarifications/issue-41.json")

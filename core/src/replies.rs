@@ -3,6 +3,9 @@
 //! must not take it for a deadlock (§7.3) or a direction flip (§7.2): while the reply is
 //! open, the original's requester waits on the reply's target, not on the agent that asked
 //! back (docs/decisions.md, "Routing").
+//!
+//! Low in the crate (it reads only the ledger) so that the monitor, the operations and the input
+//! reader use the link without reaching up into `routing`, which re-exports it.
 
 use serde_json::Value;
 

@@ -6,7 +6,7 @@ use agentx_clarify_core::delegation::DEFAULT_MANIFESTS;
 use agentx_clarify_core::ClarifyError;
 use serde_json::Value;
 
-use crate::files::Files;
+use crate::file_map::FileMap;
 
 pub const AGENTX_DIR: &str = ".agentx/";
 pub const WORKFLOWS_DIR: &str = ".agentx/workflows/";
@@ -48,6 +48,11 @@ pub fn ledger_path(issue: u32) -> String {
     format!("{CLARIFICATIONS_DIR}issue-{issue}.json")
 }
 
+/// A routing lease's file, next to the ledgers (`MemStore` and the file store alike).
+pub fn lease_path(id: &str) -> String {
+    format!("{CLARIFICATIONS_DIR}{id}.lease")
+}
+
 /// `.agentx/state/delegations/issue-<n>.json`.
 pub fn delegation_path(issue: u32) -> String {
     format!("{DELEGATIONS_DIR}issue-{issue}.json")
@@ -84,9 +89,9 @@ pub fn init_files() -> Vec<(String, &'static str)> {
 /// The files of a conformance vector's `setup` (tests/vectors/README.md): the given workflows
 /// (else the defaults of docs/protocol.md §6.2), the settings, the ledgers (objects pretty-printed, strings
 /// as their exact bytes) and the statuses.
-pub fn setup_files(setup: &Value) -> Result<Files, ClarifyError> {
+pub fn setup_files(setup: &Value) -> Result<FileMap, ClarifyError> {
     let bad = |what: &str| ClarifyError::input(format!("setup: {what}"));
-    let mut files = Files::new();
+    let mut files = FileMap::new();
     match setup.get("workflows") {
         None | Some(Value::Null) => {
             for (name, text) in DEFAULT_WORKFLOWS {

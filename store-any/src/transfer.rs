@@ -17,7 +17,7 @@ use agentx_clarify_pg::documents::{document_of, DELEGATIONS_DIR};
 use agentx_clarify_pg::Imported;
 use agentx_clarify_store::{read_into, INDEX_DIR};
 
-use crate::AnyStore;
+use crate::{AnyState, AnyStore};
 
 /// What an export wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,28 +43,28 @@ pub fn export(store: &AnyStore, dir: &Path) -> Result<Exported, ClarifyError> {
             target.display()
         )));
     }
-    let files = copy_own_files(store.root(), dir)?;
+    let files = copy_own_files(store.files.root(), dir)?;
     for sub in paths::INIT_DIRS {
         let path = dir.join(sub);
         std::fs::create_dir_all(&path).map_err(|e| io("create", &path, &e))?;
     }
     let put = |path: &str, bytes: &[u8]| write_file(dir, path, bytes);
-    let documents = match store {
-        AnyStore::Disk(_) => {
-            let docs = read_documents(store.root())?;
+    let documents = match &store.state {
+        AnyState::Disk(_) => {
+            let docs = read_documents(store.files.root())?;
             for (path, bytes) in &docs {
                 put(path, bytes)?;
             }
             docs.len()
         }
-        AnyStore::Pg(pg) => pg.export_documents(put)?,
+        AnyState::Pg(pg) => pg.export_documents(put)?,
     };
     Ok(Exported { files, documents })
 }
 
 /// Reads the state documents of the file workspace at `dir` into the PostgreSQL store.
 pub fn import(store: &AnyStore, dir: &Path, replace: bool) -> Result<Imported, ClarifyError> {
-    let AnyStore::Pg(pg) = store else {
+    let AnyState::Pg(pg) = &store.state else {
         return Err(ClarifyError::input(
             "the workspace's state is in its files: import reads a file workspace into PostgreSQL ([store] url or AGENTX_STORE names the database)",
         ));
@@ -207,7 +207,7 @@ mod tests {
     fn a_file_workspace_exports_byte_for_byte() {
         let src = tempfile::tempdir().unwrap();
         let root = src.path();
-        let store = AnyStore::Disk(crate::DiskStore::new(root));
+        let store = crate::open_at(root, crate::Location::Files).unwrap();
         agentx_clarify_command::Store::init(&store).unwrap();
         let files = [
             (

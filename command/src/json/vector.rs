@@ -6,8 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
-use crate::store_delegations::DelegationStore;
-use crate::store_runs::RunStore;
+use crate::store::Store;
 
 /// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`,
 /// `delegations/issue-42.json`: a name with a directory is under `.agentx/state/`).
@@ -31,7 +30,7 @@ pub fn file_result(bytes: Option<&[u8]>) -> Value {
 }
 
 /// Plays one case at `now`; `read` reads a workspace file by path (for `file`).
-pub fn play<S: RunStore + DelegationStore>(
+pub fn play<S: Store>(
     store: &S,
     op: &str,
     args: &Value,

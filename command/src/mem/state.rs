@@ -1,0 +1,182 @@
+//! The state side of a [`MemStore`]: ledgers of both kinds, statuses and leases kept as the
+//! bytes a `DiskStore` would hold under the same paths (`.agentx/state/…`), and a change feed
+//! that counts writes. One owner at a time, so a lease only guards against re-entry; it never
+//! expires by itself.
+
+use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
+use agentx_clarify_core::delegation::DelegationLedger;
+use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
+use serde_json::json;
+
+use crate::mem::MemStore;
+use crate::paths;
+use crate::store::delegations::{delegation_read, parse_delegations, DelegationRead};
+use crate::store::feed::Changed;
+use crate::store::leases::LeaseTake;
+use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, State};
+
+impl State for MemStore {
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        self.text(&paths::ledger_path(issue))
+            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
+            .transpose()
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut result = None;
+        self.update_ledger_once(issue, &mut |current| {
+            let (write, r) = decide(current)?;
+            result = Some(r);
+            Ok(write)
+        })?;
+        result.ok_or_else(|| ClarifyError::Internal {
+            message: String::from("a ledger update returned no result"),
+        })
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = paths::ledger_path(issue);
+        let (write, result) = decide(self.text(&path).as_deref())?;
+        if write.is_some() {
+            self.put(&path, write);
+        }
+        Ok(result)
+    }
+
+    fn scan<R: Send>(
+        &self,
+        _scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        Ok(self
+            .ledger_files()
+            .into_iter()
+            .map(|(n, name, bytes)| visit(ledger_read(n, name, Ok(&bytes))))
+            .collect())
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        Ok(self
+            .ledger_files()
+            .into_iter()
+            .map(|(_, name, bytes)| (name, Ok(bytes)))
+            .collect())
+    }
+
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        self.file(&paths::delegation_path(issue))
+            .map(|bytes| parse_delegations(issue, &bytes))
+            .transpose()
+    }
+
+    fn update_delegations<T>(
+        &self,
+        issue: u32,
+        _config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(
+            Option<DelegationLedger>,
+        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let (write, result) = decide(self.read_delegations(issue)?)?;
+        if let Some(ledger) = write {
+            self.put(
+                &paths::delegation_path(issue),
+                Some(ledger.to_pretty_json().into_bytes()),
+            );
+        }
+        Ok(result)
+    }
+
+    fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
+        Ok(self
+            .issue_files(paths::DELEGATIONS_DIR)
+            .into_iter()
+            .map(|(n, _, bytes)| delegation_read(n, Ok(&bytes)))
+            .collect())
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        match self.text(paths::STATUS) {
+            None => Ok(Statuses::new()),
+            Some(bytes) => parse_statuses(paths::STATUS_FILE, &bytes),
+        }
+    }
+
+    fn update_statuses<T>(
+        &self,
+        _config: &Config,
+        _agent: &str,
+        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut statuses = self.read_statuses()?;
+        let before = statuses.clone();
+        let result = change(&mut statuses)?;
+        if statuses != before {
+            self.put(
+                paths::STATUS,
+                Some(statuses_to_json(&statuses).into_bytes()),
+            );
+        }
+        Ok(result)
+    }
+
+    type Lease = String;
+
+    fn take_lease(&self, id: &str, _ttl_ms: u64) -> Result<LeaseTake<String>, ClarifyError> {
+        let path = paths::lease_path(id);
+        if self.file(&path).is_some() {
+            return Ok(LeaseTake::Held {
+                holder: String::from("another routing in this workspace"),
+            });
+        }
+        self.put(
+            &path,
+            Some(json!({"holder": "memory"}).to_string().into_bytes()),
+        );
+        Ok(LeaseTake::Taken(path))
+    }
+
+    fn release_lease(&self, lease: String) {
+        self.put(&lease, None);
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        self.file(&paths::lease_path(id)).is_some()
+    }
+
+    type Cursor = u64;
+
+    fn feed(&self) -> Result<u64, ClarifyError> {
+        Ok(self.revision.get())
+    }
+
+    fn revision(&self, cursor: &u64) -> u64 {
+        *cursor
+    }
+
+    fn changes(&self, cursor: &mut u64) -> Result<Option<Changed>, ClarifyError> {
+        let mut changed = Changed {
+            revision: self.revision.get(),
+            ..Changed::default()
+        };
+        for (path, _) in self.written.borrow().iter().filter(|(_, r)| **r > *cursor) {
+            changed.add_path(path);
+        }
+        *cursor = changed.revision;
+        Ok(changed.finish())
+    }
+}

@@ -1,0 +1,187 @@
+//! `Sides`: a files side and a state side joined into one [`Store`](crate::Store) — the
+//! workspace directory's files with its state in PostgreSQL, or any other pairing. Each method
+//! goes to the side that owns it, nothing more.
+
+use core::time::Duration;
+
+use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
+use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
+use serde_json::Value;
+
+use crate::store::delegations::{DelegationRead, IssueWrite};
+use crate::store::feed::Changed;
+use crate::store::keys::{KeyFile, KeyHalf};
+use crate::store::leases::LeaseTake;
+use crate::store::{Files, LedgerRead, RawLedger, Scope, State};
+
+/// A workspace whose files are `files` and whose state is `state`.
+#[derive(Debug)]
+pub struct Sides<F, S> {
+    pub files: F,
+    pub state: S,
+}
+
+impl<F: Files, S> Files for Sides<F, S> {
+    fn load_config(&self) -> Result<Config, ClarifyError> {
+        self.files.load_config()
+    }
+
+    fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
+        self.files.load_workflows()
+    }
+
+    fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
+        self.files.load_manifests()
+    }
+
+    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
+        self.files.load_runner_config()
+    }
+
+    fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {
+        self.files.read_persona(path)
+    }
+
+    fn write_run_log(&self, id: &str, round: u32, log: &Value) -> Result<String, ClarifyError> {
+        self.files.write_run_log(id, round, log)
+    }
+
+    fn key_files(&self, half: KeyHalf) -> Result<Vec<KeyFile>, ClarifyError> {
+        self.files.key_files(half)
+    }
+
+    fn create_key_pair(&self, agent: &str, public: &str, secret: &str) -> Result<(), ClarifyError> {
+        self.files.create_key_pair(agent, public, secret)
+    }
+
+    fn init_files(&self) -> Result<Vec<String>, ClarifyError> {
+        self.files.init_files()
+    }
+}
+
+impl<F, S: State> State for Sides<F, S> {
+    type Lease = S::Lease;
+    type Cursor = S::Cursor;
+
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        self.state.read_ledger(issue)
+    }
+
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        self.state.has_ledger(issue)
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_ledger(issue, config, agent, decide)
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_ledger_bytes(issue, config, agent, decide)
+    }
+
+    fn scan<R: Send>(
+        &self,
+        scope: Scope<'_>,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        self.state.scan(scope, visit)
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        self.state.raw_ledgers()
+    }
+
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        self.state.read_delegations(issue)
+    }
+
+    fn update_delegations<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(
+            Option<DelegationLedger>,
+        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_delegations(issue, config, agent, decide)
+    }
+
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        self.state.scan_delegations(scope)
+    }
+
+    fn update_issue<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        decide: impl FnMut(
+            Option<&Ledger>,
+            Option<&DelegationLedger>,
+        ) -> Result<IssueWrite<T>, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_issue(issue, config, agent, decide)
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        self.state.read_statuses()
+    }
+
+    fn update_statuses<T>(
+        &self,
+        config: &Config,
+        agent: &str,
+        change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.state.update_statuses(config, agent, change)
+    }
+
+    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<S::Lease>, ClarifyError> {
+        self.state.take_lease(id, ttl_ms)
+    }
+
+    fn release_lease(&self, lease: S::Lease) {
+        self.state.release_lease(lease);
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        self.state.lease_held(id)
+    }
+
+    fn feed(&self) -> Result<S::Cursor, ClarifyError> {
+        self.state.feed()
+    }
+
+    fn revision(&self, cursor: &S::Cursor) -> u64 {
+        self.state.revision(cursor)
+    }
+
+    fn changes(&self, cursor: &mut S::Cursor) -> Result<Option<Changed>, ClarifyError> {
+        self.state.changes(cursor)
+    }
+
+    fn wait_changes(&self, cursor: &mut S::Cursor, timeout: Duration) -> bool {
+        self.state.wait_changes(cursor, timeout)
+    }
+
+    fn init_state(&self) -> Result<Vec<String>, ClarifyError> {
+        self.state.init_state()
+    }
+
+    fn after_monitor(&self, config: &Config) {
+        self.state.after_monitor(config);
+    }
+}

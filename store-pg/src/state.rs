@@ -1,0 +1,364 @@
+//! The state side (docs/protocol.md §21) in PostgreSQL: ledgers of both kinds as documents,
+//! the agent statuses, routing leases and the change feed (a revision sequence plus
+//! `LISTEN/NOTIFY`). `PgStore` implements only this side: settings, workflows, manifests, keys,
+//! personas and run logs stay files of the workspace on each machine (`Sides` joins them).
+
+use std::sync::PoisonError;
+use std::time::Duration;
+
+use agentx_clarify_command::paths::STATUS_FILE;
+use agentx_clarify_command::store::{ledger_read, ledger_read_by};
+use agentx_clarify_command::store_delegations::{
+    delegation_read, parse_delegations, DelegationRead, IssueWrite,
+};
+use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
+use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_core::delegation::DelegationLedger;
+use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::{ClarifyError, Config, Ledger};
+use agentx_clarify_store::this_host;
+
+use crate::delegations::*;
+use crate::documents::{path_of, CLARIFICATIONS, DELEGATIONS, STATE};
+use crate::feed::*;
+use crate::leases::*;
+use crate::ledgers::{ledger_number, Stored};
+use crate::update::{Held, Write};
+use crate::PgStore;
+use crate::*;
+
+impl State for PgStore {
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        self.read_document(CLARIFICATIONS, &name)?
+            .map(|stored| stored.ledger(&name, issue))
+            .transpose()
+    }
+
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        // A ledger this store holds was there, and agentx never deletes a document (an
+        // import replaces, never removes): no round trip. Even if someone deleted it by hand,
+        // the answer only decides whether an ask validates before its update, and the update
+        // decides again on what it finds, writing nothing when that refuses.
+        if self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .holds(&name)
+        {
+            return Ok(true);
+        }
+        Ok(self
+            .document_row(
+                "SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2",
+                CLARIFICATIONS,
+                &name,
+            )?
+            .is_some())
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_issue_document(CLARIFICATIONS, issue, config, |name, held| {
+            let current = held
+                .map(|h| h.ledger(name, issue).map(std::borrow::Cow::into_owned))
+                .transpose()?;
+            let (write, result) = decide(current)?;
+            Ok((write.map(Write::Ledger), result))
+        })
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_issue_document(CLARIFICATIONS, issue, config, |_, held| {
+            let bytes = held.map(Held::bytes);
+            let (write, result) = decide(bytes.as_deref())?;
+            // Stored whole and indexed as an import indexes them: bytes that do not parse
+            // keep a row.
+            Ok((write.map(Write::Raw), result))
+        })
+    }
+
+    fn scan<R: Send>(
+        &self,
+        scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        let read = |n: u64, name: &str, stored: &Stored| {
+            visit(match stored {
+                Stored::Raw(body) => ledger_read(n, name.to_owned(), Ok(body)),
+                Stored::Split { .. } => {
+                    ledger_read_by(n, name.to_owned(), |file, issue| stored.ledger(file, issue))
+                }
+            })
+        };
+        match scope {
+            Scope::All => self.pass(ALL, &[], &read),
+            // The index is written in the ledger's own transaction: it cannot be outdated, so
+            // `clarify monitor` reads from it too.
+            Scope::Monitor => self.pass(MARKED, &[&String::new()], &read),
+            Scope::FollowUp {
+                written,
+                held,
+                now,
+                candidates,
+            } => {
+                let written = written.map(paths::ledger_name).unwrap_or_default();
+                let agents: Vec<&str> = candidates.iter().map(|c| c.agent.as_str()).collect();
+                let since: Vec<i64> = candidates.iter().map(|c| c.since).collect();
+                let except: Vec<Option<String>> = candidates
+                    .iter()
+                    .map(|c| c.except.map(|n| format!("issue-{n}.json")))
+                    .collect();
+                self.pass(
+                    if held { FOLLOW_UP_EXCEPT } else { FOLLOW_UP },
+                    &[&written, &now, &agents, &since, &except],
+                    &read,
+                )
+            }
+        }
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        self.pass(ALL, &[], &|_, name: &str, stored: &Stored| {
+            (name.to_owned(), stored.to_bytes(name, ledger_number(name)))
+        })
+    }
+
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        self.read_bytes(DELEGATIONS, &paths::ledger_name(issue))?
+            .map(|bytes| parse_delegations(issue, &bytes))
+            .transpose()
+    }
+
+    fn update_delegations<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(
+            Option<DelegationLedger>,
+        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        self.update_issue_document(DELEGATIONS, issue, config, |_, held| {
+            let current = held
+                .map(|h| parse_delegations(issue, &h.bytes()))
+                .transpose()?;
+            let (write, result) = decide(current)?;
+            Ok((write.as_ref().map(delegation_write), result))
+        })
+    }
+
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        let now;
+        let (sql, params): (_, &[&(dyn postgres::types::ToSql + Sync)]) = match scope {
+            Scope::All => (ALL_DELEGATIONS, &[]),
+            Scope::Monitor => (MARKED_DELEGATIONS, &[]),
+            Scope::FollowUp { now: at, .. } => {
+                now = at;
+                (DUE_DELEGATIONS, &[&now])
+            }
+        };
+        self.pass(
+            sql,
+            params,
+            &|n, name: &str, stored: &Stored| match stored {
+                Stored::Raw(body) => delegation_read(n, Ok(body)),
+                Stored::Split { .. } => {
+                    let bytes = stored.to_bytes(name, None);
+                    delegation_read(n, bytes.as_deref().map_err(Clone::clone))
+                }
+            },
+        )
+    }
+
+    fn update_issue<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        _agent: &str,
+        mut decide: impl FnMut(
+            Option<&Ledger>,
+            Option<&DelegationLedger>,
+        ) -> Result<IssueWrite<T>, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let name = paths::ledger_name(issue);
+        let mut conn = self.conn()?;
+        update::update_documents(
+            conn.get()?,
+            &self.cache,
+            &self.target,
+            &[(CLARIFICATIONS, &name), (DELEGATIONS, &name)],
+            config.lock_timeout_ms,
+            |held| {
+                let held = |i: usize| held.get(i).and_then(Option::as_ref);
+                let ledger = held(0).map(|h| h.ledger(&name, issue)).transpose()?;
+                let delegations = held(1)
+                    .map(|h| parse_delegations(issue, &h.bytes()))
+                    .transpose()?;
+                let (write_ledger, write_delegations, result) =
+                    decide(ledger.as_deref(), delegations.as_ref())?;
+                let ledger_write = write_ledger.map(Write::Ledger);
+                let delegation_write = write_delegations.as_ref().map(delegation_write);
+                Ok((vec![ledger_write, delegation_write], result))
+            },
+        )
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        match self.read_bytes(STATE, STATUS_FILE)? {
+            None => Ok(Statuses::new()),
+            Some(bytes) => parse_statuses(STATUS_FILE, &bytes),
+        }
+    }
+
+    fn update_statuses<T>(
+        &self,
+        config: &Config,
+        _agent: &str,
+        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let mut conn = self.conn()?;
+        update::update_document(
+            conn.get()?,
+            &self.cache,
+            &self.target,
+            (STATE, STATUS_FILE),
+            config.lock_timeout_ms,
+            |held| {
+                let mut statuses = match held {
+                    None => Statuses::new(),
+                    Some(h) => parse_statuses(STATUS_FILE, &h.bytes())?,
+                };
+                let before = statuses.clone();
+                let result = change(&mut statuses)?;
+                let write = (statuses != before)
+                    .then(|| Write::Raw(statuses_to_json(&statuses).into_bytes()));
+                Ok((write, result))
+            },
+        )
+    }
+
+    type Lease = PgLease;
+
+    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<PgLease>, ClarifyError> {
+        ClarificationId::parse(id)?;
+        let token = format!("{}-{:016x}", std::process::id(), fastrand::u64(..));
+        let pid = i64::from(std::process::id());
+        let ttl = i64::try_from(ttl_ms).unwrap_or(i64::MAX / 2);
+        // A dead holder's lease is broken and the take tried again; twice is enough unless
+        // another router takes it in between, and then it is theirs.
+        for _ in 0..3 {
+            let taken = self.execute(TAKE, "take", id, &[&id, &token, &pid, &this_host(), &ttl])?;
+            if taken == 1 {
+                return Ok(LeaseTake::Taken(PgLease {
+                    id: id.to_owned(),
+                    token,
+                }));
+            }
+            match self.holder(id)? {
+                Some(holder) if holder.dead() => {
+                    self.execute(BREAK, "break", id, &[&id, &holder.token])?;
+                }
+                Some(holder) => {
+                    return Ok(LeaseTake::Held {
+                        holder: holder.describe(),
+                    })
+                }
+                // Expired or released meanwhile: take it on the next round.
+                None => {}
+            }
+        }
+        Ok(LeaseTake::Held {
+            holder: String::from("another router (the lease changed hands while taking it)"),
+        })
+    }
+
+    fn release_lease(&self, lease: PgLease) {
+        // Only our own: an expired lease may have been taken over by another router.
+        let _ = self.execute(BREAK, "release", &lease.id, &[&lease.id, &lease.token]);
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        matches!(self.holder(id), Ok(Some(holder)) if !holder.dead())
+    }
+
+    type Cursor = PgCursor;
+
+    fn feed(&self) -> Result<PgCursor, ClarifyError> {
+        let mut listener = self.listener()?;
+        // Listening first, then looking: a write that commits in between is signalled.
+        let rows = self.recent(&mut listener, i64::MIN)?;
+        let top = rows.iter().map(|r| r.2).max().unwrap_or(0);
+        let seen = rows.into_iter().map(|(k, n, r)| ((k, n), r)).collect();
+        Ok(PgCursor {
+            listener,
+            revision: u64::try_from(top).unwrap_or(0),
+            top,
+            seen,
+            signalled: false,
+        })
+    }
+
+    fn revision(&self, cursor: &PgCursor) -> u64 {
+        cursor.revision
+    }
+
+    fn changes(&self, cursor: &mut PgCursor) -> Result<Option<Changed>, ClarifyError> {
+        if cursor.listener.client.is_closed() {
+            // Signals sent while no one listened are lost: look once the new one listens.
+            cursor.listener = self.listener()?;
+            cursor.signalled = true;
+        }
+        // Signals already sent. A wait of a millisecond, not none: the connection's runtime
+        // learns that its socket has data only when it waits (a failed look counts as a
+        // signal: the query below then says what is wrong).
+        if !cursor.signalled {
+            cursor.signalled = drain(&mut cursor.listener, Duration::from_millis(1));
+        }
+        if !cursor.signalled {
+            return Ok(None);
+        }
+        cursor.signalled = false;
+        let rows = self.recent(&mut cursor.listener, cursor.top.saturating_sub(WINDOW))?;
+        let mut changed = Changed::default();
+        for (kind, name, rev) in rows {
+            cursor.top = cursor.top.max(rev);
+            let key = (kind, name);
+            if cursor.seen.get(&key) == Some(&rev) {
+                continue;
+            }
+            changed.add_path(&path_of(&key.0, &key.1));
+            cursor.seen.insert(key, rev);
+        }
+        let floor = cursor.top.saturating_sub(WINDOW);
+        cursor.seen.retain(|_, rev| *rev > floor);
+        let Some(mut changed) = changed.finish() else {
+            return Ok(None);
+        };
+        cursor.revision = u64::try_from(cursor.top)
+            .unwrap_or(0)
+            .max(cursor.revision + 1);
+        changed.revision = cursor.revision;
+        Ok(Some(changed))
+    }
+
+    fn wait_changes(&self, cursor: &mut PgCursor, timeout: Duration) -> bool {
+        if cursor.signalled {
+            return true;
+        }
+        cursor.signalled = drain(&mut cursor.listener, timeout);
+        cursor.signalled
+    }
+}

@@ -1,0 +1,351 @@
+//! The state side of the workspace directory (docs/protocol.md §21): ledgers of both kinds
+//! under `.agentx/state/`, each changed under its lock file and replaced by an atomic rename,
+//! the agent statuses, routing leases beside the ledgers, and the change feed from file
+//! stamps. Every read goes through the one reader (`read.rs`) that refuses FIFOs, devices and
+//! links.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::PoisonError;
+
+use agentx_clarify_command::store_delegations::{
+    delegation_read, parse_delegations, DelegationRead,
+};
+use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
+use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
+use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger};
+use agentx_clarify_core::monitor::may_act;
+use agentx_clarify_core::{ClarifyError, Config, Ledger};
+
+use crate::atomic::refuse_symlink;
+use crate::index::Selected;
+use crate::lock::{break_stale, remove_if_ours};
+use crate::pass::found_by_issue;
+use crate::{
+    file_name, inside, parallel_map, pass, read, read_into, sweep, write_atomic, DiskCursor,
+    DiskLease, DiskStore, FileLock,
+};
+
+impl State for DiskStore {
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        read::read_existing(&self.ledger_path(issue), |bytes| {
+            Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue))
+        })
+    }
+
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        read::is_regular(&self.ledger_path(issue))
+    }
+
+    fn update_ledger<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = self.lock_ledger_dir(issue)?;
+        // Dropped last: the session accounts for the lock file's coming and going too.
+        let _session = self.index.begin();
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        let current = self.read_ledger(issue)?;
+        let old = pass::ledger_keys(u64::from(issue), current.as_ref());
+        let (write, result) = decide(current)?;
+        if let Some(ledger) = write {
+            let new = pass::ledger_keys(u64::from(issue), Some(&ledger));
+            Self::write_indexed(
+                &self.index,
+                issue,
+                &path,
+                ledger.to_pretty_json().as_bytes(),
+                may_act(&ledger),
+                (&old, &new),
+            )?;
+        }
+        Ok(result)
+    }
+
+    fn update_ledger_bytes<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let path = self.lock_ledger_dir(issue)?;
+        let _session = self.index.begin();
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        // Copied out of the thread's read buffer: `decide` may read the store too.
+        let current = read::read_existing(&path, |bytes| Ok(bytes.to_vec()))?;
+        let (write, result) = decide(current.as_deref())?;
+        if let Some(bytes) = write {
+            // Bytes that do not parse keep their marker, as a pass that cannot read them would.
+            let parse =
+                |bytes: &[u8]| Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue));
+            let new = parse(&bytes);
+            let marked = new.as_ref().map_or(true, may_act);
+            let n = u64::from(issue);
+            let old = current.map_or_else(Vec::new, |b| pass::read_keys(n, parse(&b).as_ref()));
+            let new = pass::read_keys(n, new.as_ref());
+            Self::write_indexed(&self.index, issue, &path, &bytes, marked, (&old, &new))?;
+        }
+        Ok(result)
+    }
+
+    fn scan<R: Send>(
+        &self,
+        scope: Scope,
+        visit: impl Fn(LedgerRead) -> R + Sync,
+    ) -> Result<Vec<R>, ClarifyError> {
+        if let Scope::FollowUp {
+            written,
+            held,
+            now,
+            candidates,
+        } = scope
+        {
+            if let Some(selected) = self.index.follow(now, candidates) {
+                let Selected { mut issues, seen } = selected;
+                match (written.map(u64::from), held) {
+                    (Some(n), true) => issues.remove(&n),
+                    (Some(n), false) => issues.insert(n),
+                    (None, _) => false,
+                };
+                // Not listing the directory is the point (its size is the finished work):
+                // temp files left by crashed writers wait for the next full pass's sweep.
+                *self
+                    .listed_temps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
+                return Ok(self.scan_marked(issues, written, &seen, &visit));
+            }
+        }
+        self.scan_all(&visit)
+    }
+
+    fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
+        let files = self.list_clarifications()?.ledgers;
+        Ok(parallel_map(&files, |(_, path)| {
+            let mut bytes = Vec::new();
+            (file_name(path), read_into(path, &mut bytes).map(|()| bytes))
+        }))
+    }
+
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        read::read_existing(&self.delegation_path(issue), |bytes| {
+            parse_delegations(issue, bytes)
+        })
+    }
+
+    fn update_delegations<T>(
+        &self,
+        issue: u32,
+        config: &Config,
+        agent: &str,
+        mut decide: impl FnMut(
+            Option<DelegationLedger>,
+        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        let dir = self.path(paths::DELEGATIONS_DIR);
+        crate::inside::make_dir(&dir)?;
+        let path = self.delegation_path(issue);
+        // Dropped last: the session accounts for the lock file's coming and going too.
+        let _session = self.delegation_index.begin();
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        let current = self.read_delegations(issue)?;
+        let n = u64::from(issue);
+        let old = current.as_ref().map_or_else(Vec::new, |l| {
+            crate::delegations::delegation_keys::<()>(n, Ok(l))
+        });
+        let (write, result) = decide(current)?;
+        if let Some(ledger) = write {
+            let bytes = ledger.to_pretty_json();
+            let marked = next_wakeup(&ledger).is_some();
+            let new = crate::delegations::delegation_keys::<()>(n, Ok(&ledger));
+            Self::write_indexed(
+                &self.delegation_index,
+                issue,
+                &path,
+                bytes.as_bytes(),
+                marked,
+                (&old, &new),
+            )?;
+        }
+        Ok(result)
+    }
+
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        if let Scope::FollowUp { now, .. } = scope {
+            if let Some(selected) = self.delegation_index.follow(now, &[]) {
+                return Ok(self.scan_marked_delegations(selected));
+            }
+        }
+        // Every ledger, and the index rebuilt from what was read (a workspace without
+        // delegations gets none).
+        let rebuild = self
+            .path(paths::DELEGATIONS_DIR)
+            .is_dir()
+            .then(|| self.delegation_index.begin_rebuild())
+            .flatten();
+        let files = self.delegation_files()?;
+        let out = parallel_map(&files, |(n, path)| {
+            read::with_buffer(|buf| {
+                let bytes = read_into(path, buf).map(|()| buf.as_slice());
+                let read = delegation_read(*n, bytes);
+                let found = crate::delegations::found(&read);
+                (read, found)
+            })
+        });
+        if let Some(rebuild) = rebuild {
+            let keys: BTreeMap<u64, Vec<PathBuf>> = files
+                .iter()
+                .zip(&out)
+                .map(|((n, _), (read, _))| {
+                    (
+                        *n,
+                        crate::delegations::delegation_keys(*n, read.ledger.as_ref()),
+                    )
+                })
+                .collect();
+            let (superfluous, extra_keys) = self.delegation_index.finish_rebuild(
+                &rebuild,
+                &found_by_issue(&files, &out),
+                &keys,
+            );
+            self.prune_delegations(&superfluous);
+            self.prune_delegation_keys(extra_keys);
+        }
+        Ok(out.into_iter().map(|(r, _)| r).collect())
+    }
+
+    fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
+        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
+            parse_statuses(paths::STATUS_FILE, b)
+        })?;
+        Ok(statuses.unwrap_or_default())
+    }
+
+    fn update_statuses<T>(
+        &self,
+        config: &Config,
+        agent: &str,
+        mut change: impl FnMut(&mut Statuses) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        inside::make_dir(&self.path(paths::STATE_DIR))?;
+        let path = self.path(paths::STATUS);
+        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
+        let mut statuses = self.read_statuses()?;
+        let before = statuses.clone();
+        let result = change(&mut statuses)?;
+        if statuses != before {
+            write_atomic(&path, statuses_to_json(&statuses).as_bytes())?;
+        }
+        Ok(result)
+    }
+
+    type Lease = DiskLease;
+
+    fn take_lease(&self, id: &str, ttl_ms: u64) -> Result<LeaseTake<DiskLease>, ClarifyError> {
+        let path = self.lease_path(id)?;
+        crate::inside::make_dir(&self.clarifications_dir())?;
+        refuse_symlink(&path)?;
+        // Lease files come and go in the clarifications directory: as the index's own
+        // writer, so the index is not taken to be outdated by them.
+        let _session = self.index.begin();
+        // A dead lease is broken and the take tried again; twice is enough unless another
+        // router takes it in between, and then it is theirs.
+        for _ in 0..3 {
+            if let Some(content) = crate::lease::create(&path, id, ttl_ms)? {
+                return Ok(LeaseTake::Taken(DiskLease { path, content }));
+            }
+            match crate::lease::judge(&path)? {
+                crate::lease::Judged::Live { holder } => return Ok(LeaseTake::Held { holder }),
+                crate::lease::Judged::Dead(bytes) => break_stale(&path, &bytes)?,
+                crate::lease::Judged::Absent => {}
+            }
+        }
+        Ok(LeaseTake::Held {
+            holder: String::from("another router (the lease changed hands while taking it)"),
+        })
+    }
+
+    fn release_lease(&self, lease: DiskLease) {
+        // Only our own: an expired lease may have been broken and taken by another router.
+        let _session = self.index.begin();
+        remove_if_ours(&lease.path, &lease.content);
+    }
+
+    fn lease_held(&self, id: &str) -> bool {
+        self.lease_path(id).is_ok_and(|p| {
+            matches!(
+                crate::lease::judge(&p),
+                Ok(crate::lease::Judged::Live { .. })
+            )
+        })
+    }
+
+    type Cursor = DiskCursor;
+
+    fn feed(&self) -> Result<DiskCursor, ClarifyError> {
+        Ok(self.cursor())
+    }
+
+    fn revision(&self, cursor: &DiskCursor) -> u64 {
+        cursor.revision
+    }
+
+    fn changes(&self, cursor: &mut DiskCursor) -> Result<Option<Changed>, ClarifyError> {
+        let now = self.dir_stamps();
+        let moved = now != cursor.dir_stamps;
+        // A directory changed within the clock's granularity of the last look may change
+        // again without its stamp moving: its files are compared until it is older.
+        let recent = now.iter().flatten().any(|s| {
+            s.0.elapsed()
+                .map_or(true, |age| age < std::time::Duration::from_secs(1))
+        });
+        if !moved && !cursor.settling && !recent {
+            return Ok(None);
+        }
+        cursor.dir_stamps = now;
+        let files = self.state_stamps();
+        let mut changed = Changed::default();
+        let mut any = false;
+        for (path, s) in &files {
+            if cursor.files.get(path) != Some(s) {
+                changed.add_path(path);
+                any = true;
+            }
+        }
+        for path in cursor.files.keys().filter(|p| !files.contains_key(*p)) {
+            changed.add_path(path);
+            any = true;
+        }
+        cursor.files = files;
+        cursor.settling = moved || any;
+        if !any {
+            return Ok(None);
+        }
+        cursor.revision += 1;
+        changed.revision = cursor.revision;
+        Ok(changed.finish())
+    }
+
+    fn after_monitor(&self, config: &Config) {
+        let listed = self
+            .listed_temps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let temps = match listed {
+            Some(temps) => temps,
+            None => match self.list_clarifications() {
+                Ok(listing) => listing.temp_files,
+                Err(_) => return,
+            },
+        };
+        // Removing a temp file changes the clarifications directory: a session says it was us.
+        let _session = (!temps.is_empty()).then(|| self.index.begin());
+        sweep::sweep_temp_files(&self.path(paths::STATE_DIR), config.stale_lock_ms, &temps);
+        self.sweep_delegation_temps(config);
+    }
+}
