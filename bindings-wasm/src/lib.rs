@@ -16,6 +16,19 @@ const TYPES: &str = include_str!("../../types/types.d.ts");
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+    host_text();
+}
+
+/// Hands the core the JS host's Unicode folding (`normalize("NFKC")`, `toLowerCase`) for
+/// fingerprints, answer matching and the monitor's similarity: the module leaves out the
+/// tables, which every browser and Node already carry (core/src/fold.rs, docs/decisions.md).
+/// Called by every entry that can fold text, not only at start (a test harness may not run
+/// the start function); after the first call it changes nothing.
+fn host_text() {
+    agentx_clarify_core::fold::set_host(agentx_clarify_core::fold::HostFold {
+        nfkc: |text| String::from(js_sys::JsString::from(text).normalize("NFKC")),
+        lowercase: |text| String::from(js_sys::JsString::from(text).to_lower_case()),
+    });
 }
 
 /// A JS value as JSON: inputs cross as JSON text (one parser, already in the module).
@@ -44,6 +57,7 @@ fn to_js(envelope: &Value) -> JsValue {
 }
 
 fn call(name: &str, input: JsValue) -> JsValue {
+    host_text();
     let envelope = match from_js(&input) {
         Ok(v) => agentx_clarify_core::api::call(name, &v),
         Err(failure) => failure,
@@ -90,6 +104,7 @@ impl Workspace {
     /// Runs a command (or a vector's `file` case) at `now` (epoch ms, unless `input.now`).
     #[wasm_bindgen(unchecked_return_type = "Envelope<any>")]
     pub fn run(&self, op: &str, input: JsValue, now: f64) -> JsValue {
+        host_text();
         let envelope = match from_js(&input) {
             // `now` comes from a JS number: epoch ms are integers far below 2^53.
             #[allow(clippy::cast_possible_truncation)]

@@ -27,3 +27,8 @@ fn monitor_and_render() {
 fn signed_ledger_verifies_and_audits() {
     common::signed_ledger_verifies_and_audits();
 }
+
+#[wasm_bindgen_test]
+fn full_width_question_has_the_ascii_fingerprint() {
+    common::full_width_question_has_the_ascii_fingerprint();
+}

@@ -21,6 +21,7 @@ pub mod encoding;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod fold;
 pub mod github;
 pub mod input;
 mod keep_unknown;

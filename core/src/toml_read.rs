@@ -212,7 +212,7 @@ pub(crate) fn describe(v: &DeValue<'_>) -> String {
 fn lowercase_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
+        Some(c) => crate::fold::lowercase(c.encode_utf8(&mut [0; 4])) + chars.as_str(),
         None => String::new(),
     }
 }

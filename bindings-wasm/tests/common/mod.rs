@@ -158,3 +158,18 @@ pub fn signed_ledger_verifies_and_audits() {
     assert_eq!(a["problems"][0]["id"], "CLR-42-001");
     assert_eq!(a["problems"][0]["code"], "LEDGER_INCONSISTENT");
 }
+
+/// The module has no NFKC tables: the host's `normalize("NFKC")` folds a full-width question
+/// to the fingerprint of its ASCII spelling (tests/vectors/core/never_asked_twice.json's).
+pub fn full_width_question_has_the_ascii_fingerprint() {
+    let asked = back(w::request(js(
+        &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
+        "topic": "Cache layer", "question": "Ｒｅｄｉｓ or in-process？",
+        "field": "storage.cache", "now": T0}),
+    )));
+    assert_eq!(asked["ok"], true, "{asked}");
+    assert_eq!(
+        asked["clarification"]["fingerprint"],
+        "b99e0eebd90e082d468ea3e9a72bdb0902be556d94a6a1c300390514c0d7b1b1"
+    );
+}

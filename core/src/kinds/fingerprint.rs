@@ -3,17 +3,12 @@
 //! can answer a re-ask from the record that already holds it.
 
 use sha2::{Digest, Sha256};
-use unicode_normalization::UnicodeNormalization;
 
 /// The question as compared: Unicode NFKC, lowercase, every run of whitespace one space,
 /// trimmed, then trailing `?`, `!` and `.` removed (and any whitespace between them).
 pub fn normalise_question(question: &str) -> String {
-    // ASCII is its own NFKC: most questions skip the normalisation tables.
-    let folded: String = if question.is_ascii() {
-        question.to_ascii_lowercase()
-    } else {
-        question.nfkc().collect::<String>().to_lowercase()
-    };
+    // ASCII is its own NFKC: most questions skip the normalisation (crate::fold).
+    let folded = crate::fold::lowercase(&crate::fold::nfkc(question));
     let mut out = String::with_capacity(folded.len());
     for word in folded.split_whitespace() {
         if !out.is_empty() {

@@ -320,7 +320,7 @@ impl AnswerSpec {
     /// `multi_choice`; then checked like any value. `INVALID_ANSWER` names the allowed values.
     pub fn value_from_texts(&self, texts: &[String]) -> Result<Value, ClarifyError> {
         let value = match (self.kind, texts) {
-            (AnswerKind::Confirm, [one]) => match one.to_lowercase().as_str() {
+            (AnswerKind::Confirm, [one]) => match crate::fold::lowercase(one).as_str() {
                 "true" | "yes" => Value::Bool(true),
                 "false" | "no" => Value::Bool(false),
                 _ => return Err(self.refused(format!("value '{}' is not a yes/no", shown(one)))),
@@ -369,7 +369,7 @@ impl AnswerSpec {
         let text = text.trim();
         match self.kind {
             AnswerKind::Text => None,
-            AnswerKind::Confirm => match text.to_lowercase().as_str() {
+            AnswerKind::Confirm => match crate::fold::lowercase(text).as_str() {
                 "yes" | "true" | "y" => Some(Value::Bool(true)),
                 "no" | "false" | "n" => Some(Value::Bool(false)),
                 _ => None,
@@ -391,10 +391,12 @@ impl AnswerSpec {
     }
 
     fn match_option(&self, text: &str) -> Option<&AnswerOption> {
-        let text = text.to_lowercase();
+        let text = crate::fold::lowercase(text);
         self.options.iter().find(|o| {
-            o.value.to_lowercase() == text
-                || o.label.as_ref().is_some_and(|l| l.to_lowercase() == text)
+            crate::fold::lowercase(&o.value) == text
+                || o.label
+                    .as_ref()
+                    .is_some_and(|l| crate::fold::lowercase(l) == text)
         })
     }
 

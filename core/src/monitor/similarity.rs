@@ -4,7 +4,7 @@
 /// Lowercased words: maximal runs of characters for which `char::is_alphanumeric` holds
 /// (so `café` stays `café`), sorted and deduplicated.
 pub fn tokens(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
+    let lower = crate::fold::lowercase(text);
     words(&lower).into_iter().map(str::to_owned).collect()
 }
 
@@ -58,7 +58,7 @@ pub(super) fn similar(a: &str, b: &str, threshold: f64) -> bool {
         }
         return jaccard_ascii(&ascii_words(a), &ascii_words(b)) > threshold;
     }
-    let (la, lb) = (a.to_lowercase(), b.to_lowercase());
+    let (la, lb) = (crate::fold::lowercase(a), crate::fold::lowercase(b));
     jaccard(&words(&la), &words(&lb)) > threshold
 }
 
