@@ -17,7 +17,7 @@ use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore;
 use agentx_clarify_store_any::AnyStore as Workspace;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use cli::{Cli, ColorMode, Command};
 #[cfg(feature = "mcp")]
 use commands::mcp;
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
             if e.kind() == clap::error::ErrorKind::DisplayHelp
                 && std::env::args().skip(1).any(|a| a == "mcp")
             {
-                if let Some(help) = mcp::help() {
+                if let Some(help) = mcp::help(Cli::command()) {
                     print::text(help.trim_end());
                     return ExitCode::SUCCESS;
                 }
@@ -92,7 +92,7 @@ fn run(cli: Cli) -> i32 {
         Command::Serve(args) => serve::serve(root, args),
         #[cfg(feature = "serve")]
         Command::Tokens(cmd) => serve::tokens(&root, now, json, cmd),
-        Command::Completions(a) => completions::run(&a),
+        Command::Completions(a) => completions::run(&a, Cli::command()),
         command => {
             typos::warn(&root);
             agentx_clarify_store_any::open(&root)

@@ -12,11 +12,11 @@ use agentx_clarify_core::verify::Problem;
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 use serde_json::{json, Value};
 
+pub use crate::monitor::timeouts::{timeout_phase, Timeouts};
 use crate::monitor::{monitor_after, MonitorRun};
+use crate::store::delegations::DelegationRead;
 use crate::store::Scope;
 use crate::store::Store;
-use crate::store_delegations::DelegationRead;
-pub use crate::timeouts::{timeout_phase, Timeouts};
 
 /// What a delegation command did.
 #[derive(Clone, Debug)]

@@ -8,8 +8,8 @@ use agentx_clarify_core::ClarifyError;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::store::keys::{key_path, public_keys, signers, KeyHalf};
 use crate::store::Store;
-use crate::store_keys::{key_path, public_keys, signers, KeyHalf};
 
 /// A key pair `keys new` wrote.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

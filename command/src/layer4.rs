@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::monitor::{monitor_after_signed, MonitorRun};
 use crate::mutation::statuses_after;
+use crate::store::keys::{public_keys, signers_for};
 use crate::store::Store;
-use crate::store_keys::{public_keys, signers_for};
 use agentx_clarify_core::envelope::ok;
 
 /// What `clarify check` did.

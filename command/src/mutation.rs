@@ -13,7 +13,7 @@ use agentx_clarify_core::{
 use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after_held, MonitorRun};
-use crate::paths::{self, STATUS_FILE};
+use crate::store::paths::{self, STATUS_FILE};
 use crate::store::Store;
 
 /// What a mutating command did.
@@ -72,7 +72,7 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
     let issue = req.validate(&config)?;
     // A corrupt status file or an unusable key stops the command before anything is written.
     store.read_statuses()?;
-    let signers = crate::store_keys::signers_for(store, &[&req.from])?;
+    let signers = crate::store::keys::signers_for(store, &[&req.from])?;
     let workflows = store.load_workflows()?;
     // A refused request writes nothing, not even what a store needs to exclude other writers
     // (a lock file, a directory): with no ledger yet, decide once before the update.
@@ -133,7 +133,7 @@ pub fn act_as<S: Store>(
             "human",
         ],
     };
-    let signers = crate::store_keys::signers_for(store, &authors)?;
+    let signers = crate::store::keys::signers_for(store, &authors)?;
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
         let applied = act_by(&ledger, id, action, &config, now, &signers, by)?;
@@ -163,7 +163,7 @@ pub fn decide<S: Store>(
     if store.read_ledger(parsed.issue)?.is_none() {
         return Err(not_found());
     }
-    let signers = crate::store_keys::signers_for(store, &["human"])?;
+    let signers = crate::store::keys::signers_for(store, &["human"])?;
     let applied = store.update_ledger(parsed.issue, &config, "human", |current| {
         let ledger = current.ok_or_else(not_found)?;
         let applied = decide_op(

@@ -151,7 +151,7 @@ impl VerifyOutcome {
 /// entry is a problem too.
 pub fn verify<S: Store>(store: &S) -> Result<VerifyOutcome, ClarifyError> {
     let require = store.load_config()?.audit.require_signatures;
-    let keys = crate::store_keys::public_keys(store)?;
+    let keys = crate::store::keys::public_keys(store)?;
     let raw = store.raw_ledgers()?;
     let (delegation_files, delegation_problems) = crate::delegate::verify(store)?;
     let files = raw.len() + delegation_files;
@@ -256,7 +256,9 @@ pub fn wait_for_graphs<S: Store>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{call, MemStore, Store};
+    use crate::json::call;
+    use crate::mem::MemStore;
+    use crate::store::Store;
     use serde_json::json;
 
     #[test]

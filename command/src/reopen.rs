@@ -27,7 +27,7 @@ pub fn reopen<S: Store>(
     // No ledger, no update: a missing issue must not leave anything behind.
     store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
     let actor = from.unwrap_or(agentx_clarify_core::names::HUMAN);
-    let signers = crate::store_keys::signers_for(store, &[actor])?;
+    let signers = crate::store::keys::signers_for(store, &[actor])?;
     let applied = store.update_ledger(parsed.issue, &config, actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
         let applied =

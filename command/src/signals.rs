@@ -17,7 +17,7 @@ use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::{json, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
-use crate::paths::STATUS_FILE;
+use crate::store::paths::STATUS_FILE;
 use crate::store::Store;
 
 /// What `signals ingest` did.
@@ -66,7 +66,7 @@ pub fn ingest<S: Store>(
     let config = store.load_config()?;
     // A corrupt status file or an unusable key stops the command before anything is written.
     store.read_statuses()?;
-    let signers = crate::store_keys::signers(store)?;
+    let signers = crate::store::keys::signers(store)?;
     let workflows = store.load_workflows()?;
     let manifests = store.load_manifests()?;
     let parsed = signals::parse(text);

@@ -18,14 +18,13 @@ use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 use agentx_clarify_store::this_host;
 
-use crate::delegations::*;
+use crate::delegations::{delegation_write, ALL_DELEGATIONS, DUE_DELEGATIONS, MARKED_DELEGATIONS};
 use crate::documents::{path_of, CLARIFICATIONS, DELEGATIONS, STATE};
-use crate::feed::*;
-use crate::leases::*;
+use crate::feed::{drain, WINDOW};
+use crate::leases::{BREAK, TAKE};
 use crate::ledgers::{ledger_number, Stored};
 use crate::update::{Held, Write};
-use crate::PgStore;
-use crate::*;
+use crate::{update, PgCursor, PgLease, PgStore, ALL, FOLLOW_UP, FOLLOW_UP_EXCEPT, MARKED};
 
 impl State for PgStore {
     fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {

@@ -2,9 +2,8 @@
 
 use std::io::Write;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 
-use crate::cli::Cli;
 use crate::exit::Outcome;
 
 #[derive(Args, Debug)]
@@ -13,11 +12,12 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-pub fn run(a: &CompletionsArgs) -> Outcome {
+/// `grammar` is the whole command line's (`Cli::command()`, handed down by `main`).
+pub fn run(a: &CompletionsArgs, mut grammar: clap::Command) -> Outcome {
     // Generated in memory: clap_complete panics when its writer fails, and a closed
     // pipe (`agentx completions bash | head`) must end the command quietly.
     let mut script = Vec::new();
-    clap_complete::generate(a.shell, &mut Cli::command(), "agentx", &mut script);
+    clap_complete::generate(a.shell, &mut grammar, "agentx", &mut script);
     let _ = std::io::stdout().write_all(&script);
     Ok(0)
 }

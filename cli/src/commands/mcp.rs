@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 
 use agentx_clarify_store::clock::system_now_ms;
 use agentx_clarify_store_any::Location;
-use clap::{Args, CommandFactory};
+use clap::Args;
 
-use crate::cli::Cli;
 use crate::exit::Outcome;
 
 #[derive(Args, Debug)]
@@ -116,9 +115,9 @@ pub fn announce(root: &Path, agent: &str) {
 }
 
 /// The help of `agentx mcp` without the global options it ignores (`--now`, `--json`,
-/// `--color`): printed when a help request names the `mcp` command.
-pub fn help() -> Option<String> {
-    let mut cli = Cli::command();
+/// `--color`): printed when a help request names the `mcp` command. `cli` is the whole
+/// command line's grammar (`Cli::command()`, handed down by `main`).
+pub fn help(mut cli: clap::Command) -> Option<String> {
     cli.build();
     let mcp = cli.find_subcommand_mut("mcp")?.clone();
     let mut mcp = mcp

@@ -14,10 +14,17 @@ use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
+use crate::delegate;
+use crate::keys;
+use crate::layer4;
+use crate::monitor;
+use crate::mutation;
+use crate::query;
 use crate::route::{self, Clock, Runner};
+use crate::signals;
+use crate::status;
 use crate::status::HookEvent;
 use crate::store::Store;
-use crate::{delegate, keys, layer4, monitor, mutation, query, signals, status};
 use agentx_clarify_core::api::signals as api_signals;
 
 /// Operations `call` understands (the vectors' names; `request` is also `ask`, and `hook`
@@ -153,7 +160,14 @@ fn run<S: Store>(
         "monitor" => {
             let config = store.load_config()?;
             let dry_run = flag(m, "dryRun")?;
-            monitor::run_monitor(store, &config, now()?, dry_run, crate::Scope::Monitor)?.to_json()
+            monitor::run_monitor(
+                store,
+                &config,
+                now()?,
+                dry_run,
+                crate::store::Scope::Monitor,
+            )?
+            .to_json()
         }
         "verify" => query::verify(store)?.to_json(),
         "list" => {
@@ -315,7 +329,7 @@ fn check_args(
 /// `routePrompt {id, persona?}` (the prompt and the runner `route` would use; `persona`
 /// replaces the persona file's text) and `routeOutcome {id, output}` (what routing would do
 /// with that run output, nothing written).
-pub fn call_route_view<S: Store + crate::Store>(
+pub fn call_route_view<S: Store + crate::store::Store>(
     store: &S,
     op: &str,
     input: &Value,
@@ -400,8 +414,13 @@ fn routed<S: Store + Sync>(
             let config = store.load_runner_config()?;
             let dry_run = flag(m, "dryRun")?;
             let wanted = opt_bool(m, "route")?.unwrap_or(config.route_on_retry) && !dry_run;
-            let run =
-                monitor::run_monitor(store, &config, clock(), dry_run, crate::Scope::Monitor)?;
+            let run = monitor::run_monitor(
+                store,
+                &config,
+                clock(),
+                dry_run,
+                crate::store::Scope::Monitor,
+            )?;
             let mut out = run.to_json();
             if wanted {
                 let routed = route::route_ids(store, runner, clock, jobs(m)?, &run.report.retried)?;

@@ -1,11 +1,11 @@
 //! Playing a conformance vector's case (tests/vectors/README.md) on a store: every op is a
-//! command of [`crate::call`] (or a routing view, [`crate::json::call_route_view`]), except `file`, which reads a file of the workspace as the case
+//! command of [`crate::json::call`] (or a routing view, [`crate::json::call_route_view`]), except `file`, which reads a file of the workspace as the case
 //! expects it. Every runner that holds a store (Rust, wasm, Node) plays cases through here, so
 //! runners differ only in their store.
 
 use serde_json::{json, Value};
 
-use crate::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
+use crate::store::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use crate::store::Store;
 
 /// The workspace path of a file a `file` case names (`issue-42.json`, `agent-status.json`,
@@ -42,5 +42,5 @@ pub fn play<S: Store>(
         return file_result(read(&file_path(name)).as_deref());
     }
     crate::json::call_route_view(store, op, args, now)
-        .unwrap_or_else(|| crate::call(store, op, args, now))
+        .unwrap_or_else(|| crate::json::call(store, op, args, now))
 }

@@ -9,9 +9,9 @@ use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
 use crate::mem::MemStore;
-use crate::paths::{self, KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
 use crate::store::delegations::{add_manifest, manifest_agent};
 use crate::store::keys::{key_agent, key_path, KeyFile, KeyHalf};
+use crate::store::paths::{self, KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
 use crate::store::runs::{run_log_name, RUNS_DIR};
 use crate::store::Files;
 

@@ -14,7 +14,7 @@ use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::Value;
 
 pub use crate::file_map::FileMap;
-use crate::paths;
+use crate::store::paths;
 use crate::store::State;
 
 #[derive(Debug, Default)]

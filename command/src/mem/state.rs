@@ -9,11 +9,11 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
 use serde_json::json;
 
 use crate::mem::MemStore;
-use crate::paths;
 use crate::store::delegations::{delegation_read, parse_delegations, DelegationRead};
 use crate::store::docs::{checked_doc, doc_path};
 use crate::store::feed::Changed;
 use crate::store::leases::LeaseTake;
+use crate::store::paths;
 use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, State};
 
 impl State for MemStore {

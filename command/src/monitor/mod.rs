@@ -15,7 +15,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
 use serde_json::{json, Value};
 
-use crate::paths::STATUS_FILE;
+use crate::store::paths::STATUS_FILE;
 use crate::store::Store;
 use crate::store::{LedgerRead, Scope};
 
@@ -244,7 +244,7 @@ fn monitor_pass<S: Store>(
         Some(s) => s,
         None => {
             // The monitor writes as `monitor`: only the hub key signs.
-            read = crate::store_keys::signers_for(store, &[])?;
+            read = crate::store::keys::signers_for(store, &[])?;
             &read
         }
     };
@@ -282,7 +282,7 @@ fn monitor_pass<S: Store>(
         })?;
     if let Some(ledger) = held {
         let issue = u64::from(ledger.issue_number);
-        let file = crate::paths::ledger_name(ledger.issue_number);
+        let file = crate::store::paths::ledger_name(ledger.issue_number);
         // In issue order, as the store visits (empty slots have no place to keep).
         let at = found
             .iter()
@@ -348,7 +348,7 @@ fn monitor_pass<S: Store>(
             kept.extend(store.read_ledger(issue).ok().flatten());
         }
     }
-    crate::timeouts::timeout_phase(store, config, now, dry_run, scope)
+    crate::monitor::timeouts::timeout_phase(store, config, now, dry_run, scope)
         .merge_into(&mut run.report, &mut run.delegation_events);
     errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {

@@ -33,7 +33,7 @@ pub fn timeout_phase<S: Store>(
         Ok(reads) => reads,
         Err(e) => {
             out.errors
-                .push(ReportError::new(crate::paths::DELEGATIONS_DIR, &e));
+                .push(ReportError::new(crate::store::paths::DELEGATIONS_DIR, &e));
             return out;
         }
     };

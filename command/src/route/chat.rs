@@ -113,7 +113,7 @@ pub fn chat_reply<S: Store>(
         agentx_clarify_core::routing::fit_to_kind(reading(reply, config.max_body_chars), record);
     let (mut events, cause) = run_events(issue, record, &reading, now, now);
     let to = record.to.clone();
-    let signers = crate::store_keys::signers_for(store, &[to.as_str()])?;
+    let signers = crate::store::keys::signers_for(store, &[to.as_str()])?;
     let rules = super::Rules {
         config: &config,
         workflows: &workflows,
@@ -158,21 +158,21 @@ pub fn chat_reply<S: Store>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemStore;
+    use crate::mem::MemStore;
     use agentx_clarify_core::routing::Outcome;
 
     const NOW: i64 = 1_800_000_000_000;
 
     fn workspace(persona: Option<&str>) -> MemStore {
         let store = MemStore::new();
-        crate::call(&store, "init", &json!({}), NOW);
+        crate::json::call(&store, "init", &json!({}), NOW);
         if let Some(text) = persona {
             store.put(
                 ".github/agents/architect.agent.md",
                 Some(text.as_bytes().to_vec()),
             );
         }
-        let asked = crate::call(
+        let asked = crate::json::call(
             &store,
             "ask",
             &json!({"issueNumber": 42, "from": "engineer", "to": "architect",

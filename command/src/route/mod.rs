@@ -25,8 +25,8 @@ use serde_json::{json, Map, Value};
 
 use crate::monitor::{monitor_after, MonitorRun};
 use crate::mutation::finish;
+use crate::store::leases::{LeaseGuard, LeaseTake};
 use crate::store::Store;
-use crate::store_leases::{LeaseGuard, LeaseTake};
 
 pub use all::{route_all, route_ids, RoutedAll};
 pub use chat::{chat_prompt, chat_reply, ChatReply};
@@ -161,7 +161,7 @@ fn check<S: Store>(
             let text = store.read_persona(&file.path)?;
             if text.is_none() && file.required {
                 return Err(ClarifyError::ConfigInvalid {
-                    file: crate::paths::CONFIG.trim_end_matches('/').to_owned(),
+                    file: crate::store::paths::CONFIG.trim_end_matches('/').to_owned(),
                     location: None,
                     message: format!(
                         "the persona file '{}' of the runner of '{target}' does not exist",
@@ -255,7 +255,7 @@ pub fn route<S: Store>(
     // What routing writes is the target's (an answer, a question asked back) or the hub's
     // (an escalation): only those keys are parsed, as for any write.
     let target_agent = find(&target.ledger, id)?.to.clone();
-    let signers = crate::store_keys::signers_for(store, &[target_agent.as_str()])?;
+    let signers = crate::store::keys::signers_for(store, &[target_agent.as_str()])?;
     let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
     let lease = match store.take_lease(id, ttl)? {
         LeaseTake::Taken(lease) => LeaseGuard::new(store, lease),

@@ -85,7 +85,7 @@ pub fn parse_run(value: &Value) -> Result<RunResult, ClarifyError> {
 
 /// What routing `id` would do with `run` at `now`, without writing: `route`'s document
 /// without `run` and `monitor`, plus the `interpretation`.
-pub fn route_outcome<S: Store + crate::Store>(
+pub fn route_outcome<S: Store + crate::store::Store>(
     store: &S,
     id: &str,
     run: &RunResult,
@@ -106,7 +106,7 @@ pub fn route_outcome<S: Store + crate::Store>(
     );
     let round = record.folded_round();
     // Signed as the routing would sign it, so the preview is what would be written.
-    let signers = crate::store_keys::signers(store)?;
+    let signers = crate::store::keys::signers(store)?;
     let decision = decide(
         Some(ledger),
         id,

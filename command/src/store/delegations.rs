@@ -1,14 +1,14 @@
 //! Delegations (docs/protocol.md §18) as every store reads them: one delegation ledger per
-//! issue (the [`State`](crate::State) side, updated under its own exclusion exactly like a
+//! issue (the [`State`](crate::store::State) side, updated under its own exclusion exactly like a
 //! clarification ledger) and the capability manifests (`.agentx/agents/<name>.toml`, the
-//! [`Files`](crate::Files) side). What a pass makes of one file is decided here once.
+//! [`Files`](crate::store::Files) side). What a pass makes of one file is decided here once.
 
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
-use crate::paths;
+use crate::store::paths;
 
 /// One delegation ledger as a workspace pass reads it.
 #[derive(Debug)]

@@ -34,7 +34,7 @@ pub fn checked_doc(name: &str) -> Result<&str, ClarifyError> {
 
 /// The workspace path a state document has as a file.
 pub fn doc_path(name: &str) -> String {
-    format!("{}{name}.json", crate::paths::STATE_DIR)
+    format!("{}{name}.json", crate::store::paths::STATE_DIR)
 }
 
 fn corrupt(name: &str, e: &serde_json::Error) -> ClarifyError {
@@ -89,7 +89,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemStore;
+    use crate::mem::MemStore;
 
     #[test]
     fn a_document_is_written_only_when_it_changes_and_read_back() {

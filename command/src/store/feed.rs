@@ -4,16 +4,16 @@
 //! serve`'s live pages and the VS Code views use it; nothing above the stores looks at the
 //! state's files or tables to learn what changed.
 //!
-//! A reader holds a cursor ([`State::Cursor`](crate::State::Cursor)) at the revision it has seen; each
-//! [`State::changes`](crate::State::changes) reports what was written after it, once, and moves it on. The memory
+//! A reader holds a cursor ([`State::Cursor`](crate::store::State::Cursor)) at the revision it has seen; each
+//! [`State::changes`](crate::store::State::changes) reports what was written after it, once, and moves it on. The memory
 //! store counts its writes; the file store compares file stamps (any process's write shows);
 //! PostgreSQL numbers every write from one sequence and signals it with `LISTEN/NOTIFY`, so a
-//! write made on another machine reaches [`State::wait_changes`](crate::State::wait_changes) at once.
+//! write made on another machine reaches [`State::wait_changes`](crate::store::State::wait_changes) at once.
 
 use agentx_clarify_core::verify::issue_of_file_name;
 use serde::Serialize;
 
-use crate::paths;
+use crate::store::paths;
 
 /// What changed after a cursor's revision.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -56,8 +56,9 @@ impl Changed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::State;
-    use crate::{MemStore, Store};
+    use crate::mem::MemStore;
+    use crate::store::State;
+    use crate::store::Store;
 
     #[test]
     fn the_memory_store_reports_each_write_once_after_its_revision() {

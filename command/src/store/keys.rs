@@ -11,7 +11,7 @@ use agentx_clarify_core::names::{check_agent, AGENT_X};
 use agentx_clarify_core::signing::{signer_for, PublicKeys, SecretKey, Signers};
 use agentx_clarify_core::ClarifyError;
 
-use crate::paths::KEYS_DIR;
+use crate::store::paths::KEYS_DIR;
 use crate::store::Files;
 
 /// Which half of a key pair a file holds.

@@ -1,4 +1,4 @@
-//! `Sides`: a files side and a state side joined into one [`Store`](crate::Store) — the
+//! `Sides`: a files side and a state side joined into one [`Store`](crate::store::Store) — the
 //! workspace directory's files with its state in PostgreSQL, or any other pairing. Each method
 //! goes to the side that owns it, nothing more.
 
