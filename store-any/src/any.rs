@@ -3,7 +3,7 @@
 //! knowing where its state is. Only the state side varies (docs/protocol.md §21): the files
 //! are always the workspace directory's, so only [`State`]'s methods are dispatched here.
 
-use agentx_clarify_command::store_delegations::{DelegationRead, IssueWrite};
+use agentx_clarify_command::store::delegations::{DelegationRead, IssueWrite};
 use agentx_clarify_command::{Changed, LeaseTake, LedgerRead, RawLedger, Scope, Sides, State};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};

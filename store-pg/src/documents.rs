@@ -14,7 +14,7 @@
 
 pub use agentx_clarify_command::paths::DELEGATIONS_DIR;
 use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
-use agentx_clarify_command::store_delegations::parse_delegations;
+use agentx_clarify_command::store::delegations::parse_delegations;
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::monitor::follow::{has_cycle, wait_edges, EdgeRow};
 use agentx_clarify_core::monitor::{due_at, may_act};

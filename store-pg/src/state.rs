@@ -7,10 +7,10 @@ use std::sync::PoisonError;
 use std::time::Duration;
 
 use agentx_clarify_command::paths::STATUS_FILE;
-use agentx_clarify_command::store::{ledger_read, ledger_read_by};
-use agentx_clarify_command::store_delegations::{
+use agentx_clarify_command::store::delegations::{
     delegation_read, parse_delegations, DelegationRead, IssueWrite,
 };
+use agentx_clarify_command::store::{ledger_read, ledger_read_by};
 use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::DelegationLedger;

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use agentx_clarify_command::paths;
-use agentx_clarify_command::store_delegations::delegation_read;
-use agentx_clarify_command::store_delegations::parse_delegations;
-use agentx_clarify_command::store_delegations::DelegationRead;
+use agentx_clarify_command::store::delegations::delegation_read;
+use agentx_clarify_command::store::delegations::parse_delegations;
+use agentx_clarify_command::store::delegations::DelegationRead;
 use agentx_clarify_core::delegation::next_wakeup;
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::verify::issue_of_file_name;

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_command::paths::{KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
-use agentx_clarify_command::store_delegations::{add_manifest, manifest_agent};
-use agentx_clarify_command::store_keys::{key_agent, key_path, KeyFile, KeyHalf};
+use agentx_clarify_command::store::delegations::{add_manifest, manifest_agent};
+use agentx_clarify_command::store::keys::{key_agent, key_path, KeyFile, KeyHalf};
 use agentx_clarify_command::{paths, run_log_name, Files, RUNS_DIR};
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::{is_workflow_name, ClarificationId};

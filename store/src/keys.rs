@@ -8,8 +8,8 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use agentx_clarify_command::store_keys::key_error;
-use agentx_clarify_command::store_keys::KeyHalf;
+use agentx_clarify_command::store::keys::key_error;
+use agentx_clarify_command::store::keys::KeyHalf;
 use agentx_clarify_core::ClarifyError;
 
 use crate::io_error;

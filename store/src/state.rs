@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::PoisonError;
 
-use agentx_clarify_command::store::docs::{checked_doc, doc_path};
-use agentx_clarify_command::store_delegations::{
+use agentx_clarify_command::store::delegations::{
     delegation_read, parse_delegations, DelegationRead,
 };
+use agentx_clarify_command::store::docs::{checked_doc, doc_path};
 use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger};

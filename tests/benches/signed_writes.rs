@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use agentx_clarify_command::store_keys::signers;
+use agentx_clarify_command::store::keys::signers;
 use agentx_clarify_command::{call, MemStore};
 use agentx_clarify_store::DiskStore;
 use criterion::{criterion_group, criterion_main, Criterion};
