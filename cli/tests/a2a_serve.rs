@@ -134,6 +134,8 @@ fn calls_need_an_agent_token_and_the_card_is_public() {
     let dir = workspace();
     let root = dir.path();
     let human = token(root, "--human", "alice");
+    let revoked = token(root, "--agent", "engineer");
+    assert_eq!(json_in(root, &["tokens", "revoke", "engineer"]).code, 0);
     let server = Server::start(root, &["--no-worker"]);
     let body = br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"CLR-7-001"}}"#;
     let plain = [("Content-Type", "application/json")];
@@ -145,6 +147,12 @@ fn calls_need_an_agent_token_and_the_card_is_public() {
         ("Authorization", "Bearer axt_unknown"),
     ];
     assert_eq!(server.send("POST", "/a2a", &bad, body).status, 401);
+    let gone = format!("Bearer {revoked}");
+    let as_revoked = [
+        ("Content-Type", "application/json"),
+        ("Authorization", gone.as_str()),
+    ];
+    assert_eq!(server.send("POST", "/a2a", &as_revoked, body).status, 401);
     let person = format!("Bearer {human}");
     let as_person = [
         ("Content-Type", "application/json"),

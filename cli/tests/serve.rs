@@ -119,6 +119,12 @@ fn every_path_answers_by_who_asks() {
     assert_eq!(server.get("/events", &[]).status, 401);
     assert_eq!(
         server
+            .get("/events", &[("Authorization", &bearer(&revoked))])
+            .status,
+        401
+    );
+    assert_eq!(
+        server
             .get("/events", &[("Authorization", &bearer(&agent))])
             .status,
         403
