@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use common::*;
-use notify_receiver::{Receiver, SECRET};
+use notify_receiver::{agentx_at, at, escalate, Receiver, SECRET};
 use serde_json::Value;
 
 fn notify_test(root: &Path, name: &str, env: &[(&str, &str)]) -> Out {
@@ -246,19 +246,6 @@ fn failures_say_why_without_secrets() {
 
 const NOW: &str = "2026-11-22T10:00:00.000Z";
 
-fn at(minutes: i64) -> String {
-    (T0 + minutes * MINUTE).to_string()
-}
-
-fn agentx_at(root: &Path, now: &str, args: &[&str]) -> Out {
-    let mut cmd = agentx();
-    cmd.arg(root_arg(root))
-        .arg("--json")
-        .arg(format!("--now={now}"))
-        .args(args);
-    Out::from_output(&cmd.output().expect("agentx runs"))
-}
-
 fn webhook_config(root: &Path, url: &str, extra: &str) {
     write_config(
         root,
@@ -266,40 +253,6 @@ fn webhook_config(root: &Path, url: &str, extra: &str) {
             "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"{url}\"\nsecret = \"{SECRET}\"\n{extra}"
         ),
     );
-}
-
-/// Asks on `issue` and escalates by hand at `minutes`.
-fn escalate(root: &Path, issue: u32, minutes: i64) {
-    let now = at(minutes);
-    let ask = agentx_at(
-        root,
-        &now,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis or LRU?",
-        ],
-    );
-    assert_eq!(ask.code, 0, "{ask:#?}");
-    let id = ask.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let esc = agentx_at(
-        root,
-        &now,
-        &["clarify", "escalate", &id, "-m", "a human decides"],
-    );
-    assert_eq!(esc.code, 0, "{esc:#?}");
 }
 
 #[test]

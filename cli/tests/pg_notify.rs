@@ -11,21 +11,8 @@ use std::process::Stdio;
 
 use agentx_clarify_tests::pg::{fresh_database, psql};
 use common::*;
-use notify_receiver::{Receiver, SECRET};
+use notify_receiver::{agentx_at, at, escalate, Receiver, SECRET};
 use serde_json::Value;
-
-fn at(minutes: i64) -> String {
-    (T0 + minutes * MINUTE).to_string()
-}
-
-fn agentx_at(root: &Path, now: &str, args: &[&str]) -> Out {
-    let mut cmd = agentx();
-    cmd.arg(root_arg(root))
-        .arg("--json")
-        .arg(format!("--now={now}"))
-        .args(args);
-    Out::from_output(&cmd.output().expect("agentx runs"))
-}
 
 /// A workspace on a fresh database with one webhook sink to `url`.
 fn pg_workspace(url_of_sink: &str) -> (tempfile::TempDir, String) {
@@ -40,40 +27,6 @@ fn pg_workspace(url_of_sink: &str) -> (tempfile::TempDir, String) {
     let init = json_in(dir.path(), &["store", "init"]);
     assert_eq!(init.code, 0, "{init:#?}");
     (dir, url)
-}
-
-fn escalate(root: &Path, issue: u32, minutes: i64) -> String {
-    let now = at(minutes);
-    let ask = agentx_at(
-        root,
-        &now,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Redis or LRU?",
-        ],
-    );
-    assert_eq!(ask.code, 0, "{ask:#?}");
-    let id = ask.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let esc = agentx_at(
-        root,
-        &now,
-        &["clarify", "escalate", &id, "-m", "a human decides"],
-    );
-    assert_eq!(esc.code, 0, "{esc:#?}");
-    id
 }
 
 #[test]

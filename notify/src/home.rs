@@ -23,7 +23,6 @@ impl Home {
 
     /// The outbox as it is now (empty when nothing was ever owed).
     pub fn read_outbox(&self) -> Result<Outbox, ClarifyError> {
-        self.0.files.check_layout()?;
         docs::read_json(&self.0, OUTBOX)
     }
 

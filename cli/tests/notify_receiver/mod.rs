@@ -1,6 +1,7 @@
 //! The notification tests' receiver (`tests/notify/receiver.py`): a threaded HTTP server on
 //! 127.0.0.1 that verifies every delivery with the official Standard Webhooks library and
-//! prints each request as a JSON line.
+//! prints each request as a JSON line; and the steps both notification test files take (the
+//! CLI at a given minute, an ask escalated by hand).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -8,6 +9,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
+
+use crate::common::{agentx, root_arg, Out, MINUTE, T0};
 
 pub const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -74,4 +77,54 @@ impl Drop for Receiver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `minutes` after the tests' epoch, as `--now` takes it.
+pub fn at(minutes: i64) -> String {
+    (T0 + minutes * MINUTE).to_string()
+}
+
+/// `agentx --json --now=<now> <args>` in the workspace at `root`.
+pub fn agentx_at(root: &Path, now: &str, args: &[&str]) -> Out {
+    let mut cmd = agentx();
+    cmd.arg(root_arg(root))
+        .arg("--json")
+        .arg(format!("--now={now}"))
+        .args(args);
+    Out::from_output(&cmd.output().expect("agentx runs"))
+}
+
+/// Asks on `issue` and escalates by hand at `minutes`; the record's id.
+pub fn escalate(root: &Path, issue: u32, minutes: i64) -> String {
+    let now = at(minutes);
+    let ask = agentx_at(
+        root,
+        &now,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Redis or LRU?",
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        root,
+        &now,
+        &["clarify", "escalate", &id, "-m", "a human decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    id
 }
