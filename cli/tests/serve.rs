@@ -433,21 +433,19 @@ fn the_sign_in_link_works_once_and_failures_are_limited() {
     assert_eq!(statuses[9..], [429, 429], "{statuses:?}");
 }
 
-#[test]
-fn a_cli_write_reaches_an_open_event_stream_within_a_second_and_shutdown_is_clean() {
-    let dir = workspace();
-    let root = dir.path();
-    let mut server = Server::start(root, &[]);
-    let (cookie, _) = server.sign_in();
+/// Opens `/events` as the session `cookie` (reads time out after `timeout_s`) and reads up to
+/// the stream's `ready` event; the reader, and what came before it (status and headers).
+fn open_events(server: &Server, cookie: &str, timeout_s: u64) -> (BufReader<TcpStream>, String) {
     let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(timeout_s)))
+        .unwrap();
     write!(
         s,
         "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
         server.host()
     )
     .unwrap();
-    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let mut reader = BufReader::new(s);
     let mut seen = String::new();
     while !seen.contains("event: ready") {
         let mut line = String::new();
@@ -457,6 +455,16 @@ fn a_cli_write_reaches_an_open_event_stream_within_a_second_and_shutdown_is_clea
         );
         seen.push_str(&line);
     }
+    (reader, seen)
+}
+
+#[test]
+fn a_cli_write_reaches_an_open_event_stream_within_a_second_and_shutdown_is_clean() {
+    let dir = workspace();
+    let root = dir.path();
+    let mut server = Server::start(root, &[]);
+    let (cookie, _) = server.sign_in();
+    let (mut reader, seen) = open_events(&server, &cookie, 5);
     assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
     assert!(seen
         .to_ascii_lowercase()
@@ -952,24 +960,7 @@ fn a_page_reloaded_on_a_live_event_shows_that_events_write() {
         &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "300")],
     );
     let (cookie, _) = server.sign_in();
-    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
-        server.host()
-    )
-    .unwrap();
-    let mut reader = BufReader::new(s.try_clone().unwrap());
-    let mut seen = String::new();
-    while !seen.contains("event: ready") {
-        let mut line = String::new();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "stream ended: {seen}"
-        );
-        seen.push_str(&line);
-    }
+    let (mut reader, _) = open_events(&server, &cookie, 10);
     // Let the view be built (a small workspace), so later writes reach it by the feed only.
     std::thread::sleep(Duration::from_millis(500));
     for issue in 20..26 {
