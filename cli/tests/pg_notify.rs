@@ -6,7 +6,6 @@
 mod common;
 mod notify_receiver;
 
-use std::path::Path;
 use std::process::Stdio;
 
 use agentx_clarify_tests::pg::{fresh_database, psql};
