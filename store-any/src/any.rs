@@ -3,8 +3,9 @@
 //! knowing where its state is. Only the state side varies (docs/protocol.md §21): the files
 //! are always the workspace directory's, so only [`State`]'s methods are dispatched here.
 
-use agentx_clarify_command::store::delegations::{DelegationRead, IssueWrite};
-use agentx_clarify_command::{Changed, LeaseTake, LedgerRead, RawLedger, Scope, Sides, State};
+use agentx_clarify_command::store::delegations::IssueWrite;
+use agentx_clarify_command::store::ledgers::{LedgerKind, Ledgers, Read};
+use agentx_clarify_command::{Changed, LeaseTake, RawLedger, Scope, Sides, State};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
 use agentx_clarify_pg::{PgLease, PgStore};
@@ -52,65 +53,52 @@ impl AnyState {
     }
 }
 
-impl State for AnyState {
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        each!(self, s => s.read_ledger(issue))
+/// Ledgers of either kind, from whichever store holds them.
+impl<K: LedgerKind> Ledgers<K> for AnyState
+where
+    DiskStore: Ledgers<K>,
+    PgStore: Ledgers<K>,
+{
+    fn read(&self, issue: u32) -> Result<Option<K::Ledger>, ClarifyError> {
+        each!(self, s => s.read(issue))
     }
 
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        each!(self, s => s.has_ledger(issue))
+    fn has(&self, issue: u32) -> Result<bool, ClarifyError> {
+        each!(self, s => s.has(issue))
     }
 
-    fn update_ledger<T>(
+    fn update<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
-        decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+        decide: impl FnMut(Option<K::Ledger>) -> Result<(Option<K::Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        each!(self, s => s.update_ledger(issue, config, agent, decide))
+        each!(self, s => s.update(issue, config, agent, decide))
     }
 
-    fn update_ledger_bytes<T>(
+    fn update_bytes<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
         decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        each!(self, s => s.update_ledger_bytes(issue, config, agent, decide))
+        each!(self, s => s.update_bytes(issue, config, agent, decide))
     }
 
-    fn scan<R: Send>(
+    fn scan_ledgers<R: Send>(
         &self,
         scope: Scope<'_>,
-        visit: impl Fn(LedgerRead) -> R + Sync,
+        visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        each!(self, s => s.scan(scope, visit))
+        each!(self, s => s.scan_ledgers(scope, visit))
     }
+}
 
+impl State for AnyState {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         each!(self, s => s.raw_ledgers())
-    }
-
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        each!(self, s => s.read_delegations(issue))
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        each!(self, s => s.update_delegations(issue, config, agent, decide))
-    }
-
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
-        each!(self, s => s.scan_delegations(scope))
     }
 
     fn update_issue<T>(

@@ -1,13 +1,9 @@
 //! Delegation ledgers in PostgreSQL (docs/protocol.md §18): documents of kind `delegations`, read and
-//! updated exactly as clarification ledgers are — one transaction, the row locked
+//! updated through the same generic path as clarification ledgers (`kinds.rs`) — one transaction, the row locked
 //! `FOR UPDATE`, never overwritten when it does not parse. `update_issue` (`signals ingest`)
 //! locks the issue's clarification ledger, then its delegation ledger, and commits both in one
 //! transaction, so an ingest is applied whole or not at all. Capability manifests stay in the
 //! workspace's files, like the settings.
-
-use agentx_clarify_core::delegation::DelegationLedger;
-
-use crate::update::Write;
 
 /// Every delegation ledger, ascending by issue.
 pub(crate) const ALL_DELEGATIONS: &str = concat!(
@@ -34,9 +30,3 @@ pub(crate) const DUE_DELEGATIONS: &str = concat!(
         WHERE kind = 'delegations' AND due_ms <= $1)
     ORDER BY length(d.name), d.name"
 );
-
-/// A delegation ledger's body as stored (its rows of `agentx.active` follow from it:
-/// `documents::rows_of`).
-pub(crate) fn delegation_write(ledger: &DelegationLedger) -> Write {
-    Write::Raw(ledger.to_pretty_json().into_bytes())
-}

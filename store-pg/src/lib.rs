@@ -32,6 +32,7 @@ mod delegations;
 pub mod documents;
 mod error;
 mod feed;
+mod kinds;
 mod leases;
 mod ledgers;
 pub mod schema;

@@ -7,80 +7,81 @@ use std::sync::PoisonError;
 use std::time::Duration;
 
 use agentx_clarify_command::paths::STATUS_FILE;
-use agentx_clarify_command::store::delegations::{
-    delegation_read, parse_delegations, DelegationRead, IssueWrite,
+use agentx_clarify_command::store::delegations::IssueWrite;
+use agentx_clarify_command::store::ledgers::{
+    Clarifications, Delegations, LedgerKind, Ledgers, Read,
 };
-use agentx_clarify_command::store::{ledger_read, ledger_read_by};
-use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
+use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 use agentx_clarify_store::this_host;
 
-use crate::delegations::{delegation_write, ALL_DELEGATIONS, DUE_DELEGATIONS, MARKED_DELEGATIONS};
-use crate::documents::{path_of, CLARIFICATIONS, DELEGATIONS, STATE};
+use crate::documents::{path_of, STATE};
 use crate::feed::{drain, WINDOW};
+use crate::kinds::PgKind;
 use crate::leases::{BREAK, TAKE};
 use crate::ledgers::{ledger_number, Stored};
 use crate::update::{Held, Write};
-use crate::{update, PgCursor, PgLease, PgStore, ALL, FOLLOW_UP, FOLLOW_UP_EXCEPT, MARKED};
+use crate::{update, PgCursor, PgLease, PgStore, ALL};
 
-impl State for PgStore {
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        self.read_document(CLARIFICATIONS, &name)?
-            .map(|stored| stored.ledger(&name, issue))
+/// Both kinds of ledger, written once: read and updated in one transaction with the row
+/// locked `FOR UPDATE`, never overwritten when it does not parse (`kinds.rs` names what
+/// differs between the kinds).
+impl<K: PgKind> Ledgers<K> for PgStore {
+    fn read(&self, issue: u32) -> Result<Option<K::Ledger>, ClarifyError> {
+        self.read_document(K::NAME, &paths::ledger_name(issue))?
+            .map(|stored| K::from_stored(&stored, issue))
             .transpose()
     }
 
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+    fn has(&self, issue: u32) -> Result<bool, ClarifyError> {
         let name = paths::ledger_name(issue);
         // A ledger this store holds was there, and agentx never deletes a document (an
         // import replaces, never removes): no round trip. Even if someone deleted it by hand,
         // the answer only decides whether an ask validates before its update, and the update
         // decides again on what it finds, writing nothing when that refuses.
-        if self
-            .cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .holds(&name)
+        if K::ROWS
+            && self
+                .cache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .holds(&name)
         {
             return Ok(true);
         }
         Ok(self
             .document_row(
                 "SELECT 1 FROM agentx.documents WHERE kind = $1 AND name = $2",
-                CLARIFICATIONS,
+                K::NAME,
                 &name,
             )?
             .is_some())
     }
 
-    fn update_ledger<T>(
+    fn update<T>(
         &self,
         issue: u32,
         config: &Config,
         _agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+        mut decide: impl FnMut(Option<K::Ledger>) -> Result<(Option<K::Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |name, held| {
-            let current = held
-                .map(|h| h.ledger(name, issue).map(std::borrow::Cow::into_owned))
-                .transpose()?;
+        self.update_issue_document(K::NAME, issue, config, |_, held| {
+            let current = held.map(|h| K::from_held(h, issue)).transpose()?;
             let (write, result) = decide(current)?;
-            Ok((write.map(Write::Ledger), result))
+            Ok((write.map(K::write), result))
         })
     }
 
-    fn update_ledger_bytes<T>(
+    fn update_bytes<T>(
         &self,
         issue: u32,
         config: &Config,
         _agent: &str,
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.update_issue_document(CLARIFICATIONS, issue, config, |_, held| {
+        self.update_issue_document(K::NAME, issue, config, |_, held| {
             let bytes = held.map(Held::bytes);
             let (write, result) = decide(bytes.as_deref())?;
             // Stored whole and indexed as an import indexes them: bytes that do not parse
@@ -89,97 +90,20 @@ impl State for PgStore {
         })
     }
 
-    fn scan<R: Send>(
+    fn scan_ledgers<R: Send>(
         &self,
-        scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
+        scope: Scope<'_>,
+        visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        let read = |n: u64, name: &str, stored: &Stored| {
-            visit(match stored {
-                Stored::Raw(body) => ledger_read(n, name.to_owned(), Ok(body)),
-                Stored::Split { .. } => {
-                    ledger_read_by(n, name.to_owned(), |file, issue| stored.ledger(file, issue))
-                }
-            })
-        };
-        match scope {
-            Scope::All => self.pass(ALL, &[], &read),
-            // The index is written in the ledger's own transaction: it cannot be outdated, so
-            // `clarify monitor` reads from it too.
-            Scope::Monitor => self.pass(MARKED, &[&String::new()], &read),
-            Scope::FollowUp {
-                written,
-                held,
-                now,
-                candidates,
-            } => {
-                let written = written.map(paths::ledger_name).unwrap_or_default();
-                let agents: Vec<&str> = candidates.iter().map(|c| c.agent.as_str()).collect();
-                let since: Vec<i64> = candidates.iter().map(|c| c.since).collect();
-                let except: Vec<Option<String>> = candidates
-                    .iter()
-                    .map(|c| c.except.map(|n| format!("issue-{n}.json")))
-                    .collect();
-                self.pass(
-                    if held { FOLLOW_UP_EXCEPT } else { FOLLOW_UP },
-                    &[&written, &now, &agents, &since, &except],
-                    &read,
-                )
-            }
-        }
+        K::scan(self, scope, visit)
     }
+}
 
+impl State for PgStore {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         self.pass(ALL, &[], &|_, name: &str, stored: &Stored| {
             (name.to_owned(), stored.to_bytes(name, ledger_number(name)))
         })
-    }
-
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        self.read_bytes(DELEGATIONS, &paths::ledger_name(issue))?
-            .map(|bytes| parse_delegations(issue, &bytes))
-            .transpose()
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        self.update_issue_document(DELEGATIONS, issue, config, |_, held| {
-            let current = held
-                .map(|h| parse_delegations(issue, &h.bytes()))
-                .transpose()?;
-            let (write, result) = decide(current)?;
-            Ok((write.as_ref().map(delegation_write), result))
-        })
-    }
-
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
-        let now;
-        let (sql, params): (_, &[&(dyn postgres::types::ToSql + Sync)]) = match scope {
-            Scope::All => (ALL_DELEGATIONS, &[]),
-            Scope::Monitor => (MARKED_DELEGATIONS, &[]),
-            Scope::FollowUp { now: at, .. } => {
-                now = at;
-                (DUE_DELEGATIONS, &[&now])
-            }
-        };
-        self.pass(
-            sql,
-            params,
-            &|n, name: &str, stored: &Stored| match stored {
-                Stored::Raw(body) => delegation_read(n, Ok(body)),
-                Stored::Split { .. } => {
-                    let bytes = stored.to_bytes(name, None);
-                    delegation_read(n, bytes.as_deref().map_err(Clone::clone))
-                }
-            },
-        )
     }
 
     fn update_issue<T>(
@@ -198,18 +122,18 @@ impl State for PgStore {
             conn.get()?,
             &self.cache,
             &self.target,
-            &[(CLARIFICATIONS, &name), (DELEGATIONS, &name)],
+            &[(Clarifications::NAME, &name), (Delegations::NAME, &name)],
             config.lock_timeout_ms,
             |held| {
                 let held = |i: usize| held.get(i).and_then(Option::as_ref);
                 let ledger = held(0).map(|h| h.ledger(&name, issue)).transpose()?;
                 let delegations = held(1)
-                    .map(|h| parse_delegations(issue, &h.bytes()))
+                    .map(|h| Delegations::from_held(h, issue))
                     .transpose()?;
                 let (write_ledger, write_delegations, result) =
                     decide(ledger.as_deref(), delegations.as_ref())?;
-                let ledger_write = write_ledger.map(Write::Ledger);
-                let delegation_write = write_delegations.as_ref().map(delegation_write);
+                let ledger_write = write_ledger.map(Clarifications::write);
+                let delegation_write = write_delegations.map(Delegations::write);
                 Ok((vec![ledger_write, delegation_write], result))
             },
         )

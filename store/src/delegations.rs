@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentx_clarify_command::paths;
-use agentx_clarify_command::store::delegations::delegation_read;
 use agentx_clarify_command::store::delegations::parse_delegations;
 use agentx_clarify_command::store::delegations::DelegationRead;
+use agentx_clarify_command::store::ledgers::{read_bytes, Delegations};
+use agentx_clarify_command::{paths, Scope};
 use agentx_clarify_core::delegation::next_wakeup;
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::verify::issue_of_file_name;
@@ -26,9 +26,11 @@ use crate::index::Selected;
 use crate::io_error;
 use crate::parallel_map;
 use crate::pass::finished;
+use crate::pass::found_by_issue;
 use crate::pass::prune_keys;
 use crate::pass::prune_markers;
 use crate::read;
+use crate::read_into;
 use crate::DiskStore;
 
 impl DiskStore {
@@ -88,6 +90,56 @@ pub(crate) fn delegation_keys<E>(issue: u64, ledger: Result<&DelegationLedger, E
 }
 
 impl DiskStore {
+    /// The delegation ledgers `scope` names: those due by a follow-up's `now`, else every
+    /// ledger (and the index rebuilt from what was read; a workspace without delegations
+    /// gets none).
+    pub(crate) fn scan_delegation_files(
+        &self,
+        scope: Scope<'_>,
+    ) -> Result<Vec<DelegationRead>, ClarifyError> {
+        if let Scope::FollowUp { now, .. } = scope {
+            if let Some(selected) = self.delegation_index.follow(now, &[]) {
+                return Ok(self.scan_marked_delegations(selected));
+            }
+        }
+        // Every ledger, and the index rebuilt from what was read (a workspace without
+        // delegations gets none).
+        let rebuild = self
+            .path(paths::DELEGATIONS_DIR)
+            .is_dir()
+            .then(|| self.delegation_index.begin_rebuild())
+            .flatten();
+        let files = self.delegation_files()?;
+        let out = parallel_map(&files, |(n, path)| {
+            read::with_buffer(|buf| {
+                let bytes = read_into(path, buf).map(|()| buf.as_slice());
+                let read = read_bytes::<Delegations>(*n, bytes);
+                let found = crate::delegations::found(&read);
+                (read, found)
+            })
+        });
+        if let Some(rebuild) = rebuild {
+            let keys: BTreeMap<u64, Vec<PathBuf>> = files
+                .iter()
+                .zip(&out)
+                .map(|((n, _), (read, _))| {
+                    (
+                        *n,
+                        crate::delegations::delegation_keys(*n, read.ledger.as_ref()),
+                    )
+                })
+                .collect();
+            let (superfluous, extra_keys) = self.delegation_index.finish_rebuild(
+                &rebuild,
+                &found_by_issue(&files, &out),
+                &keys,
+            );
+            self.prune_delegations(&superfluous);
+            self.prune_delegation_keys(extra_keys);
+        }
+        Ok(out.into_iter().map(|(r, _)| r).collect())
+    }
+
     /// The delegation ledgers due by the follow-up's `now`, ascending; markers and keys found
     /// superfluous are pruned.
     pub(crate) fn scan_marked_delegations(&self, selected: Selected) -> Vec<DelegationRead> {
@@ -100,11 +152,11 @@ impl DiskStore {
             read::with_buffer(|buf| match read::read_if_exists(path, buf) {
                 Ok(false) => (None, Found::Finished),
                 Ok(true) => {
-                    let read = delegation_read(*n, Ok(buf.as_slice()));
+                    let read = read_bytes::<Delegations>(*n, Ok(buf.as_slice()));
                     let found = found(&read);
                     (Some(read), found)
                 }
-                Err(e) => (Some(delegation_read(*n, Err(e))), Found::Marked),
+                Err(e) => (Some(read_bytes::<Delegations>(*n, Err(e))), Found::Marked),
             })
         });
         self.prune_delegations(&finished(&files, &out, None));

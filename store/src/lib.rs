@@ -18,6 +18,7 @@ mod index;
 mod init;
 mod inside;
 mod keys;
+mod kinds;
 mod lease;
 mod lock;
 mod parallel;
@@ -32,6 +33,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use agentx_clarify_command::paths;
+use agentx_clarify_command::store::ledgers::LedgerKind;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_core::Config;
@@ -212,10 +214,10 @@ impl DiskStore {
         self.path(&paths::ledger_path(issue))
     }
 
-    /// The ledger's path, its directory created.
-    fn lock_ledger_dir(&self, issue: u32) -> Result<PathBuf, ClarifyError> {
-        inside::make_dir(&self.clarifications_dir())?;
-        Ok(self.ledger_path(issue))
+    /// The path of the ledger of kind `K` for `issue`, its directory created.
+    fn ledger_dir_made<K: LedgerKind>(&self, issue: u32) -> Result<PathBuf, ClarifyError> {
+        inside::make_dir(&self.path(K::DIR))?;
+        Ok(self.path(&K::path(issue)))
     }
 
     /// The `[store] url` of the workspace's settings (docs/protocol.md §19), read as the settings are

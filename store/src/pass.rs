@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 
-use agentx_clarify_command::store::ledger_read;
-use agentx_clarify_command::LedgerRead;
+use agentx_clarify_command::store::ledgers::{read_bytes, Clarifications};
+use agentx_clarify_command::{LedgerRead, Scope};
 use agentx_clarify_core::monitor::follow::{follow_keys, FollowKeys};
 use agentx_clarify_core::monitor::may_act;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
-use crate::index::{minus, paths_of, Found, Index};
+use crate::index::{minus, paths_of, Found, Index, Selected};
 use crate::{file_name, parallel_map, read, DiskStore, FileLock, LockPolicy};
 
 /// A ledger's key files, relative to the index directory.
@@ -46,6 +46,39 @@ const PRUNE_POLICY: LockPolicy = LockPolicy {
 };
 
 impl DiskStore {
+    /// The clarification ledgers `scope` names: those the index selects for a follow-up,
+    /// else every ledger (and the index rebuilt from what was read).
+    pub(crate) fn scan_clarifications<R: Send>(
+        &self,
+        scope: Scope<'_>,
+        visit: &(impl Fn(LedgerRead) -> R + Sync),
+    ) -> Result<Vec<R>, ClarifyError> {
+        if let Scope::FollowUp {
+            written,
+            held,
+            now,
+            candidates,
+        } = scope
+        {
+            if let Some(selected) = self.index.follow(now, candidates) {
+                let Selected { mut issues, seen } = selected;
+                match (written.map(u64::from), held) {
+                    (Some(n), true) => issues.remove(&n),
+                    (Some(n), false) => issues.insert(n),
+                    (None, _) => false,
+                };
+                // Not listing the directory is the point (its size is the finished work):
+                // temp files left by crashed writers wait for the next full pass's sweep.
+                *self
+                    .listed_temps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
+                return Ok(self.scan_marked(issues, written, &seen, visit));
+            }
+        }
+        self.scan_all(visit)
+    }
+
     fn ledger_file(&self, issue: u64) -> PathBuf {
         self.clarifications_dir()
             .join(format!("issue-{issue}.json"))
@@ -71,7 +104,7 @@ impl DiskStore {
         let out = parallel_map(&listing.ledgers, |(n, path)| {
             read::with_buffer(|buf| {
                 let bytes = read::read_into(path, buf).map(|()| buf.as_slice());
-                let read = ledger_read(*n, file_name(path), bytes);
+                let read = read_bytes::<Clarifications>(*n, bytes);
                 let found = found(&read);
                 let keys = rebuild
                     .is_some()
@@ -125,8 +158,8 @@ impl DiskStore {
                 };
                 let read = match read::read_if_exists(path, buf) {
                     Ok(false) => return ((None, Found::Finished), extra(Vec::new())),
-                    Ok(true) => ledger_read(*n, file_name(path), Ok(buf.as_slice())),
-                    Err(e) => ledger_read(*n, file_name(path), Err(e)),
+                    Ok(true) => read_bytes::<Clarifications>(*n, Ok(buf.as_slice())),
+                    Err(e) => read_bytes::<Clarifications>(*n, Err(e)),
                 };
                 let found = found(&read);
                 let extra = if seen.contains_key(n) {

@@ -4,219 +4,106 @@
 //! stamps. Every read goes through the one reader (`read.rs`) that refuses FIFOs, devices and
 //! links.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::PoisonError;
 
-use agentx_clarify_command::store::delegations::{
-    delegation_read, parse_delegations, DelegationRead,
-};
 use agentx_clarify_command::store::docs::{checked_doc, doc_path};
-use agentx_clarify_command::{paths, Changed, LeaseTake, LedgerRead, RawLedger, Scope, State};
+use agentx_clarify_command::store::ledgers::{Ledgers, Read};
+use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
-use agentx_clarify_core::delegation::{next_wakeup, DelegationLedger};
-use agentx_clarify_core::monitor::may_act;
-use agentx_clarify_core::{ClarifyError, Config, Ledger};
+use agentx_clarify_core::{ClarifyError, Config};
 
 use crate::atomic::refuse_symlink;
-use crate::index::Selected;
+use crate::kinds::DiskKind;
 use crate::lock::{break_stale, remove_if_ours};
-use crate::pass::found_by_issue;
 use crate::{
-    file_name, inside, parallel_map, pass, read, read_into, sweep, write_atomic, DiskCursor,
-    DiskLease, DiskStore, FileLock,
+    file_name, inside, parallel_map, read, read_into, sweep, write_atomic, DiskCursor, DiskLease,
+    DiskStore, FileLock,
 };
 
-impl State for DiskStore {
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        read::read_existing(&self.ledger_path(issue), |bytes| {
-            Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue))
+/// Both kinds of ledger, written once: each changed under its file's lock, replaced by an
+/// atomic rename, and its index markers and keys moved in the same step (`kinds.rs` names
+/// what differs between the kinds).
+impl<K: DiskKind> Ledgers<K> for DiskStore {
+    fn read(&self, issue: u32) -> Result<Option<K::Ledger>, ClarifyError> {
+        read::read_existing(&self.path(&K::path(issue)), |bytes| {
+            K::parse_issue(issue, bytes)
         })
     }
 
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        read::is_regular(&self.ledger_path(issue))
+    fn has(&self, issue: u32) -> Result<bool, ClarifyError> {
+        read::is_regular(&self.path(&K::path(issue)))
     }
 
-    fn update_ledger<T>(
+    fn update<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+        mut decide: impl FnMut(Option<K::Ledger>) -> Result<(Option<K::Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let path = self.lock_ledger_dir(issue)?;
+        let path = self.ledger_dir_made::<K>(issue)?;
+        let index = K::index(self);
         // Dropped last: the session accounts for the lock file's coming and going too.
-        let _session = self.index.begin();
+        let _session = index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let current = self.read_ledger(issue)?;
-        let old = pass::ledger_keys(u64::from(issue), current.as_ref());
+        let current = Ledgers::<K>::read(self, issue)?;
+        let n = u64::from(issue);
+        let old = current
+            .as_ref()
+            .map_or_else(Vec::new, |l| K::keys::<()>(n, Ok(l)));
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
-            let new = pass::ledger_keys(u64::from(issue), Some(&ledger));
-            Self::write_indexed(
-                &self.index,
-                issue,
-                &path,
-                ledger.to_pretty_json().as_bytes(),
-                may_act(&ledger),
-                (&old, &new),
-            )?;
+            let new = K::keys::<()>(n, Ok(&ledger));
+            let bytes = K::print(&ledger);
+            let marked = K::marked(&ledger);
+            Self::write_indexed(index, issue, &path, bytes.as_bytes(), marked, (&old, &new))?;
         }
         Ok(result)
     }
 
-    fn update_ledger_bytes<T>(
+    fn update_bytes<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let path = self.lock_ledger_dir(issue)?;
-        let _session = self.index.begin();
+        let path = self.ledger_dir_made::<K>(issue)?;
+        let index = K::index(self);
+        let _session = index.begin();
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         // Copied out of the thread's read buffer: `decide` may read the store too.
         let current = read::read_existing(&path, |bytes| Ok(bytes.to_vec()))?;
         let (write, result) = decide(current.as_deref())?;
         if let Some(bytes) = write {
             // Bytes that do not parse keep their marker, as a pass that cannot read them would.
-            let parse =
-                |bytes: &[u8]| Ledger::parse(&paths::ledger_name(issue), bytes, Some(issue));
+            let parse = |bytes: &[u8]| K::parse_issue(issue, bytes);
             let new = parse(&bytes);
-            let marked = new.as_ref().map_or(true, may_act);
+            let marked = new.as_ref().map_or(true, K::marked);
             let n = u64::from(issue);
-            let old = current.map_or_else(Vec::new, |b| pass::read_keys(n, parse(&b).as_ref()));
-            let new = pass::read_keys(n, new.as_ref());
-            Self::write_indexed(&self.index, issue, &path, &bytes, marked, (&old, &new))?;
+            let old = current.map_or_else(Vec::new, |b| K::keys(n, parse(&b).as_ref()));
+            let new = K::keys(n, new.as_ref());
+            Self::write_indexed(index, issue, &path, &bytes, marked, (&old, &new))?;
         }
         Ok(result)
     }
 
-    fn scan<R: Send>(
+    fn scan_ledgers<R: Send>(
         &self,
-        scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
+        scope: Scope<'_>,
+        visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        if let Scope::FollowUp {
-            written,
-            held,
-            now,
-            candidates,
-        } = scope
-        {
-            if let Some(selected) = self.index.follow(now, candidates) {
-                let Selected { mut issues, seen } = selected;
-                match (written.map(u64::from), held) {
-                    (Some(n), true) => issues.remove(&n),
-                    (Some(n), false) => issues.insert(n),
-                    (None, _) => false,
-                };
-                // Not listing the directory is the point (its size is the finished work):
-                // temp files left by crashed writers wait for the next full pass's sweep.
-                *self
-                    .listed_temps
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(Vec::new());
-                return Ok(self.scan_marked(issues, written, &seen, &visit));
-            }
-        }
-        self.scan_all(&visit)
+        K::scan(self, scope, visit)
     }
+}
 
+impl State for DiskStore {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         let files = self.list_clarifications()?.ledgers;
         Ok(parallel_map(&files, |(_, path)| {
             let mut bytes = Vec::new();
             (file_name(path), read_into(path, &mut bytes).map(|()| bytes))
         }))
-    }
-
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        read::read_existing(&self.delegation_path(issue), |bytes| {
-            parse_delegations(issue, bytes)
-        })
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        mut decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let dir = self.path(paths::DELEGATIONS_DIR);
-        crate::inside::make_dir(&dir)?;
-        let path = self.delegation_path(issue);
-        // Dropped last: the session accounts for the lock file's coming and going too.
-        let _session = self.delegation_index.begin();
-        let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let current = self.read_delegations(issue)?;
-        let n = u64::from(issue);
-        let old = current.as_ref().map_or_else(Vec::new, |l| {
-            crate::delegations::delegation_keys::<()>(n, Ok(l))
-        });
-        let (write, result) = decide(current)?;
-        if let Some(ledger) = write {
-            let bytes = ledger.to_pretty_json();
-            let marked = next_wakeup(&ledger).is_some();
-            let new = crate::delegations::delegation_keys::<()>(n, Ok(&ledger));
-            Self::write_indexed(
-                &self.delegation_index,
-                issue,
-                &path,
-                bytes.as_bytes(),
-                marked,
-                (&old, &new),
-            )?;
-        }
-        Ok(result)
-    }
-
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
-        if let Scope::FollowUp { now, .. } = scope {
-            if let Some(selected) = self.delegation_index.follow(now, &[]) {
-                return Ok(self.scan_marked_delegations(selected));
-            }
-        }
-        // Every ledger, and the index rebuilt from what was read (a workspace without
-        // delegations gets none).
-        let rebuild = self
-            .path(paths::DELEGATIONS_DIR)
-            .is_dir()
-            .then(|| self.delegation_index.begin_rebuild())
-            .flatten();
-        let files = self.delegation_files()?;
-        let out = parallel_map(&files, |(n, path)| {
-            read::with_buffer(|buf| {
-                let bytes = read_into(path, buf).map(|()| buf.as_slice());
-                let read = delegation_read(*n, bytes);
-                let found = crate::delegations::found(&read);
-                (read, found)
-            })
-        });
-        if let Some(rebuild) = rebuild {
-            let keys: BTreeMap<u64, Vec<PathBuf>> = files
-                .iter()
-                .zip(&out)
-                .map(|((n, _), (read, _))| {
-                    (
-                        *n,
-                        crate::delegations::delegation_keys(*n, read.ledger.as_ref()),
-                    )
-                })
-                .collect();
-            let (superfluous, extra_keys) = self.delegation_index.finish_rebuild(
-                &rebuild,
-                &found_by_issue(&files, &out),
-                &keys,
-            );
-            self.prune_delegations(&superfluous);
-            self.prune_delegation_keys(extra_keys);
-        }
-        Ok(out.into_iter().map(|(r, _)| r).collect())
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {

@@ -10,12 +10,12 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use agentx_clarify_core::verify::issue_of_file_name;
-use agentx_clarify_core::{ClarifyError, Ledger};
+use agentx_clarify_core::ClarifyError;
 use serde_json::Value;
 
 pub use crate::file_map::FileMap;
+use crate::store::ledgers::LedgerKind;
 use crate::store::paths;
-use crate::store::State;
 
 #[derive(Debug, Default)]
 pub struct MemStore {
@@ -86,19 +86,21 @@ impl MemStore {
         added
     }
 
-    /// The body of every ledger update, compiled once (the generic method only wraps it:
-    /// the wasm package carries one copy, not one per command).
-    fn update_ledger_once(
+    /// The body of every ledger update, compiled once per kind (the generic method only
+    /// wraps it: the wasm package carries one copy, not one per command).
+    fn update_once<K: LedgerKind>(
         &self,
         issue: u32,
-        decide: &mut dyn FnMut(Option<Ledger>) -> Result<Option<Ledger>, ClarifyError>,
+        decide: &mut dyn FnMut(Option<K::Ledger>) -> Result<Option<K::Ledger>, ClarifyError>,
     ) -> Result<(), ClarifyError> {
-        if let Some(ledger) = decide(self.read_ledger(issue)?)? {
+        let path = K::path(issue);
+        let current = self
+            .text(&path)
+            .map(|bytes| K::parse_issue(issue, &bytes))
+            .transpose()?;
+        if let Some(ledger) = decide(current)? {
             self.add_dirs(&paths::STATE_DIRS);
-            self.put(
-                &paths::ledger_path(issue),
-                Some(ledger.to_pretty_json().into_bytes()),
-            );
+            self.put(&path, Some(K::print(&ledger).into_bytes()));
         }
         Ok(())
     }
@@ -129,10 +131,5 @@ impl MemStore {
         // Path order is not issue order (issue-10 before issue-2).
         agentx_clarify_core::stable_sort::sort_by_key(&mut out, |(n, _, _)| *n);
         out
-    }
-
-    /// Ledger files of the clarifications directory, ascending by issue number.
-    fn ledger_files(&self) -> Vec<(u64, String, Vec<u8>)> {
-        self.issue_files(paths::CLARIFICATIONS_DIR)
     }
 }

@@ -4,35 +4,34 @@
 //! expires by itself.
 
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json};
-use agentx_clarify_core::delegation::DelegationLedger;
-use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
+use agentx_clarify_core::{ClarifyError, Config, Statuses};
 use serde_json::json;
 
 use crate::mem::MemStore;
-use crate::store::delegations::{delegation_read, parse_delegations, DelegationRead};
 use crate::store::docs::{checked_doc, doc_path};
 use crate::store::feed::Changed;
 use crate::store::leases::LeaseTake;
+use crate::store::ledgers::{read_bytes, LedgerKind, Ledgers, Read};
 use crate::store::paths;
-use crate::store::{ledger_read, LedgerRead, RawLedger, Scope, State};
+use crate::store::{RawLedger, Scope, State};
 
-impl State for MemStore {
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        let name = paths::ledger_name(issue);
-        self.text(&paths::ledger_path(issue))
-            .map(|bytes| Ledger::parse(&name, &bytes, Some(issue)))
+/// Both kinds of ledger: bytes under the paths a `DiskStore` would use.
+impl<K: LedgerKind> Ledgers<K> for MemStore {
+    fn read(&self, issue: u32) -> Result<Option<K::Ledger>, ClarifyError> {
+        self.text(&K::path(issue))
+            .map(|bytes| K::parse_issue(issue, &bytes))
             .transpose()
     }
 
-    fn update_ledger<T>(
+    fn update<T>(
         &self,
         issue: u32,
         _config: &Config,
         _agent: &str,
-        mut decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+        mut decide: impl FnMut(Option<K::Ledger>) -> Result<(Option<K::Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
         let mut result = None;
-        self.update_ledger_once(issue, &mut |current| {
+        self.update_once::<K>(issue, &mut |current| {
             let (write, r) = decide(current)?;
             result = Some(r);
             Ok(write)
@@ -42,14 +41,14 @@ impl State for MemStore {
         })
     }
 
-    fn update_ledger_bytes<T>(
+    fn update_bytes<T>(
         &self,
         issue: u32,
         _config: &Config,
         _agent: &str,
         mut decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let path = paths::ledger_path(issue);
+        let path = K::path(issue);
         let (write, result) = decide(self.text(&path).as_deref())?;
         if write.is_some() {
             self.put(&path, write);
@@ -57,56 +56,25 @@ impl State for MemStore {
         Ok(result)
     }
 
-    fn scan<R: Send>(
+    fn scan_ledgers<R: Send>(
         &self,
         _scope: Scope,
-        visit: impl Fn(LedgerRead) -> R + Sync,
+        visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
         Ok(self
-            .ledger_files()
+            .issue_files(K::DIR)
             .into_iter()
-            .map(|(n, name, bytes)| visit(ledger_read(n, name, Ok(&bytes))))
+            .map(|(n, _, bytes)| visit(read_bytes::<K>(n, Ok(&bytes))))
             .collect())
     }
+}
 
+impl State for MemStore {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         Ok(self
-            .ledger_files()
+            .issue_files(paths::CLARIFICATIONS_DIR)
             .into_iter()
             .map(|(_, name, bytes)| (name, Ok(bytes)))
-            .collect())
-    }
-
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        self.file(&paths::delegation_path(issue))
-            .map(|bytes| parse_delegations(issue, &bytes))
-            .transpose()
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        _config: &Config,
-        _agent: &str,
-        mut decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        let (write, result) = decide(self.read_delegations(issue)?)?;
-        if let Some(ledger) = write {
-            self.put(
-                &paths::delegation_path(issue),
-                Some(ledger.to_pretty_json().into_bytes()),
-            );
-        }
-        Ok(result)
-    }
-
-    fn scan_delegations(&self, _scope: Scope) -> Result<Vec<DelegationRead>, ClarifyError> {
-        Ok(self
-            .issue_files(paths::DELEGATIONS_DIR)
-            .into_iter()
-            .map(|(n, _, bytes)| delegation_read(n, Ok(&bytes)))
             .collect())
     }
 

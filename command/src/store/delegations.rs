@@ -4,53 +4,21 @@
 //! [`Files`](crate::store::Files) side). What a pass makes of one file is decided here once.
 
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
-use agentx_clarify_core::monitor::ReportError;
-use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
+use crate::store::ledgers::{Delegations, LedgerKind, Read};
 use crate::store::paths;
 
 /// One delegation ledger as a workspace pass reads it.
-#[derive(Debug)]
-pub struct DelegationRead {
-    /// The issue number of its name.
-    pub issue: u64,
-    /// Its name as reports show it (`delegations/issue-<n>.json`).
-    pub file: String,
-    /// The parsed ledger, or why it could not be read.
-    pub ledger: Result<DelegationLedger, ReportError>,
-}
+pub type DelegationRead = Read<DelegationLedger>;
 
 /// What `update_issue`'s decision writes: the clarification ledger, the delegation ledger
 /// (`None`: leave it as it is) and the command's result.
 pub type IssueWrite<T> = (Option<Ledger>, Option<DelegationLedger>, T);
 
-/// A delegation ledger file read by a pass: its name's number is checked, then its bytes are
-/// parsed; either failure becomes a report error naming the file.
-pub fn delegation_read(issue: u64, bytes: Result<&[u8], ClarifyError>) -> DelegationRead {
-    let valid = u32::try_from(issue)
-        .ok()
-        .filter(|n| u64::from(*n) <= MAX_ISSUE);
-    let file = format!("delegations/issue-{issue}.json");
-    let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
-    let ledger = match valid {
-        None => Err(fail(ClarifyError::InvalidIssue {
-            value: issue.to_string(),
-        })),
-        Some(n) => bytes
-            .map_err(fail)
-            .and_then(|b| DelegationLedger::parse(&file, b, Some(n)).map_err(&fail)),
-    };
-    DelegationRead {
-        issue,
-        file,
-        ledger,
-    }
-}
-
 /// Parses one delegation ledger's bytes, naming it as reports do.
 pub fn parse_delegations(issue: u32, bytes: &[u8]) -> Result<DelegationLedger, ClarifyError> {
-    DelegationLedger::parse(&paths::delegation_file(issue), bytes, Some(issue))
+    Delegations::parse_issue(issue, bytes)
 }
 
 /// The agent a manifest file is for: `<agent>.toml` directly in the agents directory. Other

@@ -3,8 +3,9 @@
 //!
 //! - [`Files`] (`files.rs`): the workspace's files — settings, workflows, manifests, keys,
 //!   personas, run logs. Always the workspace directory.
-//! - [`State`] (`state.rs`): the shared state — ledgers of both kinds, statuses, leases and
-//!   the change feed. The workspace directory, PostgreSQL or memory.
+//! - [`State`] (`state.rs`): the shared state — ledgers of both kinds (through one generic
+//!   interface, [`Ledgers`] in `ledgers.rs`), statuses, leases, state documents and the
+//!   change feed. The workspace directory, PostgreSQL or memory.
 //!
 //! A [`Store`] is both: `DiskStore` and `MemStore` are, and [`Sides`] joins a files side to
 //! any state side (the workspace directory with PostgreSQL). A store decides nothing: every
@@ -22,18 +23,18 @@ pub mod feed;
 pub mod files;
 pub mod keys;
 pub mod leases;
+pub mod ledgers;
 pub mod paths;
 pub mod runs;
 mod sides;
 pub mod state;
 
 pub use files::Files;
+pub use ledgers::{Clarifications, Delegations, LedgerKind, Ledgers};
 pub use sides::Sides;
 pub use state::State;
 
 use agentx_clarify_core::monitor::follow::AbandonCandidate;
-use agentx_clarify_core::monitor::ReportError;
-use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::{ClarifyError, Ledger};
 
 /// Which ledgers a workspace pass needs.
@@ -67,16 +68,8 @@ pub enum Scope<'a> {
     },
 }
 
-/// One ledger as a workspace pass reads it.
-#[derive(Debug)]
-pub struct LedgerRead {
-    /// The issue number of its name (may exceed 2^31−1: such files are reported, not read).
-    pub issue: u64,
-    /// Its name as reports show it (`issue-<n>.json`).
-    pub file: String,
-    /// The parsed ledger, or why it could not be read.
-    pub ledger: Result<Ledger, ReportError>,
-}
+/// One clarification ledger as a workspace pass reads it.
+pub type LedgerRead = ledgers::Read<Ledger>;
 
 /// A ledger file's name and its raw bytes, or why they could not be read (`verify` reports
 /// unparseable files as problems, so it wants bytes, not ledgers).
@@ -95,35 +88,3 @@ pub trait Store: Files + State {
 }
 
 impl<T: Files + State> Store for T {}
-
-/// A ledger file read by a workspace pass: its name's number is checked, then its bytes are
-/// parsed; either failure becomes a report error naming the file.
-pub fn ledger_read(issue: u64, file: String, bytes: Result<&[u8], ClarifyError>) -> LedgerRead {
-    ledger_read_by(issue, file, |file, issue| {
-        bytes.and_then(|b| Ledger::parse(file, b, Some(issue)))
-    })
-}
-
-/// [`ledger_read`] for a store that does not keep a ledger as one file's bytes: `parse` gets
-/// the name and the (checked) issue number and reads the ledger its own way.
-pub fn ledger_read_by(
-    issue: u64,
-    file: String,
-    parse: impl FnOnce(&str, u32) -> Result<Ledger, ClarifyError>,
-) -> LedgerRead {
-    let fail = |e: ClarifyError| ReportError::new(file.as_str(), &e);
-    let ledger = match u32::try_from(issue)
-        .ok()
-        .filter(|n| u64::from(*n) <= MAX_ISSUE)
-    {
-        None => Err(fail(ClarifyError::InvalidIssue {
-            value: issue.to_string(),
-        })),
-        Some(n) => parse(&file, n).map_err(fail),
-    };
-    LedgerRead {
-        issue,
-        file,
-        ledger,
-    }
-}

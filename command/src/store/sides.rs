@@ -8,11 +8,12 @@ use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
 
-use crate::store::delegations::{DelegationRead, IssueWrite};
+use crate::store::delegations::IssueWrite;
 use crate::store::feed::Changed;
 use crate::store::keys::{KeyFile, KeyHalf};
 use crate::store::leases::LeaseTake;
-use crate::store::{Files, LedgerRead, RawLedger, Scope, State};
+use crate::store::ledgers::{LedgerKind, Ledgers, Read};
+use crate::store::{Files, RawLedger, Scope, State};
 
 /// A workspace whose files are `files` and whose state is `state`.
 #[derive(Debug)]
@@ -59,68 +60,51 @@ impl<F: Files, S> Files for Sides<F, S> {
     }
 }
 
-impl<F, S: State> State for Sides<F, S> {
-    type Lease = S::Lease;
-    type Cursor = S::Cursor;
-
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
-        self.state.read_ledger(issue)
+/// Ledgers of either kind are the state side's.
+impl<K: LedgerKind, F, S: Ledgers<K>> Ledgers<K> for Sides<F, S> {
+    fn read(&self, issue: u32) -> Result<Option<K::Ledger>, ClarifyError> {
+        self.state.read(issue)
     }
 
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        self.state.has_ledger(issue)
+    fn has(&self, issue: u32) -> Result<bool, ClarifyError> {
+        self.state.has(issue)
     }
 
-    fn update_ledger<T>(
+    fn update<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
-        decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
+        decide: impl FnMut(Option<K::Ledger>) -> Result<(Option<K::Ledger>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.state.update_ledger(issue, config, agent, decide)
+        self.state.update(issue, config, agent, decide)
     }
 
-    fn update_ledger_bytes<T>(
+    fn update_bytes<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
         decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        self.state.update_ledger_bytes(issue, config, agent, decide)
+        self.state.update_bytes(issue, config, agent, decide)
     }
 
-    fn scan<R: Send>(
+    fn scan_ledgers<R: Send>(
         &self,
         scope: Scope<'_>,
-        visit: impl Fn(LedgerRead) -> R + Sync,
+        visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
-        self.state.scan(scope, visit)
+        self.state.scan_ledgers(scope, visit)
     }
+}
+
+impl<F, S: State> State for Sides<F, S> {
+    type Lease = S::Lease;
+    type Cursor = S::Cursor;
 
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         self.state.raw_ledgers()
-    }
-
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
-        self.state.read_delegations(issue)
-    }
-
-    fn update_delegations<T>(
-        &self,
-        issue: u32,
-        config: &Config,
-        agent: &str,
-        decide: impl FnMut(
-            Option<DelegationLedger>,
-        ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError> {
-        self.state.update_delegations(issue, config, agent, decide)
-    }
-
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
-        self.state.scan_delegations(scope)
     }
 
     fn update_issue<T>(

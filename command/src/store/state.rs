@@ -1,6 +1,7 @@
 //! The **state** side of a workspace (docs/protocol.md §21): what agents and people change
 //! through the hub and every copy of the hub must see the same — clarification and delegation
-//! ledgers, agent statuses, routing leases, and the change feed over them. The workspace's
+//! ledgers (through one generic interface, `ledgers.rs`), agent statuses, routing leases, and
+//! the change feed over them. The workspace's
 //! `.agentx/state/` (`DiskStore`), PostgreSQL (`PgStore`) or memory (`MemStore`).
 //!
 //! Every `update_*` is one atomic read–decide–write: the closure gets the current value,
@@ -16,65 +17,67 @@ use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
 use crate::store::delegations::{DelegationRead, IssueWrite};
 use crate::store::feed::Changed;
 use crate::store::leases::LeaseTake;
+use crate::store::ledgers::{Clarifications, Delegations, Ledgers};
 use crate::store::{LedgerRead, RawLedger, Scope};
 
-/// A workspace's shared state.
-pub trait State {
+/// A workspace's shared state. Ledgers of both kinds are its [`Ledgers`] of each kind (one
+/// generic interface, `ledgers.rs`); the named methods below are those, spelled for callers.
+pub trait State: Ledgers<Clarifications> + Ledgers<Delegations> {
     // Clarification ledgers.
 
-    /// The ledger of `issue`, if there is one. A ledger that does not parse is
-    /// `LEDGER_CORRUPT` and is never overwritten.
-    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError>;
-
-    /// Whether `issue` has a ledger, without reading it: a command that needs only this
-    /// (an ask deciding whether to validate before its first write) must not pay for
-    /// parsing a ledger of hundreds of records. Errors as `read_ledger`'s for what is at the
-    /// path (a FIFO, a directory); a ledger that does not parse is found by the update.
-    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
-        Ok(self.read_ledger(issue)?.is_some())
+    /// The ledger of `issue`, if there is one ([`Ledgers::read`]).
+    fn read_ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        Ledgers::<Clarifications>::read(self, issue)
     }
 
-    /// Read–decide–write on one ledger, excluding every other writer of it. `decide` returns
-    /// what to write (if anything) and a result. `agent` names the holder in lock files.
+    /// Whether `issue` has a ledger, without reading it ([`Ledgers::has`]).
+    fn has_ledger(&self, issue: u32) -> Result<bool, ClarifyError> {
+        Ledgers::<Clarifications>::has(self, issue)
+    }
+
+    /// Read–decide–write on one ledger ([`Ledgers::update`]).
     fn update_ledger<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
         decide: impl FnMut(Option<Ledger>) -> Result<(Option<Ledger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
+    ) -> Result<T, ClarifyError> {
+        Ledgers::<Clarifications>::update(self, issue, config, agent, decide)
+    }
 
-    /// Read–decide–write on one ledger file's bytes as stored (for `migrate`, which must see
-    /// what another tool wrote: a BOM, its layout, its spellings), excluding every other
-    /// writer of it. `decide` gets the bytes (`None`: no file) and returns what to write.
+    /// Read–decide–write on one ledger file's bytes as stored ([`Ledgers::update_bytes`]).
     fn update_ledger_bytes<T>(
         &self,
         issue: u32,
         config: &Config,
         agent: &str,
         decide: impl FnMut(Option<&[u8]>) -> Result<(Option<Vec<u8>>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
+    ) -> Result<T, ClarifyError> {
+        Ledgers::<Clarifications>::update_bytes(self, issue, config, agent, decide)
+    }
 
-    /// Visits the ledgers `scope` names, ascending by issue number, and returns what `visit`
-    /// made of each, in that order. A store may visit in parallel.
+    /// Visits the ledgers `scope` names ([`Ledgers::scan_ledgers`]).
     fn scan<R: Send>(
         &self,
         scope: Scope<'_>,
         visit: impl Fn(LedgerRead) -> R + Sync,
-    ) -> Result<Vec<R>, ClarifyError>;
+    ) -> Result<Vec<R>, ClarifyError> {
+        Ledgers::<Clarifications>::scan_ledgers(self, scope, visit)
+    }
 
     /// Every ledger file's raw bytes, ascending by issue number.
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError>;
 
     // Delegation ledgers (docs/protocol.md §18).
 
-    /// The delegation ledger of `issue`, if there is one. One that does not parse is
-    /// `LEDGER_CORRUPT` and is never overwritten.
-    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError>;
+    /// The delegation ledger of `issue`, if there is one ([`Ledgers::read`]).
+    fn read_delegations(&self, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+        Ledgers::<Delegations>::read(self, issue)
+    }
 
-    /// Read–decide–write on one delegation ledger, excluding every other writer of it (and of
-    /// nothing else: it may be called while the issue's clarification ledger is held, never
-    /// the other way round). Like `Store::update_ledger`, `decide` may run again on a retry.
+    /// Read–decide–write on one delegation ledger ([`Ledgers::update`]). It may be called
+    /// while the issue's clarification ledger is held, never the other way round.
     fn update_delegations<T>(
         &self,
         issue: u32,
@@ -83,11 +86,14 @@ pub trait State {
         decide: impl FnMut(
             Option<DelegationLedger>,
         ) -> Result<(Option<DelegationLedger>, T), ClarifyError>,
-    ) -> Result<T, ClarifyError>;
+    ) -> Result<T, ClarifyError> {
+        Ledgers::<Delegations>::update(self, issue, config, agent, decide)
+    }
 
-    /// The delegation ledgers `scope` names (a store without an index gives all of them),
-    /// ascending by issue number.
-    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError>;
+    /// The delegation ledgers `scope` names ([`Ledgers::scan_ledgers`]).
+    fn scan_delegations(&self, scope: Scope<'_>) -> Result<Vec<DelegationRead>, ClarifyError> {
+        Ledgers::<Delegations>::scan_ledgers(self, scope, |read| read)
+    }
 
     /// Read–decide–write on both ledgers of `issue`: the clarification ledger is held, then
     /// the delegation ledger (always in this order, so two writers never wait on each other),
