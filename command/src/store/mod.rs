@@ -13,7 +13,8 @@
 //! change atomic with respect to every other writer (lock files and atomic renames, plain
 //! ownership, transactions).
 //!
-//! A new store operation goes in the trait of its side, then in that side's file of each
+//! A new store operation goes in the trait of its side (an operation on a ledger of either
+//! kind in [`Ledgers`]), then in that side's file of each
 //! store (`command/src/mem/`, `store/src/`, `store-pg/src/` for state) and as one line in
 //! [`Sides`] and the picker's `AnyState`.
 
