@@ -23,8 +23,8 @@ use crate::index::Selected;
 use crate::lock::{break_stale, remove_if_ours};
 use crate::pass::found_by_issue;
 use crate::{
-    file_name, inside, parallel_map, pass, read, read_into, sweep, write_atomic, DiskCursor,
-    DiskLease, DiskStore, FileLock,
+    file_name, inside, parallel_map, pass, read, read_into, sweep, write_atomic, write_private,
+    DiskCursor, DiskLease, DiskStore, FileLock,
 };
 
 impl State for DiskStore {
@@ -373,7 +373,9 @@ impl State for DiskStore {
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let (next, result) = change(self.read_doc(name)?)?;
         if let Some(text) = next {
-            write_atomic(&path, text.as_bytes())?;
+            // Owner-only, every one (docs/security.md): the tokens' hashes, the outbox's
+            // notification payloads.
+            write_private(&path, text.as_bytes())?;
         }
         Ok(result)
     }
