@@ -480,6 +480,30 @@ fn the_servers_worker_delivers_without_cron() {
 }
 
 #[test]
+fn the_outbox_is_owner_only() {
+    // docs/security.md: every state document is 0600 — the outbox holds what the sinks are
+    // told (questions, reasons), as tokens.json holds the tokens' hashes.
+    use std::os::unix::fs::PermissionsExt;
+    let ws = workspace();
+    webhook_config(ws.path(), "http://127.0.0.1:9/h", "");
+    let path = ws.path().join(".agentx/state/outbox.json");
+    let mode = || std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(agentx_at(ws.path(), NOW, &["notify", "send"]).code, 0);
+    assert_eq!(mode(), 0o600);
+    // One an older agentx left readable by others is owner-only after its next write.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    escalate(ws.path(), 42, 1);
+    agentx_at(ws.path(), &at(2), &["notify", "send"]);
+    assert_ne!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the outbox was written"
+    );
+    assert_eq!(mode(), 0o600);
+}
+
+#[test]
 fn the_outbox_is_never_written_through_a_linked_state_directory() {
     // docs/protocol.md §31: a cloned repository may plant links; the outbox's writer refuses a
     // linked `.agentx/state` as every other writer does, and nothing outside changes.

@@ -1,6 +1,8 @@
 //! `agentx serve` and `agentx tokens` on a workspace whose state is in PostgreSQL: tokens are
-//! rows of `agentx.tokens` (no tokens.json), a person's decision through the API lands in
-//! the database, a revoked token is refused on the next request.
+//! the `tokens` row of `agentx.state_docs` (no tokens.json), and a token made before schema 9
+//! (when they were rows of a table of their own) still works after `agentx store init`; a
+//! person's decision through the API lands in the database, a revoked token is refused on
+//! the next request.
 
 mod common;
 mod serve_http;
@@ -23,10 +25,37 @@ fn tokens_and_decisions_live_in_the_database() {
     assert_eq!(json_in(root, &["store", "init"]).code, 0);
     let human = token(root, "--human", "alice");
     assert!(!root.join(".agentx/state/tokens.json").exists());
-    let stored = psql(&url, "SELECT body FROM agentx.tokens");
+    let stored = psql(
+        &url,
+        "SELECT body FROM agentx.state_docs WHERE name = 'tokens'",
+    );
     assert!(
         stored.contains("alice") && !stored.contains(&human[4..]),
         "{stored}"
+    );
+    // The database as schema 8 kept it: one row per token in agentx.tokens. Every command
+    // asks for `store init` until it is migrated; then the token made before works (below).
+    psql(
+        &url,
+        "CREATE TABLE agentx.tokens (pos integer PRIMARY KEY CHECK (pos >= 0), body text NOT NULL);
+         INSERT INTO agentx.tokens (pos, body)
+             SELECT e.ord - 1, e.t::text FROM agentx.state_docs d,
+                 json_array_elements(d.body::json -> 'tokens') WITH ORDINALITY AS e(t, ord)
+             WHERE d.name = 'tokens';
+         DELETE FROM agentx.state_docs WHERE name = 'tokens';
+         DELETE FROM agentx.migrations WHERE version >= 9;",
+    );
+    assert_eq!(psql(&url, "SELECT count(*) FROM agentx.tokens").trim(), "1");
+    let behind = json_in(root, &["tokens", "list"]);
+    assert_ne!(behind.code, 0, "{behind:?}");
+    assert!(
+        format!("{}{}", behind.stdout, behind.stderr).contains("agentx store init"),
+        "{behind:?}"
+    );
+    assert_eq!(json_in(root, &["store", "init"]).code, 0);
+    assert_eq!(
+        psql(&url, "SELECT to_regclass('agentx.tokens') IS NULL").trim(),
+        "t"
     );
     let id = escalated(root, 4, "Cache");
     let server = Server::start(root, &["--no-worker"]);

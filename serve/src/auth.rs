@@ -60,7 +60,7 @@ pub async fn lookup(app: &Arc<App>, presented: String) -> Result<Option<tokens::
         let found = tokens::find(&all, &presented);
         if let Some(t) = &found {
             tokens::touch(
-                app.tokens.as_ref(),
+                &app.tokens,
                 &t.id,
                 t.last_used,
                 agentx_clarify_store::clock::system_now_ms(),

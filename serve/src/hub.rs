@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::open::OpenRecords;
 use crate::sessions::{Logins, Sessions};
-use crate::tokens::TokenStore;
+use crate::tokens::Tokens;
 
 /// What changed, as the change feed (`feed.rs`) broadcasts it on [`App::changes`]: a new
 /// revision and the issues whose ledgers (of either kind) changed. The statuses file has no
@@ -36,7 +36,7 @@ pub struct App {
     pub origin: String,
     /// `Host` values accepted (DNS rebinding).
     pub hosts: Vec<String>,
-    pub tokens: Box<dyn TokenStore>,
+    pub tokens: Tokens,
     pub sessions: Sessions,
     pub login: Logins,
     /// Changes seen by the feed, to the live pages and the worker.
@@ -64,7 +64,7 @@ impl App {
         https: bool,
     ) -> Result<App, ClarifyError> {
         let location = agentx_clarify_store_any::location(root)?;
-        let tokens = crate::tokens::open(root)?;
+        let tokens = crate::tokens::open_at(root, location.clone())?;
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         // On a wildcard address the machine's own names work too (the public URL's host is

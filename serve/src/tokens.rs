@@ -2,21 +2,26 @@
 //! keeps only their SHA-256 with a name, a kind (`human` or `agent`), when it was made and when
 //! it was last used. A presented token is hashed and compared in constant time with each
 //! stored hash, so neither the comparison nor a lookup order leaks how much of it matched.
+//!
+//! They are the `tokens` state document (docs/protocol.md §21) of whichever store holds the
+//! workspace's state — `.agentx/state/tokens.json` (owner-only, as every state document) or a
+//! row of PostgreSQL's `agentx.state_docs` — read and changed through the store's `State`
+//! side like the outbox, so this module decides only what a token is.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use agentx_clarify_command::store::docs::{self, TOKENS};
+use agentx_clarify_command::{paths, Files as _};
 use agentx_clarify_core::names::check_agent;
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::{read_into, write_atomic, FileLock, LockPolicy};
+use agentx_clarify_store_any::{AnyState, AnyStore, Location};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-/// Where the file store keeps the token hashes (mode 0600).
-pub const TOKENS_FILE: &str = ".agentx/state/tokens.json";
 /// The prefix of every token (so a leaked one is recognisable by secret scanners).
 pub const PREFIX: &str = "axt_";
 
@@ -67,171 +72,64 @@ impl Token {
     }
 }
 
-#[derive(Default, Serialize, Deserialize)]
-struct TokensFile {
+/// The `tokens` document: `{"tokens": [...]}`, in the order they were made.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+struct TokensDoc {
     tokens: Vec<Token>,
 }
 
-/// Where tokens are kept: the file workspace's `tokens.json`, or PostgreSQL's
-/// `agentx.tokens`.
-pub trait TokenStore: Send + Sync {
-    fn load(&self) -> Result<Vec<Token>, ClarifyError>;
-    /// Read–change–write under the store's lock.
-    fn update(
+/// Who holds the lock while the tokens change (the file store's lock file names it).
+const LOCK_OWNER: &str = "agentx-tokens";
+
+/// The tokens of a workspace, in whichever store holds its state.
+pub struct Tokens {
+    store: AnyStore,
+}
+
+impl Tokens {
+    /// Every stored token, in the order they were made (none when none was ever made).
+    pub fn load(&self) -> Result<Vec<Token>, ClarifyError> {
+        let doc: TokensDoc = docs::read_json(&self.store, TOKENS)?;
+        Ok(doc.tokens)
+    }
+
+    /// Read–change–write of the tokens under the store's exclusion (two servers or two
+    /// `agentx tokens` never lose each other's change); nothing is written when `change`
+    /// fails or leaves them as they were.
+    pub fn update<T>(
         &self,
-        change: &mut dyn FnMut(&mut Vec<Token>) -> Result<(), ClarifyError>,
-    ) -> Result<(), ClarifyError>;
-}
-
-/// `.agentx/state/tokens.json` under the workspace's lock discipline: the one reader (no
-/// symlinks, regular files only), the cross-process lock, atomic replacement, mode 0600.
-pub struct FileTokens {
-    path: PathBuf,
-}
-
-impl FileTokens {
-    pub fn new(root: &Path) -> Self {
-        FileTokens {
-            path: root.join(TOKENS_FILE),
-        }
-    }
-
-    fn read(&self) -> Result<Vec<Token>, ClarifyError> {
-        if std::fs::symlink_metadata(&self.path).is_err() {
-            return Ok(Vec::new());
-        }
-        let mut buf = Vec::new();
-        read_into(&self.path, &mut buf)?;
-        let file: TokensFile = serde_json::from_slice(&buf).map_err(|e| ClarifyError::Io {
-            message: format!("{} is not a tokens file: {e}", self.path.display()),
-        })?;
-        Ok(file.tokens)
-    }
-
-    fn write(&self, tokens: Vec<Token>) -> Result<(), ClarifyError> {
-        let mut text = serde_json::to_string_pretty(&TokensFile { tokens }).map_err(|e| {
-            ClarifyError::Internal {
-                message: e.to_string(),
+        change: impl FnOnce(&mut Vec<Token>) -> Result<T, ClarifyError>,
+    ) -> Result<T, ClarifyError> {
+        // The file store would make the state directory; a token for a workspace that does
+        // not exist yet is a mistake worth naming instead.
+        if let AnyState::Disk(disk) = &self.store.state {
+            let dir = disk.path(paths::STATE_DIR);
+            if !dir.is_dir() {
+                return Err(ClarifyError::Io {
+                    message: format!("{} does not exist: run `agentx init` first", dir.display()),
+                });
             }
-        })?;
-        text.push('\n');
-        // A new file is created owner-only first: write_atomic keeps an existing file's mode.
-        if std::fs::symlink_metadata(&self.path).is_err() {
-            create_private(&self.path)?;
         }
-        write_atomic(&self.path, text.as_bytes())?;
-        set_private(&self.path)
+        let config = self.store.load_config()?;
+        docs::try_update_json(
+            &self.store,
+            TOKENS,
+            &config,
+            LOCK_OWNER,
+            |doc: &mut TokensDoc| change(&mut doc.tokens),
+        )
     }
 }
 
-impl TokenStore for FileTokens {
-    fn load(&self) -> Result<Vec<Token>, ClarifyError> {
-        self.read()
-    }
-
-    fn update(
-        &self,
-        change: &mut dyn FnMut(&mut Vec<Token>) -> Result<(), ClarifyError>,
-    ) -> Result<(), ClarifyError> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(ClarifyError::Io {
-                message: format!("{} does not exist: run `agentx init` first", dir.display()),
-            });
-        }
-        let policy = LockPolicy {
-            timeout_ms: 10_000,
-            stale_ms: 30_000,
-        };
-        let _lock = FileLock::acquire(&self.path, "agentx-tokens", policy)?;
-        let mut tokens = self.read()?;
-        change(&mut tokens)?;
-        self.write(tokens)
-    }
+/// The tokens of the workspace at `root`: where its state is (files or PostgreSQL).
+pub fn open(root: &Path) -> Result<Tokens, ClarifyError> {
+    open_at(root, agentx_clarify_store_any::location(root)?)
 }
 
-/// The tokens of a workspace whose state is in PostgreSQL (`agentx.tokens`).
-pub struct PgTokens {
-    store: agentx_clarify_store_any::PgStore,
-}
-
-fn from_rows(rows: Vec<Value>) -> Result<Vec<Token>, ClarifyError> {
-    rows.into_iter()
-        .map(|v| {
-            serde_json::from_value(v).map_err(|e| ClarifyError::Io {
-                message: format!("a stored token is not a token entry: {e}"),
-            })
-        })
-        .collect()
-}
-
-fn to_rows(tokens: &[Token]) -> Vec<Value> {
-    tokens
-        .iter()
-        .map(|t| serde_json::to_value(t).unwrap_or(Value::Null))
-        .collect()
-}
-
-impl TokenStore for PgTokens {
-    fn load(&self) -> Result<Vec<Token>, ClarifyError> {
-        from_rows(self.store.load_tokens()?)
-    }
-
-    fn update(
-        &self,
-        change: &mut dyn FnMut(&mut Vec<Token>) -> Result<(), ClarifyError>,
-    ) -> Result<(), ClarifyError> {
-        self.store.update_tokens(&mut |rows| {
-            let mut tokens = from_rows(std::mem::take(rows))?;
-            change(&mut tokens)?;
-            *rows = to_rows(&tokens);
-            Ok(())
-        })
-    }
-}
-
-/// The token store of the workspace at `root`: where its state is (files or PostgreSQL).
-pub fn open(root: &Path) -> Result<Box<dyn TokenStore>, ClarifyError> {
-    Ok(match agentx_clarify_store_any::location(root)? {
-        agentx_clarify_store_any::Location::Files => Box::new(FileTokens::new(root)),
-        agentx_clarify_store_any::Location::Postgres(url) => Box::new(PgTokens {
-            store: agentx_clarify_store_any::PgStore::open(&url)?,
-        }),
-    })
-}
-
-fn create_private(path: &Path) -> Result<(), ClarifyError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc_nofollow())
-        .open(path)
-        .map(|_| ())
-        .map_err(|e| ClarifyError::Io {
-            message: format!("cannot create {}: {e}", path.display()),
-        })
-}
-
-/// `O_NOFOLLOW` on Linux and the BSDs (a link planted at the path is refused, docs/protocol.md §31).
-fn libc_nofollow() -> i32 {
-    #[cfg(target_os = "linux")]
-    {
-        0o400_000
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        0x0100
-    }
-}
-
-fn set_private(path: &Path) -> Result<(), ClarifyError> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
-        ClarifyError::Io {
-            message: format!("cannot make {} private: {e}", path.display()),
-        }
+/// The tokens of the workspace at `root`, its state at `location`.
+pub fn open_at(root: &Path, location: Location) -> Result<Tokens, ClarifyError> {
+    Ok(Tokens {
+        store: agentx_clarify_store_any::open_at(root, location)?,
     })
 }
 
@@ -260,7 +158,7 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 /// Makes a token for `name`: stores its hash, returns the stored entry and the secret (to
 /// print once).
 pub fn new_token(
-    store: &dyn TokenStore,
+    store: &Tokens,
     kind: Kind,
     name: &str,
     now: i64,
@@ -277,27 +175,26 @@ pub fn new_token(
         last_used: None,
     };
     let stored = token.clone();
-    store.update(&mut |tokens| {
+    store.update(|tokens| {
         if tokens.iter().any(|t| t.name == stored.name) {
             return Err(ClarifyError::input(format!(
                 "a token named '{}' exists; revoke it first (`agentx tokens revoke {}`)",
                 stored.name, stored.name
             )));
         }
-        tokens.push(stored.clone());
+        tokens.push(stored);
         Ok(())
     })?;
     Ok((token, secret))
 }
 
 /// Removes the token with this id or name; `NOT_FOUND` when none has it.
-pub fn revoke(store: &dyn TokenStore, which: &str) -> Result<Token, ClarifyError> {
-    let mut removed = None;
-    store.update(&mut |tokens| {
-        if let Some(i) = tokens.iter().position(|t| t.id == which || t.name == which) {
-            removed = Some(tokens.remove(i));
-        }
-        Ok(())
+pub fn revoke(store: &Tokens, which: &str) -> Result<Token, ClarifyError> {
+    let removed = store.update(|tokens| {
+        Ok(tokens
+            .iter()
+            .position(|t| t.id == which || t.name == which)
+            .map(|i| tokens.remove(i)))
     })?;
     removed.ok_or_else(|| {
         ClarifyError::input(format!(
@@ -324,11 +221,11 @@ pub fn find(tokens: &[Token], presented: &str) -> Option<Token> {
 }
 
 /// Records a use at most once a minute (a write per request would serialise requests).
-pub fn touch(store: &dyn TokenStore, id: &str, last_used: Option<i64>, now: i64) {
+pub fn touch(store: &Tokens, id: &str, last_used: Option<i64>, now: i64) {
     if last_used.is_some_and(|t| now - t < 60_000) {
         return;
     }
-    let _ = store.update(&mut |tokens| {
+    let _ = store.update(|tokens| {
         if let Some(t) = tokens.iter_mut().find(|t| t.id == id) {
             t.last_used = Some(now);
         }
@@ -344,19 +241,25 @@ mod tests {
     #[test]
     fn a_token_is_stored_only_as_its_hash_in_a_private_file() {
         let dir = tempfile::tempdir().unwrap();
+        let store = open_at(dir.path(), Location::Files).unwrap();
+        // No workspace: say what to do rather than make one.
+        let e = new_token(&store, Kind::Human, "alice", 1_000).unwrap_err();
+        assert!(e.to_string().contains("run `agentx init` first"), "{e}");
+        assert!(!dir.path().join(".agentx").exists());
         std::fs::create_dir_all(dir.path().join(".agentx/state")).unwrap();
-        let store = FileTokens::new(dir.path());
         let (t, secret) = new_token(&store, Kind::Human, "alice", 1_000).unwrap();
         assert!(secret.starts_with("axt_"));
         assert_eq!(secret.len(), 4 + 43);
-        let text = std::fs::read_to_string(dir.path().join(TOKENS_FILE)).unwrap();
+        let path = dir.path().join(docs::doc_path(TOKENS));
+        assert!(path.ends_with(".agentx/state/tokens.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains(&secret));
         assert!(text.contains(&t.sha256));
+        // The file's shape is what it always was: `{"tokens": [...]}`, pretty, one newline.
+        let expected = serde_json::to_string_pretty(&json!({"tokens": [t]})).unwrap() + "\n";
+        assert_eq!(text, expected);
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(dir.path().join(TOKENS_FILE))
-            .unwrap()
-            .permissions()
-            .mode();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
         let all = store.load().unwrap();
         assert_eq!(find(&all, &secret).unwrap().name, "alice");
@@ -367,6 +270,9 @@ mod tests {
                 .code(),
             "INVALID_INPUT"
         );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+        touch(&store, &t.id, None, 5_000);
+        assert_eq!(store.load().unwrap()[0].last_used, Some(5_000));
         revoke(&store, "alice").unwrap();
         assert!(find(&store.load().unwrap(), &secret).is_none());
         assert_eq!(revoke(&store, "alice").unwrap_err().code(), "INVALID_INPUT");

@@ -38,7 +38,6 @@ mod ledgers;
 pub mod schema;
 mod state;
 mod state_docs;
-mod tokens;
 mod transfer;
 mod update;
 

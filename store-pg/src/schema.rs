@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 8;
+pub const VERSION: i32 = 9;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).
@@ -181,7 +181,45 @@ CREATE TABLE agentx.state_docs (
 ",
         None,
     ),
+    (
+        9,
+        "access tokens as the tokens state document",
+        r"
+-- The tokens of `agentx serve` become the `tokens` state document (docs/protocol.md §21),
+-- changed under its row lock like the outbox: what the file store keeps as
+-- .agentx/state/tokens.json. The rows of agentx.tokens (migration 7) are moved into it and
+-- the table is dropped by the migration itself, in Rust (schema.rs, tokens_to_state_doc), so
+-- the document's text is what the state side writes.
+",
+        Some(tokens_to_state_doc),
+    ),
 ];
+
+/// Migration 9's step: the rows of `agentx.tokens`, in their order, as the `tokens` state
+/// document — `{"tokens": [...]}` as `docs::update_json` writes it (pretty, one newline at
+/// the end; each entry's keys in their stored order) — when there are any; then the table
+/// goes.
+fn tokens_to_state_doc(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    let rows = tx.query("SELECT body FROM agentx.tokens ORDER BY pos", &[])?;
+    if !rows.is_empty() {
+        // A row that is not JSON (only a hand edit makes one) is kept as a string, not lost:
+        // the server then reports the document as corrupt instead of forgetting a token.
+        let tokens: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let body: String = r.get(0);
+                serde_json::from_str(&body).unwrap_or(serde_json::Value::String(body))
+            })
+            .collect();
+        let doc = serde_json::json!({ "tokens": tokens });
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        tx.execute(
+            "INSERT INTO agentx.state_docs (name, body) VALUES ('tokens', $1)",
+            &[&text],
+        )?;
+    }
+    tx.batch_execute("DROP TABLE agentx.tokens")
+}
 
 /// Migration 6's step: every document's `agentx.active` rows written again with the new
 /// columns (the ledgers stored as records are assembled first).

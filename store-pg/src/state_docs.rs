@@ -1,6 +1,7 @@
 //! Small state documents in PostgreSQL (`agentx.state_docs`, migration 8): what the file store
 //! keeps as `.agentx/state/<name>.json` under a lock of its own — the notification outbox
-//! (`outbox`) and GitHub Mode's sync state (`github`). A change is a read–change–write in one
+//! (`outbox`), GitHub Mode's sync state (`github`) and serve's access tokens (`tokens`, schema
+//! 9). A change is a read–change–write in one
 //! transaction holding the document's row lock, so two deliverers (two servers, a server and
 //! a cron `notify send`) never lose each other's change, as two writers of the file never do.
 

@@ -105,7 +105,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "INSERT INTO agentx.documents (kind, name, body) VALUES ('state', 'agent-status.json', '\\x7b7d');
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
-         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.tokens; DROP TABLE agentx.state_docs;
+         DROP SEQUENCE agentx.revisions; DROP TABLE agentx.state_docs;
          DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
@@ -119,7 +119,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 8));
+    assert_eq!((migrated.from, migrated.to), (1, 9));
     assert_eq!(
         migrated.applied,
         [
@@ -129,7 +129,8 @@ fn the_schema_is_created_migrated_and_checked() {
             "5: delegation ledgers in the index of active records",
             "6: the follow-up monitor's columns in the index of active records",
             "7: access tokens of agentx serve, documents by revision",
-            "8: small state documents: the notification outbox, GitHub Mode's cursors"
+            "8: small state documents: the notification outbox, GitHub Mode's cursors",
+            "9: access tokens as the tokens state document"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -617,11 +618,11 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
              CHECK (status IN ('pending', 'stale', 'answered', 'unreadable'));
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
-         DROP TABLE agentx.tokens; DROP INDEX agentx.documents_rev; DROP TABLE agentx.state_docs;
+         DROP INDEX agentx.documents_rev; DROP TABLE agentx.state_docs;
          DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 8));
+    assert_eq!((migrated.from, migrated.to), (4, 9));
     // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
     assert_eq!(
         psql(
@@ -651,36 +652,61 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
 }
 
 #[test]
-fn tokens_are_rows_changed_under_the_tables_lock() {
+fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
+    use agentx_clarify_command::store::docs::{self, TOKENS};
     let (url, dir) = setup("tokens");
+    // Back to version 8: migration 7's table of tokens, one row per token.
+    let to_v8 = |rows: &str| {
+        psql(
+            &url,
+            &format!(
+                "CREATE TABLE agentx.tokens (pos integer PRIMARY KEY CHECK (pos >= 0), body text NOT NULL);
+                 {rows}
+                 DELETE FROM agentx.migrations WHERE version >= 9;"
+            ),
+        )
+    };
+    let gone = "SELECT to_regclass('agentx.tokens') IS NULL";
+    let docs_rows = "SELECT count(*) FROM agentx.state_docs WHERE name = 'tokens'";
+    // No tokens: the table goes, no document is made.
+    to_v8("");
+    let migrated = PgStore::init_schema(&url).unwrap();
+    assert_eq!((migrated.from, migrated.to), (8, 9));
+    assert_eq!(
+        migrated.applied,
+        ["9: access tokens as the tokens state document"]
+    );
+    assert_eq!(psql(&url, gone).trim(), "t");
+    assert_eq!(psql(&url, docs_rows).trim(), "0");
+    // Two tokens, stored out of order: the document has them in `pos` order, each entry as
+    // stored (keys in their order), in the text the state side writes.
+    let alice = serde_json::json!({"id": "tok_a", "name": "alice", "kind": "human",
+        "sha256": "ab", "created": 1});
+    let bob = serde_json::json!({"id": "tok_b", "name": "bob", "kind": "agent",
+        "sha256": "cd", "created": 2, "lastUsed": 3});
+    to_v8(&format!(
+        "INSERT INTO agentx.tokens (pos, body) VALUES (1, '{bob}'), (0, '{alice}');"
+    ));
+    let migrated = PgStore::init_schema(&url).unwrap();
+    assert_eq!((migrated.from, migrated.to), (8, 9));
+    assert_eq!(psql(&url, gone).trim(), "t");
     let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
-    assert!(store.state.load_tokens().unwrap().is_empty());
-    store
-        .state
-        .update_tokens(&mut |t| {
-            t.push(serde_json::json!({"id": "tok_a", "name": "alice", "sha256": "ab"}));
-            t.push(serde_json::json!({"id": "tok_b", "name": "bob", "sha256": "cd"}));
-            Ok(())
-        })
-        .unwrap();
-    store
-        .state
-        .update_tokens(&mut |t| {
-            t.retain(|v| v["name"] != "alice");
-            Ok(())
-        })
-        .unwrap();
-    let left = store.state.load_tokens().unwrap();
-    assert_eq!(left.len(), 1);
-    assert_eq!(left[0]["name"], "bob");
-    // A refused change writes nothing.
-    let e = store
-        .state
-        .update_tokens(&mut |t| {
-            t.clear();
-            Err(agentx_clarify_core::ClarifyError::input("no"))
-        })
-        .unwrap_err();
-    assert_eq!(e.code(), "INVALID_INPUT");
-    assert_eq!(store.state.load_tokens().unwrap().len(), 1);
+    let text = store.state.read_doc(TOKENS).unwrap().unwrap();
+    let expected = serde_json::json!({"tokens": [alice, bob]});
+    assert_eq!(
+        text,
+        format!("{}\n", serde_json::to_string_pretty(&expected).unwrap())
+    );
+    // Read and written back through the typed helpers: unchanged means not rewritten.
+    let read: serde_json::Value = docs::read_json(&store.state, TOKENS).unwrap();
+    assert_eq!(read, expected);
+    docs::update_json(
+        &store.state,
+        TOKENS,
+        &Config::default(),
+        "test",
+        |_: &mut serde_json::Value| (),
+    )
+    .unwrap();
+    assert_eq!(store.state.read_doc(TOKENS).unwrap().unwrap(), text);
 }

@@ -30,6 +30,17 @@ pub(crate) fn symlink_refused(path: &Path) -> ClarifyError {
 
 /// Atomically replaces `path` with `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
+    replace(path, bytes, false)
+}
+
+/// Atomically replaces `path` with `bytes`, owner-only (0600) whatever mode a file there had:
+/// the temp file is made 0600 before a byte is written, so the text is never readable by
+/// others, not even between a write and a `chmod` (state documents, docs/security.md).
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
+    replace(path, bytes, true)
+}
+
+fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<(), ClarifyError> {
     refuse_symlink(path)?;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
@@ -41,9 +52,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| io_error("create a temporary file in", dir, &e))?;
-    if let Ok(meta) = std::fs::metadata(path) {
+    // Set, not created with: the umask would take bits from a created mode, never add them.
+    let keep = if private {
+        Some(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+    } else {
+        std::fs::metadata(path).ok().map(|meta| meta.permissions())
+    };
+    if let Some(permissions) = keep {
         tmp.as_file()
-            .set_permissions(meta.permissions())
+            .set_permissions(permissions)
             .map_err(|e| io_error("set the permissions of", tmp.path(), &e))?;
     }
     tmp.write_all(bytes)
@@ -58,4 +75,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ClarifyError> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_private_write_is_owner_only_new_or_not_and_a_plain_one_keeps_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.json");
+        write_private(&new, b"{}\n").unwrap();
+        assert_eq!(
+            (mode(&new), std::fs::read(&new).unwrap()),
+            (0o600, b"{}\n".to_vec())
+        );
+        // One left readable by others (an older agentx, a hand edit) is owner-only again.
+        let old = dir.path().join("old.json");
+        std::fs::write(&old, b"[]").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&old, b"[1]").unwrap();
+        assert_eq!(
+            (mode(&old), std::fs::read(&old).unwrap()),
+            (0o600, b"[1]".to_vec())
+        );
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&old, b"[2]").unwrap();
+        assert_eq!(mode(&old), 0o640);
+    }
 }

@@ -38,7 +38,7 @@ use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_core::Config;
 
-pub use atomic::{refuse_symlink, write_atomic};
+pub use atomic::{refuse_symlink, write_atomic, write_private};
 pub use feed::DiskCursor;
 use index::Index;
 pub use index::INDEX_DIR;

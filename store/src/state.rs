@@ -16,8 +16,8 @@ use crate::atomic::refuse_symlink;
 use crate::kinds::DiskKind;
 use crate::lock::{break_stale, remove_if_ours};
 use crate::{
-    file_name, inside, parallel_map, read, read_into, sweep, write_atomic, DiskCursor, DiskLease,
-    DiskStore, FileLock,
+    file_name, inside, parallel_map, read, read_into, sweep, write_atomic, write_private,
+    DiskCursor, DiskLease, DiskStore, FileLock,
 };
 
 /// Both kinds of ledger, written once: each changed under its file's lock, replaced by an
@@ -260,7 +260,9 @@ impl State for DiskStore {
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let (next, result) = change(self.read_doc(name)?)?;
         if let Some(text) = next {
-            write_atomic(&path, text.as_bytes())?;
+            // Owner-only, every one (docs/security.md): the tokens' hashes, the outbox's
+            // notification payloads.
+            write_private(&path, text.as_bytes())?;
         }
         Ok(result)
     }

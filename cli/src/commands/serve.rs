@@ -78,8 +78,7 @@ pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
 }
 
 pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, ClarifyError> {
-    let store = tokens::open(root)?;
-    let store = store.as_ref();
+    let store = &tokens::open(root)?;
     match cmd {
         Tokens::New { human, agent } => {
             let (kind, name) = match (human, agent) {

@@ -1,5 +1,6 @@
 //! Named state documents (docs/protocol.md §21): one JSON value each — the notification outbox
-//! (`outbox`), GitHub Mode's sync cursors (`github`) — kept by the [`State`] side beside the
+//! (`outbox`), GitHub Mode's sync cursors (`github`), `agentx serve`'s access tokens
+//! (`tokens`) — kept by the [`State`] side beside the
 //! ledgers, so a team whose state is in PostgreSQL shares them as it shares the ledgers. A
 //! store keeps text (`.agentx/state/<name>.json`, a row of `agentx.state_docs`, a file in
 //! memory); what the text means is read and written here once.
@@ -14,6 +15,8 @@ use crate::store::State;
 pub const OUTBOX: &str = "outbox";
 /// GitHub Mode's sync cursors (docs/protocol.md §26).
 pub const GITHUB: &str = "github";
+/// The access tokens of `agentx serve`, as their hashes (docs/protocol.md §23).
+pub const TOKENS: &str = "tokens";
 
 /// Whether `name` may name a state document: lowercase letters and `-`, so it is a plain file
 /// name in the state directory, never a path.
@@ -69,13 +72,29 @@ where
     D: Serialize + DeserializeOwned + Default + Clone + PartialEq,
     S: State + ?Sized,
 {
+    try_update_json(store, name, config, agent, |doc| Ok(change(doc)))
+}
+
+/// [`update_json`] with a change that may refuse: when it fails, nothing is written (whatever
+/// it did to the document) and its error is the result.
+pub fn try_update_json<D, T, S>(
+    store: &S,
+    name: &str,
+    config: &Config,
+    agent: &str,
+    change: impl FnOnce(&mut D) -> Result<T, ClarifyError>,
+) -> Result<T, ClarifyError>
+where
+    D: Serialize + DeserializeOwned + Default + Clone + PartialEq,
+    S: State + ?Sized,
+{
     store.update_doc(name, config, agent, |text| {
         let mut doc: D = match text {
             Some(t) => serde_json::from_str(&t).map_err(|e| corrupt(name, &e))?,
             None => D::default(),
         };
         let before = doc.clone();
-        let result = change(&mut doc);
+        let result = change(&mut doc)?;
         if doc == before {
             return Ok((None, result));
         }
@@ -107,6 +126,14 @@ mod tests {
         assert_eq!(store.files(), before);
         let back: Vec<u32> = read_json(&store, "test-doc").unwrap();
         assert_eq!(back, vec![7]);
+        // A refused change writes nothing, even what it changed before refusing.
+        let e = try_update_json(&store, "test-doc", &config, "me", |v: &mut Vec<u32>| {
+            v.clear();
+            Err::<(), _>(ClarifyError::input("no"))
+        })
+        .unwrap_err();
+        assert_eq!(e.code(), "INVALID_INPUT");
+        assert_eq!(store.files(), before);
         store.put(&doc_path("test-doc"), Some(b"{".to_vec()));
         let e = read_json::<Vec<u32>, _>(&store, "test-doc").unwrap_err();
         assert_eq!(e.code(), "LEDGER_CORRUPT");
