@@ -539,6 +539,18 @@ fn api_rate_limited_is_retried_after_the_reset() {
 /// comment: a decision typed on GitHub reaches the ledger with no `agentx github sync`.
 #[test]
 fn the_servers_worker_takes_decisions_from_github() {
+    worker_takes_a_decision(None);
+}
+
+/// The sync at start takes the decision before the feed has its baseline: the deliverer's
+/// first pass must come after the baseline, or the write is in neither and the comment waits
+/// for the next change (checked: this fails when the workers do not wait for the baseline).
+#[test]
+fn the_servers_worker_takes_decisions_from_github_when_the_feed_starts_late() {
+    worker_takes_a_decision(Some(1_500));
+}
+
+fn worker_takes_a_decision(feed_late_ms: Option<u64>) {
     let env = Env::new(Way::Api);
     let t = now0();
     let id = blocking_ask(&env, t, 3, "Worker", &[]);
@@ -547,8 +559,11 @@ fn the_servers_worker_takes_decisions_from_github() {
     let taken = env
         .hub
         .comment(3, "ann", &format!("/resolve {id} Ship it."));
-    let mut server = env
-        .command(t, &["serve", "--listen", "127.0.0.1:0"])
+    let mut server = env.command(t, &["serve", "--listen", "127.0.0.1:0"]);
+    if let Some(ms) = feed_late_ms {
+        server.env("AGENTX_TEST_FEED_BASELINE_DELAY_MS", ms.to_string());
+    }
+    let mut server = server
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -567,7 +582,16 @@ fn the_servers_worker_takes_decisions_from_github() {
         }
         if Instant::now() > deadline {
             let _ = server.kill();
-            panic!("the worker did not take the decision: {record} {shown:?}");
+            // What the deliverer and the sync kept, so a failure says which of them stopped.
+            let state = |name: &str| {
+                std::fs::read_to_string(env.root().join(format!(".agentx/state/{name}.json")))
+                    .unwrap_or_default()
+            };
+            panic!(
+                "the worker did not take the decision: {record} {shown:?}\noutbox: {}\ngithub: {}",
+                state("outbox"),
+                state("github")
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     };

@@ -72,6 +72,17 @@ impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
     }
 }
 
+/// For the tests only: `AGENTX_TEST_FEED_BASELINE_DELAY_MS` (at most 2 s) takes the feed's
+/// baseline that much later, so a test can show that no worker reads the store before it
+/// (`cli/tests/github.rs`: a decision taken by the sync at start still reaches its comment).
+fn test_baseline_delay() -> Option<Duration> {
+    let ms: u64 = std::env::var("AGENTX_TEST_FEED_BASELINE_DELAY_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_millis(ms.min(2_000)))
+}
+
 /// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown.
 pub fn start(app: Arc<App>) {
     let mut shutdown = app.shutdown.subscribe();
@@ -79,6 +90,9 @@ pub fn start(app: Arc<App>) {
         let root = app.root.clone();
         let location = app.location.clone();
         let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
+            if let Some(late) = test_baseline_delay() {
+                std::thread::sleep(late);
+            }
             let signals = matches!(location, Location::Postgres(_));
             let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
             Some(Box::new(StoreFeed::open(store, signals).ok()?))

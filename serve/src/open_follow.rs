@@ -13,7 +13,7 @@ use crate::hub::App;
 use crate::open::View;
 
 /// How long the view waits for the feed's baseline before giving up (live updates off).
-const FEED_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const FEED_WAIT: Duration = Duration::from_secs(30);
 
 /// For the tests only: `AGENTX_TEST_OPEN_VIEW_DELAY_MS` (at most 2 s) holds each change back
 /// before the view applies it, so a test can show that a page never answers from a view

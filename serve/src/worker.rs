@@ -13,14 +13,26 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::hub::App;
+use crate::open_follow::FEED_WAIT;
 
 /// After a failed store call, the worker tries again after this long.
 const RETRY: Duration = Duration::from_secs(5);
+
+/// Waits until the change feed has its baseline, so that a worker's first pass reads the store
+/// after it. A write between the two would otherwise be in neither — the pass ran before it,
+/// the baseline already holds it — and wait for the worker's next due time: a decision the
+/// GitHub sync takes at start would not reach its comment. A feed that cannot start says so in
+/// the log, and the workers go on without it after `FEED_WAIT`.
+async fn after_feed_baseline(app: &App) {
+    let mut ready = app.feed_ready.subscribe();
+    let _ = tokio::time::timeout(FEED_WAIT, ready.wait_for(|r| *r)).await;
+}
 
 pub fn start(app: Arc<App>) {
     tokio::spawn(async move {
         let mut changes = app.changes.subscribe();
         let mut shutdown = app.shutdown.subscribe();
+        after_feed_baseline(&app).await;
         loop {
             let planned = app.call("nextWakeup".into(), json!({}), None).await;
             let wait = match planned.get("ok") {
@@ -102,6 +114,7 @@ pub fn start_notify(app: Arc<App>) {
         let mut changes = app.changes.subscribe();
         let mut shutdown = app.shutdown.subscribe();
         let mut said = None::<String>;
+        after_feed_baseline(&app).await;
         loop {
             let root = app.root.clone();
             let public_url = app.public_url.clone();
@@ -161,6 +174,7 @@ pub fn start_github(app: Arc<App>) {
     tokio::spawn(async move {
         let mut shutdown = app.shutdown.subscribe();
         let mut said = None::<String>;
+        after_feed_baseline(&app).await;
         loop {
             let root = app.root.clone();
             let ran = tokio::task::spawn_blocking(move || {

@@ -13,5 +13,5 @@ pub mod sync;
 pub use command::{decision_input, login_name, parse_command, permitted, Command};
 pub use comment::{blocked, comment_body, marked, marker, LABEL};
 pub use config::{parse_github, GithubConfig, Via};
-pub use plan::{plan, SINK};
+pub use plan::{plan, SINK, VIA};
 pub use sync::{issues_to_read, verdict, Outcome, SyncState, Verdict};

@@ -9,9 +9,16 @@ use crate::notify::{EventName, Outbox};
 /// The sink name of the comment deliveries in the outbox (`notify status` lists them so).
 pub const SINK: &str = GITHUB_SINK;
 
+/// The `via` of an entry taken from a GitHub comment (the sync writes it).
+pub const VIA: &str = "github";
+
 /// Adds the comment updates `ledgers` owe GitHub. Records that were open when GitHub Mode
-/// was set up get their comment; closed ones from before are left alone. Returns how many
-/// deliveries it added.
+/// was set up (the outbox's first pass) get their comment; closed ones from before are left
+/// alone — except, whenever their last entry is stamped, a record that has a comment owed or
+/// sent (it keeps getting every version) and a record decided on GitHub (the person who typed
+/// the decision sees it taken). A writer stamps an entry before it writes it, so a decision
+/// written while the first pass reads the ledgers can be stamped before that pass set `since`
+/// and still be news. Returns how many deliveries it added.
 pub fn plan(outbox: &mut Outbox, ledgers: &[&Ledger], now: i64) -> usize {
     let since = *outbox.since.entry(SINK.to_owned()).or_insert(now);
     let mut added = 0;
@@ -19,7 +26,21 @@ pub fn plan(outbox: &mut Outbox, ledgers: &[&Ledger], now: i64) -> usize {
         for record in &ledger.clarifications {
             let len = record.thread.len();
             let at = record.thread.last().map_or(now, |e| e.timestamp.ms());
-            if at < since && !record.current_status().is_open() {
+            let followed = || {
+                outbox
+                    .deliveries
+                    .values()
+                    .any(|d| d.sink == SINK && d.record == record.id)
+            };
+            let decided_here = || {
+                record
+                    .thread
+                    .last()
+                    .and_then(|e| e.extra.get("via"))
+                    .and_then(serde_json::Value::as_str)
+                    == Some(VIA)
+            };
+            if at < since && !record.current_status().is_open() && !followed() && !decided_here() {
                 continue;
             }
             let event = format!("gh_{}_{len}", record.id);
@@ -102,5 +123,37 @@ mod tests {
         let states: Vec<_> = outbox.deliveries.values().map(|d| d.state).collect();
         assert_eq!(states, [State::Canceled, State::Pending]);
         assert_eq!(outbox.due(t0 + 10 * 60_000).len(), 1);
+    }
+
+    #[test]
+    fn a_record_followed_gets_a_closing_version_stamped_before_the_setup() {
+        // GitHub Mode's first pass at `setup` reads the record open (one entry); an answer
+        // stamped a moment before `setup` lands after that read: it is still owed its edit.
+        let setup = 1_795_341_600_000 + 90_000;
+        let mut outbox = Outbox::default();
+        assert_eq!(plan(&mut outbox, &[&ledger(1)], setup), 1);
+        let resolved = Ledger::parse(
+            "issue-42.json",
+            br#"{"issueNumber":42,"clarifications":[{"id":"CLR-42-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"resolved","round":1,"maxRounds":3,"slaMinutes":30,"thread":[{"round":1,"from":"engineer","type":"question","body":"b0","timestamp":"2026-11-22T10:00:00.000Z"},{"round":1,"from":"human","type":"resolution","body":"Ship it.","timestamp":"2026-11-22T10:01:00.000Z"}]}]}"#,
+            Some(42),
+        )
+        .unwrap();
+        let record = &resolved.clarifications[0];
+        assert!(!record.current_status().is_open());
+        assert!(record.thread[1].timestamp.ms() < setup);
+        assert_eq!(plan(&mut outbox, &[&resolved], setup + 1), 1);
+        // A record closed before the setup and never followed is left alone...
+        let mut other = Outbox::default();
+        assert_eq!(plan(&mut other, &[&resolved], setup), 0);
+        // ...unless it was decided on GitHub: the decision was written as the first pass read.
+        let text = String::from_utf8(resolved.to_pretty_json().into_bytes())
+            .unwrap()
+            .replace(
+                r#""body": "Ship it.","#,
+                r#""body": "Ship it.", "by": "ann", "via": "github","#,
+            );
+        let from_github = Ledger::parse("issue-42.json", text.as_bytes(), Some(42)).unwrap();
+        let mut other = Outbox::default();
+        assert_eq!(plan(&mut other, &[&from_github], setup), 1);
     }
 }

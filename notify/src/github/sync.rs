@@ -247,7 +247,7 @@ fn one(
             }
             let attribution = Attribution {
                 by,
-                via: "github".into(),
+                via: agentx_clarify_core::github::VIA.into(),
                 reference: Some(c.url.clone()),
             };
             let envelope = act(root, ledger.as_ref(), &command, &attribution, now);
