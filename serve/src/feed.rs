@@ -72,14 +72,12 @@ impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
     }
 }
 
-/// For the tests only: `AGENTX_TEST_FEED_BASELINE_DELAY_MS` (at most 2 s) takes the feed's
-/// baseline that much later, so a test can show that no worker reads the store before it
-/// (`cli/tests/github.rs`: a decision taken by the sync at start still reaches its comment).
-fn test_baseline_delay() -> Option<Duration> {
-    let ms: u64 = std::env::var("AGENTX_TEST_FEED_BASELINE_DELAY_MS")
-        .ok()?
-        .parse()
-        .ok()?;
+/// For the tests only: the pause the variable `name` asks for, at most 2 s (`None`: unset).
+/// `AGENTX_TEST_FEED_BASELINE_DELAY_MS` takes the feed's baseline that much later, so a test
+/// can show that no worker reads the store before it (`cli/tests/github.rs`: a decision taken
+/// by the sync at start still reaches its comment); `open_follow.rs` has another.
+pub(crate) fn test_delay(name: &str) -> Option<Duration> {
+    let ms: u64 = std::env::var(name).ok()?.parse().ok()?;
     Some(Duration::from_millis(ms.min(2_000)))
 }
 
@@ -90,7 +88,7 @@ pub fn start(app: Arc<App>) {
         let root = app.root.clone();
         let location = app.location.clone();
         let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
-            if let Some(late) = test_baseline_delay() {
+            if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
                 std::thread::sleep(late);
             }
             let signals = matches!(location, Location::Postgres(_));

@@ -18,13 +18,7 @@ pub(crate) const FEED_WAIT: Duration = Duration::from_secs(30);
 /// For the tests only: `AGENTX_TEST_OPEN_VIEW_DELAY_MS` (at most 2 s) holds each change back
 /// before the view applies it, so a test can show that a page never answers from a view
 /// that has not caught up with the feed (`cli/tests/serve.rs`).
-fn test_delay() -> Option<Duration> {
-    let ms: u64 = std::env::var("AGENTX_TEST_OPEN_VIEW_DELAY_MS")
-        .ok()?
-        .parse()
-        .ok()?;
-    Some(Duration::from_millis(ms.min(2_000)))
-}
+const TEST_DELAY: &str = "AGENTX_TEST_OPEN_VIEW_DELAY_MS";
 
 /// Builds the view once the feed has its baseline, then follows the feed.
 pub fn start(app: Arc<App>) {
@@ -84,7 +78,7 @@ pub fn start(app: Arc<App>) {
                     app.open.applied(revision);
                     continue;
                 }
-                if let Some(pause) = test_delay() {
+                if let Some(pause) = crate::feed::test_delay(TEST_DELAY) {
                     tokio::time::sleep(pause).await;
                 }
                 let read = app

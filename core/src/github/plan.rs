@@ -2,6 +2,8 @@
 //! of a record (its thread's length), so every change is owed an edit; an older version not
 //! sent yet is superseded (each delivery renders the record as it is when sent).
 
+use std::collections::BTreeSet;
+
 use crate::ledger::Ledger;
 use crate::notify::outbox::{Delivery, State, GITHUB_SINK};
 use crate::notify::{EventName, Outbox};
@@ -21,17 +23,18 @@ pub const VIA: &str = "github";
 /// and still be news. Returns how many deliveries it added.
 pub fn plan(outbox: &mut Outbox, ledgers: &[&Ledger], now: i64) -> usize {
     let since = *outbox.since.entry(SINK.to_owned()).or_insert(now);
+    // Read once, not per record: every pass looks at each closed record from before `since`.
+    let followed: BTreeSet<String> = outbox
+        .deliveries
+        .values()
+        .filter(|d| d.sink == SINK)
+        .map(|d| d.record.clone())
+        .collect();
     let mut added = 0;
     for ledger in ledgers {
         for record in &ledger.clarifications {
             let len = record.thread.len();
             let at = record.thread.last().map_or(now, |e| e.timestamp.ms());
-            let followed = || {
-                outbox
-                    .deliveries
-                    .values()
-                    .any(|d| d.sink == SINK && d.record == record.id)
-            };
             let decided_here = || {
                 record
                     .thread
@@ -40,7 +43,11 @@ pub fn plan(outbox: &mut Outbox, ledgers: &[&Ledger], now: i64) -> usize {
                     .and_then(serde_json::Value::as_str)
                     == Some(VIA)
             };
-            if at < since && !record.current_status().is_open() && !followed() && !decided_here() {
+            if at < since
+                && !record.current_status().is_open()
+                && !followed.contains(&record.id)
+                && !decided_here()
+            {
                 continue;
             }
             let event = format!("gh_{}_{len}", record.id);
