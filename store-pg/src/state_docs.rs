@@ -20,7 +20,10 @@ impl PgStore {
         )
     }
 
-    /// The document `name` as stored, `None` when it was never written.
+    /// The document `name` as stored, `None` when it was never written. An empty body is
+    /// never written: it is the row [`Self::update_state_doc`] makes to lock on, which a
+    /// release before this one committed when its change left the document as it was (the
+    /// first `github sync` of issues without comments did), so it reads as never written.
     pub(crate) fn state_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
         let mut conn = self.conn()?;
         let c = conn.get()?;
@@ -31,7 +34,9 @@ impl PgStore {
                 &[&name],
             )
             .map_err(|e| self.doc_fail("read", name, &e))?;
-        Ok(row.map(|r| r.get(0)))
+        Ok(row
+            .map(|r| r.get::<_, String>(0))
+            .filter(|body| !body.is_empty()))
     }
 
     /// Read–change–write of document `name` under its row lock: `change` gets the text as
@@ -61,13 +66,17 @@ impl PgStore {
             .map_err(|e| fail(&e))?
             .get(0);
         let (next, result) = change((!body.is_empty()).then_some(body))?;
-        if let Some(text) = next {
-            tx.execute(
-                "UPDATE agentx.state_docs SET body = $2 WHERE name = $1",
-                &[&name, &text],
-            )
-            .map_err(|e| fail(&e))?;
-        }
+        let Some(text) = next else {
+            // Unchanged: the row made above to lock on goes with the transaction, so a
+            // document nobody wrote stays unwritten (its readers see `None`, not "").
+            tx.rollback().map_err(|e| fail(&e))?;
+            return Ok(result);
+        };
+        tx.execute(
+            "UPDATE agentx.state_docs SET body = $2 WHERE name = $1",
+            &[&name, &text],
+        )
+        .map_err(|e| fail(&e))?;
         tx.commit().map_err(|e| fail(&e))?;
         Ok(result)
     }

@@ -710,3 +710,48 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
     .unwrap();
     assert_eq!(store.state.read_doc(TOKENS).unwrap().unwrap(), text);
 }
+
+/// A document's first update that changes nothing leaves it unwritten (issue 51: the first
+/// `github sync` of an issue without comments left an empty row, and every later read of the
+/// document was `LEDGER_CORRUPT "github.json is corrupt"`); an empty row a release before this
+/// one left behind reads as never written.
+#[test]
+fn an_unchanged_first_update_leaves_no_document() {
+    use agentx_clarify_command::store::docs::{self, GITHUB};
+    use agentx_clarify_core::github::SyncState;
+    let (url, dir) = setup("emptydoc");
+    let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
+    let rows = "SELECT count(*) FROM agentx.state_docs WHERE name = 'github'";
+    docs::update_json(
+        &store.state,
+        GITHUB,
+        &Config::default(),
+        "test",
+        |_: &mut SyncState| (),
+    )
+    .unwrap();
+    assert_eq!(psql(&url, rows).trim(), "0", "nothing to lock on is kept");
+    assert_eq!(store.state.read_doc(GITHUB).unwrap(), None);
+    let read: SyncState = docs::read_json(&store.state, GITHUB).unwrap();
+    assert_eq!(read, SyncState::default());
+    // The row an earlier release left.
+    psql(
+        &url,
+        "INSERT INTO agentx.state_docs (name, body) VALUES ('github', '')",
+    );
+    let read: SyncState = docs::read_json(&store.state, GITHUB).unwrap();
+    assert_eq!(read, SyncState::default());
+    docs::update_json(
+        &store.state,
+        GITHUB,
+        &Config::default(),
+        "test",
+        |s: &mut SyncState| s.advance(7, "2026-11-22T10:00:00Z"),
+    )
+    .unwrap();
+    let read: SyncState = docs::read_json(&store.state, GITHUB).unwrap();
+    assert_eq!(
+        read.cursors.get(&7).map(String::as_str),
+        Some("2026-11-22T10:00:00Z")
+    );
+}
