@@ -66,7 +66,7 @@ pub use json::{call, call_as, call_route_view, call_routed, OPERATIONS, ROUTE_OP
 pub use mem::{FileMap, MemStore};
 pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
-pub use mutation::{act, act_as, ask, decide, Mutation};
+pub use mutation::{act, act_as, ask, decide, decide_abandon, Mutation};
 pub use query::{
     list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
     VerifyOutcome,

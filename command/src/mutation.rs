@@ -152,11 +152,60 @@ pub fn decide<S: Store>(
     value: Option<serde_json::Value>,
     by: &Attribution,
 ) -> Result<Mutation, ClarifyError> {
-    let config = store.load_config()?;
     let probe = Action::Resolve {
         from: None,
         message: message.clone(),
     };
+    decided(store, now, id, &probe, |ledger, config, signers| {
+        decide_op(
+            ledger,
+            id,
+            message.clone(),
+            value.clone(),
+            config,
+            now,
+            signers,
+            by,
+        )
+    })
+}
+
+/// A person's abandonment (GitHub Mode's `/abandon`, docs/protocol.md §26): as [`decide`], an
+/// open record that is not escalated is taken first, in the same ledger update.
+pub fn decide_abandon<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    message: Option<String>,
+    by: &Attribution,
+) -> Result<Mutation, ClarifyError> {
+    let probe = Action::Abandon {
+        from: None,
+        message: message.clone(),
+    };
+    decided(store, now, id, &probe, |ledger, config, signers| {
+        agentx_clarify_core::ops::decide_abandon(
+            ledger,
+            id,
+            message.clone(),
+            config,
+            now,
+            signers,
+            by,
+        )
+    })
+}
+
+/// The rhythm of a person's decision: `probe` checks the input, `apply` decides on the ledger
+/// under its update (it may run again on a retry, so it is pure), `human` signs.
+fn decided<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    probe: &Action,
+    apply: impl Fn(&agentx_clarify_core::Ledger, &Config, &Signers) -> Result<Applied, ClarifyError>,
+) -> Result<Mutation, ClarifyError> {
+    let config = store.load_config()?;
     let parsed = probe.validate(id, &config)?;
     store.read_statuses()?;
     let not_found = || ClarifyError::NotFound { id: id.to_owned() };
@@ -166,16 +215,7 @@ pub fn decide<S: Store>(
     let signers = crate::store::keys::signers_for(store, &["human"])?;
     let applied = store.update_ledger(parsed.issue, &config, "human", |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = decide_op(
-            &ledger,
-            id,
-            message.clone(),
-            value.clone(),
-            &config,
-            now,
-            &signers,
-            by,
-        )?;
+        let applied = apply(&ledger, &config, &signers)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, "human", &signers)

@@ -341,18 +341,51 @@ pub fn decide(
             message,
         },
     };
+    take_then(ledger, id, &resolve, config, now, signers, by)
+}
+
+/// A person's abandonment of an open record (GitHub Mode's `/abandon`, docs/protocol.md §26):
+/// as [`decide`], a record that is not escalated is taken first (`taken by <name>`), then
+/// abandoned by `human` — that the question is moot is a person's call, whoever holds it.
+pub fn decide_abandon(
+    ledger: &Ledger,
+    id: &str,
+    message: Option<String>,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    by: &Attribution,
+) -> Result<Applied, ClarifyError> {
+    let abandon = Action::Abandon {
+        from: None,
+        message,
+    };
+    take_then(ledger, id, &abandon, config, now, signers, by)
+}
+
+/// `action` by `human` on an escalated record; any other open record is escalated first
+/// (`taken by <name>`). Both entries carry `by`/`via`; the events of both steps are kept.
+fn take_then(
+    ledger: &Ledger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    by: &Attribution,
+) -> Result<Applied, ClarifyError> {
     let escalated = ledger
         .find(id)
         .is_some_and(|r| r.current_status() == Status::Escalated);
     if escalated {
-        return act_by(ledger, id, &resolve, config, now, signers, Some(by));
+        return act_by(ledger, id, action, config, now, signers, Some(by));
     }
     let take = Action::Escalate {
         from: None,
         message: Some(format!("taken by {}", by.by)),
     };
     let first = act_by(ledger, id, &take, config, now, signers, Some(by))?;
-    let mut second = act_by(&first.ledger, id, &resolve, config, now, signers, Some(by))?;
+    let mut second = act_by(&first.ledger, id, action, config, now, signers, Some(by))?;
     let mut events = first.events;
     events.append(&mut second.events);
     second.events = events;
@@ -417,6 +450,58 @@ mod attributed {
         let last = forged.clarifications[0].thread.last_mut().unwrap();
         last.extra.insert("by".into(), "mallory".into());
         assert!(!check(&forged).is_empty());
+    }
+
+    #[test]
+    fn a_person_abandons_an_open_record_by_taking_it_first() {
+        let keys = keyring();
+        let ledger = ask(None, &plain("engineer", "architect", "C", "Q?"), T0, &keys);
+        let id = "CLR-42-001";
+        let config = Config::default();
+        let by = Attribution {
+            by: "mia".into(),
+            via: "github".into(),
+            reference: Some("https://github.com/a/b/issues/42#issuecomment-1".into()),
+        };
+        // As an abandonment alone, a person may not: only an escalated record is theirs.
+        let plain_abandon = Action::Abandon {
+            from: None,
+            message: Some("moot".into()),
+        };
+        assert!(act_by(
+            &ledger,
+            id,
+            &plain_abandon,
+            &config,
+            T0 + MIN,
+            &keys,
+            Some(&by)
+        )
+        .is_err());
+        let done = decide_abandon(
+            &ledger,
+            id,
+            Some("moot".into()),
+            &config,
+            T0 + MIN,
+            &keys,
+            &by,
+        )
+        .unwrap();
+        let r = done.ledger.find(id).unwrap();
+        assert_eq!(r.current_status(), Status::Abandoned);
+        let last_two = &r.thread[r.thread.len() - 2..];
+        assert_eq!(last_two[0].body, "taken by mia");
+        assert_eq!(last_two[1].kind, EntryKind::Abandonment);
+        assert_eq!(last_two[1].body, "moot");
+        for e in last_two {
+            assert_eq!(e.from, HUMAN);
+            assert_eq!(e.extra["by"], "mia");
+            assert_eq!(e.extra["via"], "github");
+        }
+        // An escalated record is abandoned in one entry; a closed one refuses.
+        let again = decide_abandon(&done.ledger, id, None, &config, T0 + 2 * MIN, &keys, &by);
+        assert!(again.is_err());
     }
 
     #[test]
