@@ -16,8 +16,8 @@ use common::*;
 use github_hub::*;
 use serde_json::{json, Value};
 
-fn out_one_comment_per_record_and_labels(way: Way) {
-    let env = Env::new(way);
+fn out_one_comment_per_record_and_labels(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     let t = now0();
     let id = blocking_ask(&env, t, 42, "Cache", &[]);
     let sent = env.send(t + 1000);
@@ -130,8 +130,8 @@ fn out_one_comment_per_record_and_labels(way: Way) {
     env.finish();
 }
 
-fn crash_between_create_and_record(way: Way) {
-    let env = Env::new(way);
+fn crash_between_create_and_record(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     let t = now0();
     let id = blocking_ask(&env, t, 7, "Schema", &[]);
     // The stand-in creates the comment, then holds the answer: the deliverer is killed after
@@ -171,8 +171,8 @@ fn crash_between_create_and_record(way: Way) {
     env.finish();
 }
 
-fn sync_resolve_abandon_permissions(way: Way) {
-    let env = Env::new(way);
+fn sync_resolve_abandon_permissions(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     let t = now0();
     let id = blocking_ask(
         &env,
@@ -234,14 +234,7 @@ fn sync_resolve_abandon_permissions(way: Way) {
     assert!(env.hub.reactions(&chatter).is_empty());
 
     // The decision is ann's entry, through GitHub, with the comment's address.
-    let ledger = read_ledger(env.root(), 42);
-    let record = ledger["clarifications"]
-        .as_array()
-        .expect("records")
-        .iter()
-        .find(|r| r["id"] == id.as_str())
-        .expect("record")
-        .clone();
+    let record = env.record(42, &id);
     assert_eq!(record["status"], "resolved");
     let last = record["thread"]
         .as_array()
@@ -262,10 +255,8 @@ fn sync_resolve_abandon_permissions(way: Way) {
     assert!(body.contains("resolved"), "{body}");
 
     // Sync again: nothing acts twice, no reaction is added again.
-    let reactions_before = env.hub.requests(
-        "POST",
-        &format!("/repos/acme/app/issues/comments/{}/reactions", taken["id"]),
-    );
+    let reactions_before = env.hub.reaction_posts(&taken);
+    assert_eq!(reactions_before, 1, "one reaction asked for");
     let again = env.sync(t + 2000);
     assert!(
         again["sync"]["acted"].as_array().expect("acted").is_empty(),
@@ -278,13 +269,7 @@ fn sync_resolve_abandon_permissions(way: Way) {
             .is_empty(),
         "{again}"
     );
-    assert_eq!(
-        env.hub.requests(
-            "POST",
-            &format!("/repos/acme/app/issues/comments/{}/reactions", taken["id"])
-        ),
-        reactions_before
-    );
+    assert_eq!(env.hub.reaction_posts(&taken), reactions_before);
 
     // Edited after it acted: nothing more happens.
     env.hub.control(
@@ -292,7 +277,7 @@ fn sync_resolve_abandon_permissions(way: Way) {
         "/_standin/edit",
         &json!({"id": taken["id"], "body": format!("/abandon {second} changed my mind")}),
     );
-    let before = std::fs::read(ledger_path(env.root(), 42)).expect("ledger");
+    let before = env.ledger(42);
     let edited = env.sync(t + 3000);
     assert!(
         edited["sync"]["acted"]
@@ -301,31 +286,24 @@ fn sync_resolve_abandon_permissions(way: Way) {
             .is_empty(),
         "{edited}"
     );
-    assert_eq!(
-        std::fs::read(ledger_path(env.root(), 42)).expect("ledger"),
-        before,
-        "the ledger did not change"
-    );
+    assert_eq!(env.ledger(42), before, "the ledger did not change");
 
-    // The core's rules hold as from any surface: a person abandons only an escalated record.
-    let early = env
+    // The core's rules hold as from any surface: a closed record refuses everything
+    // (the issue is read while `second` is open).
+    let late = env
         .hub
-        .comment(42, "mia", &format!("/abandon {second} not needed"));
+        .comment(42, "mia", &format!("/abandon {id} too late"));
     let out = env.sync(t + 3500);
     assert!(
         out["sync"]["refused"][0]["reason"]
             .as_str()
             .unwrap_or("")
-            .starts_with("NOT_PARTICIPANT"),
+            .starts_with("INVALID_TRANSITION"),
         "{out}"
     );
-    assert_eq!(env.hub.reactions(&early), ["confused"]);
+    assert_eq!(env.hub.reactions(&late), ["confused"]);
 
-    // /abandon by a maintainer.
-    env.ok(
-        t + 3600,
-        &["clarify", "escalate", &second, "-m=Nobody answers."],
-    );
+    // /abandon by a maintainer, on a record still pending: taken first, as /resolve does.
     let gone = env
         .hub
         .comment(42, "mia", &format!("/abandon {second} not needed any more"));
@@ -336,30 +314,23 @@ fn sync_resolve_abandon_permissions(way: Way) {
         "{out}"
     );
     assert_eq!(env.hub.reactions(&gone), ["+1"]);
-    let ledger = read_ledger(env.root(), 42);
-    let record = ledger["clarifications"]
-        .as_array()
-        .expect("records")
-        .iter()
-        .find(|r| r["id"] == second.as_str())
-        .expect("record")
-        .clone();
+    let record = env.record(42, &second);
     assert_eq!(record["status"], "abandoned");
-    let last = record["thread"]
-        .as_array()
-        .expect("thread")
-        .last()
-        .expect("entry")
-        .clone();
-    assert_eq!(
-        (last["by"].as_str(), last["via"].as_str()),
-        (Some("mia"), Some("github"))
-    );
+    let thread = record["thread"].as_array().expect("thread");
+    let last_two = thread.get(thread.len() - 2..).expect("two entries");
+    assert_eq!(last_two[0]["body"], "taken by mia");
+    assert_eq!(last_two[1]["body"], "not needed any more");
+    for e in last_two {
+        assert_eq!(
+            (e["by"].as_str(), e["via"].as_str(), e["ref"].as_str()),
+            (Some("mia"), Some("github"), gone["html_url"].as_str())
+        );
+    }
     env.finish();
 }
 
-fn pagination(way: Way) {
-    let env = Env::new(way);
+fn pagination(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     env.hub
         .control("POST", "/_standin/pagesize", &json!({"size": 5}));
     for i in 0..12 {
@@ -416,8 +387,8 @@ fn pagination(way: Way) {
     env.finish();
 }
 
-fn rate_limited(way: Way) {
-    let env = Env::new(way);
+fn rate_limited(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     let t = now0();
     let reset = t / 1000 + 600;
     env.hub.control(
@@ -487,59 +458,114 @@ fn rate_limited(way: Way) {
 
 #[test]
 fn gh_one_comment_per_record_and_labels() {
-    out_one_comment_per_record_and_labels(Way::Gh);
+    out_one_comment_per_record_and_labels(Way::Gh, Kept::Files);
+}
+
+#[test]
+fn gh_one_comment_per_record_and_labels_on_postgresql() {
+    out_one_comment_per_record_and_labels(Way::Gh, Kept::Pg);
 }
 
 #[test]
 fn api_one_comment_per_record_and_labels() {
-    out_one_comment_per_record_and_labels(Way::Api);
+    out_one_comment_per_record_and_labels(Way::Api, Kept::Files);
+}
+
+#[test]
+fn api_one_comment_per_record_and_labels_on_postgresql() {
+    out_one_comment_per_record_and_labels(Way::Api, Kept::Pg);
 }
 
 #[test]
 fn gh_crash_between_create_and_record_never_duplicates() {
-    crash_between_create_and_record(Way::Gh);
+    crash_between_create_and_record(Way::Gh, Kept::Files);
+}
+
+#[test]
+fn gh_crash_between_create_and_record_never_duplicates_on_postgresql() {
+    crash_between_create_and_record(Way::Gh, Kept::Pg);
 }
 
 #[test]
 fn api_crash_between_create_and_record_never_duplicates() {
-    crash_between_create_and_record(Way::Api);
+    crash_between_create_and_record(Way::Api, Kept::Files);
+}
+
+#[test]
+fn api_crash_between_create_and_record_never_duplicates_on_postgresql() {
+    crash_between_create_and_record(Way::Api, Kept::Pg);
 }
 
 #[test]
 fn gh_sync_resolve_abandon_and_permissions() {
-    sync_resolve_abandon_permissions(Way::Gh);
+    sync_resolve_abandon_permissions(Way::Gh, Kept::Files);
+}
+
+#[test]
+fn gh_sync_resolve_abandon_and_permissions_on_postgresql() {
+    sync_resolve_abandon_permissions(Way::Gh, Kept::Pg);
 }
 
 #[test]
 fn api_sync_resolve_abandon_and_permissions() {
-    sync_resolve_abandon_permissions(Way::Api);
+    sync_resolve_abandon_permissions(Way::Api, Kept::Files);
+}
+
+#[test]
+fn api_sync_resolve_abandon_and_permissions_on_postgresql() {
+    sync_resolve_abandon_permissions(Way::Api, Kept::Pg);
 }
 
 #[test]
 fn gh_pagination() {
-    pagination(Way::Gh);
+    pagination(Way::Gh, Kept::Files);
+}
+
+#[test]
+fn gh_pagination_on_postgresql() {
+    pagination(Way::Gh, Kept::Pg);
 }
 
 #[test]
 fn api_pagination() {
-    pagination(Way::Api);
+    pagination(Way::Api, Kept::Files);
+}
+
+#[test]
+fn api_pagination_on_postgresql() {
+    pagination(Way::Api, Kept::Pg);
 }
 
 #[test]
 fn gh_rate_limited_is_retried_after_the_reset() {
-    rate_limited(Way::Gh);
+    rate_limited(Way::Gh, Kept::Files);
+}
+
+#[test]
+fn gh_rate_limited_is_retried_after_the_reset_on_postgresql() {
+    rate_limited(Way::Gh, Kept::Pg);
 }
 
 #[test]
 fn api_rate_limited_is_retried_after_the_reset() {
-    rate_limited(Way::Api);
+    rate_limited(Way::Api, Kept::Files);
+}
+
+#[test]
+fn api_rate_limited_is_retried_after_the_reset_on_postgresql() {
+    rate_limited(Way::Api, Kept::Pg);
 }
 
 /// The server's worker syncs on its own (at start, then every 60 s) and its deliverer sends the
 /// comment: a decision typed on GitHub reaches the ledger with no `agentx github sync`.
 #[test]
 fn the_servers_worker_takes_decisions_from_github() {
-    worker_takes_a_decision(None);
+    worker_takes_a_decision(Kept::Files, None);
+}
+
+#[test]
+fn the_servers_worker_takes_decisions_from_github_on_postgresql() {
+    worker_takes_a_decision(Kept::Pg, None);
 }
 
 /// The sync at start takes the decision before the feed has its baseline: the deliverer's
@@ -547,11 +573,11 @@ fn the_servers_worker_takes_decisions_from_github() {
 /// for the next change (checked: this fails when the workers do not wait for the baseline).
 #[test]
 fn the_servers_worker_takes_decisions_from_github_when_the_feed_starts_late() {
-    worker_takes_a_decision(Some(1_500));
+    worker_takes_a_decision(Kept::Files, Some(1_500));
 }
 
-fn worker_takes_a_decision(feed_late_ms: Option<u64>) {
-    let env = Env::new(Way::Api);
+fn worker_takes_a_decision(kept: Kept, feed_late_ms: Option<u64>) {
+    let env = Env::on(Way::Api, kept);
     let t = now0();
     let id = blocking_ask(&env, t, 3, "Worker", &[]);
     env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
@@ -570,27 +596,24 @@ fn worker_takes_a_decision(feed_late_ms: Option<u64>) {
         .expect("agentx serve");
     let deadline = Instant::now() + Duration::from_secs(30);
     let resolved = loop {
-        let ledger = read_ledger(env.root(), 3);
-        let record = ledger["clarifications"][0].clone();
+        let record = env.record(3, &id);
         let shown = env.hub.marked(&id);
         let comment_says = shown
             .first()
             .and_then(|c| c["body"].as_str())
             .is_some_and(|b| b.contains("(resolved)"));
-        if record["status"] == "resolved" && comment_says {
+        // The reaction follows the decision's write: the comment may be sent before it.
+        let reacted = !env.hub.reactions(&taken).is_empty();
+        if record["status"] == "resolved" && comment_says && reacted {
             break record;
         }
         if Instant::now() > deadline {
             let _ = server.kill();
-            // What the deliverer and the sync kept, so a failure says which of them stopped.
-            let state = |name: &str| {
-                std::fs::read_to_string(env.root().join(format!(".agentx/state/{name}.json")))
-                    .unwrap_or_default()
-            };
+            // What the sync kept, so a failure says which part stopped.
+            let outbox = env.ok(now0(), &["notify", "status"]);
             panic!(
-                "the worker did not take the decision: {record} {shown:?}\noutbox: {}\ngithub: {}",
-                state("outbox"),
-                state("github")
+                "the worker did not take the decision: {record} {shown:?}\noutbox: {outbox}\ngithub: {}",
+                env.sync_state()
             );
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -609,6 +632,7 @@ fn worker_takes_a_decision(feed_late_ms: Option<u64>) {
     );
     assert_eq!(last["ref"], taken["html_url"]);
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    assert_eq!(env.hub.reaction_posts(&taken), 1);
     env.finish();
 }
 
@@ -781,7 +805,16 @@ fn github_mode_with_the_state_in_postgresql() {
 /// one that lost the race does not call it refused.
 #[test]
 fn two_syncs_at_once_act_once() {
-    let env = Env::new(Way::Api);
+    two_syncs_at_once(Kept::Files);
+}
+
+#[test]
+fn two_syncs_at_once_act_once_on_postgresql() {
+    two_syncs_at_once(Kept::Pg);
+}
+
+fn two_syncs_at_once(kept: Kept) {
+    let env = Env::on(Way::Api, kept);
     let t = now0();
     let id = blocking_ask(&env, t, 11, "Race", &[]);
     env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
@@ -810,7 +843,7 @@ fn two_syncs_at_once_act_once() {
             );
         }
     }
-    let ledger = read_ledger(env.root(), 11);
+    let ledger = env.ledger(11);
     let thread = ledger["clarifications"][0]["thread"]
         .as_array()
         .expect("thread")
@@ -821,6 +854,7 @@ fn two_syncs_at_once_act_once() {
         .count();
     assert_eq!(from_comment, 1, "one entry from the comment: {thread:#?}");
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
+    assert_eq!(env.hub.reaction_posts(&taken), 1, "one reaction asked for");
     env.finish();
 }
 
@@ -828,7 +862,16 @@ fn two_syncs_at_once_act_once() {
 /// file lost): the next one finds the comment's `ref` in the ledger and does not act again.
 #[test]
 fn a_sync_that_died_before_remembering_does_not_act_twice() {
-    let env = Env::new(Way::Gh);
+    died_before_remembering(Kept::Files);
+}
+
+#[test]
+fn a_sync_that_died_before_remembering_does_not_act_twice_on_postgresql() {
+    died_before_remembering(Kept::Pg);
+}
+
+fn died_before_remembering(kept: Kept) {
+    let env = Env::on(Way::Gh, kept);
     let t = now0();
     let id = blocking_ask(&env, t, 12, "Crash", &[]);
     env.ok(t + 10, &["clarify", "escalate", &id, "-m=Needs a person."]);
@@ -840,8 +883,8 @@ fn a_sync_that_died_before_remembering_does_not_act_twice() {
         Some(1),
         "{first}"
     );
-    std::fs::remove_file(env.root().join(".agentx/state/github.json")).expect("state");
-    let ledger = std::fs::read(ledger_path(env.root(), 12)).expect("ledger");
+    env.forget_sync_state();
+    let ledger = env.ledger(12);
     let again = env.sync(t + 2000);
     assert!(
         again["sync"]["acted"].as_array().is_some_and(Vec::is_empty),
@@ -853,10 +896,7 @@ fn a_sync_that_died_before_remembering_does_not_act_twice() {
             .is_some_and(Vec::is_empty),
         "{again}"
     );
-    assert_eq!(
-        std::fs::read(ledger_path(env.root(), 12)).expect("ledger"),
-        ledger
-    );
+    assert_eq!(env.ledger(12), ledger);
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
     env.finish();
 }

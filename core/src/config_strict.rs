@@ -38,6 +38,7 @@ pub const STRICT_TABLES: &[(&str, &[&str])] = &[
             "api_url",
             "labels",
             "answer_roles",
+            "mentions",
         ],
     ),
     (

@@ -21,6 +21,11 @@ impl Home {
         Ok(Home(agentx_clarify_store_any::open(root)?))
     }
 
+    /// The store itself (GitHub Mode keeps its comment ids in its `github` state document).
+    pub fn store(&self) -> &AnyStore {
+        &self.0
+    }
+
     /// The outbox as it is now (empty when nothing was ever owed).
     pub fn read_outbox(&self) -> Result<Outbox, ClarifyError> {
         docs::read_json(&self.0, OUTBOX)

@@ -84,7 +84,8 @@ pub fn pass_with(
     let mut client = None;
     for (key, d) in &taken {
         let result = if d.sink == agentx_clarify_core::github::SINK {
-            match deliver_github(&home, github.as_ref(), &mut client, &ledgers, d, now) {
+            match crate::github::deliver_owed(&home, github.as_ref(), &mut client, &ledgers, d, now)
+            {
                 Err(crate::github::GhError::RateLimited { until }) => {
                     defer.push((key.clone(), until));
                     Err(format!(
@@ -132,33 +133,6 @@ pub fn pass_with(
         dead,
         next_due: next,
     })
-}
-
-/// Sends one comment update: the record's comment as its ledger is now.
-fn deliver_github(
-    home: &crate::home::Home,
-    config: Option<&agentx_clarify_core::github::GithubConfig>,
-    client: &mut Option<crate::github::Client>,
-    ledgers: &[Ledger],
-    d: &Delivery,
-    now: i64,
-) -> Result<&'static str, crate::github::GhError> {
-    use crate::github::{Client, GhError};
-    let Some(config) = config else {
-        return Err(GhError::Failed("[github] is no longer configured".into()));
-    };
-    if client.is_none() {
-        *client = Some(Client::new(config, |v| std::env::var(v).ok())?);
-    }
-    let Some(client) = client.as_ref() else {
-        return Err(GhError::Failed("no GitHub client".into()));
-    };
-    let ledger = ledgers
-        .iter()
-        .find(|l| l.issue_number == d.issue)
-        .ok_or_else(|| GhError::Failed(format!("{} is no longer in its ledger", d.record)))?;
-    let fresh = || home.read_ledger(d.issue).ok().flatten();
-    crate::github::deliver(config, client, ledger, &d.record, now, fresh)
 }
 
 /// Sends one delivery: the event rebuilt from the record as it is now.

@@ -18,10 +18,15 @@ Test controls live under `/_standin/` on the TCP port only (not GitHub's API, no
                                                              403 with x-ratelimit-remaining: 0
   POST /_standin/hang        {"match", "seconds"}            the next matching request is
                                                              carried out, then answered late
+  POST /_standin/slow        {"match", "seconds"}            every matching request from now on
+                                                             is carried out, then answered late
+                                                             (GitHub listing slowly)
   POST /_standin/pagesize    {"size"}                        comments per page at most
   POST /_standin/corrupt     {"match"}                       the next matching response loses a
                                                              required field (the checker's test)
   GET  /_standin/state                                       everything, with `requests`
+
+The token's account (`GET /user`, the author of every comment the API creates) is `tester`.
 
 Usage: standin.py OPENAPI_JSON UNIX_SOCKET_PATH PORT_FILE  (prints nothing; writes the TCP
 port to PORT_FILE once both listeners are up).
@@ -190,6 +195,17 @@ def user(login, uid):
     }
 
 
+def authenticated(login, uid):
+    """`GET /user` of the token's account: a public-user (`user_view_type: public`)."""
+    out = user(login, uid)
+    out.update({
+        "name": None, "company": None, "blog": "", "location": None, "email": None,
+        "hireable": None, "bio": None, "public_repos": 0, "public_gists": 0, "followers": 0,
+        "following": 0, "created_at": "2020-01-01T00:00:00Z", "updated_at": "2020-01-01T00:00:00Z",
+    })
+    return out
+
+
 class State:
     def __init__(self):
         self.lock = threading.Lock()
@@ -203,8 +219,10 @@ class State:
         self.violations = []
         self.ratelimits = []  # [count, reset, match]
         self.hangs = []  # [match, seconds]
+        self.slow = []  # [match, seconds]: every matching request
         self.page_size = 100
         self.corrupt = []  # [match]: the next matching response loses a required field
+        self.deleted = []  # ids of comments deleted through the API
 
     def uid(self, login):
         if login not in self.users:
@@ -341,6 +359,9 @@ class Handler(BaseHTTPRequestHandler):
                     STATE.hangs.remove(h)
                     hang = h[1]
                     break
+            for h in STATE.slow:
+                if h[0] in f"{method} {path}":
+                    hang = max(hang, h[1])
         if op is None:
             return self.send(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
         if problems:
@@ -368,6 +389,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send(status, out, headers)
 
     def operate(self, method, template, path, query, body):
+        if template == "/user":
+            return 200, authenticated("tester", STATE.uid("tester")), {}
         parts = path.strip("/").split("/")
         if parts[1] != OWNER or parts[2] != REPO:
             return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, {}
@@ -390,6 +413,11 @@ class Handler(BaseHTTPRequestHandler):
                 base = f"{self.origin()}{path}?"
                 headers["Link"] = f'<{base}{urllib.parse.urlencode(q)}>; rel="next", <{base}{urllib.parse.urlencode(last)}>; rel="last"'
             return 200, [STATE.comment_json(c) for c in chunk], headers
+        if template == "/repos/{owner}/{repo}/issues/comments/{comment_id}" and method == "DELETE":
+            cid = int(parts[5])
+            STATE.comments = [c for c in STATE.comments if c["id"] != cid]
+            STATE.deleted.append(cid)
+            return 204, None, {}
         if template == "/repos/{owner}/{repo}/issues/comments/{comment_id}":
             cid = int(parts[5])
             for c in STATE.comments:
@@ -440,6 +468,7 @@ class Handler(BaseHTTPRequestHandler):
                     "comments": STATE.comments, "labels": {str(k): v for k, v in STATE.labels.items()},
                     "reactions": {str(k): [r[1] for r in v] for k, v in STATE.reactions.items()},
                     "requests": STATE.requests, "violations": STATE.violations,
+                    "deleted": STATE.deleted,
                 })
             if path == "/_standin/comment":
                 c = STATE.add_comment(body["issue"], body["login"], body["body"])
@@ -448,7 +477,10 @@ class Handler(BaseHTTPRequestHandler):
                 for c in STATE.comments:
                     if c["id"] == body["id"]:
                         c["body"] = body["body"]
-                        c["updated_at"] = now_iso()
+                        # An edit is later than the post, as on GitHub (whole seconds here).
+                        created = datetime.datetime.strptime(c["created_at"], "%Y-%m-%dT%H:%M:%SZ") \
+                            .replace(tzinfo=datetime.timezone.utc).timestamp()
+                        c["updated_at"] = now_iso(max(time.time(), created + 1))
                 return self.send(200, {})
             if path == "/_standin/permission":
                 if body["role"] == "none":
@@ -462,6 +494,9 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/_standin/hang":
                 STATE.hangs.append([body["match"], body["seconds"]])
                 return self.send(200, {})
+            if path == "/_standin/slow":
+                STATE.slow.append([body["match"], body["seconds"]])
+                return self.send(200, {})
             if path == "/_standin/corrupt":
                 STATE.corrupt.append(body["match"])
                 return self.send(200, {})
@@ -471,12 +506,21 @@ class Handler(BaseHTTPRequestHandler):
         self.send(404, {"message": "unknown control"})
 
 
-class TCP(socketserver.ThreadingMixIn, socketserver.TCPServer):
+class Quiet:
+    """A client that went away mid-answer (a test killed it) is no error of the stand-in's."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class TCP(Quiet, socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
 
-class Unix(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class Unix(Quiet, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
 

@@ -16,7 +16,7 @@ pub enum Github {
     /// Act on `/resolve` and `/abandon` comments of people with write access, then update
     /// the comments on GitHub (for cron when no server runs)
     #[command(
-        after_help = "Examples:\n  agentx github sync\n  agentx github sync --json\n  */2 * * * * cd /srv/project && agentx github sync   # crontab\n\nReads the comments of issues with open records since the last sync. A comment whose first\nline is `/resolve CLR-42-001 <decision>` or `/abandon CLR-42-001 [reason]`, by a user whose\npermission on the repository is in [github] answer_roles, is recorded as theirs (by, via\ngithub, ref: the comment's URL) and gets a +1 reaction; a refused one gets `confused` and\nits reason is printed. Each comment acts once, even when it is edited later."
+        after_help = "Examples:\n  agentx github sync\n  agentx github sync --json\n  */2 * * * * cd /srv/project && agentx github sync   # crontab\n\nReads the comments of issues with open records since the last sync. A comment whose first\nline is `/resolve CLR-42-001 <decision>` or `/abandon CLR-42-001 [reason]`, by a user whose\npermission on the repository is in [github] answer_roles, is recorded as theirs (by, via\ngithub, ref: the comment's URL) and gets a +1 reaction; a refused one gets `confused` and\none reply saying why, and its reason is printed. Each comment acts once, and only as first\nwritten: a comment edited before it was read is refused."
     )]
     Sync,
 }
@@ -59,6 +59,9 @@ fn sync(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
             r.comment,
             r.reason.as_deref().unwrap_or("")
         ));
+    }
+    for n in &report.notes {
+        out.push_str(&format!("\nnote: {n}"));
     }
     if let Some(until) = report.waiting_until {
         out.push_str(&format!(

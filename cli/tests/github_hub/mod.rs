@@ -21,6 +21,14 @@ pub enum Way {
     Api,
 }
 
+/// Where the workspace keeps its state: files, or a PostgreSQL database of its own
+/// (`agentx_clarify_tests::pg`, `AGENTX_TEST_PG_URL` or a throwaway cluster).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kept {
+    Files,
+    Pg,
+}
+
 pub fn spec() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/github/node_modules/@octokit/openapi/generated/api.github.com.json");
@@ -128,6 +136,28 @@ impl StandIn {
             .count()
     }
 
+    /// How many reactions were asked for on `comment` (each a `POST …/reactions`).
+    pub fn reaction_posts(&self, comment: &Value) -> usize {
+        self.requests(
+            "POST",
+            &format!(
+                "/repos/acme/app/issues/comments/{}/reactions",
+                comment["id"]
+            ),
+        )
+    }
+
+    /// Comments on issue `issue` by `login`, oldest first.
+    pub fn comments_by(&self, issue: u32, login: &str) -> Vec<Value> {
+        self.state()["comments"]
+            .as_array()
+            .expect("comments")
+            .iter()
+            .filter(|c| c["issue"] == issue && c["login"] == login)
+            .cloned()
+            .collect()
+    }
+
     pub fn reactions(&self, comment: &Value) -> Vec<String> {
         let id = comment["id"].to_string();
         self.state()["reactions"][id.as_str()]
@@ -188,11 +218,72 @@ pub struct Env {
     pub hub: StandIn,
     pub way: Way,
     pub outputs: std::cell::RefCell<Vec<String>>,
+    /// The database holding the state (`Kept::Pg`).
+    pub pg: Option<String>,
 }
 
 impl Env {
     pub fn new(way: Way) -> Env {
         Env::with_store(way, None)
+    }
+
+    /// A workspace in GitHub Mode whose state is kept as `kept` says (PostgreSQL: a fresh
+    /// database, its schema made by `agentx store init`).
+    pub fn on(way: Way, kept: Kept) -> Env {
+        match kept {
+            Kept::Files => Env::new(way),
+            Kept::Pg => {
+                let url = agentx_clarify_tests::pg::fresh_database("github");
+                let mut env = Env::with_store(way, Some(&url));
+                env.ok(now0(), &["store", "init"]);
+                env.pg = Some(url);
+                env
+            }
+        }
+    }
+
+    /// Issue `issue`'s ledger as `clarify show --issue` gives it (on either store).
+    pub fn ledger(&self, issue: u32) -> Value {
+        let v = self.ok(now0(), &["clarify", "show", &format!("--issue={issue}")]);
+        v["ledger"].clone()
+    }
+
+    /// Record `id` of issue `issue`, as its ledger holds it.
+    pub fn record(&self, issue: u32, id: &str) -> Value {
+        self.ledger(issue)["clarifications"]
+            .as_array()
+            .expect("records")
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in issue #{issue}"))
+            .clone()
+    }
+
+    /// The sync state as stored (`github.json`, or PostgreSQL's `github` row); null when none.
+    pub fn sync_state(&self) -> Value {
+        let text = match &self.pg {
+            None => std::fs::read_to_string(self.root().join(".agentx/state/github.json"))
+                .unwrap_or_default(),
+            Some(url) => agentx_clarify_tests::pg::psql(
+                url,
+                "SELECT body FROM agentx.state_docs WHERE name = 'github'",
+            ),
+        };
+        serde_json::from_str(text.trim()).unwrap_or(Value::Null)
+    }
+
+    /// The sync state lost (a sync that died before remembering what it did).
+    pub fn forget_sync_state(&self) {
+        match &self.pg {
+            None => std::fs::remove_file(self.root().join(".agentx/state/github.json"))
+                .expect("the sync state"),
+            Some(url) => {
+                agentx_clarify_tests::pg::psql(
+                    url,
+                    "DELETE FROM agentx.state_docs WHERE name = 'github'",
+                );
+            }
+        }
     }
 
     /// A workspace whose state is in the PostgreSQL database at `store` (`[store] url`).
@@ -228,6 +319,7 @@ impl Env {
             hub,
             way,
             outputs: std::cell::RefCell::new(Vec::new()),
+            pg: None,
         }
     }
 
@@ -281,6 +373,13 @@ impl Env {
         self.hub.assert_valid();
         for text in self.outputs.borrow().iter() {
             assert!(!text.contains(TOKEN), "the token in an output: {text}");
+        }
+        if let Some(url) = &self.pg {
+            let docs = agentx_clarify_tests::pg::psql(
+                url,
+                "SELECT coalesce(string_agg(body, ''), '') FROM agentx.state_docs",
+            );
+            assert!(!docs.contains(TOKEN), "the token in a state document");
         }
         for (path, content) in snapshot(self.root()) {
             if let Some(bytes) = content {

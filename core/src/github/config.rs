@@ -34,6 +34,9 @@ pub struct GithubConfig {
     pub api_url: String,
     pub labels: bool,
     pub answer_roles: Vec<String>,
+    /// Keep `@user`/`@org/team` in ledger text as mentions on the hub's comments (default
+    /// false: an agent's text pings no one).
+    pub mentions: bool,
 }
 
 impl GithubConfig {
@@ -148,6 +151,10 @@ pub fn parse_github(file: &str, bytes: &[u8]) -> Result<Option<GithubConfig>, Cl
             )?
         }
     };
+    let mentions = match at("mentions") {
+        None => false,
+        Some(v) => src.boolean("github.mentions", v)?,
+    };
     Ok(Some(GithubConfig {
         owner,
         repo,
@@ -156,6 +163,7 @@ pub fn parse_github(file: &str, bytes: &[u8]) -> Result<Option<GithubConfig>, Cl
         api_url,
         labels,
         answer_roles,
+        mentions,
     }))
 }
 
@@ -172,6 +180,7 @@ mod tests {
         assert_eq!(c.token_env, "GITHUB_TOKEN");
         assert_eq!(c.answer_roles, ["admin", "maintain", "write"]);
         assert!(c.labels);
+        assert!(!c.mentions, "an agent's text pings no one unless asked");
         assert!(parse_github("config.toml", b"[clarify]\n")
             .unwrap()
             .is_none());
@@ -188,13 +197,13 @@ mod tests {
         assert!(e.to_string().contains("roles"), "{e}");
         let c = parse_github(
             "config.toml",
-            b"[github]\nrepo = \"a/b\"\nvia = \"api\"\napi_url = \"http://127.0.0.1:9/\"\nlabels = false\n",
+            b"[github]\nrepo = \"a/b\"\nvia = \"api\"\napi_url = \"http://127.0.0.1:9/\"\nlabels = false\nmentions = true\n",
         )
         .unwrap()
         .unwrap();
         assert_eq!(
-            (c.via, c.api_url.as_str(), c.labels),
-            (Via::Api, "http://127.0.0.1:9", false)
+            (c.via, c.api_url.as_str(), c.labels, c.mentions),
+            (Via::Api, "http://127.0.0.1:9", false, true)
         );
     }
 }

@@ -11,7 +11,9 @@ pub mod plan;
 pub mod sync;
 
 pub use command::{decision_input, login_name, parse_command, permitted, Command};
-pub use comment::{blocked, comment_body, marked, marker, LABEL};
+pub use comment::{
+    blocked, comment_body, marked, marker, neutralise_mentions, refusal_reply, LABEL, REPLY_MARKER,
+};
 pub use config::{parse_github, GithubConfig, Via};
 pub use plan::{plan, SINK, VIA};
-pub use sync::{issues_to_read, verdict, Outcome, SyncState, Verdict};
+pub use sync::{issues_to_read, verdict, Handled, Outcome, Seen, SyncState, Verdict, EDITED};

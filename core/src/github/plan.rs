@@ -133,6 +133,41 @@ mod tests {
     }
 
     #[test]
+    fn one_deliverer_at_a_time_holds_a_records_comment() {
+        use crate::notify::outbox::LEASE_MS;
+        // After both versions' entries (10:00 and 10:01).
+        let t0 = 1_795_341_600_000 + 120_000;
+        let mut outbox = Outbox::default();
+        plan(&mut outbox, &[&ledger(1)], t0);
+        let v1 = "gh_CLR-42-001_1/github";
+        assert!(outbox.lease(v1, "a", t0));
+        // A new version while `a` sends the first: owed, but not `b`'s to send meanwhile
+        // (both would find no comment and both create one).
+        plan(&mut outbox, &[&ledger(2)], t0 + 1);
+        let v2 = "gh_CLR-42-001_2/github";
+        assert_eq!(outbox.due(t0 + 1), [v2]);
+        assert!(!outbox.lease(v2, "b", t0 + 1));
+        assert_eq!(
+            outbox.next_due(),
+            Some(t0 + LEASE_MS),
+            "wakes when a's hold ends"
+        );
+        // `a` itself may go on with it; once `a` is done, anyone.
+        let mut same = outbox.clone();
+        assert!(same.lease(v2, "a", t0 + 1));
+        outbox.settle(v1, "a", Ok(()), t0 + 2);
+        assert_eq!(outbox.next_due(), Some(t0), "due since it was owed");
+        assert!(outbox.lease(v2, "b", t0 + 2));
+        // A holder that died: its hold ends with its lease.
+        let mut dead = Outbox::default();
+        plan(&mut dead, &[&ledger(1)], t0);
+        assert!(dead.lease(v1, "a", t0));
+        plan(&mut dead, &[&ledger(2)], t0 + 1);
+        assert!(!dead.lease(v2, "b", t0 + LEASE_MS - 1));
+        assert!(dead.lease(v2, "b", t0 + LEASE_MS));
+    }
+
+    #[test]
     fn a_record_followed_gets_a_closing_version_stamped_before_the_setup() {
         // GitHub Mode's first pass at `setup` reads the record open (one entry); an answer
         // stamped a moment before `setup` lands after that read: it is still owed its edit.

@@ -286,8 +286,17 @@ impl Outbox {
             .collect()
     }
 
-    /// Takes `key` for `by` until `now + LEASE_MS`; false when it is not free to take.
+    /// Takes `key` for `by` until `now + LEASE_MS`; false when it is not free to take. A
+    /// GitHub comment delivery is not free while another deliverer holds another version of
+    /// the same record's comment ([`Outbox::comment_held`]).
     pub fn lease(&mut self, key: &str, by: &str, now: i64) -> bool {
+        let held = self
+            .deliveries
+            .get(key)
+            .and_then(|d| self.comment_held(d, Some(by), now));
+        if held.is_some() {
+            return false;
+        }
         match self.deliveries.get_mut(key) {
             Some(d)
                 if d.state == State::Pending
@@ -302,6 +311,29 @@ impl Outbox {
             }
             _ => false,
         }
+    }
+
+    /// For a GitHub comment delivery: until when another deliverer (not `by`; anyone for
+    /// `None`) holds a delivery of another version of the same record's comment. A record
+    /// has one comment, found by its marker or created: two deliverers doing that at once
+    /// would both find none and both create one (issue 50), so the comment, not the version,
+    /// is held by one deliverer at a time — whose send renders the record as it is then.
+    pub fn comment_held(&self, d: &Delivery, by: Option<&str>, now: i64) -> Option<i64> {
+        if d.sink != GITHUB_SINK {
+            return None;
+        }
+        self.deliveries
+            .values()
+            .filter(|o| {
+                o.sink == GITHUB_SINK
+                    && o.record == d.record
+                    && o.event != d.event
+                    && o.state == State::Pending
+            })
+            .filter_map(|o| o.lease.as_ref())
+            .filter(|l| l.until > now && by.is_none_or(|b| l.by != b))
+            .map(|l| l.until)
+            .max()
     }
 
     /// Records a try of `key` by `by`: delivered, or failed with `error` (then the next try
@@ -374,7 +406,12 @@ impl Outbox {
         self.deliveries
             .values()
             .filter(|d| d.state == State::Pending)
-            .map(|d| d.lease.as_ref().map_or(d.next, |l| l.until.max(d.next)))
+            .map(|d| {
+                let own = d.lease.as_ref().map_or(d.next, |l| l.until.max(d.next));
+                // Waits for whoever holds the record's comment (at most its lease).
+                self.comment_held(d, None, i64::MIN)
+                    .map_or(own, |held| own.max(held))
+            })
             .min()
     }
 }

@@ -2,12 +2,15 @@
 //! its own login and host) or HTTPS with a token from the environment. Both give the same
 //! [`Reply`]; nothing here prints or returns the token.
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use agentx_clarify_core::github::{GithubConfig, Via};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// How long one request may take (`gh` included).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -73,6 +76,56 @@ impl Client {
                     config.token_env
                 ))),
             },
+        }
+    }
+
+    /// The login the hub's comments are posted as (`GET /user`: `gh api user`, or the token's
+    /// user), learnt once per process and way to GitHub. Only comments by this account are
+    /// the hub's own: anyone can write a comment that starts with a record's marker.
+    pub fn login(&self, now: i64) -> Result<String, GhError> {
+        static LOGINS: OnceLock<Mutex<BTreeMap<String, String>>> = OnceLock::new();
+        let logins = LOGINS.get_or_init(|| Mutex::new(BTreeMap::new()));
+        let key = self.identity();
+        if let Some(login) = logins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(login.clone());
+        }
+        let reply = self.request("GET", "/user", None, now)?;
+        if reply.status != 200 {
+            return Err(GhError::Status {
+                status: reply.status,
+                message: String::from(
+                    "cannot learn the login the comments are posted as (GET /user)",
+                ),
+            });
+        }
+        let login = reply
+            .json()?
+            .get("login")
+            .and_then(Value::as_str)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| GhError::Failed("GET /user named no login".into()))?;
+        logins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, login.clone());
+        Ok(login)
+    }
+
+    /// Which account a client speaks as, for [`Client::login`]'s memory: `gh`'s host, or the
+    /// API's URL and a hash of the token (the token itself is kept nowhere else).
+    fn identity(&self) -> String {
+        match self {
+            Client::Gh => format!("gh {}", std::env::var("GH_HOST").unwrap_or_default()),
+            Client::Api { base, token } => {
+                let digest = Sha256::digest(token.as_bytes());
+                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                format!("api {base} {hex}")
+            }
         }
     }
 

@@ -12,7 +12,27 @@ pub struct Comment {
     pub url: String,
     pub body: String,
     pub login: String,
+    pub created_at: String,
     pub updated_at: String,
+}
+
+impl Comment {
+    /// Changed after it was posted: GitHub's `updated_at` is later than its `created_at`
+    /// (both whole seconds in UTC, compared as text).
+    pub fn edited(&self) -> bool {
+        self.updated_at > self.created_at
+    }
+}
+
+/// Where each record's comment id is remembered (the `github` state document), so that a
+/// deliverer edits the comment it knows without searching, and of two deliverers that created
+/// one at once, one keeps its comment and the other deletes its own.
+pub trait CommentIds {
+    fn known(&self, record: &str) -> Result<Option<u64>, GhError>;
+    /// Makes `comment` the record's unless another is already: the one kept.
+    fn adopt(&self, record: &str, comment: u64) -> Result<u64, GhError>;
+    /// `comment` is no longer on GitHub.
+    fn forget(&self, record: &str, comment: u64) -> Result<(), GhError>;
 }
 
 /// The repository's REST operations.
@@ -107,6 +127,7 @@ impl Repo<'_> {
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_owned(),
+                    created_at: text("created_at"),
                     updated_at: text("updated_at"),
                 });
             }
@@ -115,32 +136,94 @@ impl Repo<'_> {
         Ok(out)
     }
 
-    /// Creates or edits record `id`'s comment on issue `issue`: found by its marker first, so
-    /// a comment created by a try that died before it was recorded is edited, not repeated.
-    pub fn put_comment(&self, issue: u32, id: &str, body: &str) -> Result<&'static str, GhError> {
-        let found = self
+    /// Creates or edits record `record`'s comment on issue `issue`, as posted by `me`: the
+    /// comment `ids` knows, else the hub's own comment with the record's marker (a try that
+    /// died after creating it), else a new one. Copies of the hub's comment beside the one
+    /// kept (a race two deliverers ran before the record's comment was held, a deliverer that
+    /// died after creating it) are deleted. Another account's comment with the marker is
+    /// never taken: anyone may write one.
+    pub fn put_comment(
+        &self,
+        issue: u32,
+        record: &str,
+        body: &str,
+        me: &str,
+        ids: &dyn CommentIds,
+    ) -> Result<&'static str, GhError> {
+        if let Some(known) = ids.known(record)? {
+            if self.edit(known, body)? {
+                return Ok("edited");
+            }
+            ids.forget(record, known)?;
+        }
+        let mut ours: Vec<Comment> = self
             .comments(issue, None)?
             .into_iter()
-            .find(|c| marked(&c.body) == Some(id));
-        match found {
-            Some(c) if c.body == body => Ok("unchanged"),
-            Some(c) => {
-                let path = format!("{}/issues/comments/{}", self.base(), c.id);
-                expect(
-                    self.call("PATCH", &path, Some(&json!({"body": body})))?,
-                    &[200],
-                )?;
-                Ok("edited")
+            .filter(|c| marked(&c.body) == Some(record) && c.login.eq_ignore_ascii_case(me))
+            .collect();
+        ours.sort_by_key(|c| c.id);
+        let mut extra: Vec<u64> = Vec::new();
+        let (kept, done) = match ours.first() {
+            Some(first) => {
+                let kept = ids.adopt(record, first.id)?;
+                let same = ours.iter().any(|c| c.id == kept && c.body == body);
+                (kept, if same { "unchanged" } else { "edited" })
             }
             None => {
-                let path = format!("{}/issues/{issue}/comments", self.base());
-                expect(
-                    self.call("POST", &path, Some(&json!({"body": body})))?,
-                    &[201],
-                )?;
-                Ok("created")
+                let created = self.create(issue, body)?;
+                let kept = ids.adopt(record, created)?;
+                if kept == created {
+                    return Ok("created");
+                }
+                // Another deliverer's comment was remembered first: ours goes.
+                extra.push(created);
+                (kept, "edited")
             }
+        };
+        extra.extend(ours.iter().map(|c| c.id).filter(|id| *id != kept));
+        for id in extra {
+            self.delete(id)?;
         }
+        if done == "edited" && !self.edit(kept, body)? {
+            ids.forget(record, kept)?;
+            return Err(GhError::Failed(format!(
+                "the comment of {record} was deleted meanwhile; it is sent again"
+            )));
+        }
+        Ok(done)
+    }
+
+    /// Edits comment `id`; false when it is not there (deleted: 404, or GitHub's documented
+    /// 422 for an edit it cannot make).
+    fn edit(&self, id: u64, body: &str) -> Result<bool, GhError> {
+        let path = format!("{}/issues/comments/{id}", self.base());
+        let reply = self.call("PATCH", &path, Some(&json!({"body": body})))?;
+        if matches!(reply.status, 404 | 422) {
+            return Ok(false);
+        }
+        expect(reply, &[200])?;
+        Ok(true)
+    }
+
+    /// Posts a new comment on issue `issue`; its id.
+    pub fn create(&self, issue: u32, body: &str) -> Result<u64, GhError> {
+        let path = format!("{}/issues/{issue}/comments", self.base());
+        let reply = expect(
+            self.call("POST", &path, Some(&json!({"body": body})))?,
+            &[201],
+        )?;
+        reply
+            .json()?
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| GhError::Failed("GitHub's new comment has no id".into()))
+    }
+
+    /// Deletes comment `id` (404: gone already, as wanted).
+    fn delete(&self, id: u64) -> Result<(), GhError> {
+        let path = format!("{}/issues/comments/{id}", self.base());
+        expect(self.call("DELETE", &path, None)?, &[204, 404])?;
+        Ok(())
     }
 
     /// Puts [`LABEL`] on issue `issue`, or takes it off, when it is not so already.

@@ -2,27 +2,28 @@
 //! records since each issue's cursor, and acts on `/resolve` and `/abandon` from people whose
 //! permission is in `answer_roles` — through the command layer, as a person (`from: human`,
 //! `by: <login>`, `via: github`, `ref: <comment URL>`). Each comment acts at most once: the
-//! ledger's `ref` and the handled set of the `github` state document (`.agentx/state/github.json`, or a row of
-//! PostgreSQL's `agentx.state_docs`) both say so.
+//! ledger's `ref` and the handled set of the `github` state document
+//! (`.agentx/state/github.json`, or a row of PostgreSQL's `agentx.state_docs`) both say so.
+//! Each handled comment is answered once — 👍, or 😕 and a reply saying why — by the sync that
+//! recorded it as handled (two servers' syncs racing on one comment answer it once).
 
-use agentx_clarify_command::State;
 use std::collections::HashMap;
 use std::path::Path;
 
-use agentx_clarify_command::store::docs;
-use agentx_clarify_command::{Files, Scope};
-use agentx_clarify_core::github::SyncState;
+use agentx_clarify_command::{Mutation, Scope, State};
+use agentx_clarify_core::error::ErrorClass;
 use agentx_clarify_core::github::{
-    decision_input, issues_to_read, login_name, permitted, verdict, Command, Outcome, Verdict,
+    decision_input, issues_to_read, login_name, permitted, refusal_reply, verdict, Command,
+    Outcome, Seen, Verdict,
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use agentx_clarify_store_any::AnyStore;
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use super::client::{Client, GhError};
 use super::rest::{Comment, Repo};
+use super::state::SyncDoc;
 
 /// Each login's permission, asked once per sync: (`role_name`, `permission`).
 type Permissions = HashMap<String, Result<(Option<String>, Option<String>), GhError>>;
@@ -50,6 +51,9 @@ pub struct SyncReport {
     pub comments: usize,
     pub acted: Vec<SyncLine>,
     pub refused: Vec<SyncLine>,
+    /// What was read and ignored for a reason worth saying (another account's comment
+    /// carrying a record's marker).
+    pub notes: Vec<String>,
     /// GitHub's rate limit stopped the sync until then (ms): the rest is read next time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_until: Option<i64>,
@@ -63,19 +67,8 @@ fn ledgers(store: &AnyStore) -> Result<Vec<Ledger>, ClarifyError> {
     Ok(read.into_iter().flatten().collect())
 }
 
-/// The sync state (the `github` state document): empty before the first sync.
-fn read_state(store: &AnyStore) -> Result<SyncState, ClarifyError> {
-    docs::read_json(store, docs::GITHUB)
-}
-
-/// Read–change–write of the sync state under the store's exclusion.
-fn update_state<T>(
-    store: &AnyStore,
-    me: &str,
-    change: impl FnOnce(&mut SyncState) -> T,
-) -> Result<T, ClarifyError> {
-    let config = store.load_config()?;
-    docs::update_json(store, docs::GITHUB, &config, me, change)
+fn failed(e: ClarifyError) -> GhError {
+    GhError::Failed(e.to_string())
 }
 
 /// One sync of the workspace at `root` at time `now`.
@@ -86,244 +79,327 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             "GitHub Mode is off: .agentx/config.toml has no [github] table (docs/github.md)",
         ));
     };
-    let mut report = SyncReport::default();
     let me = crate::deliverer();
-    let state = read_state(&store)?;
+    let doc = SyncDoc {
+        store: &store,
+        me: &me,
+    };
+    let mut report = SyncReport::default();
+    let state = doc.read()?;
     if let Some(until) = state.not_before.filter(|t| *t > now) {
         report.waiting_until = Some(until);
         return Ok(report);
     }
     let client = Client::new(&config, |v| std::env::var(v).ok())
         .map_err(|e| ClarifyError::input(e.to_string()))?;
-    let repo = Repo {
-        client: &client,
-        config: &config,
-        now,
+    let login = match client.login(now) {
+        Ok(login) => login,
+        Err(GhError::RateLimited { until }) => {
+            wait(&doc, &mut report, until)?;
+            return Ok(report);
+        }
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return Ok(report);
+        }
     };
     let all = ledgers(&store)?;
     let refs: Vec<&Ledger> = all.iter().collect();
     let issues = issues_to_read(&refs);
     report.issues = issues.len();
-    let mut permissions: Permissions = HashMap::new();
+    let mut run = Run {
+        store: &store,
+        doc: &doc,
+        repo: Repo {
+            client: &client,
+            config: &config,
+            now,
+        },
+        login,
+        now,
+        permissions: HashMap::new(),
+        report,
+    };
     for issue in issues {
-        let since = state.cursors.get(&issue).map(|c| a_second_before(c));
-        let comments = match repo.comments(issue, since.as_deref()) {
+        if let Err(until) = run.issue(issue, state.cursors.get(&issue)) {
+            wait(&doc, &mut run.report, until)?;
+            return Ok(run.report);
+        }
+    }
+    doc.update(|s| s.not_before = None)?;
+    Ok(run.report)
+}
+
+fn wait(doc: &SyncDoc<'_>, report: &mut SyncReport, until: i64) -> Result<(), ClarifyError> {
+    report.waiting_until = Some(until);
+    doc.update(|s| s.not_before = Some(until))
+}
+
+/// One sync under way: what it reads with, and what it found so far.
+struct Run<'a> {
+    store: &'a AnyStore,
+    doc: &'a SyncDoc<'a>,
+    repo: Repo<'a>,
+    /// The login the hub posts as: its own comments are skipped, anyone else's marker noted.
+    login: String,
+    now: i64,
+    permissions: Permissions,
+    report: SyncReport,
+}
+
+impl Run<'_> {
+    /// Reads and handles issue `issue`'s new comments; `Err(until)` when GitHub's rate limit
+    /// stops the sync.
+    fn issue(&mut self, issue: u32, cursor: Option<&String>) -> Result<(), i64> {
+        let since = cursor.map(|c| a_second_before(c));
+        let comments = match self.repo.comments(issue, since.as_deref()) {
             Ok(c) => c,
-            Err(GhError::RateLimited { until }) => {
-                wait(&store, &me, &mut report, until)?;
-                return Ok(report);
-            }
+            Err(GhError::RateLimited { until }) => return Err(until),
             Err(e) => {
-                report.errors.push(format!("issue #{issue}: {e}"));
-                continue;
+                self.report.errors.push(format!("issue #{issue}: {e}"));
+                return Ok(());
             }
         };
-        report.comments += comments.len();
+        self.report.comments += comments.len();
         // The cursor moves only past a whole read: GitHub lists by creation, not by update,
         // so a comment that failed may have been updated before one handled after it.
         let newest = comments.iter().map(|c| c.updated_at.clone()).max();
-        let mut whole = true;
-        for c in comments {
-            match one(
-                root,
-                &store,
-                &repo,
-                &me,
-                issue,
-                &c,
-                &mut permissions,
-                &mut report,
-                now,
-            ) {
+        for c in &comments {
+            match self.one(issue, c) {
                 Ok(()) => {}
-                Err(GhError::RateLimited { until }) => {
-                    wait(&store, &me, &mut report, until)?;
-                    return Ok(report);
-                }
+                Err(GhError::RateLimited { until }) => return Err(until),
                 Err(e) => {
-                    report.errors.push(format!("{}: {e}", c.url));
                     // Not handled: read again next time (the handled ones are skipped).
-                    whole = false;
-                    break;
+                    self.report.errors.push(format!("{}: {e}", c.url));
+                    return Ok(());
                 }
             }
         }
-        if let (true, Some(newest)) = (whole, newest) {
-            update_state(&store, &me, |s| s.advance(issue, &newest))?;
+        if let Some(newest) = newest {
+            if let Err(e) = self.doc.update(|s| s.advance(issue, &newest)) {
+                self.report.errors.push(format!("issue #{issue}: {e}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn line(&self, issue: u32, c: &Comment, command: String, reason: Option<String>) -> SyncLine {
+        SyncLine {
+            issue,
+            comment: c.url.clone(),
+            login: c.login.clone(),
+            reason,
+            command,
         }
     }
-    update_state(&store, &me, |s| s.not_before = None)?;
-    Ok(report)
-}
 
-fn wait(
-    store: &AnyStore,
-    me: &str,
-    report: &mut SyncReport,
-    until: i64,
-) -> Result<(), ClarifyError> {
-    report.waiting_until = Some(until);
-    update_state(store, me, |s| s.not_before = Some(until))
-}
-
-/// Handles one comment; `Err` stops the issue (the cursor stays before this comment).
-#[allow(clippy::too_many_arguments)] // one private step of the loop above
-fn one(
-    root: &Path,
-    store: &AnyStore,
-    repo: &Repo<'_>,
-    me: &str,
-    issue: u32,
-    c: &Comment,
-    permissions: &mut Permissions,
-    report: &mut SyncReport,
-    now: i64,
-) -> Result<(), GhError> {
-    let key = c.id.to_string();
-    // The ledger as it is now: an earlier comment of this sync may have changed it.
-    let ledger = {
-        store
-            .read_ledger(issue)
-            .map_err(|e| GhError::Failed(e.to_string()))?
-    };
-    let state = read_state(store).map_err(|e| GhError::Failed(e.to_string()))?;
-    let line = |command: String, reason: Option<String>| SyncLine {
-        issue,
-        comment: c.url.clone(),
-        login: c.login.clone(),
-        reason,
-        command,
-    };
-    let record_state = |outcome: Outcome| {
-        update_state(store, me, |s| s.handle(&key, issue, outcome, now))
-            .map_err(|e| GhError::Failed(e.to_string()))
-    };
-    match verdict(&state, issue, &key, &c.url, &c.body, ledger.as_ref()) {
-        Verdict::Skip => Ok(()),
-        Verdict::AlreadyActed => {
-            record_state(Outcome::Acted)?;
-            repo.react(c.id, "+1")
-        }
-        Verdict::Refuse(why) => {
-            repo.react(c.id, "confused")?;
-            record_state(Outcome::Refused)?;
-            report.refused.push(line(first_words(&c.body), Some(why)));
-            Ok(())
-        }
-        Verdict::Act(command) => {
-            let what = match &command {
-                Command::Resolve { id, .. } => format!("resolve {id}"),
-                Command::Abandon { id, .. } => format!("abandon {id}"),
-            };
-            let refuse = |why: String, report: &mut SyncReport| -> Result<(), GhError> {
-                repo.react(c.id, "confused")?;
-                record_state(Outcome::Refused)?;
-                report.refused.push(line(what.clone(), Some(why)));
+    /// Handles one comment; `Err` stops the issue (the cursor stays before this comment).
+    fn one(&mut self, issue: u32, c: &Comment) -> Result<(), GhError> {
+        let key = c.id.to_string();
+        // The ledger as it is now: an earlier comment of this sync may have changed it.
+        let ledger = self.store.read_ledger(issue).map_err(failed)?;
+        let state = self.doc.read().map_err(failed)?;
+        let seen = Seen {
+            id: &key,
+            url: &c.url,
+            body: &c.body,
+            login: &c.login,
+            edited: c.edited(),
+        };
+        match verdict(&state, issue, &seen, &self.login, ledger.as_ref(), self.now) {
+            Verdict::Skip => Ok(()),
+            Verdict::Foreign(id) => {
+                self.report.notes.push(format!(
+                    "{}: {}'s comment carries the marker of {id}, but only {}'s comments are the hub's: ignored",
+                    c.url, c.login, self.login
+                ));
                 Ok(())
-            };
-            let by = match login_name(&c.login) {
-                Ok(n) => n,
-                Err(why) => return refuse(why, report),
-            };
-            let perm = permissions
-                .entry(c.login.clone())
-                .or_insert_with(|| repo.permission(&c.login))
-                .clone()?;
-            if !permitted(
-                perm.0.as_deref(),
-                perm.1.as_deref(),
-                &repo.config.answer_roles,
-            ) {
-                let has = perm.0.or(perm.1).unwrap_or_else(|| "none".into());
-                return refuse(
-                    format!(
-                        "{} has permission '{has}' on {}; answer_roles: {}",
-                        c.login,
-                        repo.config.full_name(),
-                        repo.config.answer_roles.join(", ")
-                    ),
-                    report,
-                );
             }
-            let attribution = Attribution {
-                by,
-                via: agentx_clarify_core::github::VIA.into(),
-                reference: Some(c.url.clone()),
-            };
-            let envelope = act(root, ledger.as_ref(), &command, &attribution, now);
-            if envelope.get("ok") == Some(&Value::Bool(true)) {
-                record_state(Outcome::Acted)?;
-                repo.react(c.id, "+1")?;
-                report.acted.push(line(what, None));
-                Ok(())
-            } else {
-                let why = envelope
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("refused by the store")
-                    .to_owned();
-                let code = envelope
-                    .pointer("/error/code")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                if matches!(code, "LOCK_TIMEOUT" | "IO_ERROR" | "INTERNAL") {
-                    // Not the command's fault: tried again next time.
-                    return Err(GhError::Failed(format!("{code}: {why}")));
+            Verdict::Unanswered(handled) => {
+                let mine = self
+                    .doc
+                    .update(|s| s.reclaim(&key, self.doc.me, self.now))
+                    .map_err(failed)?;
+                if mine {
+                    self.answer(issue, c, handled.outcome, handled.refusal)?;
                 }
+                Ok(())
+            }
+            Verdict::AlreadyActed => self.acted(issue, c, None),
+            Verdict::Refuse(why) => self.refuse(issue, c, first_words(&c.body), why),
+            Verdict::Act(command) => self.act(issue, c, ledger.as_ref(), &command),
+        }
+    }
+
+    /// Records comment `c` as handled with `outcome`; true when this sync did (it answers).
+    fn claim(
+        &self,
+        issue: u32,
+        c: &Comment,
+        outcome: Outcome,
+        refusal: Option<(String, String)>,
+    ) -> Result<bool, GhError> {
+        let key = c.id.to_string();
+        self.doc
+            .update(|s| s.claim(&key, issue, outcome, refusal, self.doc.me, self.now))
+            .map_err(failed)
+    }
+
+    /// Comment `c` acted (here: `line`, or before): its 👍, once.
+    fn acted(&mut self, issue: u32, c: &Comment, line: Option<SyncLine>) -> Result<(), GhError> {
+        let mine = self.claim(issue, c, Outcome::Acted, None)?;
+        self.report.acted.extend(line);
+        if mine {
+            self.answer(issue, c, Outcome::Acted, None)?;
+        }
+        Ok(())
+    }
+
+    /// Comment `c`'s command `what` is refused for `why`: 😕 and one reply, once.
+    fn refuse(
+        &mut self,
+        issue: u32,
+        c: &Comment,
+        what: String,
+        why: String,
+    ) -> Result<(), GhError> {
+        let refusal = Some((what.clone(), why.clone()));
+        if self.claim(issue, c, Outcome::Refused, refusal.clone())? {
+            self.report
+                .refused
+                .push(self.line(issue, c, what, Some(why)));
+            self.answer(issue, c, Outcome::Refused, refusal)?;
+        }
+        Ok(())
+    }
+
+    /// Gives comment `c` its answer, then says so in the state. A reaction GitHub already has
+    /// is not added twice (200), so an answer given again after a lapse adds at most a reply.
+    fn answer(
+        &mut self,
+        issue: u32,
+        c: &Comment,
+        outcome: Outcome,
+        refusal: Option<(String, String)>,
+    ) -> Result<(), GhError> {
+        match outcome {
+            Outcome::Acted => self.repo.react(c.id, "+1")?,
+            Outcome::Refused => {
+                self.repo.react(c.id, "confused")?;
+                if let Some((what, why)) = refusal {
+                    let reply = refusal_reply(&c.login, &what, &c.url, &why);
+                    self.repo.create(issue, &reply)?;
+                }
+            }
+        }
+        let key = c.id.to_string();
+        self.doc
+            .update(|s| s.answered(&key, self.doc.me))
+            .map_err(failed)
+    }
+
+    /// A command whose author's permission is still to be checked.
+    fn act(
+        &mut self,
+        issue: u32,
+        c: &Comment,
+        ledger: Option<&Ledger>,
+        command: &Command,
+    ) -> Result<(), GhError> {
+        let what = match command {
+            Command::Resolve { id, .. } => format!("resolve {id}"),
+            Command::Abandon { id, .. } => format!("abandon {id}"),
+        };
+        let by = match login_name(&c.login) {
+            Ok(n) => n,
+            Err(why) => return self.refuse(issue, c, what, why),
+        };
+        let (role, permission) = self
+            .permissions
+            .entry(c.login.clone())
+            .or_insert_with(|| self.repo.permission(&c.login))
+            .clone()?;
+        let roles = &self.repo.config.answer_roles;
+        if !permitted(role.as_deref(), permission.as_deref(), roles) {
+            let has = role.or(permission).unwrap_or_else(|| "none".into());
+            let why = format!(
+                "{} has permission '{has}' on {}; answer_roles: {}",
+                c.login,
+                self.repo.config.full_name(),
+                roles.join(", ")
+            );
+            return self.refuse(issue, c, what, why);
+        }
+        let attribution = Attribution {
+            by,
+            via: agentx_clarify_core::github::VIA.into(),
+            reference: Some(c.url.clone()),
+        };
+        let done = self
+            .decide(ledger, command, &attribution)
+            .and_then(|m| m.error.map_or(Ok(()), Err));
+        match done {
+            Ok(()) => {
+                let line = self.line(issue, c, what, None);
+                self.acted(issue, c, Some(line))
+            }
+            // Not the command's fault: tried again next time.
+            Err(e)
+                if matches!(
+                    e.class(),
+                    ErrorClass::Lock | ErrorClass::Io | ErrorClass::Internal
+                ) =>
+            {
+                Err(GhError::Failed(format!("{}: {e}", e.code())))
+            }
+            Err(e) => {
                 // Another sync (the server's, a cron's) may have acted on this very comment
                 // meanwhile: then the record moved on because of it, which is no refusal.
-                let acted_elsewhere = {
-                    store.read_ledger(issue).ok().flatten().is_some_and(|l| {
-                        l.clarifications.iter().any(|r| {
-                            r.thread.iter().any(|e| {
-                                e.extra.get("ref").and_then(Value::as_str) == Some(c.url.as_str())
-                            })
-                        })
-                    })
-                };
-                if acted_elsewhere {
-                    return record_state(Outcome::Acted);
+                if self.acted_elsewhere(issue, &c.url) {
+                    return self.acted(issue, c, None);
                 }
-                refuse(format!("{code}: {why}"), report)
+                self.refuse(issue, c, what, format!("{}: {e}", e.code()))
             }
         }
     }
-}
 
-/// The command through the command layer, as the server's people act.
-fn act(
-    root: &Path,
-    ledger: Option<&Ledger>,
-    command: &Command,
-    by: &Attribution,
-    now: i64,
-) -> Value {
-    let ws = match agentx_clarify_store_any::open(root) {
-        Ok(ws) => ws,
-        Err(e) => return json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
-    };
-    let (op, input) = match command {
-        Command::Resolve { id, decision } => {
-            let record = ledger.and_then(|l| l.clarifications.iter().find(|r| &r.id == id));
-            let (message, value) = match record {
-                Some(r) => decision_input(r, decision),
-                None => (decision.clone(), None),
-            };
-            let mut input = json!({"id": id, "message": message});
-            if let Some(v) = value {
-                input["value"] = v;
+    /// The command through the command layer, as the server's people decide: a record that
+    /// is not escalated is taken first, by `/resolve` and `/abandon` alike.
+    fn decide(
+        &self,
+        ledger: Option<&Ledger>,
+        command: &Command,
+        by: &Attribution,
+    ) -> Result<Mutation, ClarifyError> {
+        match command {
+            Command::Resolve { id, decision } => {
+                let record = ledger.and_then(|l| l.clarifications.iter().find(|r| &r.id == id));
+                let (message, value) = match record {
+                    Some(r) => decision_input(r, decision),
+                    None => (decision.clone(), None),
+                };
+                agentx_clarify_command::decide(self.store, self.now, id, Some(message), value, by)
             }
-            ("decide", input)
-        }
-        Command::Abandon { id, reason } => {
-            let mut input = json!({"id": id});
-            if let Some(r) = reason {
-                input["message"] = json!(r);
+            Command::Abandon { id, reason } => {
+                agentx_clarify_command::decide_abandon(self.store, self.now, id, reason.clone(), by)
             }
-            ("abandon", input)
         }
-    };
-    agentx_clarify_command::call_as(&ws, op, &input, now, by)
+    }
+
+    /// Whether the ledger holds an entry made from the comment at `url`.
+    fn acted_elsewhere(&self, issue: u32, url: &str) -> bool {
+        self.store
+            .read_ledger(issue)
+            .ok()
+            .flatten()
+            .is_some_and(|l| {
+                l.clarifications.iter().any(|r| {
+                    r.thread.iter().any(|e| {
+                        e.extra.get("ref").and_then(serde_json::Value::as_str) == Some(url)
+                    })
+                })
+            })
+    }
 }
 
 /// GitHub's `since` a second before the cursor (`YYYY-MM-DDTHH:MM:SSZ`): GitHub's times are
