@@ -157,14 +157,9 @@ fn foreign_markers(kept: Kept) {
         "<!-- agentx:{id} -->\n### AgentX clarification {id} (resolved)\n\nDone, nothing to see."
     );
     let fake = env.hub.comment(8, "mallory", &fake_body);
-    let users_before = env.hub.requests("GET", "/user");
     let sent = env.send(t + 100);
     assert_eq!(sent["delivered"], 3, "{sent}");
-    assert_eq!(
-        env.hub.requests("GET", "/user") - users_before,
-        1,
-        "the login is learnt once per process"
-    );
+    let users_after_one_pass = env.hub.requests("GET", "/user");
     env.ok(
         t + 200,
         &[
@@ -202,6 +197,10 @@ fn foreign_markers(kept: Kept) {
         ),
         0,
         "never edited"
+    );
+    assert_eq!(
+        users_after_one_pass, 1,
+        "the login is learnt once per process (three deliveries)"
     );
     let sync = env.sync(t + 400);
     let notes = sync["sync"]["notes"].as_array().expect("notes").clone();
