@@ -15,6 +15,7 @@ pub mod api;
 pub mod config;
 mod config_strict;
 pub mod defaults;
+pub mod decided;
 pub mod delegation;
 mod digest;
 pub mod encoding;

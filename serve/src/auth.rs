@@ -97,6 +97,20 @@ pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
     }
 }
 
+/// Why a request that presented a session cookie has no session: `expired` (it lapsed) or
+/// `unknown` (signed out, or a server that no longer knows it); `None` without a cookie.
+pub fn session_gone(app: &App, headers: &HeaderMap) -> Option<&'static str> {
+    let cookie = cookie_value(app, headers)?;
+    if app.sessions.get(cookie).is_some() {
+        return None;
+    }
+    Some(if app.sessions.lapsed(cookie) {
+        "expired"
+    } else {
+        "unknown"
+    })
+}
+
 /// The CSRF token a cookie request must carry: `X-CSRF-Token` or the form's `csrf`.
 pub fn csrf_ok(session: &Session, headers: &HeaderMap, form_field: Option<&str>) -> bool {
     let sent = headers
@@ -115,19 +129,68 @@ fn set_cookie(app: &App, value: &str, max_age: u64) -> HeaderValue {
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-fn signed_in(app: &App, human: &str) -> Response {
+/// The session cookie and the redirect to where the person was going (`next`, checked: one
+/// of this server's pages; else the inbox). The kept `next` is cleared.
+fn signed_in(app: &App, human: &str, next: Option<&str>) -> Response {
     match app.sessions.start(human) {
         Some(cookie) => {
             crate::log::line(&format!("'{human}' signed in"));
-            let mut r = Redirect::to("/").into_response();
-            r.headers_mut().insert(
+            let to = next.and_then(crate::next::safe).unwrap_or("/");
+            let mut r = Redirect::to(to).into_response();
+            let h = r.headers_mut();
+            h.append(
                 header::SET_COOKIE,
                 set_cookie(app, &cookie, SESSION_FOR.as_secs()),
             );
+            h.append(header::SET_COOKIE, next_cookie(app, "", 0));
             r
         }
         None => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
     }
+}
+
+/// The cookie that keeps `next` while the person fetches a sign-in link (10 minutes, as the
+/// link lives).
+fn next_cookie(app: &App, next: &str, max_age: u64) -> HeaderValue {
+    let secure = if app.https { "; Secure" } else { "" };
+    let text = format!(
+        "{}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
+        crate::next::cookie_name(app.https),
+        html::query_value(next)
+    );
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// The `next` kept by [`next_cookie`], decoded and checked.
+fn kept_next(app: &App, headers: &HeaderMap) -> Option<String> {
+    let name = crate::next::cookie_name(app.https);
+    let raw = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)?;
+    let decoded = percent_decode(raw)?;
+    crate::next::safe(&decoded).map(str::to_owned)
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 fn too_many() -> Response {
@@ -141,49 +204,101 @@ fn too_many() -> Response {
         .into_response()
 }
 
-fn login_view(error: Option<&str>) -> String {
+/// Why the person is asked to sign in, in words (the page's first line).
+fn reason(why: Option<&str>, next: Option<&str>) -> Option<String> {
+    let base = match why {
+        Some("expired") => Some("Your session expired (a sign-in lasts 12 hours)."),
+        Some("unknown") => Some(
+            "This server does not know your session: you signed out, or it ended when the server restarted.",
+        ),
+        _ => None,
+    };
+    let then = next.map(|n| format!("Sign in to open {n}."));
+    match (base, then) {
+        (None, None) => None,
+        (Some(b), None) => Some(format!("{b} Sign in again.")),
+        (None, Some(t)) => Some(t),
+        (Some(b), Some(t)) => Some(format!("{b} {t}")),
+    }
+}
+
+fn login_view(error: Option<&str>, why: Option<&str>, next: Option<&str>) -> String {
     let note = error
         .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(e)))
+        .or_else(|| {
+            reason(why, next)
+                .map(|r| format!("<p class=\"why\" role=\"status\">{}</p>", html::esc(&r)))
+        })
+        .unwrap_or_default();
+    let next_field = next
+        .map(|n| {
+            format!(
+                "<input type=\"hidden\" name=\"next\" value=\"{}\">",
+                html::esc(n)
+            )
+        })
+        .unwrap_or_default();
+    // With a `next`, the page's script looks whether this browser is signed in after all (a
+    // link followed from another site comes without the SameSite=Strict cookie) and goes on.
+    let data = next
+        .map(|n| format!(" data-next=\"{}\"", html::esc(n)))
         .unwrap_or_default();
     html::bare(
         "Sign in",
         &format!(
-            "{note}<form method=\"post\" action=\"/login\" class=\"login\">\
+            "{note}<form method=\"post\" action=\"/login\" class=\"login\"{data}>{next_field}\
              <label for=\"token\">Human token</label>\
              <input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"off\" required autofocus>\
              <button type=\"submit\">Sign in</button></form>\
-             <p class=\"hint\">Use the link <code>agentx serve</code> printed, or a token from \
-             <code>agentx tokens new --human NAME</code>.</p>"
+             <p class=\"hint\">On a phone: open a sign-in link from <code>agentx tokens link --human NAME</code> \
+             (or the inbox's \u{201c}Sign-in link\u{201d} button) in this browser; it brings you back here. \
+             Or paste a token from <code>agentx tokens new --human NAME</code>, or use the link \
+             <code>agentx serve</code> printed.</p>"
         ),
     )
 }
 
 #[derive(Deserialize)]
-pub struct OnceQuery {
+pub struct LoginQuery {
     once: Option<String>,
+    next: Option<String>,
+    why: Option<String>,
 }
 
 pub async fn login_page(
     State(app): State<Arc<App>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Query(q): Query<OnceQuery>,
+    headers: HeaderMap,
+    Query(q): Query<LoginQuery>,
 ) -> Response {
+    let next = q.next.as_deref().and_then(crate::next::safe);
     let Some(code) = q.once else {
-        return axum::response::Html(login_view(None)).into_response();
+        let why = q.why.as_deref().filter(|w| matches!(*w, "expired" | "unknown"));
+        let mut r = axum::response::Html(login_view(None, why, next)).into_response();
+        if let Some(n) = next {
+            r.headers_mut()
+                .append(header::SET_COOKIE, next_cookie(&app, n, 600));
+        }
+        return r;
     };
     if app.login.blocked(peer.ip()) {
         return too_many();
     }
     match app.login.redeem(&code) {
-        Some(human) => signed_in(&app, &human),
+        Some(human) => {
+            let kept = kept_next(&app, &headers);
+            signed_in(&app, &human, next.or(kept.as_deref()))
+        }
         None => {
             app.login.failed(peer.ip());
             crate::log::line("a sign-in link was refused (used, expired or wrong)");
             (
                 StatusCode::UNAUTHORIZED,
-                axum::response::Html(login_view(Some(
-                    "This sign-in link was already used or has expired.",
-                ))),
+                axum::response::Html(login_view(
+                    Some("This sign-in link was already used or has expired."),
+                    None,
+                    next,
+                )),
             )
                 .into_response()
         }
@@ -193,6 +308,7 @@ pub async fn login_page(
 #[derive(Deserialize)]
 pub struct LoginForm {
     token: String,
+    next: Option<String>,
 }
 
 pub async fn login_form(
@@ -203,6 +319,7 @@ pub async fn login_form(
     if app.login.blocked(peer.ip()) {
         return too_many();
     }
+    let next = form.next.as_deref().and_then(crate::next::safe);
     let presented = form.token.trim().to_owned();
     let store = Arc::clone(&app);
     let found = tokio::task::spawn_blocking(move || {
@@ -216,7 +333,7 @@ pub async fn login_form(
     .ok()
     .flatten();
     match found {
-        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name),
+        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name, next),
         other => {
             app.login.failed(peer.ip());
             let why = if other.is_some() {
@@ -226,7 +343,7 @@ pub async fn login_form(
             };
             (
                 StatusCode::UNAUTHORIZED,
-                axum::response::Html(login_view(Some(why))),
+                axum::response::Html(login_view(Some(why), None, next)),
             )
                 .into_response()
         }

@@ -43,7 +43,9 @@ pub struct App {
     pub changes: broadcast::Sender<Change>,
     /// Set once on SIGINT/SIGTERM.
     pub shutdown: watch::Sender<bool>,
-    /// `--public-url`, when given: notification events link to the thread's page there.
+    /// Where notification events link to a thread's page: `--public-url`, else the address
+    /// this server listens on (so a link in a push always opens somewhere; docs/protocol.md
+    /// §23 "Deep links").
     pub public_url: Option<String>,
     /// The change feed's latest revision (0 until its first change).
     pub revision: std::sync::atomic::AtomicU64,
@@ -98,6 +100,7 @@ impl App {
             }
             None => format!("{scheme}://{bound}"),
         };
+        let links_to = public_url.map_or_else(|| origin.clone(), str::to_owned);
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Ok(App {
@@ -111,7 +114,7 @@ impl App {
             login: Logins::default(),
             changes,
             shutdown,
-            public_url: public_url.map(str::to_owned),
+            public_url: Some(links_to),
             revision: std::sync::atomic::AtomicU64::new(0),
             feed_ready: watch::channel(false).0,
             open: OpenRecords::default(),

@@ -24,6 +24,7 @@ mod html;
 mod hub;
 mod log;
 mod mcp_http;
+mod next;
 mod open;
 mod open_follow;
 mod pages;

@@ -57,6 +57,14 @@ impl Sessions {
             .cloned()
     }
 
+    /// Whether `cookie` was a session that has since expired (not yet swept): the sign-in
+    /// page then says so rather than "unknown".
+    pub fn lapsed(&self, cookie: &str) -> bool {
+        self.lock()
+            .get(&sha256_hex(cookie))
+            .is_some_and(|s| s.expires <= Instant::now())
+    }
+
     pub fn end(&self, cookie: &str) {
         self.lock().remove(&sha256_hex(cookie));
     }

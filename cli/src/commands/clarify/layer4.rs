@@ -5,7 +5,7 @@
 use std::io::Read as _;
 
 use agentx_clarify_command::layer4::{audit, audit_error, audit_json, check, AuditTarget};
-use agentx_clarify_core::layer4::{Audit, CheckArgs as CoreCheckArgs, Plan};
+use agentx_clarify_core::layer4::{Audit, AuditStep, CheckArgs as CoreCheckArgs, Plan};
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::new_uuid_v4;
@@ -120,6 +120,26 @@ pub fn run_audit(ws: &Workspace, json: bool, a: &AuditArgs) -> Outcome {
     }))
 }
 
+/// `    decided 2026-11-22T10:01:00.000Z by alice (human via web), signed by agent-x: In-process
+/// LRU [lru] — see ADR-7`.
+fn step_line(verb: &str, s: &AuditStep) -> String {
+    let signer = s
+        .signer
+        .as_deref()
+        .map_or_else(|| String::from("unsigned"), |k| format!("signed by {k}"));
+    let what = match (&s.label, &s.value, &s.note) {
+        (Some(label), Some(value), Some(note)) => format!("{label} [{value}] — {note}"),
+        (Some(label), Some(value), None) => format!("{label} [{value}]"),
+        (_, _, Some(note)) => note.clone(),
+        _ => String::new(),
+    };
+    format!(
+        "    {verb} {} by {}, {signer}: {what}",
+        s.timestamp,
+        s.who()
+    )
+}
+
 fn audit_text(a: &Audit) -> String {
     let signed = |s: &Option<String>| if s.is_some() { "signed" } else { "unsigned" };
     let mut lines = Vec::new();
@@ -132,14 +152,11 @@ fn audit_text(a: &Audit) -> String {
             r.ask_timestamp,
             signed(&r.ask_signature)
         ));
-        if let (Some(at), Some(answer)) = (&r.answer_timestamp, &r.answer) {
-            lines.push(format!(
-                "    answered {at} ({}): {answer}",
-                signed(&r.answer_signature)
-            ));
-        }
-        if r.resolved {
-            lines.push(String::from("    resolved"));
+        // Who answered and who decided, what they chose and wrote, and who signed it.
+        for (verb, step) in [("answered", &r.answered), ("decided", &r.decided)] {
+            if let Some(s) = step {
+                lines.push(step_line(verb, s));
+            }
         }
     }
     for p in &a.problems {
