@@ -653,3 +653,160 @@ fn with_a_public_url_the_event_links_the_threads_page() {
         "{event}"
     );
 }
+
+// ---- Nothing stale is pushed; a decision follows its escalation (issue 52) ----
+
+fn ask_choice(root: &Path, issue: u32, topic: &str, minutes: i64) -> String {
+    let ask = agentx_at(
+        root,
+        &at(minutes),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            topic,
+            "--question",
+            "Which cache?",
+            "--kind",
+            "choice",
+            "--option",
+            "redis=Redis",
+            "--option",
+            "lru=In-process LRU",
+            "--no-other",
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        root,
+        &at(minutes),
+        &["clarify", "escalate", &id, "-m", "a person decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    id
+}
+
+fn decide_lru(root: &Path, id: &str, minutes: i64) {
+    let out = agentx_at(
+        root,
+        &at(minutes),
+        &["clarify", "resolve", id, "--value", "lru", "-m", "see ADR-7"],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+}
+
+#[test]
+fn an_escalation_decided_before_its_first_try_is_not_pushed() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let decided = ask_choice(ws.path(), 42, "Cache", 1);
+    decide_lru(ws.path(), &decided, 1);
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(
+        (v["delivered"].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(0)),
+        "dropped at send time, not left pending: {v}"
+    );
+    // The next escalation is the first thing the receiver ever gets (verified by the
+    // official library): nothing about the decided record was sent before it, and no
+    // follow-up either (that sink never heard of it).
+    let open = ask_choice(ws.path(), 43, "Queue", 3);
+    let v = agentx_at(ws.path(), &at(4), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{open}_1"));
+    receiver.nothing_within(std::time::Duration::from_millis(500));
+}
+
+#[test]
+fn a_decision_follows_its_escalation_to_the_sinks_that_got_it_once() {
+    let ws = workspace();
+    let mut told = Receiver::start(&[]);
+    let mut late = Receiver::start(&[]);
+    write_config(
+        ws.path(),
+        &format!(
+            "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\n\n\
+             [[notify]]\nname = \"lead\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\nafter_minutes = 60\n",
+            told.url("/team"),
+            late.url("/lead")
+        ),
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let id = ask_choice(ws.path(), 42, "Cache", 1);
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let escalation = told.next();
+    assert_eq!(escalation["verified"], true);
+    // Decided within the lead's hour: the lead is never called, and never told the outcome;
+    // the team, who got the push, gets one short follow-up.
+    decide_lru(ws.path(), &id, 10);
+    let v = agentx_at(ws.path(), &at(11), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let follow_up = told.next();
+    assert_eq!(follow_up["verified"], true, "{follow_up}");
+    let event: Value = serde_json::from_str(follow_up["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["type"], "clarification.resolved");
+    assert_eq!(event["data"]["id"], id.as_str());
+    assert_eq!(event["data"]["by"], "human");
+    assert_eq!(event["data"]["value"], "lru");
+    assert_eq!(event["data"]["label"], "In-process LRU");
+    assert_eq!(event["data"]["answer"], "see ADR-7");
+    let v = agentx_at(ws.path(), &at(120), &["notify", "send"]).json();
+    assert_eq!((v["delivered"].as_u64(), v["pending"].as_u64()), (Some(0), Some(0)), "once: {v}");
+    late.nothing_within(std::time::Duration::from_millis(300));
+    told.nothing_within(std::time::Duration::from_millis(300));
+}
+
+#[test]
+fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it() {
+    let ws = workspace();
+    let mut phone = Receiver::start(&[]);
+    write_config(
+        ws.path(),
+        &format!(
+            "[[notify]]\nname = \"phone\"\nkind = \"ntfy\"\nurl = \"{}\"\n",
+            phone.url("/agentx-topic")
+        ),
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let topic = "Caché für Sitzungen ☕ — 日本語";
+    let id = ask_choice(ws.path(), 42, topic, 1);
+    assert_eq!(agentx_at(ws.path(), &at(2), &["notify", "send"]).json()["delivered"], 1);
+    let push = phone.next();
+    assert_eq!(push["path"], "/agentx-topic");
+    // Decoded as ntfy decodes it (RFC 2047, by Python's standard library): every character kept.
+    assert_eq!(
+        push["title"],
+        format!("{id} escalated: {topic} (engineer → architect)"),
+        "{push}"
+    );
+    assert!(push["headers"]["title"].as_str().unwrap().is_ascii());
+    assert_eq!(push["headers"]["x-sequence-id"], id.as_str());
+    assert_eq!(push["headers"]["priority"], "high");
+    let body = push["body"].as_str().unwrap();
+    assert!(body.contains("Options:\n• Redis\n• In-process LRU"), "{body}");
+    decide_lru(ws.path(), &id, 5);
+    assert_eq!(agentx_at(ws.path(), &at(6), &["notify", "send"]).json()["delivered"], 1);
+    let decided = phone.next();
+    assert_eq!(decided["title"], format!("{id} decided by human: In-process LRU"));
+    assert_eq!(
+        decided["headers"]["x-sequence-id"],
+        id.as_str(),
+        "the same sequence id: the phone replaces the push"
+    );
+    assert!(decided["headers"]["tags"].as_str().unwrap().contains("resolved"));
+}

@@ -51,7 +51,20 @@ fn every_path_answers_by_who_asks() {
             let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let r = server.get(page, &h);
             assert_eq!(r.status, 303, "{page} {headers:?}: {r:?}");
-            assert_eq!(r.header("location"), Some("/login"));
+            // To the sign-in page, told the page to come back to (the inbox is the default)
+            // and, for a cookie that is no session, why.
+            let next = (page != "/").then(|| format!("next={}", page.replace('/', "%2F")));
+            let why = headers
+                .iter()
+                .any(|(k, _)| *k == "Cookie")
+                .then(|| String::from("why=unknown"));
+            let query: Vec<String> = next.into_iter().chain(why).collect();
+            let want = if query.is_empty() {
+                String::from("/login")
+            } else {
+                format!("/login?{}", query.join("&"))
+            };
+            assert_eq!(r.header("location"), Some(want.as_str()), "{page} {headers:?}");
         }
         // An agent token: forbidden.
         assert_eq!(

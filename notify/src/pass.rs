@@ -81,8 +81,15 @@ pub fn pass_with(
     })?;
     let mut results = Vec::with_capacity(taken.len());
     let mut defer = Vec::new();
+    let mut dropped = Vec::new();
     let mut client = None;
     for (key, d) in &taken {
+        // At send time, the record as it is now: a push for what is already decided is
+        // dropped, never sent (docs/notifications.md, "Nothing stale is pushed").
+        if d.sink != agentx_clarify_core::github::SINK && !still_owed_now(&home, &ledgers, d) {
+            dropped.push(key.clone());
+            continue;
+        }
         let result = if d.sink == agentx_clarify_core::github::SINK {
             match deliver_github(&home, github.as_ref(), &mut client, &ledgers, d, now) {
                 Err(crate::github::GhError::RateLimited { until }) => {
@@ -105,6 +112,9 @@ pub fn pass_with(
         }
         for (key, until) in &defer {
             outbox.defer(key, *until);
+        }
+        for key in &dropped {
+            outbox.cancel(key, &me, now);
         }
         let pending = outbox
             .deliveries
@@ -132,6 +142,20 @@ pub fn pass_with(
         dead,
         next_due: next,
     })
+}
+
+/// Whether `d` is still worth sending, by its record as the store holds it now (read again:
+/// the pass's ledgers were read before the lease, and a person may have decided since).
+/// When the ledger cannot be read again, the pass's copy decides.
+fn still_owed_now(home: &crate::home::Home, ledgers: &[Ledger], d: &Delivery) -> bool {
+    let fresh = home.read_ledger(d.issue).ok().flatten();
+    let ledger = fresh
+        .as_ref()
+        .or_else(|| ledgers.iter().find(|l| l.issue_number == d.issue));
+    match ledger.and_then(|l| l.clarifications.iter().find(|r| r.id == d.record)) {
+        Some(record) => agentx_clarify_core::notify::outbox::still_owed(d, record),
+        None => true,
+    }
 }
 
 /// Sends one comment update: the record's comment as its ledger is now.

@@ -130,8 +130,8 @@ fn set_cookie(app: &App, value: &str, max_age: u64) -> HeaderValue {
 }
 
 /// The session cookie and the redirect to where the person was going (`next`, checked: one
-/// of this server's pages; else the inbox). The kept `next` is cleared.
-fn signed_in(app: &App, human: &str, next: Option<&str>) -> Response {
+/// of this server's pages; else the inbox); `clear` drops the kept `next` once used.
+fn signed_in(app: &App, human: &str, next: Option<&str>, clear: bool) -> Response {
     match app.sessions.start(human) {
         Some(cookie) => {
             crate::log::line(&format!("'{human}' signed in"));
@@ -142,7 +142,9 @@ fn signed_in(app: &App, human: &str, next: Option<&str>) -> Response {
                 header::SET_COOKIE,
                 set_cookie(app, &cookie, SESSION_FOR.as_secs()),
             );
-            h.append(header::SET_COOKIE, next_cookie(app, "", 0));
+            if clear {
+                h.append(header::SET_COOKIE, next_cookie(app, "", 0));
+            }
             r
         }
         None => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
@@ -284,10 +286,15 @@ pub async fn login_page(
     if app.login.blocked(peer.ip()) {
         return too_many();
     }
-    match app.login.redeem(&code) {
+    // The start-up link of this process, else a link minted by `tokens link` or the inbox.
+    let human = match app.login.redeem(&code) {
+        Some(human) => Some(human),
+        None => redeem_link(&app, code).await,
+    };
+    match human {
         Some(human) => {
             let kept = kept_next(&app, &headers);
-            signed_in(&app, &human, next.or(kept.as_deref()))
+            signed_in(&app, &human, next.or(kept.as_deref()), kept.is_some())
         }
         None => {
             app.login.failed(peer.ip());
@@ -303,6 +310,86 @@ pub async fn login_page(
                 .into_response()
         }
     }
+}
+
+/// A link minted by `agentx tokens link` or the inbox's button, used (once) from the store.
+async fn redeem_link(app: &Arc<App>, code: String) -> Option<String> {
+    let (root, location) = (app.root.clone(), app.location.clone());
+    tokio::task::spawn_blocking(move || {
+        let store = agentx_clarify_store_any::open_at(&root, location).ok()?;
+        let now = agentx_clarify_store::clock::system_now_ms();
+        crate::links::Links::new(store).redeem(&code, now).ok().flatten()
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+#[derive(Deserialize)]
+pub struct LinkForm {
+    csrf: Option<String>,
+}
+
+/// `POST /login/link`: a one-time sign-in link for the signed-in person, shown once — to open
+/// the inbox on a phone from a link sent to themselves.
+pub async fn mint_link(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Form(form): Form<LinkForm>,
+) -> Response {
+    let human = match caller(&app, &headers).await {
+        Caller::Session(s) if csrf_ok(&s, &headers, form.csrf.as_deref()) => s.human,
+        Caller::Human(name) => name,
+        Caller::Session(_) => {
+            return crate::security::refusal(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "the page's CSRF token is missing or wrong",
+            )
+        }
+        _ => return Redirect::to("/login").into_response(),
+    };
+    let (root, location, who) = (app.root.clone(), app.location.clone(), human.clone());
+    let minted = tokio::task::spawn_blocking(move || {
+        let store = agentx_clarify_store_any::open_at(&root, location)?;
+        let now = agentx_clarify_store::clock::system_now_ms();
+        crate::links::Links::new(store).mint(&who, now)
+    })
+    .await;
+    let minted = match minted {
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                axum::response::Html(html::bare(
+                    "No sign-in link",
+                    &format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(&e.to_string())),
+                )),
+            )
+                .into_response()
+        }
+        Err(_) => return (StatusCode::INTERNAL_SERVER_ERROR, "the link was not made").into_response(),
+    };
+    let link = crate::links::url(&app.base_url(), &minted.code);
+    crate::log::line(&format!("a sign-in link was made for '{human}'"));
+    axum::response::Html(html::bare(
+        &format!("A sign-in link for {human}"),
+        &format!(
+            "<p>Open this link on your phone (send it to yourself): it signs in <strong>{}</strong> \
+             once, until {} UTC. It is shown only now.</p>\
+             <p><input class=\"link\" readonly value=\"{}\" aria-label=\"The sign-in link\"></p>\
+             <p><a href=\"/\">Back to the inbox</a></p>",
+            html::esc(&human),
+            html::esc(
+                &agentx_clarify_core::time::format_ms(minted.expires)
+                    .get(..16)
+                    .unwrap_or_default()
+                    .replace('T', " ")
+            ),
+            html::esc(&link)
+        ),
+    ))
+    .into_response()
 }
 
 #[derive(Deserialize)]
@@ -333,7 +420,7 @@ pub async fn login_form(
     .ok()
     .flatten();
     match found {
-        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name, next),
+        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name, next, false),
         other => {
             app.login.failed(peer.ip());
             let why = if other.is_some() {

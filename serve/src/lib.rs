@@ -22,6 +22,7 @@ mod events;
 mod feed;
 mod html;
 mod hub;
+pub mod links;
 mod log;
 mod mcp_http;
 mod next;

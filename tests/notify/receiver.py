@@ -5,7 +5,9 @@ the official Standard Webhooks library (PyPI `standardwebhooks`) and records wha
     receiver.py SECRET [--fail N] [--slow SECONDS]
 
 Prints `port <n>` on its first line, then one JSON line per request received:
-{"path", "headers", "body", "verified", "error", "status"}; with --fail N the first N
+{"path", "headers", "title", "body", "verified", "error", "status"} — `title` is the `Title`
+header as the standard library's RFC 2047 decoder reads it (ntfy decodes it the same way);
+with --fail N the first N
 requests are answered 500 (a receiver that is down for a while); with --slow S each request
 waits S seconds before it is recorded and answered. Stops when stdin closes.
 """
@@ -14,6 +16,7 @@ import json
 import sys
 import threading
 import time
+from email.header import decode_header, make_header
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks.webhooks import Webhook
@@ -42,10 +45,16 @@ class Handler(BaseHTTPRequestHandler):
                 verified = True
             except Exception as e:  # the library's WebhookVerificationError and friends
                 error = f"{type(e).__name__}: {e}"
+        title = None
+        if "title" in headers:
+            try:
+                title = str(make_header(decode_header(headers["title"])))
+            except Exception as e:  # an encoded word that does not decode
+                title = f"undecodable: {e}"
         with lock:
             count += 1
             status = 500 if count <= fail else 200
-            print(json.dumps({"path": self.path, "headers": headers,
+            print(json.dumps({"path": self.path, "headers": headers, "title": title,
                               "body": body.decode("utf-8", "replace"),
                               "verified": verified, "error": error, "status": status}),
                   flush=True)

@@ -59,6 +59,15 @@ pub enum Tokens {
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
     },
+    /// Print a one-time sign-in link for a person (10 minutes, once; only its hash is kept):
+    /// open it on a phone instead of pasting a token
+    Link {
+        #[arg(long, value_name = "NAME")]
+        human: String,
+        /// The inbox's address as people open it (`agentx serve --public-url`)
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:7700")]
+        url: String,
+    },
     /// List the tokens (never their secrets)
     List,
     /// Revoke a token by name or id (takes effect on the next request)
@@ -91,6 +100,27 @@ pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
         behind_proxy: args.behind_proxy,
         no_worker: args.no_worker,
     })
+}
+
+/// `tokens link --human NAME`: a one-time sign-in link, printed once.
+fn link(root: &Path, now: i64, json: bool, human: &str, url: &str) -> Result<i32, ClarifyError> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(ClarifyError::input(format!(
+            "--url must be an http(s) URL, e.g. https://hub.example.com; found \"{}\"",
+            agentx_clarify_core::error::shown(url)
+        )));
+    }
+    let minted = agentx_clarify_serve::links::Links::open(root)?.mint(human, now)?;
+    let link = agentx_clarify_serve::links::url(url, &minted.code);
+    let until = agentx_clarify_core::time::format_ms(minted.expires);
+    if json {
+        print::json(&json!({"ok": true, "human": human, "link": link, "expires": until}));
+    } else {
+        print::text(&format!(
+            "a sign-in link for '{human}' (works once, until {until}):\n{link}\nIt is shown once: send it to yourself, open it in the browser you decide in."
+        ));
+    }
+    Ok(0)
 }
 
 /// The name of the person at this machine, as a ledger name: `$USER`, else `$LOGNAME`, else
@@ -157,6 +187,7 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             }
             Ok(0)
         }
+        Tokens::Link { human, url } => link(root, now, json, &human, &url),
         Tokens::List => {
             let all = store.load()?;
             if json {

@@ -98,11 +98,21 @@ pub async fn inbox(
         Ok((n, _)) if *n > 0 => format!("({n}) Inbox"),
         _ => String::from("Inbox"),
     };
+    // Signing in on a phone: a one-time link for the person at this screen.
+    let phone = v.csrf.as_deref().map_or(String::new(), |t| {
+        format!(
+            "<form method=\"post\" action=\"/login/link\" class=\"phone-link\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+             <button type=\"submit\">A sign-in link for {} (for a phone)</button></form>",
+            esc(t),
+            esc(&v.human)
+        )
+    });
     render_headed(
         &v,
         &title,
         "/",
-        page.map(|(_, body)| (String::from("Inbox"), body)),
+        page.map(|(_, body)| (String::from("Inbox"), format!("{body}{phone}"))),
     )
 }
 

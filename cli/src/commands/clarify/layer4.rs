@@ -127,7 +127,16 @@ fn step_line(verb: &str, s: &AuditStep) -> String {
         .signer
         .as_deref()
         .map_or_else(|| String::from("unsigned"), |k| format!("signed by {k}"));
-    let what = match (&s.label, &s.value, &s.note) {
+    let value = s.value.as_ref().map(|v| match v {
+        serde_json::Value::String(t) => t.clone(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    });
+    let what = match (&s.label, value, &s.note) {
         (Some(label), Some(value), Some(note)) => format!("{label} [{value}] — {note}"),
         (Some(label), Some(value), None) => format!("{label} [{value}]"),
         (_, _, Some(note)) => note.clone(),
