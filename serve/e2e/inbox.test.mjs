@@ -283,6 +283,7 @@ test('the inbox on a phone: needs you first, cards, filters folded; the desk use
 
   // At a desk: the decision card uses the width (no narrow column).
   const deskPage = watch(await desk.newPage())
+  await deskPage.goto(agentx('tokens', 'link', '--human', 'alice', '--url', origin).link)
   await deskPage.goto(`${origin}/clarifications/${late}`)
   const form = await deskPage.locator('form.decide').boundingBox()
   assert.ok(form.width > 1000, `the form is ${form.width}px wide`)

@@ -79,10 +79,18 @@ fn card(
             list(&inner, all, ctx)
         )
     };
+    // The question itself, shortly: what is asked, before who and how long.
+    let question = r
+        .thread
+        .iter()
+        .rev()
+        .find(|e| e.kind == agentx_clarify_core::ledger::EntryKind::Question)
+        .map(|q| format!("<p class=\"q\">{}</p>", esc(&shorten(&q.body, 140))))
+        .unwrap_or_default();
     format!(
         "<li class=\"card {} sev-{}\" data-id=\"{}\"><p class=\"top\">{} \
          <span class=\"badge {}\">{}</span> <span class=\"sev sev-{}\">{}</span> \
-         <span class=\"id\">{}</span></p><dl class=\"facts\">{}</dl>{nested}</li>",
+         <span class=\"id\">{}</span></p>{question}<dl class=\"facts\">{}</dl>{nested}</li>",
         esc(status.as_str()),
         esc(severity),
         esc(&r.id),
@@ -94,6 +102,17 @@ fn card(
         esc(&r.id),
         facts.join(""),
     )
+}
+
+/// The first `max` characters of `text` on one line, `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        return line;
+    }
+    let mut cut: String = line.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn fact(label: &str, value: &str) -> String {

@@ -86,7 +86,7 @@ fn texts(r: &Record) -> String {
         ""
     };
     format!(
-        "{other}<label class=\"note\">Note <span class=\"muted\">(optional, kept with the decision)</span>\
+        "{other}<label class=\"note\">Note <span class=\"muted\">(optional)</span>\
          <textarea name=\"message\" rows=\"2\"></textarea></label>"
     )
 }
