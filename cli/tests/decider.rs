@@ -53,7 +53,9 @@ fn a_deep_link_signed_out_comes_back_after_sign_in_and_never_leaves_the_server()
         "the page says why: {}",
         page.body
     );
-    assert!(page.body.contains(&format!("name=\"next\" value=\"{thread}\"")));
+    assert!(page
+        .body
+        .contains(&format!("name=\"next\" value=\"{thread}\"")));
     // The place is kept for a sign-in link opened next (10 minutes, this server's pages only).
     let kept = set_cookies(&page);
     assert!(
@@ -64,7 +66,11 @@ fn a_deep_link_signed_out_comes_back_after_sign_in_and_never_leaves_the_server()
     );
 
     // A token typed in: back to the thread.
-    let signed = form_post(&server, &format!("token={human}&next={}", thread.replace('/', "%2F")), None);
+    let signed = form_post(
+        &server,
+        &format!("token={human}&next={}", thread.replace('/', "%2F")),
+        None,
+    );
     assert_eq!(signed.status, 303, "{signed:?}");
     assert_eq!(signed.header("location"), Some(thread.as_str()));
 
@@ -89,7 +95,11 @@ fn a_deep_link_signed_out_comes_back_after_sign_in_and_never_leaves_the_server()
         assert_eq!(r.status, 303, "{foreign}: {r:?}");
         assert_eq!(r.header("location"), Some("/"), "{foreign}");
         let page = server.get(&format!("/login?next={foreign}"), &[]);
-        assert!(!page.body.contains("evil.example"), "{foreign}: {}", page.body);
+        assert!(
+            !page.body.contains("evil.example"),
+            "{foreign}: {}",
+            page.body
+        );
         assert!(set_cookies(&page).is_empty(), "{foreign}: nothing kept");
     }
 
@@ -141,7 +151,10 @@ fn the_start_up_link_signs_in_the_machines_user_never_local() {
         .last()
         .unwrap()
         .clone();
-    assert_eq!((last["by"].as_str(), last["via"].as_str()), (Some("jane-doe"), Some("web")));
+    assert_eq!(
+        (last["by"].as_str(), last["via"].as_str()),
+        (Some("jane-doe"), Some("web"))
+    );
     // `--as` still names someone else.
     let other = Server::start(root, &["--no-worker", "--as", "alice"]);
     let (cookie, _) = other.sign_in();
@@ -181,9 +194,25 @@ fn closed_choice(root: &std::path::Path, issue: u32) -> String {
     let asked = json_in(
         root,
         &[
-            "clarify", "ask", "--issue", &issue.to_string(), "--from", "engineer", "--to",
-            "architect", "--topic", "Cache", "--question", "Which cache?", "--kind", "choice",
-            "--option", "redis=Redis", "--option", "lru=In-process LRU", "--no-other",
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Which cache?",
+            "--kind",
+            "choice",
+            "--option",
+            "redis=Redis",
+            "--option",
+            "lru=In-process LRU",
+            "--no-other",
         ],
     );
     assert_eq!(asked.code, 0, "{asked:#?}");
@@ -192,7 +221,11 @@ fn closed_choice(root: &std::path::Path, issue: u32) -> String {
         .unwrap()
         .to_owned();
     assert_eq!(
-        json_in(root, &["clarify", "escalate", &id, "-m", "a person decides"]).code,
+        json_in(
+            root,
+            &["clarify", "escalate", &id, "-m", "a person decides"]
+        )
+        .code,
         0
     );
     id
@@ -209,7 +242,11 @@ fn a_note_alone_is_no_decision_on_a_closed_choice_on_any_door() {
     let before = read_ledger(root, 5);
 
     // /api/v1 (what the inbox's form posts): refused, the ledger unchanged.
-    let r = server.call_bearer(&human, "decide", json!({"id": id, "message": "whatever is faster"}));
+    let r = server.call_bearer(
+        &human,
+        "decide",
+        json!({"id": id, "message": "whatever is faster"}),
+    );
     assert_eq!(r.status, 400, "{r:?}");
     assert_eq!(r.json()["error"]["code"], "INVALID_ANSWER");
     assert!(r.json()["error"]["message"]
@@ -217,7 +254,10 @@ fn a_note_alone_is_no_decision_on_a_closed_choice_on_any_door() {
         .unwrap()
         .contains("a note alone is not one"));
     // The CLI's resolve -m without --value: refused the same way.
-    let cli = json_in(root, &["clarify", "resolve", &id, "-m", "whatever is faster"]);
+    let cli = json_in(
+        root,
+        &["clarify", "resolve", &id, "-m", "whatever is faster"],
+    );
     assert_eq!(cli.code, 3, "{cli:#?}");
     assert_eq!(cli.json()["error"]["code"], "INVALID_ANSWER");
     assert_eq!(read_ledger(root, 5), before, "nothing was written");

@@ -700,7 +700,15 @@ fn decide_lru(root: &Path, id: &str, minutes: i64) {
     let out = agentx_at(
         root,
         &at(minutes),
-        &["clarify", "resolve", id, "--value", "lru", "-m", "see ADR-7"],
+        &[
+            "clarify",
+            "resolve",
+            id,
+            "--value",
+            "lru",
+            "-m",
+            "see ADR-7",
+        ],
     );
     assert_eq!(out.code, 0, "{out:#?}");
 }
@@ -766,7 +774,11 @@ fn a_decision_follows_its_escalation_to_the_sinks_that_got_it_once() {
     assert_eq!(event["data"]["label"], "In-process LRU");
     assert_eq!(event["data"]["answer"], "see ADR-7");
     let v = agentx_at(ws.path(), &at(120), &["notify", "send"]).json();
-    assert_eq!((v["delivered"].as_u64(), v["pending"].as_u64()), (Some(0), Some(0)), "once: {v}");
+    assert_eq!(
+        (v["delivered"].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(0)),
+        "once: {v}"
+    );
     late.nothing_within(std::time::Duration::from_millis(300));
     told.nothing_within(std::time::Duration::from_millis(300));
 }
@@ -785,7 +797,10 @@ fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it(
     agentx_at(ws.path(), NOW, &["notify", "send"]);
     let topic = "Caché für Sitzungen ☕ — 日本語";
     let id = ask_choice(ws.path(), 42, topic, 1);
-    assert_eq!(agentx_at(ws.path(), &at(2), &["notify", "send"]).json()["delivered"], 1);
+    assert_eq!(
+        agentx_at(ws.path(), &at(2), &["notify", "send"]).json()["delivered"],
+        1
+    );
     let push = phone.next();
     assert_eq!(push["path"], "/agentx-topic");
     // Decoded as ntfy decodes it (RFC 2047, by Python's standard library): every character kept.
@@ -798,15 +813,27 @@ fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it(
     assert_eq!(push["headers"]["x-sequence-id"], id.as_str());
     assert_eq!(push["headers"]["priority"], "high");
     let body = push["body"].as_str().unwrap();
-    assert!(body.contains("Options:\n• Redis\n• In-process LRU"), "{body}");
+    assert!(
+        body.contains("Options:\n• Redis\n• In-process LRU"),
+        "{body}"
+    );
     decide_lru(ws.path(), &id, 5);
-    assert_eq!(agentx_at(ws.path(), &at(6), &["notify", "send"]).json()["delivered"], 1);
+    assert_eq!(
+        agentx_at(ws.path(), &at(6), &["notify", "send"]).json()["delivered"],
+        1
+    );
     let decided = phone.next();
-    assert_eq!(decided["title"], format!("{id} decided by human: In-process LRU"));
+    assert_eq!(
+        decided["title"],
+        format!("{id} decided by human: In-process LRU")
+    );
     assert_eq!(
         decided["headers"]["x-sequence-id"],
         id.as_str(),
         "the same sequence id: the phone replaces the push"
     );
-    assert!(decided["headers"]["tags"].as_str().unwrap().contains("resolved"));
+    assert!(decided["headers"]["tags"]
+        .as_str()
+        .unwrap()
+        .contains("resolved"));
 }

@@ -64,7 +64,11 @@ fn every_path_answers_by_who_asks() {
             } else {
                 format!("/login?{}", query.join("&"))
             };
-            assert_eq!(r.header("location"), Some(want.as_str()), "{page} {headers:?}");
+            assert_eq!(
+                r.header("location"),
+                Some(want.as_str()),
+                "{page} {headers:?}"
+            );
         }
         // An agent token: forbidden.
         assert_eq!(

@@ -275,7 +275,10 @@ pub async fn login_page(
 ) -> Response {
     let next = q.next.as_deref().and_then(crate::next::safe);
     let Some(code) = q.once else {
-        let why = q.why.as_deref().filter(|w| matches!(*w, "expired" | "unknown"));
+        let why = q
+            .why
+            .as_deref()
+            .filter(|w| matches!(*w, "expired" | "unknown"));
         let mut r = axum::response::Html(login_view(None, why, next)).into_response();
         if let Some(n) = next {
             r.headers_mut()
@@ -318,7 +321,10 @@ async fn redeem_link(app: &Arc<App>, code: String) -> Option<String> {
     tokio::task::spawn_blocking(move || {
         let store = agentx_clarify_store_any::open_at(&root, location).ok()?;
         let now = agentx_clarify_store::clock::system_now_ms();
-        crate::links::Links::new(store).redeem(&code, now).ok().flatten()
+        crate::links::Links::new(store)
+            .redeem(&code, now)
+            .ok()
+            .flatten()
     })
     .await
     .ok()
@@ -363,12 +369,17 @@ pub async fn mint_link(
                 StatusCode::SERVICE_UNAVAILABLE,
                 axum::response::Html(html::bare(
                     "No sign-in link",
-                    &format!("<p class=\"error\" role=\"alert\">{}</p>", html::esc(&e.to_string())),
+                    &format!(
+                        "<p class=\"error\" role=\"alert\">{}</p>",
+                        html::esc(&e.to_string())
+                    ),
                 )),
             )
                 .into_response()
         }
-        Err(_) => return (StatusCode::INTERNAL_SERVER_ERROR, "the link was not made").into_response(),
+        Err(_) => {
+            return (StatusCode::INTERNAL_SERVER_ERROR, "the link was not made").into_response()
+        }
     };
     let link = crate::links::url(&app.base_url(), &minted.code);
     crate::log::line(&format!("a sign-in link was made for '{human}'"));

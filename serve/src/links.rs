@@ -120,11 +120,26 @@ mod tests {
             unreachable!("a store opens on a fresh directory")
         };
         let t0 = 1_795_341_600_000;
-        let a = links.mint("alice", t0).unwrap_or_else(|e| unreachable!("{e}"));
-        let b = links.mint("bob", t0).unwrap_or_else(|e| unreachable!("{e}"));
-        assert_eq!(links.redeem(&a.code, t0 + 1).ok().flatten().as_deref(), Some("alice"));
-        assert_eq!(links.redeem(&a.code, t0 + 2).ok().flatten(), None, "single use");
-        assert_eq!(links.redeem(&b.code, t0 + LINK_FOR_MS).ok().flatten(), None, "expired");
+        let a = links
+            .mint("alice", t0)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        let b = links
+            .mint("bob", t0)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(
+            links.redeem(&a.code, t0 + 1).ok().flatten().as_deref(),
+            Some("alice")
+        );
+        assert_eq!(
+            links.redeem(&a.code, t0 + 2).ok().flatten(),
+            None,
+            "single use"
+        );
+        assert_eq!(
+            links.redeem(&b.code, t0 + LINK_FOR_MS).ok().flatten(),
+            None,
+            "expired"
+        );
         assert_eq!(links.redeem("not-a-code", t0).ok().flatten(), None);
         assert!(links.mint("Not A Name", t0).is_err());
         // Only hashes are kept.

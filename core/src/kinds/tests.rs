@@ -417,7 +417,9 @@ fn a_persons_decision_is_what_they_chose() {
     );
     // A free-text question: the note is the decision.
     assert_eq!(
-        AnswerSpec::default().decision(Some("One hour"), None).unwrap(),
+        AnswerSpec::default()
+            .decision(Some("One hour"), None)
+            .unwrap(),
         ("One hour".into(), None)
     );
 }

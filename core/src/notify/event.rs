@@ -481,9 +481,13 @@ mod tests {
                 })
                 .collect()
         };
-        let long = "Café ☕ — naïve résumé, 日本語のタイトル, and a long tail to split into several words";
+        let long =
+            "Café ☕ — naïve résumé, 日本語のタイトル, and a long tail to split into several words";
         let encoded = encoded_word(long);
-        assert!(encoded.is_ascii() && encoded.split(' ').all(|w| w.len() <= 75), "{encoded}");
+        assert!(
+            encoded.is_ascii() && encoded.split(' ').all(|w| w.len() <= 75),
+            "{encoded}"
+        );
         assert_eq!(decode(&encoded), long);
         assert_eq!(encoded_word("plain ascii"), "plain ascii");
 
@@ -512,17 +516,39 @@ mod tests {
             .and_then(|l| l.clarifications.into_iter().next())
             .unwrap_or_else(|| unreachable!());
         let now = Timestamp::parse("2026-11-22T11:00:00.000Z").unwrap_or_else(|| unreachable!());
-        let decided = Event::of_record("evt_2".into(), EventName::Resolved, now.clone(), 42, &record, None, None);
-        assert_eq!(decided.headline(), "CLR-42-001 decided by alice: In-process LRU");
+        let decided = Event::of_record(
+            "evt_2".into(),
+            EventName::Resolved,
+            now.clone(),
+            42,
+            &record,
+            None,
+            None,
+        );
+        assert_eq!(
+            decided.headline(),
+            "CLR-42-001 decided by alice: In-process LRU"
+        );
         assert_eq!(decided.json()["data"]["by"], "alice");
         assert_eq!(decided.json()["data"]["value"], "lru");
         let Outgoing::Http { headers, body, .. } = decided.outgoing(&sink("ntfy")) else {
             unreachable!()
         };
         assert!(headers.contains(&("X-Sequence-ID".into(), "CLR-42-001".into())));
-        assert_eq!(String::from_utf8_lossy(&body), "Note: see ADR-7\nTopic: Cache");
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            "Note: see ADR-7\nTopic: Cache"
+        );
         // An escalation's push lists the options.
-        let asked = Event::of_record("evt_3".into(), EventName::Escalated, now, 42, &record, Some("a person decides"), None);
+        let asked = Event::of_record(
+            "evt_3".into(),
+            EventName::Escalated,
+            now,
+            42,
+            &record,
+            Some("a person decides"),
+            None,
+        );
         let Outgoing::Http { body, .. } = asked.outgoing(&sink("ntfy")) else {
             unreachable!()
         };

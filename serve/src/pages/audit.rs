@@ -118,7 +118,11 @@ fn table(issue: u32, a: &Audit) -> String {
          <th>answered</th><th>decided</th><th>chain</th></tr></thead><tbody>",
         link(&format!("/issues/{issue}"), &format!("Issue #{issue}")),
         a.total_rounds,
-        if a.all_resolved { "all resolved" } else { "not all resolved" },
+        if a.all_resolved {
+            "all resolved"
+        } else {
+            "not all resolved"
+        },
     );
     for r in &a.chain {
         out.push_str(&row(r, a));
@@ -151,7 +155,10 @@ fn row(r: &AuditRound, a: &Audit) -> String {
          <td data-label=\"answered\">{}</td><td data-label=\"decided\">{}</td>\
          <td data-label=\"chain\">{chain}</td></tr>",
         r.round,
-        link(&format!("/clarifications/{}", r.clarification_id), &r.clarification_id),
+        link(
+            &format!("/clarifications/{}", r.clarification_id),
+            &r.clarification_id
+        ),
         esc(&r.gap.question),
         esc(&when_text(&r.ask_timestamp)),
         signature(r.ask_signature.as_ref(), None),

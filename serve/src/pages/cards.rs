@@ -42,7 +42,10 @@ fn card(
     let severity = r.severity().as_str();
     let mut facts = vec![
         fact("asks", &format!("{} → {}", esc(&r.from), esc(&r.to))),
-        fact("issue", &link(&format!("/issues/{issue}"), &format!("#{issue}"))),
+        fact(
+            "issue",
+            &link(&format!("/issues/{issue}"), &format!("#{issue}")),
+        ),
     ];
     if let Some(t) = &r.created {
         facts.push(fact(

@@ -209,7 +209,10 @@ mod tests {
             decision(day + MS_PER_DAY, Decider::Person, 2 * MS_PER_DAY),
         ];
         let svg = over_time(&all, day + MS_PER_DAY + 5);
-        assert!(svg.contains("<title>2025-11-08: 1 by agent</title>"), "{svg}");
+        assert!(
+            svg.contains("<title>2025-11-08: 1 by agent</title>"),
+            "{svg}"
+        );
         assert!(svg.contains("<title>2025-11-09: 1 by person</title>"));
         assert!(svg.contains(">2</text>"), "the day's total is written");
         assert!(!svg.contains("style="));

@@ -20,7 +20,13 @@ fn human_may(r: &Record, op: Op) -> bool {
 }
 
 /// One option as a tap target: the whole line is the label (≥ 48 px high in app.css).
-fn option(input: &str, value: &str, shown: &str, description: Option<&str>, required: bool) -> String {
+fn option(
+    input: &str,
+    value: &str,
+    shown: &str,
+    description: Option<&str>,
+    required: bool,
+) -> String {
     let description = description.map_or(String::new(), |d| {
         format!("<span class=\"desc\">{}</span>", esc(d))
     });
@@ -52,7 +58,13 @@ fn options(r: &Record) -> String {
                 .options
                 .iter()
                 .map(|o: &AnswerOption| {
-                    option(input, &o.value, o.shown(), o.description.as_deref(), required)
+                    option(
+                        input,
+                        &o.value,
+                        o.shown(),
+                        o.description.as_deref(),
+                        required,
+                    )
                 })
                 .collect();
             let bounds = if multi {

@@ -149,7 +149,10 @@ mod tests {
             when(1_795_341_600_000),
             "<time datetime=\"2026-11-22T10:00:00.000Z\">2026-11-22 10:00 UTC</time>"
         );
-        assert_eq!(when_text("2026-11-22T11:30:59+01:00"), "2026-11-22 10:30 UTC");
+        assert_eq!(
+            when_text("2026-11-22T11:30:59+01:00"),
+            "2026-11-22 10:30 UTC"
+        );
         assert_eq!(when_text("soon"), "soon");
         assert_eq!(age(120_000, 0), "2m");
     }

@@ -41,11 +41,9 @@ pub fn value_and_note(r: &Record, e: &Entry) -> (Option<String>, Option<String>)
 pub fn value_text(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .map(value_text)
-            .collect::<Vec<_>>()
-            .join(", "),
+        serde_json::Value::Array(items) => {
+            items.iter().map(value_text).collect::<Vec<_>>().join(", ")
+        }
         other => other.to_string(),
     }
 }

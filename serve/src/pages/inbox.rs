@@ -66,7 +66,10 @@ pub async fn inbox(
                 .map(|t| t.name)
                 .collect();
             people.push(me);
-            let ctx = Context { now, people: &people };
+            let ctx = Context {
+                now,
+                people: &people,
+            };
             // A page reloaded on a live event waits (briefly) for the view to apply that
             // event's write; a view that does not catch up within 1 s is not used.
             let latest = open_view.revision.load(std::sync::atomic::Ordering::SeqCst);
@@ -217,7 +220,12 @@ pub fn render_rows(
         .filter(|(_, r)| needs_person(r, ctx.people))
         .count();
     let page = f.page.unwrap_or(1).max(1);
-    let shown: Vec<(u32, &Record)> = rows.iter().skip((page - 1) * PAGE).take(PAGE).copied().collect();
+    let shown: Vec<(u32, &Record)> = rows
+        .iter()
+        .skip((page - 1) * PAGE)
+        .take(PAGE)
+        .copied()
+        .collect();
     let mut out = filters_form(f);
     if errors > 0 {
         out.push_str(&format!(
@@ -227,9 +235,8 @@ pub fn render_rows(
     if shown.is_empty() {
         out.push_str("<p class=\"empty\">Nothing waits here.</p>");
     } else {
-        let (mine, rest): (Vec<_>, Vec<_>) = shown
-            .iter()
-            .partition(|(_, r)| needs_person(r, ctx.people));
+        let (mine, rest): (Vec<_>, Vec<_>) =
+            shown.iter().partition(|(_, r)| needs_person(r, ctx.people));
         if !mine.is_empty() {
             out.push_str(&format!(
                 "<section class=\"needs-you\" aria-labelledby=\"needs-you\">\
@@ -273,7 +280,9 @@ fn filters_form(f: &Filters) -> String {
     .iter()
     .map(|(v, l)| option(v, l))
     .collect();
-    let set = [&f.issue, &f.agent, &f.q].iter().any(|v| !v.trim().is_empty())
+    let set = [&f.issue, &f.agent, &f.q]
+        .iter()
+        .any(|v| !v.trim().is_empty())
         || !matches!(f.status.as_str(), "" | "open");
     format!(
         "<details class=\"filters\"{}><summary>Filter</summary>\

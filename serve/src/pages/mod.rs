@@ -15,8 +15,8 @@ mod stats;
 mod thread;
 mod views;
 
-pub use inbox::inbox;
-pub use thread::thread;
 pub use audit::audit;
+pub use inbox::inbox;
 pub use stats::stats;
+pub use thread::thread;
 pub use views::{agents, issue};

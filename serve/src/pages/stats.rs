@@ -60,7 +60,12 @@ fn numbers(s: &Stats) -> String {
     let statuses: String = s
         .by_status
         .iter()
-        .map(|(status, n)| format!("<tr><th scope=\"row\">{}</th><td>{n}</td></tr>", status.as_str()))
+        .map(|(status, n)| {
+            format!(
+                "<tr><th scope=\"row\">{}</th><td>{n}</td></tr>",
+                status.as_str()
+            )
+        })
         .collect();
     let rows = [
         ("auto-resolution rate", pct(s.auto_resolution_rate)),

@@ -49,11 +49,7 @@ pub async fn thread(
 
 /// The topic, then the id on a line of its own that never breaks (`CLR-2-` / `001`).
 fn heading(r: &Record) -> String {
-    format!(
-        "{} <span class=\"id\">{}</span>",
-        esc(&r.topic),
-        esc(&r.id)
-    )
+    format!("{} <span class=\"id\">{}</span>", esc(&r.topic), esc(&r.id))
 }
 
 fn render_thread(issue: u32, r: &Record, routable: bool) -> String {
@@ -65,9 +61,8 @@ fn render_thread(issue: u32, r: &Record, routable: bool) -> String {
         Some(actions) => out.push_str(&actions),
         // A closed record's outcome says all there is.
         None if !done.is_empty() => {}
-        None => out.push_str(
-            "<p class=\"closed\">No action is open to a person on this record now.</p>",
-        ),
+        None => out
+            .push_str("<p class=\"closed\">No action is open to a person on this record now.</p>"),
     }
     out.push_str(&super::history::history(r));
     out.push_str(&details(r));
@@ -89,7 +84,11 @@ fn facts(issue: u32, r: &Record) -> String {
         esc(r.severity().as_str()),
         r.folded_round(),
         r.max_rounds,
-        if r.blocking { "blocking" } else { "non-blocking" },
+        if r.blocking {
+            "blocking"
+        } else {
+            "non-blocking"
+        },
     )
 }
 
