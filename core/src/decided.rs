@@ -112,7 +112,7 @@ mod tests {
             {"round":1,"from":"engineer","type":"question","body":"q","timestamp":"2026-11-22T10:00:00.000Z"},
             {"round":1,"from":"human","type":"resolution","body":"d","timestamp":"2026-11-22T10:03:00.000Z","by":"bob","via":"github"}]}]}"#;
         let ledger = Ledger::parse("issue-42.json", text.as_bytes(), Some(42)).unwrap();
-        let found = decisions(&[ledger.clone()], None);
+        let found = decisions(std::slice::from_ref(&ledger), None);
         let got: Vec<(&str, Decider, i64)> = found
             .iter()
             .map(|d| (d.id.as_str(), d.decider, d.took_ms))

@@ -194,7 +194,7 @@ pub fn answer_kind(r: &Record) -> &str {
 /// still open.
 fn needs_person(r: &Record, people: &[String]) -> bool {
     let status = r.current_status();
-    status == Status::Escalated || (status.is_open() && people.iter().any(|p| *p == r.to))
+    status == Status::Escalated || (status.is_open() && people.contains(&r.to))
 }
 
 fn render_inbox(f: &Filters, listed: query::Listed, ctx: &Context<'_>) -> (usize, String) {
