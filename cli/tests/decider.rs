@@ -306,3 +306,62 @@ fn a_note_alone_is_no_decision_on_a_closed_choice_on_any_door() {
         text.stdout
     );
 }
+
+#[test]
+fn a_sign_in_link_for_a_person_works_once_on_any_server_of_the_store() {
+    let dir = workspace();
+    let root = dir.path();
+    let a = Server::start(root, &["--no-worker"]);
+    let b = Server::start(root, &["--no-worker"]);
+    let minted = json_in(
+        root,
+        &["tokens", "link", "--human", "alice", "--url", &a.origin()],
+    );
+    assert_eq!(minted.code, 0, "{minted:#?}");
+    let v = minted.json();
+    let link = v["link"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("{}/login?once=", a.origin())),
+        "{v}"
+    );
+    assert!(v["expires"].as_str().unwrap().ends_with('Z'));
+    let path = link.trim_start_matches(&a.origin()).to_owned();
+    // Only the hash is kept.
+    let code = path.trim_start_matches("/login?once=");
+    let stored = std::fs::read_to_string(root.join(".agentx/state/sign-in-links.json")).unwrap();
+    assert!(!stored.contains(code), "{stored}");
+    // The other server of the same store honours it — once.
+    let signed = b.get(&path, &[]);
+    assert_eq!(signed.status, 303, "{signed:?}");
+    let cookie = signed.cookie().unwrap();
+    assert!(b
+        .get("/", &[("Cookie", &cookie)])
+        .body
+        .contains("<span class=\"who\">alice</span>"));
+    assert_eq!(a.get(&path, &[]).status, 401, "single use");
+    // The inbox's button mints one for the signed-in person only.
+    let (cookie, csrf) = a.sign_in();
+    let r = a.send(
+        "POST",
+        "/login/link",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &a.origin()),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        format!("csrf={csrf}").as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.body.contains("/login?once="), "{}", r.body);
+    let no_csrf = a.send(
+        "POST",
+        "/login/link",
+        &[
+            ("Cookie", &cookie),
+            ("Origin", &a.origin()),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+        b"csrf=wrong",
+    );
+    assert_eq!(no_csrf.status, 403, "{no_csrf:?}");
+}
