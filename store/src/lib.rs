@@ -23,10 +23,12 @@ mod lease;
 mod lock;
 mod parallel;
 mod pass;
+mod pending;
 mod read;
 mod runs;
 mod state;
 mod sweep;
+mod watch;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -47,6 +49,7 @@ pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use parallel::parallel_map;
 pub use read::{read_into, read_settings, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
+pub use watch::{safety_tick, FALLBACK_TICK, SAFETY_TICK};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.
@@ -83,7 +86,7 @@ fn mount_point(path: &Path) -> PathBuf {
 }
 
 /// The directories of docs/protocol.md §3 and §19 under `.agentx/` ([`DiskStore::check_layout`]).
-const LAYOUT_DIRS: [&str; 12] = [
+const LAYOUT_DIRS: [&str; 13] = [
     paths::AGENTX_DIR,
     paths::WORKFLOWS_DIR,
     paths::AGENTS_DIR,
@@ -92,6 +95,7 @@ const LAYOUT_DIRS: [&str; 12] = [
     paths::CLARIFICATIONS_DIR,
     paths::DELEGATIONS_DIR,
     agentx_clarify_command::RUNS_DIR,
+    pending::PENDING_DIR,
     INDEX_DIR,
     ".agentx/index/active/",
     ".agentx/index/delegations/",
