@@ -38,6 +38,7 @@ pub fn safety_tick() -> Duration {
 }
 
 /// The directories watched, relative to the root; the first must exist to watch at all.
+#[cfg_attr(not(feature = "watch"), allow(dead_code))]
 const WATCHED: [&str; 3] = [STATE_DIR, CLARIFICATIONS_DIR, DELEGATIONS_DIR];
 
 /// Filesystems on which another machine's writes raise no local event.
@@ -130,6 +131,7 @@ pub(crate) struct Watching {
     watcher: notify::RecommendedWatcher,
     /// Which of [`WATCHED`] are watched.
     watched: [bool; 3],
+    #[cfg_attr(not(feature = "watch"), allow(dead_code))]
     root: PathBuf,
 }
 
