@@ -1,13 +1,17 @@
 // Issue 47's benchmarks (reported, never asserted; scripts/bench-wake runs this):
-//  - answer → wake: from the answering command's ledger commit (its own wall clock, appended
-//    to AGENTX_BENCH_COMMIT_LOG by the store at the rename / COMMIT) to the waiting client's
+//  - answer → wake: from the answering command's ledger commit (its monotonic clock, appended
+//    to AGENTX_BENCH_COMMIT_LOG by the store once the rename and its directory fsync, or the
+//    COMMIT, returned: a reader may see the rename before that, so a figure can be negative)
+//    to the waiting client's
 //    response: MCP stdio `clarify_wait`, MCP HTTP `clarify_wait` (`/mcp` of `agentx serve`)
 //    and the inbox's SSE `change` event (`/events`), p50/p99, on files and on PostgreSQL
 //    (BENCH_PG_URL names a fresh database's server URL template; unset: files only);
 //  - durable floor: two durable writes (write + fsync + rename + directory fsync, twice,
 //    measured here on the workspace's disk), `agentx --version` (process start), a CLI
 //    `clarify ask` and MCP stdio `clarify_ask`; the ratios ask / floor.
-//   node bench-wake.mjs [--rounds 60] [--asks 40]
+//  - HTTP throughput: 32 agents (32 tokens) asking on 32 issues for --seconds (30) against one
+//    `agentx serve` on files: asks/s.
+//   node bench-wake.mjs [--rounds 60] [--asks 40] [--seconds 30]
 // AGENTX_BIN picks the binary (default: the release build, target/release/agentx).
 import { execFile, execFileSync } from "node:child_process";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
@@ -28,6 +32,7 @@ const arg = (name, fallback) => {
 };
 const ROUNDS = arg("rounds", 60);
 const ASKS = arg("asks", 40);
+const SECONDS = arg("seconds", 30);
 const label = process.env.BENCH_LABEL ?? "agentx";
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -36,17 +41,19 @@ const summary = (ms) => {
   return { n: ms.length, p50: quantile(s, 0.5), p99: quantile(s, 0.99) };
 };
 const fmt = (x) => x.toFixed(2);
-const wallMs = () => performance.timeOrigin + performance.now();
+// The machine's monotonic clock (CLOCK_MONOTONIC), the one the store writes at each commit.
+const wallMs = () => Number(process.hrtime.bigint() / 1000n) / 1000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The answering process: `clarify answer`, with the store appending its commit time to `log`. */
 async function answerFrom(root, id, log) {
   writeFileSync(log, "");
+  answerFrom.started = wallMs();
   await run(AGENTX, ["--root", root, "--json", "clarify", "answer", "--from", "architect", "--body", "Redis.", id], {
     env: { ...process.env, AGENTX_BENCH_COMMIT_LOG: log },
   });
   const first = readFileSync(log, "utf8").split("\n")[0];
-  return Number(BigInt(first) / 1000n) / 1000; // epoch ms, µs resolution
+  return Number(BigInt(first) / 1000n) / 1000; // ms, µs resolution
 }
 
 async function askTool(client, issue, i) {
@@ -80,6 +87,7 @@ async function viaWait(client, root, log, issue) {
 /** answer → the inbox's `change` event on `/events`. */
 async function viaEvents(base, human, root, log, issue) {
   const res = await fetch(`${base}/events`, { headers: { Authorization: `Bearer ${human}` } });
+  if (res.status !== 200) throw new Error(`/events: ${res.status} ${await res.text()}`);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   const arrivals = []; // [wall ms, data]
@@ -105,12 +113,14 @@ async function viaEvents(base, human, root, log, issue) {
     await sleep(60);
     const committed = await answerFrom(root, asked.clarification.id, log);
     for (let k = 0; ; k++) {
-      const hit = arrivals.find(([t, d]) => t >= committed && d.includes(`${issue}`));
+      // The rename is seen before its directory fsync returns: an event may precede the
+      // commit's time (negative figures), never the answering process's start.
+      const hit = arrivals.find(([t, d]) => t >= answerFrom.started && d.includes(`${issue}`));
       if (hit) {
         ms.push(hit[0] - committed);
         break;
       }
-      if (k > 2000) throw new Error("no change event");
+      if (k > 2000) throw new Error(`no change event after ${committed}: ${JSON.stringify(arrivals)}`);
       await sleep(1);
     }
     arrivals.length = 0;
@@ -196,3 +206,36 @@ console.log(`  two durable writes          ${fmt(f.writes.p50)} ms (p99 ${fmt(f.
 console.log(`  agentx --version            ${fmt(f.start.p50)} ms`);
 console.log(`  clarify ask (CLI)           ${fmt(f.ask.p50)} ms  / (start + two writes) = ${fmt(f.ask.p50 / (f.start.p50 + f.writes.p50))}x  (target <= 1.5)`);
 console.log(`  clarify_ask (MCP stdio)     ${fmt(f.mcp.p50)} ms  / two writes = ${fmt(f.mcp.p50 / f.writes.p50)}x  (target <= 1.5)`);
+
+/** 32 agents asking on their own issues for SECONDS over HTTP: asks per second. */
+async function httpThroughput() {
+  const root = workspace().root;
+  const agents = Array.from({ length: 32 }, (_, i) => `a${String(i + 1).padStart(2, "0")}`);
+  const steps = agents
+    .map((a) => `[[steps]]\nid = "step-${a}"\nagent = "${a}"\ncan_clarify = ["architect"]\nclarify_max_rounds = 3\n`)
+    .join("\n");
+  writeFileSync(join(root, ".agentx", "workflows", "bench.toml"), steps);
+  const secrets = agents.map((a) => token(root, "agent", a));
+  const server = await serve(root, ["--no-worker"]);
+  const sides = await Promise.all(secrets.map((s) => connectHttp(server.url, s)));
+  const end = performance.now() + SECONDS * 1000;
+  let asks = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    sides.map(async (side, k) => {
+      for (let i = 0; performance.now() < end; i++) {
+        const r = await side.client.callTool({
+          name: "clarify_ask",
+          arguments: { issue: 5000 + k, to: "architect", topic: `T ${i}`, question: `Which one (${k}/${i})?`, workflow: "bench" },
+        });
+        if (r.isError) throw new Error(r.content[0].text);
+        asks++;
+      }
+    }),
+  );
+  const wall = (performance.now() - t0) / 1000;
+  for (const side of sides) await side.client.close();
+  await server.stop();
+  console.log(`HTTP throughput (${label}; 32 agents on 32 issues, one agentx serve, files): ${asks} asks in ${fmt(wall)} s = ${(asks / wall).toFixed(0)} asks/s`);
+}
+if (SECONDS > 0) await httpThroughput();

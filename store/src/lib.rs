@@ -136,6 +136,10 @@ pub struct DiskStore {
     /// The temp files the last workspace pass listed, so the sweep after a monitor run needs
     /// no second listing of a directory of thousands of ledgers.
     listed_temps: Mutex<Option<Vec<PathBuf>>>,
+    /// The layout check passed on this handle (`check_layout`): a handle lives for one
+    /// command in the CLI and one call in the servers, and the settings, the store's URL and
+    /// the documents each asked for it again (about 45 `stat`s each time).
+    layout_checked: std::sync::atomic::AtomicBool,
 }
 
 impl DiskStore {
@@ -146,6 +150,7 @@ impl DiskStore {
             delegation_index: Index::for_delegations(&root, root.join(paths::DELEGATIONS_DIR)),
             root,
             listed_temps: Mutex::new(None),
+            layout_checked: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -182,8 +187,12 @@ impl DiskStore {
     /// docs/protocol.md §31: every directory the store uses under `.agentx/` that exists is a real
     /// directory inside the workspace (a link among them is `IO_ERROR` naming it), and the
     /// index's fixed files are regular files — checked when the settings are read, before a
-    /// command reads or writes anything else. About a dozen `lstat`s.
+    /// command reads or writes anything else. About forty `lstat`s, once per handle.
     pub fn check_layout(&self) -> Result<(), ClarifyError> {
+        use std::sync::atomic::Ordering;
+        if self.layout_checked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         for dir in LAYOUT_DIRS {
             inside::check_dir(&self.path(dir))?;
         }
@@ -197,6 +206,7 @@ impl DiskStore {
                 _ => {}
             }
         }
+        self.layout_checked.store(true, Ordering::Relaxed);
         Ok(())
     }
 

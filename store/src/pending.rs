@@ -32,19 +32,28 @@ impl DiskStore {
 
     /// Marks ledger `issue` as written ahead of its status update: before the ledger write.
     pub(crate) fn mark_pending(&self, issue: u32) -> Result<(), ClarifyError> {
-        inside::make_dir(&self.path(PENDING_DIR))?;
         let path = self.mark_path(issue);
         let me = json!({"pid": std::process::id(), "hostname": crate::this_host()}).to_string();
         // Replaced if there: a dead writer's mark becomes ours, and ours repairs from the
-        // ledger all the same.
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .mode(0o644)
-            .open(&path)
-            .and_then(|mut f| f.write_all(me.as_bytes()))
+        // ledger all the same. The directory is made (and checked) only when it is missing:
+        // `check_layout` refused a link there already.
+        let open = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .mode(0o644)
+                .open(&path)
+        };
+        let file = match open() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                inside::make_dir(&self.path(PENDING_DIR))?;
+                open()
+            }
+            other => other,
+        };
+        file.and_then(|mut f| f.write_all(me.as_bytes()))
             .map_err(|e| io_error("mark the status update of", &path, &e))
     }
 
