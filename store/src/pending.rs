@@ -33,43 +33,60 @@ impl DiskStore {
     /// Marks ledger `issue` as written ahead of its status update: before the ledger write.
     pub(crate) fn mark_pending(&self, issue: u32) -> Result<(), ClarifyError> {
         let path = self.mark_path(issue);
-        let me = json!({"pid": std::process::id(), "hostname": crate::this_host()}).to_string();
-        // Replaced if there: a dead writer's mark becomes ours, and ours repairs from the
-        // ledger all the same. The directory is made (and checked) only when it is missing:
-        // `check_layout` refused a link there already.
-        let open = || {
+        // The directory is made (and checked) only when it is missing: `check_layout`
+        // refused a link there already.
+        let open = |new: bool| {
             std::fs::OpenOptions::new()
                 .write(true)
                 .create(true)
-                .truncate(true)
+                .create_new(new)
+                .truncate(!new)
                 .custom_flags(libc::O_NOFOLLOW)
                 .mode(0o644)
                 .open(&path)
         };
-        let file = match open() {
+        let mut inherited = false;
+        let file = match open(true) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 inside::make_dir(&self.path(PENDING_DIR))?;
-                open()
+                open(true)
+            }
+            // Another writer's mark (dead: we hold the ledger's lock) becomes ours, and says
+            // so: its ledger is repaired from when our status update comes.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                inherited = true;
+                open(false)
             }
             other => other,
         };
-        file.and_then(|mut f| f.write_all(me.as_bytes()))
+        let mut me = json!({"pid": std::process::id(), "hostname": crate::this_host()});
+        if inherited {
+            me["inherited"] = Value::Bool(true);
+        }
+        file.and_then(|mut f| f.write_all(me.to_string().as_bytes()))
             .map_err(|e| io_error("mark the status update of", &path, &e))
     }
 
-    /// The marks whose writer is this process or gone: `(issue, path)`.
-    fn marks_to_repair(&self) -> Vec<(u32, PathBuf)> {
+    /// The marks whose writer is this process or gone: `(issue, path, whether the ledger
+    /// must be read)` — not for a mark this process made fresh, whose status update is the
+    /// one under way.
+    fn marks_to_repair(&self) -> Vec<(u32, PathBuf, bool)> {
         let Ok(entries) = std::fs::read_dir(self.path(PENDING_DIR)) else {
             return Vec::new();
         };
-        let mut out: Vec<(u32, PathBuf)> = entries
+        let mut out: Vec<(u32, PathBuf, bool)> = entries
             .flatten()
             .filter_map(|e| {
                 let name = e.file_name();
                 let issue = name.to_str()?.strip_prefix("issue-")?.parse().ok()?;
-                Some((issue, e.path()))
+                let path = e.path();
+                let read = match judge(&path) {
+                    Mark::OtherLive => return None,
+                    Mark::OwnFresh => false,
+                    Mark::Repair => true,
+                };
+                Some((issue, path, read))
             })
-            .filter(|(_, path)| !held_by_another_live_process(path))
             .collect();
         out.sort();
         out
@@ -80,7 +97,11 @@ impl DiskStore {
     /// stays for a later command).
     pub(crate) fn repair_statuses(&self, statuses: &mut Statuses) -> Vec<PathBuf> {
         let mut taken = Vec::new();
-        for (issue, path) in self.marks_to_repair() {
+        for (issue, path, read) in self.marks_to_repair() {
+            if !read {
+                taken.push(path);
+                continue;
+            }
             use agentx_clarify_command::store::ledgers::Clarifications;
             use agentx_clarify_command::store::ledgers::Ledgers;
             match Ledgers::<Clarifications>::read(self, issue) {
@@ -96,25 +117,42 @@ impl DiskStore {
     }
 }
 
-/// Whether the mark at `path` names a live process on this host other than this one (a pid
-/// on another host cannot be judged: its mark is repaired here, which changes nothing once
-/// that writer's own update came).
-fn held_by_another_live_process(path: &std::path::Path) -> bool {
-    let Ok(bytes) = crate::read::read_capped(path, crate::read::MAX_TINY_FILE_BYTES, |b| {
+/// What a mark asks of the next status update.
+enum Mark {
+    /// A live process on this host other than this one: its own update is under way.
+    OtherLive,
+    /// This process's, made fresh: the update under way is its own.
+    OwnFresh,
+    /// A dead writer's, another host's (its pid cannot be judged: repairing changes nothing
+    /// once that writer's own update came), an inherited or unreadable one: repair.
+    Repair,
+}
+
+fn judge(path: &std::path::Path) -> Mark {
+    let read = crate::read::read_capped(path, crate::read::MAX_TINY_FILE_BYTES, |b| {
         Ok(serde_json::from_slice::<Value>(b).ok())
-    }) else {
-        return false;
-    };
-    let Some(v) = bytes.flatten() else {
-        return false;
+    });
+    let Some(v) = read.ok().flatten().flatten() else {
+        return Mark::Repair;
     };
     let pid = v.get("pid").and_then(Value::as_u64).unwrap_or(0);
     let host = v
         .get("hostname")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if pid == u64::from(std::process::id()) && host == crate::this_host() {
-        return false;
+    if host != crate::this_host() {
+        return Mark::Repair;
     }
-    host == crate::this_host() && crate::pid_alive(pid)
+    if pid == u64::from(std::process::id()) {
+        return if v.get("inherited").is_some() {
+            Mark::Repair
+        } else {
+            Mark::OwnFresh
+        };
+    }
+    if crate::pid_alive(pid) {
+        Mark::OtherLive
+    } else {
+        Mark::Repair
+    }
 }
