@@ -40,6 +40,9 @@ struct StoreFeed {
     changed: BTreeMap<u32, u64>,
     /// The failure to open it was logged.
     logged: bool,
+    /// The cursor's wake passed on to async waiters (a count bumped at every signal), once
+    /// asked for; `None` inside when the store cannot signal.
+    wake: Option<Option<tokio::sync::watch::Sender<u64>>>,
 }
 
 /// The issues whose ledgers changed, as a change feed announces them (`agentx serve`'s feed,
@@ -134,25 +137,39 @@ impl Hub {
             .unwrap_or(Version(0))
     }
 
+    /// A receiver that changes at every signal of the store's change feed (file events,
+    /// `NOTIFY`: docs/protocol.md §21), so a wait looks when something may have changed
+    /// instead of on a timer. `None`: the server around it pushes news ([`Hub::with_feed`]),
+    /// or the store cannot signal here (then the caller looks on its own timer).
+    pub async fn wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        if self.feed.is_some() {
+            return None;
+        }
+        let hub = self.clone();
+        tokio::task::spawn_blocking(move || hub.open_wake())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    fn open_wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+        if feed.wake.is_none() {
+            self.open_feed(&mut feed);
+            let wake = feed.open.as_mut().and_then(|(s, c)| s.wake(c));
+            feed.wake = Some(wake.map(|wake| {
+                let (tx, _) = tokio::sync::watch::channel(0u64);
+                let bump = tx.clone();
+                wake.on_fire(move || bump.send_modify(|n| *n = n.wrapping_add(1)));
+                tx
+            }));
+        }
+        feed.wake.as_ref()?.as_ref().map(|tx| tx.subscribe())
+    }
+
     fn look(&self, issue: u32) -> Version {
         let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
-        if feed.open.is_none() {
-            let location = match self.changes {
-                Changes::Files => Ok(Location::Files),
-                Changes::Store => agentx_clarify_store_any::location(&self.root),
-            };
-            let opened = location
-                .and_then(|l| agentx_clarify_store_any::open_at(&self.root, l))
-                .and_then(|store| store.feed().map(|cursor| (store, cursor)));
-            match opened {
-                Ok(open) => feed.open = Some(open),
-                Err(e) if !feed.logged => {
-                    feed.logged = true;
-                    tracing::warn!("the store's change feed did not start: {e}");
-                }
-                Err(_) => {}
-            }
-        }
+        self.open_feed(&mut feed);
         let mut changed = None;
         if let Some((store, cursor)) = &mut feed.open {
             match store.changes(cursor) {
@@ -166,6 +183,28 @@ impl Hub {
             }
         }
         Version(feed.changed.get(&issue).copied().unwrap_or(0))
+    }
+
+    /// Opens the store's change feed at the first look (a failure is logged once).
+    fn open_feed(&self, feed: &mut StoreFeed) {
+        if feed.open.is_some() {
+            return;
+        }
+        let location = match self.changes {
+            Changes::Files => Ok(Location::Files),
+            Changes::Store => agentx_clarify_store_any::location(&self.root),
+        };
+        let opened = location
+            .and_then(|l| agentx_clarify_store_any::open_at(&self.root, l))
+            .and_then(|store| store.feed().map(|cursor| (store, cursor)));
+        match opened {
+            Ok(open) => feed.open = Some(open),
+            Err(e) if !feed.logged => {
+                feed.logged = true;
+                tracing::warn!("the store's change feed did not start: {e}");
+            }
+            Err(_) => {}
+        }
     }
 
     /// The pause between two checks (the same for every store: a look costs little).

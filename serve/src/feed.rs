@@ -7,29 +7,25 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentx_clarify_command::State;
-use agentx_clarify_store_any::{AnyStore, Location};
+use agentx_clarify_command::{State, Wake};
+use agentx_clarify_store_any::AnyStore;
 
 use crate::hub::{App, Change};
 
-/// How often a store without signals (files) is looked at, and the longest wait for a
-/// signalling one (PostgreSQL) between two checks for shutdown: bounds the live-update latency
-/// (docs/protocol.md §23: within 1 s).
+/// How often a store that cannot signal (files where watching is unavailable) is looked at:
+/// bounds the live-update latency there (docs/protocol.md §23: within 1 s). A store that
+/// signals is looked at when its wake fires, and after the feed's safety tick
+/// (`agentx_clarify_store::safety_tick`).
 pub const EVERY: Duration = Duration::from_millis(150);
 
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
 pub trait ChangeFeed: Send + 'static {
     fn poll(&mut self) -> Option<Vec<u32>>;
 
-    /// Waits at most `timeout` for the store to signal a change; `false` at once for a store
-    /// that does not signal (the caller pauses instead).
-    fn wait(&mut self, _timeout: Duration) -> bool {
-        false
-    }
-
-    /// Whether [`ChangeFeed::wait`] waits for signals.
-    fn signals(&self) -> bool {
-        false
+    /// What fires when the store may have changed (file events, `NOTIFY`); `None`: the
+    /// store cannot signal, look every [`EVERY`].
+    fn wake(&mut self) -> Option<Wake> {
+        None
     }
 }
 
@@ -37,18 +33,13 @@ pub trait ChangeFeed: Send + 'static {
 pub struct StoreFeed<S: State> {
     store: S,
     cursor: S::Cursor,
-    signals: bool,
 }
 
 impl<S: State> StoreFeed<S> {
-    /// The feed of `store` from now on; `signals`: the store wakes [`ChangeFeed::wait`].
-    pub fn open(store: S, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
+    /// The feed of `store` from now on.
+    pub fn open(store: S) -> Result<Self, agentx_clarify_core::ClarifyError> {
         let cursor = store.feed()?;
-        Ok(StoreFeed {
-            store,
-            cursor,
-            signals,
-        })
+        Ok(StoreFeed { store, cursor })
     }
 }
 
@@ -63,12 +54,8 @@ impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
         }
     }
 
-    fn wait(&mut self, timeout: Duration) -> bool {
-        self.store.wait_changes(&mut self.cursor, timeout)
-    }
-
-    fn signals(&self) -> bool {
-        self.signals
+    fn wake(&mut self) -> Option<Wake> {
+        self.store.wake(&mut self.cursor)
     }
 }
 
@@ -87,34 +74,38 @@ pub fn start(app: Arc<App>) {
     tokio::spawn(async move {
         let root = app.root.clone();
         let location = app.location.clone();
-        let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
-            if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
-                std::thread::sleep(late);
-            }
-            let signals = matches!(location, Location::Postgres(_));
-            let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
-            Some(Box::new(StoreFeed::open(store, signals).ok()?))
-        })
-        .await;
-        let Ok(Some(mut feed)) = made else {
+        let made =
+            tokio::task::spawn_blocking(move || -> Option<(Box<dyn ChangeFeed>, Option<Wake>)> {
+                if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
+                    std::thread::sleep(late);
+                }
+                let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
+                let mut feed = StoreFeed::open(store).ok()?;
+                let wake = feed.wake();
+                Some((Box::new(feed) as Box<dyn ChangeFeed>, wake))
+            })
+            .await;
+        let Ok(Some((mut feed, wake))) = made else {
             crate::log::line("live updates are off: the store's change feed could not start");
             return;
+        };
+        // The store's signals wake this task; `notify_one` keeps one that comes while the
+        // feed is being looked at, so none is lost.
+        let woken = Arc::new(tokio::sync::Notify::new());
+        if let Some(w) = &wake {
+            let n = Arc::clone(&woken);
+            w.on_fire(move || n.notify_one());
+        }
+        let tick = match &wake {
+            Some(_) => agentx_clarify_store::safety_tick(),
+            None => EVERY,
         };
         // The baseline is taken: every write from now on is reported (the inbox's view of the
         // open records starts reading after this).
         let _ = app.feed_ready.send(true);
         let mut revision = 0u64;
         loop {
-            if !feed.signals() {
-                tokio::select! {
-                    _ = tokio::time::sleep(EVERY) => {}
-                    _ = shutdown.changed() => return,
-                }
-            } else if *shutdown.borrow() {
-                return;
-            }
             let polled = tokio::task::spawn_blocking(move || {
-                feed.wait(EVERY);
                 let changed = feed.poll();
                 (feed, changed)
             })
@@ -128,6 +119,11 @@ pub fn start(app: Arc<App>) {
                 app.revision
                     .store(revision, std::sync::atomic::Ordering::SeqCst);
                 let _ = app.changes.send(Change { revision, issues });
+            }
+            tokio::select! {
+                () = woken.notified(), if wake.is_some() => {}
+                () = tokio::time::sleep(tick) => {}
+                _ = shutdown.changed() => return,
             }
         }
     });
@@ -144,8 +140,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
-        let mut feed =
-            StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path()), false).unwrap();
+        let mut feed = StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path())).unwrap();
         assert_eq!(feed.poll(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();

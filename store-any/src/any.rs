@@ -177,11 +177,11 @@ impl State for AnyState {
         }
     }
 
-    fn wait_changes(&self, cursor: &mut AnyCursor, timeout: std::time::Duration) -> bool {
+    fn wake(&self, cursor: &mut AnyCursor) -> Option<agentx_clarify_command::Wake> {
         match (self, cursor) {
-            (AnyState::Disk(s), AnyCursor::Disk(c)) => s.wait_changes(c, timeout),
-            (AnyState::Pg(s), AnyCursor::Pg(c)) => s.wait_changes(c, timeout),
-            _ => false,
+            (AnyState::Disk(s), AnyCursor::Disk(c)) => s.wake(c),
+            (AnyState::Pg(s), AnyCursor::Pg(c)) => s.wake(c),
+            _ => None,
         }
     }
 

@@ -11,7 +11,7 @@ use agentx_clarify_command::store::delegations::IssueWrite;
 use agentx_clarify_command::store::ledgers::{
     Clarifications, Delegations, LedgerKind, Ledgers, Read,
 };
-use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State};
+use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State, Wake};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::names::ClarificationId;
@@ -231,6 +231,7 @@ impl State for PgStore {
             top,
             seen,
             signalled: false,
+            wake: None,
         })
     }
 
@@ -243,6 +244,9 @@ impl State for PgStore {
             // Signals sent while no one listened are lost: look once the new one listens.
             cursor.listener = self.listener()?;
             cursor.signalled = true;
+        }
+        if let Some((_, flag)) = &cursor.wake {
+            cursor.signalled |= flag.swap(false, std::sync::atomic::Ordering::SeqCst);
         }
         // Signals already sent. A wait of a millisecond, not none: the connection's runtime
         // learns that its socket has data only when it waits (a failed look counts as a
@@ -277,12 +281,17 @@ impl State for PgStore {
         Ok(Some(changed))
     }
 
-    fn wait_changes(&self, cursor: &mut PgCursor, timeout: Duration) -> bool {
-        if cursor.signalled {
-            return true;
+    fn wake(&self, cursor: &mut PgCursor) -> Option<Wake> {
+        if cursor.wake.is_none() {
+            match self.start_wake() {
+                Ok(started) => cursor.wake = Some(started),
+                Err(e) => {
+                    eprintln!("agentx: the change feed's listener did not start ({e}): it is looked at on a timer");
+                    return None;
+                }
+            }
         }
-        cursor.signalled = drain(&mut cursor.listener, timeout);
-        cursor.signalled
+        cursor.wake.as_ref().map(|(w, _)| w.clone())
     }
 
     fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {

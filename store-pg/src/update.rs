@@ -275,6 +275,7 @@ fn attempt_once<T>(
         };
         Stop::Db(phase, e)
     })?;
+    agentx_clarify_store::clock::bench_commit();
     cache_committed(cache, unchanged, written);
     Ok(Some(result))
 }

@@ -2,8 +2,6 @@
 //! workspace directory's files with its state in PostgreSQL, or any other pairing. Each method
 //! goes to the side that owns it, nothing more.
 
-use core::time::Duration;
-
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
@@ -157,8 +155,8 @@ impl<F, S: State> State for Sides<F, S> {
         self.state.changes(cursor)
     }
 
-    fn wait_changes(&self, cursor: &mut S::Cursor, timeout: Duration) -> bool {
-        self.state.wait_changes(cursor, timeout)
+    fn wake(&self, cursor: &mut S::Cursor) -> Option<crate::store::feed::Wake> {
+        self.state.wake(cursor)
     }
 
     fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {

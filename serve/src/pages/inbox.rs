@@ -76,17 +76,15 @@ pub async fn inbox(
             let mut from_view = None;
             if filter.issue.is_none() && !filter.all && filter.statuses.iter().all(|s| s.is_open())
             {
-                for _ in 0..100 {
-                    from_view = open_view
-                        .open
-                        .with(latest, &filter.statuses, |rows, errors| {
-                            render_rows(&filters, rows, errors, &ctx)
-                        });
-                    if from_view.is_some() || !open_view.open.is_built() {
-                        break;
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
+                // Woken when the view applies the revision (no timer), within 1 s or not used.
+                open_view
+                    .open
+                    .wait_applied(latest, std::time::Duration::from_secs(1));
+                from_view = open_view
+                    .open
+                    .with(latest, &filter.statuses, |rows, errors| {
+                        render_rows(&filters, rows, errors, &ctx)
+                    });
             }
             let (needs_you, page) = match from_view {
                 Some(page) => page,

@@ -101,9 +101,10 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 impl Index {
-    /// Adds `keys` (relative paths) durably: each created file's directory is synced, and
-    /// each created directory's parent, so the keys outlive a crash whenever the ledger write
-    /// that follows does.
+    /// Adds `keys` (relative paths) so that they outlive a crash whenever the ledger write that
+    /// follows does: a process crash leaves them in the page cache; against a power cut, the
+    /// stamp's boot (`stamp.rs`), or, where the boot is unknown, each created file's directory
+    /// is synced, and each created directory's parent.
     pub(crate) fn put_keys(&self, keys: &[PathBuf]) -> Result<(), ClarifyError> {
         let mut sync: BTreeSet<PathBuf> = BTreeSet::new();
         for key in keys {
@@ -143,6 +144,11 @@ impl Index {
             if created {
                 sync.insert(parent.to_path_buf());
             }
+        }
+        // Synced only where the boot is unknown (`stamp.rs`: a power cut is a new boot, and
+        // a stamp of another boot has its index rebuilt).
+        if !super::stamp::must_sync() {
+            return Ok(());
         }
         for dir in sync {
             File::open(&dir)
