@@ -5,8 +5,7 @@
 mod common;
 mod serve_http;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -448,31 +447,6 @@ fn the_sign_in_link_works_once_and_failures_are_limited() {
     // One failure already came from the second use of the link.
     assert_eq!(&statuses[..9], &[401; 9]);
     assert_eq!(statuses[9..], [429, 429], "{statuses:?}");
-}
-
-/// Opens `/events` as the session `cookie` (reads time out after `timeout_s`) and reads up to
-/// the stream's `ready` event; the reader, and what came before it (status and headers).
-fn open_events(server: &Server, cookie: &str, timeout_s: u64) -> (BufReader<TcpStream>, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(timeout_s)))
-        .unwrap();
-    write!(
-        s,
-        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
-        server.host()
-    )
-    .unwrap();
-    let mut reader = BufReader::new(s);
-    let mut seen = String::new();
-    while !seen.contains("event: ready") {
-        let mut line = String::new();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "stream ended: {seen}"
-        );
-        seen.push_str(&line);
-    }
-    (reader, seen)
 }
 
 #[test]

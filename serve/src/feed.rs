@@ -10,6 +10,7 @@ use std::time::Duration;
 use agentx_clarify_command::{State, Wake};
 use agentx_clarify_store_any::AnyStore;
 
+use crate::backoff::Backoff;
 use crate::hub::{App, Change};
 
 /// How often a store that cannot signal (files where watching is unavailable) is looked at:
@@ -20,7 +21,9 @@ pub const EVERY: Duration = Duration::from_millis(150);
 
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
 pub trait ChangeFeed: Send + 'static {
-    fn poll(&mut self) -> Option<Vec<u32>>;
+    /// The issues changed since the last poll (`None`: nothing changed), or why the store
+    /// could not be asked (the database is down: the caller backs off).
+    fn poll(&mut self) -> Result<Option<Vec<u32>>, agentx_clarify_core::ClarifyError>;
 
     /// What fires when the store may have changed (file events, `NOTIFY`); `None`: the
     /// store cannot signal, look every [`EVERY`].
@@ -44,14 +47,8 @@ impl<S: State> StoreFeed<S> {
 }
 
 impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
-    fn poll(&mut self) -> Option<Vec<u32>> {
-        match self.store.changes(&mut self.cursor) {
-            Ok(changed) => changed.map(|c| c.issues),
-            Err(e) => {
-                crate::log::line(&format!("the store's change feed: {e}"));
-                None
-            }
-        }
+    fn poll(&mut self) -> Result<Option<Vec<u32>>, agentx_clarify_core::ClarifyError> {
+        Ok(self.store.changes(&mut self.cursor)?.map(|c| c.issues))
     }
 
     fn wake(&mut self) -> Option<Wake> {
@@ -68,9 +65,12 @@ pub(crate) fn test_delay(name: &str) -> Option<Duration> {
     Some(Duration::from_millis(ms.min(2_000)))
 }
 
+/// The longest wait between two looks at a store that failed (docs/protocol.md §32): the
+/// feed is back within this of the store's return.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
 /// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown.
 pub fn start(app: Arc<App>) {
-    let mut shutdown = app.shutdown.subscribe();
     tokio::spawn(async move {
         let root = app.root.clone();
         let location = app.location.clone();
@@ -85,48 +85,95 @@ pub fn start(app: Arc<App>) {
                 Some((Box::new(feed) as Box<dyn ChangeFeed>, wake))
             })
             .await;
-        let Ok(Some((mut feed, wake))) = made else {
+        let Ok(Some((feed, wake))) = made else {
             crate::log::line("live updates are off: the store's change feed could not start");
             return;
-        };
-        // The store's signals wake this task; `notify_one` keeps one that comes while the
-        // feed is being looked at, so none is lost.
-        let woken = Arc::new(tokio::sync::Notify::new());
-        if let Some(w) = &wake {
-            let n = Arc::clone(&woken);
-            w.on_fire(move || n.notify_one());
-        }
-        let tick = match &wake {
-            Some(_) => agentx_clarify_store::safety_tick(),
-            None => EVERY,
         };
         // The baseline is taken: every write from now on is reported (the inbox's view of the
         // open records starts reading after this).
         let _ = app.feed_ready.send(true);
-        let mut revision = 0u64;
-        loop {
-            let polled = tokio::task::spawn_blocking(move || {
-                let changed = feed.poll();
-                (feed, changed)
-            })
-            .await;
-            let Ok((back, changed)) = polled else { return };
-            feed = back;
-            if let Some(issues) = changed {
-                revision += 1;
-                // Published before the news goes out: a page that reacts to the event can
-                // ask whether the inbox's view has caught up with it (open.rs).
-                app.revision
-                    .store(revision, std::sync::atomic::Ordering::SeqCst);
-                let _ = app.changes.send(Change { revision, issues });
-            }
-            tokio::select! {
-                () = woken.notified(), if wake.is_some() => {}
-                () = tokio::time::sleep(tick) => {}
-                _ = shutdown.changed() => return,
-            }
+        if let Some(feed) = follow(&app, feed, wake).await {
+            // Off the async threads: closing a PostgreSQL connection blocks (the synchronous
+            // client runs a runtime of its own, which must not be dropped inside this one).
+            let _ = tokio::task::spawn_blocking(move || drop(feed)).await;
         }
     });
+}
+
+/// Follows `feed` until shutdown (then returns it, to be closed), broadcasting each change.
+/// A look that fails (the database went away) is tried again after a [`Backoff`] — never
+/// on every wake or tick while the store is down — and the outage is logged when it begins
+/// and when it ends, not on every try.
+async fn follow(
+    app: &App,
+    mut feed: Box<dyn ChangeFeed>,
+    wake: Option<Wake>,
+) -> Option<Box<dyn ChangeFeed>> {
+    let mut shutdown = app.shutdown.subscribe();
+    // The store's signals wake this task; `notify_one` keeps one that comes while the feed
+    // is being looked at, so none is lost.
+    let woken = Arc::new(tokio::sync::Notify::new());
+    if let Some(w) = &wake {
+        let n = Arc::clone(&woken);
+        w.on_fire(move || n.notify_one());
+    }
+    let tick = match &wake {
+        Some(_) => agentx_clarify_store::safety_tick(),
+        None => EVERY,
+    };
+    let mut backoff = Backoff::new(EVERY, MAX_BACKOFF);
+    let mut revision = 0u64;
+    loop {
+        let polled = tokio::task::spawn_blocking(move || {
+            let changed = feed.poll();
+            (feed, changed)
+        })
+        .await;
+        // A look that panicked took the feed with it.
+        let Ok((back, changed)) = polled else {
+            crate::log::line("live updates are off: the store's change feed stopped");
+            return None;
+        };
+        feed = back;
+        match changed {
+            Ok(changed) => {
+                if let Some((down, failures)) = backoff.succeeded() {
+                    crate::log::line(&format!(
+                        "the store's change feed is back after {:.1} s ({failures} failed looks)",
+                        down.as_secs_f64()
+                    ));
+                }
+                if let Some(issues) = changed {
+                    revision += 1;
+                    // Published before the news goes out: a page that reacts to the event
+                    // can ask whether the inbox's view has caught up with it (open.rs).
+                    app.revision
+                        .store(revision, std::sync::atomic::Ordering::SeqCst);
+                    let _ = app.changes.send(Change { revision, issues });
+                }
+            }
+            Err(e) => {
+                let (wait, began) = backoff.failed();
+                if began {
+                    crate::log::line(&format!(
+                        "the store's change feed: {e}; looking again every {} s at most until it answers",
+                        MAX_BACKOFF.as_secs()
+                    ));
+                }
+                // Wakes are not waited for meanwhile: a broken connection fires them.
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = shutdown.changed() => return Some(feed),
+                }
+                continue;
+            }
+        }
+        tokio::select! {
+            () = woken.notified(), if wake.is_some() => {}
+            () = tokio::time::sleep(tick) => {}
+            _ = shutdown.changed() => return Some(feed),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -141,10 +188,10 @@ mod tests {
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
         let mut feed = StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path())).unwrap();
-        assert_eq!(feed.poll(), None);
+        assert_eq!(feed.poll().unwrap(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();
-        assert_eq!(feed.poll(), Some(vec![7]));
-        assert_eq!(feed.poll(), None);
+        assert_eq!(feed.poll().unwrap(), Some(vec![7]));
+        assert_eq!(feed.poll().unwrap(), None);
     }
 }

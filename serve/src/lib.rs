@@ -13,11 +13,12 @@
 // From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`,
 // `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
 // keep the state current; all of them share `hub::App`, which holds what sits below it
-// (`sessions`, `tokens`, `open`); `html` and `log` are leaves. No module imports one above it.
+// (`sessions`, `tokens`, `open`); `html`, `log` and `backoff` are leaves. No module imports one above it.
 mod a2a;
 mod api;
 mod assets;
 mod auth;
+mod backoff;
 mod events;
 mod feed;
 mod html;
@@ -140,7 +141,14 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .map_err(|e| ClarifyError::Io {
             message: format!("cannot start the server's runtime: {e}"),
         })?;
-    runtime.block_on(serve(opts, listener, bound, https, state))
+    let code = runtime.block_on(serve(opts, listener, bound, https, Arc::clone(&state)));
+    // Store calls still running on the blocking pool get the rest of the grace period; a
+    // task the runtime drops never holds the last reference to the state, so its store —
+    // PostgreSQL connections, whose synchronous client blocks as it closes and must not be
+    // dropped on an async thread — is closed here, outside the runtime.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    drop(state);
+    code
 }
 
 async fn serve(

@@ -27,13 +27,27 @@ impl Server {
 
     /// [`Server::start`] with variables added to the server's environment.
     pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start_with(root, extra, env, Stdio::null())
+    }
+
+    /// [`Server::start`] with its log (stderr) appended to the file at `log`.
+    pub fn start_logged(root: &Path, extra: &[&str], env: &[(&str, &str)], log: &Path) -> Server {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("open the server's log file");
+        Server::start_with(root, extra, env, Stdio::from(file))
+    }
+
+    fn start_with(root: &Path, extra: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Server {
         let mut cmd = agentx();
         cmd.arg(root_arg(root))
             .arg("serve")
             .args(extra)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         if !extra.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
@@ -121,6 +135,32 @@ impl Server {
         )
     }
 
+    /// The CPU time the server has used so far (user and system, from `/proc`).
+    pub fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server's /proc stat");
+        // The fields after the command name (which is in parentheses and may hold spaces).
+        let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+        let fields: Vec<u64> = rest
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+        let ticks = fields[11] + fields[12];
+        Duration::from_millis(ticks * 1000 / clock_ticks())
+    }
+
+    /// The server's resident memory now, in KiB (`VmRSS` of `/proc/<pid>/status`).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc status")
+    }
+
     pub fn terminate(&mut self) -> (Option<i32>, Duration) {
         let started = Instant::now();
         let _ = std::process::Command::new("kill")
@@ -137,6 +177,18 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The kernel's clock ticks per second (`getconf CLK_TCK`).
+fn clock_ticks() -> u64 {
+    let out = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf runs");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(100)
 }
 
 impl Drop for Server {
@@ -270,4 +322,33 @@ pub fn escalated(root: &Path, issue: u32, topic: &str) -> String {
     let out = json_in(root, &["clarify", "escalate", &id, "-m", "needs a person"]);
     assert_eq!(out.code, 0, "{out:#?}");
     id
+}
+
+/// Opens `/events` as the session `cookie` (reads time out after `timeout_s`) and reads up to
+/// the stream's `ready` event; the reader, and what came before it (status and headers).
+pub fn open_events(
+    server: &Server,
+    cookie: &str,
+    timeout_s: u64,
+) -> (BufReader<TcpStream>, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(timeout_s)))
+        .unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        server.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut seen = String::new();
+    while !seen.contains("event: ready") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "stream ended: {seen}"
+        );
+        seen.push_str(&line);
+    }
+    (reader, seen)
 }
