@@ -4,7 +4,7 @@
 //! are always the workspace directory's, so only [`State`]'s methods are dispatched here.
 
 use agentx_clarify_command::store::delegations::IssueWrite;
-use agentx_clarify_command::store::ledgers::{LedgerKind, Ledgers, Read};
+use agentx_clarify_command::store::ledgers::{DueTimes, LedgerKind, Ledgers, Read};
 use agentx_clarify_command::{Changed, LeaseTake, RawLedger, Scope, Sides, State};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
@@ -93,6 +93,10 @@ where
         visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
         each!(self, s => s.scan_ledgers(scope, visit))
+    }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        each!(self, s => Ledgers::<K>::due_times(s))
     }
 }
 

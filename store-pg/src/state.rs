@@ -9,7 +9,7 @@ use std::time::Duration;
 use agentx_clarify_command::paths::STATUS_FILE;
 use agentx_clarify_command::store::delegations::IssueWrite;
 use agentx_clarify_command::store::ledgers::{
-    Clarifications, Delegations, LedgerKind, Ledgers, Read,
+    Clarifications, Delegations, DueTimes, LedgerKind, Ledgers, Read,
 };
 use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State, Wake};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
@@ -97,7 +97,32 @@ impl<K: PgKind> Ledgers<K> for PgStore {
     ) -> Result<Vec<R>, ClarifyError> {
         K::scan(self, scope, visit)
     }
+
+    /// From `agentx.active`'s `due_ms`, written in each ledger's own transaction (so never
+    /// outdated), by two lookups on its index: the earliest due time past "at once", and the
+    /// documents keyed due at once.
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let fail = |e: &postgres::Error| self.fail("read the due times of", K::NAME, e);
+        let stmt = c.statement(DUE_TIMES).map_err(|e| fail(&e))?;
+        let row = c
+            .client
+            .query_one(&stmt, &[&K::NAME, &i64::MIN])
+            .map_err(|e| fail(&e))?;
+        let earliest: Option<i64> = row.try_get(0).map_err(|e| fail(&e))?;
+        let names: Vec<String> = row.try_get(1).map_err(|e| fail(&e))?;
+        let mut at_once: Vec<u32> = names.iter().filter_map(|n| ledger_number(n)).collect();
+        at_once.sort_unstable();
+        Ok(DueTimes::Indexed { earliest, at_once })
+    }
 }
+
+/// The earliest due time of kind `$1` past "at once" (`$2`, `i64::MIN`), and the documents
+/// keyed at once; both by the index `active_due` (kind, due_ms).
+const DUE_TIMES: &str = "SELECT
+    (SELECT due_ms FROM agentx.active WHERE kind = $1 AND due_ms > $2 ORDER BY due_ms LIMIT 1),
+    ARRAY(SELECT DISTINCT name FROM agentx.active WHERE kind = $1 AND due_ms = $2)";
 
 impl State for PgStore {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {

@@ -7,7 +7,7 @@
 use std::sync::PoisonError;
 
 use agentx_clarify_command::store::docs::{checked_doc, doc_path};
-use agentx_clarify_command::store::ledgers::{Ledgers, Read};
+use agentx_clarify_command::store::ledgers::{DueTimes, Ledgers, Read};
 use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State, Wake};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::{ClarifyError, Config};
@@ -100,6 +100,20 @@ impl<K: DiskKind> Ledgers<K> for DiskStore {
         visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
         K::scan(self, scope, visit)
+    }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        Ok(match K::index(self).due_times() {
+            None => DueTimes::Unknown,
+            Some((earliest, at_once)) => DueTimes::Indexed {
+                earliest,
+                // An issue past u32 names a file no pass reads as a ledger.
+                at_once: at_once
+                    .into_iter()
+                    .filter_map(|n| u32::try_from(n).ok())
+                    .collect(),
+            },
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use crate::store::delegations::IssueWrite;
 use crate::store::feed::Changed;
 use crate::store::keys::{KeyFile, KeyHalf};
 use crate::store::leases::LeaseTake;
-use crate::store::ledgers::{LedgerKind, Ledgers, Read};
+use crate::store::ledgers::{DueTimes, LedgerKind, Ledgers, Read};
 use crate::store::{Files, RawLedger, Scope, State};
 
 /// A workspace whose files are `files` and whose state is `state`.
@@ -94,6 +94,10 @@ impl<K: LedgerKind, F, S: Ledgers<K>> Ledgers<K> for Sides<F, S> {
         visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
         self.state.scan_ledgers(scope, visit)
+    }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        self.state.due_times()
     }
 }
 

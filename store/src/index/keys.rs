@@ -217,6 +217,40 @@ impl Index {
         Some(selected)
     }
 
+    /// What the due keys say of when the indexed ledgers fall due, when the index can be
+    /// trusted: the earliest due time other than "at once", and the issues keyed due at once
+    /// (a stale record, a ledger that could not be read), ascending. Lists the bucket
+    /// directories, then the buckets in ascending order only until one holds a later key:
+    /// never a ledger, and at most one bucket's worth of keys past the at-once ones.
+    pub(crate) fn due_times(&self) -> Option<(Option<i64>, Vec<u64>)> {
+        if !self.is_trusted() {
+            return None;
+        }
+        let due_dir = self.dir.join(DUE);
+        let mut buckets: Vec<(i64, String)> = names(&due_dir)
+            .into_iter()
+            .filter_map(|b| Some((b.parse().ok()?, b)))
+            .collect();
+        buckets.sort_unstable();
+        let mut at_once = Vec::new();
+        let mut earliest: Option<i64> = None;
+        for (_, bucket) in buckets {
+            for name in names(&due_dir.join(&bucket)) {
+                match parse_entry(&name) {
+                    Some((issue, i64::MIN)) => at_once.push(issue),
+                    Some((_, due)) => earliest = Some(earliest.map_or(due, |e| e.min(due))),
+                    None => {}
+                }
+            }
+            if earliest.is_some() {
+                break;
+            }
+        }
+        at_once.sort_unstable();
+        at_once.dedup();
+        Some((earliest, at_once))
+    }
+
     /// Every key on disk, by issue (for a rebuild).
     pub(crate) fn all_keys(&self) -> BTreeMap<u64, Vec<PathBuf>> {
         let mut out: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
@@ -267,6 +301,36 @@ mod tests {
         assert_eq!(parse_entry("12"), None);
         assert_eq!(agent_dir("engineer"), "engineer");
         assert_eq!(agent_dir("Eng/x"), "~456e672f78");
+    }
+
+    #[test]
+    fn due_times_come_from_the_first_bucket_with_a_later_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledgers = dir.path().join("ledgers");
+        std::fs::create_dir_all(&ledgers).unwrap();
+        let index = Index::new(dir.path(), ledgers);
+        // No stamp yet: the index cannot be trusted, the caller reads the ledgers.
+        assert_eq!(index.due_times(), None);
+        let rebuild = index.begin_rebuild().unwrap();
+        let keys: BTreeMap<u64, Vec<PathBuf>> = [
+            (3, paths_of(3, Some(&FollowKeys::unreadable()))),
+            (
+                5,
+                paths_of(5, Some(&FollowKeys::due_at(Some(BUCKET_MS * 9 + 7)))),
+            ),
+            (
+                6,
+                paths_of(6, Some(&FollowKeys::due_at(Some(BUCKET_MS * 4 + 2)))),
+            ),
+            (
+                8,
+                paths_of(8, Some(&FollowKeys::due_at(Some(BUCKET_MS * 4 + 1)))),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let _ = index.finish_rebuild(&rebuild, &[], &keys);
+        assert_eq!(index.due_times(), Some((Some(BUCKET_MS * 4 + 1), vec![3])));
     }
 
     #[test]
