@@ -287,18 +287,17 @@ fn an_escalation_is_delivered_once_verified_and_retried_with_the_same_id() {
     assert_eq!(d["failing"], true, "{status}");
     assert!(d["lastError"].as_str().unwrap().contains("500"), "{status}");
 
-    // Before the backoff's 10 s nothing is tried; after it the same event is sent again.
-    let early = agentx_at(
-        ws.path(),
-        &(T0 + 2 * MINUTE + 5_000).to_string(),
-        &["notify", "send"],
+    // The backoff's 10 s count from the try (which took a few ms of the pass), not from the
+    // pass's start: before them nothing is tried; after them the same event is sent again.
+    let next = tried_next(&status);
+    assert!(
+        (T0 + 2 * MINUTE + 10_000..T0 + 2 * MINUTE + 11_000).contains(&next),
+        "{status}"
     );
+    let early = agentx_at(ws.path(), &(next - 1).to_string(), &["notify", "send"]);
     assert_eq!(early.json()["failed"].as_array().map(Vec::len), Some(0));
-    let retry = agentx_at(
-        ws.path(),
-        &(T0 + 2 * MINUTE + 10_000).to_string(),
-        &["notify", "send"],
-    );
+    assert_eq!(early.json()["delivered"], 0, "{early:#?}");
+    let retry = agentx_at(ws.path(), &next.to_string(), &["notify", "send"]);
     assert_eq!(retry.json()["delivered"], 1, "{retry:#?}");
     let again = receiver.next();
     assert_eq!(again["status"], 200);
@@ -394,6 +393,27 @@ fn two_deliverers_at_once_send_each_event_once() {
 }
 
 #[test]
+fn the_backoff_counts_from_the_try_not_from_the_start_of_the_pass() {
+    let ws = workspace();
+    // The first try takes 2 s and fails.
+    let _receiver = Receiver::start(&["--fail", "1", "--slow", "2"]);
+    webhook_config(ws.path(), &_receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    escalate(ws.path(), 42, 1);
+    let sent = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(sent["failed"].as_array().map(Vec::len), Some(1), "{sent}");
+    let status = agentx_at(ws.path(), &at(2), &["notify", "status"]).json();
+    let next = tried_next(&status);
+    // The try ended 2 s into the pass: the first backoff (10 s) counts from there. Counted
+    // from the pass's start, a receiver that takes a timeout to fail would be retried that
+    // much sooner after its failure, and one that takes 10 s at once.
+    assert!(
+        (T0 + 2 * MINUTE + 12_000..T0 + 2 * MINUTE + 14_000).contains(&next),
+        "{status}"
+    );
+}
+
+#[test]
 fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
     let ws = workspace();
     let mut receiver = Receiver::start(&["--slow", "3"]);
@@ -409,14 +429,29 @@ fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
     child.kill().unwrap(); // SIGKILL while the receiver holds the request
     child.wait().unwrap();
 
-    // Within the lease nobody else sends it; after the lease (2 min) the next pass does.
-    let held = agentx_at(ws.path(), &at(3), &["notify", "send"]).json();
+    // Within the lease (10 s, renewed by a live sender every 3 s) nobody else sends it;
+    // after it the next pass does.
+    let held = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 5_000).to_string(),
+        &["notify", "send"],
+    )
+    .json();
     assert_eq!(
         (held["delivered"].as_u64(), held["pending"].as_u64()),
         (Some(0), Some(1)),
         "{held}"
     );
-    let next = agentx_at(ws.path(), &at(5), &["notify", "send"]).json();
+    assert_eq!(
+        held["nextDue"], "2026-11-22T10:02:10.000Z",
+        "the lease runs out 10 s after it was taken: {held}"
+    );
+    let next = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 10_000).to_string(),
+        &["notify", "send"],
+    )
+    .json();
     assert_eq!(
         next["delivered"], 1,
         "delivered by the next run, never zero times: {next}"
@@ -620,7 +655,11 @@ fn the_next_wakeup_includes_the_outbox() {
         v["monitor"].as_i64().unwrap(),
         v["notify"].as_i64().unwrap(),
     );
-    assert_eq!(notify, T0 + 2 * MINUTE + 10_000, "{v}");
+    // 10 s after the try, which ended a few ms into the pass.
+    assert!(
+        (T0 + 2 * MINUTE + 10_000..T0 + 2 * MINUTE + 11_000).contains(&notify),
+        "{v}"
+    );
     assert!(monitor > notify, "{v}");
     assert_eq!(wakeup, notify, "{v}");
 }
@@ -836,4 +875,11 @@ fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it(
         .as_str()
         .unwrap()
         .contains("resolved"));
+
+/// When the first delivery of `notify status --json` may be tried next (epoch ms).
+fn tried_next(status: &Value) -> i64 {
+    let next = status["deliveries"][0]["next"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no next try: {status}"));
+    agentx_clarify_core::time::parse_ms(next).unwrap_or_else(|| panic!("{next}"))
 }

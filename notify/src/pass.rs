@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use agentx_clarify_core::notify::outbox::State;
+use agentx_clarify_core::notify::outbox::{State, RENEW_MS};
 use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::{ClarifyError, Ledger};
@@ -79,36 +79,31 @@ pub fn pass_with(
         }
         (added, taken)
     })?;
-    let mut results = Vec::with_capacity(taken.len());
-    let mut defer = Vec::new();
-    let mut dropped = Vec::new();
-    let mut client = None;
-    for (key, d) in &taken {
-        // At send time, the record as it is now: a push for what is already decided is
-        // dropped, never sent (docs/notifications.md, "Nothing stale is pushed").
-        if d.sink != agentx_clarify_core::github::SINK && !still_owed_now(&home, &ledgers, d) {
-            dropped.push(key.clone());
-            continue;
+    // The pass's clock: `now` as given, moved on by the time the pass has taken — a failed
+    // try's backoff counts from the try, and leases are renewed as sending goes on.
+    let started = std::time::Instant::now();
+    let at = move || {
+        now.saturating_add(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX))
+    };
+    let keys: Vec<String> = taken.iter().map(|(k, _)| k.clone()).collect();
+    let sent = std::thread::scope(|s| {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        if !keys.is_empty() {
+            let (home, me, keys, at) = (&home, &me, &keys, &at);
+            s.spawn(move || renew_while_sending(home, me, keys, at, stopped));
         }
-        let result = if d.sink == agentx_clarify_core::github::SINK {
-            match deliver_github(&home, github.as_ref(), &mut client, &ledgers, d, now) {
-                Err(crate::github::GhError::RateLimited { until }) => {
-                    defer.push((key.clone(), until));
-                    Err(format!(
-                        "rate limited by GitHub until {}",
-                        Timestamp::from_ms(until)
-                    ))
-                }
-                r => r.map(|_| ()).map_err(|e| e.to_string()),
-            }
-        } else {
-            deliver(&sinks, &ledgers, d, public_url)
-        };
-        results.push((key.clone(), result));
-    }
+        let sent = send_all(&home, &sinks, github.as_ref(), &ledgers, &taken, public_url, &at);
+        drop(stop);
+        sent
+    });
+    let Sent {
+        results,
+        defer,
+        dropped,
+    } = sent;
     let summary = home.update_outbox(&me, |outbox| {
-        for (key, result) in &results {
-            outbox.settle(key, &me, result.clone(), now);
+        for (key, result, tried) in &results {
+            outbox.settle(key, &me, result.clone(), *tried);
         }
         for (key, until) in &defer {
             outbox.defer(key, *until);
@@ -129,10 +124,10 @@ pub fn pass_with(
         (pending, dead, outbox.next_due())
     })?;
     let (pending, dead, next) = summary;
-    let delivered = results.iter().filter(|(_, r)| r.is_ok()).count();
+    let delivered = results.iter().filter(|(_, r, _)| r.is_ok()).count();
     let failed = results
         .into_iter()
-        .filter_map(|(k, r)| r.err().map(|e| (k, e)))
+        .filter_map(|(k, r, _)| r.err().map(|e| (k, e)))
         .collect();
     Ok(PassReport {
         added,
@@ -142,6 +137,75 @@ pub fn pass_with(
         dead,
         next_due: next,
     })
+}
+
+/// What the sends of one pass came to.
+struct Sent {
+    /// Each try: the delivery, its result, when it ended.
+    results: Vec<(String, Result<(), String>, i64)>,
+    /// Deliveries GitHub's rate limit holds until its reset.
+    defer: Vec<(String, i64)>,
+    /// Deliveries no longer owed when their turn came (their record was decided).
+    dropped: Vec<String>,
+}
+
+/// Sends every taken delivery in turn, outside the outbox's lock.
+fn send_all(
+    home: &crate::home::Home,
+    sinks: &[Sink],
+    github: Option<&agentx_clarify_core::github::GithubConfig>,
+    ledgers: &[Ledger],
+    taken: &[(String, Delivery)],
+    public_url: Option<&str>,
+    at: &impl Fn() -> i64,
+) -> Sent {
+    let mut sent = Sent {
+        results: Vec::with_capacity(taken.len()),
+        defer: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let mut client = None;
+    for (key, d) in taken {
+        // At send time, the record as it is now: a push for what is already decided is
+        // dropped, never sent (docs/notifications.md, "Nothing stale is pushed").
+        if d.sink != agentx_clarify_core::github::SINK && !still_owed_now(home, ledgers, d) {
+            sent.dropped.push(key.clone());
+            continue;
+        }
+        let result = if d.sink == agentx_clarify_core::github::SINK {
+            match deliver_github(home, github, &mut client, ledgers, d, at()) {
+                Err(crate::github::GhError::RateLimited { until }) => {
+                    sent.defer.push((key.clone(), until));
+                    Err(format!(
+                        "rate limited by GitHub until {}",
+                        Timestamp::from_ms(until)
+                    ))
+                }
+                r => r.map(|_| ()).map_err(|e| e.to_string()),
+            }
+        } else {
+            deliver(sinks, ledgers, d, public_url)
+        };
+        sent.results.push((key.clone(), result, at()));
+    }
+    sent
+}
+
+/// Renews this deliverer's leases on `keys` every `RENEW_MS` until `stopped` (the sends are
+/// done), so a slow receiver or a long command never lets another deliverer take a delivery
+/// that is still being sent. Best effort: a renewal that fails leaves the lease to run out
+/// (another deliverer may then send it again — at least once, as a death would).
+fn renew_while_sending(
+    home: &crate::home::Home,
+    me: &str,
+    keys: &[String],
+    at: &(impl Fn() -> i64 + Sync),
+    stopped: std::sync::mpsc::Receiver<()>,
+) {
+    let every = std::time::Duration::from_millis(RENEW_MS.unsigned_abs());
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+        let _ = home.update_outbox(me, |outbox| outbox.renew(keys, me, at()));
+    }
 }
 
 /// Whether `d` is still worth sending, by its record as the store holds it now (read again:

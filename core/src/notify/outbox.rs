@@ -23,9 +23,15 @@ pub const BACKOFF_MS: [i64; 6] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000,
 pub const DEAD_AFTER_MS: i64 = 24 * 3_600_000;
 /// Finished deliveries (delivered, dead, canceled) are kept this long, then forgotten.
 pub const KEEP_MS: i64 = 7 * 24 * 3_600_000;
-/// How long a deliverer holds a delivery it is sending: past this another may take it over
-/// (it died, or hangs beyond every timeout).
-pub const LEASE_MS: i64 = 120_000;
+/// How long a deliverer holds a delivery it is sending without renewing it: past this another
+/// may take it over (it died, or hangs beyond every timeout). A live deliverer renews its
+/// leases every [`RENEW_MS`] while it sends (a command sink may run 30 s), so a dead one's
+/// deliveries move to another within this of its death, not minutes later.
+pub const LEASE_MS: i64 = 10_000;
+/// How often a deliverer renews the leases of the deliveries it is sending.
+pub const RENEW_MS: i64 = 3_000;
+// A dead deliverer's deliveries move to another within 15 s of its death (docs/notifications.md).
+const _: () = assert!(LEASE_MS + RENEW_MS <= 15_000 && RENEW_MS * 3 <= LEASE_MS);
 /// The sink name of GitHub Mode's comment deliveries (`github::SINK`, planned by
 /// `github::plan`, not from a `[[notify]]` table). Defined here, below `github`, because the
 /// outbox keeps that sink's start when it forgets sinks no longer configured.
@@ -346,8 +352,29 @@ impl Outbox {
         }
     }
 
-    /// Records a try of `key` by `by`: delivered, or failed with `error` (then the next try
-    /// follows the backoff, or the delivery is dead 24 h after it was due).
+    /// Extends the leases `by` holds on `keys` to `now + LEASE_MS` (a deliverer still
+    /// sending); a lease another has taken over is left alone. How many were renewed.
+    pub fn renew(&mut self, keys: &[String], by: &str, now: i64) -> usize {
+        let mut renewed = 0;
+        for key in keys {
+            if let Some(lease) = self
+                .deliveries
+                .get_mut(key)
+                .filter(|d| d.state == State::Pending)
+                .and_then(|d| d.lease.as_mut())
+                .filter(|l| l.by == by)
+            {
+                lease.until = lease.until.max(now + LEASE_MS);
+                renewed += 1;
+            }
+        }
+        renewed
+    }
+
+    /// Records a try of `key` by `by` that ended at `now`: delivered, or failed with `error`
+    /// (then the next try follows the backoff, counted from this try — not from the start of
+    /// the pass, which may have spent a timeout on every delivery before it — or the delivery
+    /// is dead 24 h after it was due).
     pub fn settle(&mut self, key: &str, by: &str, result: Result<(), String>, now: i64) {
         let Some(d) = self.deliveries.get_mut(key) else {
             return;
@@ -525,6 +552,42 @@ mod tests {
         );
         outbox.settle(&key, "next", Ok(()), T0 + LEASE_MS + 2);
         assert_eq!(outbox.deliveries[&key].state, State::Delivered);
+    }
+
+    #[test]
+    fn a_sender_renews_its_leases_and_a_dead_ones_run_out_within_seconds() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0)],
+            "escalated",
+        );
+        outbox.plan(&sinks, &[&l], T0);
+        let key = outbox.due(T0).remove(0);
+        assert!(outbox.lease(&key, "sender", T0));
+        // Still sending: each renewal pushes the lease on; another's renewal does nothing.
+        for n in 1..=10 {
+            let at = T0 + n * RENEW_MS;
+            assert_eq!(outbox.renew(std::slice::from_ref(&key), "sender", at), 1);
+            assert_eq!(outbox.renew(std::slice::from_ref(&key), "other", at), 0);
+            assert!(outbox.due(at + LEASE_MS - 1).is_empty(), "held at +{n}");
+        }
+        // The sender died after its last renewal: the lease runs out LEASE_MS later.
+        let last = T0 + 10 * RENEW_MS;
+        assert_eq!(outbox.next_due(), Some(last + LEASE_MS));
+        assert!(outbox.lease(&key, "next", last + LEASE_MS));
+        // A failed try counts its backoff from the try, not from when the pass began.
+        outbox.settle(
+            &key,
+            "next",
+            Err("timed out".into()),
+            last + LEASE_MS + 9_000,
+        );
+        assert_eq!(
+            outbox.deliveries[&key].next,
+            last + LEASE_MS + 9_000 + BACKOFF_MS[0]
+        );
     }
 
     #[test]
