@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agentx_clarify_tests::pg::fresh_database;
+use agentx_clarify_tests::pg::{fresh_database, psql, Cluster};
 use common::*;
 use notify_receiver::{Receiver, SECRET};
 use pg_proxy::Proxy;
@@ -254,4 +254,117 @@ fn kill_9_under_load_loses_and_doubles_nothing() {
         Some(0),
         "every record was decided in the end: {open}"
     );
+}
+
+/// The processes of the PostgreSQL cluster serving `url`: its postmaster (from the data
+/// directory's `postmaster.pid`) and every process it started.
+fn cluster_pids(url: &str) -> Vec<String> {
+    let data = psql(url, "SHOW data_directory");
+    let pid_file = std::fs::read_to_string(Path::new(data.trim()).join("postmaster.pid")).unwrap();
+    let postmaster = pid_file.lines().next().unwrap().trim().to_owned();
+    let mut pids = vec![postmaster.clone()];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let after_name = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+        if after_name.split_whitespace().nth(1) == Some(postmaster.as_str()) {
+            pids.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    pids
+}
+
+/// Sends `sig` to each of `pids`; the first (the postmaster) must take it, the others may
+/// have ended meanwhile.
+fn signal(pids: &[String], sig: &str) {
+    for (n, pid) in pids.iter().enumerate() {
+        let status = std::process::Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(pid)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(n > 0 || status.success(), "kill -{sig} {pid}");
+    }
+}
+
+/// A frozen cluster, thawed when dropped (also when an assertion fails first).
+struct Frozen(Vec<String>);
+
+impl Frozen {
+    fn freeze(url: &str) -> Frozen {
+        let pids = cluster_pids(url);
+        signal(&pids, "STOP");
+        Frozen(pids)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        signal(&self.0, "CONT");
+    }
+}
+
+#[test]
+fn a_frozen_database_is_a_503_within_the_timeout_that_writes_nothing() {
+    // A cluster of the test's own: every one of its processes is stopped.
+    let cluster = Cluster::start();
+    let dir = pg_workspace(&cluster.url, "timeout_ms = 2000\n");
+    let root = dir.path();
+    let human = token(root, "--human", "alice");
+    let id = escalated(root, 1, "Frozen");
+    let server = Server::start(root, &["--no-worker"]);
+    let (cookie, csrf) = server.sign_in();
+    let as_person = |op: &str, input: serde_json::Value| {
+        let body = json!({"op": op, "input": input}).to_string();
+        server.send(
+            "POST",
+            "/api/v1/call",
+            &[
+                ("Cookie", &cookie),
+                ("Origin", &server.origin()),
+                ("X-CSRF-Token", &csrf),
+            ],
+            body.as_bytes(),
+        )
+    };
+    assert_eq!(as_person("list", json!({})).status, 200);
+
+    let frozen = Frozen::freeze(&cluster.url);
+    // A decision (a session needs no token check: the decision itself meets the freeze).
+    let started = Instant::now();
+    let decided = as_person("decide", json!({"id": id, "message": "Redis"}));
+    let took = started.elapsed();
+    // And a bearer token's check.
+    let started = Instant::now();
+    let listed = server.call_bearer(&human, "list", json!({}));
+    let took_list = started.elapsed();
+    drop(frozen);
+
+    assert_eq!(decided.status, 503, "{decided:?}");
+    assert_eq!(decided.json()["error"]["code"], "IO_ERROR", "{decided:?}");
+    assert!(
+        decided.body.contains("showed no progress for 2000 ms")
+            && decided.body.contains("nothing was written"),
+        "{}",
+        decided.body
+    );
+    for t in [took, took_list] {
+        assert!(
+            (Duration::from_millis(1900)..Duration::from_millis(3500)).contains(&t),
+            "answered after {t:?} (was: as long as the database stayed frozen)"
+        );
+    }
+    assert_eq!(listed.status, 503, "{listed:?}");
+    // The decision that was given up goes on when the database wakes up, and commits nothing.
+    std::thread::sleep(Duration::from_secs(2));
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(
+        shown["clarification"]["status"], "escalated",
+        "nothing was written: {shown}"
+    );
+    let again = as_person("decide", json!({"id": id, "message": "Redis"}));
+    assert_eq!(again.status, 200, "{again:?}");
+    drop(server);
 }

@@ -54,8 +54,9 @@ fn cookie_value<'a>(app: &App, headers: &'a HeaderMap) -> Option<&'a str> {
 /// every bearer check (pages, `/api/v1`, `/mcp`, `/a2a`) goes through here. `Err` says why
 /// the tokens could not be read.
 pub async fn lookup(app: &Arc<App>, presented: String) -> Result<Option<tokens::Token>, String> {
-    let app = Arc::clone(app);
-    let found = tokio::task::spawn_blocking(move || {
+    let shared = Arc::clone(app);
+    let found = app.bounded(move || {
+        let app = shared;
         let all = app.tokens.load()?;
         let found = tokens::find(&all, &presented);
         if let Some(t) = &found {
@@ -67,13 +68,8 @@ pub async fn lookup(app: &Arc<App>, presented: String) -> Result<Option<tokens::
             );
         }
         Ok::<_, agentx_clarify_core::ClarifyError>(found)
-    })
-    .await;
-    match found {
-        Ok(Ok(found)) => Ok(found),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("the token check did not finish".into()),
-    }
+    });
+    found.await.map_err(|e| e.to_string())
 }
 
 /// The caller of a request: a bearer token wins over a cookie.

@@ -6,8 +6,10 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_store_any::watch::{Abandoned, Watch};
 use agentx_clarify_store_any::Location;
 use serde::Serialize;
 use serde_json::Value;
@@ -126,15 +128,17 @@ impl App {
     }
 
     /// Runs one operation of the command layer on the workspace's store, off the async
-    /// threads (it takes locks and reads files or the database). `by` makes the entries a
-    /// person's (`human`, `by`, `via: "web"`).
+    /// threads (it takes locks and reads files or the database), bounded as every request's
+    /// store call is ([`App::bounded`]). `by` makes the entries a person's (`human`, `by`,
+    /// `via: "web"`).
     pub async fn call(&self, op: String, input: Value, by: Option<String>) -> Value {
         let root = self.root.clone();
         let location = self.location.clone();
-        let done = tokio::task::spawn_blocking(move || {
-            let now = agentx_clarify_store::clock::system_now_ms();
-            match agentx_clarify_store_any::open_at(&root, location) {
-                Ok(ws) => match by {
+        let done = self
+            .bounded(move || {
+                let now = agentx_clarify_store::clock::system_now_ms();
+                let ws = agentx_clarify_store_any::open_at(&root, location)?;
+                Ok(match by {
                     Some(name) => {
                         let by = agentx_clarify_core::ops::Attribution {
                             by: name,
@@ -144,17 +148,38 @@ impl App {
                         agentx_clarify_command::call_as(&ws, &op, &input, now, &by)
                     }
                     None => agentx_clarify_command::call(&ws, &op, &input, now),
-                },
-                Err(e) => agentx_clarify_core::envelope::failure(&e),
+                })
+            })
+            .await;
+        done.unwrap_or_else(|e| agentx_clarify_core::envelope::failure(&e))
+    }
+
+    /// Runs `f` off the async threads, as a request's store call runs. On PostgreSQL the
+    /// request waits only while the database shows progress (docs/protocol.md §32): after
+    /// `[store] timeout_ms` without any (a frozen database), it stops waiting with an
+    /// `IO_ERROR` (503) that says whether anything was written; the call goes on on its
+    /// thread and commits nothing more (`agentx_clarify_pg::watch`). The file store's waits
+    /// are bounded by its lock timeout, as the CLI's are.
+    pub async fn bounded<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> Result<T, ClarifyError> + Send + 'static,
+    ) -> Result<T, ClarifyError> {
+        let Location::Postgres(url) = &self.location else {
+            return joined(tokio::task::spawn_blocking(f).await);
+        };
+        let watch = Watch::new();
+        let running = watch.clone();
+        let mut handle = tokio::task::spawn_blocking(move || running.run(f));
+        let limit = agentx_clarify_store_any::watch::timeout();
+        loop {
+            let left = limit.saturating_sub(watch.idle());
+            if left.is_zero() {
+                return Err(given_up(watch.abandon(), limit, url));
             }
-        })
-        .await;
-        done.unwrap_or_else(|e| {
-            agentx_clarify_core::envelope::refusal(
-                "INTERNAL",
-                &format!("the store call did not finish: {e}"),
-            )
-        })
+            if let Ok(done) = tokio::time::timeout(left, &mut handle).await {
+                return joined(done);
+            }
+        }
     }
 
     /// Routes a record to its target agent (`route {id}`): starts the agent's runner as
@@ -181,22 +206,63 @@ impl App {
         })
     }
 
-    /// Runs `f` on the workspace's store off the async threads (the pages read typed values).
+    /// Runs `f` on the workspace's store off the async threads, bounded as a request's store
+    /// call is ([`App::bounded`]): the pages read typed values.
     pub async fn with_store<T: Send + 'static>(
         &self,
         f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
         let root = self.root.clone();
         let location = self.location.clone();
-        tokio::task::spawn_blocking(move || {
-            let ws = agentx_clarify_store_any::open_at(&root, location)?;
-            f(&ws)
-        })
-        .await
-        .unwrap_or_else(|e| {
-            Err(ClarifyError::Internal {
-                message: format!("the store call did not finish: {e}"),
+        self.bounded(move || f(&agentx_clarify_store_any::open_at(&root, location)?))
+            .await
+    }
+
+    /// [`App::with_store`] for the background tasks (the worker, the inbox's view): no bound
+    /// — a task that waits on a frozen database holds no request, and goes on when it answers.
+    pub async fn in_background<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+    ) -> Result<T, ClarifyError> {
+        let root = self.root.clone();
+        let location = self.location.clone();
+        joined(
+            tokio::task::spawn_blocking(move || {
+                f(&agentx_clarify_store_any::open_at(&root, location)?)
             })
+            .await,
+        )
+    }
+}
+
+/// A store call's result once its thread is done (one that panicked is `INTERNAL`).
+fn joined<T>(
+    done: Result<Result<T, ClarifyError>, tokio::task::JoinError>,
+) -> Result<T, ClarifyError> {
+    done.unwrap_or_else(|e| {
+        Err(ClarifyError::Internal {
+            message: format!("the store call did not finish: {e}"),
         })
+    })
+}
+
+/// The error of a request that stopped waiting for the database at `url` after `limit`
+/// without progress: what was written, as the watch knows it.
+fn given_up(what: Abandoned, limit: Duration, url: &str) -> ClarifyError {
+    let said = match what {
+        Abandoned::NothingWritten => "nothing was written; retry when it answers",
+        Abandoned::Committing => {
+            "a commit was under way: the change may or may not have been written; look (e.g. `agentx clarify show`) before retrying"
+        }
+        Abandoned::PartlyWritten => {
+            "part of the change was written before it stopped; look (e.g. `agentx clarify show`) before retrying"
+        }
+    };
+    ClarifyError::Io {
+        message: format!(
+            "{} showed no progress for {} ms ([store] timeout_ms): {said}",
+            agentx_clarify_store_any::describe(url),
+            limit.as_millis()
+        ),
     }
 }

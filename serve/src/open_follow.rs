@@ -39,7 +39,7 @@ pub fn start(app: Arc<App>) {
             // wait in the channel.
             let start = app.revision.load(Ordering::SeqCst);
             let loaded = app
-                .with_store(|ws| {
+                .in_background(|ws| {
                     let (ledgers, errors) = query::read_all(ws)?;
                     let mut view = View::default();
                     for l in ledgers {
@@ -82,7 +82,7 @@ pub fn start(app: Arc<App>) {
                     tokio::time::sleep(pause).await;
                 }
                 let read = app
-                    .with_store(move |ws| {
+                    .in_background(move |ws| {
                         Ok(issues
                             .into_iter()
                             .map(|i| (i, ws.read_ledger(i)))

@@ -113,7 +113,7 @@ pub fn start(app: Arc<App>) {
         loop {
             let now = system_now_ms();
             let planned = app
-                .with_store(move |ws| agentx_clarify_command::query::next_wakeup(ws, now))
+                .in_background(move |ws| agentx_clarify_command::query::next_wakeup(ws, now))
                 .await;
             let wait = match planned {
                 Ok(_) if failed => Some(RETRY),
@@ -158,7 +158,7 @@ pub fn start(app: Arc<App>) {
 async fn monitor(app: &App) -> Result<String, String> {
     let root = app.root.clone();
     let ran = app
-        .with_store(move |ws| {
+        .in_background(move |ws| {
             let runner = agentx_clarify_a2a::HubRunner::new(&root);
             agentx_clarify_command::route::monitor_routed(
                 ws,

@@ -28,7 +28,7 @@ use std::path::Path;
 use agentx_clarify_core::config::is_postgres_url;
 use agentx_clarify_core::ClarifyError;
 
-pub use agentx_clarify_pg::PgStore;
+pub use agentx_clarify_pg::{describe, watch, PgStore};
 pub use agentx_clarify_store::DiskStore;
 pub use any::{AnyCursor, AnyLease, AnyState, AnyStore};
 
@@ -47,7 +47,13 @@ pub enum Location {
 /// Where the state of the workspace at `root` lives: `AGENTX_STORE` (a `postgres://` URL, or
 /// `file`), else `[store] url` of its config, else its files.
 pub fn location(root: &Path) -> Result<Location, ClarifyError> {
-    location_with(root, std::env::var(STORE_ENV).ok().as_deref())
+    let location = location_with(root, std::env::var(STORE_ENV).ok().as_deref())?;
+    if matches!(location, Location::Postgres(_)) {
+        // `[store] timeout_ms` bounds this process's waits on the database (docs/protocol.md
+        // §32): connecting, a write's statements, a server request.
+        agentx_clarify_pg::set_timeout_ms(DiskStore::new(root).store_timeout_ms()?);
+    }
+    Ok(location)
 }
 
 /// [`location`] with the variable's value given (tests, and shells that read it themselves).

@@ -251,6 +251,16 @@ impl DiskStore {
         Ok(url.flatten())
     }
 
+    /// The `[store] timeout_ms` of the workspace's settings (docs/protocol.md §32; 5000 without
+    /// a settings file or the key).
+    pub fn store_timeout_ms(&self) -> Result<u64, ClarifyError> {
+        let path = self.path(paths::CONFIG);
+        let file = self.relative(&path);
+        self.check_layout()?;
+        let ms = read::read_small(&path, |bytes| Config::store_timeout_ms(&file, bytes))?;
+        Ok(ms.unwrap_or(agentx_clarify_core::config::DEFAULT_STORE_TIMEOUT_MS))
+    }
+
     /// The `[[notify]]` sinks of the workspace's settings, read as the settings are; none
     /// without a settings file.
     pub fn notify_sinks(&self) -> Result<Vec<agentx_clarify_core::notify::Sink>, ClarifyError> {
