@@ -368,3 +368,46 @@ fn a_frozen_database_is_a_503_within_the_timeout_that_writes_nothing() {
     assert_eq!(again.status, 200, "{again:?}");
     drop(server);
 }
+
+#[test]
+fn the_inbox_view_is_rebuilt_in_the_background_after_a_read_failed() {
+    let (proxy, url) = Proxy::new(&fresh_database("chaos_view"));
+    let dir = pg_workspace(&url, "");
+    let root = dir.path();
+    escalated(root, 1, "Before the outage");
+    let log = root.join("serve.log");
+    // Each change waits 1.5 s before the view reads it: the database goes away meanwhile.
+    let server = Server::start_logged(
+        root,
+        &["--no-worker"],
+        &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "1500")],
+        &log,
+    );
+    let (cookie, _) = server.sign_in();
+    std::thread::sleep(Duration::from_secs(2));
+    escalated(root, 2, "Written as it went");
+    std::thread::sleep(Duration::from_millis(300));
+    proxy.down();
+    std::thread::sleep(Duration::from_secs(4));
+    proxy.up();
+    let back = Instant::now();
+    let rebuilt = loop {
+        let text = log_lines(&log).join("\n");
+        if text.contains("the view of the open records is built again") {
+            break text;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(15),
+            "the view was never rebuilt (was: pages read every ledger until a restart):\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(rebuilt.contains("(2 open records"), "{rebuilt}");
+    let page = server.get("/", &[("Cookie", &cookie)]);
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body.contains("Before the outage") && page.body.contains("Written as it went"),
+        "{}",
+        page.body
+    );
+}

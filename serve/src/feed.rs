@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use agentx_clarify_command::{State, Wake};
 use agentx_clarify_store_any::AnyStore;
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::backoff::Backoff;
 use crate::hub::{App, Change};
@@ -69,8 +70,10 @@ pub(crate) fn test_delay(name: &str) -> Option<Duration> {
 /// feed is back within this of the store's return.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown.
-pub fn start(app: Arc<App>) {
+/// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown. Every
+/// change goes to the broadcast (`App::changes`) and to `view`, the inbox view's own queue,
+/// which never drops one (`open_follow.rs`).
+pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
     tokio::spawn(async move {
         let root = app.root.clone();
         let location = app.location.clone();
@@ -92,7 +95,7 @@ pub fn start(app: Arc<App>) {
         // The baseline is taken: every write from now on is reported (the inbox's view of the
         // open records starts reading after this).
         let _ = app.feed_ready.send(true);
-        if let Some(feed) = follow(&app, feed, wake).await {
+        if let Some(feed) = follow(&app, feed, wake, &view).await {
             // Off the async threads: closing a PostgreSQL connection blocks (the synchronous
             // client runs a runtime of its own, which must not be dropped inside this one).
             let _ = tokio::task::spawn_blocking(move || drop(feed)).await;
@@ -108,6 +111,7 @@ async fn follow(
     app: &App,
     mut feed: Box<dyn ChangeFeed>,
     wake: Option<Wake>,
+    view: &UnboundedSender<Change>,
 ) -> Option<Box<dyn ChangeFeed>> {
     let mut shutdown = app.shutdown.subscribe();
     // The store's signals wake this task; `notify_one` keeps one that comes while the feed
@@ -149,7 +153,9 @@ async fn follow(
                     // can ask whether the inbox's view has caught up with it (open.rs).
                     app.revision
                         .store(revision, std::sync::atomic::Ordering::SeqCst);
-                    let _ = app.changes.send(Change { revision, issues });
+                    let change = Change { revision, issues };
+                    let _ = view.send(change.clone());
+                    let _ = app.changes.send(change);
                 }
             }
             Err(e) => {

@@ -164,8 +164,9 @@ async fn serve(
     let handle = axum_server::Handle::new();
 
     // The change feed, the live pages and the worker all stop on the signal.
-    feed::start(Arc::clone(&state));
-    open_follow::start(Arc::clone(&state));
+    let (to_view, view_changes) = tokio::sync::mpsc::unbounded_channel();
+    feed::start(Arc::clone(&state), to_view);
+    open_follow::start(Arc::clone(&state), view_changes);
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
         worker::start_notify(Arc::clone(&state));

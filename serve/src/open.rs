@@ -5,9 +5,9 @@
 //! re-reads only the ledgers the feed names. The records come from the same ledgers and the
 //! same rule (`Status::is_open`) as `clarify list`; nothing here decides a protocol rule.
 //!
-//! Until the first read is done — or when the feed could not start, or the view fell behind
-//! the feed (a lagged channel) — the inbox reads every ledger as before, so a page is never
-//! built from a view that may have missed a write.
+//! Until the first read is done — or when the feed could not start, or a read of the view
+//! failed (until it is rebuilt in the background) — the inbox reads every ledger as before,
+//! so a page is never built from a view that may have missed a write.
 //!
 //! This file is the view and how a page asks it; the task that fills it and follows the feed
 //! is `open_follow.rs`.
@@ -59,6 +59,11 @@ impl View {
         } else {
             self.open.insert(issue, records);
         }
+    }
+
+    /// How many open records it holds.
+    pub fn len(&self) -> usize {
+        self.open.values().map(Vec::len).sum()
     }
 
     /// A ledger a full read could not use.
