@@ -2,10 +2,12 @@
 //! machine. The tools, resources and elicitation are the stdio server's (crate
 //! `agentx-clarify-mcp`, one implementation); this module puts the server's rules in front
 //! ([`gate`]): the bearer token names the acting agent of every request, sessions belong to
-//! the token that opened them, `Origin` is checked. Resource updates and waits wake on the
-//! server's change feed ([`crate::feed`]).
+//! the token that opened them and are capped per token and expired when idle
+//! ([`sessions`]), `Origin` is checked. Resource updates and waits wake on the server's change
+//! feed ([`crate::feed`]).
 
 mod gate;
+mod sessions;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -34,13 +36,38 @@ pub fn router(app: Arc<App>) -> Router<Arc<App>> {
             stop.cancel();
         });
     }
-    let service =
-        agentx_clarify_mcp::http::service(hub, app.hosts.clone(), crate::security::MAX_BODY, stop);
-    let state = Arc::new(gate::Gate::new(Arc::clone(&app)));
+    let sessions = agentx_clarify_mcp::http::sessions();
+    let service = agentx_clarify_mcp::http::service(
+        hub,
+        app.hosts.clone(),
+        crate::security::MAX_BODY,
+        stop,
+        Arc::clone(&sessions),
+    );
+    let state = Arc::new(gate::Gate::new(Arc::clone(&app), sessions));
+    expire_idle(&app, Arc::clone(&state));
     Router::new()
         .route_service("/mcp", service)
         .route_layer(axum::middleware::from_fn_with_state(state, gate::check))
 }
+
+/// Ends the sessions idle for `sessions::IDLE_FOR`, looking every [`SWEEP_EVERY`]; stops on
+/// shutdown (rmcp's own expiry is only the backstop: `agentx_clarify_mcp::http::SILENT_FOR`).
+fn expire_idle(app: &Arc<App>, gate: Arc<gate::Gate>) {
+    let mut shutdown = app.shutdown.subscribe();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(SWEEP_EVERY) => {}
+                _ = shutdown.changed() => return,
+            }
+            gate.close(gate.book.expired(std::time::Instant::now()));
+        }
+    });
+}
+
+/// How often idle sessions are looked for.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The server's change feed as the MCP hub hears it: the issues of each change.
 fn feed(app: &Arc<App>) -> agentx_clarify_mcp::Feed {
