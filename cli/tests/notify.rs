@@ -168,6 +168,60 @@ fn a_command_sink_gets_the_event_on_stdin() {
 }
 
 #[test]
+fn a_command_sink_takes_an_event_over_64_kib_without_hanging() {
+    let ws = workspace();
+    // The sink copies its stdin to its stderr: with neither pipe drained while the event is
+    // written, both block at 64 KiB (the deliverer hung for good).
+    write_config(
+        ws.path(),
+        "[clarify]\nmax_body_chars = 100000\n\n[[notify]]\nname = \"desktop\"\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"cat >&2\"]\n",
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let question = format!("{}?", "Which cache should the sessions use ".repeat(2_500));
+    let ask = agentx_at(
+        ws.path(),
+        &at(1),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "7",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Long",
+            "--question",
+            &question,
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        ws.path(),
+        &at(1),
+        &["clarify", "escalate", &id, "-m", "a person decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    let sent = run_within(
+        std::time::Duration::from_secs(20),
+        [
+            root_arg(ws.path()),
+            "--json".to_owned(),
+            format!("--now={}", at(2)),
+            "notify".to_owned(),
+            "send".to_owned(),
+        ],
+    );
+    assert_eq!(sent.code, 0, "{sent:#?}");
+    assert_eq!(sent.json()["delivered"], 1, "{sent:#?}");
+}
+
+#[test]
 fn failures_say_why_without_secrets() {
     let ws = workspace();
     // A receiver answering 500.
