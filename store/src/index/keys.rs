@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::monitor::follow::{AbandonCandidate, FollowKeys};
@@ -130,6 +131,7 @@ impl Index {
                 match std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
+                    .mode(crate::atomic::NEW_FILE_MODE)
                     .open(&path)
                 {
                     Ok(_) => {
