@@ -208,7 +208,9 @@ fn run(argv: &[String], stdin: &[u8]) -> Result<(), SendError> {
                     use std::io::Read;
                     let _ = stderr.by_ref().take(4096).read_to_string(&mut err);
                 }
-                let err: String = err.trim().chars().take(200).collect();
+                // Kept in the outbox and shown on the inbox: what looks like a secret is
+                // hidden before the text is cut (issue 48).
+                let err = agentx_clarify_core::origin::redacted(err.trim(), 200);
                 return Err(SendError::Failed(if err.is_empty() {
                     format!("{program} exited with {status}")
                 } else {
