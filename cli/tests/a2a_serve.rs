@@ -170,7 +170,7 @@ fn an_a2a_client_asks_and_follows_the_answer() {
     let root = dir.path();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
 
     // The card as the SDK parsed it.
     let card = client.call(json!({"op": "card"}));
@@ -178,7 +178,7 @@ fn an_a2a_client_asks_and_follows_the_answer() {
     assert_eq!(card["skills"][0]["id"], "clarify", "{card}");
     assert_eq!(
         card["supportedInterfaces"][0]["url"],
-        format!("{}/a2a", server.origin())
+        format!("{}/a2a", server.api_origin())
     );
     assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
 
@@ -227,7 +227,7 @@ fn choices_questions_back_and_cancel() {
     let agent = token(root, "--agent", "engineer");
     let other = token(root, "--agent", "reviewer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
 
     // A choice question: the value comes back with the artifact.
     let task = client.task(json!({"op": "send", "text": "Which cache?", "metadata": {
@@ -277,7 +277,7 @@ fn choices_questions_back_and_cancel() {
     );
     // The target cannot give the input the asker owes.
     let architect = token(root, "--agent", "architect");
-    let mut target = Client::start(&server.origin(), &architect);
+    let mut target = Client::start(&server.api_origin(), &architect);
     let refused = target.call(json!({"op": "send", "text": "anywhere", "taskId": id}));
     assert!(
         refused["error"]
@@ -306,7 +306,7 @@ fn choices_questions_back_and_cancel() {
     );
 
     // Another agent cannot see the engineer's task.
-    let mut stranger = Client::start(&server.origin(), &other);
+    let mut stranger = Client::start(&server.api_origin(), &other);
     let hidden = stranger.call(json!({"op": "get", "id": id}));
     assert!(
         hidden["error"].as_str().unwrap_or("").contains("not found"),
@@ -330,7 +330,7 @@ fn a_streaming_send_follows_the_question_to_its_decision() {
     let root = dir.path();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
     client.send(json!({"op": "sendStream", "text": "Ship on Friday?",
         "metadata": {"to": "architect", "issue": 11.0, "topic": "Release", "answerKind": "confirm"}}));
     let first = client.next_with("stream");
@@ -388,7 +388,7 @@ fn js(server: &Server, token: &str, op: &str, arg: &str) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/hub_client.mjs");
     let out = Command::new("node")
         .arg(script)
-        .args([server.origin().as_str(), token, op, arg])
+        .args([server.api_origin().as_str(), token, op, arg])
         .stdin(Stdio::null())
         .output()
         .expect("node runs (scripts/setup installs tests/a2a's @a2a-js/sdk)");
@@ -437,7 +437,7 @@ fn route_true_has_the_hub_run_the_target() {
     .unwrap();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
     let task = client.task(json!({"op": "send", "text": "Which cache?",
         "metadata": {"to": "architect", "issue": 12, "topic": "Cache", "route": true}}));
     let id = task["id"].as_str().unwrap().to_owned();

@@ -17,6 +17,11 @@ pub struct Server {
     pub child: Child,
     pub port: u16,
     pub link: String,
+    /// The host of the link: the inbox's own name (`<label>.localhost:<port>`) on loopback,
+    /// the address under TLS. Every request is sent to 127.0.0.1 with this `Host`.
+    link_host: String,
+    /// `http` or `https`.
+    scheme: String,
     _stdout: BufReader<ChildStdout>,
 }
 
@@ -50,29 +55,36 @@ impl Server {
             }
         }
         assert!(!link.is_empty(), "no sign-in link printed");
-        let port: u16 = link
-            .trim_start_matches("https://")
-            .trim_start_matches("http://")
-            .trim_start_matches("127.0.0.1:")
-            .trim_start_matches("0.0.0.0:")
-            .split('/')
-            .next()
-            .and_then(|p| p.parse().ok())
+        let (scheme, rest) = link.split_once("://").expect("a URL");
+        let link_host = rest.split('/').next().expect("a host").to_owned();
+        let port: u16 = link_host
+            .rsplit_once(':')
+            .and_then(|(_, p)| p.parse().ok())
             .expect("a port in the link");
         Server {
             child,
             port,
+            scheme: scheme.to_owned(),
+            link_host,
             link,
             _stdout: stdout,
         }
     }
 
+    /// The `Host` a browser following the link sends.
     pub fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.link_host.clone()
     }
 
+    /// The origin of the inbox's pages (the `Origin` a browser sends from them).
     pub fn origin(&self) -> String {
-        format!("http://{}", self.host())
+        format!("{}://{}", self.scheme, self.host())
+    }
+
+    /// The listen address as a URL: what a program on this machine (an SDK client) connects
+    /// to; `*.localhost` names resolve in browsers, not necessarily in every resolver.
+    pub fn api_origin(&self) -> String {
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// The path and query of the one-time link.
