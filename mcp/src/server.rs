@@ -203,11 +203,9 @@ impl ServerHandler for Server {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        // Any issue may be followed (one the agent is about to ask in has no record yet): an
+        // update names the resource only, and reading it is narrowed as every read is.
         let target = Target::parse(&request.uri)?;
-        // A ledger the agent may not read is not one it may follow.
-        if let Some(viewer) = self.viewer(&context) {
-            resources::read(&self.hub, Some(viewer), &request.uri).await?;
-        }
         let version = self.hub.version(target.issue()).await;
         self.watch.subscribe(
             request.uri,

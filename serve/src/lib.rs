@@ -179,9 +179,17 @@ async fn serve(
 
     let code = state.login.issue(&opts.as_name);
     let base = state.inbox_url();
+    // The listen address first (what programs and SDK clients use), then the inbox's own
+    // name when it has one (what a browser opens).
+    let inbox = if state.inbox_host.is_some() {
+        format!("; its inbox at {base}/")
+    } else {
+        String::new()
+    };
     println!(
-        "agentx serve: the inbox of {} is at {base}/",
-        opts.root.display()
+        "agentx serve: the hub of {} is at {}/{inbox}",
+        opts.root.display(),
+        state.base_url()
     );
     println!(
         "open this link to sign in as '{}' (once, within 10 minutes):",

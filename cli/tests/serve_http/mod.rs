@@ -32,7 +32,27 @@ impl Server {
 
     /// [`Server::start`] with variables added to the server's environment.
     pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut cmd = agentx();
+        Server::launch(agentx(), root, extra, env)
+    }
+
+    /// [`Server::start`] run by `wrapper` (a program and its arguments, which execs the
+    /// binary given after them: a shell that sets limits first).
+    pub fn start_via(root: &Path, wrapper: &[&str], extra: &[&str]) -> Server {
+        let mut cmd = std::process::Command::new(wrapper[0]);
+        cmd.args(&wrapper[1..])
+            .arg(BIN)
+            .env_remove("AGENTX_STORE")
+            .env_remove("AGENTX_NOW")
+            .stdin(Stdio::null());
+        Server::launch(cmd, root, extra, &[])
+    }
+
+    fn launch(
+        mut cmd: std::process::Command,
+        root: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         cmd.arg(root_arg(root))
             .arg("serve")
             .args(extra)
@@ -200,6 +220,30 @@ pub fn request(
     body: &[u8],
 ) -> Reply {
     try_request(port, method, path, headers, body).expect("connect")
+}
+
+/// [`request`], `None` when the server cannot be reached or does not answer within
+/// `within` (connecting, sending and reading each).
+pub fn try_request_within(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    within: Duration,
+) -> Option<Reply> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, within).ok()?;
+    s.set_read_timeout(Some(within)).ok()?;
+    s.set_write_timeout(Some(within)).ok()?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    Some(parse(&raw))
 }
 
 /// [`request`], `None` when the server cannot be reached.
