@@ -125,7 +125,12 @@ impl Index {
                         }
                         missing = up;
                     }
-                    std::fs::create_dir_all(parent)
+                    // 0755 before the umask, never 0777 (issue 48).
+                    let mut builder = std::fs::DirBuilder::new();
+                    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o755);
+                    builder
+                        .recursive(true)
+                        .create(parent)
                         .map_err(|e| io_error("create the index in", parent, &e))?;
                 }
                 match std::fs::OpenOptions::new()
