@@ -937,3 +937,39 @@ fn tried_next(status: &Value) -> i64 {
         .unwrap_or_else(|| panic!("no next try: {status}"));
     agentx_clarify_core::time::parse_ms(next).unwrap_or_else(|| panic!("{next}"))
 }
+
+#[test]
+fn a_sinks_stderr_on_the_inbox_shows_no_secret() {
+    // Issue 48: a command sink's stderr was shown to every reader of the inbox as it was —
+    // a token a failing `curl -H "Authorization: Bearer …"` printed included.
+    let ws = workspace();
+    std::fs::write(
+        ws.path().join(".agentx/config.toml"),
+        "[[notify]]\nname = \"pager\"\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo 'curl: (22) 401 sending Authorization: Bearer s3cr3t-value-42 with token=axt_leakedleakedleaked to https://bot:hunter2@hooks.example/p' >&2; exit 3\"]\n",
+    )
+    .unwrap();
+    agentx_at(ws.path(), &at(0), &["notify", "send"]);
+    escalate(ws.path(), 45, 1);
+    agentx_at(ws.path(), &at(2), &["notify", "send"]);
+    let outbox = std::fs::read_to_string(ws.path().join(".agentx/state/outbox.json")).unwrap();
+    let human = serve_http::token(ws.path(), "--human", "lead");
+    let server = serve_http::Server::start(ws.path(), &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let page = server.get("/", &[("Authorization", &auth)]);
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body.contains("Notifications not delivered"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("curl: (22) 401 sending Authorization: Bearer [redacted]"),
+        "{}",
+        page.body
+    );
+    for secret in ["s3cr3t-value-42", "axt_leaked", "hunter2"] {
+        assert!(!page.body.contains(secret), "{secret} on the page");
+        assert!(!outbox.contains(secret), "{secret} kept in the outbox");
+    }
+}

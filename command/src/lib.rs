@@ -50,6 +50,7 @@ pub mod mutation;
 pub mod query;
 pub mod reopen;
 pub mod route;
+pub mod seen;
 pub mod signals;
 pub mod status;
 pub mod store;

@@ -36,6 +36,7 @@ pub mod names;
 pub mod nearest;
 pub mod notify;
 pub mod ops;
+pub mod origin;
 pub mod render;
 pub mod replies;
 pub mod routing;

@@ -61,6 +61,9 @@ pub struct Hub {
     feed: Option<Feed>,
     /// The store's own change feed, read when a wait or a subscription looks.
     cursor: Arc<Mutex<StoreFeed>>,
+    /// The turns of background routing of the server around it, shared with its other doors
+    /// (`agentx serve`: one `[mcp] max_routes` for `/mcp` and `/a2a`, docs/protocol.md §31).
+    routes: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Hub {
@@ -71,7 +74,19 @@ impl Hub {
             changes,
             feed: None,
             cursor: Arc::default(),
+            routes: None,
         }
+    }
+
+    /// The hub whose background routings take their turns from `turns` (the server's).
+    pub fn with_routes(mut self, turns: Arc<tokio::sync::Semaphore>) -> Self {
+        self.routes = Some(turns);
+        self
+    }
+
+    /// The server's turns of background routing, when it shares them.
+    pub(crate) fn routes(&self) -> Option<Arc<tokio::sync::Semaphore>> {
+        self.routes.clone()
     }
 
     /// The hub woken by `feed` (every change of the store is announced on it).
@@ -210,6 +225,41 @@ impl Hub {
     /// The pause between two checks (the same for every store: a look costs little).
     pub fn poll(&self, files: Duration) -> Duration {
         files
+    }
+
+    /// [`Hub::call`] as `viewer` may see it (`None`: as it is). Over HTTP a read is narrowed
+    /// to the records of the issues the token's agent takes part in: the one rule of every
+    /// network door, `agentx_clarify_command::seen` (docs/protocol.md §23, issue 48).
+    pub async fn call_seen_by(
+        &self,
+        viewer: Option<Arc<str>>,
+        op: &'static str,
+        input: Value,
+    ) -> Value {
+        use agentx_clarify_command::seen;
+        let Some(agent) = viewer.filter(|_| seen::scoped(op)) else {
+            return self.call(op, input).await;
+        };
+        let hub = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let reply = (hub.store)(&hub.root, op, &input);
+            if reply.get("ok") != Some(&Value::Bool(true)) {
+                return reply;
+            }
+            let all = (hub.store)(&hub.root, "list", &seen::all_records());
+            if all.get("ok") != Some(&Value::Bool(true)) {
+                // Whom the agent may see is unknown: nothing is shown.
+                return all;
+            }
+            seen::scope(op, &input, reply, &seen::issues_of(&agent, &all))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            agentx_clarify_core::envelope::refusal(
+                "INTERNAL",
+                &format!("the store call '{op}' did not finish: {e}"),
+            )
+        })
     }
 
     /// Runs `op` off the async thread: a store call may wait for another process's lock.

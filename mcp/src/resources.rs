@@ -65,8 +65,10 @@ impl Target {
 }
 
 /// Every issue's ledger and every clarification, ascending.
-pub async fn list(hub: &Hub) -> Result<ListResourcesResult, ErrorData> {
-    let listed = ok(hub.call("list", json!({ "all": true })).await)?;
+pub async fn list(hub: &Hub, viewer: Option<Arc<str>>) -> Result<ListResourcesResult, ErrorData> {
+    let listed = ok(hub
+        .call_seen_by(viewer, "list", json!({ "all": true }))
+        .await)?;
     let records = listed
         .get("clarifications")
         .and_then(Value::as_array)
@@ -105,17 +107,25 @@ pub fn templates() -> ListResourceTemplatesResult {
     ])
 }
 
-pub async fn read(hub: &Hub, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub async fn read(
+    hub: &Hub,
+    viewer: Option<Arc<str>>,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let contents = match Target::parse(uri)? {
         Target::Issue(n) => {
-            let shown = ok(hub.call("show", json!({ "issue": n })).await)?;
+            let shown = ok(hub
+                .call_seen_by(viewer, "show", json!({ "issue": n }))
+                .await)?;
             let ledger = shown.get("ledger").unwrap_or(&Value::Null);
             let text = serde_json::to_string_pretty(ledger)
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             ResourceContents::text(text, uri).with_mime_type("application/json")
         }
         Target::Clarification(id) => {
-            let shown = ok(hub.call("show", json!({ "id": id.to_string() })).await)?;
+            let shown = ok(hub
+                .call_seen_by(viewer, "show", json!({ "id": id.to_string() }))
+                .await)?;
             let text = reply::show_text(&shown);
             ResourceContents::text(text, uri).with_mime_type("text/markdown")
         }

@@ -207,7 +207,9 @@ fn run(argv: &[String], stdin: &[u8]) -> Result<(), SendError> {
     if out.exit.success() {
         return Ok(());
     }
-    let err: String = out.stderr_text().trim().chars().take(200).collect();
+    // Kept in the outbox and shown on the inbox: what looks like a secret is hidden before
+    // the text is cut (issue 48).
+    let err = agentx_clarify_core::origin::redacted(out.stderr_text().trim(), 200);
     Err(SendError::Failed(if err.is_empty() {
         format!("{program} exited with {}", out.exit)
     } else {

@@ -1,7 +1,13 @@
-//! Who is asking (docs/protocol.md §23): a session cookie (from the one-time start-up link or a human
-//! token typed into `/login`), or a bearer token. Sessions live in this process only
-//! (`sessions.rs`): a restart signs everyone out, which is what a person expects of a local
-//! tool.
+//! Who is asking (docs/protocol.md §23): a session cookie (from a one-time sign-in link or a human
+//! token typed into `/login`), or a bearer token. Sessions live in the state store
+//! (`sessions.rs`): every server on it knows them, and a session opened with a token ends
+//! with the token.
+//!
+//! On loopback without a public URL the inbox has a host name of its own,
+//! `<label>.localhost:<port>` ([`App::inbox_host`]): browsers resolve `*.localhost` to
+//! loopback and keep its cookies from every other port of 127.0.0.1 (a cookie is not bound
+//! to its port). The cookie is set, and honoured, only on requests for that name; a sign-in
+//! on 127.0.0.1 is sent there first (issue 48).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,6 +22,7 @@ use crate::html;
 use crate::hub::App;
 use crate::sessions::{Session, SESSION_FOR};
 use crate::tokens::{self, same_secret, Kind};
+use agentx_clarify_core::names::is_reserved;
 
 /// Who sent a request.
 pub enum Caller {
@@ -38,7 +45,32 @@ pub fn cookie_name(app: &App) -> &'static str {
     }
 }
 
+/// Whether a cookie may be set or honoured on this request: its `Host` is the inbox's own
+/// name, when the inbox has one.
+fn cookie_host(app: &App, headers: &HeaderMap) -> bool {
+    match &app.inbox_host {
+        None => true,
+        Some(inbox) => headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(|h| h.eq_ignore_ascii_case(inbox)),
+    }
+}
+
+/// The same path on the inbox's own name, when this request came by another one: where a
+/// sign-in is sent so the cookie is set for that name only.
+fn to_inbox_host(app: &App, headers: &HeaderMap, path_and_query: &str) -> Option<Response> {
+    let inbox = app.inbox_host.as_ref()?;
+    if cookie_host(app, headers) {
+        return None;
+    }
+    Some(Redirect::to(&format!("http://{inbox}{path_and_query}")).into_response())
+}
+
 fn cookie_value<'a>(app: &App, headers: &'a HeaderMap) -> Option<&'a str> {
+    if !cookie_host(app, headers) {
+        return None;
+    }
     let name = cookie_name(app);
     headers
         .get_all(header::COOKIE)
@@ -72,8 +104,32 @@ pub async fn lookup(app: &Arc<App>, presented: String) -> Result<Option<tokens::
     found.await.map_err(|e| e.to_string())
 }
 
+/// What a caller presented, to look at again while a stream it opened stays open.
+#[derive(Clone, Debug)]
+pub enum Credential {
+    /// A bearer token, by its id.
+    Token(String),
+    /// A session, by [`Session::key`].
+    Session(String),
+}
+
+impl Credential {
+    /// Its name among the stream caps (`limits::Streams`).
+    pub fn key(&self) -> String {
+        match self {
+            Credential::Token(id) => format!("token:{id}"),
+            Credential::Session(key) => format!("session:{key}"),
+        }
+    }
+}
+
 /// The caller of a request: a bearer token wins over a cookie.
 pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
+    caller_with(app, headers).await.0
+}
+
+/// [`caller`] and what it presented (none when nothing valid was).
+pub async fn caller_with(app: &Arc<App>, headers: &HeaderMap) -> (Caller, Option<Credential>) {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -81,30 +137,83 @@ pub async fn caller(app: &Arc<App>, headers: &HeaderMap) -> Caller {
     if let Some(presented) = bearer {
         let found = lookup(app, presented.trim().to_owned()).await;
         return match found {
-            Ok(Some(t)) if t.kind == Kind::Human => Caller::Human(t.name),
-            Ok(Some(_)) => Caller::Agent,
-            Ok(None) => Caller::Nobody,
-            Err(why) => Caller::Unavailable(why),
+            // A token minted under a reserved name before they were refused acts nowhere.
+            Ok(Some(t)) if is_reserved(&t.name) => (Caller::Nobody, None),
+            Ok(Some(t)) if t.kind == Kind::Human => {
+                (Caller::Human(t.name), Some(Credential::Token(t.id)))
+            }
+            Ok(Some(t)) => (Caller::Agent, Some(Credential::Token(t.id))),
+            Ok(None) => (Caller::Nobody, None),
+            Err(why) => (Caller::Unavailable(why), None),
         };
     }
-    match cookie_value(app, headers).and_then(|c| app.sessions.get(c)) {
-        Some(s) => Caller::Session(s),
-        None => Caller::Nobody,
+    let Some(cookie) = cookie_value(app, headers).map(str::to_owned) else {
+        return (Caller::Nobody, None);
+    };
+    let store = Arc::clone(app);
+    let found = tokio::task::spawn_blocking(move || {
+        let tokens = store.tokens.load()?;
+        let now = agentx_clarify_store::clock::system_now_ms();
+        store.sessions.get(&cookie, now, &tokens)
+    })
+    .await;
+    match found {
+        Ok(Ok(Some(s))) => {
+            let key = Credential::Session(s.key.clone());
+            (Caller::Session(s), Some(key))
+        }
+        Ok(Ok(None)) => (Caller::Nobody, None),
+        Ok(Err(e)) => (Caller::Unavailable(format!("{}: {e}", e.code())), None),
+        Err(_) => (
+            Caller::Unavailable("the session check did not finish".into()),
+            None,
+        ),
     }
 }
 
-/// Why a request that presented a session cookie has no session: `expired` (it lapsed) or
-/// `unknown` (signed out, or a server that no longer knows it); `None` without a cookie.
-pub fn session_gone(app: &App, headers: &HeaderMap) -> Option<&'static str> {
-    let cookie = cookie_value(app, headers)?;
-    if app.sessions.get(cookie).is_some() {
-        return None;
-    }
-    Some(if app.sessions.lapsed(cookie) {
-        "expired"
-    } else {
-        "unknown"
+/// Whether `credential` still stands: the token is not revoked, the session not ended,
+/// expired or dead with its token. What an open stream asks at each event (issue 48); a
+/// store that cannot answer ends the stream (the client connects again).
+pub async fn still_valid(app: &Arc<App>, credential: &Credential) -> bool {
+    let store = Arc::clone(app);
+    let credential = credential.clone();
+    tokio::task::spawn_blocking(move || {
+        let tokens = store.tokens.load()?;
+        match &credential {
+            Credential::Token(id) => Ok(tokens.iter().any(|t| &t.id == id)),
+            Credential::Session(key) => {
+                let now = agentx_clarify_store::clock::system_now_ms();
+                store.sessions.still(key, now, &tokens)
+            }
+        }
     })
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .unwrap_or(false)
+}
+
+/// Why a request that presented a session cookie has no session: `expired` (it lapsed) or
+/// `unknown` (signed out, or ended with its token); `None` without a cookie, or when the
+/// store cannot say.
+pub async fn session_gone(app: &Arc<App>, headers: &HeaderMap) -> Option<&'static str> {
+    let cookie = cookie_value(app, headers)?.to_owned();
+    let store = Arc::clone(app);
+    tokio::task::spawn_blocking(move || {
+        let tokens = store.tokens.load().ok()?;
+        let now = agentx_clarify_store::clock::system_now_ms();
+        match store.sessions.get(&cookie, now, &tokens) {
+            Ok(Some(_)) | Err(_) => None,
+            Ok(None) => Some(if store.sessions.lapsed(&cookie, now).unwrap_or(false) {
+                "expired"
+            } else {
+                "unknown"
+            }),
+        }
+    })
+    .await
+    .ok()
+    .flatten()
 }
 
 /// The CSRF token a cookie request must carry: `X-CSRF-Token` or the form's `csrf`.
@@ -127,9 +236,24 @@ fn set_cookie(app: &App, value: &str, max_age: u64) -> HeaderValue {
 
 /// The session cookie and the redirect to where the person was going (`next`, checked: one
 /// of this server's pages; else the inbox); `clear` drops the kept `next` once used.
-fn signed_in(app: &App, human: &str, next: Option<&str>, clear: bool) -> Response {
-    match app.sessions.start(human) {
-        Some(cookie) => {
+/// Starts a session for `human` (opened with token `token`, or a link) and sets its cookie.
+async fn signed_in(
+    app: &Arc<App>,
+    human: &str,
+    token: Option<String>,
+    next: Option<&str>,
+    clear: bool,
+) -> Response {
+    let store = Arc::clone(app);
+    let name = human.to_owned();
+    let started = tokio::task::spawn_blocking(move || {
+        let tokens = store.tokens.load()?;
+        let now = agentx_clarify_store::clock::system_now_ms();
+        store.sessions.start(&name, token.as_deref(), now, &tokens)
+    })
+    .await;
+    match started {
+        Ok(Ok(cookie)) => {
             crate::log::line(&format!("'{human}' signed in"));
             let to = next.and_then(crate::next::safe).unwrap_or("/");
             let mut r = Redirect::to(to).into_response();
@@ -143,7 +267,11 @@ fn signed_in(app: &App, human: &str, next: Option<&str>, clear: bool) -> Respons
             }
             r
         }
-        None => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
+        Ok(Err(e)) => {
+            crate::log::line(&format!("a session could not be started: {}", e.code()));
+            (StatusCode::SERVICE_UNAVAILABLE, "cannot start a session").into_response()
+        }
+        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
     }
 }
 
@@ -196,7 +324,7 @@ fn too_many() -> Response {
         StatusCode::TOO_MANY_REQUESTS,
         html::bare(
             "Too many tries",
-            "<p>Too many failed sign-ins from this address: wait a minute.</p>",
+            "<p>Too many failed sign-ins with this token from this address: wait a minute.</p>",
         ),
     )
         .into_response()
@@ -265,10 +393,14 @@ pub struct LoginQuery {
 
 pub async fn login_page(
     State(app): State<Arc<App>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    uri: axum::http::Uri,
     Query(q): Query<LoginQuery>,
 ) -> Response {
+    let here = uri.path_and_query().map_or("/login", |p| p.as_str());
+    if let Some(there) = to_inbox_host(&app, &headers, here) {
+        return there;
+    }
     let next = q.next.as_deref().and_then(crate::next::safe);
     let Some(code) = q.once else {
         let why = q
@@ -282,9 +414,8 @@ pub async fn login_page(
         }
         return r;
     };
-    if app.login.blocked(peer.ip()) {
-        return too_many();
-    }
+    // Never rate-limited (issue 48): a wrong code tells nothing of a right one, and nothing a
+    // local process does keeps a person from signing in with the link they were given.
     // The start-up link of this process, else a link minted by `tokens link` or the inbox.
     let human = match app.login.redeem(&code) {
         Some(human) => Some(human),
@@ -293,10 +424,9 @@ pub async fn login_page(
     match human {
         Some(human) => {
             let kept = kept_next(&app, &headers);
-            signed_in(&app, &human, next.or(kept.as_deref()), kept.is_some())
+            signed_in(&app, &human, None, next.or(kept.as_deref()), kept.is_some()).await
         }
         None => {
-            app.login.failed(peer.ip());
             crate::log::line("a sign-in link was refused (used, expired or wrong)");
             (
                 StatusCode::UNAUTHORIZED,
@@ -377,7 +507,8 @@ pub async fn mint_link(
             return (StatusCode::INTERNAL_SERVER_ERROR, "the link was not made").into_response()
         }
     };
-    let link = crate::links::url(&app.base_url(), &minted.code);
+    // On the inbox's own name (on loopback): the link signs in where the cookie belongs.
+    let link = crate::links::url(&app.inbox_url(), &minted.code);
     crate::log::line(&format!("a sign-in link was made for '{human}'"));
     axum::response::Html(html::bare(
         &format!("A sign-in link for {human}"),
@@ -408,13 +539,19 @@ pub struct LoginForm {
 pub async fn login_form(
     State(app): State<Arc<App>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    if app.login.blocked(peer.ip()) {
+    // A token typed on another name is not read: the sign-in happens on the inbox's own.
+    if let Some(there) = to_inbox_host(&app, &headers, "/login") {
+        return there;
+    }
+    let presented = form.token.trim().to_owned();
+    let prefix = crate::sessions::prefix(&presented);
+    if app.login.blocked(peer.ip(), &prefix) {
         return too_many();
     }
     let next = form.next.as_deref().and_then(crate::next::safe);
-    let presented = form.token.trim().to_owned();
     let store = Arc::clone(&app);
     let found = tokio::task::spawn_blocking(move || {
         store
@@ -427,9 +564,14 @@ pub async fn login_form(
     .ok()
     .flatten();
     match found {
-        Some(t) if t.kind == Kind::Human => signed_in(&app, &t.name, next, false),
+        Some(t) if t.kind == Kind::Human && !is_reserved(&t.name) => {
+            signed_in(&app, &t.name, Some(t.id), next, false).await
+        }
         other => {
-            app.login.failed(peer.ip());
+            if app.login.failed(peer.ip(), &prefix) {
+                // Many failures from here: each answered slowly, none locking anyone out.
+                tokio::time::sleep(crate::sessions::SLOW_FOR).await;
+            }
             let why = if other.is_some() {
                 "An agent token cannot sign in to the inbox."
             } else {
@@ -462,8 +604,9 @@ pub async fn logout(
                 "the page's CSRF token is missing or wrong",
             );
         }
-        if let Some(c) = cookie_value(&app, &headers) {
-            app.sessions.end(c);
+        if let Some(c) = cookie_value(&app, &headers).map(str::to_owned) {
+            let store = Arc::clone(&app);
+            let _ = tokio::task::spawn_blocking(move || store.sessions.end(&c)).await;
         }
     }
     let mut r = Redirect::to("/login").into_response();

@@ -38,6 +38,9 @@ pub struct App {
     pub origin: String,
     /// `Host` values accepted (DNS rebinding).
     pub hosts: Vec<String>,
+    /// The inbox's own host name, `<label>.localhost:<port>`, on loopback without TLS or a
+    /// public URL: the only name its cookie is set and honoured for (`auth.rs`).
+    pub inbox_host: Option<String>,
     pub tokens: Tokens,
     pub sessions: Sessions,
     pub login: Logins,
@@ -56,6 +59,10 @@ pub struct App {
     /// The open records for the inbox (`open.rs`), kept current by the feed
     /// (`open_follow.rs`).
     pub open: OpenRecords,
+    /// The turns of background routing, one bound for every door (`limits.rs`).
+    pub routes: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The open event streams of each credential (`limits.rs`).
+    pub streams: crate::limits::Streams,
 }
 
 impl App {
@@ -69,6 +76,7 @@ impl App {
     ) -> Result<App, ClarifyError> {
         let location = agentx_clarify_store_any::location(root)?;
         let tokens = crate::tokens::open_at(root, location.clone())?;
+        let sessions = Sessions::new(agentx_clarify_store_any::open_at(root, location.clone())?);
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         // On a wildcard address the machine's own names work too (the public URL's host is
@@ -102,7 +110,24 @@ impl App {
             }
             None => format!("{scheme}://{bound}"),
         };
-        let links_to = public_url.map_or_else(|| origin.clone(), str::to_owned);
+        // Browsers resolve `*.localhost` to loopback and keep its cookies from the other
+        // ports of 127.0.0.1 (issue 48). Behind TLS or a public URL the name is given.
+        let inbox_host = if public_url.is_none() && !https && bound.ip().is_loopback() {
+            let host = format!("{}.localhost:{port}", sessions.host_label()?);
+            hosts.push(host.clone());
+            Some(host)
+        } else {
+            None
+        };
+        // A push links where a browser opens the inbox: the public URL, else its own name.
+        let links_to = public_url.map_or_else(
+            || {
+                inbox_host
+                    .as_ref()
+                    .map_or_else(|| origin.clone(), |h| format!("http://{h}"))
+            },
+            str::to_owned,
+        );
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Ok(App {
@@ -111,8 +136,9 @@ impl App {
             https,
             origin,
             hosts,
+            inbox_host,
             tokens,
-            sessions: Sessions::default(),
+            sessions,
             login: Logins::default(),
             changes,
             shutdown,
@@ -120,11 +146,21 @@ impl App {
             revision: std::sync::atomic::AtomicU64::new(0),
             feed_ready: watch::channel(false).0,
             open: OpenRecords::default(),
+            routes: crate::limits::routing_turns(root),
+            streams: crate::limits::Streams::default(),
         })
     }
 
     pub fn base_url(&self) -> String {
         self.origin.clone()
+    }
+
+    /// Where people open the inbox: its own host name when it has one, else [`App::base_url`].
+    pub fn inbox_url(&self) -> String {
+        match &self.inbox_host {
+            Some(host) => format!("http://{host}"),
+            None => self.base_url(),
+        }
     }
 
     /// Runs one operation of the command layer on the workspace's store, off the async
@@ -185,6 +221,8 @@ impl App {
     /// Routes a record to its target agent (`route {id}`): starts the agent's runner as
     /// `agentx clarify route` does, off the async threads (a run takes as long as the agent).
     pub async fn call_routed(&self, op: String, input: Value) -> Value {
+        // One bound for every door (docs/protocol.md §31): the run waits its turn, in order.
+        let _turn = std::sync::Arc::clone(&self.routes).acquire_owned().await;
         let root = self.root.clone();
         let location = self.location.clone();
         let done = tokio::task::spawn_blocking(move || {

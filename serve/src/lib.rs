@@ -19,10 +19,12 @@ mod api;
 mod assets;
 mod auth;
 mod backoff;
+mod conns;
 mod events;
 mod feed;
 mod html;
 mod hub;
+mod limits;
 pub mod links;
 mod log;
 mod mcp_http;
@@ -92,9 +94,10 @@ pub fn check(opts: &Options) -> Result<(SocketAddr, bool), Refused> {
             "refusing to listen on {addr} without TLS: a non-loopback address needs --tls-cert and --tls-key, or --behind-proxy with an https --public-url"
         )));
     }
-    if check_name(&opts.as_name).is_err() {
+    if check_name(&opts.as_name).is_err() || agentx_clarify_core::names::is_reserved(&opts.as_name)
+    {
         return Err(Refused(format!(
-            "--as '{}' is not a valid name",
+            "--as '{}' is not a valid name, or is one of the hub's own (human, monitor, agent-x)",
             shown(&opts.as_name)
         )));
     }
@@ -184,10 +187,18 @@ async fn serve(
     }
 
     let code = state.login.issue(&opts.as_name);
-    let base = state.base_url();
+    let base = state.inbox_url();
+    // The listen address first (what programs and SDK clients use), then the inbox's own
+    // name when it has one (what a browser opens).
+    let inbox = if state.inbox_host.is_some() {
+        format!("; its inbox at {base}/")
+    } else {
+        String::new()
+    };
     println!(
-        "agentx serve: the inbox of {} is at {base}/",
-        opts.root.display()
+        "agentx serve: the hub of {} is at {}/{inbox}",
+        opts.root.display(),
+        state.base_url()
     );
     println!(
         "open this link to sign in as '{}' (once, within 10 minutes):",
@@ -200,7 +211,20 @@ async fn serve(
         if opts.no_worker { ", worker off" } else { "" }
     ));
 
-    let router = router::router(Arc::clone(&state));
+    // Connections that never send a request must not take every descriptor (issue 48): the
+    // soft open-file limit up to the hard one, and the connections capped below it.
+    let open_files = agentx_clarify_runner::raise_open_files().unwrap_or(1024);
+    let caps = conns::Caps::for_limit(open_files, opts.behind_proxy);
+    log::line(&format!(
+        "open files: {open_files}; connections held at most: {} ({} per client address; the oldest idle one is closed past it)",
+        caps.total, caps.per_address
+    ));
+    let conns = conns::Conns::new(caps);
+    let acceptor = conns::Acceptor {
+        conns: Arc::clone(&conns),
+    };
+    let router = router::router(Arc::clone(&state))
+        .layer(axum::middleware::from_fn_with_state(conns, conns::track));
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
     let served = match &opts.tls {
         Some((cert, key)) => {
@@ -210,8 +234,7 @@ async fn serve(
                 .map_err(|e| io("cannot load the TLS certificate and key", e))?;
             // TCP_NODELAY: a response written in pieces (MCP's event streams) must not wait
             // for the client's delayed ACK (Nagle: +40 ms a call).
-            let tls = axum_server::tls_rustls::RustlsAcceptor::new(config)
-                .acceptor(axum_server::accept::NoDelayAcceptor::new());
+            let tls = axum_server::tls_rustls::RustlsAcceptor::new(config).acceptor(acceptor);
             let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
                 .acceptor(tls)
@@ -222,7 +245,7 @@ async fn serve(
         None => {
             let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
-                .acceptor(axum_server::accept::NoDelayAcceptor::new())
+                .acceptor(acceptor)
                 .handle(handle);
             slow_clients(server.http_builder());
             server.serve(service).await

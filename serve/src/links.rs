@@ -71,6 +71,12 @@ impl Links {
     /// A new link for `human`, working until `now + 10 min`; expired ones are swept.
     pub fn mint(&self, human: &str, now: i64) -> Result<Minted, ClarifyError> {
         agentx_clarify_core::names::check_agent(human)?;
+        // The hub's own actors are nobody's to sign in as (issue 48).
+        if agentx_clarify_core::names::is_reserved(human) {
+            return Err(ClarifyError::input(format!(
+                "'{human}' is reserved for the hub's own entries: nobody signs in as it"
+            )));
+        }
         let code = random_text(24)?;
         let expires = now + LINK_FOR_MS;
         let stored = Stored {

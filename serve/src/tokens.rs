@@ -164,6 +164,13 @@ pub fn new_token(
     now: i64,
 ) -> Result<(Token, String), ClarifyError> {
     check_agent(name)?;
+    // `human`, `monitor` and `agent-x` are the hub's own actors (docs/protocol.md §2): a
+    // token acting as one would write entries nobody can tell from the hub's (issue 48).
+    if agentx_clarify_core::names::is_reserved(name) {
+        return Err(ClarifyError::input(format!(
+            "'{name}' is reserved for the hub's own entries: a token cannot be named so"
+        )));
+    }
     let secret = format!("{PREFIX}{}", random_text(32)?);
     let id = format!("tok_{}", random_text(6)?);
     let token = Token {

@@ -49,6 +49,16 @@ pub fn export(store: &AnyStore, dir: &Path) -> Result<Exported, ClarifyError> {
         std::fs::create_dir_all(&path).map_err(|e| io("create", &path, &e))?;
     }
     let put = |path: &str, bytes: &[u8]| write_file(dir, path, bytes);
+    // The workspace's own `.gitignore` of the state directory (the state is not copied), or
+    // the one `init` writes: what stays on the machine stays out of git.
+    let mut ignore = Vec::new();
+    let own = store.files.root().join(paths::STATE_GITIGNORE);
+    if own.is_file() {
+        read_into(&own, &mut ignore)?;
+    } else {
+        ignore.extend_from_slice(paths::STATE_GITIGNORE_TEXT.as_bytes());
+    }
+    put(paths::STATE_GITIGNORE, &ignore)?;
     let documents = match &store.state {
         AnyState::Disk(_) => {
             let docs = read_documents(store.files.root())?;

@@ -317,6 +317,8 @@ impl State for DiskStore {
     ) -> Result<T, ClarifyError> {
         let path = self.path(&doc_path(checked_doc(name)?));
         inside::make_dir(&self.path(paths::STATE_DIR))?;
+        // A state document is never committed by accident (docs/security-serve.md).
+        crate::runs::state_gitignore(&self.path(paths::STATE_GITIGNORE))?;
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let (next, result) = change(self.read_doc(name)?)?;
         if let Some(text) = next {

@@ -17,6 +17,11 @@ pub struct Server {
     pub child: Child,
     pub port: u16,
     pub link: String,
+    /// The host of the link: the inbox's own name (`<label>.localhost:<port>`) on loopback,
+    /// the address under TLS. Every request is sent to 127.0.0.1 with this `Host`.
+    link_host: String,
+    /// `http` or `https`.
+    scheme: String,
     _stdout: BufReader<ChildStdout>,
 }
 
@@ -27,7 +32,7 @@ impl Server {
 
     /// [`Server::start`] with variables added to the server's environment.
     pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        Server::start_with(root, extra, env, Stdio::null())
+        Server::launch(agentx(), root, extra, env, Stdio::null())
     }
 
     /// [`Server::start`] with its log (stderr) appended to the file at `log`.
@@ -37,11 +42,28 @@ impl Server {
             .append(true)
             .open(log)
             .expect("open the server's log file");
-        Server::start_with(root, extra, env, Stdio::from(file))
+        Server::launch(agentx(), root, extra, env, Stdio::from(file))
     }
 
-    fn start_with(root: &Path, extra: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Server {
-        let mut cmd = agentx();
+    /// [`Server::start`] run by `wrapper` (a program and its arguments, which execs the
+    /// binary given after them: a shell that sets limits first).
+    pub fn start_via(root: &Path, wrapper: &[&str], extra: &[&str]) -> Server {
+        let mut cmd = std::process::Command::new(wrapper[0]);
+        cmd.args(&wrapper[1..])
+            .arg(BIN)
+            .env_remove("AGENTX_STORE")
+            .env_remove("AGENTX_NOW")
+            .stdin(Stdio::null());
+        Server::launch(cmd, root, extra, &[], Stdio::null())
+    }
+
+    fn launch(
+        mut cmd: std::process::Command,
+        root: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Server {
         cmd.arg(root_arg(root))
             .arg("serve")
             .args(extra)
@@ -64,29 +86,36 @@ impl Server {
             }
         }
         assert!(!link.is_empty(), "no sign-in link printed");
-        let port: u16 = link
-            .trim_start_matches("https://")
-            .trim_start_matches("http://")
-            .trim_start_matches("127.0.0.1:")
-            .trim_start_matches("0.0.0.0:")
-            .split('/')
-            .next()
-            .and_then(|p| p.parse().ok())
+        let (scheme, rest) = link.split_once("://").expect("a URL");
+        let link_host = rest.split('/').next().expect("a host").to_owned();
+        let port: u16 = link_host
+            .rsplit_once(':')
+            .and_then(|(_, p)| p.parse().ok())
             .expect("a port in the link");
         Server {
             child,
             port,
+            scheme: scheme.to_owned(),
+            link_host,
             link,
             _stdout: stdout,
         }
     }
 
+    /// The `Host` a browser following the link sends.
     pub fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.link_host.clone()
     }
 
+    /// The origin of the inbox's pages (the `Origin` a browser sends from them).
     pub fn origin(&self) -> String {
-        format!("http://{}", self.host())
+        format!("{}://{}", self.scheme, self.host())
+    }
+
+    /// The listen address as a URL: what a program on this machine (an SDK client) connects
+    /// to; `*.localhost` names resolve in browsers, not necessarily in every resolver.
+    pub fn api_origin(&self) -> String {
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// The path and query of the one-time link.
@@ -240,6 +269,30 @@ pub fn request(
     body: &[u8],
 ) -> Reply {
     try_request(port, method, path, headers, body).expect("connect")
+}
+
+/// [`request`], `None` when the server cannot be reached or does not answer within
+/// `within` (connecting, sending and reading each).
+pub fn try_request_within(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    within: Duration,
+) -> Option<Reply> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, within).ok()?;
+    s.set_read_timeout(Some(within)).ok()?;
+    s.set_write_timeout(Some(within)).ok()?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    Some(parse(&raw))
 }
 
 /// [`request`], `None` when the server cannot be reached.

@@ -9,7 +9,9 @@
 //! - a token keeps at most `sessions::PER_TOKEN` sessions (its oldest idle one is closed when
 //!   it opens one more) and an idle session ends after `sessions::IDLE_FOR` (`sessions.rs`).
 //!
-//! The token is looked up on every request, so a revocation takes effect on the next one.
+//! The token is looked up on every request, so a revocation takes effect on the next one; a
+//! stream a request opened (an event stream of rmcp's) looks at it again before each event
+//! it sends, and ends once it is revoked (issue 48).
 
 use std::sync::Arc;
 
@@ -143,6 +145,7 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
         in_use = gate.book.begin(sid);
     }
     let closing = request.method() == Method::DELETE;
+    let token_id = token.id.clone();
     request
         .extensions_mut()
         .insert(Acting(Arc::from(token.name.as_str())));
@@ -171,10 +174,38 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
         }
         Some(_) => {}
     }
+    let response = checked(Arc::clone(&gate.app), token_id, response.into_response());
     match in_use {
         Some(guard) => until_sent(response, guard),
-        None => response.into_response(),
+        None => response,
     }
+}
+
+/// An event stream that ends as soon as its token is revoked: each frame waits for the
+/// token's check. Other responses pass as they are.
+fn checked(app: Arc<App>, token_id: String, response: Response) -> Response {
+    use futures_util::StreamExt as _;
+    let streaming = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/event-stream"));
+    if !streaming {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let credential = crate::auth::Credential::Token(token_id);
+    let frames = futures_util::stream::unfold(
+        (body.into_data_stream(), app, credential),
+        |(mut frames, app, credential)| async move {
+            let frame = frames.next().await?;
+            if !crate::auth::still_valid(&app, &credential).await {
+                return None;
+            }
+            Some((frame, (frames, app, credential)))
+        },
+    );
+    Response::from_parts(parts, axum::body::Body::from_stream(frames))
 }
 
 /// `response`, its session in use until its body has been sent to the end (a tool call's

@@ -26,7 +26,9 @@ pub fn router(app: Arc<App>) -> Router<Arc<App>> {
         Location::Files => Changes::Files,
         Location::Postgres(_) => Changes::Store,
     };
-    let hub = Hub::new(app.root.clone(), store_call, changes).with_feed(feed(&app));
+    let hub = Hub::new(app.root.clone(), store_call, changes)
+        .with_feed(feed(&app))
+        .with_routes(Arc::clone(&app.routes));
     let stop = CancellationToken::new();
     {
         let mut shutdown = app.shutdown.subscribe();

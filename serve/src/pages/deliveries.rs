@@ -13,6 +13,8 @@ use crate::html::{esc, link};
 
 /// Rows shown at most; the rest are counted (`agentx notify status` lists them all).
 const SHOWN: usize = 20;
+/// Characters of a delivery's last error shown at most.
+const SHOWN_ERROR: usize = 300;
 
 /// The block, or nothing when every delivery is fine.
 pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
@@ -64,7 +66,12 @@ pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
             esc(d.name.as_str()),
             link(&format!("/clarifications/{}", d.record), &d.record),
             d.attempts,
-            esc(d.last_error.as_deref().unwrap_or("")),
+            // A sink's stderr: shown to every reader of the inbox, so what looks like a
+            // secret is hidden and the text cut (issue 48).
+            esc(&agentx_clarify_core::origin::redacted(
+                d.last_error.as_deref().unwrap_or(""),
+                SHOWN_ERROR,
+            )),
             esc(&next),
         ));
     }

@@ -47,7 +47,7 @@ pub async fn viewer(app: &Arc<App>, headers: &HeaderMap, uri: &Uri) -> Result<Vi
             .into_response()),
         Caller::Nobody => {
             let here = uri.path_and_query().map_or("/", |p| p.as_str());
-            let why = crate::auth::session_gone(app, headers);
+            let why = crate::auth::session_gone(app, headers).await;
             Err(Redirect::to(&crate::next::login_location(here, why)).into_response())
         }
     }

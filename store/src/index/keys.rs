@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::monitor::follow::{AbandonCandidate, FollowKeys};
@@ -124,12 +125,18 @@ impl Index {
                         }
                         missing = up;
                     }
-                    std::fs::create_dir_all(parent)
+                    // 0755 before the umask, never 0777 (issue 48).
+                    let mut builder = std::fs::DirBuilder::new();
+                    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o755);
+                    builder
+                        .recursive(true)
+                        .create(parent)
                         .map_err(|e| io_error("create the index in", parent, &e))?;
                 }
                 match std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
+                    .mode(crate::atomic::NEW_FILE_MODE)
                     .open(&path)
                 {
                     Ok(_) => {

@@ -32,6 +32,7 @@ mod stamp;
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::ClarifyError;
@@ -122,7 +123,11 @@ impl Index {
             return Ok(());
         }
         crate::inside::make_dir(&self.dir)?;
-        crate::inside::write_new(&self.dir.join(".gitignore"), b"*\n", 0o666)?;
+        crate::inside::write_new(
+            &self.dir.join(".gitignore"),
+            b"*\n",
+            crate::atomic::NEW_FILE_MODE,
+        )?;
         crate::inside::make_dir(&markers)
     }
 
@@ -182,6 +187,7 @@ impl Index {
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(crate::atomic::NEW_FILE_MODE)
             .open(&path)
         {
             Ok(_) => {}
@@ -304,7 +310,10 @@ impl Index {
             match (what, marked) {
                 (Found::Marked, false) => {
                     added |= matches!(
-                        crate::inside::create_new(&self.marker(issue), 0o666),
+                        crate::inside::create_new(
+                            &self.marker(issue),
+                            crate::atomic::NEW_FILE_MODE
+                        ),
                         Ok(Some(_))
                     );
                 }

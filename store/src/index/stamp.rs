@@ -239,6 +239,7 @@ pub(crate) fn open_rw(path: &Path) -> std::io::Result<File> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(crate::atomic::NEW_FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
 }
