@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentx_clarify_command::State;
-use agentx_clarify_store_any::{AnyStore, Location};
+use agentx_clarify_store_any::AnyState;
 
 use crate::hub::{App, Change};
 
@@ -35,14 +35,14 @@ pub trait ChangeFeed: Send + 'static {
 
 /// A state store and a cursor on its change feed.
 pub struct StoreFeed<S: State> {
-    store: S,
+    store: Arc<S>,
     cursor: S::Cursor,
     signals: bool,
 }
 
 impl<S: State> StoreFeed<S> {
     /// The feed of `store` from now on; `signals`: the store wakes [`ChangeFeed::wait`].
-    pub fn open(store: S, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
+    pub fn open(store: Arc<S>, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
         let cursor = store.feed()?;
         Ok(StoreFeed {
             store,
@@ -52,7 +52,10 @@ impl<S: State> StoreFeed<S> {
     }
 }
 
-impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
+impl<S: State + Send + Sync + 'static> ChangeFeed for StoreFeed<S>
+where
+    S::Cursor: Send,
+{
     fn poll(&mut self) -> Option<Vec<u32>> {
         match self.store.changes(&mut self.cursor) {
             Ok(changed) => changed.map(|c| c.issues),
@@ -85,14 +88,13 @@ pub(crate) fn test_delay(name: &str) -> Option<Duration> {
 pub fn start(app: Arc<App>) {
     let mut shutdown = app.shutdown.subscribe();
     tokio::spawn(async move {
-        let root = app.root.clone();
-        let location = app.location.clone();
+        let ws = Arc::clone(&app.ws);
         let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
             if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
                 std::thread::sleep(late);
             }
-            let signals = matches!(location, Location::Postgres(_));
-            let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
+            let store = ws.store().ok()?;
+            let signals = matches!(store.state, AnyState::Pg(_));
             Some(Box::new(StoreFeed::open(store, signals).ok()?))
         })
         .await;
@@ -144,8 +146,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
-        let mut feed =
-            StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path()), false).unwrap();
+        let mut feed = StoreFeed::open(
+            Arc::new(agentx_clarify_store::DiskStore::new(dir.path())),
+            false,
+        )
+        .unwrap();
         assert_eq!(feed.poll(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();

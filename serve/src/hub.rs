@@ -1,14 +1,15 @@
 //! The server's shared state: what every request and every background task may need (the
-//! store's location, the tokens, the sessions, the change feed's channel, the open records),
-//! and the one way they call the command layer. It sits below every route and task: the
+//! workspace handle — its store, settings and runner, opened once —, the tokens, the
+//! sessions, the change feed's channel, the open records), and the one way they call the
+//! command layer. It sits below every route and task: the
 //! route modules, the router (`router.rs`) and the tasks (`feed.rs`, `open_follow.rs`,
 //! `worker.rs`) take [`App`] from here, and nothing here names a route or a task.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::Location;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
@@ -28,8 +29,9 @@ pub struct Change {
 
 /// Everything a request may need.
 pub struct App {
-    pub root: PathBuf,
-    pub location: Location,
+    /// The workspace, opened once at start: every request, page, task and door calls the
+    /// command layer on its store (the settings are read again when they change).
+    pub ws: Arc<Workspace>,
     /// Whether people reach the server over https (TLS here, or a proxy in front).
     pub https: bool,
     /// `scheme://host[:port]` people open (the public URL, else the listen address).
@@ -57,16 +59,15 @@ pub struct App {
 }
 
 impl App {
-    /// The state of a server on the workspace at `root`, listening on `bound`; `public_url`
-    /// is `--public-url` (the address people open, when it is not the listen address).
+    /// The state of a server on the workspace `ws`, listening on `bound`; `public_url` is
+    /// `--public-url` (the address people open, when it is not the listen address).
     pub fn new(
-        root: &Path,
+        ws: Arc<Workspace>,
         public_url: Option<&str>,
         bound: SocketAddr,
         https: bool,
     ) -> Result<App, ClarifyError> {
-        let location = agentx_clarify_store_any::location(root)?;
-        let tokens = crate::tokens::open_at(root, location.clone())?;
+        let tokens = crate::tokens::Tokens::new(Arc::clone(&ws));
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         // On a wildcard address the machine's own names work too (the public URL's host is
@@ -104,8 +105,7 @@ impl App {
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Ok(App {
-            root: root.to_path_buf(),
-            location,
+            ws,
             https,
             origin,
             hosts,
@@ -129,23 +129,19 @@ impl App {
     /// threads (it takes locks and reads files or the database). `by` makes the entries a
     /// person's (`human`, `by`, `via: "web"`).
     pub async fn call(&self, op: String, input: Value, by: Option<String>) -> Value {
-        let root = self.root.clone();
-        let location = self.location.clone();
+        let ws = Arc::clone(&self.ws);
         let done = tokio::task::spawn_blocking(move || {
             let now = agentx_clarify_store::clock::system_now_ms();
-            match agentx_clarify_store_any::open_at(&root, location) {
-                Ok(ws) => match by {
-                    Some(name) => {
-                        let by = agentx_clarify_core::ops::Attribution {
-                            by: name,
-                            via: "web".into(),
-                            reference: None,
-                        };
-                        agentx_clarify_command::call_as(&ws, &op, &input, now, &by)
-                    }
-                    None => agentx_clarify_command::call(&ws, &op, &input, now),
-                },
-                Err(e) => agentx_clarify_core::envelope::failure(&e),
+            match by {
+                Some(name) => {
+                    let by = agentx_clarify_core::ops::Attribution {
+                        by: name,
+                        via: "web".into(),
+                        reference: None,
+                    };
+                    ws.call_as(&op, &input, now, &by)
+                }
+                None => ws.call(&op, &input, now),
             }
         })
         .await;
@@ -160,19 +156,8 @@ impl App {
     /// Routes a record to its target agent (`route {id}`): starts the agent's runner as
     /// `agentx clarify route` does, off the async threads (a run takes as long as the agent).
     pub async fn call_routed(&self, op: String, input: Value) -> Value {
-        let root = self.root.clone();
-        let location = self.location.clone();
-        let done = tokio::task::spawn_blocking(move || {
-            let clock = agentx_clarify_store::clock::system_now_ms;
-            match agentx_clarify_store_any::open_at(&root, location) {
-                Ok(ws) => {
-                    let runner = agentx_clarify_a2a::HubRunner::new(&root);
-                    agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
-                }
-                Err(e) => agentx_clarify_core::envelope::failure(&e),
-            }
-        })
-        .await;
+        let ws = Arc::clone(&self.ws);
+        let done = tokio::task::spawn_blocking(move || ws.call_routed(&op, &input)).await;
         done.unwrap_or_else(|e| {
             agentx_clarify_core::envelope::refusal(
                 "INTERNAL",
@@ -184,19 +169,15 @@ impl App {
     /// Runs `f` on the workspace's store off the async threads (the pages read typed values).
     pub async fn with_store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+        f: impl FnOnce(&WorkspaceStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
-        let root = self.root.clone();
-        let location = self.location.clone();
-        tokio::task::spawn_blocking(move || {
-            let ws = agentx_clarify_store_any::open_at(&root, location)?;
-            f(&ws)
-        })
-        .await
-        .unwrap_or_else(|e| {
-            Err(ClarifyError::Internal {
-                message: format!("the store call did not finish: {e}"),
+        let ws = Arc::clone(&self.ws);
+        tokio::task::spawn_blocking(move || f(&*ws.store()?))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ClarifyError::Internal {
+                    message: format!("the store call did not finish: {e}"),
+                })
             })
-        })
     }
 }

@@ -66,18 +66,11 @@ pub fn start(app: Arc<App>) {
 }
 
 async fn monitor(app: &App) -> String {
-    let root = app.root.clone();
-    let location = app.location.clone();
+    let ws = Arc::clone(&app.ws);
     let ran = tokio::task::spawn_blocking(move || {
-        let ws = agentx_clarify_store_any::open_at(&root, location)?;
-        let runner = agentx_clarify_a2a::HubRunner::new(&root);
-        Ok::<Value, agentx_clarify_core::ClarifyError>(agentx_clarify_command::call_routed(
-            &ws,
-            &runner,
-            "monitor",
-            &json!({}),
-            &system_now_ms,
-        ))
+        // The store first, so that a store that cannot be reached is said as such.
+        ws.store()?;
+        Ok::<Value, agentx_clarify_core::ClarifyError>(ws.call_routed("monitor", &json!({})))
     })
     .await;
     match ran {
@@ -116,10 +109,10 @@ pub fn start_notify(app: Arc<App>) {
         let mut said = None::<String>;
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let public_url = app.public_url.clone();
             let ran = tokio::task::spawn_blocking(move || {
-                agentx_clarify_notify::pass_with(&root, system_now_ms(), public_url.as_deref())
+                agentx_clarify_notify::pass_with(&ws, system_now_ms(), public_url.as_deref())
             })
             .await;
             let wait = match ran {
@@ -137,7 +130,8 @@ pub fn start_notify(app: Arc<App>) {
                         Duration::from_millis(u64::try_from(at - system_now_ms()).unwrap_or(0))
                     })
                 }
-                // Said once, not on every change (a PostgreSQL workspace cannot deliver yet).
+                // Said once, not on every change (a lasting failure, as settings that do not
+                // parse).
                 Ok(Err(e)) => {
                     let text = format!("worker: notifications: {}", e.code());
                     if said.as_deref() != Some(text.as_str()) {
@@ -176,15 +170,13 @@ pub fn start_github(app: Arc<App>) {
         let mut said = None::<String>;
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let ran = tokio::task::spawn_blocking(move || {
-                let store = agentx_clarify_store::DiskStore::new(&root);
-                match store.github_config() {
-                    Ok(Some(_)) => {
-                        agentx_clarify_notify::github::sync(&root, system_now_ms()).map(Some)
-                    }
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(e),
+                let on = ws.store()?.files.settings().github()?.is_some();
+                if on {
+                    agentx_clarify_notify::github::sync(&ws, system_now_ms()).map(Some)
+                } else {
+                    Ok(None)
                 }
             })
             .await;

@@ -26,28 +26,29 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 pub struct Gate {
     app: Arc<App>,
-    /// `[serve] allowed_origins`, lowercase, without a trailing slash.
-    origins: Vec<String>,
     /// Session id → the id of the token that opened it.
     sessions: Mutex<HashMap<String, String>>,
 }
 
 impl Gate {
     pub fn new(app: Arc<App>) -> Self {
-        let path = app.root.join(agentx_clarify_command::paths::CONFIG);
-        let origins = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| agentx_clarify_core::config::Config::parse("config.toml", &text).ok())
-            .map(|c| c.serve_allowed_origins)
+        Gate {
+            app,
+            sessions: Mutex::default(),
+        }
+    }
+
+    /// `[serve] allowed_origins` of the settings as the server last read them (no look: this
+    /// runs on the async threads), lowercase, without a trailing slash.
+    fn origins(&self) -> Vec<String> {
+        let store = self.app.ws.current();
+        let config = store.files.settings().config();
+        config
+            .map(|c| c.serve_allowed_origins.clone())
             .unwrap_or_default()
             .into_iter()
             .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
-            .collect();
-        Gate {
-            app,
-            origins,
-            sessions: Mutex::default(),
-        }
+            .collect()
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
@@ -63,7 +64,7 @@ impl Gate {
                 .hosts
                 .iter()
                 .any(|h| origin == format!("{scheme}://{h}"))
-            || self.origins.contains(&origin)
+            || self.origins().contains(&origin)
     }
 }
 
