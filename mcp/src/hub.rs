@@ -67,14 +67,13 @@ impl Hub {
         self.feed.as_ref().map(Feed::subscribe)
     }
 
-    /// `[mcp] elicit` of the workspace's settings (default on; unreadable settings: on, as
-    /// every other command would refuse them anyway).
+    /// `[mcp] elicit` of the workspace's settings as last read (default on; unreadable
+    /// settings: on, as every other command would refuse them anyway). No look at the files:
+    /// it is asked on the async threads, and every call brings the reading up to date.
     pub fn elicit_setting(&self) -> bool {
-        self.ws
-            .store()
-            .ok()
-            .and_then(|store| store.files.settings().config().ok().map(|c| c.mcp_elicit))
-            .unwrap_or(true)
+        let store = self.ws.current();
+        let elicit = store.files.settings().config().map(|c| c.mcp_elicit);
+        elicit.unwrap_or(true)
     }
 
     /// A person's decision through this server (docs/protocol.md §24: an elicitation's answer):

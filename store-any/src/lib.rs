@@ -24,6 +24,7 @@ mod any;
 pub mod transfer;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agentx_clarify_core::config::is_postgres_url;
 use agentx_clarify_core::ClarifyError;
@@ -78,8 +79,8 @@ pub fn location_with(
 /// The state of the workspace at `root`, at `location`.
 pub fn open_state(root: &Path, location: &Location) -> Result<AnyState, ClarifyError> {
     Ok(match location {
-        Location::Files => AnyState::Disk(DiskStore::new(root)),
-        Location::Postgres(url) => AnyState::Pg(PgStore::open(url)?),
+        Location::Files => AnyState::Disk(Arc::new(DiskStore::new(root))),
+        Location::Postgres(url) => AnyState::Pg(Arc::new(PgStore::open(url)?)),
     })
 }
 

@@ -70,11 +70,7 @@ impl DiskStore {
             || dirs
                 .iter()
                 .any(|(own, files)| recent(own) || files.iter().any(|(_, m)| recent(m)));
-        SettingsStamp {
-            config,
-            dirs,
-            racy,
-        }
+        SettingsStamp { config, dirs, racy }
     }
 
     /// Whether the settings still look as `stamp` says: the same `lstat`s again, no listing

@@ -12,7 +12,8 @@
 //! ([`Workspace::open`]). A long-lived door ([`Workspace::open_watching`]) looks at the
 //! settings' stamp (`lstat`s, no read) each time it takes the store, and reads them again
 //! only when a file moved: an edited `config.toml` is used by the next request or pass, no
-//! restart. The state side is opened again with them (the settings say where it is).
+//! restart. The state stays open (its connections, its caches) while the settings still put
+//! it where it was; a reading that moves it opens the new one.
 //!
 //! Below the shells, above the stores: it names no server, no HTTP client and no protocol
 //! (the runner is handed in: `agentx_clarify_a2a::open_workspace` gives the hub's, which
@@ -154,7 +155,16 @@ impl Workspace {
             return Ok(store);
         }
         let files = WorkspaceFiles::read(&self.root, true)?;
-        let fresh = Current::open(files, now_env)?;
+        let location = files.location(now_env.as_deref())?;
+        // The state stays open while the settings still put it where it was.
+        let state = {
+            let current = self.read();
+            (current.location == location).then(|| current.store.state.clone())
+        };
+        let fresh = match state {
+            Some(state) => Current::with_state(files, location, state, now_env),
+            None => Current::open(files, now_env)?,
+        };
         let store = Arc::clone(&fresh.store);
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = fresh;
         Ok(store)
@@ -207,10 +217,19 @@ impl Current {
     fn open(files: WorkspaceFiles, env: Option<String>) -> Result<Current, ClarifyError> {
         let location = files.location(env.as_deref())?;
         let state = agentx_clarify_store_any::open_state(files.root(), &location)?;
-        Ok(Current {
+        Ok(Current::with_state(files, location, state, env))
+    }
+
+    fn with_state(
+        files: WorkspaceFiles,
+        location: Location,
+        state: AnyState,
+        env: Option<String>,
+    ) -> Current {
+        Current {
             store: Arc::new(Sides { files, state }),
             location,
             env,
-        })
+        }
     }
 }
