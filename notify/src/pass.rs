@@ -150,7 +150,7 @@ pub fn pass_with(
 /// Whether `d` is still worth sending, by its record as the store holds it now (read again:
 /// the pass's ledgers were read before the lease, and a person may have decided since).
 /// When the ledger cannot be read again, the pass's copy decides.
-fn still_owed_now(home: &crate::home::Home, ledgers: &[Ledger], d: &Delivery) -> bool {
+fn still_owed_now<S: Store>(home: &Home<'_, S>, ledgers: &[Ledger], d: &Delivery) -> bool {
     let fresh = home.read_ledger(d.issue).ok().flatten();
     let ledger = fresh
         .as_ref()

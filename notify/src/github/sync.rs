@@ -16,7 +16,7 @@ use agentx_clarify_core::github::{
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_workspace::{Workspace, WorkspaceStore as AnyStore};
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -57,19 +57,19 @@ pub struct SyncReport {
 }
 
 /// Every readable ledger of the workspace, wherever its state is.
-fn ledgers(store: &AnyStore) -> Result<Vec<Ledger>, ClarifyError> {
+fn ledgers(store: &WorkspaceStore) -> Result<Vec<Ledger>, ClarifyError> {
     let read = store.scan(Scope::All, |read| read.ledger.ok())?;
     Ok(read.into_iter().flatten().collect())
 }
 
 /// The sync state (the `github` state document): empty before the first sync.
-fn read_state(store: &AnyStore) -> Result<SyncState, ClarifyError> {
+fn read_state(store: &WorkspaceStore) -> Result<SyncState, ClarifyError> {
     docs::read_json(store, docs::GITHUB)
 }
 
 /// Read–change–write of the sync state under the store's exclusion.
 fn update_state<T>(
-    store: &AnyStore,
+    store: &WorkspaceStore,
     me: &str,
     change: impl FnOnce(&mut SyncState) -> T,
 ) -> Result<T, ClarifyError> {
@@ -156,7 +156,7 @@ pub fn sync(ws: &Workspace, now: i64) -> Result<SyncReport, ClarifyError> {
 }
 
 fn wait(
-    store: &AnyStore,
+    store: &WorkspaceStore,
     me: &str,
     report: &mut SyncReport,
     until: i64,
@@ -168,7 +168,7 @@ fn wait(
 /// Handles one comment; `Err` stops the issue (the cursor stays before this comment).
 #[allow(clippy::too_many_arguments)] // one private step of the loop above
 fn one(
-    store: &AnyStore,
+    store: &WorkspaceStore,
     repo: &Repo<'_>,
     me: &str,
     issue: u32,
@@ -290,7 +290,7 @@ fn one(
 
 /// The command through the command layer, as the server's people act.
 fn act(
-    ws: &AnyStore,
+    ws: &WorkspaceStore,
     ledger: Option<&Ledger>,
     command: &Command,
     by: &Attribution,
