@@ -929,6 +929,7 @@ fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it(
         .as_str()
         .unwrap()
         .contains("resolved"));
+}
 
 /// When the first delivery of `notify status --json` may be tried next (epoch ms).
 fn tried_next(status: &Value) -> i64 {

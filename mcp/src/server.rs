@@ -70,10 +70,11 @@ impl Server {
         }
     }
 
-    /// A new session of this server: its own subscriptions and elicitations, the same hub
-    /// and the same turns of background routings.
+    /// A new session of this server: its own subscriptions and elicitations, `[mcp] elicit`
+    /// as the settings say now, the same hub and the same turns of background routings.
     pub fn session(&self) -> Self {
         Server {
+            elicit: self.hub.elicit_setting(),
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
             elicited: Arc::default(),

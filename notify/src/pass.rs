@@ -2,13 +2,14 @@
 //! comes from the ledgers, what was tried from the outbox beside them (`home.rs`: the state
 //! directory's `outbox.json`, or PostgreSQL's `agentx.state_docs`).
 
-use std::path::Path;
-
+use agentx_clarify_command::Store;
 use agentx_clarify_core::notify::outbox::{State, RENEW_MS};
 use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::Workspace;
+
+use crate::home::Home;
 
 /// What one pass did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,37 +35,39 @@ pub fn deliverer() -> String {
     )
 }
 
-/// One delivery pass over the workspace at `root`: plan what the ledgers owe, take what is
-/// due, send it outside the outbox's lock, record each try. The CLI's `notify send` and the
-/// server's worker run it.
-pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
-    pass_with(root, now, None)
+/// One delivery pass over the workspace `ws`: plan what the ledgers owe, take what is due,
+/// send it outside the outbox's lock, record each try. The CLI's `notify send` and the
+/// server's worker run it, on the settings as the handle has them now (a watching handle's
+/// edited `[[notify]]` is used by the next pass).
+pub fn pass(ws: &Workspace, now: i64) -> Result<PassReport, ClarifyError> {
+    pass_with(ws, now, None)
 }
 
 /// [`pass`] with the inbox's public URL (`agentx serve --public-url`, `notify send
 /// --public-url`): each event's `url` is then its thread's page there.
 pub fn pass_with(
-    root: &Path,
+    ws: &Workspace,
     now: i64,
     public_url: Option<&str>,
 ) -> Result<PassReport, ClarifyError> {
-    let store = DiskStore::new(root);
-    let sinks = store.notify_sinks()?;
+    let store = ws.store()?;
+    let settings = store.files.settings();
+    let sinks = settings.sinks()?;
     // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
-    let github = store.github_config()?;
+    let github = settings.github()?;
     if sinks.is_empty() && github.is_none() {
         // Nothing to tell anyone: no ledger is read (a worker runs this often).
         return Ok(PassReport::default());
     }
     // The outbox beside the ledgers it follows: the state directory, or PostgreSQL.
-    let home = crate::home::Home::open(root)?;
+    let home = Home(&*store);
     let ledgers = home.ledgers()?;
     let refs: Vec<&Ledger> = ledgers.iter().collect();
     let me = deliverer();
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
     // must not hold every other writer of the outbox); record the tries in a second step.
     let (added, taken) = home.update_outbox(&me, |outbox| {
-        let mut added = outbox.plan(&sinks, &refs, now);
+        let mut added = outbox.plan(sinks, &refs, now);
         if github.is_some() {
             added += agentx_clarify_core::github::plan(outbox, &refs, now);
         }
@@ -92,7 +95,7 @@ pub fn pass_with(
             let (home, me, keys, at) = (&home, &me, &keys, &at);
             s.spawn(move || renew_while_sending(home, me, keys, at, stopped));
         }
-        let sent = send_all(&home, &sinks, github.as_ref(), &ledgers, &taken, public_url, &at);
+        let sent = send_all(&home, sinks, github, &ledgers, &taken, public_url, &at);
         drop(stop);
         sent
     });
@@ -150,8 +153,8 @@ struct Sent {
 }
 
 /// Sends every taken delivery in turn, outside the outbox's lock.
-fn send_all(
-    home: &crate::home::Home,
+fn send_all<S: Store>(
+    home: &Home<'_, S>,
     sinks: &[Sink],
     github: Option<&agentx_clarify_core::github::GithubConfig>,
     ledgers: &[Ledger],
@@ -195,8 +198,8 @@ fn send_all(
 /// done), so a slow receiver or a long command never lets another deliverer take a delivery
 /// that is still being sent. Best effort: a renewal that fails leaves the lease to run out
 /// (another deliverer may then send it again — at least once, as a death would).
-fn renew_while_sending(
-    home: &crate::home::Home,
+fn renew_while_sending<S: Store + Sync>(
+    home: &Home<'_, S>,
     me: &str,
     keys: &[String],
     at: &(impl Fn() -> i64 + Sync),
@@ -211,7 +214,7 @@ fn renew_while_sending(
 /// Whether `d` is still worth sending, by its record as the store holds it now (read again:
 /// the pass's ledgers were read before the lease, and a person may have decided since).
 /// When the ledger cannot be read again, the pass's copy decides.
-fn still_owed_now(home: &crate::home::Home, ledgers: &[Ledger], d: &Delivery) -> bool {
+fn still_owed_now<S: Store>(home: &Home<'_, S>, ledgers: &[Ledger], d: &Delivery) -> bool {
     let fresh = home.read_ledger(d.issue).ok().flatten();
     let ledger = fresh
         .as_ref()
@@ -223,8 +226,8 @@ fn still_owed_now(home: &crate::home::Home, ledgers: &[Ledger], d: &Delivery) ->
 }
 
 /// Sends one comment update: the record's comment as its ledger is now.
-fn deliver_github(
-    home: &crate::home::Home,
+fn deliver_github<S: Store>(
+    home: &Home<'_, S>,
     config: Option<&agentx_clarify_core::github::GithubConfig>,
     client: &mut Option<crate::github::Client>,
     ledgers: &[Ledger],

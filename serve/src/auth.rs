@@ -443,11 +443,10 @@ pub async fn login_page(
 
 /// A link minted by `agentx tokens link` or the inbox's button, used (once) from the store.
 async fn redeem_link(app: &Arc<App>, code: String) -> Option<String> {
-    let (root, location) = (app.root.clone(), app.location.clone());
+    let ws = Arc::clone(&app.ws);
     tokio::task::spawn_blocking(move || {
-        let store = agentx_clarify_store_any::open_at(&root, location).ok()?;
         let now = agentx_clarify_store::clock::system_now_ms();
-        crate::links::Links::new(store)
+        crate::links::Links::new(ws)
             .redeem(&code, now)
             .ok()
             .flatten()
@@ -481,11 +480,10 @@ pub async fn mint_link(
         }
         _ => return Redirect::to("/login").into_response(),
     };
-    let (root, location, who) = (app.root.clone(), app.location.clone(), human.clone());
+    let (ws, who) = (Arc::clone(&app.ws), human.clone());
     let minted = tokio::task::spawn_blocking(move || {
-        let store = agentx_clarify_store_any::open_at(&root, location)?;
         let now = agentx_clarify_store::clock::system_now_ms();
-        crate::links::Links::new(store).mint(&who, now)
+        crate::links::Links::new(ws).mint(&who, now)
     })
     .await;
     let minted = match minted {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentx_clarify_command::{State, Wake};
-use agentx_clarify_store_any::AnyStore;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::backoff::Backoff;
@@ -35,19 +34,22 @@ pub trait ChangeFeed: Send + 'static {
 
 /// A state store and a cursor on its change feed.
 pub struct StoreFeed<S: State> {
-    store: S,
+    store: Arc<S>,
     cursor: S::Cursor,
 }
 
 impl<S: State> StoreFeed<S> {
     /// The feed of `store` from now on.
-    pub fn open(store: S) -> Result<Self, agentx_clarify_core::ClarifyError> {
+    pub fn open(store: Arc<S>) -> Result<Self, agentx_clarify_core::ClarifyError> {
         let cursor = store.feed()?;
         Ok(StoreFeed { store, cursor })
     }
 }
 
-impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
+impl<S: State + Send + Sync + 'static> ChangeFeed for StoreFeed<S>
+where
+    S::Cursor: Send,
+{
     fn poll(&mut self) -> Result<Option<Vec<u32>>, agentx_clarify_core::ClarifyError> {
         Ok(self.store.changes(&mut self.cursor)?.map(|c| c.issues))
     }
@@ -75,14 +77,13 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// which never drops one (`open_follow.rs`).
 pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
     tokio::spawn(async move {
-        let root = app.root.clone();
-        let location = app.location.clone();
+        let ws = Arc::clone(&app.ws);
         let made =
             tokio::task::spawn_blocking(move || -> Option<(Box<dyn ChangeFeed>, Option<Wake>)> {
                 if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
                     std::thread::sleep(late);
                 }
-                let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
+                let store = ws.store().ok()?;
                 let mut feed = StoreFeed::open(store).ok()?;
                 let wake = feed.wake();
                 Some((Box::new(feed) as Box<dyn ChangeFeed>, wake))
@@ -193,7 +194,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
-        let mut feed = StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path())).unwrap();
+        let mut feed =
+            StoreFeed::open(Arc::new(agentx_clarify_store::DiskStore::new(dir.path()))).unwrap();
         assert_eq!(feed.poll().unwrap(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();

@@ -1,16 +1,18 @@
 //! The server's shared state: what every request and every background task may need (the
-//! store's location, the tokens, the sessions, the change feed's channel, the open records),
-//! and the one way they call the command layer. It sits below every route and task: the
+//! workspace handle — its store, settings and runner, opened once —, the tokens, the
+//! sessions, the change feed's channel, the open records), and the one way they call the
+//! command layer. It sits below every route and task: the
 //! route modules, the router (`router.rs`) and the tasks (`feed.rs`, `open_follow.rs`,
 //! `worker.rs`) take [`App`] from here, and nothing here names a route or a task.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::watch::{Abandoned, Watch};
 use agentx_clarify_store_any::Location;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
@@ -30,8 +32,9 @@ pub struct Change {
 
 /// Everything a request may need.
 pub struct App {
-    pub root: PathBuf,
-    pub location: Location,
+    /// The workspace, opened once at start: every request, page, task and door calls the
+    /// command layer on its store (the settings are read again when they change).
+    pub ws: Arc<Workspace>,
     /// Whether people reach the server over https (TLS here, or a proxy in front).
     pub https: bool,
     /// `scheme://host[:port]` people open (the public URL, else the listen address).
@@ -66,17 +69,17 @@ pub struct App {
 }
 
 impl App {
-    /// The state of a server on the workspace at `root`, listening on `bound`; `public_url`
-    /// is `--public-url` (the address people open, when it is not the listen address).
+    /// The state of a server on the workspace `ws`, listening on `bound`; `public_url` is
+    /// `--public-url` (the address people open, when it is not the listen address).
     pub fn new(
-        root: &Path,
+        ws: Arc<Workspace>,
         public_url: Option<&str>,
         bound: SocketAddr,
         https: bool,
     ) -> Result<App, ClarifyError> {
-        let location = agentx_clarify_store_any::location(root)?;
-        let tokens = crate::tokens::open_at(root, location.clone())?;
-        let sessions = Sessions::new(agentx_clarify_store_any::open_at(root, location.clone())?);
+        let tokens = crate::tokens::Tokens::new(Arc::clone(&ws));
+        let sessions = Sessions::new(Arc::clone(&ws));
+        let routes = crate::limits::routing_turns(&ws);
         let port = bound.port();
         let mut hosts = vec![bound.to_string()];
         // On a wildcard address the machine's own names work too (the public URL's host is
@@ -131,8 +134,7 @@ impl App {
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Ok(App {
-            root: root.to_path_buf(),
-            location,
+            ws,
             https,
             origin,
             hosts,
@@ -146,7 +148,7 @@ impl App {
             revision: std::sync::atomic::AtomicU64::new(0),
             feed_ready: watch::channel(false).0,
             open: OpenRecords::default(),
-            routes: crate::limits::routing_turns(root),
+            routes,
             streams: crate::limits::Streams::default(),
         })
     }
@@ -168,12 +170,10 @@ impl App {
     /// store call is ([`App::bounded`]). `by` makes the entries a person's (`human`, `by`,
     /// `via: "web"`).
     pub async fn call(&self, op: String, input: Value, by: Option<String>) -> Value {
-        let root = self.root.clone();
-        let location = self.location.clone();
+        let ws = Arc::clone(&self.ws);
         let done = self
             .bounded(move || {
                 let now = agentx_clarify_store::clock::system_now_ms();
-                let ws = agentx_clarify_store_any::open_at(&root, location)?;
                 Ok(match by {
                     Some(name) => {
                         let by = agentx_clarify_core::ops::Attribution {
@@ -181,9 +181,9 @@ impl App {
                             via: "web".into(),
                             reference: None,
                         };
-                        agentx_clarify_command::call_as(&ws, &op, &input, now, &by)
+                        ws.call_as(&op, &input, now, &by)
                     }
-                    None => agentx_clarify_command::call(&ws, &op, &input, now),
+                    None => ws.call(&op, &input, now),
                 })
             })
             .await;
@@ -200,7 +200,7 @@ impl App {
         &self,
         f: impl FnOnce() -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
-        let Location::Postgres(url) = &self.location else {
+        let Location::Postgres(url) = self.ws.location() else {
             return joined(tokio::task::spawn_blocking(f).await);
         };
         let watch = Watch::new();
@@ -210,7 +210,7 @@ impl App {
         loop {
             let left = limit.saturating_sub(watch.idle());
             if left.is_zero() {
-                return Err(given_up(watch.abandon(), limit, url));
+                return Err(given_up(watch.abandon(), limit, &url));
             }
             if let Ok(done) = tokio::time::timeout(left, &mut handle).await {
                 return joined(done);
@@ -222,20 +222,9 @@ impl App {
     /// `agentx clarify route` does, off the async threads (a run takes as long as the agent).
     pub async fn call_routed(&self, op: String, input: Value) -> Value {
         // One bound for every door (docs/protocol.md §31): the run waits its turn, in order.
-        let _turn = std::sync::Arc::clone(&self.routes).acquire_owned().await;
-        let root = self.root.clone();
-        let location = self.location.clone();
-        let done = tokio::task::spawn_blocking(move || {
-            let clock = agentx_clarify_store::clock::system_now_ms;
-            match agentx_clarify_store_any::open_at(&root, location) {
-                Ok(ws) => {
-                    let runner = agentx_clarify_a2a::HubRunner::new(&root);
-                    agentx_clarify_command::call_routed(&ws, &runner, &op, &input, &clock)
-                }
-                Err(e) => agentx_clarify_core::envelope::failure(&e),
-            }
-        })
-        .await;
+        let _turn = Arc::clone(&self.routes).acquire_owned().await;
+        let ws = Arc::clone(&self.ws);
+        let done = tokio::task::spawn_blocking(move || ws.call_routed(&op, &input)).await;
         done.unwrap_or_else(|e| {
             agentx_clarify_core::envelope::refusal(
                 "INTERNAL",
@@ -248,28 +237,20 @@ impl App {
     /// call is ([`App::bounded`]): the pages read typed values.
     pub async fn with_store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+        f: impl FnOnce(&WorkspaceStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
-        let root = self.root.clone();
-        let location = self.location.clone();
-        self.bounded(move || f(&agentx_clarify_store_any::open_at(&root, location)?))
-            .await
+        let ws = Arc::clone(&self.ws);
+        self.bounded(move || f(&*ws.store()?)).await
     }
 
     /// [`App::with_store`] for the background tasks (the worker, the inbox's view): no bound
     /// — a task that waits on a frozen database holds no request, and goes on when it answers.
     pub async fn in_background<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&agentx_clarify_store_any::AnyStore) -> Result<T, ClarifyError> + Send + 'static,
+        f: impl FnOnce(&WorkspaceStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
-        let root = self.root.clone();
-        let location = self.location.clone();
-        joined(
-            tokio::task::spawn_blocking(move || {
-                f(&agentx_clarify_store_any::open_at(&root, location)?)
-            })
-            .await,
-        )
+        let ws = Arc::clone(&self.ws);
+        joined(tokio::task::spawn_blocking(move || f(&*ws.store()?)).await)
     }
 }
 

@@ -130,13 +130,10 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .local_addr()
         .map_err(|e| io("cannot read the listen address", e))?;
     // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
-    // synchronous PostgreSQL client must not run on the async threads.
-    let state = Arc::new(hub::App::new(
-        &opts.root,
-        opts.public_url.as_deref(),
-        bound,
-        https,
-    )?);
+    // synchronous PostgreSQL client must not run on the async threads. The workspace is
+    // opened once, here, with the hub's runner (A2A agents and processes, as the CLI's).
+    let ws = Arc::new(agentx_clarify_a2a::open_workspace_watching(&opts.root)?);
+    let state = Arc::new(hub::App::new(ws, opts.public_url.as_deref(), bound, https)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

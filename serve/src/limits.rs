@@ -3,7 +3,6 @@
 //! credential. Held by `hub::App`; the doors take a turn or a stream slot from here.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Semaphore;
@@ -15,11 +14,12 @@ pub const STREAMS_PER_CREDENTIAL: usize = 16;
 /// The turns of background routing (agent runs the hub starts on its own: `/mcp`'s and
 /// `/a2a`'s `route: true`, a person's "route again"): `[mcp] max_routes` at once, the rest
 /// waiting in order (tokio's semaphore is fair). Read once at start, like the allowed origins.
-pub fn routing_turns(root: &Path) -> Arc<Semaphore> {
-    let path = root.join(agentx_clarify_command::paths::CONFIG);
-    let max = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| agentx_clarify_core::config::Config::parse("config.toml", &text).ok())
+pub fn routing_turns(ws: &agentx_clarify_workspace::Workspace) -> Arc<Semaphore> {
+    let store = ws.current();
+    let max = store
+        .files
+        .settings()
+        .config()
         .map_or(agentx_clarify_core::config::DEFAULT_MCP_MAX_ROUTES, |c| {
             c.mcp_max_routes
         });

@@ -8,11 +8,12 @@
 //! cannot both accept one code.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agentx_clarify_command::store::docs;
 use agentx_clarify_command::Files as _;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore;
+use agentx_clarify_workspace::Workspace;
 use serde::{Deserialize, Serialize};
 
 use crate::tokens::{random_text, same_secret, sha256_hex};
@@ -41,7 +42,7 @@ struct LinksDoc {
 
 /// The sign-in links of a workspace, in whichever store holds its state.
 pub struct Links {
-    store: AnyStore,
+    ws: Arc<Workspace>,
 }
 
 /// A link just minted: its code (to put in the URL once) and when it stops working.
@@ -51,21 +52,25 @@ pub struct Minted {
 }
 
 impl Links {
-    pub fn new(store: AnyStore) -> Links {
-        Links { store }
+    /// The links of the workspace `ws` (the server's, or the one `agentx tokens link` opened).
+    pub fn new(ws: Arc<Workspace>) -> Links {
+        Links { ws }
     }
 
-    /// The links of the workspace at `root`.
+    /// The links of the workspace at `root`, for one command.
     pub fn open(root: &Path) -> Result<Links, ClarifyError> {
-        Ok(Links::new(agentx_clarify_store_any::open(root)?))
+        Ok(Links::new(Arc::new(agentx_clarify_a2a::open_workspace(
+            root,
+        )?)))
     }
 
     fn update<T>(
         &self,
         change: impl FnOnce(&mut LinksDoc) -> Result<T, ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let config = self.store.load_config()?;
-        docs::try_update_json(&self.store, LINKS, &config, LOCK_OWNER, change)
+        let store = self.ws.store()?;
+        let config = store.load_config()?;
+        docs::try_update_json(&*store, LINKS, &config, LOCK_OWNER, change)
     }
 
     /// A new link for `human`, working until `now + 10 min`; expired ones are swept.

@@ -97,7 +97,7 @@ pub fn start(app: Arc<App>, mut changes: UnboundedReceiver<Change>) {
 
 /// Every ledger, as `clarify list` reads them.
 fn read_all(
-    ws: &agentx_clarify_store_any::AnyStore,
+    ws: &agentx_clarify_workspace::WorkspaceStore,
 ) -> Result<View, agentx_clarify_core::ClarifyError> {
     let (ledgers, errors) = query::read_all(ws)?;
     let mut view = View::default();

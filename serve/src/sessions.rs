@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use agentx_clarify_command::store::docs::{self, SESSIONS};
 use agentx_clarify_command::Files as _;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore;
+use agentx_clarify_workspace::Workspace;
 use serde::{Deserialize, Serialize};
 
 use crate::tokens::{random_text, same_secret, sha256_hex, Token};
@@ -90,20 +90,21 @@ fn alive(s: &Stored, now: i64, tokens: &[Token]) -> bool {
 
 /// The sessions of a workspace, in whichever store holds its state.
 pub struct Sessions {
-    store: AnyStore,
+    ws: std::sync::Arc<Workspace>,
 }
 
 impl Sessions {
-    pub fn new(store: AnyStore) -> Self {
-        Sessions { store }
+    pub fn new(ws: std::sync::Arc<Workspace>) -> Self {
+        Sessions { ws }
     }
 
     fn update<T>(
         &self,
         change: impl FnOnce(&mut SessionsDoc) -> Result<T, ClarifyError>,
     ) -> Result<T, ClarifyError> {
-        let config = self.store.load_config()?;
-        docs::try_update_json(&self.store, SESSIONS, &config, LOCK_OWNER, change)
+        let store = self.ws.store()?;
+        let config = store.load_config()?;
+        docs::try_update_json(&*store, SESSIONS, &config, LOCK_OWNER, change)
     }
 
     /// A new session for `human` (opened with token `token`, or the one-time link); returns
@@ -139,7 +140,7 @@ impl Sessions {
         now: i64,
         tokens: &[Token],
     ) -> Result<Option<Session>, ClarifyError> {
-        let doc: SessionsDoc = docs::read_json(&self.store, SESSIONS)?;
+        let doc: SessionsDoc = docs::read_json(&*self.ws.store()?, SESSIONS)?;
         let hash = sha256_hex(cookie);
         let mut found = None;
         for s in &doc.sessions {
@@ -157,7 +158,7 @@ impl Sessions {
     /// Whether the session named `key` ([`Session::key`]) is still alive: what an open event
     /// stream checks at each event.
     pub fn still(&self, key: &str, now: i64, tokens: &[Token]) -> Result<bool, ClarifyError> {
-        let doc: SessionsDoc = docs::read_json(&self.store, SESSIONS)?;
+        let doc: SessionsDoc = docs::read_json(&*self.ws.store()?, SESSIONS)?;
         Ok(doc
             .sessions
             .iter()
@@ -167,7 +168,7 @@ impl Sessions {
     /// Whether `cookie` was a session that has since expired (not yet swept): the sign-in
     /// page then says so rather than "unknown".
     pub fn lapsed(&self, cookie: &str, now: i64) -> Result<bool, ClarifyError> {
-        let doc: SessionsDoc = docs::read_json(&self.store, SESSIONS)?;
+        let doc: SessionsDoc = docs::read_json(&*self.ws.store()?, SESSIONS)?;
         let hash = sha256_hex(cookie);
         Ok(doc
             .sessions
@@ -186,7 +187,7 @@ impl Sessions {
     /// The inbox's host label, chosen once (random) and kept with the sessions, so a
     /// restarted server answers on the name the browser holds cookies for.
     pub fn host_label(&self) -> Result<String, ClarifyError> {
-        let doc: SessionsDoc = docs::read_json(&self.store, SESSIONS)?;
+        let doc: SessionsDoc = docs::read_json(&*self.ws.store()?, SESSIONS)?;
         if let Some(label) = doc.host {
             return Ok(label);
         }
@@ -318,12 +319,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".agentx/state")).unwrap();
         let open = || {
-            let store = agentx_clarify_store_any::open_at(
-                dir.path(),
-                agentx_clarify_store_any::Location::Files,
-            )
-            .unwrap();
-            Sessions::new(store)
+            let ws = agentx_clarify_a2a::open_workspace(dir.path()).unwrap();
+            Sessions::new(std::sync::Arc::new(ws))
         };
         let tokens = vec![token("tok_a")];
         let cookie = open()

@@ -156,13 +156,12 @@ pub fn start(app: Arc<App>) {
 /// One monitor pass, with routing as `[clarify] route_on_retry` says: what it did, or why it
 /// could not run.
 async fn monitor(app: &App) -> Result<String, String> {
-    let root = app.root.clone();
+    let runner = app.ws.shared_runner();
     let ran = app
-        .in_background(move |ws| {
-            let runner = agentx_clarify_a2a::HubRunner::new(&root);
+        .in_background(move |store| {
             agentx_clarify_command::route::monitor_routed(
-                ws,
-                &runner,
+                store,
+                &*runner,
                 &system_now_ms,
                 false,
                 None,
@@ -201,10 +200,10 @@ pub fn start_notify(app: Arc<App>) {
         let mut backoff = Backoff::new(DELIVERY_RETRY.0, DELIVERY_RETRY.1);
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let public_url = app.public_url.clone();
             let ran = tokio::task::spawn_blocking(move || {
-                agentx_clarify_notify::pass_with(&root, system_now_ms(), public_url.as_deref())
+                agentx_clarify_notify::pass_with(&ws, system_now_ms(), public_url.as_deref())
             })
             .await;
             let wait = match ran {
@@ -247,9 +246,10 @@ pub fn start_notify(app: Arc<App>) {
 /// be read and is later than `retry`, else `retry` (a due time already past would only fail
 /// again at once).
 async fn after_failure(app: &App, retry: Duration) -> Duration {
-    let root = app.root.clone();
+    let ws = Arc::clone(&app.ws);
     let due = tokio::task::spawn_blocking(move || {
-        agentx_clarify_notify::home::Home::open(&root)?.read_outbox()
+        let store = ws.store()?;
+        agentx_clarify_notify::home::Home(&*store).read_outbox()
     })
     .await;
     match due {
@@ -269,15 +269,13 @@ pub fn start_github(app: Arc<App>) {
         let mut said = None::<String>;
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let ran = tokio::task::spawn_blocking(move || {
-                let store = agentx_clarify_store::DiskStore::new(&root);
-                match store.github_config() {
-                    Ok(Some(_)) => {
-                        agentx_clarify_notify::github::sync(&root, system_now_ms()).map(Some)
-                    }
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(e),
+                let on = ws.store()?.files.settings().github()?.is_some();
+                if on {
+                    agentx_clarify_notify::github::sync(&ws, system_now_ms()).map(Some)
+                } else {
+                    Ok(None)
                 }
             })
             .await;

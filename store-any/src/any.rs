@@ -3,6 +3,8 @@
 //! knowing where its state is. Only the state side varies (docs/protocol.md §21): the files
 //! are always the workspace directory's, so only [`State`]'s methods are dispatched here.
 
+use std::sync::Arc;
+
 use agentx_clarify_command::store::delegations::IssueWrite;
 use agentx_clarify_command::store::ledgers::{DueTimes, LedgerKind, Ledgers, Read};
 use agentx_clarify_command::{Changed, LeaseTake, RawLedger, Scope, Sides, State};
@@ -14,13 +16,15 @@ use agentx_clarify_store::{DiskLease, DiskStore};
 /// A workspace's store: its directory's files, and its state wherever it is.
 pub type AnyStore = Sides<DiskStore, AnyState>;
 
-/// Where a workspace's state is.
-#[derive(Debug)]
+/// Where a workspace's state is. Shared, not copied, by its clones: a long-lived process that
+/// reads its settings again keeps the state it opened (its connections, its caches) while the
+/// settings still put the state there.
+#[derive(Clone, Debug)]
 pub enum AnyState {
     /// `.agentx/state/` of the workspace directory.
-    Disk(DiskStore),
+    Disk(Arc<DiskStore>),
     /// A PostgreSQL database.
-    Pg(PgStore),
+    Pg(Arc<PgStore>),
 }
 
 /// A routing lease of either store.
@@ -96,7 +100,7 @@ where
     }
 
     fn due_times(&self) -> Result<DueTimes, ClarifyError> {
-        each!(self, s => Ledgers::<K>::due_times(s))
+        each!(self, s => Ledgers::<K>::due_times(&**s))
     }
 }
 

@@ -13,7 +13,6 @@ pub mod clock;
 mod delegations;
 mod feed;
 mod files;
-mod github;
 mod index;
 mod init;
 mod inside;
@@ -26,6 +25,7 @@ mod pass;
 mod pending;
 mod read;
 mod runs;
+mod stamp;
 mod state;
 mod sweep;
 mod watch;
@@ -48,7 +48,10 @@ pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use parallel::parallel_map;
-pub use read::{read_into, read_settings, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
+pub use read::{
+    read_into, read_settings, set_max_file_bytes, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES,
+};
+pub use stamp::SettingsStamp;
 pub use watch::{safety_tick, FALLBACK_TICK, SAFETY_TICK};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
@@ -232,45 +235,6 @@ impl DiskStore {
     fn ledger_dir_made<K: LedgerKind>(&self, issue: u32) -> Result<PathBuf, ClarifyError> {
         inside::make_dir(&self.path(K::DIR))?;
         Ok(self.path(&K::path(issue)))
-    }
-
-    /// The `[store] url` of the workspace's settings (docs/protocol.md §19), read as the settings are
-    /// (a FIFO or device at their path is refused, never waited on); `None` without one.
-    pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let url = read::read_small(&path, |bytes| {
-            // Every shell opens the workspace here first: the ledgers' cap is known before
-            // any command reads one, even a command that never loads the settings.
-            if let Some(cap) = Config::max_file_bytes_in(bytes) {
-                read::set_max_file_bytes(cap);
-            }
-            Config::store_url(&file, bytes)
-        })?;
-        Ok(url.flatten())
-    }
-
-    /// The `[store] timeout_ms` of the workspace's settings (docs/protocol.md §32; 5000 without
-    /// a settings file or the key).
-    pub fn store_timeout_ms(&self) -> Result<u64, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let ms = read::read_small(&path, |bytes| Config::store_timeout_ms(&file, bytes))?;
-        Ok(ms.unwrap_or(agentx_clarify_core::config::DEFAULT_STORE_TIMEOUT_MS))
-    }
-
-    /// The `[[notify]]` sinks of the workspace's settings, read as the settings are; none
-    /// without a settings file.
-    pub fn notify_sinks(&self) -> Result<Vec<agentx_clarify_core::notify::Sink>, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let sinks = read::read_small(&path, |bytes| {
-            agentx_clarify_core::notify::parse_sinks(&file, bytes)
-        })?;
-        Ok(sinks.unwrap_or_default())
     }
 
     /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before

@@ -73,6 +73,12 @@ impl Server {
         if !extra.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
+        Server::spawn(cmd)
+    }
+
+    /// A server started by `cmd` (an `agentx serve` command line, possibly under a tracer),
+    /// once it printed its sign-in link.
+    pub fn spawn(mut cmd: std::process::Command) -> Server {
         let mut child = cmd.spawn().expect("spawn agentx serve");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut link = String::new();

@@ -7,7 +7,6 @@
 
 use agentx_clarify_command::State;
 use std::collections::HashMap;
-use std::path::Path;
 
 use agentx_clarify_command::store::docs;
 use agentx_clarify_command::{Files, Scope};
@@ -17,7 +16,7 @@ use agentx_clarify_core::github::{
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store_any::AnyStore;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -58,19 +57,19 @@ pub struct SyncReport {
 }
 
 /// Every readable ledger of the workspace, wherever its state is.
-fn ledgers(store: &AnyStore) -> Result<Vec<Ledger>, ClarifyError> {
+fn ledgers(store: &WorkspaceStore) -> Result<Vec<Ledger>, ClarifyError> {
     let read = store.scan(Scope::All, |read| read.ledger.ok())?;
     Ok(read.into_iter().flatten().collect())
 }
 
 /// The sync state (the `github` state document): empty before the first sync.
-fn read_state(store: &AnyStore) -> Result<SyncState, ClarifyError> {
+fn read_state(store: &WorkspaceStore) -> Result<SyncState, ClarifyError> {
     docs::read_json(store, docs::GITHUB)
 }
 
 /// Read–change–write of the sync state under the store's exclusion.
 fn update_state<T>(
-    store: &AnyStore,
+    store: &WorkspaceStore,
     me: &str,
     change: impl FnOnce(&mut SyncState) -> T,
 ) -> Result<T, ClarifyError> {
@@ -78,29 +77,30 @@ fn update_state<T>(
     docs::update_json(store, docs::GITHUB, &config, me, change)
 }
 
-/// One sync of the workspace at `root` at time `now`.
-pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
-    let store = agentx_clarify_store_any::open(root)?;
-    let Some(config) = store.files.github_config()? else {
+/// One sync of the workspace `ws` at time `now`.
+pub fn sync(ws: &Workspace, now: i64) -> Result<SyncReport, ClarifyError> {
+    let store = ws.store()?;
+    let store = &*store;
+    let Some(config) = store.files.settings().github()? else {
         return Err(ClarifyError::input(
             "GitHub Mode is off: .agentx/config.toml has no [github] table (docs/github.md)",
         ));
     };
     let mut report = SyncReport::default();
     let me = crate::deliverer();
-    let state = read_state(&store)?;
+    let state = read_state(store)?;
     if let Some(until) = state.not_before.filter(|t| *t > now) {
         report.waiting_until = Some(until);
         return Ok(report);
     }
-    let client = Client::new(&config, |v| std::env::var(v).ok())
+    let client = Client::new(config, |v| std::env::var(v).ok())
         .map_err(|e| ClarifyError::input(e.to_string()))?;
     let repo = Repo {
         client: &client,
-        config: &config,
+        config,
         now,
     };
-    let all = ledgers(&store)?;
+    let all = ledgers(store)?;
     let refs: Vec<&Ledger> = all.iter().collect();
     let issues = issues_to_read(&refs);
     report.issues = issues.len();
@@ -110,7 +110,7 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
         let comments = match repo.comments(issue, since.as_deref()) {
             Ok(c) => c,
             Err(GhError::RateLimited { until }) => {
-                wait(&store, &me, &mut report, until)?;
+                wait(store, &me, &mut report, until)?;
                 return Ok(report);
             }
             Err(e) => {
@@ -125,8 +125,7 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
         let mut whole = true;
         for c in comments {
             match one(
-                root,
-                &store,
+                store,
                 &repo,
                 &me,
                 issue,
@@ -137,7 +136,7 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             ) {
                 Ok(()) => {}
                 Err(GhError::RateLimited { until }) => {
-                    wait(&store, &me, &mut report, until)?;
+                    wait(store, &me, &mut report, until)?;
                     return Ok(report);
                 }
                 Err(e) => {
@@ -149,15 +148,15 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             }
         }
         if let (true, Some(newest)) = (whole, newest) {
-            update_state(&store, &me, |s| s.advance(issue, &newest))?;
+            update_state(store, &me, |s| s.advance(issue, &newest))?;
         }
     }
-    update_state(&store, &me, |s| s.not_before = None)?;
+    update_state(store, &me, |s| s.not_before = None)?;
     Ok(report)
 }
 
 fn wait(
-    store: &AnyStore,
+    store: &WorkspaceStore,
     me: &str,
     report: &mut SyncReport,
     until: i64,
@@ -169,8 +168,7 @@ fn wait(
 /// Handles one comment; `Err` stops the issue (the cursor stays before this comment).
 #[allow(clippy::too_many_arguments)] // one private step of the loop above
 fn one(
-    root: &Path,
-    store: &AnyStore,
+    store: &WorkspaceStore,
     repo: &Repo<'_>,
     me: &str,
     issue: u32,
@@ -250,7 +248,7 @@ fn one(
                 via: agentx_clarify_core::github::VIA.into(),
                 reference: Some(c.url.clone()),
             };
-            let envelope = act(root, ledger.as_ref(), &command, &attribution, now);
+            let envelope = act(store, ledger.as_ref(), &command, &attribution, now);
             if envelope.get("ok") == Some(&Value::Bool(true)) {
                 record_state(Outcome::Acted)?;
                 repo.react(c.id, "+1")?;
@@ -292,16 +290,12 @@ fn one(
 
 /// The command through the command layer, as the server's people act.
 fn act(
-    root: &Path,
+    ws: &WorkspaceStore,
     ledger: Option<&Ledger>,
     command: &Command,
     by: &Attribution,
     now: i64,
 ) -> Value {
-    let ws = match agentx_clarify_store_any::open(root) {
-        Ok(ws) => ws,
-        Err(e) => return json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
-    };
     let (op, input) = match command {
         Command::Resolve { id, decision } => {
             let record = ledger.and_then(|l| l.clarifications.iter().find(|r| &r.id == id));
@@ -323,7 +317,7 @@ fn act(
             ("abandon", input)
         }
     };
-    agentx_clarify_command::call_as(&ws, op, &input, now, by)
+    agentx_clarify_command::call_as(ws, op, &input, now, by)
 }
 
 /// GitHub's `since` a second before the cursor (`YYYY-MM-DDTHH:MM:SSZ`): GitHub's times are

@@ -32,8 +32,6 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 pub struct Gate {
     app: Arc<App>,
-    /// `[serve] allowed_origins`, lowercase, without a trailing slash.
-    origins: Vec<String>,
     /// Each session: the token that opened it, its use (`sessions.rs`).
     pub book: Arc<Book>,
     /// rmcp's sessions, to close those the book lets go.
@@ -42,21 +40,24 @@ pub struct Gate {
 
 impl Gate {
     pub fn new(app: Arc<App>, sessions: Sessions) -> Self {
-        let path = app.root.join(agentx_clarify_command::paths::CONFIG);
-        let origins = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| agentx_clarify_core::config::Config::parse("config.toml", &text).ok())
-            .map(|c| c.serve_allowed_origins)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
-            .collect();
         Gate {
             app,
-            origins,
             book: Arc::default(),
             sessions,
         }
+    }
+
+    /// `[serve] allowed_origins` of the settings as the server last read them (no look: this
+    /// runs on the async threads), lowercase, without a trailing slash.
+    fn origins(&self) -> Vec<String> {
+        let store = self.app.ws.current();
+        let config = store.files.settings().config();
+        config
+            .map(|c| c.serve_allowed_origins.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+            .collect()
     }
 
     /// Closes the sessions the book let go (rmcp frees their memory), off the request.
@@ -81,7 +82,7 @@ impl Gate {
                 .hosts
                 .iter()
                 .any(|h| origin == format!("{scheme}://{h}"))
-            || self.origins.contains(&origin)
+            || self.origins().contains(&origin)
     }
 }
 

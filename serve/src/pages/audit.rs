@@ -89,7 +89,7 @@ fn verified(v: &query::VerifyOutcome) -> String {
 }
 
 /// The issues whose ledgers changed last (their latest entry), newest first.
-fn recent_issues(ws: &agentx_clarify_store_any::AnyStore) -> Result<Vec<u32>, ClarifyError> {
+fn recent_issues(ws: &agentx_clarify_workspace::WorkspaceStore) -> Result<Vec<u32>, ClarifyError> {
     let (ledgers, _) = query::read_all(ws)?;
     let mut latest: Vec<(i64, u32)> = ledgers
         .iter()

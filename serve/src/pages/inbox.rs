@@ -45,7 +45,6 @@ pub async fn inbox(
         Err(r) => return r,
     };
     let filters = f.clone();
-    let root = app.root.clone();
     let open_view = Arc::clone(&app);
     let me = v.human.clone();
     let page = app
@@ -90,7 +89,7 @@ pub async fn inbox(
                 Some(page) => page,
                 None => render_inbox(&filters, query::list(ws, &filter)?, &ctx),
             };
-            let trouble = super::deliveries::trouble(&root, now)?;
+            let trouble = super::deliveries::trouble(ws, now)?;
             Ok((needs_you, format!("{trouble}{page}")))
         })
         .await;

@@ -9,7 +9,7 @@ use agentx_clarify_core::layer4::{Audit, AuditStep, CheckArgs as CoreCheckArgs, 
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::new_uuid_v4;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 
 use crate::exit::{self, Outcome};
