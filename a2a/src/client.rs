@@ -40,6 +40,9 @@ impl std::fmt::Display for CallError {
 fn http() -> Result<Http, CallError> {
     Http::builder()
         .connect_timeout(Duration::from_secs(10))
+        // A redirect would take the request (and its bearer token) to wherever the agent
+        // says: only the configured origin, or one `allow_card_origins` lists, is called.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| CallError(format!("no HTTP client: {e}")))
 }

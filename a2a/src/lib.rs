@@ -11,12 +11,14 @@
 pub mod client;
 pub mod route;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentx_clarify_command::{RunFor, Runner};
 use agentx_clarify_core::routing::{Invocation, Preset, RunResult};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_runner::ProcessRunner;
+use agentx_clarify_workspace::{Workspace, WorkspaceFiles};
 
 pub use a2a as protocol;
 
@@ -33,6 +35,26 @@ impl HubRunner {
             processes: ProcessRunner::new(root),
         }
     }
+}
+
+/// The hub's workspace at `root` for one command (the CLI): routing through [`HubRunner`].
+/// The CLI, `agentx mcp` and `agentx serve` all open theirs here, so a `preset = "a2a"` agent
+/// is reached the same way through every door of the hub.
+pub fn open_workspace(root: &Path) -> Result<Workspace, ClarifyError> {
+    hub_workspace(WorkspaceFiles::read(root, false)?, false)
+}
+
+/// [`open_workspace`] for a long-lived door (`agentx mcp`, `agentx serve`): the settings are
+/// read again when they change.
+pub fn open_workspace_watching(root: &Path) -> Result<Workspace, ClarifyError> {
+    hub_workspace(WorkspaceFiles::read(root, true)?, true)
+}
+
+/// The hub's workspace on settings already read (the CLI points out their typos first);
+/// `watching` as [`Workspace::open_watching`].
+pub fn hub_workspace(files: WorkspaceFiles, watching: bool) -> Result<Workspace, ClarifyError> {
+    let runner = Arc::new(HubRunner::new(files.root()));
+    Workspace::with_files(files, runner, watching)
 }
 
 impl Runner for HubRunner {

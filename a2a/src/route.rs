@@ -112,6 +112,9 @@ fn follow(
         "agent card: {} {} (JSON-RPC at {endpoint})",
         card.name, card.version
     ));
+    if let Err(why) = endpoint_allowed(invocation, &endpoint) {
+        return End::Error(why);
+    }
     let mut client = match Client::new(endpoint, token) {
         Ok(c) => c,
         Err(e) => return End::Error(e.0),
@@ -179,6 +182,29 @@ fn follow(
             }
             Err(e) => return End::Error(e.0),
         }
+    }
+}
+
+/// The bearer token goes only to the origin of the configured URL (issue 48): a card naming
+/// its JSON-RPC endpoint on another origin would have the hub send its credential wherever
+/// the agent says — unless `[agents.X] allow_card_origins` lists that origin.
+fn endpoint_allowed(invocation: &Invocation, endpoint: &str) -> Result<(), String> {
+    use agentx_clarify_core::origin::origin_of;
+    let configured = origin_of(&invocation.program);
+    let named = origin_of(endpoint);
+    match named {
+        Some(o) if Some(&o) == configured.as_ref() || invocation.allow_card_origins.contains(&o) => {
+            Ok(())
+        }
+        Some(o) => Err(format!(
+            "the agent card names its JSON-RPC endpoint on another origin, {o} (the runner's URL is on {}): refused, no request sent there; list it in [agents.{}] allow_card_origins to trust it",
+            configured.as_deref().unwrap_or("?"),
+            invocation.agent
+        )),
+        None => Err(format!(
+            "the agent card names a JSON-RPC endpoint that is not an http(s) URL: {}",
+            agentx_clarify_core::error::shown(endpoint)
+        )),
     }
 }
 

@@ -4,12 +4,16 @@
 //! into a thrown `Error` with `.code`. A panic never crosses into Node: it becomes an
 //! `INTERNAL` envelope.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
 use agentx_clarify_command::{guarded, vector, MemStore, State};
 use agentx_clarify_core::envelope::failure;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_runner::ProcessRunner;
-use agentx_clarify_store::clock::system_now_ms;
-use agentx_clarify_store::{with_new_session, DiskStore};
+use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -43,6 +47,23 @@ pub fn functions() -> Vec<String> {
         .collect()
 }
 
+/// The workspaces this process opened, by root: each once (its settings read again when they
+/// change, its PostgreSQL connections kept), shared by every call and feed on it. Routing
+/// runs agents as processes (`ProcessRunner`): the addon holds no HTTP client, so a `preset =
+/// "a2a"` runner is `RUNNER_UNAVAILABLE` here, naming the CLI and the server.
+static WORKSPACES: Mutex<BTreeMap<PathBuf, Arc<Workspace>>> = Mutex::new(BTreeMap::new());
+
+/// The workspace at `root`, opened on its first use in this process.
+fn workspace(root: &Path) -> Result<Arc<Workspace>, ClarifyError> {
+    let mut open = WORKSPACES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(ws) = open.get(root) {
+        return Ok(Arc::clone(ws));
+    }
+    let ws = Arc::new(Workspace::open_watching(root, ProcessRunner::new(root))?);
+    open.insert(root.to_path_buf(), Arc::clone(&ws));
+    Ok(ws)
+}
+
 /// One store operation on a workspace, run on the libuv thread pool (off the JS thread).
 pub struct StoreCall {
     root: String,
@@ -57,9 +78,7 @@ impl Task for StoreCall {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<String> {
-        let root = std::path::Path::new(&self.root);
-        // Routing runs agents from this pool thread (the thread that waits for them).
-        let runner = ProcessRunner::new(root);
+        let root = Path::new(&self.root);
         let envelope = guarded(|| {
             // A root that does not exist is an error, not an empty workspace; `init` makes it.
             if self.op != "init" {
@@ -67,22 +86,14 @@ impl Task for StoreCall {
                     return failure(&e);
                 }
             }
-            // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it (a
-            // pooled connection is reused across calls).
-            let store = match agentx_clarify_store_any::open(root) {
-                Ok(store) => store,
+            // The workspace's store, files or PostgreSQL, chosen as the CLI chooses it.
+            let ws = match workspace(root) {
+                Ok(ws) => ws,
                 Err(e) => return failure(&e),
             };
+            // Routing runs agents from this pool thread (the thread that waits for them).
             match parse_input(&self.input) {
-                Ok(input) => agentx_clarify_command::call_routed(
-                    &store,
-                    &runner,
-                    &self.op,
-                    // A plan without a session gets a new one here: the layers below draw
-                    // no randomness.
-                    &with_new_session(&self.op, &input).unwrap_or(input),
-                    &system_now_ms,
-                ),
+                Ok(input) => ws.call_routed(&self.op, &input),
                 Err(failure) => failure,
             }
         });
@@ -108,9 +119,7 @@ pub fn store_call(root: String, op: String, input: String) -> AsyncTask<StoreCal
 /// The workspace root that `agentx` would use from `start` (nearest ancestor with `.agentx/`).
 #[napi]
 pub fn discover_root(start: String) -> String {
-    DiskStore::discover(std::path::Path::new(&start))
-        .display()
-        .to_string()
+    DiskStore::discover(Path::new(&start)).display().to_string()
 }
 
 /// A workspace in memory (the command layer over `MemStore`): the same commands and shapes as
@@ -162,7 +171,7 @@ impl MemoryWorkspace {
 /// [`StoreFeed::changes`] says what changed since the last, once.
 #[napi]
 pub struct StoreFeed {
-    store: agentx_clarify_store_any::AnyStore,
+    store: Arc<WorkspaceStore>,
     cursor: agentx_clarify_store_any::AnyCursor,
 }
 
@@ -173,7 +182,9 @@ impl StoreFeed {
     #[napi(factory)]
     pub fn open(root: String) -> napi::Result<StoreFeed> {
         let fail = |e: ClarifyError| napi::Error::from_reason(failure(&e).to_string());
-        let store = agentx_clarify_store_any::open(std::path::Path::new(&root)).map_err(fail)?;
+        let store = workspace(Path::new(&root))
+            .and_then(|ws| ws.store())
+            .map_err(fail)?;
         let cursor = store.feed().map_err(fail)?;
         Ok(StoreFeed { store, cursor })
     }

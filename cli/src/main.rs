@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::{parse_now, system_now_ms};
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::{Workspace, WorkspaceFiles};
 use clap::{CommandFactory, Parser};
 use cli::{Cli, ColorMode, Command};
 #[cfg(feature = "mcp")]
@@ -83,7 +83,7 @@ fn run(cli: Cli) -> i32 {
             json,
         ),
         Command::Store(cmd) => store::run(&root, json, cmd),
-        // The sinks are workspace files (settings); sending touches no state.
+        // The sinks are settings: `notify test` touches no state.
         Command::Notify(cmd) => notify::run(&root, now, json, cmd),
         Command::Github(cmd) => github::run(&root, now, json, cmd),
         #[cfg(feature = "mcp")]
@@ -93,11 +93,7 @@ fn run(cli: Cli) -> i32 {
         #[cfg(feature = "serve")]
         Command::Tokens(cmd) => serve::tokens(&root, now, json, cmd),
         Command::Completions(a) => completions::run(&a, Cli::command()),
-        command => {
-            typos::warn(&root);
-            agentx_clarify_store_any::open(&root)
-                .and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command))
-        }
+        command => open(&root).and_then(|ws| on_state(&ws, now, cli.now.is_some(), json, command)),
     };
     result.unwrap_or_else(|e| print::fail(json, &e))
 }
@@ -121,10 +117,20 @@ fn root(cli: &Cli) -> Result<PathBuf, ClarifyError> {
     Ok(root.clone())
 }
 
+/// The workspace at `root`, opened once for the command: its settings read (their typos
+/// pointed out on stderr before anything runs), its store and the hub's runner.
+fn open(root: &std::path::Path) -> Result<Workspace, ClarifyError> {
+    let files = WorkspaceFiles::read(root, false)?;
+    typos::warn(&files);
+    agentx_clarify_a2a::hub_workspace(files, false)
+}
+
 /// The commands that read or change the state, on the workspace's store.
 fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command) -> Outcome {
+    let runner = ws.runner();
+    let ws = &*ws.store()?;
     match command {
-        Command::Clarify(c) => clarify::run(ws, now, fixed, json, c),
+        Command::Clarify(c) => clarify::run(ws, runner, now, fixed, json, c),
         Command::Signals(c) => signals::run(ws, now, json, c),
         Command::Delegate(c) => delegate::run(ws, now, json, c),
         Command::Hook(h) => status::hook(ws, now, json, h),

@@ -3,99 +3,17 @@
 //! `scripts/setup`) on loopback. Each agent records what it received (the message, its
 //! metadata, a `CancelTask`), so the tests see both sides.
 
+mod a2a_agent;
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use a2a_agent::Agent;
 use common::{json_in, read_ledger, Out};
 use serde_json::Value;
 
 const WORKFLOW: &str = "[[steps]]\nid = \"build\"\nagent = \"engineer\"\ncan_clarify = [\"architect\"]\nclarify_max_rounds = 3\nclarify_sla_minutes = 60\n";
-
-/// One A2A agent process; killed when dropped.
-struct Agent {
-    child: Child,
-    url: String,
-    record: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Agent {
-    /// Starts `tests/a2a/agent.py MODE` (with a required bearer token when `token` is given)
-    /// and waits for it to serve.
-    fn start(mode: &str, token: Option<&str>) -> Agent {
-        let dir = tempfile::tempdir().unwrap();
-        let record = dir.path().join("record.jsonl");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/agent.py");
-        let mut cmd = Command::new("python3");
-        cmd.arg(&script).arg(mode).arg(&record);
-        if let Some(t) = token {
-            cmd.arg(t);
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs (scripts/setup installs a2a-sdk)");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the A2A agent starts within 30 s");
-        let url = line
-            .trim()
-            .strip_prefix("ready ")
-            .unwrap_or_else(|| panic!("the agent said {line:?} (is a2a-sdk installed?)"))
-            .to_owned();
-        Agent {
-            child,
-            url,
-            record,
-            _dir: dir,
-        }
-    }
-
-    /// What the agent recorded, one JSON value per event.
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.record)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
-    /// Waits up to 10 s for an event of `kind`.
-    fn wait_for(&self, kind: &str) -> Value {
-        let until = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(e) = self.events().into_iter().find(|e| e["event"] == kind) {
-                return e;
-            }
-            assert!(
-                Instant::now() < until,
-                "no {kind} event: {:?}",
-                self.events()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A workspace whose architect is the A2A agent at `url` (plus `extra` lines in its table).
 fn workspace(url: &str, extra: &str) -> tempfile::TempDir {
@@ -321,4 +239,102 @@ fn the_bearer_token_comes_from_token_env() {
         let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
         assert!(!text.contains("s3cret"), "{text}");
     }
+}
+
+/// A listener on loopback that counts the connections it gets and answers none of them: where
+/// a hostile card would send the hub's requests.
+struct Collector {
+    url: String,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Collector {
+    fn start() -> Collector {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/rpc", listener.local_addr().unwrap());
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = std::sync::Arc::clone(&hits);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        Collector { url, hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn the_token_goes_only_to_the_configured_origin_or_one_allowed() {
+    // Issue 48: the runner sent its bearer token to whatever host the agent's card named.
+    let collector = Collector::start();
+    let agent = Agent::start_with(
+        "complete",
+        Some("s3cret-a2a"),
+        &[("AGENT_CARD_URL", &collector.url)],
+    );
+    let dir = workspace(&agent.url, "token_env = \"ARCH_A2A_TOKEN\"\n");
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let with_token = |root: &Path, id: &str| {
+        let mut cmd = common::agentx();
+        cmd.env("ARCH_A2A_TOKEN", "s3cret-a2a").args([
+            common::root_arg(root).as_str(),
+            "--json",
+            "clarify",
+            "route",
+            id,
+        ]);
+        Out::from_output(&cmd.output().unwrap())
+    };
+    let out = with_token(root, &id);
+    assert_eq!(out.code, 9, "{out:#?}");
+    let v = out.json();
+    assert_eq!(v["error"]["code"], "AGENT_ERROR", "{v}");
+    let origin = collector.url.trim_end_matches("/rpc");
+    let body = last_entry(&record(root, &id))["body"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        body.contains(&format!("on another origin, {origin}")),
+        "{body}"
+    );
+    assert!(body.contains("allow_card_origins"), "{body}");
+    assert_eq!(collector.hits(), 0, "a request went to the card's origin");
+    assert!(agent.events().iter().all(|e| e["event"] != "message"));
+
+    // The card names another agent whose origin the table trusts: the token goes there.
+    let other = Agent::start("complete", Some("s3cret-a2a"));
+    let pointing = Agent::start_with(
+        "complete",
+        Some("s3cret-a2a"),
+        &[("AGENT_CARD_URL", &format!("{}/", other.url))],
+    );
+    let trusted = format!(
+        "token_env = \"ARCH_A2A_TOKEN\"\nallow_card_origins = [\"{}\"]\n",
+        other.url
+    );
+    let dir = workspace(&pointing.url, &trusted);
+    let root = dir.path();
+    let id = ask(root, &[]);
+    let out = with_token(root, &id);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(out.json()["outcome"], "answered");
+    assert!(other.events().iter().any(|e| e["event"] == "message"));
+    assert!(other.events().iter().all(|e| e["event"] != "unauthorized"));
+    assert!(pointing.events().iter().all(|e| e["event"] != "message"));
+    // An entry that is not an origin is the settings' error, naming the key.
+    let dir = workspace(
+        &agent.url,
+        "allow_card_origins = [\"http://127.0.0.1:1/path\"]\n",
+    );
+    let id = ask(dir.path(), &[]);
+    let out = route(dir.path(), &id);
+    assert_eq!(out.code, 3, "{out:#?}");
+    assert!(out.stdout.contains("allow_card_origins"), "{out:#?}");
 }

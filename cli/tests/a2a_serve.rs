@@ -3,6 +3,7 @@
 //! the CLI answering in the same workspace.
 
 mod common;
+mod mcp_session;
 mod serve_http;
 
 use std::io::{BufRead, BufReader, Write};
@@ -170,7 +171,7 @@ fn an_a2a_client_asks_and_follows_the_answer() {
     let root = dir.path();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
 
     // The card as the SDK parsed it.
     let card = client.call(json!({"op": "card"}));
@@ -178,7 +179,7 @@ fn an_a2a_client_asks_and_follows_the_answer() {
     assert_eq!(card["skills"][0]["id"], "clarify", "{card}");
     assert_eq!(
         card["supportedInterfaces"][0]["url"],
-        format!("{}/a2a", server.origin())
+        format!("{}/a2a", server.api_origin())
     );
     assert_eq!(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
 
@@ -227,7 +228,7 @@ fn choices_questions_back_and_cancel() {
     let agent = token(root, "--agent", "engineer");
     let other = token(root, "--agent", "reviewer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
 
     // A choice question: the value comes back with the artifact.
     let task = client.task(json!({"op": "send", "text": "Which cache?", "metadata": {
@@ -277,7 +278,7 @@ fn choices_questions_back_and_cancel() {
     );
     // The target cannot give the input the asker owes.
     let architect = token(root, "--agent", "architect");
-    let mut target = Client::start(&server.origin(), &architect);
+    let mut target = Client::start(&server.api_origin(), &architect);
     let refused = target.call(json!({"op": "send", "text": "anywhere", "taskId": id}));
     assert!(
         refused["error"]
@@ -306,7 +307,7 @@ fn choices_questions_back_and_cancel() {
     );
 
     // Another agent cannot see the engineer's task.
-    let mut stranger = Client::start(&server.origin(), &other);
+    let mut stranger = Client::start(&server.api_origin(), &other);
     let hidden = stranger.call(json!({"op": "get", "id": id}));
     assert!(
         hidden["error"].as_str().unwrap_or("").contains("not found"),
@@ -330,7 +331,7 @@ fn a_streaming_send_follows_the_question_to_its_decision() {
     let root = dir.path();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
     client.send(json!({"op": "sendStream", "text": "Ship on Friday?",
         "metadata": {"to": "architect", "issue": 11.0, "topic": "Release", "answerKind": "confirm"}}));
     let first = client.next_with("stream");
@@ -388,7 +389,7 @@ fn js(server: &Server, token: &str, op: &str, arg: &str) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/a2a/hub_client.mjs");
     let out = Command::new("node")
         .arg(script)
-        .args([server.origin().as_str(), token, op, arg])
+        .args([server.api_origin().as_str(), token, op, arg])
         .stdin(Stdio::null())
         .output()
         .expect("node runs (scripts/setup installs tests/a2a's @a2a-js/sdk)");
@@ -437,7 +438,7 @@ fn route_true_has_the_hub_run_the_target() {
     .unwrap();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
     let task = client.task(json!({"op": "send", "text": "Which cache?",
         "metadata": {"to": "architect", "issue": 12, "topic": "Cache", "route": true}}));
     let id = task["id"].as_str().unwrap().to_owned();
@@ -459,4 +460,225 @@ fn route_true_has_the_hub_run_the_target() {
         (answer["type"].as_str(), answer["from"].as_str()),
         (Some("answer"), Some("architect"))
     );
+}
+
+/// The error line's text with `id` taken out: what tells two refusals apart besides it.
+fn without(v: &Value, id: &str) -> String {
+    v["error"].as_str().unwrap_or_default().replace(id, "<id>")
+}
+
+#[test]
+fn an_agent_sees_the_issues_it_takes_part_in_and_nothing_else() {
+    // Issue 48, items 9 and 12: one rule on every door (an agent sees the records of the
+    // issues it takes part in), and another agent's task reads as a missing one, word for word.
+    let dir = workspace();
+    let root = dir.path();
+    let engineer = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.api_origin(), &engineer);
+    let mine = client.task(json!({"op": "send", "text": "Which cache?",
+        "metadata": {"to": "architect", "issue": 5, "topic": "Cache"}}));
+    assert_eq!(mine["id"], "CLR-5-001");
+    // Another question of issue 5 (the engineer takes part in it), and one of issue 6 (no part).
+    for (issue, from, to) in [
+        (5, "architect", "product-manager"),
+        (6, "architect", "product-manager"),
+    ] {
+        let out = json_in(
+            root,
+            &[
+                "clarify",
+                "ask",
+                &format!("--issue={issue}"),
+                &format!("--from={from}"),
+                &format!("--to={to}"),
+                "--topic=Scope",
+                "--question=Which scope?",
+            ],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+    }
+    let same_issue = client.task(json!({"op": "get", "id": "CLR-5-002"}));
+    assert_eq!(same_issue["metadata"]["from"], "architect", "{same_issue}");
+    let hidden = client.call(json!({"op": "get", "id": "CLR-6-001"}));
+    let missing = client.call(json!({"op": "get", "id": "CLR-6-002"}));
+    assert!(
+        hidden["error"].as_str().unwrap_or("").contains("not found"),
+        "{hidden}"
+    );
+    assert_eq!(
+        without(&hidden, "CLR-6-001"),
+        without(&missing, "CLR-6-002")
+    );
+    let other_issue = client.call(json!({"op": "get", "id": "CLR-77-001"}));
+    assert_eq!(
+        without(&hidden, "CLR-6-001"),
+        without(&other_issue, "CLR-77-001")
+    );
+    let cancel = client.call(json!({"op": "cancel", "id": "CLR-6-001"}));
+    assert_eq!(
+        without(&cancel, "CLR-6-001"),
+        without(
+            &client.call(json!({"op": "cancel", "id": "CLR-6-002"})),
+            "CLR-6-002"
+        )
+    );
+    assert_eq!(ledger_record(root, 6, "CLR-6-001")["status"], "pending");
+
+    // The same on /mcp: the engineer's list holds issue 5 only; issue 6 is as if missing.
+    let mut mcp = mcp_session::Session::open(&server, &engineer);
+    let (_, listed) = mcp.call("clarify_list", json!({"all": true}));
+    let ids: Vec<String> = listed.unwrap()["structuredContent"]["clarifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["CLR-5-001", "CLR-5-002"]);
+    let shown = |mcp: &mut mcp_session::Session, args: Value| {
+        mcp.call("clarify_show", args).1.unwrap()["structuredContent"].clone()
+    };
+    let seen = shown(&mut mcp, json!({"id": "CLR-5-002"}));
+    assert_eq!(seen["clarification"]["from"], "architect", "{seen}");
+    let hidden = shown(&mut mcp, json!({"id": "CLR-6-001"}));
+    let missing = shown(&mut mcp, json!({"id": "CLR-6-002"}));
+    assert_eq!(hidden["code"], "NOT_FOUND", "{hidden}");
+    assert_eq!(
+        hidden["message"]
+            .as_str()
+            .unwrap()
+            .replace("CLR-6-001", "<id>"),
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .replace("CLR-6-002", "<id>")
+    );
+    let ledger = shown(&mut mcp, json!({"issue": 6}));
+    let nothing = shown(&mut mcp, json!({"issue": 66}));
+    assert_eq!(
+        ledger["message"].as_str().unwrap().replace("#6 ", "#<n> "),
+        nothing["message"]
+            .as_str()
+            .unwrap()
+            .replace("#66 ", "#<n> ")
+    );
+    let (_, audit) = mcp.call("clarify_audit", json!({"id": "CLR-6-001"}));
+    assert_eq!(audit.unwrap()["structuredContent"]["code"], "NOT_FOUND");
+    let (_, wait) = mcp.call(
+        "clarify_wait",
+        json!({"id": "CLR-6-001", "timeoutSeconds": 1}),
+    );
+    assert_eq!(wait.unwrap()["structuredContent"]["code"], "NOT_FOUND");
+    let read = json!({"jsonrpc": "2.0", "id": 70, "method": "resources/read",
+        "params": {"uri": "agentx://issues/6"}});
+    let r = mcp_session::post(&server, Some(&engineer), Some(&mcp.id), &read);
+    let messages = mcp_session::messages(&r);
+    let reply = messages.iter().find(|m| m["id"] == 70).unwrap();
+    assert!(reply.get("error").is_some(), "{reply}");
+    assert!(!r.body.contains("Which scope?"), "{}", r.body);
+    let list = json!({"jsonrpc": "2.0", "id": 71, "method": "resources/list"});
+    let r = mcp_session::post(&server, Some(&engineer), Some(&mcp.id), &list);
+    assert!(
+        r.body.contains("CLR-5-002") && !r.body.contains("CLR-6-001"),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
+fn a_subscription_ends_when_its_token_is_revoked() {
+    // Issue 48, item 11: an A2A subscription opened before the revocation still delivered the
+    // answer.
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.api_origin(), &agent);
+    let task = client.task(json!({"op": "send", "text": "Which cache?",
+        "metadata": {"to": "architect", "issue": 14, "topic": "Cache"}}));
+    let id = task["id"].as_str().unwrap().to_owned();
+    client.send(json!({"op": "subscribe", "id": id}));
+    let first = client.next_with("stream");
+    assert_eq!(first["stream"]["task"]["id"], id.as_str(), "{first}");
+    assert_eq!(json_in(root, &["tokens", "revoke", "engineer"]).code, 0);
+    answer(root, &id, &["--body=Use Redis."]);
+    let end = client.next_with("streamEnd");
+    assert_eq!(end["streamEnd"], id.as_str());
+    let delivered: Vec<&Value> = client
+        .held
+        .iter()
+        .filter(|v| v.get("stream").is_some())
+        .collect();
+    assert!(
+        delivered.is_empty(),
+        "delivered after the revocation: {delivered:?}"
+    );
+}
+
+#[test]
+fn routing_takes_turns_on_every_door() {
+    // Issue 48, item 4: 20 A2A messages with `route: true` started 20 runners at once with
+    // `[mcp] max_routes = 2`. One bound for every door: /a2a and /mcp share its turns.
+    let dir = workspace();
+    let root = dir.path();
+    let trace = root.join("runs.log");
+    let script = format!(
+        "echo start >> {t}; sleep 0.3; echo end >> {t}; echo Redis.",
+        t = trace.display()
+    );
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!(
+            "[mcp]\nmax_routes = 2\n\n[agents.architect]\ncommand = [\"sh\", \"-c\", {script:?}]\nanswer = \"text\"\n"
+        ),
+    )
+    .unwrap();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.api_origin(), &agent);
+    let (a2a, mcp) = (20, 4);
+    for n in 0..a2a {
+        let task = client.task(json!({"op": "send", "text": format!("Redis for part {n}?"),
+            "metadata": {"to": "architect", "issue": 30, "topic": format!("Part {n}"), "route": true}}));
+        assert_eq!(task["status"]["state"], "TASK_STATE_WORKING", "{task}");
+    }
+    let mut session = mcp_session::Session::open(&server, &agent);
+    for n in 0..mcp {
+        let (_, r) = session.call(
+            "clarify_ask",
+            json!({"issue": 31, "to": "architect", "topic": format!("Piece {n}"),
+                   "question": format!("Redis for piece {n}?"), "route": true, "blocking": false}),
+        );
+        assert_eq!(r.unwrap()["isError"], false);
+    }
+    let ends = || {
+        std::fs::read_to_string(&trace)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| *l == "end")
+            .count()
+    };
+    let until = Instant::now() + Duration::from_secs(60);
+    while ends() < a2a + mcp {
+        assert!(
+            Instant::now() < until,
+            "the routings did not finish: {}",
+            ends()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (mut running, mut most) = (0i32, 0i32);
+    for line in std::fs::read_to_string(&trace).unwrap().lines() {
+        running += if line == "start" { 1 } else { -1 };
+        most = most.max(running);
+    }
+    assert_eq!(
+        most, 2,
+        "at most [mcp] max_routes = 2 at once, and that many"
+    );
+    // Each was answered, in turn.
+    for n in 1..=a2a {
+        let id = format!("CLR-30-{n:03}");
+        assert_eq!(ledger_record(root, 30, &id)["status"], "answered", "{id}");
+    }
 }

@@ -276,3 +276,116 @@ fn a_kill_at_any_write_fsync_rename_link_or_unlink_leaves_nothing_the_next_ask_w
 fn argv(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
+
+/// The repair rule between a ledger and the status file (docs/protocol.md §8): a blocking ask
+/// killed at every write, fsync, rename, link and unlink — so at every point between its
+/// ledger's rename and its status file's — leaves statuses that the next command repairs. Once
+/// the ledger holds the question, `agentx state` (a read) shows the architect clarifying it
+/// and the engineer blocked on it, and the next status write by another command (here an
+/// unrelated agent's `state` report) makes that the file's content.
+#[test]
+fn a_kill_between_the_ledger_and_the_status_file_is_repaired_by_the_next_command() {
+    strace_available();
+    let template = workspace();
+    write_config(template.path(), "[clarify]\nlock_timeout_ms = 10000\n");
+    let asked: Vec<String> = [
+        "clarify",
+        "ask",
+        "--issue=1",
+        "--from=engineer",
+        "--to=architect",
+        "--topic=repair",
+        "--question=does the status follow?",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut between = 0;
+    for syscall in [
+        "write",
+        "fsync",
+        "rename",
+        "renameat",
+        "renameat2",
+        "link",
+        "unlink",
+    ] {
+        for n in 1..=MAX_CALLS {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            copy_dir(template.path(), root);
+            let what = format!("kill at {syscall} #{n}");
+            let status = Command::new("strace")
+                .args(["-f", "-qq", "-o", "/dev/null", "-e"])
+                .arg(format!("trace={TRACED}"))
+                .arg("-e")
+                .arg(format!("inject={syscall}:signal=SIGKILL:when={n}"))
+                .arg(BIN)
+                .arg(root_arg(root))
+                .arg("--json")
+                .arg(format!("--now={T0}"))
+                .args(&asked)
+                .env_remove("AGENTX_NOW")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("run strace");
+            let killed = status.signal() == Some(libc::SIGKILL)
+                || status.code() == Some(128 + libc::SIGKILL);
+            let written = ledger_path(root, 1).exists();
+            if written {
+                let on_disk: Value = std::fs::read(status_path(root))
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                    .unwrap_or_default();
+                if on_disk["architect"]["clarificationId"] != "CLR-1-001" {
+                    between += 1;
+                }
+                // The next command, a read: the statuses as the ask would have left them.
+                let shown = json_at(root, T0 + MINUTE, &["state"]);
+                assert_eq!(shown.code, 0, "{what}: {shown:#?}");
+                let s = &shown.json()["statuses"];
+                assert_eq!(s["architect"]["status"], "clarifying", "{what}: {s}");
+                assert_eq!(s["architect"]["clarificationId"], "CLR-1-001", "{what}");
+                assert_eq!(
+                    s["engineer"]["status"], "blocked-clarification",
+                    "{what}: {s}"
+                );
+                assert_eq!(s["engineer"]["waitingOn"], "architect", "{what}");
+                // The next status write, about another agent, writes the repair down.
+                let other = json_at(
+                    root,
+                    T0 + MINUTE,
+                    &["state", "--agent", "reviewer", "--status", "working"],
+                );
+                assert_eq!(other.code, 0, "{what}: {other:#?}");
+                let file: Value =
+                    serde_json::from_slice(&std::fs::read(status_path(root)).unwrap())
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(file["architect"]["status"], "clarifying", "{what}: {file}");
+                assert_eq!(
+                    file["engineer"]["status"], "blocked-clarification",
+                    "{what}: {file}"
+                );
+                assert_eq!(file["reviewer"]["status"], "working", "{what}: {file}");
+                let marks = root.join(".agentx/state/pending");
+                assert!(
+                    names_in(&marks).is_empty(),
+                    "{what}: {:?}",
+                    names_in(&marks)
+                );
+                assert_verify_clean(root, &what);
+            }
+            if !killed {
+                assert!(written, "{what}: the ask completed without a ledger");
+                break;
+            }
+            assert!(n < MAX_CALLS, "{what}: the ask never completed");
+        }
+    }
+    println!("{between} kill points fell between the ledger and the status file");
+    assert!(
+        between > 0,
+        "no kill landed between the ledger and the status file"
+    );
+}

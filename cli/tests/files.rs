@@ -183,10 +183,11 @@ fn written_files_get_ordinary_permissions_and_keep_their_own() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     let dir = workspace();
     let root = dir.path();
-    // What any new file gets here (0666 less the umask the binary inherits).
+    // What a new shared state file gets here: 0644 less the umask the binary inherits (never
+    // more, issue 48).
     let probe = root.join("probe");
     std::fs::write(&probe, b"").unwrap();
-    let ordinary = mode(&probe);
+    let ordinary = mode(&probe) & 0o644;
     ask(root, T0, 1, "t", "q");
     assert_eq!(mode(&ledger_path(root, 1)), ordinary, "new ledger");
     assert_eq!(mode(&status_path(root)), ordinary, "new status file");
@@ -237,4 +238,86 @@ fn monitor_sweeps_temp_files_left_by_crashed_writers() {
         fresh.exists(),
         "a fresh one may belong to a writer holding its lock"
     );
+}
+
+/// Runs the binary under `umask 000` (a careless shell, a misconfigured service).
+fn under_umask_000(root: &Path, args: &[&str]) -> Out {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(BIN)
+        .arg(root_arg(root))
+        .arg("--json")
+        .args(args)
+        .env_remove("AGENTX_STORE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Out::from_output(&out)
+}
+
+#[test]
+fn under_umask_000_no_state_file_or_directory_is_writable_by_others() {
+    // Issue 48: under `umask 000` ledgers were created 0666 (and directories 0777): any local
+    // user could rewrite the record of a decision. Each is created 0644 / 0755 (0600 for the
+    // private ones) whatever the umask.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    for args in [
+        vec!["init"],
+        vec![
+            "clarify",
+            "ask",
+            "--issue=1",
+            "--from=engineer",
+            "--to=architect",
+            "--topic=t",
+            "--question=q?",
+        ],
+        vec![
+            "clarify",
+            "answer",
+            "CLR-1-001",
+            "--from=architect",
+            "--body=a",
+        ],
+        vec!["clarify", "list"],
+        vec!["clarify", "monitor"],
+        vec!["keys", "new", "engineer"],
+        vec!["tokens", "new", "--human", "alice"],
+        DELEGATE_REQUEST.to_vec(),
+    ] {
+        let out = under_umask_000(&root, &args);
+        assert_eq!(out.code, 0, "{args:?}: {out:#?}");
+    }
+    let mut seen = 0;
+    let mut stack = vec![root.join(".agentx")];
+    while let Some(here) = stack.pop() {
+        for entry in std::fs::read_dir(&here).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let mode = meta.permissions().mode() & 0o777;
+            assert_eq!(mode & 0o022, 0, "{} is {mode:o}", path.display());
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 10, "only {seen} files written");
+    let mode = |rel: &str| {
+        std::fs::metadata(root.join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(".agentx/state/clarifications/issue-1.json"), 0o644);
+    assert_eq!(mode(".agentx/state/agent-status.json"), 0o644);
+    assert_eq!(mode(".agentx/state/tokens.json"), 0o600);
+    assert_eq!(mode(".agentx/keys/engineer.key"), 0o600);
+    assert_eq!(mode(".agentx/state/clarifications"), 0o755);
 }

@@ -67,3 +67,70 @@ fn each_token_acts_as_its_agent_and_owns_its_session() {
     let (r, _) = e.call("clarify_inbox", json!({}));
     assert_eq!(r.status, 401, "{r:?}");
 }
+
+/// A session opened by `initialize` alone and left (what a client that opens one per call
+/// and never closes it leaves behind): its id.
+fn abandoned(server: &Server, token: &str) -> String {
+    let init: serde_json::Value = serde_json::from_str(INITIALIZE).unwrap();
+    let r = post(server, Some(token), None, &init);
+    assert_eq!(r.status, 200, "{r:?}");
+    r.header("mcp-session-id").expect("a session id").to_owned()
+}
+
+#[test]
+fn abandoned_sessions_are_capped_per_token_and_the_server_stays_small() {
+    let dir = workspace();
+    let root = dir.path();
+    let engineer = token(root, "--agent", "engineer");
+    let architect = token(root, "--agent", "architect");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut kept = Session::open(&server, &architect);
+    let (_, listed) = kept.call("clarify_inbox", json!({}));
+    assert!(listed.is_some());
+    let before = server.rss_kib();
+
+    let first = abandoned(&server, &engineer);
+    for _ in 0..10_000 {
+        abandoned(&server, &engineer);
+    }
+    let after = server.rss_kib();
+    eprintln!("RSS {before} KiB before, {after} KiB after 10,000 abandoned sessions");
+    // Was 912 MB. The bound: the 16 sessions a token keeps, and the allocator's slack.
+    assert!(
+        after < before + 64 * 1024,
+        "{before} KiB -> {after} KiB after 10,000 abandoned sessions"
+    );
+    // The oldest idle sessions were closed; another token's were not touched.
+    let init_done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(&server, Some(&engineer), Some(&first), &init_done).status,
+        404
+    );
+    let (reply, listed) = kept.call("clarify_inbox", json!({}));
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(listed.is_some());
+
+    // A session with a request under way is never the one closed: a wait runs while its
+    // token opens many more.
+    let mut busy = Session::open(&server, &engineer);
+    let (_, asked) = busy.call(
+        "clarify_ask",
+        json!({"issue": 4, "to": "architect", "topic": "Cap", "question": "How many?"}),
+    );
+    let id = asked.expect("a result")["structuredContent"]["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::thread::scope(|s| {
+        let waiting = s.spawn(|| busy.call("clarify_wait", json!({"id": id, "timeoutSeconds": 4})));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        for _ in 0..40 {
+            abandoned(&server, &engineer);
+        }
+        let (reply, waited) = waiting.join().unwrap();
+        assert_eq!(reply.status, 200, "{reply:?}");
+        assert!(waited.is_some(), "the wait ran to its end: {reply:?}");
+    });
+    let (reply, _) = busy.call("clarify_inbox", json!({}));
+    assert_eq!(reply.status, 200, "the session in use was kept: {reply:?}");
+}

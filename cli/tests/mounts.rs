@@ -4,71 +4,13 @@
 //! print a note and check nothing (CI runs as root).
 
 mod common;
+mod tmpfs;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use common::*;
 use serde_json::json;
-
-/// A tmpfs mounted for the test's life (lazily unmounted when dropped, also on panic).
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Tmpfs {
-        std::fs::create_dir_all(dir).unwrap();
-        sh(
-            "mount",
-            &[
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size}"),
-                "tmpfs",
-                &dir.display().to_string(),
-            ],
-        );
-        Tmpfs(dir.to_path_buf())
-    }
-
-    fn remount_read_only(&self) {
-        sh(
-            "mount",
-            &["-o", "remount,ro", &self.0.display().to_string()],
-        );
-    }
-
-    /// Free blocks and the block size (`stat -f`).
-    fn free(&self) -> (u64, u64) {
-        let out = Command::new("stat")
-            .args(["-f", "-c", "%a %S"])
-            .arg(&self.0)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let mut parts = text.split_whitespace().map(|p| p.parse::<u64>().unwrap());
-        (parts.next().unwrap(), parts.next().unwrap())
-    }
-
-    /// Fills the filesystem until `blocks` blocks are left.
-    fn fill_leaving(&self, blocks: u64) {
-        let (free, size) = self.free();
-        let filler = vec![0u8; usize::try_from((free - blocks) * size).unwrap()];
-        std::fs::write(self.0.join("filler"), filler).unwrap();
-        assert_eq!(self.free().0, blocks, "filled {:?}", self.0);
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-fn sh(cmd: &str, args: &[&str]) {
-    let status = Command::new(cmd).args(args).status().unwrap();
-    assert!(status.success(), "{cmd} {args:?}: {status}");
-}
+use tmpfs::Tmpfs;
 
 fn skip_unless_root(what: &str) -> bool {
     if is_root_user() {

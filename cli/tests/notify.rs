@@ -168,6 +168,60 @@ fn a_command_sink_gets_the_event_on_stdin() {
 }
 
 #[test]
+fn a_command_sink_takes_an_event_over_64_kib_without_hanging() {
+    let ws = workspace();
+    // The sink copies its stdin to its stderr: with neither pipe drained while the event is
+    // written, both block at 64 KiB (the deliverer hung for good).
+    write_config(
+        ws.path(),
+        "[clarify]\nmax_body_chars = 100000\n\n[[notify]]\nname = \"desktop\"\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"cat >&2\"]\n",
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let question = format!("{}?", "Which cache should the sessions use ".repeat(2_500));
+    let ask = agentx_at(
+        ws.path(),
+        &at(1),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "7",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Long",
+            "--question",
+            &question,
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        ws.path(),
+        &at(1),
+        &["clarify", "escalate", &id, "-m", "a person decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    let sent = run_within(
+        std::time::Duration::from_secs(20),
+        [
+            root_arg(ws.path()),
+            "--json".to_owned(),
+            format!("--now={}", at(2)),
+            "notify".to_owned(),
+            "send".to_owned(),
+        ],
+    );
+    assert_eq!(sent.code, 0, "{sent:#?}");
+    assert_eq!(sent.json()["delivered"], 1, "{sent:#?}");
+}
+
+#[test]
 fn failures_say_why_without_secrets() {
     let ws = workspace();
     // A receiver answering 500.
@@ -287,18 +341,17 @@ fn an_escalation_is_delivered_once_verified_and_retried_with_the_same_id() {
     assert_eq!(d["failing"], true, "{status}");
     assert!(d["lastError"].as_str().unwrap().contains("500"), "{status}");
 
-    // Before the backoff's 10 s nothing is tried; after it the same event is sent again.
-    let early = agentx_at(
-        ws.path(),
-        &(T0 + 2 * MINUTE + 5_000).to_string(),
-        &["notify", "send"],
+    // The backoff's 10 s count from the try (which took a few ms of the pass), not from the
+    // pass's start: before them nothing is tried; after them the same event is sent again.
+    let next = tried_next(&status);
+    assert!(
+        (T0 + 2 * MINUTE + 10_000..T0 + 2 * MINUTE + 11_000).contains(&next),
+        "{status}"
     );
+    let early = agentx_at(ws.path(), &(next - 1).to_string(), &["notify", "send"]);
     assert_eq!(early.json()["failed"].as_array().map(Vec::len), Some(0));
-    let retry = agentx_at(
-        ws.path(),
-        &(T0 + 2 * MINUTE + 10_000).to_string(),
-        &["notify", "send"],
-    );
+    assert_eq!(early.json()["delivered"], 0, "{early:#?}");
+    let retry = agentx_at(ws.path(), &next.to_string(), &["notify", "send"]);
     assert_eq!(retry.json()["delivered"], 1, "{retry:#?}");
     let again = receiver.next();
     assert_eq!(again["status"], 200);
@@ -394,6 +447,27 @@ fn two_deliverers_at_once_send_each_event_once() {
 }
 
 #[test]
+fn the_backoff_counts_from_the_try_not_from_the_start_of_the_pass() {
+    let ws = workspace();
+    // The first try takes 2 s and fails.
+    let _receiver = Receiver::start(&["--fail", "1", "--slow", "2"]);
+    webhook_config(ws.path(), &_receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    escalate(ws.path(), 42, 1);
+    let sent = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(sent["failed"].as_array().map(Vec::len), Some(1), "{sent}");
+    let status = agentx_at(ws.path(), &at(2), &["notify", "status"]).json();
+    let next = tried_next(&status);
+    // The try ended 2 s into the pass: the first backoff (10 s) counts from there. Counted
+    // from the pass's start, a receiver that takes a timeout to fail would be retried that
+    // much sooner after its failure, and one that takes 10 s at once.
+    assert!(
+        (T0 + 2 * MINUTE + 12_000..T0 + 2 * MINUTE + 14_000).contains(&next),
+        "{status}"
+    );
+}
+
+#[test]
 fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
     let ws = workspace();
     let mut receiver = Receiver::start(&["--slow", "3"]);
@@ -409,14 +483,29 @@ fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
     child.kill().unwrap(); // SIGKILL while the receiver holds the request
     child.wait().unwrap();
 
-    // Within the lease nobody else sends it; after the lease (2 min) the next pass does.
-    let held = agentx_at(ws.path(), &at(3), &["notify", "send"]).json();
+    // Within the lease (10 s, renewed by a live sender every 3 s) nobody else sends it;
+    // after it the next pass does.
+    let held = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 5_000).to_string(),
+        &["notify", "send"],
+    )
+    .json();
     assert_eq!(
         (held["delivered"].as_u64(), held["pending"].as_u64()),
         (Some(0), Some(1)),
         "{held}"
     );
-    let next = agentx_at(ws.path(), &at(5), &["notify", "send"]).json();
+    assert_eq!(
+        held["nextDue"], "2026-11-22T10:02:10.000Z",
+        "the lease runs out 10 s after it was taken: {held}"
+    );
+    let next = agentx_at(
+        ws.path(),
+        &(T0 + 2 * MINUTE + 10_000).to_string(),
+        &["notify", "send"],
+    )
+    .json();
     assert_eq!(
         next["delivered"], 1,
         "delivered by the next run, never zero times: {next}"
@@ -620,7 +709,11 @@ fn the_next_wakeup_includes_the_outbox() {
         v["monitor"].as_i64().unwrap(),
         v["notify"].as_i64().unwrap(),
     );
-    assert_eq!(notify, T0 + 2 * MINUTE + 10_000, "{v}");
+    // 10 s after the try, which ended a few ms into the pass.
+    assert!(
+        (T0 + 2 * MINUTE + 10_000..T0 + 2 * MINUTE + 11_000).contains(&notify),
+        "{v}"
+    );
     assert!(monitor > notify, "{v}");
     assert_eq!(wakeup, notify, "{v}");
 }
@@ -652,4 +745,232 @@ fn with_a_public_url_the_event_links_the_threads_page() {
         event["data"]["url"], "https://hub.example.com/clarifications/CLR-42-001",
         "{event}"
     );
+}
+
+// ---- Nothing stale is pushed; a decision follows its escalation (issue 52) ----
+
+fn ask_choice(root: &Path, issue: u32, topic: &str, minutes: i64) -> String {
+    let ask = agentx_at(
+        root,
+        &at(minutes),
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue.to_string(),
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            topic,
+            "--question",
+            "Which cache?",
+            "--kind",
+            "choice",
+            "--option",
+            "redis=Redis",
+            "--option",
+            "lru=In-process LRU",
+            "--no-other",
+        ],
+    );
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let id = ask.json()["clarification"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let esc = agentx_at(
+        root,
+        &at(minutes),
+        &["clarify", "escalate", &id, "-m", "a person decides"],
+    );
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    id
+}
+
+fn decide_lru(root: &Path, id: &str, minutes: i64) {
+    let out = agentx_at(
+        root,
+        &at(minutes),
+        &[
+            "clarify",
+            "resolve",
+            id,
+            "--value",
+            "lru",
+            "-m",
+            "see ADR-7",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+}
+
+#[test]
+fn an_escalation_decided_before_its_first_try_is_not_pushed() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let decided = ask_choice(ws.path(), 42, "Cache", 1);
+    decide_lru(ws.path(), &decided, 1);
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(
+        (v["delivered"].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(0)),
+        "dropped at send time, not left pending: {v}"
+    );
+    // The next escalation is the first thing the receiver ever gets (verified by the
+    // official library): nothing about the decided record was sent before it, and no
+    // follow-up either (that sink never heard of it).
+    let open = ask_choice(ws.path(), 43, "Queue", 3);
+    let v = agentx_at(ws.path(), &at(4), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{open}_1"));
+    receiver.nothing_within(std::time::Duration::from_millis(500));
+}
+
+#[test]
+fn a_decision_follows_its_escalation_to_the_sinks_that_got_it_once() {
+    let ws = workspace();
+    let mut told = Receiver::start(&[]);
+    let mut late = Receiver::start(&[]);
+    write_config(
+        ws.path(),
+        &format!(
+            "[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\n\n\
+             [[notify]]\nname = \"lead\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\nafter_minutes = 60\n",
+            told.url("/team"),
+            late.url("/lead")
+        ),
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let id = ask_choice(ws.path(), 42, "Cache", 1);
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let escalation = told.next();
+    assert_eq!(escalation["verified"], true);
+    // Decided within the lead's hour: the lead is never called, and never told the outcome;
+    // the team, who got the push, gets one short follow-up.
+    decide_lru(ws.path(), &id, 10);
+    let v = agentx_at(ws.path(), &at(11), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let follow_up = told.next();
+    assert_eq!(follow_up["verified"], true, "{follow_up}");
+    let event: Value = serde_json::from_str(follow_up["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["type"], "clarification.resolved");
+    assert_eq!(event["data"]["id"], id.as_str());
+    assert_eq!(event["data"]["by"], "human");
+    assert_eq!(event["data"]["value"], "lru");
+    assert_eq!(event["data"]["label"], "In-process LRU");
+    assert_eq!(event["data"]["answer"], "see ADR-7");
+    let v = agentx_at(ws.path(), &at(120), &["notify", "send"]).json();
+    assert_eq!(
+        (v["delivered"].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(0)),
+        "once: {v}"
+    );
+    late.nothing_within(std::time::Duration::from_millis(300));
+    told.nothing_within(std::time::Duration::from_millis(300));
+}
+
+#[test]
+fn an_ntfy_title_arrives_in_utf_8_with_the_options_and_the_decision_replaces_it() {
+    let ws = workspace();
+    let mut phone = Receiver::start(&[]);
+    write_config(
+        ws.path(),
+        &format!(
+            "[[notify]]\nname = \"phone\"\nkind = \"ntfy\"\nurl = \"{}\"\n",
+            phone.url("/agentx-topic")
+        ),
+    );
+    agentx_at(ws.path(), NOW, &["notify", "send"]);
+    let topic = "Caché für Sitzungen ☕ — 日本語";
+    let id = ask_choice(ws.path(), 42, topic, 1);
+    assert_eq!(
+        agentx_at(ws.path(), &at(2), &["notify", "send"]).json()["delivered"],
+        1
+    );
+    let push = phone.next();
+    assert_eq!(push["path"], "/agentx-topic");
+    // Decoded as ntfy decodes it (RFC 2047, by Python's standard library): every character kept.
+    assert_eq!(
+        push["title"],
+        format!("{id} escalated: {topic} (engineer → architect)"),
+        "{push}"
+    );
+    assert!(push["headers"]["title"].as_str().unwrap().is_ascii());
+    assert_eq!(push["headers"]["x-sequence-id"], id.as_str());
+    assert_eq!(push["headers"]["priority"], "high");
+    let body = push["body"].as_str().unwrap();
+    assert!(
+        body.contains("Options:\n• Redis\n• In-process LRU"),
+        "{body}"
+    );
+    decide_lru(ws.path(), &id, 5);
+    assert_eq!(
+        agentx_at(ws.path(), &at(6), &["notify", "send"]).json()["delivered"],
+        1
+    );
+    let decided = phone.next();
+    assert_eq!(
+        decided["title"],
+        format!("{id} decided by human: In-process LRU")
+    );
+    assert_eq!(
+        decided["headers"]["x-sequence-id"],
+        id.as_str(),
+        "the same sequence id: the phone replaces the push"
+    );
+    assert!(decided["headers"]["tags"]
+        .as_str()
+        .unwrap()
+        .contains("resolved"));
+}
+
+/// When the first delivery of `notify status --json` may be tried next (epoch ms).
+fn tried_next(status: &Value) -> i64 {
+    let next = status["deliveries"][0]["next"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no next try: {status}"));
+    agentx_clarify_core::time::parse_ms(next).unwrap_or_else(|| panic!("{next}"))
+}
+
+#[test]
+fn a_sinks_stderr_on_the_inbox_shows_no_secret() {
+    // Issue 48: a command sink's stderr was shown to every reader of the inbox as it was —
+    // a token a failing `curl -H "Authorization: Bearer …"` printed included.
+    let ws = workspace();
+    std::fs::write(
+        ws.path().join(".agentx/config.toml"),
+        "[[notify]]\nname = \"pager\"\nkind = \"command\"\ncommand = [\"sh\", \"-c\", \"echo 'curl: (22) 401 sending Authorization: Bearer s3cr3t-value-42 with token=axt_leakedleakedleaked to https://bot:hunter2@hooks.example/p' >&2; exit 3\"]\n",
+    )
+    .unwrap();
+    agentx_at(ws.path(), &at(0), &["notify", "send"]);
+    escalate(ws.path(), 45, 1);
+    agentx_at(ws.path(), &at(2), &["notify", "send"]);
+    let outbox = std::fs::read_to_string(ws.path().join(".agentx/state/outbox.json")).unwrap();
+    let human = serve_http::token(ws.path(), "--human", "lead");
+    let server = serve_http::Server::start(ws.path(), &["--no-worker"]);
+    let auth = format!("Bearer {human}");
+    let page = server.get("/", &[("Authorization", &auth)]);
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body.contains("Notifications not delivered"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("curl: (22) 401 sending Authorization: Bearer [redacted]"),
+        "{}",
+        page.body
+    );
+    for secret in ["s3cr3t-value-42", "axt_leaked", "hunter2"] {
+        assert!(!page.body.contains(secret), "{secret} on the page");
+        assert!(!outbox.contains(secret), "{secret} kept in the outbox");
+    }
 }

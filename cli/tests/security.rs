@@ -398,12 +398,11 @@ fn run_logs_are_private_and_git_ignored() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600, "{log}");
-    assert_eq!(
+    assert!(
         std::fs::read_to_string(site.path(".agentx/state/.gitignore"))
             .unwrap()
             .lines()
-            .last(),
-        Some("runs/")
+            .any(|l| l == "runs/")
     );
     git(&site.root, &["init", "-q"]);
     let ignored = Command::new("git")
@@ -413,6 +412,69 @@ fn run_logs_are_private_and_git_ignored() {
         .status()
         .unwrap();
     assert!(ignored.success(), "git would track {log}");
+    site.assert_untouched();
+}
+
+/// Whether git ignores `rel` in the repository at `root`.
+fn ignored(root: &Path, rel: &str) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["check-ignore", "-q", rel])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn every_state_document_is_git_ignored_from_init_on() {
+    // Issue 48: `tokens.json`, `outbox.json` and `github.json` were not git-ignored (only the
+    // run logs were, once one was written): a `git add -A` committed the tokens' hashes and
+    // the outbox's payloads. `init` writes `.agentx/state/.gitignore`, which covers every
+    // state document (the names are lowercase letters and `-`) and keeps the shared files
+    // tracked.
+    let site = Site::new();
+    git(&site.root, &["init", "-q"]);
+    let ours = std::fs::read_to_string(site.path(".agentx/state/.gitignore")).unwrap();
+    for doc in ["tokens", "outbox", "github", "sessions", "some-later-doc"] {
+        let rel = format!(".agentx/state/{doc}.json");
+        std::fs::write(site.path(&rel), "{}\n").unwrap();
+        assert!(ignored(&site.root, &rel), "git would track {rel}");
+    }
+    assert!(ignored(
+        &site.root,
+        ".agentx/state/runs/CLR-1-001.r1.1.json"
+    ));
+    ask(&site.root, T0, 1, "Cache", "Redis?");
+    for shared in [
+        ".agentx/state/clarifications/issue-1.json",
+        ".agentx/state/agent-status.json",
+        ".agentx/config.toml",
+    ] {
+        assert!(!ignored(&site.root, shared), "git would not track {shared}");
+    }
+    // A workspace made by an older agentx: its `.gitignore` (run logs only) is brought up to
+    // date by the first state document written; a user's own is left alone.
+    let old = "# Run logs hold prompts and agents' output: they stay on this machine.\nruns/\n";
+    std::fs::write(site.path(".agentx/state/.gitignore"), old).unwrap();
+    std::fs::remove_file(site.path(".agentx/state/tokens.json")).unwrap();
+    assert!(!ignored(&site.root, ".agentx/state/outbox.json"));
+    let out = site.json(&["tokens", "new", "--human", "alice"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(
+        std::fs::read_to_string(site.path(".agentx/state/.gitignore")).unwrap(),
+        ours
+    );
+    assert!(ignored(&site.root, ".agentx/state/tokens.json"));
+    let mine = "# mine\nruns/\n";
+    std::fs::write(site.path(".agentx/state/.gitignore"), mine).unwrap();
+    let out = site.json(&["tokens", "new", "--human", "bob"]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(
+        std::fs::read_to_string(site.path(".agentx/state/.gitignore")).unwrap(),
+        mine
+    );
     site.assert_untouched();
 }
 

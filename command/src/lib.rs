@@ -50,6 +50,7 @@ pub mod mutation;
 pub mod query;
 pub mod reopen;
 pub mod route;
+pub mod seen;
 pub mod signals;
 pub mod status;
 pub mod store;
@@ -76,7 +77,7 @@ pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, R
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
 pub use store::paths;
 pub use store::{Files, LedgerRead, RawLedger, Scope, Sides, State, Store};
-pub use store_feed::Changed;
+pub use store_feed::{Changed, Wake};
 pub use store_leases::{LeaseGuard, LeaseTake};
 pub use store_runs::{run_log_name, RUNS_DIR};
 // The traits' names before the seam was split into files and state (docs/protocol.md §21):

@@ -231,15 +231,8 @@ pub fn scope_preview<S: Store>(
     ))
 }
 
-/// The next instant at which time alone makes the monitor act (`monitor::next_wakeup`, and
-/// the earliest deadline of an accepted delegation).
-pub fn next_wakeup<S: Store>(store: &S, now: i64) -> Result<Option<i64>, ClarifyError> {
-    let (ledgers, _) = read_all(store)?;
-    let clarifications = agentx_clarify_core::monitor::next_wakeup(&ledgers, now);
-    // A deadline already passed is due now, as a record found stale is.
-    let delegations = crate::delegate::next_wakeup(store)?.map(|t| t.max(now));
-    Ok(clarifications.into_iter().chain(delegations).min())
-}
+/// The next instant at which time alone makes the monitor act (`monitor::wakeup`).
+pub use crate::monitor::wakeup::next_wakeup;
 
 /// The wait-for graph of one issue, or of every issue with a ledger.
 pub fn wait_for_graphs<S: Store>(

@@ -175,6 +175,72 @@ pub fn apply_events(statuses: &mut Statuses, events: &[Event]) {
     }
 }
 
+/// docs/protocol.md §8, the repair rule: the statuses a ledger's records imply, for a write
+/// whose status update was lost (its writer died between the ledger and the status file).
+/// Each record's current state stands for the event that put it there — pending or stale: it
+/// was requested; answered, resolved, abandoned: so — at the time of its latest entry, applied
+/// in time order and only to the agents whose last activity is older than that: what a later
+/// write already set stays, and repairing twice changes nothing. Returns whether any changed.
+pub fn repair_from_ledger(statuses: &mut Statuses, ledger: &crate::Ledger) -> bool {
+    use crate::ledger::Status;
+    let mut implied: Vec<Event> = ledger
+        .clarifications
+        .iter()
+        .filter_map(|r| {
+            let kind = match r.status {
+                Status::Pending | Status::Stale => EventType::Requested,
+                Status::Answered => EventType::Answered,
+                Status::Resolved => EventType::Resolved,
+                Status::Abandoned => EventType::Abandoned,
+                Status::Escalated => return None,
+            };
+            let at = r.thread.last()?.timestamp.ms();
+            Some(Event {
+                kind,
+                clarification_id: r.id.clone(),
+                issue_number: ledger.issue_number,
+                from_agent: r.from.clone(),
+                to_agent: r.to.clone(),
+                topic: r.topic.clone(),
+                blocking: r.blocking,
+                timestamp: at,
+                actor: String::from("agentx"),
+                reason: None,
+            })
+        })
+        .collect();
+    implied.sort_by_key(|e| e.timestamp);
+    let mut changed = false;
+    for e in &implied {
+        let older = |agent: &str| {
+            statuses
+                .get(agent)
+                .and_then(|s| s.last_activity.as_deref())
+                .and_then(crate::time::parse_ms)
+                .is_none_or(|t| t < e.timestamp)
+        };
+        let agents: Vec<String> = [&e.from_agent, &e.to_agent]
+            .into_iter()
+            .filter(|a| older(a))
+            .cloned()
+            .collect();
+        if agents.is_empty() {
+            continue;
+        }
+        let mut scratch = statuses.clone();
+        apply_event(&mut scratch, e);
+        for agent in agents {
+            if let Some(s) = scratch.remove(&agent) {
+                if statuses.get(&agent) != Some(&s) {
+                    statuses.insert(agent, s);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
 fn slot<'a>(statuses: &'a mut Statuses, agent: &str) -> &'a mut AgentStatus {
     statuses
         .entry(agent.to_owned())

@@ -51,6 +51,8 @@ pub struct Config {
 
 /// Default of `[clarify] max_file_bytes`: 64 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
+/// `[store] timeout_ms` when the settings do not say (docs/protocol.md §32).
+pub const DEFAULT_STORE_TIMEOUT_MS: u64 = 5_000;
 /// Default of `[mcp] max_routes`.
 pub const DEFAULT_MCP_MAX_ROUTES: u32 = 4;
 const MAX_FILE_BYTES: (i64, i64) = (1 << 16, 1 << 32);
@@ -264,6 +266,24 @@ impl Config {
         Ok(Some(url))
     }
 
+    /// The `[store] timeout_ms` of `config.toml` (docs/protocol.md §32): how long connecting
+    /// to PostgreSQL and a write's statement may take, and how long `agentx serve` waits for
+    /// the database to show progress before a request answers 503 (default 5000; 100 to
+    /// 600000, else `CONFIG_INVALID` at its position).
+    pub fn store_timeout_ms(file: &str, bytes: &[u8]) -> Result<u64, ClarifyError> {
+        let text = crate::toml_read::toml_text(file, bytes)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let src = Source { file, text };
+        let root = src.parse()?;
+        let Some(section) = get(root.get_ref(), "store") else {
+            return Ok(DEFAULT_STORE_TIMEOUT_MS);
+        };
+        match get(src.table("store", section)?, "timeout_ms") {
+            None => Ok(DEFAULT_STORE_TIMEOUT_MS),
+            Some(v) => src.int("timeout_ms", v, 100, 600_000).map(to_u64),
+        }
+    }
+
     /// `[clarify] max_file_bytes` of a config file's bytes, when it holds a valid one (errors
     /// are for the settings' own reading to report); for the store, which needs the cap before
     /// it reads any ledger.
@@ -450,6 +470,20 @@ mod tests {
             "CONFIG_INVALID"
         );
         assert_eq!(url("store = 1\n").unwrap_err().code(), "CONFIG_INVALID");
+    }
+
+    #[test]
+    fn store_timeout_is_read_from_its_table_with_a_default() {
+        let ms = |t: &str| Config::store_timeout_ms("config.toml", t.as_bytes());
+        assert_eq!(ms("").unwrap(), DEFAULT_STORE_TIMEOUT_MS);
+        assert_eq!(ms("[store]\nurl = \"\"\n").unwrap(), 5_000);
+        assert_eq!(ms("[store]\ntimeout_ms = 2000\n").unwrap(), 2_000);
+        let e = ms("[store]\ntimeout_ms = 10\n").unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        assert!(e.to_string().contains("config.toml:2:"), "{e}");
+        // A key of the strict table, so a typo of it is refused, not ignored.
+        let typo = Config::store_url("config.toml", b"[store]\ntimeout = 2000\n").unwrap_err();
+        assert!(typo.to_string().contains("timeout_ms"), "{typo}");
     }
 
     #[test]

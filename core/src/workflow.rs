@@ -241,6 +241,14 @@ impl Workflows {
         self.by_type.iter().map(|(name, _)| name.as_str())
     }
 
+    /// `(file, text)` of every workflow read as text, by type (for the settings' typo warnings).
+    pub fn texts(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.by_type.iter().filter_map(|(_, source)| match source {
+            WorkflowSource::Text { file, text } => Some((file.as_str(), text.as_str())),
+            _ => None,
+        })
+    }
+
     /// The named workflow: `None` when there is no such file, `Err` when it does not parse.
     pub fn get(&self, name: &str) -> Option<Result<Workflow, ClarifyError>> {
         self.by_type.get(name).map(|source| match source {

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use crate::reply;
 
 /// How long a person may take over the form (the client may cancel the call sooner).
-const FORM_FOR: Duration = Duration::from_secs(10 * 60);
+pub(crate) const FORM_FOR: Duration = Duration::from_secs(10 * 60);
 /// Longest free-text answer offered by the form (the store checks `max_body_chars` anyway).
 const MAX_TEXT: u32 = 2000;
 

@@ -5,8 +5,10 @@
 //! service it mounts.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -16,10 +18,38 @@ use crate::server::Server;
 /// The service behind `/mcp`.
 pub type Service = StreamableHttpService<Server, LocalSessionManager>;
 
-/// The `/mcp` service on `hub`: sessions (resource notifications and elicitations need a
-/// stream back to the client), `Host` limited to `hosts` (the server checks it too), bodies
-/// to `max_body` bytes; ends every session when `stop` fires.
-pub fn service(hub: Hub, hosts: Vec<String>, max_body: usize, stop: CancellationToken) -> Service {
+/// The sessions of a `/mcp` service, shared with the server in front, which caps and expires
+/// them ([`close`]).
+pub type Sessions = Arc<LocalSessionManager>;
+
+/// How long rmcp keeps a session that exchanges no message: only a backstop (the server in
+/// front expires idle sessions much sooner, and knows which are in use), so it outlasts the
+/// longest silence of a session in use — an elicitation form waits up to 10 minutes for its
+/// person.
+pub const SILENT_FOR: Duration = Duration::from_secs(crate::elicit::FORM_FOR.as_secs() + 60);
+
+/// The session store of a `/mcp` service (rmcp's, ending a session after [`SILENT_FOR`]).
+pub fn sessions() -> Sessions {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(SILENT_FOR);
+    Arc::new(manager)
+}
+
+/// Ends session `id` (its worker, its streams, its memory); one already gone is no error.
+pub async fn close(sessions: &Sessions, id: &str) {
+    let _ = sessions.close_session(&Arc::from(id)).await;
+}
+
+/// The `/mcp` service on `hub`: sessions (resource notifications and elicitation need a
+/// stream back to the client) kept in `sessions`, `Host` limited to `hosts` (the server
+/// checks it too), bodies to `max_body` bytes; ends every session when `stop` fires.
+pub fn service(
+    hub: Hub,
+    hosts: Vec<String>,
+    max_body: usize,
+    stop: CancellationToken,
+    sessions: Sessions,
+) -> Service {
     let template = Server::per_request(hub);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(true)
@@ -29,9 +59,5 @@ pub fn service(hub: Hub, hosts: Vec<String>, max_body: usize, stop: Cancellation
         .disable_allowed_origins()
         .with_max_request_body_bytes(max_body)
         .with_cancellation_token(stop);
-    StreamableHttpService::new(
-        move || Ok(template.session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    )
+    StreamableHttpService::new(move || Ok(template.session()), sessions, config)
 }

@@ -1,31 +1,19 @@
-//! The one seam between the server and the store. Every tool and resource reaches the hub
+//! The one seam between the server and the workspace. Every tool and resource reaches the hub
 //! through [`Hub::call`]: an operation name and a JSON input in, the CLI's `--json` envelope
-//! out (`{"ok":true,…}` or `{"ok":false,"error":{code,message}}`). The caller supplies the
-//! function (the CLI passes the command layer's JSON route over the workspace's store), so the
-//! server never names a store; what changed it learns from the store's change feed.
+//! out (`{"ok":true,…}` or `{"ok":false,"error":{code,message}}`), run by the workspace handle
+//! the server was built on ([`Workspace::call_routed`]: its store, its settings, its runner).
+//! `agentx mcp` (stdio) and `agentx serve`'s `/mcp` (HTTP) both build their hub here from
+//! their workspace, so routing — a `preset = "a2a"` agent included — cannot differ between
+//! them. What changed it learns from the store's change feed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use agentx_clarify_command::State;
-use agentx_clarify_store_any::{AnyCursor, AnyStore, Location};
+use agentx_clarify_store_any::AnyCursor;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde_json::{json, Value};
-
-/// The store's JSON entry point: `(workspace root, operation, input) → envelope`. It blocks
-/// (locks, files), so the server runs it on the blocking pool.
-pub type StoreFn = fn(root: &Path, op: &str, input: &Value) -> Value;
-
-/// Where the server's store keeps its state (for `clarify_wait` and resource subscriptions,
-/// which learn of changes from that store's change feed, docs/protocol.md §21).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Changes {
-    /// In this workspace's files.
-    Files,
-    /// Where the workspace's settings say (PostgreSQL, shared by many machines).
-    Store,
-}
 
 /// How a ledger looked when checked: the feed's revision at which it last changed (0: not
 /// since the server started looking).
@@ -36,10 +24,13 @@ pub struct Version(u64);
 /// issue's latest change.
 #[derive(Default)]
 struct StoreFeed {
-    open: Option<(AnyStore, AnyCursor)>,
+    open: Option<(Arc<WorkspaceStore>, AnyCursor)>,
     changed: BTreeMap<u32, u64>,
     /// The failure to open it was logged.
     logged: bool,
+    /// The cursor's wake passed on to async waiters (a count bumped at every signal), once
+    /// asked for; `None` inside when the store cannot signal.
+    wake: Option<Option<tokio::sync::watch::Sender<u64>>>,
 }
 
 /// The issues whose ledgers changed, as a change feed announces them (`agentx serve`'s feed,
@@ -48,27 +39,39 @@ struct StoreFeed {
 /// lost track), look again.
 pub type Feed = tokio::sync::broadcast::Sender<Vec<u32>>;
 
-/// A workspace and the function that runs operations on it.
+/// A workspace, as the MCP server's tools reach it.
 #[derive(Clone)]
 pub struct Hub {
-    root: Arc<Path>,
-    store: StoreFn,
-    changes: Changes,
+    ws: Arc<Workspace>,
     /// News pushed by the server around it (`agentx serve`'s feed), when there is one.
     feed: Option<Feed>,
     /// The store's own change feed, read when a wait or a subscription looks.
     cursor: Arc<Mutex<StoreFeed>>,
+    /// The turns of background routing of the server around it, shared with its other doors
+    /// (`agentx serve`: one `[mcp] max_routes` for `/mcp` and `/a2a`, docs/protocol.md §31).
+    routes: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Hub {
-    pub fn new(root: PathBuf, store: StoreFn, changes: Changes) -> Self {
+    /// The hub of the workspace `ws`: every call runs on it, with its runner.
+    pub fn new(ws: Arc<Workspace>) -> Self {
         Hub {
-            root: Arc::from(root),
-            store,
-            changes,
+            ws,
             feed: None,
             cursor: Arc::default(),
+            routes: None,
         }
+    }
+
+    /// The hub whose background routings take their turns from `turns` (the server's).
+    pub fn with_routes(mut self, turns: Arc<tokio::sync::Semaphore>) -> Self {
+        self.routes = Some(turns);
+        self
+    }
+
+    /// The server's turns of background routing, when it shares them.
+    pub(crate) fn routes(&self) -> Option<Arc<tokio::sync::Semaphore>> {
+        self.routes.clone()
     }
 
     /// The hub woken by `feed` (every change of the store is announced on it).
@@ -82,38 +85,27 @@ impl Hub {
         self.feed.as_ref().map(Feed::subscribe)
     }
 
-    /// `[mcp] elicit` of the workspace's settings (default on; unreadable settings: on, as
-    /// every other command would refuse them anyway).
+    /// `[mcp] elicit` of the workspace's settings as last read (default on; unreadable
+    /// settings: on, as every other command would refuse them anyway). No look at the files:
+    /// it is asked on the async threads, and every call brings the reading up to date.
     pub fn elicit_setting(&self) -> bool {
-        let path = self.root.join(agentx_clarify_command::paths::CONFIG);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => agentx_clarify_core::config::Config::parse("config.toml", &text)
-                .map(|c| c.mcp_elicit)
-                .unwrap_or(true),
-            Err(_) => true,
-        }
+        let store = self.ws.current();
+        let elicit = store.files.settings().config().map(|c| c.mcp_elicit);
+        elicit.unwrap_or(true)
     }
 
     /// A person's decision through this server (docs/protocol.md §24: an elicitation's answer):
     /// the command layer's `decide` with `by`/`via` on the workspace's store.
     pub async fn decide_as(&self, input: Value, by: String, via: &'static str) -> Value {
-        let root = Arc::clone(&self.root);
+        let ws = Arc::clone(&self.ws);
         let done = tokio::task::spawn_blocking(move || {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-                .unwrap_or_default();
-            match agentx_clarify_store_any::open(&root) {
-                Ok(ws) => {
-                    let by = agentx_clarify_core::ops::Attribution {
-                        by,
-                        via: via.into(),
-                        reference: None,
-                    };
-                    agentx_clarify_command::call_as(&ws, "decide", &input, now, &by)
-                }
-                Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
-            }
+            let now = agentx_clarify_store::clock::system_now_ms();
+            let by = agentx_clarify_core::ops::Attribution {
+                by,
+                via: via.into(),
+                reference: None,
+            };
+            ws.call_as("decide", &input, now, &by)
         })
         .await;
         done.unwrap_or_else(|e| {
@@ -134,25 +126,39 @@ impl Hub {
             .unwrap_or(Version(0))
     }
 
+    /// A receiver that changes at every signal of the store's change feed (file events,
+    /// `NOTIFY`: docs/protocol.md §21), so a wait looks when something may have changed
+    /// instead of on a timer. `None`: the server around it pushes news ([`Hub::with_feed`]),
+    /// or the store cannot signal here (then the caller looks on its own timer).
+    pub async fn wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        if self.feed.is_some() {
+            return None;
+        }
+        let hub = self.clone();
+        tokio::task::spawn_blocking(move || hub.open_wake())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    fn open_wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+        if feed.wake.is_none() {
+            self.open_feed(&mut feed);
+            let wake = feed.open.as_mut().and_then(|(s, c)| s.wake(c));
+            feed.wake = Some(wake.map(|wake| {
+                let (tx, _) = tokio::sync::watch::channel(0u64);
+                let bump = tx.clone();
+                wake.on_fire(move || bump.send_modify(|n| *n = n.wrapping_add(1)));
+                tx
+            }));
+        }
+        feed.wake.as_ref()?.as_ref().map(|tx| tx.subscribe())
+    }
+
     fn look(&self, issue: u32) -> Version {
         let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
-        if feed.open.is_none() {
-            let location = match self.changes {
-                Changes::Files => Ok(Location::Files),
-                Changes::Store => agentx_clarify_store_any::location(&self.root),
-            };
-            let opened = location
-                .and_then(|l| agentx_clarify_store_any::open_at(&self.root, l))
-                .and_then(|store| store.feed().map(|cursor| (store, cursor)));
-            match opened {
-                Ok(open) => feed.open = Some(open),
-                Err(e) if !feed.logged => {
-                    feed.logged = true;
-                    tracing::warn!("the store's change feed did not start: {e}");
-                }
-                Err(_) => {}
-            }
-        }
+        self.open_feed(&mut feed);
         let mut changed = None;
         if let Some((store, cursor)) = &mut feed.open {
             match store.changes(cursor) {
@@ -168,15 +174,69 @@ impl Hub {
         Version(feed.changed.get(&issue).copied().unwrap_or(0))
     }
 
+    /// Opens the store's change feed at the first look (a failure is logged once).
+    fn open_feed(&self, feed: &mut StoreFeed) {
+        if feed.open.is_some() {
+            return;
+        }
+        let opened = self
+            .ws
+            .store()
+            .and_then(|store| store.feed().map(|cursor| (store, cursor)));
+        match opened {
+            Ok(open) => feed.open = Some(open),
+            Err(e) if !feed.logged => {
+                feed.logged = true;
+                tracing::warn!("the store's change feed did not start: {e}");
+            }
+            Err(_) => {}
+        }
+    }
+
     /// The pause between two checks (the same for every store: a look costs little).
     pub fn poll(&self, files: Duration) -> Duration {
         files
     }
 
+    /// [`Hub::call`] as `viewer` may see it (`None`: as it is). Over HTTP a read is narrowed
+    /// to the records of the issues the token's agent takes part in: the one rule of every
+    /// network door, `agentx_clarify_command::seen` (docs/protocol.md §23, issue 48).
+    pub async fn call_seen_by(
+        &self,
+        viewer: Option<Arc<str>>,
+        op: &'static str,
+        input: Value,
+    ) -> Value {
+        use agentx_clarify_command::seen;
+        let Some(agent) = viewer.filter(|_| seen::scoped(op)) else {
+            return self.call(op, input).await;
+        };
+        let hub = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let reply = hub.ws.call_routed(op, &input);
+            if reply.get("ok") != Some(&Value::Bool(true)) {
+                return reply;
+            }
+            let all = hub.ws.call_routed("list", &seen::all_records());
+            if all.get("ok") != Some(&Value::Bool(true)) {
+                // Whom the agent may see is unknown: nothing is shown.
+                return all;
+            }
+            seen::scope(op, &input, reply, &seen::issues_of(&agent, &all))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            agentx_clarify_core::envelope::refusal(
+                "INTERNAL",
+                &format!("the store call '{op}' did not finish: {e}"),
+            )
+        })
+    }
+
     /// Runs `op` off the async thread: a store call may wait for another process's lock.
     pub async fn call(&self, op: &'static str, input: Value) -> Value {
-        let hub = self.clone();
-        tokio::task::spawn_blocking(move || (hub.store)(&hub.root, op, &input))
+        let ws = Arc::clone(&self.ws);
+        tokio::task::spawn_blocking(move || ws.call_routed(op, &input))
             .await
             .unwrap_or_else(|e| {
                 agentx_clarify_core::envelope::refusal(

@@ -3,8 +3,9 @@
 //! `agentx mcp --agent <name> [--issue N] [--root DIR]`: the hub as a Model Context Protocol
 //! server over stdio (docs/protocol.md §15), built on the official Rust SDK (`rmcp`). One server process
 //! per agent; **the acting agent is fixed at launch**, so no tool input can make the server
-//! act as another agent. Tools call the store through one function ([`hub::StoreFn`]), the
-//! same store, locks and follow-up monitor as the CLI.
+//! act as another agent. Tools call the workspace through one seam ([`Hub`], built on the
+//! process's workspace handle): the same store, settings, runner, locks and follow-up
+//! monitor as the CLI.
 //!
 //! Stdout carries the protocol and nothing else; logs go to stderr (level from
 //! `AGENTX_MCP_LOG`: error, warn — the default —, info, debug or trace).
@@ -33,16 +34,17 @@ mod server;
 mod tools;
 mod wait;
 
-use std::path::PathBuf;
+use std::sync::Arc;
 
 use agentx_clarify_core::names::{check_agent, is_reserved, parse_issue};
 use agentx_clarify_core::ClarifyError;
+use agentx_clarify_workspace::Workspace;
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use hub::{Changes, Feed, Hub, StoreFn};
+pub use hub::{Feed, Hub};
 pub use server::{Acting, Server};
 
 /// Largest JSON-RPC message read from stdin. Ledger texts are at most 100 000 characters
@@ -54,14 +56,8 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// Launch errors (`INVALID_AGENT`, `INVALID_ISSUE`, `IO_ERROR`) come back before any protocol
 /// output, for the CLI to report; the exit status is 0 after a clean end of input, 1 when the
 /// session failed (the reason is on stderr).
-pub fn serve(
-    root: PathBuf,
-    agent: &str,
-    issue: Option<&str>,
-    store: StoreFn,
-    changes: Changes,
-) -> Result<i32, ClarifyError> {
-    let server = launch(root, agent, issue, store, changes)?;
+pub fn serve(ws: Arc<Workspace>, agent: &str, issue: Option<&str>) -> Result<i32, ClarifyError> {
+    let server = launch(ws, agent, issue)?;
     init_logging();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -83,15 +79,13 @@ pub fn serve(
     })
 }
 
-/// The server of `agent` on the workspace at `root`, after the launch checks: the core's
+/// The server of `agent` on the workspace `ws`, after the launch checks: the core's
 /// agent-name rule, and no reserved actor (`human`, `monitor`, `agent-x`) — an agent must not
 /// be able to resolve escalations as the human through its tools.
 pub fn launch(
-    root: PathBuf,
+    ws: Arc<Workspace>,
     agent: &str,
     issue: Option<&str>,
-    store: StoreFn,
-    changes: Changes,
 ) -> Result<Server, ClarifyError> {
     check_agent(agent)?;
     if is_reserved(agent) {
@@ -101,7 +95,7 @@ pub fn launch(
         });
     }
     let issue = issue.map(parse_issue).transpose()?;
-    Ok(Server::new(Hub::new(root, store, changes), agent, issue))
+    Ok(Server::new(Hub::new(ws), agent, issue))
 }
 
 /// Serves one MCP session over `read`/`write` until the client goes away. A client that

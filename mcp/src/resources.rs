@@ -22,7 +22,11 @@ use crate::reply;
 
 const ISSUES: &str = "agentx://issues/";
 const CLARIFICATIONS: &str = "agentx://clarifications/";
+/// How often subscribed resources are looked at when the store cannot signal.
 const WATCH_EVERY: Duration = Duration::from_millis(250);
+/// How often a subscription with a wake looks whether its client is gone (it looks at the
+/// store only when woken, or after the feed's safety tick).
+const CLIENT_CHECK: Duration = Duration::from_secs(5);
 
 /// What a resource URI names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,8 +65,10 @@ impl Target {
 }
 
 /// Every issue's ledger and every clarification, ascending.
-pub async fn list(hub: &Hub) -> Result<ListResourcesResult, ErrorData> {
-    let listed = ok(hub.call("list", json!({ "all": true })).await)?;
+pub async fn list(hub: &Hub, viewer: Option<Arc<str>>) -> Result<ListResourcesResult, ErrorData> {
+    let listed = ok(hub
+        .call_seen_by(viewer, "list", json!({ "all": true }))
+        .await)?;
     let records = listed
         .get("clarifications")
         .and_then(Value::as_array)
@@ -101,17 +107,25 @@ pub fn templates() -> ListResourceTemplatesResult {
     ])
 }
 
-pub async fn read(hub: &Hub, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub async fn read(
+    hub: &Hub,
+    viewer: Option<Arc<str>>,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let contents = match Target::parse(uri)? {
         Target::Issue(n) => {
-            let shown = ok(hub.call("show", json!({ "issue": n })).await)?;
+            let shown = ok(hub
+                .call_seen_by(viewer, "show", json!({ "issue": n }))
+                .await)?;
             let ledger = shown.get("ledger").unwrap_or(&Value::Null);
             let text = serde_json::to_string_pretty(ledger)
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             ResourceContents::text(text, uri).with_mime_type("application/json")
         }
         Target::Clarification(id) => {
-            let shown = ok(hub.call("show", json!({ "id": id.to_string() })).await)?;
+            let shown = ok(hub
+                .call_seen_by(viewer, "show", json!({ "id": id.to_string() }))
+                .await)?;
             let text = reply::show_text(&shown);
             ResourceContents::text(text, uri).with_mime_type("text/markdown")
         }
@@ -204,11 +218,37 @@ async fn run(watch: Arc<Watch>, hub: Hub, peer: Peer<RoleServer>) {
     if let Some(feed) = hub.subscribe() {
         return follow(watch, feed, peer).await;
     }
+    let mut wake = hub.wake().await;
+    let tick = agentx_clarify_store::safety_tick();
+    let mut since_look = tokio::time::Instant::now();
     loop {
-        tokio::time::sleep(hub.poll(WATCH_EVERY)).await;
-        if peer.is_transport_closed() {
-            return;
+        match &mut wake {
+            // Woken by the store (file events, NOTIFY); the timer only checks the client and,
+            // after the safety tick, looks anyway.
+            Some(rx) => {
+                let woke = tokio::select! {
+                    changed = rx.changed() => changed.is_ok(),
+                    () = tokio::time::sleep(CLIENT_CHECK.min(tick)) => false,
+                };
+                if rx.has_changed().is_err() {
+                    // The store stopped signalling: look on the timer from now on.
+                    wake = None;
+                }
+                if peer.is_transport_closed() {
+                    return;
+                }
+                if !woke && since_look.elapsed() < tick {
+                    continue;
+                }
+            }
+            None => {
+                tokio::time::sleep(hub.poll(WATCH_EVERY)).await;
+                if peer.is_transport_closed() {
+                    return;
+                }
+            }
         }
+        since_look = tokio::time::Instant::now();
         for uri in watch.changed(&hub).await {
             let param = ResourceUpdatedNotificationParam::new(uri);
             if peer.notify_resource_updated(param).await.is_err() {

@@ -70,10 +70,11 @@ impl Server {
         }
     }
 
-    /// A new session of this server: its own subscriptions and elicitations, the same hub
-    /// and the same turns of background routings.
+    /// A new session of this server: its own subscriptions and elicitations, `[mcp] elicit`
+    /// as the settings say now, the same hub and the same turns of background routings.
     pub fn session(&self) -> Self {
         Server {
+            elicit: self.hub.elicit_setting(),
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
             elicited: Arc::default(),
@@ -101,6 +102,15 @@ impl Server {
         None
     }
 
+    /// Whose view of the records a read takes: the token's agent over HTTP (a network door,
+    /// `agentx_clarify_command::seen`); over stdio the launch's user reads every file anyway.
+    pub(crate) fn viewer(&self, ctx: &RequestContext<RoleServer>) -> Option<Arc<str>> {
+        match self.agent {
+            Some(_) => None,
+            None => self.actor(ctx),
+        }
+    }
+
     /// Whether record `id` may be put to the client's user now (and marks it asked).
     pub(crate) fn first_elicitation(&self, id: &str) -> bool {
         self.elicited
@@ -111,6 +121,9 @@ impl Server {
 
     /// The semaphore every background routing of this server waits on.
     pub(crate) fn routes(&self, max: u32) -> Arc<tokio::sync::Semaphore> {
+        if let Some(shared) = self.hub.routes() {
+            return shared;
+        }
         self.routes
             .get_or_init(|| {
                 let permits = usize::try_from(max.max(1)).unwrap_or(1);
@@ -162,9 +175,9 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list(&self.hub).await
+        resources::list(&self.hub, self.viewer(&context)).await
     }
 
     async fn list_resource_templates(
@@ -178,9 +191,9 @@ impl ServerHandler for Server {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.hub, &request.uri)
+        resources::read(&self.hub, self.viewer(&context), &request.uri)
             .await
             .map(ReadResourceResponse::from)
     }
@@ -191,6 +204,8 @@ impl ServerHandler for Server {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        // Any issue may be followed (one the agent is about to ask in has no record yet): an
+        // update names the resource only, and reading it is narrowed as every read is.
         let target = Target::parse(&request.uri)?;
         let version = self.hub.version(target.issue()).await;
         self.watch.subscribe(

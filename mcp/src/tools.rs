@@ -133,9 +133,16 @@ impl Server {
         input_schema = schema::<input::Id>(),
         annotations(read_only_hint = true)
     )]
-    async fn clarify_resume_prompt(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_resume_prompt(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let a = args!(args, input::Id);
-        let out = self.hub.call("resumePrompt", json!({ "id": a.id })).await;
+        let out = self
+            .hub
+            .call_seen_by(self.viewer(&ctx), "resumePrompt", json!({ "id": a.id }))
+            .await;
         reply::envelope(out, |v| {
             v.get("text")
                 .and_then(Value::as_str)
@@ -166,6 +173,16 @@ impl Server {
             peer: ctx.peer.clone(),
         });
         let timeout = Duration::from_secs_f64(seconds);
+        // A record the agent may not read is not one it may wait on (issue 48).
+        if let Some(viewer) = self.viewer(&ctx) {
+            let seen = self
+                .hub
+                .call_seen_by(Some(viewer), "show", json!({ "id": &w.id }))
+                .await;
+            if seen.get("ok") != Some(&Value::Bool(true)) {
+                return reply::envelope(seen, |_| String::new());
+            }
+        }
         let elicitor = match self.actor(&ctx) {
             Some(agent) if self.elicit && crate::elicit::supported(&ctx.peer) => Some(Elicitor {
                 peer: ctx.peer.clone(),
@@ -302,14 +319,19 @@ impl Server {
         input_schema = schema::<input::Show>(),
         annotations(read_only_hint = true)
     )]
-    async fn clarify_show(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_show(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let s = args!(args, input::Show);
         let body = match (s.id, s.issue.or(self.issue)) {
             (Some(id), _) => json!({ "id": id }),
             (None, Some(issue)) => json!({ "issue": issue }),
             (None, None) => return reply::invalid("`id` or `issue` is required"),
         };
-        reply::envelope(self.hub.call("show", body).await, reply::show_text)
+        let shown = self.hub.call_seen_by(self.viewer(&ctx), "show", body).await;
+        reply::envelope(shown, reply::show_text)
     }
 
     #[tool(
@@ -317,11 +339,16 @@ impl Server {
         input_schema = schema::<input::List>(),
         annotations(read_only_hint = true)
     )]
-    async fn clarify_list(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_list(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let l = args!(args, input::List);
         let statuses: Option<Vec<&str>> = l.status.map(|s| s.iter().map(|s| s.as_str()).collect());
         let body = json!({ "issue": l.issue, "status": statuses, "all": l.all });
-        reply::envelope(self.hub.call("list", body).await, |v| {
+        let listed = self.hub.call_seen_by(self.viewer(&ctx), "list", body).await;
+        reply::envelope(listed, |v| {
             reply::list_text(clarifications(v), "no clarification matches") + &reply::notes(v)
         })
     }
@@ -365,14 +392,22 @@ impl Server {
         input_schema = schema::<input::Audit>(),
         annotations(read_only_hint = true)
     )]
-    async fn clarify_audit(&self, args: JsonObject) -> CallToolResult {
+    async fn clarify_audit(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let a = args!(args, input::Audit);
         let body = match (a.id, a.issue.or(self.issue)) {
             (Some(id), _) => json!({ "id": id }),
             (None, Some(issue)) => json!({ "issue": issue }),
             (None, None) => return reply::invalid("`id` or `issue` is required"),
         };
-        reply::envelope(self.hub.call("audit", body).await, reply::audit_text)
+        let audited = self
+            .hub
+            .call_seen_by(self.viewer(&ctx), "audit", body)
+            .await;
+        reply::envelope(audited, reply::audit_text)
     }
 
     #[tool(

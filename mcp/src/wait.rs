@@ -1,6 +1,8 @@
 //! `clarify_wait`: a long poll on one record. The ledger is re-read only when it changed
-//! (`Hub::version`: the store's change feed, docs/protocol.md §21); a tick otherwise costs a
-//! look at the feed. Progress notifications go out about every 5 s when the request
+//! (`Hub::version`: the store's change feed, docs/protocol.md §21), and the feed is looked at
+//! when it says something may have changed — `agentx serve`'s news, or the store's own wake
+//! (file events, `NOTIFY`) — else after the safety tick; only a store that cannot signal is
+//! looked at on a short timer. Progress notifications go out about every 5 s when the request
 //! carries a progress token, so clients that extend their timeout on progress keep waiting.
 
 use std::sync::Arc;
@@ -21,8 +23,8 @@ use crate::input::Until;
 use crate::reply;
 use crate::server::Server;
 
-/// How often the store's change feed is looked at while waiting.
-const POLL: Duration = Duration::from_millis(100);
+/// How often the store's change feed is looked at while waiting, when it cannot signal.
+const POLL: Duration = agentx_clarify_store::FALLBACK_TICK;
 /// How often a progress notification goes out (when asked for).
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
@@ -77,7 +79,14 @@ pub async fn wait(
     let mut seen: Option<(u32, Version)> = None;
     // Subscribed before the first read, so no change between the read and the sleep is missed.
     let mut feed = hub.subscribe();
+    // Without a server's news, the store's own wake; taken before the first read as well.
+    let mut wake = hub.wake().await;
+    let tick = agentx_clarify_store::safety_tick();
     loop {
+        // Marked seen before the look: a signal after it wakes the wait below.
+        if let Some(w) = &mut wake {
+            w.borrow_and_update();
+        }
         // Look first, then read: a write between the two shows up as a changed version.
         let before = match &seen {
             Some((issue, _)) => Some(hub.version(*issue).await),
@@ -138,26 +147,32 @@ pub async fn wait(
             None => hub.version(issue).await,
         };
         seen = Some((issue, before.clone()));
-        // Sleep in ticks until the ledger changes, the time is up or the call is cancelled.
-        // With a change feed the news wakes the wait; the ticks only keep time.
+        // Wait until the ledger changes, the time is up or the call is cancelled. With news
+        // or a wake, a signal ends the wait and the timer only keeps time (the deadline, the
+        // progress notifications, the safety tick); without, it is the check's timer.
         loop {
-            let pause = match feed {
-                Some(_) => deadline
-                    .saturating_duration_since(Instant::now())
-                    .min(Duration::from_secs(1)),
-                None => hub.poll(POLL),
+            let now = Instant::now();
+            let pause = if feed.is_some() || wake.is_some() {
+                let mut pause = deadline.saturating_duration_since(now).min(tick);
+                if progress.is_some() {
+                    pause = pause.min(next_progress.saturating_duration_since(now));
+                }
+                pause
+            } else {
+                POLL
             };
             let woke = tokio::select! {
                 () = tokio::time::sleep(pause) => false,
                 () = stop.fires() => break,
                 hit = news(&mut feed, issue) => hit,
+                // Something may have changed: the version below says whether this ledger did.
+                () = signal(&mut wake) => false,
             };
             let now = Instant::now();
             if woke || now >= deadline {
                 break;
             }
-            // Without a feed this is the check; with one, a once-a-second safety net (a feed
-            // that could not start never speaks).
+            // The check: after a signal, the safety tick, or the fallback's timer.
             if hub.version(issue).await != before {
                 break;
             }
@@ -188,6 +203,17 @@ async fn news(feed: &mut Option<Receiver<Vec<u32>>>, issue: u32) -> bool {
             Err(RecvError::Lagged(_)) => return true,
             Err(RecvError::Closed) => return std::future::pending().await,
         }
+    }
+}
+
+/// Resolves at the store's next signal after the last one seen; never without a wake (or
+/// once its store stopped signalling).
+async fn signal(wake: &mut Option<tokio::sync::watch::Receiver<u64>>) {
+    let Some(rx) = wake else {
+        return std::future::pending().await;
+    };
+    if rx.changed().await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 

@@ -10,9 +10,10 @@
 )]
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use agentx_clarify_workspace::Workspace;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -51,21 +52,25 @@ const TOOLS: &[&str] = &[
     "no_such_tool",
 ];
 
-fn store(root: &Path, op: &str, input: &Value) -> Value {
-    let now = agentx_clarify_store::clock::system_now_ms();
-    agentx_clarify_command::call(&agentx_clarify_store::DiskStore::new(root), op, input, now)
-}
-
 /// One initialised workspace for every case (the cases only read it or fail validation).
 fn root() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let out = store(dir.path(), "init", &json!({}));
+        let now = agentx_clarify_store::clock::system_now_ms();
+        let disk = agentx_clarify_store::DiskStore::new(dir.path());
+        let out = agentx_clarify_command::call(&disk, "init", &json!({}), now);
         assert_eq!(out["ok"], true, "{out}");
         dir
     })
     .path()
+}
+
+/// The workspace handle a server is built on, as `agentx mcp` opens it.
+fn workspace() -> Arc<Workspace> {
+    let root = root();
+    let runner = agentx_clarify_runner::ProcessRunner::new(root);
+    Arc::new(Workspace::open_watching(root, runner).unwrap())
 }
 
 fn initialize() -> String {
@@ -169,14 +174,7 @@ fn line() -> impl Strategy<Value = String> {
 
 /// Feeds `lines` (then a ping) to a fresh server; returns what it wrote and how it ended.
 async fn session(lines: Vec<String>) -> (Vec<Value>, bool, Result<(), String>) {
-    let server = agentx_clarify_mcp::launch(
-        root().to_path_buf(),
-        "engineer",
-        None,
-        store,
-        agentx_clarify_mcp::Changes::Files,
-    )
-    .unwrap();
+    let server = agentx_clarify_mcp::launch(workspace(), "engineer", None).unwrap();
     let (client, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
     let running = tokio::spawn(agentx_clarify_mcp::run(server, read, write));

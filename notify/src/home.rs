@@ -5,30 +5,24 @@
 //! `notify status` and `retry`, the inbox, `clarify wakeup`) goes through here, so a
 //! PostgreSQL team's deliverers share one outbox wherever they run.
 
-use std::path::Path;
-
 use agentx_clarify_command::store::docs::{self, OUTBOX};
-use agentx_clarify_command::{Files, Scope, State};
+use agentx_clarify_command::{Scope, Store};
 use agentx_clarify_core::notify::Outbox;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store_any::AnyStore;
 
-/// The workspace's outbox, in whichever store holds its state.
-pub struct Home(AnyStore);
+/// The outbox of a workspace's store (the workspace handle's, `Workspace::store`), in
+/// whichever store holds its state.
+pub struct Home<'s, S>(pub &'s S);
 
-impl Home {
-    pub fn open(root: &Path) -> Result<Home, ClarifyError> {
-        Ok(Home(agentx_clarify_store_any::open(root)?))
-    }
-
+impl<S: Store> Home<'_, S> {
     /// The store itself (GitHub Mode keeps its comment ids in its `github` state document).
-    pub fn store(&self) -> &AnyStore {
-        &self.0
+    pub fn store(&self) -> &S {
+        self.0
     }
 
     /// The outbox as it is now (empty when nothing was ever owed).
     pub fn read_outbox(&self) -> Result<Outbox, ClarifyError> {
-        docs::read_json(&self.0, OUTBOX)
+        docs::read_json(self.0, OUTBOX)
     }
 
     /// Read–change–write of the outbox under its lock; nothing is written when `change`
@@ -39,7 +33,7 @@ impl Home {
         change: impl FnOnce(&mut Outbox) -> T,
     ) -> Result<T, ClarifyError> {
         let config = self.0.load_config()?;
-        docs::update_json(&self.0, OUTBOX, &config, agent, change)
+        docs::update_json(self.0, OUTBOX, &config, agent, change)
     }
 
     /// Every readable ledger (what the outbox owes is found in them).

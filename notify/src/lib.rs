@@ -13,8 +13,6 @@ mod pass;
 
 pub use pass::{deliverer, pass, pass_with, PassReport};
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agentx_clarify_core::notify::{Event, Outgoing, SecretFrom, Sink, SinkKind};
@@ -183,50 +181,40 @@ fn describe(e: &reqwest::Error) -> String {
     text
 }
 
+/// What of a command sink's stderr is kept for its error message.
+const STDERR_KEPT: usize = 4096;
+
+/// Runs a command sink through the runner crate, as a routed agent runs: its own process
+/// group (the timeout kills its children too), the event written to its stdin under the
+/// deadline and its output drained meanwhile — a program that does not read its stdin, or
+/// writes much to stderr before it does, cannot hang the deliverer (an event over 64 KiB, a
+/// pipe's buffer, once did).
 fn run(argv: &[String], stdin: &[u8]) -> Result<(), SendError> {
     let Some((program, args)) = argv.split_first() else {
         return Err(SendError::Config("the command sink has no program".into()));
     };
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| SendError::Failed(format!("could not start {program}: {e}")))?;
-    if let Some(mut input) = child.stdin.take() {
-        // A program that does not read its stdin is not an error: its exit status decides.
-        let _ = input.write_all(stdin);
+    let mut spec = agentx_clarify_runner::Spec::new(program, COMMAND_TIMEOUT);
+    spec.args = args.to_vec();
+    spec.stdin = Some(stdin.to_vec());
+    spec.cap = STDERR_KEPT;
+    let out = agentx_clarify_runner::run(&spec).map_err(|e| SendError::Failed(e.to_string()))?;
+    if out.timed_out {
+        return Err(SendError::Failed(format!(
+            "{program} did not finish within {} s",
+            COMMAND_TIMEOUT.as_secs()
+        )));
     }
-    let deadline = Instant::now() + COMMAND_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => {
-                let mut err = String::new();
-                if let Some(mut stderr) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = stderr.by_ref().take(4096).read_to_string(&mut err);
-                }
-                let err: String = err.trim().chars().take(200).collect();
-                return Err(SendError::Failed(if err.is_empty() {
-                    format!("{program} exited with {status}")
-                } else {
-                    format!("{program} exited with {status}: {err}")
-                }));
-            }
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(SendError::Failed(format!(
-                    "{program} did not finish within {} s",
-                    COMMAND_TIMEOUT.as_secs()
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(SendError::Failed(format!("waiting for {program}: {e}"))),
-        }
+    if out.exit.success() {
+        return Ok(());
     }
+    // Kept in the outbox and shown on the inbox: what looks like a secret is hidden before
+    // the text is cut (issue 48).
+    let err = agentx_clarify_core::origin::redacted(out.stderr_text().trim(), 200);
+    Err(SendError::Failed(if err.is_empty() {
+        format!("{program} exited with {}", out.exit)
+    } else {
+        format!("{program} exited with {}: {err}", out.exit)
+    }))
 }
 
 #[cfg(test)]

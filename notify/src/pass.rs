@@ -2,13 +2,14 @@
 //! comes from the ledgers, what was tried from the outbox beside them (`home.rs`: the state
 //! directory's `outbox.json`, or PostgreSQL's `agentx.state_docs`).
 
-use std::path::Path;
-
-use agentx_clarify_core::notify::outbox::State;
+use agentx_clarify_command::Store;
+use agentx_clarify_core::notify::outbox::{State, RENEW_MS};
 use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
+
+use crate::home::Home;
 
 /// What one pass did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,37 +35,39 @@ pub fn deliverer() -> String {
     )
 }
 
-/// One delivery pass over the workspace at `root`: plan what the ledgers owe, take what is
-/// due, send it outside the outbox's lock, record each try. The CLI's `notify send` and the
-/// server's worker run it.
-pub fn pass(root: &Path, now: i64) -> Result<PassReport, ClarifyError> {
-    pass_with(root, now, None)
+/// One delivery pass over the workspace `ws`: plan what the ledgers owe, take what is due,
+/// send it outside the outbox's lock, record each try. The CLI's `notify send` and the
+/// server's worker run it, on the settings as the handle has them now (a watching handle's
+/// edited `[[notify]]` is used by the next pass).
+pub fn pass(ws: &Workspace, now: i64) -> Result<PassReport, ClarifyError> {
+    pass_with(ws, now, None)
 }
 
 /// [`pass`] with the inbox's public URL (`agentx serve --public-url`, `notify send
 /// --public-url`): each event's `url` is then its thread's page there.
 pub fn pass_with(
-    root: &Path,
+    ws: &Workspace,
     now: i64,
     public_url: Option<&str>,
 ) -> Result<PassReport, ClarifyError> {
-    let store = DiskStore::new(root);
-    let sinks = store.notify_sinks()?;
+    let store = ws.store()?;
+    let settings = store.files.settings();
+    let sinks = settings.sinks()?;
     // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
-    let github = store.github_config()?;
+    let github = settings.github()?;
     if sinks.is_empty() && github.is_none() {
         // Nothing to tell anyone: no ledger is read (a worker runs this often).
         return Ok(PassReport::default());
     }
     // The outbox beside the ledgers it follows: the state directory, or PostgreSQL.
-    let home = crate::home::Home::open(root)?;
+    let home = Home(&*store);
     let ledgers = home.ledgers()?;
     let refs: Vec<&Ledger> = ledgers.iter().collect();
     let me = deliverer();
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
     // must not hold every other writer of the outbox); record the tries in a second step.
     let (added, taken) = home.update_outbox(&me, |outbox| {
-        let mut added = outbox.plan(&sinks, &refs, now);
+        let mut added = outbox.plan(sinks, &refs, now);
         if github.is_some() {
             added += agentx_clarify_core::github::plan(outbox, &refs, now);
         }
@@ -79,33 +82,37 @@ pub fn pass_with(
         }
         (added, taken)
     })?;
-    let mut results = Vec::with_capacity(taken.len());
-    let mut defer = Vec::new();
-    let mut client = None;
-    for (key, d) in &taken {
-        let result = if d.sink == agentx_clarify_core::github::SINK {
-            match crate::github::deliver_owed(&home, github.as_ref(), &mut client, &ledgers, d, now)
-            {
-                Err(crate::github::GhError::RateLimited { until }) => {
-                    defer.push((key.clone(), until));
-                    Err(format!(
-                        "rate limited by GitHub until {}",
-                        Timestamp::from_ms(until)
-                    ))
-                }
-                r => r.map(|_| ()).map_err(|e| e.to_string()),
-            }
-        } else {
-            deliver(&sinks, &ledgers, d, public_url)
-        };
-        results.push((key.clone(), result));
-    }
+    // The pass's clock: `now` as given, moved on by the time the pass has taken — a failed
+    // try's backoff counts from the try, and leases are renewed as sending goes on.
+    let started = std::time::Instant::now();
+    let at = move || {
+        now.saturating_add(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX))
+    };
+    let keys: Vec<String> = taken.iter().map(|(k, _)| k.clone()).collect();
+    let sent = std::thread::scope(|s| {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        if !keys.is_empty() {
+            let (home, me, keys, at) = (&home, &me, &keys, &at);
+            s.spawn(move || renew_while_sending(home, me, keys, at, stopped));
+        }
+        let sent = send_all(&home, sinks, github, &ledgers, &taken, public_url, &at);
+        drop(stop);
+        sent
+    });
+    let Sent {
+        results,
+        defer,
+        dropped,
+    } = sent;
     let summary = home.update_outbox(&me, |outbox| {
-        for (key, result) in &results {
-            outbox.settle(key, &me, result.clone(), now);
+        for (key, result, tried) in &results {
+            outbox.settle(key, &me, result.clone(), *tried);
         }
         for (key, until) in &defer {
             outbox.defer(key, *until);
+        }
+        for key in &dropped {
+            outbox.cancel(key, &me, now);
         }
         let pending = outbox
             .deliveries
@@ -120,10 +127,10 @@ pub fn pass_with(
         (pending, dead, outbox.next_due())
     })?;
     let (pending, dead, next) = summary;
-    let delivered = results.iter().filter(|(_, r)| r.is_ok()).count();
+    let delivered = results.iter().filter(|(_, r, _)| r.is_ok()).count();
     let failed = results
         .into_iter()
-        .filter_map(|(k, r)| r.err().map(|e| (k, e)))
+        .filter_map(|(k, r, _)| r.err().map(|e| (k, e)))
         .collect();
     Ok(PassReport {
         added,
@@ -133,6 +140,89 @@ pub fn pass_with(
         dead,
         next_due: next,
     })
+}
+
+/// What the sends of one pass came to.
+struct Sent {
+    /// Each try: the delivery, its result, when it ended.
+    results: Vec<(String, Result<(), String>, i64)>,
+    /// Deliveries GitHub's rate limit holds until its reset.
+    defer: Vec<(String, i64)>,
+    /// Deliveries no longer owed when their turn came (their record was decided).
+    dropped: Vec<String>,
+}
+
+/// Sends every taken delivery in turn, outside the outbox's lock.
+fn send_all(
+    home: &Home<'_, WorkspaceStore>,
+    sinks: &[Sink],
+    github: Option<&agentx_clarify_core::github::GithubConfig>,
+    ledgers: &[Ledger],
+    taken: &[(String, Delivery)],
+    public_url: Option<&str>,
+    at: &impl Fn() -> i64,
+) -> Sent {
+    let mut sent = Sent {
+        results: Vec::with_capacity(taken.len()),
+        defer: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let mut client = None;
+    for (key, d) in taken {
+        // At send time, the record as it is now: a push for what is already decided is
+        // dropped, never sent (docs/notifications.md, "Nothing stale is pushed").
+        if d.sink != agentx_clarify_core::github::SINK && !still_owed_now(home, ledgers, d) {
+            sent.dropped.push(key.clone());
+            continue;
+        }
+        let result = if d.sink == agentx_clarify_core::github::SINK {
+            match crate::github::deliver_owed(home, github, &mut client, ledgers, d, at()) {
+                Err(crate::github::GhError::RateLimited { until }) => {
+                    sent.defer.push((key.clone(), until));
+                    Err(format!(
+                        "rate limited by GitHub until {}",
+                        Timestamp::from_ms(until)
+                    ))
+                }
+                r => r.map(|_| ()).map_err(|e| e.to_string()),
+            }
+        } else {
+            deliver(sinks, ledgers, d, public_url)
+        };
+        sent.results.push((key.clone(), result, at()));
+    }
+    sent
+}
+
+/// Renews this deliverer's leases on `keys` every `RENEW_MS` until `stopped` (the sends are
+/// done), so a slow receiver or a long command never lets another deliverer take a delivery
+/// that is still being sent. Best effort: a renewal that fails leaves the lease to run out
+/// (another deliverer may then send it again — at least once, as a death would).
+fn renew_while_sending<S: Store + Sync>(
+    home: &Home<'_, S>,
+    me: &str,
+    keys: &[String],
+    at: &(impl Fn() -> i64 + Sync),
+    stopped: std::sync::mpsc::Receiver<()>,
+) {
+    let every = std::time::Duration::from_millis(RENEW_MS.unsigned_abs());
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+        let _ = home.update_outbox(me, |outbox| outbox.renew(keys, me, at()));
+    }
+}
+
+/// Whether `d` is still worth sending, by its record as the store holds it now (read again:
+/// the pass's ledgers were read before the lease, and a person may have decided since).
+/// When the ledger cannot be read again, the pass's copy decides.
+fn still_owed_now<S: Store>(home: &Home<'_, S>, ledgers: &[Ledger], d: &Delivery) -> bool {
+    let fresh = home.read_ledger(d.issue).ok().flatten();
+    let ledger = fresh
+        .as_ref()
+        .or_else(|| ledgers.iter().find(|l| l.issue_number == d.issue));
+    match ledger.and_then(|l| l.clarifications.iter().find(|r| r.id == d.record)) {
+        Some(record) => agentx_clarify_core::notify::outbox::still_owed(d, record),
+        None => true,
+    }
 }
 
 /// Sends one delivery: the event rebuilt from the record as it is now.

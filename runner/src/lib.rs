@@ -25,6 +25,7 @@ use agentx_clarify_core::routing::Invocation;
 
 pub use route::{result_of, ProcessRunner};
 pub use run::run;
+pub use sys::raise_open_files;
 
 /// Each of stdout and stderr keeps at most this many bytes (docs/protocol.md §14.2: 1 MiB).
 pub const OUTPUT_CAP: usize = 1 << 20;

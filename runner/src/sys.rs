@@ -167,3 +167,35 @@ pub(crate) fn has_exited(pid: u32) -> io::Result<bool> {
     // SAFETY: waitid filled `info` (or left it zeroed: si_pid 0 means "not yet").
     Ok(unsafe { info.si_pid() } != 0)
 }
+
+/// Raises this process's soft limit of open files to its hard limit (a server holding many
+/// connections must not stop at the usual soft 1024, issue 48); returns the limit in force
+/// afterwards. An unlimited hard limit raises the soft one to what the kernel allows
+/// (`fs.nr_open`), never to infinity.
+pub fn raise_open_files() -> io::Result<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit for the duration of the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let mut raised = libc::rlimit {
+            rlim_cur: limit.rlim_max,
+            rlim_max: limit.rlim_max,
+        };
+        if raised.rlim_cur == libc::RLIM_INFINITY {
+            raised.rlim_cur = std::fs::read_to_string("/proc/sys/fs/nr_open")
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or(1 << 20);
+        }
+        // SAFETY: `raised` is a valid rlimit; setrlimit only reads it.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit.rlim_cur = raised.rlim_cur;
+        }
+    }
+    Ok(limit.rlim_cur)
+}

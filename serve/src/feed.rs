@@ -7,68 +7,55 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentx_clarify_command::State;
-use agentx_clarify_store_any::{AnyStore, Location};
+use agentx_clarify_command::{State, Wake};
+use tokio::sync::mpsc::UnboundedSender;
 
+use crate::backoff::Backoff;
 use crate::hub::{App, Change};
 
-/// How often a store without signals (files) is looked at, and the longest wait for a
-/// signalling one (PostgreSQL) between two checks for shutdown: bounds the live-update latency
-/// (docs/protocol.md §23: within 1 s).
+/// How often a store that cannot signal (files where watching is unavailable) is looked at:
+/// bounds the live-update latency there (docs/protocol.md §23: within 1 s). A store that
+/// signals is looked at when its wake fires, and after the feed's safety tick
+/// (`agentx_clarify_store::safety_tick`).
 pub const EVERY: Duration = Duration::from_millis(150);
 
 /// A store's change feed: [`ChangeFeed::poll`] says what changed since the last poll.
 pub trait ChangeFeed: Send + 'static {
-    fn poll(&mut self) -> Option<Vec<u32>>;
+    /// The issues changed since the last poll (`None`: nothing changed), or why the store
+    /// could not be asked (the database is down: the caller backs off).
+    fn poll(&mut self) -> Result<Option<Vec<u32>>, agentx_clarify_core::ClarifyError>;
 
-    /// Waits at most `timeout` for the store to signal a change; `false` at once for a store
-    /// that does not signal (the caller pauses instead).
-    fn wait(&mut self, _timeout: Duration) -> bool {
-        false
-    }
-
-    /// Whether [`ChangeFeed::wait`] waits for signals.
-    fn signals(&self) -> bool {
-        false
+    /// What fires when the store may have changed (file events, `NOTIFY`); `None`: the
+    /// store cannot signal, look every [`EVERY`].
+    fn wake(&mut self) -> Option<Wake> {
+        None
     }
 }
 
 /// A state store and a cursor on its change feed.
 pub struct StoreFeed<S: State> {
-    store: S,
+    store: Arc<S>,
     cursor: S::Cursor,
-    signals: bool,
 }
 
 impl<S: State> StoreFeed<S> {
-    /// The feed of `store` from now on; `signals`: the store wakes [`ChangeFeed::wait`].
-    pub fn open(store: S, signals: bool) -> Result<Self, agentx_clarify_core::ClarifyError> {
+    /// The feed of `store` from now on.
+    pub fn open(store: Arc<S>) -> Result<Self, agentx_clarify_core::ClarifyError> {
         let cursor = store.feed()?;
-        Ok(StoreFeed {
-            store,
-            cursor,
-            signals,
-        })
+        Ok(StoreFeed { store, cursor })
     }
 }
 
-impl<S: State + Send + 'static> ChangeFeed for StoreFeed<S> {
-    fn poll(&mut self) -> Option<Vec<u32>> {
-        match self.store.changes(&mut self.cursor) {
-            Ok(changed) => changed.map(|c| c.issues),
-            Err(e) => {
-                crate::log::line(&format!("the store's change feed: {e}"));
-                None
-            }
-        }
+impl<S: State + Send + Sync + 'static> ChangeFeed for StoreFeed<S>
+where
+    S::Cursor: Send,
+{
+    fn poll(&mut self) -> Result<Option<Vec<u32>>, agentx_clarify_core::ClarifyError> {
+        Ok(self.store.changes(&mut self.cursor)?.map(|c| c.issues))
     }
 
-    fn wait(&mut self, timeout: Duration) -> bool {
-        self.store.wait_changes(&mut self.cursor, timeout)
-    }
-
-    fn signals(&self) -> bool {
-        self.signals
+    fn wake(&mut self) -> Option<Wake> {
+        self.store.wake(&mut self.cursor)
     }
 }
 
@@ -81,56 +68,119 @@ pub(crate) fn test_delay(name: &str) -> Option<Duration> {
     Some(Duration::from_millis(ms.min(2_000)))
 }
 
-/// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown.
-pub fn start(app: Arc<App>) {
-    let mut shutdown = app.shutdown.subscribe();
+/// The longest wait between two looks at a store that failed (docs/protocol.md §32): the
+/// feed is back within this of the store's return.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Starts the feed of the workspace's store on the blocking pool; it stops on shutdown. Every
+/// change goes to the broadcast (`App::changes`) and to `view`, the inbox view's own queue,
+/// which never drops one (`open_follow.rs`).
+pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
     tokio::spawn(async move {
-        let root = app.root.clone();
-        let location = app.location.clone();
-        let made = tokio::task::spawn_blocking(move || -> Option<Box<dyn ChangeFeed>> {
-            if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
-                std::thread::sleep(late);
-            }
-            let signals = matches!(location, Location::Postgres(_));
-            let store: AnyStore = agentx_clarify_store_any::open_at(&root, location).ok()?;
-            Some(Box::new(StoreFeed::open(store, signals).ok()?))
-        })
-        .await;
-        let Ok(Some(mut feed)) = made else {
+        let ws = Arc::clone(&app.ws);
+        let made =
+            tokio::task::spawn_blocking(move || -> Option<(Box<dyn ChangeFeed>, Option<Wake>)> {
+                if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
+                    std::thread::sleep(late);
+                }
+                let store = ws.store().ok()?;
+                let mut feed = StoreFeed::open(store).ok()?;
+                let wake = feed.wake();
+                Some((Box::new(feed) as Box<dyn ChangeFeed>, wake))
+            })
+            .await;
+        let Ok(Some((feed, wake))) = made else {
             crate::log::line("live updates are off: the store's change feed could not start");
             return;
         };
         // The baseline is taken: every write from now on is reported (the inbox's view of the
         // open records starts reading after this).
         let _ = app.feed_ready.send(true);
-        let mut revision = 0u64;
-        loop {
-            if !feed.signals() {
-                tokio::select! {
-                    _ = tokio::time::sleep(EVERY) => {}
-                    _ = shutdown.changed() => return,
-                }
-            } else if *shutdown.borrow() {
-                return;
-            }
-            let polled = tokio::task::spawn_blocking(move || {
-                feed.wait(EVERY);
-                let changed = feed.poll();
-                (feed, changed)
-            })
-            .await;
-            let Ok((back, changed)) = polled else { return };
-            feed = back;
-            if let Some(issues) = changed {
-                revision += 1;
-                // Published before the news goes out: a page that reacts to the event can
-                // ask whether the inbox's view has caught up with it (open.rs).
-                app.revision
-                    .store(revision, std::sync::atomic::Ordering::SeqCst);
-                let _ = app.changes.send(Change { revision, issues });
-            }
+        if let Some(feed) = follow(&app, feed, wake, &view).await {
+            // Off the async threads: closing a PostgreSQL connection blocks (the synchronous
+            // client runs a runtime of its own, which must not be dropped inside this one).
+            let _ = tokio::task::spawn_blocking(move || drop(feed)).await;
         }
     });
+}
+
+/// Follows `feed` until shutdown (then returns it, to be closed), broadcasting each change.
+/// A look that fails (the database went away) is tried again after a [`Backoff`] — never
+/// on every wake or tick while the store is down — and the outage is logged when it begins
+/// and when it ends, not on every try.
+async fn follow(
+    app: &App,
+    mut feed: Box<dyn ChangeFeed>,
+    wake: Option<Wake>,
+    view: &UnboundedSender<Change>,
+) -> Option<Box<dyn ChangeFeed>> {
+    let mut shutdown = app.shutdown.subscribe();
+    // The store's signals wake this task; `notify_one` keeps one that comes while the feed
+    // is being looked at, so none is lost.
+    let woken = Arc::new(tokio::sync::Notify::new());
+    if let Some(w) = &wake {
+        let n = Arc::clone(&woken);
+        w.on_fire(move || n.notify_one());
+    }
+    let tick = match &wake {
+        Some(_) => agentx_clarify_store::safety_tick(),
+        None => EVERY,
+    };
+    let mut backoff = Backoff::new(EVERY, MAX_BACKOFF);
+    let mut revision = 0u64;
+    loop {
+        let polled = tokio::task::spawn_blocking(move || {
+            let changed = feed.poll();
+            (feed, changed)
+        })
+        .await;
+        // A look that panicked took the feed with it.
+        let Ok((back, changed)) = polled else {
+            crate::log::line("live updates are off: the store's change feed stopped");
+            return None;
+        };
+        feed = back;
+        match changed {
+            Ok(changed) => {
+                if let Some((down, failures)) = backoff.succeeded() {
+                    crate::log::line(&format!(
+                        "the store's change feed is back after {:.1} s ({failures} failed looks)",
+                        down.as_secs_f64()
+                    ));
+                }
+                if let Some(issues) = changed {
+                    revision += 1;
+                    // Published before the news goes out: a page that reacts to the event
+                    // can ask whether the inbox's view has caught up with it (open.rs).
+                    app.revision
+                        .store(revision, std::sync::atomic::Ordering::SeqCst);
+                    let change = Change { revision, issues };
+                    let _ = view.send(change.clone());
+                    let _ = app.changes.send(change);
+                }
+            }
+            Err(e) => {
+                let (wait, began) = backoff.failed();
+                if began {
+                    crate::log::line(&format!(
+                        "the store's change feed: {e}; looking again every {} s at most until it answers",
+                        MAX_BACKOFF.as_secs()
+                    ));
+                }
+                // Wakes are not waited for meanwhile: a broken connection fires them.
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = shutdown.changed() => return Some(feed),
+                }
+                continue;
+            }
+        }
+        tokio::select! {
+            () = woken.notified(), if wake.is_some() => {}
+            () = tokio::time::sleep(tick) => {}
+            _ = shutdown.changed() => return Some(feed),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -145,11 +195,11 @@ mod tests {
         let ledgers = dir.path().join(CLARIFICATIONS_DIR);
         std::fs::create_dir_all(&ledgers).unwrap();
         let mut feed =
-            StoreFeed::open(agentx_clarify_store::DiskStore::new(dir.path()), false).unwrap();
-        assert_eq!(feed.poll(), None);
+            StoreFeed::open(Arc::new(agentx_clarify_store::DiskStore::new(dir.path()))).unwrap();
+        assert_eq!(feed.poll().unwrap(), None);
         std::fs::write(ledgers.join(".tmp"), "{}").unwrap();
         std::fs::rename(ledgers.join(".tmp"), ledgers.join("issue-7.json")).unwrap();
-        assert_eq!(feed.poll(), Some(vec![7]));
-        assert_eq!(feed.poll(), None);
+        assert_eq!(feed.poll().unwrap(), Some(vec![7]));
+        assert_eq!(feed.poll().unwrap(), None);
     }
 }

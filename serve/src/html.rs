@@ -42,6 +42,18 @@ pub fn bare(title: &str, body: &str) -> String {
 
 /// A page of the inbox for a signed-in person: navigation, a live-status line, `body`.
 pub fn page(title: &str, human: &str, csrf: Option<&str>, active: &str, body: &str) -> String {
+    page_headed(title, &esc(title), human, csrf, active, body)
+}
+
+/// [`page`] whose `<h1>` is `heading` (markup, already escaped) rather than the tab's title.
+pub fn page_headed(
+    title: &str,
+    heading: &str,
+    human: &str,
+    csrf: Option<&str>,
+    active: &str,
+    body: &str,
+) -> String {
     let links = [
         ("/", "Inbox"),
         ("/agents", "Agents"),
@@ -74,10 +86,9 @@ pub fn page(title: &str, human: &str, csrf: Option<&str>, active: &str, body: &s
          <span class=\"who\">{}</span>{logout}</header>\
          <p id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></p>\
          <p id=\"outcome\" class=\"outcome\" role=\"status\" aria-live=\"assertive\"></p>\
-         <main id=\"main\"><h1>{}</h1>{body}</main></body></html>",
+         <main id=\"main\"><h1>{heading}</h1>{body}</main></body></html>",
         head(title, csrf),
         esc(human),
-        esc(title)
     )
 }
 

@@ -13,17 +13,22 @@
 // From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`,
 // `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
 // keep the state current; all of them share `hub::App`, which holds what sits below it
-// (`sessions`, `tokens`, `open`); `html` and `log` are leaves. No module imports one above it.
+// (`sessions`, `tokens`, `open`); `html`, `log` and `backoff` are leaves. No module imports one above it.
 mod a2a;
 mod api;
 mod assets;
 mod auth;
+mod backoff;
+mod conns;
 mod events;
 mod feed;
 mod html;
 mod hub;
+mod limits;
+pub mod links;
 mod log;
 mod mcp_http;
+mod next;
 mod open;
 mod open_follow;
 mod pages;
@@ -89,9 +94,10 @@ pub fn check(opts: &Options) -> Result<(SocketAddr, bool), Refused> {
             "refusing to listen on {addr} without TLS: a non-loopback address needs --tls-cert and --tls-key, or --behind-proxy with an https --public-url"
         )));
     }
-    if check_name(&opts.as_name).is_err() {
+    if check_name(&opts.as_name).is_err() || agentx_clarify_core::names::is_reserved(&opts.as_name)
+    {
         return Err(Refused(format!(
-            "--as '{}' is not a valid name",
+            "--as '{}' is not a valid name, or is one of the hub's own (human, monitor, agent-x)",
             shown(&opts.as_name)
         )));
     }
@@ -124,13 +130,10 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .local_addr()
         .map_err(|e| io("cannot read the listen address", e))?;
     // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
-    // synchronous PostgreSQL client must not run on the async threads.
-    let state = Arc::new(hub::App::new(
-        &opts.root,
-        opts.public_url.as_deref(),
-        bound,
-        https,
-    )?);
+    // synchronous PostgreSQL client must not run on the async threads. The workspace is
+    // opened once, here, with the hub's runner (A2A agents and processes, as the CLI's).
+    let ws = Arc::new(agentx_clarify_a2a::open_workspace_watching(&opts.root)?);
+    let state = Arc::new(hub::App::new(ws, opts.public_url.as_deref(), bound, https)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -138,7 +141,14 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .map_err(|e| ClarifyError::Io {
             message: format!("cannot start the server's runtime: {e}"),
         })?;
-    runtime.block_on(serve(opts, listener, bound, https, state))
+    let code = runtime.block_on(serve(opts, listener, bound, https, Arc::clone(&state)));
+    // Store calls still running on the blocking pool get the rest of the grace period; a
+    // task the runtime drops never holds the last reference to the state, so its store —
+    // PostgreSQL connections, whose synchronous client blocks as it closes and must not be
+    // dropped on an async thread — is closed here, outside the runtime.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    drop(state);
+    code
 }
 
 async fn serve(
@@ -154,8 +164,9 @@ async fn serve(
     let handle = axum_server::Handle::new();
 
     // The change feed, the live pages and the worker all stop on the signal.
-    feed::start(Arc::clone(&state));
-    open_follow::start(Arc::clone(&state));
+    let (to_view, view_changes) = tokio::sync::mpsc::unbounded_channel();
+    feed::start(Arc::clone(&state), to_view);
+    open_follow::start(Arc::clone(&state), view_changes);
     if !opts.no_worker {
         worker::start(Arc::clone(&state));
         worker::start_notify(Arc::clone(&state));
@@ -173,10 +184,18 @@ async fn serve(
     }
 
     let code = state.login.issue(&opts.as_name);
-    let base = state.base_url();
+    let base = state.inbox_url();
+    // The listen address first (what programs and SDK clients use), then the inbox's own
+    // name when it has one (what a browser opens).
+    let inbox = if state.inbox_host.is_some() {
+        format!("; its inbox at {base}/")
+    } else {
+        String::new()
+    };
     println!(
-        "agentx serve: the inbox of {} is at {base}/",
-        opts.root.display()
+        "agentx serve: the hub of {} is at {}/{inbox}",
+        opts.root.display(),
+        state.base_url()
     );
     println!(
         "open this link to sign in as '{}' (once, within 10 minutes):",
@@ -189,7 +208,20 @@ async fn serve(
         if opts.no_worker { ", worker off" } else { "" }
     ));
 
-    let router = router::router(Arc::clone(&state));
+    // Connections that never send a request must not take every descriptor (issue 48): the
+    // soft open-file limit up to the hard one, and the connections capped below it.
+    let open_files = agentx_clarify_runner::raise_open_files().unwrap_or(1024);
+    let caps = conns::Caps::for_limit(open_files, opts.behind_proxy);
+    log::line(&format!(
+        "open files: {open_files}; connections held at most: {} ({} per client address; the oldest idle one is closed past it)",
+        caps.total, caps.per_address
+    ));
+    let conns = conns::Conns::new(caps);
+    let acceptor = conns::Acceptor {
+        conns: Arc::clone(&conns),
+    };
+    let router = router::router(Arc::clone(&state))
+        .layer(axum::middleware::from_fn_with_state(conns, conns::track));
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
     let served = match &opts.tls {
         Some((cert, key)) => {
@@ -199,8 +231,7 @@ async fn serve(
                 .map_err(|e| io("cannot load the TLS certificate and key", e))?;
             // TCP_NODELAY: a response written in pieces (MCP's event streams) must not wait
             // for the client's delayed ACK (Nagle: +40 ms a call).
-            let tls = axum_server::tls_rustls::RustlsAcceptor::new(config)
-                .acceptor(axum_server::accept::NoDelayAcceptor::new());
+            let tls = axum_server::tls_rustls::RustlsAcceptor::new(config).acceptor(acceptor);
             let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
                 .acceptor(tls)
@@ -211,7 +242,7 @@ async fn serve(
         None => {
             let mut server = axum_server::from_tcp(listener)
                 .map_err(|e| io("cannot serve on the listener", e))?
-                .acceptor(axum_server::accept::NoDelayAcceptor::new())
+                .acceptor(acceptor)
                 .handle(handle);
             slow_clients(server.http_builder());
             server.serve(service).await

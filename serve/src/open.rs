@@ -5,9 +5,9 @@
 //! re-reads only the ledgers the feed names. The records come from the same ledgers and the
 //! same rule (`Status::is_open`) as `clarify list`; nothing here decides a protocol rule.
 //!
-//! Until the first read is done — or when the feed could not start, or the view fell behind
-//! the feed (a lagged channel) — the inbox reads every ledger as before, so a page is never
-//! built from a view that may have missed a write.
+//! Until the first read is done — or when the feed could not start, or a read of the view
+//! failed (until it is rebuilt in the background) — the inbox reads every ledger as before,
+//! so a page is never built from a view that may have missed a write.
 //!
 //! This file is the view and how a page asks it; the task that fills it and follows the feed
 //! is `open_follow.rs`.
@@ -34,6 +34,8 @@ pub struct View {
 pub struct OpenRecords {
     view: RwLock<Option<View>>,
     applied: AtomicU64,
+    /// Pages waiting for the view to apply a revision are woken when it does (`wait_applied`).
+    moved: (std::sync::Mutex<()>, std::sync::Condvar),
 }
 
 fn file_of(issue: u32) -> String {
@@ -59,6 +61,11 @@ impl View {
         }
     }
 
+    /// How many open records it holds.
+    pub fn len(&self) -> usize {
+        self.open.values().map(Vec::len).sum()
+    }
+
     /// A ledger a full read could not use.
     pub fn unreadable(&mut self, error: ReportError) {
         self.errors.insert(error.file.clone(), error);
@@ -76,6 +83,26 @@ impl OpenRecords {
     /// Replaces the view (`None`: it cannot be trusted until the next full read).
     pub fn put(&self, view: Option<View>) {
         *self.view.write().unwrap_or_else(PoisonError::into_inner) = view;
+        self.wake_pages();
+    }
+
+    fn wake_pages(&self) {
+        let _held = self.moved.0.lock().unwrap_or_else(PoisonError::into_inner);
+        self.moved.1.notify_all();
+    }
+
+    /// Waits at most `timeout` for the view to apply `revision` — woken when it does, not on a
+    /// timer — and says whether it has (a view that is not built never will).
+    pub fn wait_applied(&self, revision: u64, timeout: std::time::Duration) -> bool {
+        let held = self.moved.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .moved
+            .1
+            .wait_timeout_while(held, timeout, |_| {
+                self.applied.load(Ordering::SeqCst) < revision && self.is_built()
+            })
+            .unwrap_or_else(PoisonError::into_inner);
+        self.applied.load(Ordering::SeqCst) >= revision
     }
 
     /// `f` on the view, under its write lock; `None` when there is no view.
@@ -87,6 +114,7 @@ impl OpenRecords {
     /// Every change of the feed up to `revision` is in the view.
     pub fn applied(&self, revision: u64) {
         self.applied.fetch_max(revision, Ordering::SeqCst);
+        self.wake_pages();
     }
 
     /// Whether the view exists (built and following the feed).

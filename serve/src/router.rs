@@ -25,6 +25,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/login",
             get(crate::auth::login_page).post(crate::auth::login_form),
         )
+        .route("/login/link", post(crate::auth::mint_link))
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
         .merge(crate::mcp_http::router(Arc::clone(&app)))

@@ -28,7 +28,7 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
         Some(refused) => refused,
         None => next.run(request).await,
     };
-    secure_headers(response.headers_mut());
+    secure_headers(response.headers_mut(), app.https);
     response
 }
 
@@ -102,7 +102,7 @@ fn same_origin(app: &App, headers: &HeaderMap) -> bool {
     }
 }
 
-fn secure_headers(h: &mut HeaderMap) {
+fn secure_headers(h: &mut HeaderMap, https: bool) {
     let set = |h: &mut HeaderMap, name: &'static str, value: &'static str| {
         h.insert(name, HeaderValue::from_static(value));
     };
@@ -114,6 +114,11 @@ fn secure_headers(h: &mut HeaderMap) {
     set(h, "x-frame-options", "DENY");
     set(h, "x-content-type-options", "nosniff");
     set(h, "referrer-policy", "same-origin");
+    // Over https (TLS here or at the proxy) the browser keeps to https for a year: a first
+    // visit by http, or a downgrade on the way, cannot carry the cookie in clear (issue 48).
+    if https {
+        set(h, "strict-transport-security", "max-age=31536000");
+    }
     if !h.contains_key(header::CACHE_CONTROL) {
         set(h, "cache-control", "no-store");
     }

@@ -9,13 +9,15 @@
 //! side like the outbox, so this module decides only what a token is.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agentx_clarify_command::store::docs::{self, TOKENS};
 use agentx_clarify_command::{paths, Files as _};
 use agentx_clarify_core::names::check_agent;
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::{AnyState, AnyStore, Location};
+use agentx_clarify_store_any::AnyState;
+use agentx_clarify_workspace::Workspace;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -83,13 +85,18 @@ const LOCK_OWNER: &str = "agentx-tokens";
 
 /// The tokens of a workspace, in whichever store holds its state.
 pub struct Tokens {
-    store: AnyStore,
+    ws: Arc<Workspace>,
 }
 
 impl Tokens {
+    /// The tokens of the workspace `ws` (the server's, or the one `agentx tokens` opened).
+    pub fn new(ws: Arc<Workspace>) -> Tokens {
+        Tokens { ws }
+    }
+
     /// Every stored token, in the order they were made (none when none was ever made).
     pub fn load(&self) -> Result<Vec<Token>, ClarifyError> {
-        let doc: TokensDoc = docs::read_json(&self.store, TOKENS)?;
+        let doc: TokensDoc = docs::read_json(&*self.ws.store()?, TOKENS)?;
         Ok(doc.tokens)
     }
 
@@ -100,9 +107,10 @@ impl Tokens {
         &self,
         change: impl FnOnce(&mut Vec<Token>) -> Result<T, ClarifyError>,
     ) -> Result<T, ClarifyError> {
+        let store = self.ws.store()?;
         // The file store would make the state directory; a token for a workspace that does
         // not exist yet is a mistake worth naming instead.
-        if let AnyState::Disk(disk) = &self.store.state {
+        if let AnyState::Disk(disk) = &store.state {
             let dir = disk.path(paths::STATE_DIR);
             if !dir.is_dir() {
                 return Err(ClarifyError::Io {
@@ -110,9 +118,9 @@ impl Tokens {
                 });
             }
         }
-        let config = self.store.load_config()?;
+        let config = store.load_config()?;
         docs::try_update_json(
-            &self.store,
+            &*store,
             TOKENS,
             &config,
             LOCK_OWNER,
@@ -121,16 +129,12 @@ impl Tokens {
     }
 }
 
-/// The tokens of the workspace at `root`: where its state is (files or PostgreSQL).
+/// The tokens of the workspace at `root` for one command (`agentx tokens`): where its state
+/// is (files or PostgreSQL), as its settings say.
 pub fn open(root: &Path) -> Result<Tokens, ClarifyError> {
-    open_at(root, agentx_clarify_store_any::location(root)?)
-}
-
-/// The tokens of the workspace at `root`, its state at `location`.
-pub fn open_at(root: &Path, location: Location) -> Result<Tokens, ClarifyError> {
-    Ok(Tokens {
-        store: agentx_clarify_store_any::open_at(root, location)?,
-    })
+    Ok(Tokens::new(Arc::new(agentx_clarify_a2a::open_workspace(
+        root,
+    )?)))
 }
 
 /// Lowercase hex SHA-256.
@@ -164,6 +168,13 @@ pub fn new_token(
     now: i64,
 ) -> Result<(Token, String), ClarifyError> {
     check_agent(name)?;
+    // `human`, `monitor` and `agent-x` are the hub's own actors (docs/protocol.md §2): a
+    // token acting as one would write entries nobody can tell from the hub's (issue 48).
+    if agentx_clarify_core::names::is_reserved(name) {
+        return Err(ClarifyError::input(format!(
+            "'{name}' is reserved for the hub's own entries: a token cannot be named so"
+        )));
+    }
     let secret = format!("{PREFIX}{}", random_text(32)?);
     let id = format!("tok_{}", random_text(6)?);
     let token = Token {
@@ -241,7 +252,7 @@ mod tests {
     #[test]
     fn a_token_is_stored_only_as_its_hash_in_a_private_file() {
         let dir = tempfile::tempdir().unwrap();
-        let store = open_at(dir.path(), Location::Files).unwrap();
+        let store = open(dir.path()).unwrap();
         // No workspace: say what to do rather than make one.
         let e = new_token(&store, Kind::Human, "alice", 1_000).unwrap_err();
         assert!(e.to_string().contains("run `agentx init` first"), "{e}");

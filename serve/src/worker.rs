@@ -1,22 +1,38 @@
 //! The worker (docs/protocol.md §23): runs the monitor when the core says something falls due (its next
 //! wake-up) — never on a fixed tick. A change from the feed re-plans (a new record may fall due
-//! sooner); shutdown ends it. The monitor routes what it retried when `[clarify]
-//! route_on_retry` says so, through the command layer's routed entry point, as `agentx
-//! clarify monitor` does. Two servers on one store do not double-act: every write is
+//! sooner); shutdown ends it. The plan is the store's index of due times (`next_wakeup` over
+//! `Ledgers::due_times`, the keys the follow-up monitor reads), so planning after a write
+//! costs the same whatever the open and finished work. The monitor routes what it retried
+//! when `[clarify] route_on_retry` says so, through the command layer's routed entry point, as
+//! `agentx clarify monitor` does. Two servers on one store do not double-act: every write is
 //! read–decide–write under the ledger's lock, so the second monitor finds the work done.
+//!
+//! Both tasks call the command layer's and the deliverer's Rust functions and read their
+//! Rust values; no JSON envelope in between.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentx_clarify_store::clock::system_now_ms;
-use serde_json::{json, Value};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::Receiver;
 
-use crate::hub::App;
+use crate::backoff::Backoff;
+use crate::hub::{App, Change};
 use crate::open_follow::FEED_WAIT;
 
 /// After a failed store call, the worker tries again after this long.
 const RETRY: Duration = Duration::from_secs(5);
+/// Changes that come close together are planned for once: the worker waits this long after
+/// one and takes every other that came meanwhile (a busy hub writes hundreds a second).
+const PLAN_GAP: Duration = Duration::from_millis(100);
+/// A wake-up the monitor already ran past is not time's doing (a ledger that cannot be read
+/// is keyed due at once; a record the monitor could not move): a change re-plans, and failing
+/// one the worker looks again after this long rather than in a loop.
+const STILL_DUE: Duration = Duration::from_secs(60);
+/// The deliverer's waits after a pass that failed (the store is down): doubling from the first
+/// to the last, so a delivery due meanwhile is sent within the last of the store's return.
+const DELIVERY_RETRY: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(4));
 
 /// Waits until the change feed has its baseline, so that a worker's first pass reads the store
 /// after it. A write between the two would otherwise be in neither — the pass ran before it,
@@ -28,36 +44,108 @@ async fn after_feed_baseline(app: &App) {
     let _ = tokio::time::timeout(FEED_WAIT, ready.wait_for(|r| *r)).await;
 }
 
+/// Sleeps for `wait`, forever when there is none.
+async fn sleep_for(wait: Option<Duration>) {
+    match wait {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending::<()>().await,
+    }
+}
+
+/// How long from `now` until `at` (epoch ms; none when it has passed).
+fn until(at: i64, now: i64) -> Duration {
+    Duration::from_millis(u64::try_from(at - now).unwrap_or(0))
+}
+
+/// A change came (`got`): waits [`PLAN_GAP`] and takes every change that came meanwhile, so a
+/// burst is planned for once. `false` when the feed has closed (the server is stopping).
+async fn take_changes(got: Result<Change, RecvError>, changes: &mut Receiver<Change>) -> bool {
+    if matches!(got, Err(RecvError::Closed)) {
+        return false;
+    }
+    tokio::time::sleep(PLAN_GAP).await;
+    loop {
+        match changes.try_recv() {
+            Ok(_) | Err(TryRecvError::Lagged(_)) => {}
+            Err(TryRecvError::Empty) => return true,
+            Err(TryRecvError::Closed) => return false,
+        }
+    }
+}
+
+/// A lasting condition is logged when it begins (or changes), not on every try.
+#[derive(Default)]
+struct Said(Option<String>);
+
+impl Said {
+    fn once(&mut self, text: String) {
+        if self.0.as_deref() != Some(text.as_str()) {
+            crate::log::line(&text);
+            self.0 = Some(text);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// When the monitor next runs for a wake-up planned at `at` (epoch ms, never before `now`);
+/// `just_ran`: the monitor ran through since the last change. `None`: only a change can make
+/// it act.
+fn wait_for(at: Option<i64>, just_ran: bool, now: i64) -> Option<Duration> {
+    let at = at?;
+    if just_ran && at <= now {
+        return Some(STILL_DUE);
+    }
+    Some(until(at, now))
+}
+
 pub fn start(app: Arc<App>) {
     tokio::spawn(async move {
         let mut changes = app.changes.subscribe();
         let mut shutdown = app.shutdown.subscribe();
         after_feed_baseline(&app).await;
+        let mut said = Said::default();
+        // The monitor ran through since the last change; its last run failed.
+        let mut just_ran = false;
+        let mut failed = false;
         loop {
-            let planned = app.call("nextWakeup".into(), json!({}), None).await;
-            let wait = match planned.get("ok") {
-                Some(Value::Bool(true)) => {
-                    planned.get("wakeup").and_then(Value::as_i64).map(|at| {
-                        Duration::from_millis(u64::try_from(at - system_now_ms()).unwrap_or(0))
-                    })
-                }
-                _ => Some(RETRY),
-            };
-            let due = async {
-                match wait {
-                    Some(d) => tokio::time::sleep(d).await,
-                    None => std::future::pending::<()>().await,
+            let now = system_now_ms();
+            let planned = app
+                .in_background(move |ws| agentx_clarify_command::query::next_wakeup(ws, now))
+                .await;
+            let wait = match planned {
+                Ok(_) if failed => Some(RETRY),
+                Ok(at) => wait_for(at, just_ran, now),
+                Err(e) => {
+                    said.once(format!(
+                        "worker: cannot plan the next wake-up: {}",
+                        e.code()
+                    ));
+                    Some(RETRY)
                 }
             };
             tokio::select! {
-                _ = due => {
-                    let done = monitor(&app).await;
-                    crate::log::line(&done);
+                _ = sleep_for(wait) => {
+                    match monitor(&app).await {
+                        Ok(done) => {
+                            said.clear();
+                            failed = false;
+                            just_ran = true;
+                            crate::log::line(&done);
+                        }
+                        Err(why) => {
+                            failed = true;
+                            said.once(why);
+                        }
+                    }
                 }
                 got = changes.recv() => {
-                    if matches!(got, Err(RecvError::Closed)) {
+                    if !take_changes(got, &mut changes).await {
                         return;
                     }
+                    just_ran = false;
                 }
                 _ = shutdown.changed() => return,
             }
@@ -65,43 +153,33 @@ pub fn start(app: Arc<App>) {
     });
 }
 
-async fn monitor(app: &App) -> String {
-    let root = app.root.clone();
-    let location = app.location.clone();
-    let ran = tokio::task::spawn_blocking(move || {
-        let ws = agentx_clarify_store_any::open_at(&root, location)?;
-        let runner = agentx_clarify_a2a::HubRunner::new(&root);
-        Ok::<Value, agentx_clarify_core::ClarifyError>(agentx_clarify_command::call_routed(
-            &ws,
-            &runner,
-            "monitor",
-            &json!({}),
-            &system_now_ms,
-        ))
-    })
-    .await;
-    match ran {
-        Ok(Ok(out)) if out.get("ok") == Some(&Value::Bool(true)) => {
-            let count = |k: &str| {
-                out.pointer(&format!("/report/{k}"))
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len)
-            };
-            format!(
-                "worker: monitor ran (stale {}, escalated {}, retried {})",
-                count("stale"),
-                count("escalated"),
-                count("retried")
+/// One monitor pass, with routing as `[clarify] route_on_retry` says: what it did, or why it
+/// could not run.
+async fn monitor(app: &App) -> Result<String, String> {
+    let runner = app.ws.shared_runner();
+    let ran = app
+        .in_background(move |store| {
+            agentx_clarify_command::route::monitor_routed(
+                store,
+                &*runner,
+                &system_now_ms,
+                false,
+                None,
+                1,
             )
+        })
+        .await;
+    match ran {
+        Ok(done) => {
+            let r = &done.run.report;
+            Ok(format!(
+                "worker: monitor ran (stale {}, escalated {}, retried {})",
+                r.stale.len(),
+                r.escalated.len(),
+                r.retried.len()
+            ))
         }
-        Ok(Ok(out)) => format!(
-            "worker: the monitor failed: {}",
-            out.pointer("/error/code")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-        ),
-        Ok(Err(e)) => format!("worker: cannot open the store: {}", e.code()),
-        Err(_) => "worker: the monitor did not finish".into(),
+        Err(e) => Err(format!("worker: the monitor failed: {}", e.code())),
     }
 }
 
@@ -109,22 +187,29 @@ async fn monitor(app: &App) -> String {
 /// every change the feed reports (a new escalation is owed at once), and when the next
 /// pending delivery falls due (a retry, a ladder step, a reminder) — the same pass as `agentx
 /// notify send`, so the two may run side by side (each delivery is leased to one of them).
+///
+/// The next wake-up comes from the outbox's due times whatever the last pass did: after a
+/// pass that failed (the store is down) the outbox is read again for them, and, while it
+/// cannot be, the pass is tried again after a short, growing wait — so a delivery that fell
+/// due meanwhile is sent within seconds of the store's return, not on the next change.
 pub fn start_notify(app: Arc<App>) {
     tokio::spawn(async move {
         let mut changes = app.changes.subscribe();
         let mut shutdown = app.shutdown.subscribe();
-        let mut said = None::<String>;
+        let mut said = Said::default();
+        let mut backoff = Backoff::new(DELIVERY_RETRY.0, DELIVERY_RETRY.1);
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let public_url = app.public_url.clone();
             let ran = tokio::task::spawn_blocking(move || {
-                agentx_clarify_notify::pass_with(&root, system_now_ms(), public_url.as_deref())
+                agentx_clarify_notify::pass_with(&ws, system_now_ms(), public_url.as_deref())
             })
             .await;
             let wait = match ran {
                 Ok(Ok(report)) => {
-                    said = None;
+                    said.clear();
+                    backoff.succeeded();
                     if report.delivered > 0 || !report.failed.is_empty() {
                         crate::log::line(&format!(
                             "worker: notifications: {} delivered, {} failed, {} pending",
@@ -133,29 +218,19 @@ pub fn start_notify(app: Arc<App>) {
                             report.pending
                         ));
                     }
-                    report.next_due.map(|at| {
-                        Duration::from_millis(u64::try_from(at - system_now_ms()).unwrap_or(0))
-                    })
+                    report.next_due.map(|at| until(at, system_now_ms()))
                 }
-                // Said once, not on every change (a PostgreSQL workspace cannot deliver yet).
-                Ok(Err(e)) => {
-                    let text = format!("worker: notifications: {}", e.code());
-                    if said.as_deref() != Some(text.as_str()) {
-                        crate::log::line(&text);
-                        said = Some(text);
-                    }
-                    None
-                }
-                Err(_) => Some(RETRY),
-            };
-            let due = async {
-                match wait {
-                    Some(d) => tokio::time::sleep(d).await,
-                    None => std::future::pending::<()>().await,
+                failed => {
+                    said.once(match failed {
+                        Ok(Err(e)) => format!("worker: notifications: {}", e.code()),
+                        _ => "worker: notifications: the pass did not finish".into(),
+                    });
+                    let (retry, _) = backoff.failed();
+                    Some(after_failure(&app, retry).await)
                 }
             };
             tokio::select! {
-                _ = due => {}
+                _ = sleep_for(wait) => {}
                 got = changes.recv() => {
                     if matches!(got, Err(RecvError::Closed)) {
                         return;
@@ -165,6 +240,24 @@ pub fn start_notify(app: Arc<App>) {
             }
         }
     });
+}
+
+/// The wait after a delivery pass that failed: until the outbox's next due time when it can
+/// be read and is later than `retry`, else `retry` (a due time already past would only fail
+/// again at once).
+async fn after_failure(app: &App, retry: Duration) -> Duration {
+    let ws = Arc::clone(&app.ws);
+    let due = tokio::task::spawn_blocking(move || {
+        let store = ws.store()?;
+        agentx_clarify_notify::home::Home(&*store).read_outbox()
+    })
+    .await;
+    match due {
+        Ok(Ok(outbox)) => outbox
+            .next_due()
+            .map_or(retry, |at| until(at, system_now_ms()).max(retry)),
+        _ => retry,
+    }
 }
 
 /// GitHub Mode (docs/github.md): `agentx github sync` every minute while `[github]` is set —
@@ -176,15 +269,13 @@ pub fn start_github(app: Arc<App>) {
         let mut said = None::<String>;
         after_feed_baseline(&app).await;
         loop {
-            let root = app.root.clone();
+            let ws = Arc::clone(&app.ws);
             let ran = tokio::task::spawn_blocking(move || {
-                let store = agentx_clarify_store::DiskStore::new(&root);
-                match store.github_config() {
-                    Ok(Some(_)) => {
-                        agentx_clarify_notify::github::sync(&root, system_now_ms()).map(Some)
-                    }
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(e),
+                let on = ws.store()?.files.settings().github()?.is_some();
+                if on {
+                    agentx_clarify_notify::github::sync(&ws, system_now_ms()).map(Some)
+                } else {
+                    Ok(None)
                 }
             })
             .await;

@@ -3,8 +3,10 @@
 //! knowing where its state is. Only the state side varies (docs/protocol.md §21): the files
 //! are always the workspace directory's, so only [`State`]'s methods are dispatched here.
 
+use std::sync::Arc;
+
 use agentx_clarify_command::store::delegations::IssueWrite;
-use agentx_clarify_command::store::ledgers::{LedgerKind, Ledgers, Read};
+use agentx_clarify_command::store::ledgers::{DueTimes, LedgerKind, Ledgers, Read};
 use agentx_clarify_command::{Changed, LeaseTake, RawLedger, Scope, Sides, State};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
@@ -14,13 +16,15 @@ use agentx_clarify_store::{DiskLease, DiskStore};
 /// A workspace's store: its directory's files, and its state wherever it is.
 pub type AnyStore = Sides<DiskStore, AnyState>;
 
-/// Where a workspace's state is.
-#[derive(Debug)]
+/// Where a workspace's state is. Shared, not copied, by its clones: a long-lived process that
+/// reads its settings again keeps the state it opened (its connections, its caches) while the
+/// settings still put the state there.
+#[derive(Clone, Debug)]
 pub enum AnyState {
     /// `.agentx/state/` of the workspace directory.
-    Disk(DiskStore),
+    Disk(Arc<DiskStore>),
     /// A PostgreSQL database.
-    Pg(PgStore),
+    Pg(Arc<PgStore>),
 }
 
 /// A routing lease of either store.
@@ -93,6 +97,10 @@ where
         visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError> {
         each!(self, s => s.scan_ledgers(scope, visit))
+    }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        each!(self, s => Ledgers::<K>::due_times(&**s))
     }
 }
 
@@ -177,11 +185,11 @@ impl State for AnyState {
         }
     }
 
-    fn wait_changes(&self, cursor: &mut AnyCursor, timeout: std::time::Duration) -> bool {
+    fn wake(&self, cursor: &mut AnyCursor) -> Option<agentx_clarify_command::Wake> {
         match (self, cursor) {
-            (AnyState::Disk(s), AnyCursor::Disk(c)) => s.wait_changes(c, timeout),
-            (AnyState::Pg(s), AnyCursor::Pg(c)) => s.wait_changes(c, timeout),
-            _ => false,
+            (AnyState::Disk(s), AnyCursor::Disk(c)) => s.wake(c),
+            (AnyState::Pg(s), AnyCursor::Pg(c)) => s.wake(c),
+            _ => None,
         }
     }
 

@@ -1,14 +1,14 @@
 //! # agentx-clarify-store-any
 //!
-//! The one place that opens "the workspace's store" (docs/protocol.md §19), so no shell repeats the
-//! choice: the CLI, the MCP server (through the function the CLI hands it) and the Node binding
-//! all call [`open`]. A workspace's state is in PostgreSQL when `AGENTX_STORE` names a
-//! `postgres://` URL, or else when `.agentx/config.toml` has `[store] url = "postgres://…"`;
-//! otherwise in its files. The variable wins, so one checkout can be pointed at another
-//! database (or, with `AGENTX_STORE=file`, at its files) without editing the shared config.
+//! Where "the workspace's store" is (docs/protocol.md §19), decided in one place: in
+//! PostgreSQL when `AGENTX_STORE` names a `postgres://` URL, or else when the settings' `[store]
+//! url` does; otherwise in the workspace's files. The variable wins, so one checkout can be
+//! pointed at another database (or, with `AGENTX_STORE=file`, at its files) without editing
+//! the shared config. The settings themselves are read by the workspace handle
+//! (`agentx-clarify-workspace`), which hands the configured URL to [`location_with`].
 //!
-//! [`AnyStore`] is the workspace directory's files joined to [`AnyState`], the state wherever
-//! it is (as sqlx's `Any` picks a database driver at run time).
+//! [`AnyStore`] is a files side joined to [`AnyState`], the state wherever it is (as sqlx's
+//! `Any` picks a database driver at run time).
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,
@@ -24,11 +24,12 @@ mod any;
 pub mod transfer;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agentx_clarify_core::config::is_postgres_url;
 use agentx_clarify_core::ClarifyError;
 
-pub use agentx_clarify_pg::PgStore;
+pub use agentx_clarify_pg::{describe, watch, PgStore};
 pub use agentx_clarify_store::DiskStore;
 pub use any::{AnyCursor, AnyLease, AnyState, AnyStore};
 
@@ -44,14 +45,23 @@ pub enum Location {
     Postgres(String),
 }
 
-/// Where the state of the workspace at `root` lives: `AGENTX_STORE` (a `postgres://` URL, or
-/// `file`), else `[store] url` of its config, else its files.
-pub fn location(root: &Path) -> Result<Location, ClarifyError> {
-    location_with(root, std::env::var(STORE_ENV).ok().as_deref())
+/// The value of `AGENTX_STORE`, as [`location_with`] takes it.
+pub fn store_env() -> Option<String> {
+    std::env::var(STORE_ENV).ok()
 }
 
-/// [`location`] with the variable's value given (tests, and shells that read it themselves).
-pub fn location_with(root: &Path, env: Option<&str>) -> Result<Location, ClarifyError> {
+/// Bounds this process's waits on PostgreSQL (`[store] timeout_ms`, docs/protocol.md §32).
+pub fn set_pg_timeout_ms(ms: u64) {
+    agentx_clarify_pg::set_timeout_ms(ms);
+}
+
+/// Where a workspace's state lives: `env` (the value of `AGENTX_STORE`: a `postgres://` URL,
+/// or `file`), else `configured` (its settings' `[store] url`, already checked to be a
+/// PostgreSQL URL), else its files.
+pub fn location_with(
+    env: Option<&str>,
+    configured: Option<&str>,
+) -> Result<Location, ClarifyError> {
     match env.map(str::trim) {
         None | Some("") => {}
         Some("file" | "files") => return Ok(Location::Files),
@@ -65,65 +75,56 @@ pub fn location_with(root: &Path, env: Option<&str>) -> Result<Location, Clarify
             )));
         }
     }
-    Ok(match DiskStore::new(root).store_url()? {
-        Some(url) => Location::Postgres(url),
+    Ok(match configured {
+        Some(url) => Location::Postgres(url.to_owned()),
         None => Location::Files,
     })
 }
 
-/// The store of the workspace at `root`.
-pub fn open(root: &Path) -> Result<AnyStore, ClarifyError> {
-    open_at(root, location(root)?)
+/// The state of the workspace at `root`, at `location`.
+pub fn open_state(root: &Path, location: &Location) -> Result<AnyState, ClarifyError> {
+    Ok(match location {
+        Location::Files => AnyState::Disk(Arc::new(DiskStore::new(root))),
+        Location::Postgres(url) => AnyState::Pg(Arc::new(PgStore::open(url)?)),
+    })
 }
 
-/// The store of the workspace at `root`, its state at `location`.
+/// The store of the workspace at `root`, its state at `location`, its files the directory's
+/// own (tests and tools; the shells open the workspace handle, which reads the settings
+/// once).
 pub fn open_at(root: &Path, location: Location) -> Result<AnyStore, ClarifyError> {
-    let state = match location {
-        Location::Files => AnyState::Disk(DiskStore::new(root)),
-        Location::Postgres(url) => AnyState::Pg(PgStore::open(&url)?),
-    };
     Ok(AnyStore {
         files: DiskStore::new(root),
-        state,
+        state: open_state(root, &location)?,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentx_clarify_command::paths;
 
     #[test]
-    fn the_variable_wins_over_the_config_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        assert_eq!(location_with(root, None).unwrap(), Location::Files);
-        std::fs::create_dir_all(root.join(".agentx")).unwrap();
-        std::fs::write(
-            root.join(paths::CONFIG),
-            "[store]\nurl = \"postgres://a@/hub?host=/tmp/x\"\n",
-        )
-        .unwrap();
+    fn the_variable_wins_over_the_settings() {
+        let hub = "postgres://a@/hub?host=/tmp/x";
+        assert_eq!(location_with(None, None).unwrap(), Location::Files);
         assert_eq!(
-            location_with(root, None).unwrap(),
-            Location::Postgres("postgres://a@/hub?host=/tmp/x".into())
+            location_with(None, Some(hub)).unwrap(),
+            Location::Postgres(hub.into())
         );
         assert_eq!(
-            location_with(root, Some("")).unwrap(),
-            location_with(root, None).unwrap()
+            location_with(Some(""), Some(hub)).unwrap(),
+            Location::Postgres(hub.into())
         );
-        assert_eq!(location_with(root, Some("file")).unwrap(), Location::Files);
         assert_eq!(
-            location_with(root, Some("postgresql://b@db/hub")).unwrap(),
+            location_with(Some("file"), Some(hub)).unwrap(),
+            Location::Files
+        );
+        assert_eq!(
+            location_with(Some("postgresql://b@db/hub"), Some(hub)).unwrap(),
             Location::Postgres("postgresql://b@db/hub".into())
         );
-        let e = location_with(root, Some("mysql://u:secret@x/db")).unwrap_err();
+        let e = location_with(Some("mysql://u:secret@x/db"), None).unwrap_err();
         assert_eq!(e.code(), "INVALID_INPUT");
         assert!(!e.to_string().contains("secret"), "{e}");
-        std::fs::write(root.join(paths::CONFIG), "[store]\nurl = 3\n").unwrap();
-        assert_eq!(
-            location_with(root, None).unwrap_err().code(),
-            "CONFIG_INVALID"
-        );
     }
 }

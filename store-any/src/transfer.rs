@@ -17,7 +17,7 @@ use agentx_clarify_pg::documents::{document_of, DELEGATIONS_DIR};
 use agentx_clarify_pg::Imported;
 use agentx_clarify_store::{read_into, INDEX_DIR};
 
-use crate::{AnyState, AnyStore};
+use crate::AnyState;
 
 /// What an export wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,8 +34,9 @@ fn io(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     }
 }
 
-/// Writes the workspace of `store` into `dir` (which must not hold a workspace yet).
-pub fn export(store: &AnyStore, dir: &Path) -> Result<Exported, ClarifyError> {
+/// Writes the workspace at `root`, its state in `state`, into `dir` (which must not hold a
+/// workspace yet).
+pub fn export(root: &Path, state: &AnyState, dir: &Path) -> Result<Exported, ClarifyError> {
     let target = dir.join(paths::AGENTX_DIR);
     if target.exists() {
         return Err(ClarifyError::input(format!(
@@ -43,15 +44,25 @@ pub fn export(store: &AnyStore, dir: &Path) -> Result<Exported, ClarifyError> {
             target.display()
         )));
     }
-    let files = copy_own_files(store.files.root(), dir)?;
+    let files = copy_own_files(root, dir)?;
     for sub in paths::INIT_DIRS {
         let path = dir.join(sub);
         std::fs::create_dir_all(&path).map_err(|e| io("create", &path, &e))?;
     }
     let put = |path: &str, bytes: &[u8]| write_file(dir, path, bytes);
-    let documents = match &store.state {
+    // The workspace's own `.gitignore` of the state directory (the state is not copied), or
+    // the one `init` writes: what stays on the machine stays out of git.
+    let mut ignore = Vec::new();
+    let own = root.join(paths::STATE_GITIGNORE);
+    if own.is_file() {
+        read_into(&own, &mut ignore)?;
+    } else {
+        ignore.extend_from_slice(paths::STATE_GITIGNORE_TEXT.as_bytes());
+    }
+    put(paths::STATE_GITIGNORE, &ignore)?;
+    let documents = match state {
         AnyState::Disk(_) => {
-            let docs = read_documents(store.files.root())?;
+            let docs = read_documents(root)?;
             for (path, bytes) in &docs {
                 put(path, bytes)?;
             }
@@ -63,8 +74,8 @@ pub fn export(store: &AnyStore, dir: &Path) -> Result<Exported, ClarifyError> {
 }
 
 /// Reads the state documents of the file workspace at `dir` into the PostgreSQL store.
-pub fn import(store: &AnyStore, dir: &Path, replace: bool) -> Result<Imported, ClarifyError> {
-    let AnyState::Pg(pg) = &store.state else {
+pub fn import(state: &AnyState, dir: &Path, replace: bool) -> Result<Imported, ClarifyError> {
+    let AnyState::Pg(pg) = state else {
         return Err(ClarifyError::input(
             "the workspace's state is in its files: import reads a file workspace into PostgreSQL ([store] url or AGENTX_STORE names the database)",
         ));
@@ -229,7 +240,7 @@ mod tests {
             write_file(root, rel, bytes).unwrap();
         }
         let out = tempfile::tempdir().unwrap();
-        let exported = export(&store, out.path()).unwrap();
+        let exported = export(store.files.root(), &store.state, out.path()).unwrap();
         assert_eq!(exported.documents, 4);
         assert!(exported.files.contains(&paths::CONFIG.to_owned()));
         for (rel, bytes) in &files[..4] {
@@ -243,10 +254,10 @@ mod tests {
             !out.path().join(&files[4].0).exists(),
             "locks are not documents"
         );
-        let again = export(&store, out.path()).unwrap_err();
+        let again = export(store.files.root(), &store.state, out.path()).unwrap_err();
         assert_eq!(again.code(), "INVALID_INPUT");
         assert_eq!(
-            import(&store, out.path(), false).unwrap_err().code(),
+            import(&store.state, out.path(), false).unwrap_err().code(),
             "INVALID_INPUT"
         );
     }

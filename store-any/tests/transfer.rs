@@ -88,6 +88,13 @@ fn file_workspace(url: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Where the settings at `root` put the state (the workspace handle's reading of `[store] url`).
+fn configured(root: &Path) -> Location {
+    let bytes = std::fs::read(root.join(agentx_clarify_command::paths::CONFIG)).unwrap();
+    let url = agentx_clarify_core::Config::store_url("config.toml", &bytes).unwrap();
+    location_with(None, url.as_deref()).unwrap()
+}
+
 fn pg(root: &Path, url: &str) -> AnyStore {
     PgStore::init_schema(url).unwrap();
     open_at(root, Location::Postgres(url.to_owned())).unwrap()
@@ -98,19 +105,19 @@ fn export_import_export_gives_identical_files() {
     let url = fresh_database("transfer");
     let src = file_workspace(&url);
     assert_eq!(
-        location_with(src.path(), None).unwrap(),
+        configured(src.path()),
         Location::Postgres(url.clone()),
         "the config names the database"
     );
     let store = pg(src.path(), &url);
     // This workspace's own files into its database.
-    let first = import(&store, src.path(), false).unwrap();
+    let first = import(&store.state, src.path(), false).unwrap();
     assert_eq!(
         first.added.len(),
         6,
         "4 ledgers, 1 delegation ledger, the statuses"
     );
-    let again = import(&store, src.path(), false).unwrap();
+    let again = import(&store.state, src.path(), false).unwrap();
     assert_eq!(
         (again.added.len(), again.unchanged),
         (0, 6),
@@ -127,7 +134,7 @@ fn export_import_export_gives_identical_files() {
     );
 
     let one = tempfile::tempdir().unwrap();
-    let out = export(&store, one.path()).unwrap();
+    let out = export(store.files.root(), &store.state, one.path()).unwrap();
     assert_eq!(out.documents, 6);
     let exported = tree(one.path());
     for (rel, bytes) in tree(src.path()) {
@@ -140,7 +147,7 @@ fn export_import_export_gives_identical_files() {
         !config.contains("[store]"),
         "the export is a file workspace: {config}"
     );
-    assert_eq!(location_with(one.path(), None).unwrap(), Location::Files);
+    assert_eq!(configured(one.path()), Location::Files);
     assert!(verify(&DiskStore::new(one.path()))
         .unwrap()
         .problems
@@ -150,9 +157,9 @@ fn export_import_export_gives_identical_files() {
     // Into another database and out again: the same files.
     let url2 = fresh_database("transfer2");
     let second = pg(one.path(), &url2);
-    import(&second, one.path(), false).unwrap();
+    import(&second.state, one.path(), false).unwrap();
     let two = tempfile::tempdir().unwrap();
-    export(&second, two.path()).unwrap();
+    export(second.files.root(), &second.state, two.path()).unwrap();
     assert_eq!(tree(two.path()), exported);
 }
 
@@ -161,13 +168,13 @@ fn a_differing_document_is_refused_unless_replaced() {
     let url = fresh_database("conflict");
     let src = file_workspace(&url);
     let store = pg(src.path(), &url);
-    import(&store, src.path(), false).unwrap();
+    import(&store.state, src.path(), false).unwrap();
     let other = tempfile::tempdir().unwrap();
-    export(&store, other.path()).unwrap();
+    export(store.files.root(), &store.state, other.path()).unwrap();
     let clar = other.path().join(".agentx/state/clarifications");
     std::fs::write(clar.join("issue-3.json"), "{ changed").unwrap();
     std::fs::copy(clar.join("issue-40.json"), clar.join("issue-41.json")).unwrap();
-    let e = import(&store, other.path(), false).unwrap_err();
+    let e = import(&store.state, other.path(), false).unwrap_err();
     assert_eq!(e.code(), "INVALID_INPUT");
     assert!(e.to_string().contains("issue-3.json"), "{e}");
     let db = match &store.state {
@@ -180,7 +187,7 @@ fn a_differing_document_is_refused_unless_replaced() {
             .is_none(),
         "nothing imported"
     );
-    let done = import(&store, other.path(), true).unwrap();
+    let done = import(&store.state, other.path(), true).unwrap();
     assert_eq!(
         done.replaced,
         vec![".agentx/state/clarifications/issue-3.json".to_owned()]
@@ -202,7 +209,7 @@ fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
     let url = fresh_database("rows");
     let src = file_workspace(&url);
     let store = pg(src.path(), &url);
-    import(&store, src.path(), false).unwrap();
+    import(&store.state, src.path(), false).unwrap();
     // Commands store the ledgers they write as one row per record (schema 4).
     for n in 3..6 {
         ask(&store, NOW + 100 + n as i64, &request(3, n)).unwrap();
@@ -215,7 +222,7 @@ fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
     ask(&files, NOW + 200, &request(77, 0)).unwrap();
     // The export holds what the file store wrote for the same commands, byte for byte.
     let out = tempfile::tempdir().unwrap();
-    export(&store, out.path()).unwrap();
+    export(store.files.root(), &store.state, out.path()).unwrap();
     let exported = tree(out.path());
     for issue in [3, 12, 40, 77] {
         let rel = format!(".agentx/state/clarifications/issue-{issue}.json");
@@ -223,7 +230,7 @@ fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
     }
     // Importing that export over the database changes nothing: ledgers kept as rows compare
     // as the files they stand for.
-    let again = import(&store, out.path(), false).unwrap();
+    let again = import(&store.state, out.path(), false).unwrap();
     assert!(
         again.added.is_empty() && again.replaced.is_empty(),
         "{again:?}"
@@ -237,9 +244,9 @@ fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
     let clar = out.path().join(".agentx/state/clarifications");
     let other = tree(src.path())[".agentx/state/clarifications/issue-40.json"].clone();
     std::fs::write(clar.join("issue-3.json"), other).unwrap();
-    let e = import(&store, out.path(), false).unwrap_err();
+    let e = import(&store.state, out.path(), false).unwrap_err();
     assert!(e.to_string().contains("issue-3.json"), "{e}");
-    let replaced = import(&store, out.path(), true).unwrap();
+    let replaced = import(&store.state, out.path(), true).unwrap();
     assert_eq!(
         replaced.replaced,
         [".agentx/state/clarifications/issue-3.json"]
@@ -251,6 +258,6 @@ fn ledgers_written_as_rows_export_as_files_and_import_over_them() {
         "issue 40's ledger under issue 3's name: {e}"
     );
     let two = tempfile::tempdir().unwrap();
-    export(&store, two.path()).unwrap();
+    export(store.files.root(), &store.state, two.path()).unwrap();
     assert_eq!(tree(two.path()), tree(out.path()));
 }

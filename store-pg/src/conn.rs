@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
 
 use agentx_clarify_core::ClarifyError;
 use postgres::{Client, Config, NoTls, Statement};
@@ -17,8 +16,6 @@ use crate::schema;
 
 /// Idle connections kept per URL.
 const POOL_SIZE: usize = 4;
-/// How long connecting may take before it is a failure.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One connection and its prepared statements.
 pub(crate) struct Conn {
@@ -37,6 +34,15 @@ impl Conn {
         let s = self.client.prepare(sql)?;
         self.statements.insert(sql, s.clone());
         Ok(s)
+    }
+
+    /// A write's statements may each run `[store] timeout_ms` on the server (then the
+    /// transaction fails and rolls back: nothing was written), in the transaction under way.
+    pub fn bound_statements(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+        tx.batch_execute(&format!(
+            "SET LOCAL statement_timeout = {}",
+            crate::watch::timeout().as_millis()
+        ))
     }
 
     /// Row locks wait at most `ms` (then `LOCK_TIMEOUT`, like the file store's locks).
@@ -80,8 +86,9 @@ fn config(url: &str) -> Result<Config, ClarifyError> {
             "the store url is not a valid PostgreSQL URL ({e}); expected postgres://user@host:port/db or postgres://user@/db?host=/socket/dir&port=N"
         ))
     })?;
+    // Connecting may take `[store] timeout_ms` (a URL's own `connect_timeout` wins).
     if config.get_connect_timeout().is_none() {
-        config.connect_timeout(CONNECT_TIMEOUT);
+        config.connect_timeout(crate::watch::timeout());
     }
     if config.get_application_name().is_none() {
         config.application_name("agentx");

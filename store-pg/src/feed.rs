@@ -4,13 +4,23 @@
 //! that listens, and asks for the documents written lately only after a signal, so a change
 //! made on another machine shows at once and nothing is polled while nothing changes.
 //!
+//! A reader that asks for the cursor's wake (`State::wake`) gets one fired by a thread that
+//! holds a second listening connection and blocks on its signals: the reader then waits on
+//! the wake instead of on the database, with no timer; the thread's own wait ends each
+//! [`LISTEN_SLICE`] only to notice that the cursor is gone or that its connection broke
+//! (then it connects again, and fires: signals sent while no one listened are lost).
+//!
 //! Revisions are drawn when a transaction writes and seen when it commits, so a later
 //! revision can be seen first: each look goes back over a window of recent revisions and
 //! compares each document's revision with the one it saw last, so every write is reported
 //! once.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
+
+use agentx_clarify_command::Wake;
 
 use agentx_clarify_core::ClarifyError;
 use postgres::fallible_iterator::FallibleIterator;
@@ -44,6 +54,21 @@ pub struct PgCursor {
     pub(crate) seen: HashMap<(String, String), i64>,
     /// A signal came (or the connection was replaced) since the last look.
     pub(crate) signalled: bool,
+    /// The wake and the flag its listening thread raises with every signal, once a reader
+    /// asked for it.
+    pub(crate) wake: Option<(Wake, Arc<AtomicBool>)>,
+}
+
+/// How long the wake's thread blocks on its connection before it checks that its cursor is
+/// still there (it never looks at the database: a signal ends the wait at once).
+pub(crate) const LISTEN_SLICE: Duration = Duration::from_secs(1);
+
+impl Drop for PgCursor {
+    fn drop(&mut self) {
+        if let Some((wake, _)) = &self.wake {
+            wake.close();
+        }
+    }
 }
 
 impl std::fmt::Debug for PgCursor {
@@ -83,6 +108,50 @@ impl PgStore {
             .iter()
             .map(|r| (r.get(0), r.get(1), r.get(2)))
             .collect())
+    }
+}
+
+impl PgStore {
+    /// The same database for another thread (no idle connections, no cache).
+    fn clone_target(&self) -> PgStore {
+        PgStore {
+            url: self.url.clone(),
+            target: self.target.clone(),
+            idle: std::sync::Mutex::default(),
+            cache: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The wake of a cursor: a thread with a listening connection of its own fires it with
+    /// every signal, raising `flag` first (the cursor's next look then asks the database).
+    pub(crate) fn start_wake(&self) -> Result<(Wake, Arc<AtomicBool>), ClarifyError> {
+        let mut listener = self.listener()?;
+        let wake = Wake::default();
+        let flag = Arc::new(AtomicBool::new(false));
+        let (w, f, store) = (wake.clone(), Arc::clone(&flag), self.clone_target());
+        std::thread::Builder::new()
+            .name(String::from("agentx-pg-listen"))
+            .spawn(move || {
+                while !w.is_closed() {
+                    if listener.client.is_closed() {
+                        match store.listener() {
+                            Ok(l) => listener = l,
+                            Err(_) => {
+                                std::thread::sleep(LISTEN_SLICE);
+                                continue;
+                            }
+                        }
+                    } else if !drain(&mut listener, LISTEN_SLICE) {
+                        continue;
+                    }
+                    f.store(true, Ordering::SeqCst);
+                    w.fire();
+                }
+            })
+            .map_err(|e| ClarifyError::Io {
+                message: format!("cannot start the change feed's listener: {e}"),
+            })?;
+        Ok((wake, flag))
     }
 }
 

@@ -40,6 +40,7 @@ mod state;
 mod state_docs;
 mod transfer;
 mod update;
+pub mod watch;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -67,6 +68,7 @@ pub use feed::PgCursor;
 pub use leases::PgLease;
 pub use schema::Migration;
 pub use transfer::Imported;
+pub use watch::{set_timeout_ms, Abandoned, Watch};
 
 /// A workspace whose files are the directory at `root` and whose state is in the database at
 /// `url`: what the picker opens for a PostgreSQL workspace, and what tests use.
@@ -140,6 +142,7 @@ impl PgStore {
             Some(conn) if !conn.client.is_closed() => conn,
             _ => conn::checkout(&self.url)?,
         };
+        watch::progress();
         Ok(ConnGuard {
             store: self,
             conn: Some(conn),
@@ -247,6 +250,8 @@ impl PgStore {
                 }
             }
             if batch.len() >= BATCH || (done && !batch.is_empty()) {
+                // A long read that keeps streaming is progress, never a frozen database.
+                watch::progress();
                 let taken = std::mem::take(&mut batch);
                 out.extend(parallel_map(&taken, |(n, name, stored)| {
                     visit(*n, name, stored)

@@ -9,9 +9,9 @@ use std::time::Duration;
 use agentx_clarify_command::paths::STATUS_FILE;
 use agentx_clarify_command::store::delegations::IssueWrite;
 use agentx_clarify_command::store::ledgers::{
-    Clarifications, Delegations, LedgerKind, Ledgers, Read,
+    Clarifications, Delegations, DueTimes, LedgerKind, Ledgers, Read,
 };
-use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State};
+use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State, Wake};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::names::ClarificationId;
@@ -97,7 +97,32 @@ impl<K: PgKind> Ledgers<K> for PgStore {
     ) -> Result<Vec<R>, ClarifyError> {
         K::scan(self, scope, visit)
     }
+
+    /// From `agentx.active`'s `due_ms`, written in each ledger's own transaction (so never
+    /// outdated), by two lookups on its index: the earliest due time past "at once", and the
+    /// documents keyed due at once.
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        let mut conn = self.conn()?;
+        let c = conn.get()?;
+        let fail = |e: &postgres::Error| self.fail("read the due times of", K::NAME, e);
+        let stmt = c.statement(DUE_TIMES).map_err(|e| fail(&e))?;
+        let row = c
+            .client
+            .query_one(&stmt, &[&K::NAME, &i64::MIN])
+            .map_err(|e| fail(&e))?;
+        let earliest: Option<i64> = row.try_get(0).map_err(|e| fail(&e))?;
+        let names: Vec<String> = row.try_get(1).map_err(|e| fail(&e))?;
+        let mut at_once: Vec<u32> = names.iter().filter_map(|n| ledger_number(n)).collect();
+        at_once.sort_unstable();
+        Ok(DueTimes::Indexed { earliest, at_once })
+    }
 }
+
+/// The earliest due time of kind `$1` past "at once" (`$2`, `i64::MIN`), and the documents
+/// keyed at once; both by the index `active_due` (kind, due_ms).
+const DUE_TIMES: &str = "SELECT
+    (SELECT due_ms FROM agentx.active WHERE kind = $1 AND due_ms > $2 ORDER BY due_ms LIMIT 1),
+    ARRAY(SELECT DISTINCT name FROM agentx.active WHERE kind = $1 AND due_ms = $2)";
 
 impl State for PgStore {
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
@@ -231,6 +256,7 @@ impl State for PgStore {
             top,
             seen,
             signalled: false,
+            wake: None,
         })
     }
 
@@ -243,6 +269,9 @@ impl State for PgStore {
             // Signals sent while no one listened are lost: look once the new one listens.
             cursor.listener = self.listener()?;
             cursor.signalled = true;
+        }
+        if let Some((_, flag)) = &cursor.wake {
+            cursor.signalled |= flag.swap(false, std::sync::atomic::Ordering::SeqCst);
         }
         // Signals already sent. A wait of a millisecond, not none: the connection's runtime
         // learns that its socket has data only when it waits (a failed look counts as a
@@ -277,12 +306,17 @@ impl State for PgStore {
         Ok(Some(changed))
     }
 
-    fn wait_changes(&self, cursor: &mut PgCursor, timeout: Duration) -> bool {
-        if cursor.signalled {
-            return true;
+    fn wake(&self, cursor: &mut PgCursor) -> Option<Wake> {
+        if cursor.wake.is_none() {
+            match self.start_wake() {
+                Ok(started) => cursor.wake = Some(started),
+                Err(e) => {
+                    eprintln!("agentx: the change feed's listener did not start ({e}): it is looked at on a timer");
+                    return None;
+                }
+            }
         }
-        cursor.signalled = drain(&mut cursor.listener, timeout);
-        cursor.signalled
+        cursor.wake.as_ref().map(|(w, _)| w.clone())
     }
 
     fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {

@@ -51,6 +51,7 @@ impl PgStore {
         let c = conn.get()?;
         let fail = |e: &postgres::Error| self.doc_fail("write", name, e);
         let mut tx = c.client.transaction().map_err(|e| fail(&e))?;
+        crate::conn::Conn::bound_statements(&mut tx).map_err(|e| fail(&e))?;
         // The row exists before it is locked: the first writer of a document and a second
         // one then queue on the same row lock.
         tx.execute(
@@ -77,7 +78,13 @@ impl PgStore {
             &[&name, &text],
         )
         .map_err(|e| fail(&e))?;
-        tx.commit().map_err(|e| fail(&e))?;
+        if !crate::watch::begin_commit() {
+            tx.rollback().map_err(|e| fail(&e))?;
+            return Err(crate::update::given_up());
+        }
+        let committed = tx.commit();
+        crate::watch::end_commit(committed.is_ok());
+        committed.map_err(|e| fail(&e))?;
         Ok(result)
     }
 }

@@ -227,6 +227,7 @@ fn attempt_once<T>(
         .build_transaction()
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()?;
+    Conn::bound_statements(&mut tx)?;
     let (revs, current) = lock_documents(&mut tx, &statements, cache, keys)?;
     let (writes, result) = decide(&current)?;
     if writes.iter().all(Option::is_none) {
@@ -265,7 +266,14 @@ fn attempt_once<T>(
     }
     // Readers of the change feed learn of the write when it commits (store-pg/src/feed.rs).
     tx.batch_execute(crate::feed::NOTIFY)?;
-    tx.commit().map_err(|e| {
+    if !crate::watch::begin_commit() {
+        // The caller stopped waiting and said nothing was written: it stays so.
+        tx.rollback()?;
+        return Err(Stop::Decided(given_up()));
+    }
+    let committed = tx.commit();
+    crate::watch::end_commit(committed.is_ok());
+    committed.map_err(|e| {
         // An error the server sent back means it rolled back; only a connection that went
         // away while committing leaves the outcome unknown.
         let phase = if is_connection_lost(&e) {
@@ -275,8 +283,17 @@ fn attempt_once<T>(
         };
         Stop::Db(phase, e)
     })?;
+    agentx_clarify_store::clock::bench_commit();
     cache_committed(cache, unchanged, written);
     Ok(Some(result))
+}
+
+/// A write whose caller stopped waiting for the database (`watch.rs`), rolled back.
+pub(crate) fn given_up() -> ClarifyError {
+    crate::error::io(format!(
+        "the database showed no progress for {} ms, so the request was given up before this change was committed; nothing was written",
+        crate::watch::timeout().as_millis()
+    ))
 }
 
 /// The prepared statements of one update.

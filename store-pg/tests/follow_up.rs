@@ -9,6 +9,7 @@
 mod follow_up_steps;
 
 use agentx_clarify_command::json::call;
+use agentx_clarify_command::query::next_wakeup;
 use agentx_clarify_pg::PgStore;
 use agentx_clarify_store::DiskStore;
 use agentx_clarify_tests::pg::fresh_database;
@@ -40,6 +41,12 @@ fn run_pg(steps: &[(i64, Step)]) -> Found {
         let two = call(&b, op, &input, now);
         assert_eq!(one, two, "step {n} {step:?} at +{} min", (now - T0) / MIN);
         found.add(&one);
+        // The next wake-up from `agentx.active` is the one every ledger gives.
+        assert_eq!(
+            next_wakeup(&a, now).unwrap(),
+            wakeup_by_reading_everything(&b, now),
+            "the next wake-up after step {n} {step:?}"
+        );
     }
     assert_eq!(holdings(&a, now), holdings(&b, now));
     found

@@ -10,6 +10,11 @@ use agentx_clarify_core::ClarifyError;
 
 use crate::io_error;
 
+/// The mode every shared state file is created with (before the umask): ledgers, statuses,
+/// locks, leases, the index, `.gitignore` files. Never 0666, whatever the umask; private
+/// ones (state documents, run logs, keys) are 0600.
+pub const NEW_FILE_MODE: u32 = 0o644;
+
 /// Temp files of in-flight writes start with this.
 pub const TEMP_PREFIX: &str = ".agentx-tmp-";
 
@@ -45,10 +50,11 @@ fn replace(path: &Path, bytes: &[u8], private: bool) -> Result<(), ClarifyError>
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX);
-    // tempfile creates owner-only (0600) files; a new ledger gets the mode any new file gets
-    // (0666 less the umask), and a rewritten one keeps its own.
+    // tempfile creates owner-only (0600) files; a new ledger is readable by others but never
+    // writable by them (0644 less the umask: under `umask 000` too, issue 48), and a
+    // rewritten one keeps its own.
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(NEW_FILE_MODE));
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| io_error("create a temporary file in", dir, &e))?;

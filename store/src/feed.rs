@@ -6,6 +6,9 @@
 //!
 //! The revision is the cursor's own count of the changes it saw: files carry no revision,
 //! and a count is monotone and opaque, which is all a reader may assume.
+//!
+//! A reader need not look on a timer: the cursor's wake (`watch.rs`) fires on the kernel's
+//! file events in the state directories, and the look above stays the check.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,6 +41,9 @@ pub struct DiskCursor {
     /// The last look saw a change: look at the files once more even if the directories look
     /// the same (a second write in the same clock tick leaves a directory's stamp as it was).
     pub(crate) settling: bool,
+    /// The file watch behind [`State::wake`](agentx_clarify_command::State::wake), once a
+    /// reader asked for it (`Err`: it could not start; said once in the log).
+    pub(crate) watching: Option<Result<crate::watch::Watching, String>>,
 }
 
 const DIRS: [&str; 3] = [STATE_DIR, CLARIFICATIONS_DIR, DELEGATIONS_DIR];
@@ -50,6 +56,7 @@ impl DiskStore {
             dir_stamps: self.dir_stamps(),
             files: self.state_stamps(),
             settling: false,
+            watching: None,
         }
     }
 

@@ -128,11 +128,7 @@ impl Files for DiskStore {
         ClarificationId::parse(id)?;
         let dir = self.path(RUNS_DIR);
         inside::make_dir(&dir)?;
-        inside::write_new(
-            &self.path(crate::runs::STATE_GITIGNORE),
-            crate::runs::STATE_GITIGNORE_TEXT.as_bytes(),
-            0o644,
-        )?;
+        crate::runs::state_gitignore(&self.path(crate::runs::STATE_GITIGNORE))?;
         let mut text = serde_json::to_vec_pretty(log).unwrap_or_default();
         text.push(b'\n');
         for n in 1..=u32::MAX {

@@ -20,7 +20,7 @@ pub(crate) fn init(store: &DiskStore) -> Result<Vec<String>, ClarifyError> {
         let path = store.root().join(&rel);
         // create_new: an existing file is the user's and is never touched (a link there is
         // refused, never written through).
-        if crate::inside::write_new(&path, text.as_bytes(), 0o666)? {
+        if crate::inside::write_new(&path, text.as_bytes(), crate::atomic::NEW_FILE_MODE)? {
             created.push(rel);
         }
     }

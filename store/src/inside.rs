@@ -82,12 +82,19 @@ pub(crate) fn make_dir(dir: &Path) -> Result<(), ClarifyError> {
     };
     // The root is the user's choice (`init` creates a missing one): only what is below it
     // is checked.
+    // 0755 before the umask, never 0777: under `umask 000` nobody else may add, replace or
+    // remove a ledger (issue 48).
+    let mut builder = std::fs::DirBuilder::new();
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o755);
     if !here.as_os_str().is_empty() && !here.is_dir() {
-        std::fs::create_dir_all(&here).map_err(|e| io_error("create", &here, &e))?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .create(&here)
+            .map_err(|e| io_error("create", &here, &e))?;
     }
     for part in below {
         here.push(part);
-        match std::fs::create_dir(&here) {
+        match builder.create(&here) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 // mkdir never follows a link in its last component: look at what is there.

@@ -16,6 +16,10 @@ use crate::DiskStore;
 
 /// A kind of ledger as the file store keeps it.
 pub(crate) trait DiskKind: LedgerKind {
+    /// Whether a write of this kind is followed by a status update (so it leaves a mark for
+    /// the repair rule, `pending.rs`).
+    const STATUSES: bool;
+
     /// The index of this kind's ledgers (`.agentx/index/…`).
     fn index(store: &DiskStore) -> &Index;
 
@@ -36,6 +40,8 @@ pub(crate) trait DiskKind: LedgerKind {
 }
 
 impl DiskKind for Clarifications {
+    const STATUSES: bool = true;
+
     fn index(store: &DiskStore) -> &Index {
         &store.index
     }
@@ -58,6 +64,8 @@ impl DiskKind for Clarifications {
 }
 
 impl DiskKind for Delegations {
+    const STATUSES: bool = false;
+
     fn index(store: &DiskStore) -> &Index {
         &store.delegation_index
     }

@@ -13,7 +13,6 @@ pub mod clock;
 mod delegations;
 mod feed;
 mod files;
-mod github;
 mod index;
 mod init;
 mod inside;
@@ -23,10 +22,13 @@ mod lease;
 mod lock;
 mod parallel;
 mod pass;
+mod pending;
 mod read;
 mod runs;
+mod stamp;
 mod state;
 mod sweep;
+mod watch;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -46,7 +48,11 @@ pub use keys::{new_uuid_v4, random_seed, with_new_session};
 pub use lease::DiskLease;
 pub use lock::{lock_path, pid_alive, this_host, FileLock, LockPolicy};
 pub use parallel::parallel_map;
-pub use read::{read_into, read_settings, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES};
+pub use read::{
+    read_into, read_settings, set_max_file_bytes, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES,
+};
+pub use stamp::SettingsStamp;
+pub use watch::{safety_tick, FALLBACK_TICK, SAFETY_TICK};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.
@@ -83,7 +89,7 @@ fn mount_point(path: &Path) -> PathBuf {
 }
 
 /// The directories of docs/protocol.md §3 and §19 under `.agentx/` ([`DiskStore::check_layout`]).
-const LAYOUT_DIRS: [&str; 12] = [
+const LAYOUT_DIRS: [&str; 13] = [
     paths::AGENTX_DIR,
     paths::WORKFLOWS_DIR,
     paths::AGENTS_DIR,
@@ -92,6 +98,7 @@ const LAYOUT_DIRS: [&str; 12] = [
     paths::CLARIFICATIONS_DIR,
     paths::DELEGATIONS_DIR,
     agentx_clarify_command::RUNS_DIR,
+    pending::PENDING_DIR,
     INDEX_DIR,
     ".agentx/index/active/",
     ".agentx/index/delegations/",
@@ -132,6 +139,10 @@ pub struct DiskStore {
     /// The temp files the last workspace pass listed, so the sweep after a monitor run needs
     /// no second listing of a directory of thousands of ledgers.
     listed_temps: Mutex<Option<Vec<PathBuf>>>,
+    /// The layout check passed on this handle (`check_layout`): a handle lives for one
+    /// command in the CLI and one call in the servers, and the settings, the store's URL and
+    /// the documents each asked for it again (about 45 `stat`s each time).
+    layout_checked: std::sync::atomic::AtomicBool,
 }
 
 impl DiskStore {
@@ -142,6 +153,7 @@ impl DiskStore {
             delegation_index: Index::for_delegations(&root, root.join(paths::DELEGATIONS_DIR)),
             root,
             listed_temps: Mutex::new(None),
+            layout_checked: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -178,8 +190,12 @@ impl DiskStore {
     /// docs/protocol.md §31: every directory the store uses under `.agentx/` that exists is a real
     /// directory inside the workspace (a link among them is `IO_ERROR` naming it), and the
     /// index's fixed files are regular files — checked when the settings are read, before a
-    /// command reads or writes anything else. About a dozen `lstat`s.
+    /// command reads or writes anything else. About forty `lstat`s, once per handle.
     pub fn check_layout(&self) -> Result<(), ClarifyError> {
+        use std::sync::atomic::Ordering;
+        if self.layout_checked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         for dir in LAYOUT_DIRS {
             inside::check_dir(&self.path(dir))?;
         }
@@ -193,6 +209,7 @@ impl DiskStore {
                 _ => {}
             }
         }
+        self.layout_checked.store(true, Ordering::Relaxed);
         Ok(())
     }
 
@@ -220,35 +237,6 @@ impl DiskStore {
         Ok(self.path(&K::path(issue)))
     }
 
-    /// The `[store] url` of the workspace's settings (docs/protocol.md §19), read as the settings are
-    /// (a FIFO or device at their path is refused, never waited on); `None` without one.
-    pub fn store_url(&self) -> Result<Option<String>, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let url = read::read_small(&path, |bytes| {
-            // Every shell opens the workspace here first: the ledgers' cap is known before
-            // any command reads one, even a command that never loads the settings.
-            if let Some(cap) = Config::max_file_bytes_in(bytes) {
-                read::set_max_file_bytes(cap);
-            }
-            Config::store_url(&file, bytes)
-        })?;
-        Ok(url.flatten())
-    }
-
-    /// The `[[notify]]` sinks of the workspace's settings, read as the settings are; none
-    /// without a settings file.
-    pub fn notify_sinks(&self) -> Result<Vec<agentx_clarify_core::notify::Sink>, ClarifyError> {
-        let path = self.path(paths::CONFIG);
-        let file = self.relative(&path);
-        self.check_layout()?;
-        let sinks = read::read_small(&path, |bytes| {
-            agentx_clarify_core::notify::parse_sinks(&file, bytes)
-        })?;
-        Ok(sinks.unwrap_or_default())
-    }
-
     /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before
     /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.
@@ -269,6 +257,7 @@ impl DiskStore {
         }
         index.put_keys(&index::minus(new, old))?;
         write_atomic(path, bytes)?;
+        clock::bench_commit();
         index.drop_keys(&index::minus(old, new));
         if !marked {
             index.unmark(u64::from(issue));

@@ -218,6 +218,7 @@ pub(crate) fn break_stale(lock: &Path, judged: &[u8]) -> Result<(), ClarifyError
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(crate::atomic::NEW_FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(&path);
     let turn = match turn {
@@ -375,8 +376,10 @@ fn lock_temp(lock: &Path, agent: &str) -> Result<(tempfile::NamedTempFile, Vec<u
     let dir = lock.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX);
-    // Readable by every user who may judge it (0666 less the umask), as before.
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    // Readable by every user who may judge it, writable by none of them (0644 less the umask).
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(
+        crate::atomic::NEW_FILE_MODE,
+    ));
     let mut temp = builder
         .tempfile_in(dir)
         .map_err(|e| io_error("create a lock in", dir, &e))?;
@@ -410,6 +413,7 @@ pub(crate) fn create_in_place(lock: &Path, content: &[u8]) -> Result<bool, Clari
     match OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(crate::atomic::NEW_FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW)
         .open(lock)
     {

@@ -27,8 +27,9 @@ pub(crate) const MAX_TINY_FILE_BYTES: u64 = 64 << 10;
 /// reads them before any ledger). Process-wide: the cap guards memory, which is too.
 static MAX_FILE_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILE_BYTES);
 
-/// Sets the ledger cap from the settings.
-pub(crate) fn set_max_file_bytes(bytes: u64) {
+/// Sets the ledger cap from the settings (`[clarify] max_file_bytes`): whoever reads them
+/// sets it before any ledger is read.
+pub fn set_max_file_bytes(bytes: u64) {
     MAX_FILE_BYTES.store(bytes, Ordering::Relaxed);
 }
 

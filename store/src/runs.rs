@@ -12,10 +12,23 @@ use std::path::Path;
 
 use agentx_clarify_core::ClarifyError;
 
-/// `.agentx/state/.gitignore`, written with the first run log when missing.
-pub const STATE_GITIGNORE: &str = ".agentx/state/.gitignore";
-pub const STATE_GITIGNORE_TEXT: &str =
-    "# Run logs hold prompts and agents' output: they stay on this machine.\nruns/\n";
+pub use agentx_clarify_command::paths::{STATE_GITIGNORE, STATE_GITIGNORE_TEXT};
+
+/// Writes `.agentx/state/.gitignore` at `path` when it is missing, and brings one an older
+/// `agentx` wrote (byte for byte) up to date: it left the state documents tracked. A user's
+/// own is left as it is; a link there is refused, never written through.
+pub(crate) fn state_gitignore(path: &Path) -> Result<(), ClarifyError> {
+    if crate::inside::write_new(path, STATE_GITIGNORE_TEXT.as_bytes(), 0o644)? {
+        return Ok(());
+    }
+    let old = crate::read::read_small(path, |bytes| {
+        Ok(bytes == agentx_clarify_command::paths::STATE_GITIGNORE_OLD_TEXT.as_bytes())
+    })?;
+    if old == Some(true) {
+        crate::atomic::write_atomic(path, STATE_GITIGNORE_TEXT.as_bytes())?;
+    }
+    Ok(())
+}
 
 /// A relative path without `..`: it names something inside the directory it is joined to.
 pub(crate) fn is_inside(path: &Path) -> bool {

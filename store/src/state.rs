@@ -7,8 +7,8 @@
 use std::sync::PoisonError;
 
 use agentx_clarify_command::store::docs::{checked_doc, doc_path};
-use agentx_clarify_command::store::ledgers::{Ledgers, Read};
-use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State};
+use agentx_clarify_command::store::ledgers::{DueTimes, Ledgers, Read};
+use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State, Wake};
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::{ClarifyError, Config};
 
@@ -53,6 +53,9 @@ impl<K: DiskKind> Ledgers<K> for DiskStore {
             .map_or_else(Vec::new, |l| K::keys::<()>(n, Ok(l)));
         let (write, result) = decide(current)?;
         if let Some(ledger) = write {
+            if K::STATUSES {
+                self.mark_pending(issue)?;
+            }
             let new = K::keys::<()>(n, Ok(&ledger));
             let bytes = K::print(&ledger);
             let marked = K::marked(&ledger);
@@ -76,6 +79,9 @@ impl<K: DiskKind> Ledgers<K> for DiskStore {
         let current = read::read_existing(&path, |bytes| Ok(bytes.to_vec()))?;
         let (write, result) = decide(current.as_deref())?;
         if let Some(bytes) = write {
+            if K::STATUSES {
+                self.mark_pending(issue)?;
+            }
             // Bytes that do not parse keep their marker, as a pass that cannot read them would.
             let parse = |bytes: &[u8]| K::parse_issue(issue, bytes);
             let new = parse(&bytes);
@@ -95,6 +101,30 @@ impl<K: DiskKind> Ledgers<K> for DiskStore {
     ) -> Result<Vec<R>, ClarifyError> {
         K::scan(self, scope, visit)
     }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        Ok(match K::index(self).due_times() {
+            None => DueTimes::Unknown,
+            Some((earliest, at_once)) => DueTimes::Indexed {
+                earliest,
+                // An issue past u32 names a file no pass reads as a ledger.
+                at_once: at_once
+                    .into_iter()
+                    .filter_map(|n| u32::try_from(n).ok())
+                    .collect(),
+            },
+        })
+    }
+}
+
+impl DiskStore {
+    /// The status file as it is (empty when there is none yet).
+    fn read_status_file(&self) -> Result<Statuses, ClarifyError> {
+        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
+            parse_statuses(paths::STATUS_FILE, b)
+        })?;
+        Ok(statuses.unwrap_or_default())
+    }
 }
 
 impl State for DiskStore {
@@ -107,10 +137,10 @@ impl State for DiskStore {
     }
 
     fn read_statuses(&self) -> Result<Statuses, ClarifyError> {
-        let statuses = read::read_existing(&self.path(paths::STATUS), |b| {
-            parse_statuses(paths::STATUS_FILE, b)
-        })?;
-        Ok(statuses.unwrap_or_default())
+        let mut statuses = self.read_status_file()?;
+        // A ledger written ahead of a status update that never came (pending.rs).
+        self.repair_statuses(&mut statuses);
+        Ok(statuses)
     }
 
     fn update_statuses<T>(
@@ -122,11 +152,16 @@ impl State for DiskStore {
         inside::make_dir(&self.path(paths::STATE_DIR))?;
         let path = self.path(paths::STATUS);
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
-        let mut statuses = self.read_statuses()?;
+        let mut statuses = self.read_status_file()?;
         let before = statuses.clone();
         let result = change(&mut statuses)?;
+        // After the change: a repair sets only agents whose last activity is older.
+        let repaired = self.repair_statuses(&mut statuses);
         if statuses != before {
             write_atomic(&path, statuses_to_json(&statuses).as_bytes())?;
+        }
+        for mark in repaired {
+            let _ = std::fs::remove_file(mark);
         }
         Ok(result)
     }
@@ -182,7 +217,32 @@ impl State for DiskStore {
         cursor.revision
     }
 
+    fn wake(&self, cursor: &mut DiskCursor) -> Option<Wake> {
+        let watching = cursor
+            .watching
+            .get_or_insert_with(|| crate::watch::Watching::start(self.root()));
+        match watching {
+            Ok(w) => Some(w.wake.clone()),
+            Err(why) => {
+                crate::watch::say_once(why);
+                None
+            }
+        }
+    }
+
     fn changes(&self, cursor: &mut DiskCursor) -> Result<Option<Changed>, ClarifyError> {
+        // A ledger directory made since the watch began is watched from now on, and its files
+        // are compared below (they may have come with it).
+        if let Some(Ok(w)) = &mut cursor.watching {
+            match w.complete() {
+                Ok(added) => cursor.settling |= added,
+                Err(why) => {
+                    crate::watch::say_once(&why);
+                    // Closed: its reader looks on its own timer from now on.
+                    cursor.watching = Some(Err(why));
+                }
+            }
+        }
         let now = self.dir_stamps();
         let moved = now != cursor.dir_stamps;
         // A directory changed within the clock's granularity of the last look may change
@@ -257,6 +317,8 @@ impl State for DiskStore {
     ) -> Result<T, ClarifyError> {
         let path = self.path(&doc_path(checked_doc(name)?));
         inside::make_dir(&self.path(paths::STATE_DIR))?;
+        // A state document is never committed by accident (docs/security-serve.md).
+        crate::runs::state_gitignore(&self.path(paths::STATE_GITIGNORE))?;
         let _lock = FileLock::acquire(&path, agent, Self::policy(config))?;
         let (next, result) = change(self.read_doc(name)?)?;
         if let Some(text) = next {

@@ -10,6 +10,8 @@
 mod follow_up_steps;
 
 use agentx_clarify_command::json::call;
+use agentx_clarify_command::query::next_wakeup;
+use agentx_clarify_command::store::ledgers::{Clarifications, DueTimes, Ledgers};
 use agentx_clarify_command::{run_monitor, Scope};
 use agentx_clarify_core::Config;
 use agentx_clarify_store::DiskStore;
@@ -36,7 +38,20 @@ fn run_both(steps: &[(i64, Step)]) -> Found {
             state(full.path()),
             "after step {n} {step:?}"
         );
+        // The next wake-up from the index of due times is the one every ledger gives.
+        assert_eq!(
+            next_wakeup(&a, now).unwrap(),
+            wakeup_by_reading_everything(&b, now),
+            "the next wake-up after step {n} {step:?}"
+        );
     }
+    assert!(
+        matches!(
+            Ledgers::<Clarifications>::due_times(&a).unwrap(),
+            DueTimes::Indexed { .. }
+        ),
+        "the indexed side plans from its index"
+    );
     // And nothing is left that a full monitor at the last instant would find.
     let _ = std::fs::remove_dir_all(full.path().join(".agentx/index"));
     let config = Config::default();

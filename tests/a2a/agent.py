@@ -11,6 +11,8 @@ MODE decides every task it gets:
   reject    rejected
   hang      stays working until it is canceled
   choice    an artifact whose first line is an option's value ("lru")
+AGENT_CARD_URL, when set, is the JSON-RPC URL the card names (another agent's, another
+listener's) instead of this agent's own.
 RECORD_FILE gets one JSON line per event: {"event": "message", "text", "metadata",
 "authorization"} and {"event": "cancel", "taskId"}. With TOKEN, a request without
 `Authorization: Bearer TOKEN` is refused (401).
@@ -18,6 +20,7 @@ RECORD_FILE gets one JSON line per event: {"event": "message", "text", "metadata
 
 import asyncio
 import json
+import os
 import socket
 import sys
 
@@ -92,7 +95,7 @@ def main():
         name=f"test agent ({MODE})",
         description="answers clarifications for the routing tests",
         version="1.0.0",
-        supported_interfaces=[AgentInterface(url=f"{base}/", protocol_binding="JSONRPC",
+        supported_interfaces=[AgentInterface(url=os.environ.get("AGENT_CARD_URL", f"{base}/"), protocol_binding="JSONRPC",
                                              protocol_version="1.0")],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain"],

@@ -9,7 +9,7 @@ use agentx_clarify_core::delegation::{Delegation, Status};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 use agentx_clarify_command::layer4::{gate, gate_json};
 use agentx_clarify_core::layer4::Gate;
 use agentx_clarify_core::names::parse_issue;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 
 use crate::exit::{self, Outcome};

@@ -28,9 +28,10 @@ pub fn run(root: &Path, now: i64, json: bool, cmd: Github) -> Result<i32, Clarif
 }
 
 fn sync(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let report = agentx_clarify_notify::github::sync(root, now)?;
+    let ws = agentx_clarify_a2a::open_workspace(root)?;
+    let report = agentx_clarify_notify::github::sync(&ws, now)?;
     // The decisions just taken change the records' comments: send what the outbox owes now.
-    let pass = agentx_clarify_notify::pass(root, now)?;
+    let pass = agentx_clarify_notify::pass(&ws, now)?;
     let code = i32::from(!report.errors.is_empty());
     if json {
         print::json(&json!({

@@ -6,9 +6,9 @@
 use agentx_clarify_command::Files;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use agentx_clarify_store::clock::system_now_ms;
-use agentx_clarify_store_any::Location;
+use agentx_clarify_workspace::{Workspace, WorkspaceFiles};
 use clap::Args;
 
 use crate::exit::Outcome;
@@ -24,36 +24,20 @@ pub struct McpArgs {
     pub issue: Option<String>,
 }
 
-/// `agentx mcp`: the server on stdio until its client goes away.
+/// `agentx mcp`: the server on stdio until its client goes away, on the workspace opened
+/// once (its settings read again when they change) with the hub's runner — the same handle
+/// and the same hub as `agentx serve`'s `/mcp`.
 pub fn run(given: Option<&Path>, a: &McpArgs) -> Outcome {
     let root = match root(given) {
         Ok(root) => root,
         Err(why) => return Ok(refuse(&why)),
     };
     announce(&root, &a.agent);
-    agentx_clarify_store_any::location(&root).and_then(|location| {
-        let changes = match location {
-            Location::Files => agentx_clarify_mcp::Changes::Files,
-            Location::Postgres(_) => agentx_clarify_mcp::Changes::Store,
-        };
-        agentx_clarify_mcp::serve(root, &a.agent, a.issue.as_deref(), call, changes)
-    })
-}
-
-/// The MCP server's store calls: each opens the workspace's store (a pooled connection for
-/// PostgreSQL) and runs one operation of the command layer.
-fn call(root: &Path, op: &str, input: &serde_json::Value) -> serde_json::Value {
-    match agentx_clarify_store_any::open(root) {
-        Ok(ws) => {
-            let runner = agentx_clarify_a2a::HubRunner::new(root);
-            // A plan without a session gets a new one here: the layers below draw no
-            // randomness.
-            let with_session = agentx_clarify_store::with_new_session(op, input);
-            let input = with_session.as_ref().unwrap_or(input);
-            agentx_clarify_command::call_routed(&ws, &runner, op, input, &system_now_ms)
-        }
-        Err(e) => agentx_clarify_core::envelope::failure(&e),
-    }
+    let files = WorkspaceFiles::read(&root, true)?;
+    crate::typos::warn(&files);
+    let ws = agentx_clarify_a2a::hub_workspace(files, true)?;
+    warn_without_step(&ws, &a.agent);
+    agentx_clarify_mcp::serve(Arc::new(ws), &a.agent, a.issue.as_deref())
 }
 
 /// The workspace root `agentx mcp` serves: `--root` as given, else the nearest ancestor of
@@ -80,19 +64,22 @@ pub fn refuse(why: &str) -> i32 {
     2
 }
 
-/// Logs where the server runs, and warns when `agent` has no step in any workflow.
+/// Logs where the server runs.
 pub fn announce(root: &Path, agent: &str) {
-    let mut err = anstream::stderr();
     let _ = writeln!(
-        err,
+        anstream::stderr(),
         "agentx mcp: serving agent '{agent}' on the workspace {}",
         root.display()
     );
-    crate::typos::warn(root);
-    let Ok(ws) = agentx_clarify_store_any::open(root) else {
+}
+
+/// Warns when `agent` has no step in any workflow.
+fn warn_without_step(ws: &Workspace, agent: &str) {
+    let mut err = anstream::stderr();
+    let Ok(store) = ws.store() else {
         return;
     };
-    let Ok(workflows) = ws.load_workflows() else {
+    let Ok(workflows) = store.load_workflows() else {
         return;
     };
     let names: Vec<String> = workflows.names().map(str::to_owned).collect();

@@ -3,7 +3,7 @@
 
 use agentx_clarify_command::migrate;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 
 use crate::print;

@@ -8,7 +8,8 @@ use agentx_clarify_core::notify::outbox::State;
 use agentx_clarify_core::notify::{Event, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store::DiskStore;
+use agentx_clarify_notify::home::Home;
+use agentx_clarify_workspace::WorkspaceFiles;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -62,8 +63,9 @@ pub fn run(root: &Path, now_ms: i64, json: bool, cmd: Notify) -> Result<i32, Cla
 }
 
 fn test(root: &Path, now_ms: i64, json: bool, name: &str) -> Result<i32, ClarifyError> {
-    let sinks = DiskStore::new(root).notify_sinks()?;
-    let sink = find(&sinks, name)?;
+    // The settings alone: a test event touches no state.
+    let files = WorkspaceFiles::read(root, false)?;
+    let sink = find(files.settings().sinks()?, name)?;
     let secret = agentx_clarify_notify::secret_of(sink, |var| std::env::var(var).ok())
         .map_err(|e| config_error(&e.to_string()))?;
     let timestamp = Timestamp::from_ms(now_ms);
@@ -145,7 +147,8 @@ fn send(root: &Path, now: i64, json: bool, public_url: Option<&str>) -> Result<i
             )));
         }
     }
-    let report = agentx_clarify_notify::pass_with(root, now, public_url)?;
+    let ws = agentx_clarify_a2a::open_workspace(root)?;
+    let report = agentx_clarify_notify::pass_with(&ws, now, public_url)?;
     if json {
         print::json(&json!({
             "ok": true, "added": report.added, "delivered": report.delivered,
@@ -173,7 +176,8 @@ fn send(root: &Path, now: i64, json: bool, public_url: Option<&str>) -> Result<i
 }
 
 fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let outbox = agentx_clarify_notify::home::Home::open(root)?.read_outbox()?;
+    let store = agentx_clarify_a2a::open_workspace(root)?.store()?;
+    let outbox = Home(&*store).read_outbox()?;
     let open: Vec<_> = outbox
         .deliveries
         .iter()
@@ -236,8 +240,8 @@ fn retry(
     id: Option<&str>,
     dead: bool,
 ) -> Result<i32, ClarifyError> {
-    let home = agentx_clarify_notify::home::Home::open(root)?;
-    let retried = home.update_outbox(&agentx_clarify_notify::deliverer(), |outbox| {
+    let store = agentx_clarify_a2a::open_workspace(root)?.store()?;
+    let retried = Home(&*store).update_outbox(&agentx_clarify_notify::deliverer(), |outbox| {
         let keys: Vec<String> = match id {
             Some(id) => vec![id.to_owned()],
             None if dead => outbox

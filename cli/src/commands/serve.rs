@@ -14,12 +14,16 @@ pub struct ServeArgs {
     /// Address to listen on (a non-loopback one needs TLS or --behind-proxy)
     #[arg(long, default_value = "127.0.0.1:7700", value_name = "HOST:PORT")]
     pub listen: String,
-    /// The address people open (behind a proxy: its https URL)
+    /// The address people open: the links in notifications (a push's "open the thread") and
+    /// in sign-in links point there. Default: the listen address, which a phone on another
+    /// network cannot reach; behind a proxy, its https URL (required)
     #[arg(long, value_name = "URL")]
     pub public_url: Option<String>,
-    /// The person the printed one-time sign-in link acts as
-    #[arg(long = "as", default_value = "local", value_name = "NAME")]
-    pub as_name: String,
+    /// The person the printed one-time sign-in link signs in, and so the `by` of what they
+    /// decide. Default: this machine's user name ($USER, else $LOGNAME, else the account
+    /// that runs the server), lower-cased
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_name: Option<String>,
     /// TLS certificate chain (PEM); with --tls-key
     #[arg(
         long,
@@ -55,6 +59,15 @@ pub enum Tokens {
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
     },
+    /// Print a one-time sign-in link for a person (10 minutes, once; only its hash is kept):
+    /// open it on a phone instead of pasting a token
+    Link {
+        #[arg(long, value_name = "NAME")]
+        human: String,
+        /// The inbox's address as people open it (`agentx serve --public-url`)
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:7700")]
+        url: String,
+    },
     /// List the tokens (never their secrets)
     List,
     /// Revoke a token by name or id (takes effect on the next request)
@@ -66,14 +79,83 @@ pub enum Tokens {
 
 pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
     let tls = args.tls_cert.zip(args.tls_key);
+    let as_name = match args.as_name {
+        Some(name) => name,
+        None => match machine_user() {
+            Some(name) => name,
+            None => {
+                eprintln!(
+                    "error: cannot tell whom the sign-in link is for (no $USER, $LOGNAME or account name that is a valid name): give --as NAME"
+                );
+                return Ok(2);
+            }
+        },
+    };
     agentx_clarify_serve::run(agentx_clarify_serve::Options {
         root,
         listen: args.listen,
         public_url: args.public_url,
-        as_name: args.as_name,
+        as_name,
         tls,
         behind_proxy: args.behind_proxy,
         no_worker: args.no_worker,
+    })
+}
+
+/// `tokens link --human NAME`: a one-time sign-in link, printed once.
+fn link(root: &Path, now: i64, json: bool, human: &str, url: &str) -> Result<i32, ClarifyError> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(ClarifyError::input(format!(
+            "--url must be an http(s) URL, e.g. https://hub.example.com; found \"{}\"",
+            agentx_clarify_core::error::shown(url)
+        )));
+    }
+    let minted = agentx_clarify_serve::links::Links::open(root)?.mint(human, now)?;
+    let link = agentx_clarify_serve::links::url(url, &minted.code);
+    let until = agentx_clarify_core::time::format_ms(minted.expires);
+    if json {
+        print::json(&json!({"ok": true, "human": human, "link": link, "expires": until}));
+    } else {
+        print::text(&format!(
+            "a sign-in link for '{human}' (works once, until {until}):\n{link}\nIt is shown once: send it to yourself, open it in the browser you decide in."
+        ));
+    }
+    Ok(0)
+}
+
+/// The name of the person at this machine, as a ledger name: `$USER`, else `$LOGNAME`, else
+/// the account that owns this process (`/etc/passwd`), lower-cased with anything but letters,
+/// digits and `-` turned into `-` (`Jane.Doe` → `jane-doe`). `None` when nothing gives a name.
+fn machine_user() -> Option<String> {
+    let from_env = ["USER", "LOGNAME"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.trim().is_empty());
+    let raw = from_env.or_else(account_name)?;
+    let name: String = raw
+        .trim()
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '-') => c,
+            _ => '-',
+        })
+        .collect();
+    let name = name.trim_matches('-').chars().take(64).collect::<String>();
+    agentx_clarify_core::names::check_agent(&name)
+        .ok()
+        .map(|()| name)
+}
+
+/// The account that runs this process, from `/etc/passwd` (no `unsafe` getpwuid: the owner of
+/// `/proc/self` is this process's user).
+fn account_name() -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let uid = std::fs::metadata("/proc/self").ok()?.uid().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let mut fields = line.split(':');
+        let name = fields.next()?;
+        (fields.nth(1)? == uid).then(|| name.to_owned())
     })
 }
 
@@ -105,6 +187,7 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             }
             Ok(0)
         }
+        Tokens::Link { human, url } => link(root, now, json, &human, &url),
         Tokens::List => {
             let all = store.load()?;
             if json {

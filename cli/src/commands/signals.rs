@@ -9,7 +9,7 @@ use agentx_clarify_core::api::signals::{ingest_context, parse_value, resume_valu
 use agentx_clarify_core::envelope::ok;
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Subcommand;
 use serde_json::{json, Value};
 

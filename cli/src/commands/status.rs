@@ -4,7 +4,7 @@
 use agentx_clarify_command::{self as commands, HookEvent};
 use agentx_clarify_core::listing::ready_line;
 use agentx_clarify_core::render::text_report;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::commands::parse_issue_opt;

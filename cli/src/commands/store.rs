@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use agentx_clarify_command::Store;
 use agentx_clarify_store::DiskStore;
-use agentx_clarify_store_any::{location, transfer, Location, PgStore};
+use agentx_clarify_store_any::{transfer, Location, PgStore};
+use agentx_clarify_workspace::WorkspaceFiles;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -54,8 +55,8 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
     match cmd {
         StoreCmd::Init => init_schema(root, json),
         StoreCmd::Export { dir } => {
-            let store = agentx_clarify_store_any::open(root)?;
-            let out = transfer::export(&store, &dir)?;
+            let store = agentx_clarify_a2a::open_workspace(root)?.store()?;
+            let out = transfer::export(root, &store.state, &dir)?;
             if json {
                 print::json(&json!({
                     "ok": true,
@@ -76,8 +77,8 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
             Ok(0)
         }
         StoreCmd::Import { dir, replace } => {
-            let store = agentx_clarify_store_any::open(root)?;
-            let out = transfer::import(&store, &dir, replace)?;
+            let store = agentx_clarify_a2a::open_workspace(root)?.store()?;
+            let out = transfer::import(&store.state, &dir, replace)?;
             if json {
                 print::json(&json!({
                     "ok": true,
@@ -102,7 +103,10 @@ pub fn run(root: &Path, json: bool, cmd: StoreCmd) -> Outcome {
 }
 
 fn init_schema(root: &Path, json: bool) -> Outcome {
-    let Location::Postgres(url) = location(root)? else {
+    // The settings alone: the schema is made before any state can be opened.
+    let env = agentx_clarify_store_any::store_env();
+    let Location::Postgres(url) = WorkspaceFiles::read(root, false)?.location(env.as_deref())?
+    else {
         if json {
             print::json(&json!({"ok": true, "store": "files", "schema": null}));
         } else {

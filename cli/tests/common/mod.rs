@@ -37,6 +37,53 @@ pub fn agentx() -> Command {
     cmd
 }
 
+/// [`agentx`] under `strace -f -e trace=openat`: every file the binary (and its threads and
+/// children) opens is written to `trace`, one `openat(…)` line each.
+pub fn agentx_traced(trace: &Path) -> Command {
+    let mut cmd = Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .arg(trace)
+        .arg(BIN);
+    for var in SCRUBBED {
+        cmd.env_remove(var);
+    }
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// How many times a trace of [`agentx_traced`] shows a file whose path ends with `name`
+/// opened (or tried).
+pub fn opens(trace: &Path, name: &str) -> usize {
+    let quoted = format!("{name}\"");
+    std::fs::read_to_string(trace)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("openat(") && l.contains(&quoted))
+        .count()
+}
+
+/// Sets the times of the settings files (`config.toml`, the workflows, the manifests and
+/// their directories) a minute back, as if saved then: a long-lived process trusts a settings
+/// stamp only once it is a second old (the kernel's clock for file times is coarse), and reads
+/// the settings again on every look until then.
+pub fn settle_settings(root: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let agentx = root.join(".agentx");
+    let mut all = vec![agentx.join("config.toml")];
+    for dir in ["workflows", "agents"] {
+        let dir = agentx.join(dir);
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            all.extend(entries.flatten().map(|e| e.path()));
+        }
+        all.push(dir);
+    }
+    for p in all.into_iter().filter(|p| p.exists()) {
+        let f = std::fs::File::open(&p).expect("open a settings file");
+        f.set_times(std::fs::FileTimes::new().set_modified(old))
+            .expect("set its time");
+    }
+}
+
 /// What one run of the binary produced.
 #[derive(Debug)]
 pub struct Out {

@@ -61,6 +61,13 @@ impl Receiver {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
+    /// Nothing arrives within `wait` (what must not be sent is not).
+    pub fn nothing_within(&mut self, wait: std::time::Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("nothing should have been delivered, got {line}");
+        }
+    }
+
     /// The next request the receiver recorded.
     pub fn next(&mut self) -> Value {
         let line = self

@@ -17,6 +17,11 @@ pub struct Server {
     pub child: Child,
     pub port: u16,
     pub link: String,
+    /// The host of the link: the inbox's own name (`<label>.localhost:<port>`) on loopback,
+    /// the address under TLS. Every request is sent to 127.0.0.1 with this `Host`.
+    link_host: String,
+    /// `http` or `https`.
+    scheme: String,
     _stdout: BufReader<ChildStdout>,
 }
 
@@ -27,16 +32,53 @@ impl Server {
 
     /// [`Server::start`] with variables added to the server's environment.
     pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut cmd = agentx();
+        Server::launch(agentx(), root, extra, env, Stdio::null())
+    }
+
+    /// [`Server::start`] with its log (stderr) appended to the file at `log`.
+    pub fn start_logged(root: &Path, extra: &[&str], env: &[(&str, &str)], log: &Path) -> Server {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("open the server's log file");
+        Server::launch(agentx(), root, extra, env, Stdio::from(file))
+    }
+
+    /// [`Server::start`] run by `wrapper` (a program and its arguments, which execs the
+    /// binary given after them: a shell that sets limits first).
+    pub fn start_via(root: &Path, wrapper: &[&str], extra: &[&str]) -> Server {
+        let mut cmd = std::process::Command::new(wrapper[0]);
+        cmd.args(&wrapper[1..])
+            .arg(BIN)
+            .env_remove("AGENTX_STORE")
+            .env_remove("AGENTX_NOW")
+            .stdin(Stdio::null());
+        Server::launch(cmd, root, extra, &[], Stdio::null())
+    }
+
+    fn launch(
+        mut cmd: std::process::Command,
+        root: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Server {
         cmd.arg(root_arg(root))
             .arg("serve")
             .args(extra)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         if !extra.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
+        Server::spawn(cmd)
+    }
+
+    /// A server started by `cmd` (an `agentx serve` command line, possibly under a tracer),
+    /// once it printed its sign-in link.
+    pub fn spawn(mut cmd: std::process::Command) -> Server {
         let mut child = cmd.spawn().expect("spawn agentx serve");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut link = String::new();
@@ -50,29 +92,36 @@ impl Server {
             }
         }
         assert!(!link.is_empty(), "no sign-in link printed");
-        let port: u16 = link
-            .trim_start_matches("https://")
-            .trim_start_matches("http://")
-            .trim_start_matches("127.0.0.1:")
-            .trim_start_matches("0.0.0.0:")
-            .split('/')
-            .next()
-            .and_then(|p| p.parse().ok())
+        let (scheme, rest) = link.split_once("://").expect("a URL");
+        let link_host = rest.split('/').next().expect("a host").to_owned();
+        let port: u16 = link_host
+            .rsplit_once(':')
+            .and_then(|(_, p)| p.parse().ok())
             .expect("a port in the link");
         Server {
             child,
             port,
+            scheme: scheme.to_owned(),
+            link_host,
             link,
             _stdout: stdout,
         }
     }
 
+    /// The `Host` a browser following the link sends.
     pub fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.link_host.clone()
     }
 
+    /// The origin of the inbox's pages (the `Origin` a browser sends from them).
     pub fn origin(&self) -> String {
-        format!("http://{}", self.host())
+        format!("{}://{}", self.scheme, self.host())
+    }
+
+    /// The listen address as a URL: what a program on this machine (an SDK client) connects
+    /// to; `*.localhost` names resolve in browsers, not necessarily in every resolver.
+    pub fn api_origin(&self) -> String {
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// The path and query of the one-time link.
@@ -121,6 +170,32 @@ impl Server {
         )
     }
 
+    /// The CPU time the server has used so far (user and system, from `/proc`).
+    pub fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server's /proc stat");
+        // The fields after the command name (which is in parentheses and may hold spaces).
+        let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+        let fields: Vec<u64> = rest
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+        let ticks = fields[11] + fields[12];
+        Duration::from_millis(ticks * 1000 / clock_ticks())
+    }
+
+    /// The server's resident memory now, in KiB (`VmRSS` of `/proc/<pid>/status`).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc status")
+    }
+
     pub fn terminate(&mut self) -> (Option<i32>, Duration) {
         let started = Instant::now();
         let _ = std::process::Command::new("kill")
@@ -137,6 +212,18 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The kernel's clock ticks per second (`getconf CLK_TCK`).
+fn clock_ticks() -> u64 {
+    let out = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf runs");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(100)
 }
 
 impl Drop for Server {
@@ -188,6 +275,30 @@ pub fn request(
     body: &[u8],
 ) -> Reply {
     try_request(port, method, path, headers, body).expect("connect")
+}
+
+/// [`request`], `None` when the server cannot be reached or does not answer within
+/// `within` (connecting, sending and reading each).
+pub fn try_request_within(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    within: Duration,
+) -> Option<Reply> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, within).ok()?;
+    s.set_read_timeout(Some(within)).ok()?;
+    s.set_write_timeout(Some(within)).ok()?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    Some(parse(&raw))
 }
 
 /// [`request`], `None` when the server cannot be reached.
@@ -270,4 +381,33 @@ pub fn escalated(root: &Path, issue: u32, topic: &str) -> String {
     let out = json_in(root, &["clarify", "escalate", &id, "-m", "needs a person"]);
     assert_eq!(out.code, 0, "{out:#?}");
     id
+}
+
+/// Opens `/events` as the session `cookie` (reads time out after `timeout_s`) and reads up to
+/// the stream's `ready` event; the reader, and what came before it (status and headers).
+pub fn open_events(
+    server: &Server,
+    cookie: &str,
+    timeout_s: u64,
+) -> (BufReader<TcpStream>, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(timeout_s)))
+        .unwrap();
+    write!(
+        s,
+        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        server.host()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut seen = String::new();
+    while !seen.contains("event: ready") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "stream ended: {seen}"
+        );
+        seen.push_str(&line);
+    }
+    (reader, seen)
 }

@@ -411,22 +411,17 @@ fn routed<S: Store + Sync>(
             Ok(route::chat_reply(store, &id, round, &reply, model.as_deref(), clock())?.to_json())
         }
         "monitor" => {
-            let config = store.load_runner_config()?;
-            let dry_run = flag(m, "dryRun")?;
-            let wanted = opt_bool(m, "route")?.unwrap_or(config.route_on_retry) && !dry_run;
-            let run = monitor::run_monitor(
+            let done = route::monitor_routed(
                 store,
-                &config,
-                clock(),
-                dry_run,
-                crate::store::Scope::Monitor,
+                runner,
+                clock,
+                flag(m, "dryRun")?,
+                opt_bool(m, "route")?,
+                jobs(m)?,
             )?;
-            let mut out = run.to_json();
-            if wanted {
-                let routed = route::route_ids(store, runner, clock, jobs(m)?, &run.report.retried)?;
-                if let Value::Object(o) = &mut out {
-                    o.insert("routed".into(), routed.to_json());
-                }
+            let mut out = done.run.to_json();
+            if let (Value::Object(o), Some(routed)) = (&mut out, done.routed) {
+                o.insert("routed".into(), routed.to_json());
             }
             Ok(out)
         }

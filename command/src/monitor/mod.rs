@@ -5,6 +5,7 @@
 //! delegations past their deadline time out (docs/protocol.md §18).
 
 pub mod timeouts;
+pub mod wakeup;
 
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;

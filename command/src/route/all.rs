@@ -131,6 +131,36 @@ pub fn route_ids<S: Store + Sync>(
     route_some(store, runner, clock, jobs, Some(&only))
 }
 
+/// What `monitor --route` did: the monitor pass, and the routings of what it retried (`None`:
+/// routing was not wanted).
+#[derive(Debug, Default)]
+pub struct MonitorRouted {
+    pub run: MonitorRun,
+    pub routed: Option<RoutedAll>,
+}
+
+/// The monitor with routing (`agentx clarify monitor --route`, the server's worker): one pass
+/// at `clock()`, then — when `route` says so (`None`: `[clarify] route_on_retry`) and it is
+/// not a dry run — the records it retried, routed `jobs` at a time.
+pub fn monitor_routed<S: Store + Sync>(
+    store: &S,
+    runner: &(dyn Runner + Sync),
+    clock: Clock<'_>,
+    dry_run: bool,
+    route: Option<bool>,
+    jobs: usize,
+) -> Result<MonitorRouted, ClarifyError> {
+    let config = store.load_runner_config()?;
+    let wanted = route.unwrap_or(config.route_on_retry) && !dry_run;
+    let run = crate::monitor::run_monitor(store, &config, clock(), dry_run, Scope::Monitor)?;
+    let routed = if wanted {
+        Some(route_ids(store, runner, clock, jobs, &run.report.retried)?)
+    } else {
+        None
+    };
+    Ok(MonitorRouted { run, routed })
+}
+
 fn route_some<S: Store + Sync>(
     store: &S,
     runner: &(dyn Runner + Sync),

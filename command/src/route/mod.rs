@@ -28,7 +28,7 @@ use crate::mutation::finish;
 use crate::store::leases::{LeaseGuard, LeaseTake};
 use crate::store::Store;
 
-pub use all::{route_all, route_ids, RoutedAll};
+pub use all::{monitor_routed, route_all, route_ids, MonitorRouted, RoutedAll};
 pub use chat::{chat_prompt, chat_reply, ChatReply};
 pub use views::{parse_run, route_outcome, route_prompt, route_runner, PromptView};
 

@@ -1,6 +1,6 @@
 //! Named state documents (docs/protocol.md §21): one JSON value each — the notification outbox
 //! (`outbox`), GitHub Mode's sync cursors (`github`), `agentx serve`'s access tokens
-//! (`tokens`) — kept by the [`State`] side beside the
+//! (`tokens`) and sign-in sessions (`sessions`) — kept by the [`State`] side beside the
 //! ledgers, so a team whose state is in PostgreSQL shares them as it shares the ledgers. A
 //! store keeps text (`.agentx/state/<name>.json`, a row of `agentx.state_docs`, a file in
 //! memory); what the text means is read and written here once.
@@ -17,6 +17,9 @@ pub const OUTBOX: &str = "outbox";
 pub const GITHUB: &str = "github";
 /// The access tokens of `agentx serve`, as their hashes (docs/protocol.md §23).
 pub const TOKENS: &str = "tokens";
+/// The sign-in sessions of `agentx serve`, by the hashes of their cookies (docs/protocol.md
+/// §23): every server on the store knows them, and they outlive a restart.
+pub const SESSIONS: &str = "sessions";
 
 /// Whether `name` may name a state document: lowercase letters and `-`, so it is a plain file
 /// name in the state directory, never a path.

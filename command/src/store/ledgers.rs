@@ -87,6 +87,24 @@ impl LedgerKind for Delegations {
     }
 }
 
+/// When the ledgers of one kind fall due by time alone, as a store's index of due times keeps
+/// them ([`Ledgers::due_times`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DueTimes {
+    /// The store keeps no such index, or cannot trust it now: the caller reads the ledgers.
+    #[default]
+    Unknown,
+    /// What the index says. `earliest`: the earliest due time of any ledger (`None`: none
+    /// falls due by time alone), leaving out the ledgers keyed due *at once*, which are
+    /// `at_once` by issue, ascending — a stale record (due now) and a ledger that could not
+    /// be read (never due by time: it is reported instead) look alike in the index, so a
+    /// caller that must tell them apart reads those few ledgers.
+    Indexed {
+        earliest: Option<i64>,
+        at_once: Vec<u32>,
+    },
+}
+
 /// One ledger as a workspace pass reads it.
 #[derive(Debug)]
 pub struct Read<L> {
@@ -178,4 +196,14 @@ pub trait Ledgers<K: LedgerKind> {
         scope: Scope<'_>,
         visit: impl Fn(Read<K::Ledger>) -> R + Sync,
     ) -> Result<Vec<R>, ClarifyError>;
+
+    /// When the ledgers of this kind fall due by time alone, from the index of due times the
+    /// store keeps for the monitor that follows a command (docs/protocol.md §29: each
+    /// ledger's `FollowKeys::due`), without reading a ledger: what a long-running worker
+    /// plans its next wake-up from, so that planning costs the same at 100 ledgers and at
+    /// 100,000. A store without such an index (or one it cannot trust now) says
+    /// [`DueTimes::Unknown`], the default; the caller then reads the ledgers.
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        Ok(DueTimes::Unknown)
+    }
 }

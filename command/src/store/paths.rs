@@ -23,6 +23,23 @@ pub const KEYS_DIR: &str = ".agentx/keys/";
 /// Keeps private keys out of git: `init` and `keys new` write it when it is missing.
 pub const KEYS_GITIGNORE: &str = ".agentx/keys/.gitignore";
 pub const KEYS_GITIGNORE_TEXT: &str = "# Private signing keys never leave this machine.\n*.key\n";
+/// Keeps what stays on this machine out of git: `init`, the first run log and the first
+/// state document write it when it is missing (docs/protocol.md §21, docs/security-serve.md).
+pub const STATE_GITIGNORE: &str = ".agentx/state/.gitignore";
+/// Run logs, and every state document (`<name>.json` beside the statuses file, whose names
+/// are lowercase letters and `-`): the tokens' hashes, the sign-in sessions, the outbox,
+/// GitHub Mode's cursors and any later one. Ledgers and the statuses file are shared.
+pub const STATE_GITIGNORE_TEXT: &str =
+    "# What stays on this machine: run logs (prompts and agents' output) and the state\n\
+# documents (access tokens' hashes, sign-in sessions, the notification outbox, GitHub\n\
+# Mode's cursors). Ledgers and agent-status.json are shared.\n\
+runs/\n\
+/*.json\n\
+!/agent-status.json\n";
+/// What an older `agentx` wrote there: replaced by [`STATE_GITIGNORE_TEXT`] when found
+/// unchanged (it left the state documents tracked).
+pub const STATE_GITIGNORE_OLD_TEXT: &str =
+    "# Run logs hold prompts and agents' output: they stay on this machine.\nruns/\n";
 /// The statuses file as reports name it.
 pub const STATUS_FILE: &str = "agent-status.json";
 
@@ -78,6 +95,7 @@ pub fn init_files() -> Vec<(String, &'static str)> {
         .collect();
     files.push((CONFIG.to_owned(), CONFIG_TOML));
     files.push((KEYS_GITIGNORE.to_owned(), KEYS_GITIGNORE_TEXT));
+    files.push((STATE_GITIGNORE.to_owned(), STATE_GITIGNORE_TEXT));
     files.extend(
         DEFAULT_MANIFESTS
             .iter()

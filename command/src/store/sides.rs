@@ -2,8 +2,6 @@
 //! workspace directory's files with its state in PostgreSQL, or any other pairing. Each method
 //! goes to the side that owns it, nothing more.
 
-use core::time::Duration;
-
 use agentx_clarify_core::delegation::{DelegationLedger, Manifests};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses, Workflows};
 use serde_json::Value;
@@ -12,7 +10,7 @@ use crate::store::delegations::IssueWrite;
 use crate::store::feed::Changed;
 use crate::store::keys::{KeyFile, KeyHalf};
 use crate::store::leases::LeaseTake;
-use crate::store::ledgers::{LedgerKind, Ledgers, Read};
+use crate::store::ledgers::{DueTimes, LedgerKind, Ledgers, Read};
 use crate::store::{Files, RawLedger, Scope, State};
 
 /// A workspace whose files are `files` and whose state is `state`.
@@ -97,6 +95,10 @@ impl<K: LedgerKind, F, S: Ledgers<K>> Ledgers<K> for Sides<F, S> {
     ) -> Result<Vec<R>, ClarifyError> {
         self.state.scan_ledgers(scope, visit)
     }
+
+    fn due_times(&self) -> Result<DueTimes, ClarifyError> {
+        self.state.due_times()
+    }
 }
 
 impl<F, S: State> State for Sides<F, S> {
@@ -157,8 +159,8 @@ impl<F, S: State> State for Sides<F, S> {
         self.state.changes(cursor)
     }
 
-    fn wait_changes(&self, cursor: &mut S::Cursor, timeout: Duration) -> bool {
-        self.state.wait_changes(cursor, timeout)
+    fn wake(&self, cursor: &mut S::Cursor) -> Option<crate::store::feed::Wake> {
+        self.state.wake(cursor)
     }
 
     fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {

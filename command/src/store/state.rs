@@ -9,13 +9,11 @@
 //! retries (a database after a serialization failure), so it must be a pure function of its
 //! argument.
 
-use core::time::Duration;
-
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
 
 use crate::store::delegations::{DelegationRead, IssueWrite};
-use crate::store::feed::Changed;
+use crate::store::feed::{Changed, Wake};
 use crate::store::leases::LeaseTake;
 use crate::store::ledgers::{Clarifications, Delegations, Ledgers};
 use crate::store::{LedgerRead, RawLedger, Scope};
@@ -171,11 +169,14 @@ pub trait State: Ledgers<Clarifications> + Ledgers<Delegations> {
     /// once; the cursor moves to the returned revision.
     fn changes(&self, cursor: &mut Self::Cursor) -> Result<Option<Changed>, ClarifyError>;
 
-    /// Waits at most `timeout` for the store to signal a write, and says whether one came. A
-    /// store without signals (files, memory) returns `false` at once: its reader looks again
-    /// after a pause of its own.
-    fn wait_changes(&self, _cursor: &mut Self::Cursor, _timeout: Duration) -> bool {
-        false
+    /// The cursor's wake handle ([`Wake`]): it fires whenever a write may have been made by
+    /// any process (the file store: the kernel's file events; PostgreSQL: `NOTIFY`), so its
+    /// reader looks at [`State::changes`] then instead of on a timer. The same handle each
+    /// time for one cursor; it stops when the cursor is dropped. `None`: the store cannot
+    /// signal here (memory; files where watching is unavailable or turned off), and its
+    /// reader looks after a pause of its own.
+    fn wake(&self, _cursor: &mut Self::Cursor) -> Option<Wake> {
+        None
     }
 
     // Named state documents: the notification outbox, GitHub Mode's sync cursors.

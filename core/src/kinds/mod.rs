@@ -427,6 +427,39 @@ impl AnswerSpec {
             Err(self.refused(format!("answer '{}' fits no option", shown(body.trim()))))
         }
     }
+
+    /// What a person's decision records (docs/protocol.md §22 "A decision is what the person
+    /// chose"): the one rule of every door a person decides through — the inbox's form, the
+    /// CLI's `resolve`, `/api/v1`'s `decide`, GitHub's `/resolve`, MCP elicitation, A2A.
+    ///
+    /// `value` is the option (options, yes/no) they chose and `note` what they wrote beside
+    /// it: both are recorded, the note as the entry's body (the label when there is none).
+    /// Without a value the note must itself be the decision: the text of a free-text
+    /// question, an option's value or label, or — only where `allowOther` allows it — an
+    /// answer instead of the options. Anything else is `INVALID_ANSWER`: a note alone is not
+    /// a decision between options, so nothing is recorded that the person did not choose.
+    pub fn decision(
+        &self,
+        note: Option<&str>,
+        value: Option<&Value>,
+    ) -> Result<(String, Option<Value>), ClarifyError> {
+        let note = note.map(str::trim).filter(|n| !n.is_empty());
+        if value.is_some() || self.is_text() || self.allows_other() {
+            return self.decide(note, value);
+        }
+        match note.and_then(|n| self.match_reply(n)) {
+            Some(v) => Ok((note.unwrap_or_default().to_owned(), Some(v))),
+            None => Err(self.refused(format!(
+                "no {} chosen: a decision on this question is {}; a note alone is not one (give the choice as `value`, the note beside it)",
+                if self.kind == AnswerKind::Confirm { "answer" } else { "option" },
+                match self.kind {
+                    AnswerKind::Confirm => "yes or no",
+                    AnswerKind::MultiChoice => "a choice of its options",
+                    _ => "one of its options",
+                },
+            ))),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -352,3 +352,74 @@ fn renderers_show_the_options_with_the_chosen_one_marked() {
         "{text}"
     );
 }
+
+#[test]
+fn a_persons_decision_is_what_they_chose() {
+    let closed = AnswerSpec {
+        allow_other: Some(false),
+        ..choice(AnswerKind::Choice)
+    };
+    // A note alone is no option: refused, whatever it says.
+    let (code_, message) = code(closed.decision(Some("go with whatever is faster"), None));
+    assert_eq!(code_, "INVALID_ANSWER");
+    assert!(
+        message.starts_with("no option chosen: a decision on this question is one of its options; a note alone is not one"),
+        "{message}"
+    );
+    assert!(message.ends_with("allowed: redis (Redis), lru (In-process LRU), none"));
+    assert_eq!(code(closed.decision(None, None)).0, "INVALID_ANSWER");
+    // An option with a note records both; without a note the label is the body.
+    assert_eq!(
+        closed
+            .decision(Some(" Redis, see ADR-7 "), Some(&json!("redis")))
+            .unwrap(),
+        ("Redis, see ADR-7".into(), Some(json!("redis")))
+    );
+    assert_eq!(
+        closed.decision(Some("  "), Some(&json!("lru"))).unwrap(),
+        ("In-process LRU".into(), Some(json!("lru")))
+    );
+    // A note that is an option's label is that option (as from an agent).
+    assert_eq!(
+        closed.decision(Some("redis"), None).unwrap(),
+        ("redis".into(), Some(json!("redis")))
+    );
+    // Free text instead of an option only where allowOther allows it.
+    let open = choice(AnswerKind::Choice);
+    assert_eq!(
+        open.decision(Some("memcached"), None).unwrap(),
+        ("memcached".into(), None)
+    );
+    // multi_choice: min/max on the server whatever the form sent.
+    let multi = AnswerSpec {
+        allow_other: Some(false),
+        min_select: Some(2),
+        ..choice(AnswerKind::MultiChoice)
+    };
+    assert!(code(multi.decision(None, Some(&json!(["redis"]))))
+        .1
+        .starts_with("1 options chosen"));
+    assert!(code(multi.decision(Some("both"), None))
+        .1
+        .contains("a decision on this question is a choice of its options"));
+    let confirm = AnswerSpec {
+        kind: AnswerKind::Confirm,
+        ..AnswerSpec::default()
+    };
+    assert!(code(confirm.decision(Some("sounds good"), None))
+        .1
+        .starts_with("no answer chosen: a decision on this question is yes or no"));
+    assert_eq!(
+        confirm
+            .decision(Some("ship it"), Some(&json!(true)))
+            .unwrap(),
+        ("ship it".into(), Some(json!(true)))
+    );
+    // A free-text question: the note is the decision.
+    assert_eq!(
+        AnswerSpec::default()
+            .decision(Some("One hour"), None)
+            .unwrap(),
+        ("One hour".into(), None)
+    );
+}

@@ -1,5 +1,6 @@
 //! `audit` (docs/protocol.md §16): Layer 4's audit record of one record or of an issue's ledger — every
-//! ask/answer round with its timestamps and signatures, and whether the chain verifies.
+//! ask/answer round with its timestamps and signatures, who answered and who decided (the
+//! person, the option, the note: [`AuditStep`]), and whether the chain verifies.
 
 use serde::Serialize;
 
@@ -51,6 +52,72 @@ pub struct AuditRound {
     pub answer_signature: Option<String>,
     /// The round ended in a resolution (a follow-up round means the answer did not settle it).
     pub resolved: bool,
+    /// Who answered, and what (the round's answer entry); null when nobody did.
+    pub answered: Option<AuditStep>,
+    /// Who decided, and what (the round's resolution entry): the person behind a `human`
+    /// resolution, the option they chose and their note; null when the round was not
+    /// resolved.
+    pub decided: Option<AuditStep>,
+}
+
+/// One answer or decision of a round, as the audit leads with it: who (`from`, and for a
+/// person `by` and `via`), what (`value`, its `label`, the `note`), when, and who signed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AuditStep {
+    pub from: String,
+    /// The person behind a `human` entry (docs/protocol.md §23); null for an agent's.
+    pub by: Option<String>,
+    /// The door the person came in by (`web`, `elicitation`, `github`, `cli`…).
+    pub via: Option<String>,
+    /// The typed value (docs/protocol.md §22), null for free text.
+    pub value: Option<serde_json::Value>,
+    /// What the value stands for, as people read it (the options' labels, `yes`/`no`).
+    pub label: Option<String>,
+    /// What was written beside the value — or, without one, the answer itself.
+    pub note: Option<String>,
+    pub timestamp: String,
+    pub signer: Option<String>,
+    pub signature: Option<String>,
+    /// Where it was taken, when the door has an address for it (a GitHub comment).
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+impl AuditStep {
+    /// The step `entry` of `record` records.
+    pub fn of(record: &Record, entry: &Entry) -> AuditStep {
+        let text = |key: &str| {
+            entry
+                .extra
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        let label = entry.value.as_ref().map(|v| record.answer.render(v));
+        let body = entry.body.trim();
+        let note = (!body.is_empty() && Some(body) != label.as_deref()).then(|| body.to_owned());
+        AuditStep {
+            from: entry.from.clone(),
+            by: text("by"),
+            via: text("via"),
+            value: entry.value.clone(),
+            label,
+            note,
+            timestamp: entry.timestamp.as_str().to_owned(),
+            signer: entry.signer.clone(),
+            signature: entry.signature.clone(),
+            reference: text("ref"),
+        }
+    }
+
+    /// Who took the step, for people: `architect`, or `alice (human via web)`.
+    pub fn who(&self) -> String {
+        match (&self.by, &self.via) {
+            (Some(by), Some(via)) => format!("{by} ({} via {via})", self.from),
+            (Some(by), None) => format!("{by} ({})", self.from),
+            _ => self.from.clone(),
+        }
+    }
 }
 
 /// The gap a round asked about: its Layer 4 id (the record id for plain requests), field
@@ -130,6 +197,7 @@ pub fn audit(
 fn audit_round(record: &Record, entries: &[&Entry], n: usize) -> Option<AuditRound> {
     let ask = entries.iter().find(|e| e.kind == EntryKind::Question)?;
     let answer = entries.iter().find(|e| e.kind == EntryKind::Answer);
+    let resolution = entries.iter().find(|e| e.kind == EntryKind::Resolution);
     Some(AuditRound {
         round: n,
         clarification_id: record.id.clone(),
@@ -143,7 +211,9 @@ fn audit_round(record: &Record, entries: &[&Entry], n: usize) -> Option<AuditRou
         answer_timestamp: answer.map(|a| a.timestamp.as_str().to_owned()),
         answer: answer.map(|a| a.body.clone()),
         answer_signature: answer.and_then(|a| a.signature.clone()),
-        resolved: entries.iter().any(|e| e.kind == EntryKind::Resolution),
+        resolved: resolution.is_some(),
+        answered: answer.map(|a| AuditStep::of(record, a)),
+        decided: resolution.map(|r| AuditStep::of(record, r)),
     })
 }
 

@@ -14,7 +14,7 @@ mod check;
 mod gate;
 mod plan;
 
-pub use audit::{audit, Audit, AuditGap, AuditProblem, AuditRound, AuditScope};
+pub use audit::{audit, Audit, AuditGap, AuditProblem, AuditRound, AuditScope, AuditStep};
 pub use check::{
     check, gap_key, gap_requests, response, session_of, CheckArgs, CheckResponse, Checked,
     GapStatus, PROTOCOL_VERSION,

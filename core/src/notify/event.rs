@@ -58,6 +58,21 @@ impl Event {
             .map(str::to_owned)
             .or_else(|| last(EntryKind::Escalation));
         let answer = last(EntryKind::Resolution).or_else(|| last(EntryKind::Answer));
+        // Who gave that answer or decision (the person behind `human`), and the option chosen.
+        let settled = record
+            .thread
+            .iter()
+            .rev()
+            .find(|e| matches!(e.kind, EntryKind::Resolution | EntryKind::Answer));
+        let by = settled.map(|e| {
+            e.extra
+                .get("by")
+                .and_then(Value::as_str)
+                .unwrap_or(&e.from)
+                .to_owned()
+        });
+        let value = settled.and_then(|e| e.value.clone());
+        let label = value.as_ref().map(|v| record.answer.render(v));
         let mut data = Map::new();
         data.insert("id".into(), json!(record.id));
         data.insert("issue".into(), json!(issue));
@@ -69,6 +84,9 @@ impl Event {
         data.insert("reason".into(), json!(reason));
         data.insert("question".into(), json!(last(EntryKind::Question)));
         data.insert("answer".into(), json!(answer));
+        data.insert("by".into(), json!(by));
+        data.insert("value".into(), json!(value));
+        data.insert("label".into(), json!(label));
         data.insert("answerKind".into(), json!(record.answer.kind.as_str()));
         data.insert(
             "options".into(),
@@ -97,7 +115,8 @@ impl Event {
                 "id": null, "issue": null, "from": null, "to": null,
                 "topic": format!("Test of the notification sink \"{sink}\""),
                 "status": null, "severity": null, "reason": "agentx notify test",
-                "question": null, "answer": null, "answerKind": null, "options": null, "url": null,
+                "question": null, "answer": null, "by": null, "value": null, "label": null,
+                "answerKind": null, "options": null, "url": null,
             }),
         }
     }
@@ -116,11 +135,19 @@ impl Event {
         })
     }
 
-    /// One line for people: `CLR-42-001 escalated: Cache layer (engineer → architect)`.
+    /// One line for people: `CLR-42-001 escalated: Cache layer (engineer → architect)`; a
+    /// decision says who took it and what: `CLR-42-001 decided by alice: In-process LRU`.
     pub fn headline(&self) -> String {
         let text = |k: &str| self.data.get(k).and_then(Value::as_str).unwrap_or("");
         match self.name {
             EventName::Test => text("topic").to_owned(),
+            EventName::Resolved => {
+                let what = match text("label") {
+                    "" => first_line(text("answer"), 80),
+                    label => label.to_owned(),
+                };
+                format!("{} decided by {}: {what}", text("id"), text("by"))
+            }
             name => format!(
                 "{} {}: {} ({} → {})",
                 text("id"),
@@ -135,8 +162,27 @@ impl Event {
     fn detail(&self) -> String {
         let text = |k: &str| self.data.get(k).and_then(Value::as_str);
         let mut lines = Vec::new();
+        if self.name == EventName::Resolved {
+            // The follow-up is short: what was decided, and the note beside it.
+            if let (Some(a), Some(l)) = (text("answer"), text("label")) {
+                if a.trim() != l {
+                    lines.push(format!("Note: {a}"));
+                }
+            }
+            lines.push(format!("Topic: {}", text("topic").unwrap_or_default()));
+            return lines.join("\n");
+        }
         if let Some(q) = text("question") {
             lines.push(format!("Question: {q}"));
+        }
+        // The options, so the person can decide from the push itself which one it is.
+        if let Some(options) = self.data.get("options").and_then(Value::as_array) {
+            lines.push(String::from("Options:"));
+            for o in options {
+                let value = o.get("value").and_then(Value::as_str).unwrap_or_default();
+                let label = o.get("label").and_then(Value::as_str).unwrap_or(value);
+                lines.push(format!("• {label}"));
+            }
         }
         if let Some(a) = text("answer") {
             lines.push(format!("Answer: {a}"));
@@ -200,11 +246,23 @@ impl Event {
                 } else {
                     "default"
                 };
+                // A decision's follow-up replaces the push about that record on phones whose
+                // ntfy knows sequence ids (2.16+; older ones show it as a new message).
+                let tags = if self.name == EventName::Resolved {
+                    "agentx,resolved,white_check_mark".to_owned()
+                } else {
+                    format!("agentx,{}", self.name.as_str())
+                };
                 let mut headers = vec![
-                    ("Title".to_owned(), header_text(&self.headline())),
+                    ("Title".to_owned(), encoded_word(&self.headline())),
                     ("Priority".to_owned(), priority.to_owned()),
-                    ("Tags".to_owned(), format!("agentx,{}", self.name.as_str())),
+                    ("Tags".to_owned(), tags),
                 ];
+                if let Some(id) = self.data.get("id").and_then(Value::as_str) {
+                    if is_sequence_id(id) {
+                        headers.push(("X-Sequence-ID".to_owned(), id.to_owned()));
+                    }
+                }
                 if let Some(link) = link {
                     headers.push(("Click".to_owned(), header_text(link)));
                 }
@@ -234,6 +292,63 @@ fn escape_slack(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// The first line of `text`, at most `max` characters (`…` when cut).
+fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= max {
+        return line.to_owned();
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// ntfy's sequence ids: `[-_A-Za-z0-9]{1,64}` (a record id always is one).
+fn is_sequence_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A header value that keeps every character: plain ASCII as it is, anything else as RFC 2047
+/// encoded words (`=?UTF-8?B?…?=`, each under RFC 2047's 75 characters, whole characters per
+/// word), which ntfy decodes (docs.ntfy.sh, "Message title"). One line, at most 250
+/// characters of text.
+pub fn encoded_word(text: &str) -> String {
+    use base64::Engine as _;
+    let line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(250)
+        .collect();
+    if line.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) && !line.contains("=?") {
+        return line;
+    }
+    // 45 bytes of UTF-8 are 60 characters of base64: 72 with `=?UTF-8?B?` and `?=`.
+    let mut words = Vec::new();
+    let mut chunk = String::new();
+    for c in line.chars() {
+        if chunk.len() + c.len_utf8() > 45 {
+            words.push(std::mem::take(&mut chunk));
+        }
+        chunk.push(c);
+    }
+    if !chunk.is_empty() {
+        words.push(chunk);
+    }
+    words
+        .iter()
+        .map(|w| {
+            format!(
+                "=?UTF-8?B?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(w.as_bytes())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A header value: one line of visible ASCII (HTTP headers carry no newline, and ntfy's
@@ -344,5 +459,99 @@ mod tests {
         };
         assert_eq!(argv, ["cat"]);
         assert_eq!(serde_json::from_slice::<Value>(&stdin).ok(), Some(e.json()));
+    }
+
+    #[test]
+    fn ntfy_titles_keep_every_character_and_a_decision_replaces_the_push() {
+        use base64::Engine as _;
+        let decode = |header: &str| -> String {
+            header
+                .split(' ')
+                .map(|w| {
+                    let b64 = w
+                        .strip_prefix("=?UTF-8?B?")
+                        .and_then(|w| w.strip_suffix("?="))
+                        .unwrap_or_else(|| unreachable!("{w}"));
+                    String::from_utf8(
+                        base64::engine::general_purpose::STANDARD
+                            .decode(b64)
+                            .unwrap_or_default(),
+                    )
+                    .unwrap_or_default()
+                })
+                .collect()
+        };
+        let long =
+            "Café ☕ — naïve résumé, 日本語のタイトル, and a long tail to split into several words";
+        let encoded = encoded_word(long);
+        assert!(
+            encoded.is_ascii() && encoded.split(' ').all(|w| w.len() <= 75),
+            "{encoded}"
+        );
+        assert_eq!(decode(&encoded), long);
+        assert_eq!(encoded_word("plain ascii"), "plain ascii");
+
+        let e = event();
+        let Outgoing::Http { headers, body, .. } = e.outgoing(&sink("ntfy")) else {
+            unreachable!()
+        };
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            decode(&header("Title")),
+            "CLR-42-001 escalated: Cache <layer> (engineer → architect)"
+        );
+        assert_eq!(header("X-Sequence-ID"), "CLR-42-001");
+        let _ = body;
+
+        // The decision's follow-up: who decided what, on the same sequence id.
+        let text = r#"{"issueNumber":42,"clarifications":[{"id":"CLR-42-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"resolved","round":1,"maxRounds":3,"slaMinutes":30,"answerKind":"choice","options":[{"value":"redis","label":"Redis"},{"value":"lru","label":"In-process LRU"}],"allowOther":false,"thread":[{"round":1,"from":"engineer","type":"question","body":"Which cache?","timestamp":"2026-11-22T10:00:00.000Z"},{"round":1,"from":"human","type":"resolution","body":"see ADR-7","value":"lru","timestamp":"2026-11-22T11:00:00.000Z","by":"alice","via":"web"}]}]}"#;
+        let record = crate::ledger::Ledger::parse("issue-42.json", text.as_bytes(), Some(42))
+            .ok()
+            .and_then(|l| l.clarifications.into_iter().next())
+            .unwrap_or_else(|| unreachable!());
+        let now = Timestamp::parse("2026-11-22T11:00:00.000Z").unwrap_or_else(|| unreachable!());
+        let decided = Event::of_record(
+            "evt_2".into(),
+            EventName::Resolved,
+            now.clone(),
+            42,
+            &record,
+            None,
+            None,
+        );
+        assert_eq!(
+            decided.headline(),
+            "CLR-42-001 decided by alice: In-process LRU"
+        );
+        assert_eq!(decided.json()["data"]["by"], "alice");
+        assert_eq!(decided.json()["data"]["value"], "lru");
+        let Outgoing::Http { headers, body, .. } = decided.outgoing(&sink("ntfy")) else {
+            unreachable!()
+        };
+        assert!(headers.contains(&("X-Sequence-ID".into(), "CLR-42-001".into())));
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            "Note: see ADR-7\nTopic: Cache"
+        );
+        // An escalation's push lists the options.
+        let asked = Event::of_record(
+            "evt_3".into(),
+            EventName::Escalated,
+            now,
+            42,
+            &record,
+            Some("a person decides"),
+            None,
+        );
+        let Outgoing::Http { body, .. } = asked.outgoing(&sink("ntfy")) else {
+            unreachable!()
+        };
+        assert!(String::from_utf8_lossy(&body).contains("Options:\n• Redis\n• In-process LRU"));
     }
 }

@@ -23,9 +23,15 @@ pub const BACKOFF_MS: [i64; 6] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000,
 pub const DEAD_AFTER_MS: i64 = 24 * 3_600_000;
 /// Finished deliveries (delivered, dead, canceled) are kept this long, then forgotten.
 pub const KEEP_MS: i64 = 7 * 24 * 3_600_000;
-/// How long a deliverer holds a delivery it is sending: past this another may take it over
-/// (it died, or hangs beyond every timeout).
-pub const LEASE_MS: i64 = 120_000;
+/// How long a deliverer holds a delivery it is sending without renewing it: past this another
+/// may take it over (it died, or hangs beyond every timeout). A live deliverer renews its
+/// leases every [`RENEW_MS`] while it sends (a command sink may run 30 s), so a dead one's
+/// deliveries move to another within this of its death, not minutes later.
+pub const LEASE_MS: i64 = 10_000;
+/// How often a deliverer renews the leases of the deliveries it is sending.
+pub const RENEW_MS: i64 = 3_000;
+// A dead deliverer's deliveries move to another within 15 s of its death (docs/notifications.md).
+const _: () = assert!(LEASE_MS + RENEW_MS <= 15_000 && RENEW_MS * 3 <= LEASE_MS);
 /// The sink name of GitHub Mode's comment deliveries (`github::SINK`, planned by
 /// `github::plan`, not from a `[[notify]]` table). Defined here, below `github`, because the
 /// outbox keeps that sink's start when it forgets sinks no longer configured.
@@ -137,6 +143,30 @@ fn status_of(name: EventName) -> Option<Status> {
     }
 }
 
+/// The events that call a person to a record: an escalation of any cause, and its reminders.
+pub fn is_escalation(name: EventName) -> bool {
+    matches!(
+        name,
+        EventName::Escalated | EventName::Deadlock | EventName::RouteFailed | EventName::Reminder
+    )
+}
+
+/// Whether `d` is still worth sending about `record` as it is now (the deliverer asks right
+/// before it sends): an escalation or a reminder only while the record is escalated by that
+/// escalation — once decided, abandoned, reopened or escalated anew, a push would call a
+/// person to something already settled. Other events are facts that stay true.
+pub fn still_owed(d: &Delivery, record: &Record) -> bool {
+    if !is_escalation(d.name) {
+        return true;
+    }
+    let later_escalation = record
+        .thread
+        .iter()
+        .skip(d.entry + 1)
+        .any(|e| e.kind == EntryKind::Escalation);
+    record.current_status() == Status::Escalated && !later_escalation
+}
+
 /// A sink subscribed to `escalated` hears of every escalation, whatever its cause; one
 /// subscribed to `deadlock` or `route-failed` only of those.
 fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record) -> bool {
@@ -173,10 +203,16 @@ impl Outbox {
         for sink in sinks {
             let since = self.since.get(&sink.name).copied().unwrap_or(now);
             for f in &found {
-                if f.at < since || !subscribed(sink, f.name, issue, record) {
+                // A decision is told to a sink that heard of the escalation (the follow-up
+                // that closes the push), subscribed to `resolved` or not.
+                let follow_up =
+                    f.name == EventName::Resolved && self.told_of_escalation(sink, record, f.entry);
+                if f.at < since || !(follow_up || subscribed(sink, f.name, issue, record)) {
                     continue;
                 }
-                let due = f.at + i64::from(sink.after_minutes) * 60_000;
+                // A follow-up is not a ladder step: it goes as soon as the decision is taken.
+                let wait = if follow_up { 0 } else { sink.after_minutes };
+                let due = f.at + i64::from(wait) * 60_000;
                 added += usize::from(self.owe(
                     sink,
                     f.event.clone(),
@@ -234,6 +270,18 @@ impl Outbox {
             }
         }
         added
+    }
+
+    /// Whether `sink` was delivered an escalation (or a reminder of one) of `record` from
+    /// before entry `before`.
+    fn told_of_escalation(&self, sink: &Sink, record: &Record, before: usize) -> bool {
+        self.deliveries.values().any(|d| {
+            d.record == record.id
+                && d.sink == sink.name
+                && d.state == State::Delivered
+                && d.entry < before
+                && is_escalation(d.name)
+        })
     }
 
     #[allow(clippy::too_many_arguments)] // one private constructor of a delivery
@@ -336,8 +384,29 @@ impl Outbox {
             .max()
     }
 
-    /// Records a try of `key` by `by`: delivered, or failed with `error` (then the next try
-    /// follows the backoff, or the delivery is dead 24 h after it was due).
+    /// Extends the leases `by` holds on `keys` to `now + LEASE_MS` (a deliverer still
+    /// sending); a lease another has taken over is left alone. How many were renewed.
+    pub fn renew(&mut self, keys: &[String], by: &str, now: i64) -> usize {
+        let mut renewed = 0;
+        for key in keys {
+            if let Some(lease) = self
+                .deliveries
+                .get_mut(key)
+                .filter(|d| d.state == State::Pending)
+                .and_then(|d| d.lease.as_mut())
+                .filter(|l| l.by == by)
+            {
+                lease.until = lease.until.max(now + LEASE_MS);
+                renewed += 1;
+            }
+        }
+        renewed
+    }
+
+    /// Records a try of `key` by `by` that ended at `now`: delivered, or failed with `error`
+    /// (then the next try follows the backoff, counted from this try — not from the start of
+    /// the pass, which may have spent a timeout on every delivery before it — or the delivery
+    /// is dead 24 h after it was due).
     pub fn settle(&mut self, key: &str, by: &str, result: Result<(), String>, now: i64) {
         let Some(d) = self.deliveries.get_mut(key) else {
             return;
@@ -378,6 +447,20 @@ impl Outbox {
                 d.next = until;
             }
         }
+    }
+
+    /// Drops `key` held by `by` unsent: what it was about is no longer so (docs/notifications.md,
+    /// "Nothing stale is pushed"). Canceled, kept like a finished delivery.
+    pub fn cancel(&mut self, key: &str, by: &str, now: i64) {
+        let Some(d) = self.deliveries.get_mut(key) else {
+            return;
+        };
+        if d.state != State::Pending || d.lease.as_ref().is_some_and(|l| l.by != by) {
+            return;
+        }
+        d.state = State::Canceled;
+        d.done = Some(now);
+        d.lease = None;
     }
 
     /// Puts a dead (or failing) delivery back in line for a try now.
@@ -509,6 +592,42 @@ mod tests {
     }
 
     #[test]
+    fn a_sender_renews_its_leases_and_a_dead_ones_run_out_within_seconds() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let l = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0)],
+            "escalated",
+        );
+        outbox.plan(&sinks, &[&l], T0);
+        let key = outbox.due(T0).remove(0);
+        assert!(outbox.lease(&key, "sender", T0));
+        // Still sending: each renewal pushes the lease on; another's renewal does nothing.
+        for n in 1..=10 {
+            let at = T0 + n * RENEW_MS;
+            assert_eq!(outbox.renew(std::slice::from_ref(&key), "sender", at), 1);
+            assert_eq!(outbox.renew(std::slice::from_ref(&key), "other", at), 0);
+            assert!(outbox.due(at + LEASE_MS - 1).is_empty(), "held at +{n}");
+        }
+        // The sender died after its last renewal: the lease runs out LEASE_MS later.
+        let last = T0 + 10 * RENEW_MS;
+        assert_eq!(outbox.next_due(), Some(last + LEASE_MS));
+        assert!(outbox.lease(&key, "next", last + LEASE_MS));
+        // A failed try counts its backoff from the try, not from when the pass began.
+        outbox.settle(
+            &key,
+            "next",
+            Err("timed out".into()),
+            last + LEASE_MS + 9_000,
+        );
+        assert_eq!(
+            outbox.deliveries[&key].next,
+            last + LEASE_MS + 9_000 + BACKOFF_MS[0]
+        );
+    }
+
+    #[test]
     fn a_delivery_dies_a_day_after_it_was_due() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
@@ -609,6 +728,53 @@ mod tests {
             .map(|d| d.event.clone())
             .collect();
         assert_eq!(events, ["evt_CLR-42-001_1_r1", "evt_CLR-42-001_1_r6"]);
+    }
+
+    #[test]
+    fn a_decision_follows_a_delivered_escalation_once_and_a_stale_push_is_dropped() {
+        let sinks = sinks(TEAM);
+        let mut outbox = Outbox::default();
+        outbox.plan(&sinks, &[], T0 - MIN);
+        let escalated = ledger(
+            &[("question", "q", T0), ("escalation", "x", T0 + MIN)],
+            "escalated",
+        );
+        outbox.plan(&sinks, &[&escalated], T0 + MIN);
+        let key = outbox.due(T0 + MIN).remove(0);
+        let resolved = ledger(
+            &[
+                ("question", "q", T0),
+                ("escalation", "x", T0 + MIN),
+                ("resolution", "Redis.", T0 + 2 * MIN),
+            ],
+            "resolved",
+        );
+        let d = outbox.deliveries[&key].clone();
+        let record = |l: &Ledger| l.clarifications[0].clone();
+        assert!(still_owed(&d, &record(&escalated)));
+        assert!(!still_owed(&d, &record(&resolved)), "decided: not pushed");
+        // Not delivered, so no follow-up: the sink never heard of it.
+        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 2 * MIN), 0);
+        assert!(outbox.lease(&key, "a", T0 + MIN));
+        outbox.cancel(&key, "a", T0 + 2 * MIN);
+        assert_eq!(outbox.deliveries[&key].state, State::Canceled);
+        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 3 * MIN), 0);
+
+        // Delivered: the decision follows, once, to that sink (not subscribed to `resolved`).
+        let mut told = Outbox::default();
+        told.plan(&sinks, &[], T0 - MIN);
+        told.plan(&sinks, &[&escalated], T0 + MIN);
+        let key = told.due(T0 + MIN).remove(0);
+        assert!(told.lease(&key, "a", T0 + MIN));
+        told.settle(&key, "a", Ok(()), T0 + MIN);
+        assert_eq!(told.plan(&sinks, &[&resolved], T0 + 2 * MIN), 1);
+        assert_eq!(told.plan(&sinks, &[&resolved], T0 + 3 * MIN), 0, "once");
+        let follow_up = told
+            .deliveries
+            .values()
+            .find(|d| d.name == EventName::Resolved)
+            .unwrap_or_else(|| unreachable!());
+        assert_eq!((follow_up.sink.as_str(), follow_up.entry), ("team", 2));
     }
 
     #[test]

@@ -256,7 +256,7 @@ pub fn act_by(
         Action::ResolveValue {
             message, value: v, ..
         } => {
-            let (body, v) = record.answer.decide(message.as_deref(), Some(v))?;
+            let (body, v) = record.answer.decision(message.as_deref(), Some(v))?;
             value = v;
             (EntryKind::Resolution, actor, body)
         }
@@ -272,6 +272,13 @@ pub fn act_by(
             } else {
                 (EntryKind::Question, actor, question.clone())
             }
+        }
+        // A person's decision on an escalated record is what they chose (the kind's one
+        // rule, `AnswerSpec::decision`): a note alone does not stand for an option.
+        Action::Resolve { message, .. } if status == Status::Escalated && actor == HUMAN => {
+            let (body, v) = record.answer.decision(message.as_deref(), None)?;
+            value = v;
+            (EntryKind::Resolution, actor, body)
         }
         Action::Resolve { message, .. } => (
             EntryKind::Resolution,
@@ -396,6 +403,7 @@ fn take_then(
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod attributed {
     use super::*;
+    use crate::ops::NewRequest;
     use crate::testkit::{ask, keyring, plain, MIN, T0};
 
     fn web(by: &str) -> Attribution {
@@ -542,6 +550,78 @@ mod attributed {
             );
             assert_eq!(refused.unwrap_err().code(), "INVALID_AGENT", "{bad}");
         }
+    }
+
+    #[test]
+    fn a_decision_on_a_closed_choice_is_an_option_on_every_path() {
+        use crate::kinds::{AnswerKind, AnswerOption, AnswerSpec};
+        let keys = keyring();
+        let option = |v: &str, l: &str| AnswerOption {
+            value: v.into(),
+            label: Some(l.into()),
+            description: None,
+        };
+        let req = NewRequest {
+            answer: AnswerSpec {
+                kind: AnswerKind::Choice,
+                options: vec![option("redis", "Redis"), option("lru", "In-process LRU")],
+                allow_other: Some(false),
+                ..AnswerSpec::default()
+            },
+            ..plain("engineer", "architect", "Cache", "Which cache?")
+        };
+        let ledger = ask(None, &req, T0, &keys);
+        let id = "CLR-42-001";
+        let config = Config::default();
+        let decide_with = |message: &str, value: Option<serde_json::Value>| {
+            decide(
+                &ledger,
+                id,
+                Some(message.into()),
+                value,
+                &config,
+                T0 + MIN,
+                &keys,
+                &web("alice"),
+            )
+        };
+        // The web form's, the API's and GitHub's path (decide) and the CLI's (resolve as
+        // human on the escalated record) refuse a note alone.
+        let refused = decide_with("whatever is faster", None).unwrap_err();
+        assert_eq!(refused.code(), "INVALID_ANSWER");
+        let escalated = act_with(
+            &ledger,
+            id,
+            &Action::Escalate {
+                from: None,
+                message: Some("a person decides".into()),
+            },
+            &config,
+            T0 + MIN,
+            &keys,
+        )
+        .unwrap()
+        .ledger;
+        let cli = act_with(
+            &escalated,
+            id,
+            &Action::Resolve {
+                from: None,
+                message: Some("whatever is faster".into()),
+            },
+            &config,
+            T0 + 2 * MIN,
+            &keys,
+        )
+        .unwrap_err();
+        assert_eq!(cli.code(), "INVALID_ANSWER");
+        // An option and a note: both recorded.
+        let done = decide_with("see ADR-7", Some(serde_json::json!("lru"))).unwrap();
+        let last = done.ledger.find(id).unwrap().thread.last().unwrap().clone();
+        assert_eq!(last.kind, EntryKind::Resolution);
+        assert_eq!(last.value, Some(serde_json::json!("lru")));
+        assert_eq!(last.body, "see ADR-7");
+        assert_eq!(last.extra["by"], "alice");
     }
 
     #[test]

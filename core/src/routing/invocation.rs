@@ -39,6 +39,9 @@ pub struct Invocation {
     /// agent's base URL is `program`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
+    /// Preset `a2a`: origins besides the base URL's that the card may name for its endpoint.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_card_origins: Vec<String>,
 }
 
 impl Invocation {
@@ -104,6 +107,7 @@ impl Invocation {
             persona_via,
             prompt_persona,
             token_env: spec.token_env.clone(),
+            allow_card_origins: spec.allow_card_origins.clone(),
         }
     }
 

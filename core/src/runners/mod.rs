@@ -42,6 +42,7 @@ const KEYS: &[&str] = &[
     "cwd",
     "url",
     "token_env",
+    "allow_card_origins",
 ];
 
 /// Which agent CLI a runner drives; each preset encodes that CLI's documented headless mode.
@@ -123,6 +124,10 @@ pub struct RunnerSpec {
     /// Preset `a2a` only: the environment variable holding the agent's bearer token.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
+    /// Preset `a2a` only: origins besides `url`'s that the agent's card may name for its
+    /// JSON-RPC endpoint (the bearer token goes there too). Normalised (`origin::origin_of`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_card_origins: Vec<String>,
 }
 
 /// The persona file a runner reads for one target.
@@ -289,6 +294,13 @@ impl Reader<'_, '_> {
                     .and_then(|()| self.token_env(v))
             })
             .transpose()?;
+        let allow_card_origins = field("allow_card_origins")
+            .map(|v| {
+                self.a2a_only(preset, "allow_card_origins", v)
+                    .and_then(|()| self.origins(v))
+            })
+            .transpose()?
+            .unwrap_or_default();
         if preset == Preset::A2a {
             if let Some((_, span)) = &command {
                 return Err(self.err(
@@ -346,7 +358,25 @@ impl Reader<'_, '_> {
                 .unwrap_or_else(|| String::from(".")),
             url,
             token_env,
+            allow_card_origins,
         })
+    }
+
+    /// `allow_card_origins`: origins (`scheme://host[:port]`, no path), normalised.
+    fn origins(&self, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+        let listed = self.src.strings(
+            &format!("{}.allow_card_origins", self.key),
+            v,
+            (
+                "origins",
+                "origins like \"https://agents.example.com\" (scheme, host and port, no path)",
+            ),
+            crate::origin::is_origin,
+        )?;
+        Ok(listed
+            .iter()
+            .filter_map(|o| crate::origin::origin_of(o))
+            .collect())
     }
 
     fn a2a_only(&self, preset: Preset, name: &str, v: &Value<'_>) -> Result<(), ClarifyError> {

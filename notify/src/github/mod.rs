@@ -81,7 +81,7 @@ pub fn deliver(
 /// Sends one comment delivery the outbox holds: the record's comment as its ledger is now
 /// (the delivery pass calls it; `client` is made on first use and kept for the pass).
 pub fn deliver_owed(
-    home: &Home,
+    home: &Home<'_, agentx_clarify_workspace::WorkspaceStore>,
     config: Option<&GithubConfig>,
     client: &mut Option<Client>,
     ledgers: &[Ledger],

@@ -7,14 +7,14 @@ use agentx_clarify_command::store::docs;
 use agentx_clarify_command::Files;
 use agentx_clarify_core::github::SyncState;
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore;
+use agentx_clarify_workspace::WorkspaceStore;
 
 use super::client::GhError;
 use super::rest::CommentIds;
 
 /// The sync state of one workspace, changed as `me` (a deliverer's name, for lock files).
 pub struct SyncDoc<'a> {
-    pub store: &'a AnyStore,
+    pub store: &'a WorkspaceStore,
     pub me: &'a str,
 }
 

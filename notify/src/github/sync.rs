@@ -8,7 +8,6 @@
 //! recorded it as handled (two servers' syncs racing on one comment answer it once).
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use agentx_clarify_command::{Mutation, Scope, State};
 use agentx_clarify_core::error::ErrorClass;
@@ -18,7 +17,7 @@ use agentx_clarify_core::github::{
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
-use agentx_clarify_store_any::AnyStore;
+use agentx_clarify_workspace::{Workspace, WorkspaceStore};
 use serde::Serialize;
 
 use super::client::{Client, GhError};
@@ -62,7 +61,7 @@ pub struct SyncReport {
 }
 
 /// Every readable ledger of the workspace, wherever its state is.
-fn ledgers(store: &AnyStore) -> Result<Vec<Ledger>, ClarifyError> {
+fn ledgers(store: &WorkspaceStore) -> Result<Vec<Ledger>, ClarifyError> {
     let read = store.scan(Scope::All, |read| read.ledger.ok())?;
     Ok(read.into_iter().flatten().collect())
 }
@@ -71,26 +70,24 @@ fn failed(e: ClarifyError) -> GhError {
     GhError::Failed(e.to_string())
 }
 
-/// One sync of the workspace at `root` at time `now`.
-pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
-    let store = agentx_clarify_store_any::open(root)?;
-    let Some(config) = store.files.github_config()? else {
+/// One sync of the workspace `ws` at time `now`.
+pub fn sync(ws: &Workspace, now: i64) -> Result<SyncReport, ClarifyError> {
+    let store = ws.store()?;
+    let store = &*store;
+    let Some(config) = store.files.settings().github()? else {
         return Err(ClarifyError::input(
             "GitHub Mode is off: .agentx/config.toml has no [github] table (docs/github.md)",
         ));
     };
     let me = crate::deliverer();
-    let doc = SyncDoc {
-        store: &store,
-        me: &me,
-    };
+    let doc = SyncDoc { store, me: &me };
     let mut report = SyncReport::default();
     let state = doc.read()?;
     if let Some(until) = state.not_before.filter(|t| *t > now) {
         report.waiting_until = Some(until);
         return Ok(report);
     }
-    let client = Client::new(&config, |v| std::env::var(v).ok())
+    let client = Client::new(config, |v| std::env::var(v).ok())
         .map_err(|e| ClarifyError::input(e.to_string()))?;
     let login = match client.login(now) {
         Ok(login) => login,
@@ -103,16 +100,16 @@ pub fn sync(root: &Path, now: i64) -> Result<SyncReport, ClarifyError> {
             return Ok(report);
         }
     };
-    let all = ledgers(&store)?;
+    let all = ledgers(store)?;
     let refs: Vec<&Ledger> = all.iter().collect();
     let issues = issues_to_read(&refs);
     report.issues = issues.len();
     let mut run = Run {
-        store: &store,
+        store,
         doc: &doc,
         repo: Repo {
             client: &client,
-            config: &config,
+            config,
             now,
         },
         login,
@@ -137,7 +134,7 @@ fn wait(doc: &SyncDoc<'_>, report: &mut SyncReport, until: i64) -> Result<(), Cl
 
 /// One sync under way: what it reads with, and what it found so far.
 struct Run<'a> {
-    store: &'a AnyStore,
+    store: &'a WorkspaceStore,
     doc: &'a SyncDoc<'a>,
     repo: Repo<'a>,
     /// The login the hub posts as: its own comments are skipped, anyone else's marker noted.

@@ -40,16 +40,18 @@ pub fn envelope(v: Value, id: Option<&str>) -> Result<Value, RpcError> {
     Err(RpcError(e))
 }
 
-/// The task `id` as `agent` may see it: the asker's or the target's question only.
+/// The task `id` as `agent` may see it: the asker's or the target's question only. A task
+/// that does not exist and one `agent` may not see get the same `TaskNotFound`, word for
+/// word (issue 48): the answer tells nothing of other agents' tasks.
 pub async fn read(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
     let shown = app
         .call(String::from("show"), json!({"id": id}), None)
         .await;
-    let shown = envelope(shown, Some(id))?;
-    let record = &shown["clarification"];
-    if record["from"] != agent && record["to"] != agent {
+    if shown["error"]["code"] == "NOT_FOUND" {
         return Err(RpcError::not_found(id));
     }
+    let shown = envelope(shown, Some(id))?;
+    let record = &shown["clarification"];
     let issue = record["issueNumber"].as_u64().unwrap_or(0);
     let ledger = app
         .call(String::from("show"), json!({"issue": issue}), None)
@@ -59,5 +61,10 @@ pub async fn read(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
         .as_array()
         .cloned()
         .unwrap_or_default();
+    // The one rule of every door (docs/protocol.md §23): the records of the issues the agent
+    // takes part in.
+    if !agentx_clarify_command::seen::takes_part(agent, &records) {
+        return Err(RpcError::not_found(id));
+    }
     Ok(task_of(record, &records))
 }

@@ -19,9 +19,9 @@ use crate::hub::App;
 use crate::security::refusal;
 use crate::tokens::Kind;
 
-/// The agent a request comes from: its bearer token must be an agent token (401 without a
-/// token or with an unknown one, 403 with a person's).
-async fn agent_of(app: &Arc<App>, headers: &HeaderMap) -> Result<String, Response> {
+/// The agent a request comes from, and its token's id: its bearer token must be an agent token
+/// (401 without a token or with an unknown one, 403 with a person's).
+async fn agent_of(app: &Arc<App>, headers: &HeaderMap) -> Result<(String, String), Response> {
     let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -42,7 +42,14 @@ async fn agent_of(app: &Arc<App>, headers: &HeaderMap) -> Result<String, Respons
     };
     let found = crate::auth::lookup(app, presented).await;
     match found {
-        Ok(Some(t)) if t.kind == Kind::Agent => Ok(t.name),
+        // A token minted under a reserved name before they were refused (issue 48): `/a2a`
+        // never acts as the hub, as `/mcp` does not.
+        Ok(Some(t)) if agentx_clarify_core::names::is_reserved(&t.name) => Err(refusal(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "a token named as one of the hub's own actors (human, monitor, agent-x) acts nowhere",
+        )),
+        Ok(Some(t)) if t.kind == Kind::Agent => Ok((t.name, t.id)),
         Ok(Some(_)) => Err(refusal(
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
@@ -62,10 +69,11 @@ fn reply(id: JsonRpcId, result: Result<Value, RpcError>) -> Response {
 }
 
 pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
-    let agent = match agent_of(&app, &headers).await {
+    let (agent, token) = match agent_of(&app, &headers).await {
         Ok(a) => a,
         Err(refused) => return refused,
     };
+    let credential = crate::auth::Credential::Token(token);
     let version = headers
         .get(SVC_PARAM_VERSION)
         .and_then(|v| v.to_str().ok())
@@ -111,13 +119,13 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         }
         "SubscribeToTask" => match task_id(&params) {
             Ok(task) => match read(&app, &agent, &task).await {
-                Ok(first) => super::stream::respond(app, agent, id, first),
+                Ok(first) => super::stream::respond(app, agent, credential, id, first),
                 Err(e) => reply(id, Err(e)),
             },
             Err(e) => reply(id, Err(e)),
         },
         "SendStreamingMessage" => match send(&app, &agent, params).await {
-            Ok(first) => super::stream::respond(app, agent, id, first),
+            Ok(first) => super::stream::respond(app, agent, credential, id, first),
             Err(e) => reply(id, Err(e)),
         },
         "ListTasks"

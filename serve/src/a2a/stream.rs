@@ -1,15 +1,17 @@
 //! `SubscribeToTask` and `SendStreamingMessage`: server-sent events, each a JSON-RPC response
 //! whose result is an A2A `StreamResponse` — the task first, then a `statusUpdate` (after an
 //! `artifactUpdate` with the answer) whenever the task's state changes. Changes come from the
-//! server's change feed (any process's write shows); the stream ends when the task does, or
-//! on shutdown.
+//! server's change feed (any process's write shows); the stream ends when the task does, on
+//! shutdown, or when the agent's token is revoked (checked before each event and every
+//! `events::CHECK_EVERY`, issue 48). One token holds at most
+//! [`crate::limits::STREAMS_PER_CREDENTIAL`] streams.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentx_clarify_a2a::protocol::{
-    JsonRpcId, JsonRpcResponse, StreamResponse, Task, TaskArtifactUpdateEvent,
+    A2AError, JsonRpcId, JsonRpcResponse, StreamResponse, Task, TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 };
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -20,6 +22,7 @@ use tokio::sync::mpsc;
 
 use super::read::read;
 use super::task::is_final;
+use crate::auth::{still_valid, Credential};
 use crate::hub::App;
 
 fn event(id: &JsonRpcId, item: StreamResponse) -> Event {
@@ -59,11 +62,25 @@ fn issue_of(task: &Task) -> Option<u64> {
     task.metadata.as_ref()?.get("issue")?.as_u64()
 }
 
-pub fn respond(app: Arc<App>, agent: String, id: JsonRpcId, first: Task) -> Response {
+pub fn respond(
+    app: Arc<App>,
+    agent: String,
+    credential: Credential,
+    id: JsonRpcId,
+    first: Task,
+) -> Response {
+    let Some(slot) = app.streams.open(&credential.key()) else {
+        let e =
+            A2AError::internal("this token holds as many streams open as it may: close one first");
+        return axum::Json(JsonRpcResponse::error(id, e.to_jsonrpc_error())).into_response();
+    };
     let (tx, rx) = mpsc::channel::<Event>(16);
     let mut changes = app.changes.subscribe();
     let mut shutdown = app.shutdown.subscribe();
+    let mut check = tokio::time::interval(crate::events::CHECK_EVERY);
+    check.reset();
     tokio::spawn(async move {
+        let _slot = slot;
         let issue = issue_of(&first);
         let mut last = first.clone();
         if tx
@@ -86,6 +103,16 @@ pub fn respond(app: Arc<App>, agent: String, id: JsonRpcId, first: Task) -> Resp
                 _ = shutdown.changed() => return,
                 // The client went away: stop following.
                 _ = tx.closed() => return,
+                _ = check.tick() => {
+                    if still_valid(&app, &credential).await {
+                        continue;
+                    }
+                    return;
+                }
+            }
+            // A revoked token hears nothing more, not even the answer it waited for.
+            if !still_valid(&app, &credential).await {
+                return;
             }
             let Ok(now) = read(&app, &agent, &last.id).await else {
                 return;

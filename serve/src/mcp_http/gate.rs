@@ -5,19 +5,25 @@
 //!   → 503. The token's agent goes into the request as [`Acting`]: the tools act as it and
 //!   nothing the client says can change that;
 //! - a session belongs to the token that opened it: another token presenting its id → 404
-//!   (as for a session that does not exist, so ids of others' sessions cannot be probed).
+//!   (as for a session that does not exist, so ids of others' sessions cannot be probed);
+//! - a token keeps at most `sessions::PER_TOKEN` sessions (its oldest idle one is closed when
+//!   it opens one more) and an idle session ends after `sessions::IDLE_FOR` (`sessions.rs`).
 //!
-//! The token is looked up on every request, so a revocation takes effect on the next one.
+//! The token is looked up on every request, so a revocation takes effect on the next one; a
+//! stream a request opened (an event stream of rmcp's) looks at it again before each event
+//! it sends, and ends once it is revoked (issue 48).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use agentx_clarify_mcp::http::Sessions;
 use agentx_clarify_mcp::Acting;
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::sessions::{Book, InUse};
 use crate::hub::App;
 use crate::security::refusal;
 use crate::tokens::Kind;
@@ -26,32 +32,45 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 pub struct Gate {
     app: Arc<App>,
-    /// `[serve] allowed_origins`, lowercase, without a trailing slash.
-    origins: Vec<String>,
-    /// Session id → the id of the token that opened it.
-    sessions: Mutex<HashMap<String, String>>,
+    /// Each session: the token that opened it, its use (`sessions.rs`).
+    pub book: Arc<Book>,
+    /// rmcp's sessions, to close those the book lets go.
+    pub sessions: Sessions,
 }
 
 impl Gate {
-    pub fn new(app: Arc<App>) -> Self {
-        let path = app.root.join(agentx_clarify_command::paths::CONFIG);
-        let origins = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| agentx_clarify_core::config::Config::parse("config.toml", &text).ok())
-            .map(|c| c.serve_allowed_origins)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
-            .collect();
+    pub fn new(app: Arc<App>, sessions: Sessions) -> Self {
         Gate {
             app,
-            origins,
-            sessions: Mutex::default(),
+            book: Arc::default(),
+            sessions,
         }
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    /// `[serve] allowed_origins` of the settings as the server last read them (no look: this
+    /// runs on the async threads), lowercase, without a trailing slash.
+    fn origins(&self) -> Vec<String> {
+        let store = self.app.ws.current();
+        let config = store.files.settings().config();
+        config
+            .map(|c| c.serve_allowed_origins.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+            .collect()
+    }
+
+    /// Closes the sessions the book let go (rmcp frees their memory), off the request.
+    pub fn close(&self, ids: Vec<String>) {
+        if ids.is_empty() {
+            return;
+        }
+        let sessions = Arc::clone(&self.sessions);
+        tokio::spawn(async move {
+            for id in ids {
+                agentx_clarify_mcp::http::close(&sessions, &id).await;
+            }
+        });
     }
 
     fn origin_ok(&self, origin: &str) -> bool {
@@ -63,7 +82,7 @@ impl Gate {
                 .hosts
                 .iter()
                 .any(|h| origin == format!("{scheme}://{h}"))
-            || self.origins.contains(&origin)
+            || self.origins().contains(&origin)
     }
 }
 
@@ -119,26 +138,31 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let mut in_use = None;
     if let Some(sid) = &session {
-        let owner = gate.sessions().get(sid).cloned();
-        if owner.is_some_and(|owner| owner != token.id) {
+        if gate.book.owner(sid).is_some_and(|owner| owner != token.id) {
             return refusal(StatusCode::NOT_FOUND, "NOT_FOUND", "no such session");
         }
+        in_use = gate.book.begin(sid);
     }
     let closing = request.method() == Method::DELETE;
+    let token_id = token.id.clone();
     request
         .extensions_mut()
         .insert(Acting(Arc::from(token.name.as_str())));
     let response = next.run(request).await;
     match session {
-        // A new session: it belongs to this token from now on.
+        // A new session: it belongs to this token from now on, and may push out its oldest
+        // idle one.
         None => {
             if let Some(sid) = response
                 .headers()
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
             {
-                gate.sessions().insert(sid.to_owned(), token.id.clone());
+                let (opened, close) = gate.book.opened(sid, &token.id);
+                in_use = Some(opened);
+                gate.close(close);
             }
         }
         // Closed by the client, or gone from rmcp (expired): forget the binding too.
@@ -146,9 +170,53 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
             if (closing && response.status().is_success())
                 || response.status() == StatusCode::NOT_FOUND =>
         {
-            gate.sessions().remove(&sid);
+            in_use = None;
+            gate.book.forget(&sid);
         }
         Some(_) => {}
     }
-    response.into_response()
+    let response = checked(Arc::clone(&gate.app), token_id, response.into_response());
+    match in_use {
+        Some(guard) => until_sent(response, guard),
+        None => response,
+    }
+}
+
+/// An event stream that ends as soon as its token is revoked: each frame waits for the
+/// token's check. Other responses pass as they are.
+fn checked(app: Arc<App>, token_id: String, response: Response) -> Response {
+    use futures_util::StreamExt as _;
+    let streaming = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/event-stream"));
+    if !streaming {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let credential = crate::auth::Credential::Token(token_id);
+    let frames = futures_util::stream::unfold(
+        (body.into_data_stream(), app, credential),
+        |(mut frames, app, credential)| async move {
+            let frame = frames.next().await?;
+            if !crate::auth::still_valid(&app, &credential).await {
+                return None;
+            }
+            Some((frame, (frames, app, credential)))
+        },
+    );
+    Response::from_parts(parts, axum::body::Body::from_stream(frames))
+}
+
+/// `response`, its session in use until its body has been sent to the end (a tool call's
+/// event stream, an elicitation's wait) or the client went away.
+fn until_sent(response: Response, guard: InUse) -> Response {
+    use futures_util::StreamExt as _;
+    response.map(|body| {
+        Body::from_stream(body.into_data_stream().map(move |chunk| {
+            let _held = &guard;
+            chunk
+        }))
+    })
 }

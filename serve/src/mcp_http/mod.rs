@@ -2,29 +2,28 @@
 //! machine. The tools, resources and elicitation are the stdio server's (crate
 //! `agentx-clarify-mcp`, one implementation); this module puts the server's rules in front
 //! ([`gate`]): the bearer token names the acting agent of every request, sessions belong to
-//! the token that opened them, `Origin` is checked. Resource updates and waits wake on the
-//! server's change feed ([`crate::feed`]).
+//! the token that opened them and are capped per token and expired when idle
+//! ([`sessions`]), `Origin` is checked. Resource updates and waits wake on the server's change
+//! feed ([`crate::feed`]). The hub is built on the server's workspace handle exactly as
+//! `agentx mcp` builds its own (`Hub::new`): the same store calls and the same runner, so a
+//! question to a `preset = "a2a"` agent is routed here as over stdio.
 
 mod gate;
+mod sessions;
 
-use std::path::Path;
 use std::sync::Arc;
 
-use agentx_clarify_mcp::{Changes, Hub};
-use agentx_clarify_store_any::Location;
+use agentx_clarify_mcp::Hub;
 use axum::Router;
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::App;
 
 /// The `/mcp` route, its gate in front.
 pub fn router(app: Arc<App>) -> Router<Arc<App>> {
-    let changes = match app.location {
-        Location::Files => Changes::Files,
-        Location::Postgres(_) => Changes::Store,
-    };
-    let hub = Hub::new(app.root.clone(), store_call, changes).with_feed(feed(&app));
+    let hub = Hub::new(Arc::clone(&app.ws))
+        .with_feed(feed(&app))
+        .with_routes(Arc::clone(&app.routes));
     let stop = CancellationToken::new();
     {
         let mut shutdown = app.shutdown.subscribe();
@@ -34,13 +33,38 @@ pub fn router(app: Arc<App>) -> Router<Arc<App>> {
             stop.cancel();
         });
     }
-    let service =
-        agentx_clarify_mcp::http::service(hub, app.hosts.clone(), crate::security::MAX_BODY, stop);
-    let state = Arc::new(gate::Gate::new(Arc::clone(&app)));
+    let sessions = agentx_clarify_mcp::http::sessions();
+    let service = agentx_clarify_mcp::http::service(
+        hub,
+        app.hosts.clone(),
+        crate::security::MAX_BODY,
+        stop,
+        Arc::clone(&sessions),
+    );
+    let state = Arc::new(gate::Gate::new(Arc::clone(&app), sessions));
+    expire_idle(&app, Arc::clone(&state));
     Router::new()
         .route_service("/mcp", service)
         .route_layer(axum::middleware::from_fn_with_state(state, gate::check))
 }
+
+/// Ends the sessions idle for `sessions::IDLE_FOR`, looking every [`SWEEP_EVERY`]; stops on
+/// shutdown (rmcp's own expiry is only the backstop: `agentx_clarify_mcp::http::SILENT_FOR`).
+fn expire_idle(app: &Arc<App>, gate: Arc<gate::Gate>) {
+    let mut shutdown = app.shutdown.subscribe();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(SWEEP_EVERY) => {}
+                _ = shutdown.changed() => return,
+            }
+            gate.close(gate.book.expired(std::time::Instant::now()));
+        }
+    });
+}
+
+/// How often idle sessions are looked for.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The server's change feed as the MCP hub hears it: the issues of each change.
 fn feed(app: &Arc<App>) -> agentx_clarify_mcp::Feed {
@@ -65,25 +89,4 @@ fn feed(app: &Arc<App>) -> agentx_clarify_mcp::Feed {
         }
     });
     tx
-}
-
-/// The store's JSON entry point for the MCP hub: the command layer on the workspace's store
-/// (files or PostgreSQL), with routing, as `agentx mcp` runs it.
-fn store_call(root: &Path, op: &str, input: &Value) -> Value {
-    match agentx_clarify_store_any::open(root) {
-        Ok(ws) => {
-            let runner = agentx_clarify_runner::ProcessRunner::new(root);
-            // A plan without a session gets a new one here: the layers below draw no randomness.
-            let with_session = agentx_clarify_store::with_new_session(op, input);
-            let input = with_session.as_ref().unwrap_or(input);
-            agentx_clarify_command::call_routed(
-                &ws,
-                &runner,
-                op,
-                input,
-                &agentx_clarify_store::clock::system_now_ms,
-            )
-        }
-        Err(e) => json!({"ok": false, "error": agentx_clarify_core::api::error_value(&e)}),
-    }
 }

@@ -3,8 +3,7 @@
 //! who opens the inbox is then told that nobody else was — the reason a notification exists.
 //! The outbox is wherever the workspace keeps its state (`agentx_clarify_notify::home`).
 
-use std::path::Path;
-
+use agentx_clarify_command::Store;
 use agentx_clarify_core::notify::outbox::{Delivery, State};
 use agentx_clarify_core::ClarifyError;
 
@@ -13,11 +12,12 @@ use crate::html::{esc, link};
 
 /// Rows shown at most; the rest are counted (`agentx notify status` lists them all).
 const SHOWN: usize = 20;
+/// Characters of a delivery's last error shown at most.
+const SHOWN_ERROR: usize = 300;
 
 /// The block, or nothing when every delivery is fine.
-pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
-    let home = agentx_clarify_notify::home::Home::open(root);
-    let outbox = match home.and_then(|h| h.read_outbox()) {
+pub fn trouble<S: Store>(store: &S, now: i64) -> Result<String, ClarifyError> {
+    let outbox = match agentx_clarify_notify::home::Home(store).read_outbox() {
         Ok(o) => o,
         // A store that cannot be reached is the page's error (503, as every page answers).
         Err(e @ ClarifyError::Io { .. }) => return Err(e),
@@ -64,7 +64,12 @@ pub fn trouble(root: &Path, now: i64) -> Result<String, ClarifyError> {
             esc(d.name.as_str()),
             link(&format!("/clarifications/{}", d.record), &d.record),
             d.attempts,
-            esc(d.last_error.as_deref().unwrap_or("")),
+            // A sink's stderr: shown to every reader of the inbox, so what looks like a
+            // secret is hidden and the text cut (issue 48).
+            esc(&agentx_clarify_core::origin::redacted(
+                d.last_error.as_deref().unwrap_or(""),
+                SHOWN_ERROR,
+            )),
             esc(&next),
         ));
     }

@@ -1,5 +1,7 @@
-//! `/`: what waits for a person first — escalated records, BLOCK before WARN, oldest first —
-//! then the other open records. Filters: status, issue, agent, text. Paged.
+//! `/`: what needs a person first — "Needs you": escalated records and open ones addressed to
+//! a person, BLOCK before WARN, oldest first; the count in the tab's title — then the other
+//! open records, each a card (`cards.rs`). Filters (folded away): status, issue, agent, text.
+//! Paged.
 
 use std::sync::Arc;
 
@@ -8,11 +10,11 @@ use agentx_clarify_core::ledger::{EntryKind, Record, Severity, Status};
 use agentx_clarify_core::listing::ListFilter;
 use agentx_clarify_core::ClarifyError;
 use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::frame::{age, render, viewer};
+use super::frame::{render_headed, viewer};
 use crate::html::{esc, link, query_value};
 use crate::hub::App;
 
@@ -35,16 +37,17 @@ pub struct Filters {
 pub async fn inbox(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    uri: Uri,
     Query(f): Query<Filters>,
 ) -> Response {
-    let v = match viewer(&app, &headers).await {
+    let v = match viewer(&app, &headers, &uri).await {
         Ok(v) => v,
         Err(r) => return r,
     };
     let filters = f.clone();
-    let root = app.root.clone();
     let open_view = Arc::clone(&app);
-    let body = app
+    let me = v.human.clone();
+    let page = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
             let filter = list_filter(&filters)?;
@@ -53,33 +56,71 @@ pub async fn inbox(
             // asked first, so a store that cannot be reached is a 503 as on every page,
             // never a page of remembered records.
             ws.read_statuses()?;
+            // Who counts as a person here: whoever holds a human token, and the viewer.
+            let mut people: Vec<String> = open_view
+                .tokens
+                .load()?
+                .into_iter()
+                .filter(|t| t.kind == crate::tokens::Kind::Human)
+                .map(|t| t.name)
+                .collect();
+            people.push(me);
+            let ctx = Context {
+                now,
+                people: &people,
+            };
             // A page reloaded on a live event waits (briefly) for the view to apply that
             // event's write; a view that does not catch up within 1 s is not used.
             let latest = open_view.revision.load(std::sync::atomic::Ordering::SeqCst);
             let mut from_view = None;
             if filter.issue.is_none() && !filter.all && filter.statuses.iter().all(|s| s.is_open())
             {
-                for _ in 0..100 {
-                    from_view = open_view
-                        .open
-                        .with(latest, &filter.statuses, |rows, errors| {
-                            render_rows(&filters, rows, errors, now)
-                        });
-                    if from_view.is_some() || !open_view.open.is_built() {
-                        break;
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
+                // Woken when the view applies the revision (no timer), within 1 s or not used.
+                open_view
+                    .open
+                    .wait_applied(latest, std::time::Duration::from_secs(1));
+                from_view = open_view
+                    .open
+                    .with(latest, &filter.statuses, |rows, errors| {
+                        render_rows(&filters, rows, errors, &ctx)
+                    });
             }
-            let page = match from_view {
+            let (needs_you, page) = match from_view {
                 Some(page) => page,
-                None => render_inbox(&filters, query::list(ws, &filter)?, now),
+                None => render_inbox(&filters, query::list(ws, &filter)?, &ctx),
             };
-            let trouble = super::deliveries::trouble(&root, now)?;
-            Ok(format!("{trouble}{page}"))
+            let trouble = super::deliveries::trouble(ws, now)?;
+            Ok((needs_you, format!("{trouble}{page}")))
         })
         .await;
-    render(&v, "Inbox", "/", body)
+    // The count of what waits for a person, in the tab's title too.
+    let title = match &page {
+        Ok((n, _)) if *n > 0 => format!("({n}) Inbox"),
+        _ => String::from("Inbox"),
+    };
+    // Signing in on a phone: a one-time link for the person at this screen.
+    let phone = v.csrf.as_deref().map_or(String::new(), |t| {
+        format!(
+            "<form method=\"post\" action=\"/login/link\" class=\"phone-link\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+             <button type=\"submit\">A sign-in link for {} (for a phone)</button></form>",
+            esc(t),
+            esc(&v.human)
+        )
+    });
+    render_headed(
+        &v,
+        &title,
+        "/",
+        page.map(|(_, body)| (String::from("Inbox"), format!("{body}{phone}"))),
+    )
+}
+
+/// What rendering a page of the inbox needs besides the records.
+pub struct Context<'a> {
+    pub now: i64,
+    /// The names of people (human tokens, the viewer): a record addressed to one needs them.
+    pub people: &'a [String],
 }
 
 fn list_filter(f: &Filters) -> Result<ListFilter, ClarifyError> {
@@ -129,7 +170,7 @@ fn matches(f: &Filters, r: &Record) -> bool {
         || r.thread.iter().any(|e| e.body.to_lowercase().contains(&q))
 }
 
-fn escalation_reason(r: &Record) -> Option<&str> {
+pub fn escalation_reason(r: &Record) -> Option<&str> {
     (r.current_status() == Status::Escalated)
         .then(|| {
             r.thread
@@ -146,19 +187,42 @@ pub fn answer_kind(r: &Record) -> &str {
     r.answer.kind.as_str()
 }
 
-fn render_inbox(f: &Filters, listed: query::Listed, now: i64) -> String {
+/// Whether a person must act: the record is escalated, or it is addressed to a person and
+/// still open.
+fn needs_person(r: &Record, people: &[String]) -> bool {
+    let status = r.current_status();
+    status == Status::Escalated || (status.is_open() && people.contains(&r.to))
+}
+
+fn render_inbox(f: &Filters, listed: query::Listed, ctx: &Context<'_>) -> (usize, String) {
     let rows = listed.records.iter().map(|(i, r)| (*i, r)).collect();
-    render_rows(f, rows, listed.errors.len(), now)
+    render_rows(f, rows, listed.errors.len(), ctx)
 }
 
 /// The page from the listed records, borrowed (the server's view lends them without a copy:
-/// only the page's rows are rendered, whatever the number of open records).
-pub fn render_rows(f: &Filters, rows: Vec<(u32, &Record)>, errors: usize, now: i64) -> String {
+/// only the page's rows are rendered, whatever the number of open records), and how many
+/// need a person. "Needs you" comes first; a question asked back sits under the one it was
+/// asked back from (one conversation, one place).
+pub fn render_rows(
+    f: &Filters,
+    rows: Vec<(u32, &Record)>,
+    errors: usize,
+    ctx: &Context<'_>,
+) -> (usize, String) {
     let mut rows: Vec<(u32, &Record)> = rows.into_iter().filter(|(_, r)| matches(f, r)).collect();
-    rows.sort_by_key(|(_, r)| order_key(r));
+    rows.sort_by_key(|(_, r)| (!needs_person(r, ctx.people), order_key(r)));
     let total = rows.len();
+    let needs_you = rows
+        .iter()
+        .filter(|(_, r)| needs_person(r, ctx.people))
+        .count();
     let page = f.page.unwrap_or(1).max(1);
-    let shown: Vec<&(u32, &Record)> = rows.iter().skip((page - 1) * PAGE).take(PAGE).collect();
+    let shown: Vec<(u32, &Record)> = rows
+        .iter()
+        .skip((page - 1) * PAGE)
+        .take(PAGE)
+        .copied()
+        .collect();
     let mut out = filters_form(f);
     if errors > 0 {
         out.push_str(&format!(
@@ -168,41 +232,33 @@ pub fn render_rows(f: &Filters, rows: Vec<(u32, &Record)>, errors: usize, now: i
     if shown.is_empty() {
         out.push_str("<p class=\"empty\">Nothing waits here.</p>");
     } else {
-        out.push_str(
-            "<table class=\"inbox\"><thead><tr><th>id</th><th>issue</th><th>from → to</th>\
-             <th>topic</th><th>status</th><th>age</th><th>rounds</th><th>reason</th><th>kind</th>\
-             </tr></thead><tbody>",
-        );
-        for (issue, r) in shown {
-            let status = r.current_status();
-            let severity = r.severity().as_str();
+        let (mine, rest): (Vec<_>, Vec<_>) =
+            shown.iter().partition(|(_, r)| needs_person(r, ctx.people));
+        if !mine.is_empty() {
             out.push_str(&format!(
-                "<tr class=\"{} sev-{}\" data-id=\"{}\"><td>{}</td><td>{}</td><td>{} → {}</td><td>{}</td>\
-                 <td><span class=\"badge {}\">{}</span> <span class=\"sev\">{}</span></td><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td></tr>",
-                esc(status.as_str()),
-                esc(severity),
-                esc(&r.id),
-                link(&format!("/clarifications/{}", r.id), &r.id),
-                link(&format!("/issues/{issue}"), &format!("#{issue}")),
-                esc(&r.from),
-                esc(&r.to),
-                esc(&r.topic),
-                esc(status.as_str()),
-                esc(status.as_str()),
-                esc(severity),
-                r.created.as_ref().map_or(String::new(), |t| age(now, t.ms())),
-                r.folded_round(),
-                r.max_rounds,
-                esc(escalation_reason(r).unwrap_or("")),
-                esc(answer_kind(r)),
+                "<section class=\"needs-you\" aria-labelledby=\"needs-you\">\
+                 <h2 id=\"needs-you\">Needs you <span class=\"count\">{needs_you}</span></h2>{}</section>",
+                super::cards::list(&mine, &rows, ctx)
             ));
         }
-        out.push_str("</tbody></table>");
+        if !rest.is_empty() {
+            let heading = if mine.is_empty() && needs_you == 0 {
+                "<h2 id=\"others\">Nothing needs you now <span class=\"muted\">— open records</span></h2>"
+            } else {
+                "<h2 id=\"others\">Other records</h2>"
+            };
+            out.push_str(&format!(
+                "<section class=\"others\" aria-labelledby=\"others\">{heading}{}</section>",
+                super::cards::list(&rest, &rows, ctx)
+            ));
+        }
     }
     out.push_str(&pager(f, page, total));
-    out
+    (needs_you, out)
 }
 
+/// The filters, folded away (open when one is set): on a phone they would push the records
+/// off the first screen.
 fn filters_form(f: &Filters) -> String {
     let option = |value: &str, label: &str| {
         let selected = if f.status == value { " selected" } else { "" };
@@ -221,13 +277,19 @@ fn filters_form(f: &Filters) -> String {
     .iter()
     .map(|(v, l)| option(v, l))
     .collect();
+    let set = [&f.issue, &f.agent, &f.q]
+        .iter()
+        .any(|v| !v.trim().is_empty())
+        || !matches!(f.status.as_str(), "" | "open");
     format!(
-        "<form method=\"get\" action=\"/\" class=\"filters\" role=\"search\">\
+        "<details class=\"filters\"{}><summary>Filter</summary>\
+         <form method=\"get\" action=\"/\" role=\"search\">\
          <label>Status <select name=\"status\">{statuses}</select></label>\
          <label>Issue <input name=\"issue\" inputmode=\"numeric\" size=\"6\" value=\"{}\"></label>\
          <label>Agent <input name=\"agent\" size=\"12\" value=\"{}\"></label>\
          <label>Text <input name=\"q\" type=\"search\" value=\"{}\"></label>\
-         <button type=\"submit\">Filter</button></form>",
+         <button type=\"submit\">Filter</button></form></details>",
+        if set { " open" } else { "" },
         esc(&f.issue),
         esc(&f.agent),
         esc(&f.q)

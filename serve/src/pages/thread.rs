@@ -1,88 +1,182 @@
-//! `/clarifications/<id>`: the whole thread (the core's markdown, sent as text), its Layer 4
-//! fields, who wrote each entry, and the actions the transition table allows `human`, each as
-//! a form the page's script posts to `/api/v1/call` (the result shows without a reload).
+//! `/clarifications/<id>`: one record laid out for the person who decides, phone first
+//! (docs/protocol.md §23 "The thread page"). From the top: the topic with the id, the facts
+//! once (issue, who asks whom, status, severity, round), the question and why it came to a
+//! person, the decision form (`decide.rs`) — before the history, so that on a 390×844 screen
+//! the question, the options and the button are all on the first screen — then the history
+//! (`history.rs`) and the remaining Layer 4 fields folded away.
 
 use std::sync::Arc;
 
 use agentx_clarify_command::query;
-use agentx_clarify_core::names::HUMAN;
-use agentx_clarify_core::ops::{who_may, Op};
-use agentx_clarify_core::render::markdown_thread;
-use agentx_clarify_core::time::format_ms;
+use agentx_clarify_core::ledger::{EntryKind, Status};
 use agentx_clarify_core::Record;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
-use super::frame::{render, viewer};
-use super::inbox::answer_kind;
+use super::frame::{render_headed, viewer, when};
 use crate::html::{esc, link};
 use crate::hub::App;
 
 pub async fn thread(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    uri: Uri,
     Path(id): Path<String>,
 ) -> Response {
-    let v = match viewer(&app, &headers).await {
+    let v = match viewer(&app, &headers, &uri).await {
         Ok(v) => v,
         Err(r) => return r,
     };
-    let title = format!("Clarification {id}");
-    let body = app
+    let shown_id = agentx_clarify_core::error::shown(&id);
+    let page = app
         .with_store(move |ws| {
             let (issue, record) = query::show_id(ws, &id)?;
             let routable = agentx_clarify_command::route::route_runner(ws, &record.to).is_ok();
-            Ok(render_thread(issue, &record, routable))
+            Ok((
+                record.topic.clone(),
+                heading(&record),
+                render_thread(issue, &record, routable),
+            ))
         })
         .await;
-    render(&v, &title, "", body)
+    let title = match &page {
+        Ok((topic, _, _)) => format!("{topic} ({shown_id})"),
+        Err(_) => format!("Clarification {shown_id}"),
+    };
+    render_headed(&v, &title, "", page.map(|(_, h, b)| (h, b)))
 }
 
-/// Whether the core's table lets `human` take `op` on the record now.
-fn human_may(r: &Record, op: Op) -> bool {
-    who_may(r.current_status(), op, r.is_legacy_empty())
-        .is_some_and(|who| who.admits(HUMAN, &r.from, &r.to))
+/// The topic, then the id on a line of its own that never breaks (`CLR-2-` / `001`).
+fn heading(r: &Record) -> String {
+    format!("{} <span class=\"id\">{}</span>", esc(&r.topic), esc(&r.id))
 }
 
 fn render_thread(issue: u32, r: &Record, routable: bool) -> String {
+    let mut out = facts(issue, r);
+    out.push_str(&question(r));
+    let done = outcome(r);
+    out.push_str(&done);
+    match super::decide::actions(r, routable) {
+        Some(actions) => out.push_str(&actions),
+        // A closed record's outcome says all there is.
+        None if !done.is_empty() => {}
+        None => out
+            .push_str("<p class=\"closed\">No action is open to a person on this record now.</p>"),
+    }
+    out.push_str(&super::history::history(r));
+    out.push_str(&details(r));
+    out
+}
+
+/// The record's facts, once: issue, who asks whom, status, severity, round, blocking.
+fn facts(issue: u32, r: &Record) -> String {
     let status = r.current_status();
-    let mut out = format!(
-        "<p class=\"meta\">{} · {} → {} · <span class=\"badge {}\">{}</span> · {} · round {}/{} · {}</p>",
+    format!(
+        "<p class=\"facts\">{} · {} → {} · <span class=\"badge {}\">{}</span> \
+         <span class=\"sev sev-{}\">{}</span> · round {}/{} · {}</p>",
         link(&format!("/issues/{issue}"), &format!("issue #{issue}")),
         esc(&r.from),
         esc(&r.to),
         esc(status.as_str()),
         esc(status.as_str()),
         esc(r.severity().as_str()),
+        esc(r.severity().as_str()),
         r.folded_round(),
         r.max_rounds,
-        if r.blocking { "blocking" } else { "non-blocking" },
-    );
-    out.push_str(&layer4(r));
-    out.push_str(&format!(
-        "<section aria-label=\"Thread\"><div class=\"md\" data-md>{}</div></section>",
-        esc(&markdown_thread(issue, r))
-    ));
-    out.push_str(&entries(r));
-    out.push_str(&actions(r, routable));
+        if r.blocking {
+            "blocking"
+        } else {
+            "non-blocking"
+        },
+    )
+}
+
+fn last(r: &Record, kind: EntryKind) -> Option<&agentx_clarify_core::ledger::Entry> {
+    r.thread.iter().rev().find(|e| e.kind == kind)
+}
+
+/// The latest question, what the asker gave with it (context, suggestions), and why a person
+/// is asked (the escalation's reason), each said once.
+fn question(r: &Record) -> String {
+    let mut out = String::from("<section class=\"ask\" aria-label=\"The question\">");
+    if let Some(q) = last(r, EntryKind::Question) {
+        out.push_str(&format!(
+            "<p class=\"question\">{}</p><p class=\"asked\">{} asked {}, {}</p>",
+            esc(&q.body),
+            esc(&q.from),
+            esc(&r.to),
+            when(q.timestamp.ms())
+        ));
+    }
+    if let Some(c) = &r.context {
+        out.push_str(&format!(
+            "<p class=\"context\"><span class=\"k\">Context</span> {}</p>",
+            esc(c)
+        ));
+    }
+    if !r.suggestions.is_empty() {
+        out.push_str(&format!(
+            "<p class=\"suggested\"><span class=\"k\">Suggested</span> {}</p>",
+            esc(&r.suggestions.join(" · "))
+        ));
+    }
+    if r.current_status() == Status::Escalated {
+        if let Some(e) = last(r, EntryKind::Escalation) {
+            out.push_str(&format!(
+                "<p class=\"why\"><span class=\"k\">Why you</span> {} <span class=\"muted\">({}, {})</span></p>",
+                esc(&e.body),
+                esc(&super::history::who(e)),
+                when(e.timestamp.ms())
+            ));
+        }
+    }
+    out.push_str("</section>");
     out
 }
 
-fn layer4(r: &Record) -> String {
+/// How a closed record ended, at the top: "Decided by alice: In-process LRU".
+fn outcome(r: &Record) -> String {
+    let status = r.current_status();
+    let kind = match status {
+        Status::Resolved => EntryKind::Resolution,
+        Status::Abandoned => EntryKind::Abandonment,
+        Status::Answered => EntryKind::Answer,
+        _ => return String::new(),
+    };
+    let Some(e) = last(r, kind) else {
+        return String::new();
+    };
+    let verb = match status {
+        Status::Resolved => "Decided",
+        Status::Abandoned => "Abandoned",
+        _ => "Answered",
+    };
+    let (label, note) = super::history::value_and_note(r, e);
+    let said = match (label, note) {
+        (Some(l), Some(n)) => format!("<strong>{}</strong> — {}", esc(&l), esc(&n)),
+        (Some(l), None) => format!("<strong>{}</strong>", esc(&l)),
+        (None, Some(n)) => esc(&n),
+        (None, None) => String::new(),
+    };
+    format!(
+        "<section class=\"done {}\" aria-label=\"Outcome\"><p>{verb} by {}: {said}</p><p class=\"muted\">{}</p></section>",
+        esc(status.as_str()),
+        esc(&super::history::person(e)),
+        when(e.timestamp.ms())
+    )
+}
+
+/// The Layer 4 fields a decision rarely needs, folded away (shown once, here).
+fn details(r: &Record) -> String {
     let mut rows = Vec::new();
     let mut row = |k: &str, v: String| rows.push(format!("<dt>{k}</dt><dd>{v}</dd>"));
+    row("answer kind", esc(r.answer.kind.as_str()));
     if let Some(f) = &r.field {
         row("field", esc(f));
     }
-    if let Some(c) = &r.context {
-        row("context", format!("<span class=\"pre\">{}</span>", esc(c)));
-    }
     if !r.blocked_operations.is_empty() {
         row("blocks", esc(&r.blocked_operations.join(", ")));
-    }
-    if !r.suggestions.is_empty() {
-        row("suggestions", esc(&r.suggestions.join(" · ")));
     }
     if let Some(s) = &r.session_id {
         row("session", esc(s));
@@ -90,145 +184,17 @@ fn layer4(r: &Record) -> String {
     if let Some(g) = &r.gap_id {
         row("gap", esc(g));
     }
-    row("answer kind", esc(answer_kind(r)));
-    format!("<dl class=\"fields\">{}</dl>", rows.join(""))
-}
-
-/// Who wrote what: author, the person behind a `human` entry (`by`, `via`), the signer.
-fn entries(r: &Record) -> String {
-    let mut out = String::from(
-        "<details class=\"entries\"><summary>Entries (who wrote each, signatures)</summary>\
-         <table><thead><tr><th>round</th><th>type</th><th>from</th><th>by</th><th>signed</th><th>time</th></tr></thead><tbody>",
-    );
-    for e in &r.thread {
-        let text = |k: &str| e.extra.get(k).and_then(|v| v.as_str()).unwrap_or("");
-        let by = match (text("by"), text("via")) {
-            ("", _) => String::new(),
-            (by, "") => esc(by),
-            (by, via) => format!("{} via {}", esc(by), esc(via)),
-        };
-        out.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"by\">{by}</td><td>{}</td><td>{}</td></tr>",
-            e.round,
-            esc(e.kind.as_str()),
-            esc(&e.from),
-            esc(e.signer.as_deref().unwrap_or("")),
-            esc(&format_ms(e.timestamp.ms())),
-        ));
+    if let Some(from) = agentx_clarify_core::replies::asked_back_from(r) {
+        row(
+            "asked back from",
+            link(&format!("/clarifications/{from}"), from),
+        );
     }
-    out.push_str("</tbody></table></details>");
-    out
-}
-
-/// The answer field for the record's kind (docs/protocol.md §22): yes/no for `confirm`, a
-/// choice per option for `choice` (radio) and `multi_choice` (checkboxes), and a text box for
-/// text — and for "other" or a note beside a typed decision. The server checks the value
-/// against the kind whatever the page sends (`INVALID_ANSWER`).
-fn answer_field(r: &Record, label: &str) -> String {
-    use agentx_clarify_core::kinds::AnswerKind;
-    let spec = &r.answer;
-    let choice = |input: &str, value: &str, shown: &str, note: Option<&str>| {
-        let note = note.map_or(String::new(), |d| {
-            format!(" <span class=\"muted\">{}</span>", esc(d))
-        });
-        format!(
-            "<label class=\"option\"><input type=\"{input}\" name=\"value\" value=\"{}\"> {}{note}</label>",
-            esc(value),
-            esc(shown)
-        )
-    };
-    let (choices, text_label) = match spec.kind {
-        AnswerKind::Text => (String::new(), label.to_owned()),
-        AnswerKind::Confirm => (
-            format!(
-                "<fieldset><legend>{label}</legend>{}{}</fieldset>",
-                choice("radio", "true", "Yes", None),
-                choice("radio", "false", "No", None)
-            ),
-            String::from("Note (optional)"),
-        ),
-        AnswerKind::Choice | AnswerKind::MultiChoice => {
-            let input = if spec.kind == AnswerKind::Choice {
-                "radio"
-            } else {
-                "checkbox"
-            };
-            let bounds = if spec.kind == AnswerKind::MultiChoice {
-                format!(
-                    " <span class=\"muted\">(choose {} to {})</span>",
-                    spec.min(),
-                    spec.max()
-                )
-            } else {
-                String::new()
-            };
-            let options: String = spec
-                .options
-                .iter()
-                .map(|o| choice(input, &o.value, o.shown(), o.description.as_deref()))
-                .collect();
-            let text = if spec.allows_other() {
-                "Other (free text, instead of an option)"
-            } else {
-                "Note (optional)"
-            };
-            (
-                format!("<fieldset><legend>{label}{bounds}</legend>{options}</fieldset>"),
-                text.to_owned(),
-            )
-        }
-    };
-    format!(
-        "{choices}<label>{}<textarea name=\"message\" rows=\"3\"></textarea></label>",
-        esc(&text_label)
-    )
-}
-
-fn actions(r: &Record, routable: bool) -> String {
-    let id = esc(&r.id);
-    let mut forms = Vec::new();
-    // Decide: resolve an escalated record, or take an open one and resolve it.
-    let escalated = r.current_status() == agentx_clarify_core::Status::Escalated;
-    if human_may(r, Op::Resolve) || (!escalated && human_may(r, Op::Escalate)) {
-        forms.push(format!(
-            "<form class=\"act\" data-op=\"decide\" data-id=\"{id}\" data-kind=\"{}\"><h3>Decide</h3>{}\
-             <button type=\"submit\">Decide</button></form>",
-            r.answer.kind.as_str(),
-            answer_field(r, "Decision")
-        ));
-    }
-    if human_may(r, Op::Escalate) {
-        forms.push(format!(
-            "<form class=\"act\" data-op=\"escalate\" data-id=\"{id}\"><h3>Escalate</h3>\
-             <label>Why<textarea name=\"message\" rows=\"2\"></textarea></label>\
-             <button type=\"submit\">Escalate</button></form>"
-        ));
-    }
-    if human_may(r, Op::Abandon) {
-        forms.push(format!(
-            "<form class=\"act\" data-op=\"abandon\" data-id=\"{id}\"><h3>Abandon</h3>\
-             <label>Why<textarea name=\"message\" rows=\"2\"></textarea></label>\
-             <button type=\"submit\">Abandon</button></form>"
-        ));
-    }
-    // Route again: the record waits on its target, and the target has a runner.
-    let waits = matches!(
-        r.current_status(),
-        agentx_clarify_core::Status::Pending | agentx_clarify_core::Status::Stale
-    );
-    if routable && waits {
-        forms.push(format!(
-            "<form class=\"act\" data-op=\"route\" data-id=\"{id}\"><h3>Route again</h3>\
-             <p>Run {}'s runner on this question now.</p>\
-             <button type=\"submit\">Route again</button></form>",
-            esc(&r.to)
-        ));
-    }
-    if forms.is_empty() {
-        return "<p class=\"closed\">No action is open to a person on this record now.</p>".into();
+    if let Some(t) = &r.created {
+        row("created", when(t.ms()));
     }
     format!(
-        "<section class=\"actions\" aria-label=\"Actions\">{}<p id=\"result\" role=\"status\" aria-live=\"polite\"></p></section>",
-        forms.join("")
+        "<details class=\"more\"><summary>Details</summary><dl class=\"fields\">{}</dl></details>",
+        rows.join("")
     )
 }

@@ -1,15 +1,12 @@
-//! `/issues/<n>`, `/agents` (statuses and the wait-for graph with its cycles, as the core
-//! computes them), `/audit` (`verify`: chains and signatures) and `/stats`.
+//! `/issues/<n>` and `/agents` (statuses and the wait-for graph with its cycles, as the core
+//! computes them). `/audit` and `/stats` have files of their own.
 
 use std::sync::Arc;
 
-use agentx_clarify_command::{layer4, query};
-use agentx_clarify_core::render::text_stats;
-use agentx_clarify_core::ClarifyError;
-use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
+use agentx_clarify_command::query;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::frame::{render, viewer};
@@ -19,9 +16,10 @@ use crate::hub::App;
 pub async fn issue(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    uri: Uri,
     Path(n): Path<String>,
 ) -> Response {
-    let v = match viewer(&app, &headers).await {
+    let v = match viewer(&app, &headers, &uri).await {
         Ok(v) => v,
         Err(r) => return r,
     };
@@ -55,8 +53,8 @@ pub async fn issue(
     render(&v, &title, "", body)
 }
 
-pub async fn agents(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let v = match viewer(&app, &headers).await {
+pub async fn agents(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri) -> Response {
+    let v = match viewer(&app, &headers, &uri).await {
         Ok(v) => v,
         Err(r) => return r,
     };
@@ -124,104 +122,9 @@ fn statuses_table(value: &Value) -> String {
             esc(name),
             esc(&text("status")),
             esc(&text("issue")),
-            esc(&text("updatedAt"))
+            esc(&super::frame::when_text(&text("updatedAt")))
         ));
     }
     out.push_str("</tbody></table>");
     out
-}
-
-#[derive(Deserialize, Default)]
-pub struct AuditQuery {
-    issue: Option<String>,
-}
-
-pub async fn audit(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    Query(q): Query<AuditQuery>,
-) -> Response {
-    let v = match viewer(&app, &headers).await {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
-    let body = app
-        .with_store(move |ws| {
-            let verified = query::verify(ws)?;
-            let mut out = if verified.problems.is_empty() {
-                format!(
-                    "<p class=\"ok\">verify: {} ledger file(s), every chain and signature intact.</p>",
-                    verified.files
-                )
-            } else {
-                format!(
-                    "<p class=\"error\" role=\"alert\">verify: {} problem(s) in {} ledger file(s).</p>",
-                    verified.problems.len(),
-                    verified.files
-                )
-            };
-            let problems = serde_json::to_value(&verified.problems).unwrap_or(Value::Null);
-            if let Some(list) = problems.as_array().filter(|l| !l.is_empty()) {
-                out.push_str("<ul class=\"problems\">");
-                for p in list {
-                    out.push_str(&format!("<li>{}</li>", esc(&compact(p))));
-                }
-                out.push_str("</ul>");
-            }
-            out.push_str(
-                "<form method=\"get\" action=\"/audit\" class=\"filters\"><label>Issue \
-                 <input name=\"issue\" inputmode=\"numeric\" size=\"6\"></label>\
-                 <button type=\"submit\">Audit</button></form>",
-            );
-            if let Some(n) = q.issue.filter(|n| !n.trim().is_empty()) {
-                let issue = agentx_clarify_core::names::parse_issue(n.trim())?;
-                let audited = layer4::audit_json(&layer4::audit(
-                    ws,
-                    &layer4::AuditTarget::Issue(issue),
-                )?);
-                let text = serde_json::to_string_pretty(&audited).map_err(|e| {
-                    ClarifyError::Internal {
-                        message: e.to_string(),
-                    }
-                })?;
-                out.push_str(&format!(
-                    "<h2>Audit of issue #{issue}</h2><pre class=\"json\">{}</pre>",
-                    esc(&text)
-                ));
-            }
-            Ok(out)
-        })
-        .await;
-    render(&v, "Audit", "/audit", body)
-}
-
-fn compact(v: &Value) -> String {
-    match v {
-        Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => format!("{k}: {s}"),
-                other => format!("{k}: {other}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" · "),
-        other => other.to_string(),
-    }
-}
-
-pub async fn stats(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let v = match viewer(&app, &headers).await {
-        Ok(v) => v,
-        Err(r) => return r,
-    };
-    let body = app
-        .with_store(|ws| {
-            let s = query::stats(ws, None)?;
-            Ok(format!(
-                "<pre class=\"stats\">{}</pre>",
-                esc(&text_stats(&s.stats))
-            ))
-        })
-        .await;
-    render(&v, "Stats", "/stats", body)
 }

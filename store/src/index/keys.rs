@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::monitor::follow::{AbandonCandidate, FollowKeys};
@@ -101,9 +102,10 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 impl Index {
-    /// Adds `keys` (relative paths) durably: each created file's directory is synced, and
-    /// each created directory's parent, so the keys outlive a crash whenever the ledger write
-    /// that follows does.
+    /// Adds `keys` (relative paths) so that they outlive a crash whenever the ledger write that
+    /// follows does: a process crash leaves them in the page cache; against a power cut, the
+    /// stamp's boot (`stamp.rs`), or, where the boot is unknown, each created file's directory
+    /// is synced, and each created directory's parent.
     pub(crate) fn put_keys(&self, keys: &[PathBuf]) -> Result<(), ClarifyError> {
         let mut sync: BTreeSet<PathBuf> = BTreeSet::new();
         for key in keys {
@@ -123,12 +125,18 @@ impl Index {
                         }
                         missing = up;
                     }
-                    std::fs::create_dir_all(parent)
+                    // 0755 before the umask, never 0777 (issue 48).
+                    let mut builder = std::fs::DirBuilder::new();
+                    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o755);
+                    builder
+                        .recursive(true)
+                        .create(parent)
                         .map_err(|e| io_error("create the index in", parent, &e))?;
                 }
                 match std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
+                    .mode(crate::atomic::NEW_FILE_MODE)
                     .open(&path)
                 {
                     Ok(_) => {
@@ -143,6 +151,11 @@ impl Index {
             if created {
                 sync.insert(parent.to_path_buf());
             }
+        }
+        // Synced only where the boot is unknown (`stamp.rs`: a power cut is a new boot, and
+        // a stamp of another boot has its index rebuilt).
+        if !super::stamp::must_sync() {
+            return Ok(());
         }
         for dir in sync {
             File::open(&dir)
@@ -211,6 +224,40 @@ impl Index {
         Some(selected)
     }
 
+    /// What the due keys say of when the indexed ledgers fall due, when the index can be
+    /// trusted: the earliest due time other than "at once", and the issues keyed due at once
+    /// (a stale record, a ledger that could not be read), ascending. Lists the bucket
+    /// directories, then the buckets in ascending order only until one holds a later key:
+    /// never a ledger, and at most one bucket's worth of keys past the at-once ones.
+    pub(crate) fn due_times(&self) -> Option<(Option<i64>, Vec<u64>)> {
+        if !self.is_trusted() {
+            return None;
+        }
+        let due_dir = self.dir.join(DUE);
+        let mut buckets: Vec<(i64, String)> = names(&due_dir)
+            .into_iter()
+            .filter_map(|b| Some((b.parse().ok()?, b)))
+            .collect();
+        buckets.sort_unstable();
+        let mut at_once = Vec::new();
+        let mut earliest: Option<i64> = None;
+        for (_, bucket) in buckets {
+            for name in names(&due_dir.join(&bucket)) {
+                match parse_entry(&name) {
+                    Some((issue, i64::MIN)) => at_once.push(issue),
+                    Some((_, due)) => earliest = Some(earliest.map_or(due, |e| e.min(due))),
+                    None => {}
+                }
+            }
+            if earliest.is_some() {
+                break;
+            }
+        }
+        at_once.sort_unstable();
+        at_once.dedup();
+        Some((earliest, at_once))
+    }
+
     /// Every key on disk, by issue (for a rebuild).
     pub(crate) fn all_keys(&self) -> BTreeMap<u64, Vec<PathBuf>> {
         let mut out: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
@@ -261,6 +308,36 @@ mod tests {
         assert_eq!(parse_entry("12"), None);
         assert_eq!(agent_dir("engineer"), "engineer");
         assert_eq!(agent_dir("Eng/x"), "~456e672f78");
+    }
+
+    #[test]
+    fn due_times_come_from_the_first_bucket_with_a_later_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledgers = dir.path().join("ledgers");
+        std::fs::create_dir_all(&ledgers).unwrap();
+        let index = Index::new(dir.path(), ledgers);
+        // No stamp yet: the index cannot be trusted, the caller reads the ledgers.
+        assert_eq!(index.due_times(), None);
+        let rebuild = index.begin_rebuild().unwrap();
+        let keys: BTreeMap<u64, Vec<PathBuf>> = [
+            (3, paths_of(3, Some(&FollowKeys::unreadable()))),
+            (
+                5,
+                paths_of(5, Some(&FollowKeys::due_at(Some(BUCKET_MS * 9 + 7)))),
+            ),
+            (
+                6,
+                paths_of(6, Some(&FollowKeys::due_at(Some(BUCKET_MS * 4 + 2)))),
+            ),
+            (
+                8,
+                paths_of(8, Some(&FollowKeys::due_at(Some(BUCKET_MS * 4 + 1)))),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let _ = index.finish_rebuild(&rebuild, &[], &keys);
+        assert_eq!(index.due_times(), Some((Some(BUCKET_MS * 4 + 1), vec![3])));
     }
 
     #[test]

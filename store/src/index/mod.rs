@@ -5,7 +5,8 @@
 //!
 //! On disk, under `.agentx/index/` (a cache: deleting it costs one full pass):
 //! - `active/issue-<n>.json`: one empty marker per such ledger. A writer maintains its ledger's
-//!   marker under the ledger's own lock — created (and made durable) *before* a ledger that can
+//!   marker under the ledger's own lock — created (durable against a process crash at once, and
+//!   against a power cut by the stamp's boot, `stamp.rs`) *before* a ledger that can
 //!   need action is written, removed *after* one that cannot is — so a crash at any instant
 //!   leaves the markers a superset of what they must name, never less. No lock is shared
 //!   between writers of different issues.
@@ -31,6 +32,7 @@ mod stamp;
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use agentx_clarify_core::ClarifyError;
@@ -121,7 +123,11 @@ impl Index {
             return Ok(());
         }
         crate::inside::make_dir(&self.dir)?;
-        crate::inside::write_new(&self.dir.join(".gitignore"), b"*\n", 0o666)?;
+        crate::inside::write_new(
+            &self.dir.join(".gitignore"),
+            b"*\n",
+            crate::atomic::NEW_FILE_MODE,
+        )?;
         crate::inside::make_dir(&markers)
     }
 
@@ -166,6 +172,7 @@ impl Index {
                 valid: false,
                 dir: s.dir,
                 invalidations: s.invalidations + 1,
+                boot: s.boot,
             })
         });
     }
@@ -180,13 +187,19 @@ impl Index {
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(crate::atomic::NEW_FILE_MODE)
             .open(&path)
         {
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
             Err(e) => return Err(io_error("create", &path, &e)),
         }
-        // The marker must outlive a crash whenever the ledger write that follows does.
+        // The marker must outlive a crash whenever the ledger write that follows does: a
+        // process crash leaves it in the page cache, and a power cut is a new boot, whose
+        // index is rebuilt (`stamp.rs`); only where the boot is unknown is it synced.
+        if !stamp::must_sync() {
+            return Ok(());
+        }
         File::open(self.markers())
             .and_then(|d| d.sync_all())
             .map_err(|e| io_error("sync", &self.markers(), &e))
@@ -242,6 +255,7 @@ impl Index {
                 } else {
                     s.invalidations
                 },
+                boot: s.boot,
             };
             rebuild = Some(Rebuild {
                 invalidations: invalid.invalidations,
@@ -296,7 +310,10 @@ impl Index {
             match (what, marked) {
                 (Found::Marked, false) => {
                     added |= matches!(
-                        crate::inside::create_new(&self.marker(issue), 0o666),
+                        crate::inside::create_new(
+                            &self.marker(issue),
+                            crate::atomic::NEW_FILE_MODE
+                        ),
                         Ok(Some(_))
                     );
                 }
@@ -305,7 +322,7 @@ impl Index {
             }
         }
         superfluous.extend(markers);
-        if added {
+        if added && stamp::must_sync() {
             let _ = File::open(self.markers()).and_then(|d| d.sync_all());
         }
         // A stamp still valid was valid all along (a pass that found the markers complete, or
@@ -320,6 +337,7 @@ impl Index {
                 valid: true,
                 dir: rebuild.dir,
                 invalidations: s.invalidations,
+                boot: stamp::boot_id(),
             })
         });
         superfluous.sort_unstable();
@@ -338,6 +356,7 @@ impl Drop for Session<'_> {
                 valid: true,
                 dir: DirStamp::of(&index.ledgers),
                 invalidations: s.invalidations,
+                boot: s.boot,
             })
         });
         // The shared lock on `writers` is released after the stamp moved (fields drop after

@@ -6,6 +6,13 @@
 //! touched the directory since. Our own writers touch it too; they say so by advancing the
 //! stamp after their work (`Session`), and while one of them is at work a changed directory
 //! is theirs to explain (`writers_busy`).
+//!
+//! The stamp also names the boot it was written in (Linux's `boot_id`): the markers and keys
+//! are created without syncing their directories — a process that dies leaves its page cache
+//! to the kernel, so they are there for the next command — and only a power cut or a kernel
+//! crash can lose one while the ledger it stands for survives. That is a reboot, so a stamp
+//! of another boot matches nothing and the index is rebuilt (one full pass). Where the boot
+//! cannot be known, every marker and key is synced before its ledger is written, as before.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -16,8 +23,9 @@ use sha2::{Digest, Sha256};
 
 /// Bumped when the meaning of the index files changes: an index of another format is rebuilt.
 /// 2: written in place, padded to [`SIZE`], with a `check`. 3: the index has the follow-up's
-/// keys (`due/`, `cycle/`, `asker/`): an index without them is rebuilt.
-const FORMAT: u64 = 3;
+/// keys (`due/`, `cycle/`, `asker/`): an index without them is rebuilt. 4: the stamp names its
+/// boot (markers and keys are no longer synced where the boot is known).
+const FORMAT: u64 = 4;
 
 /// The stamp file's fixed length: every write covers the whole file, so none leaves a tail of
 /// an older one. The longest stamp (every number at its widest) is about 190 bytes.
@@ -46,6 +54,24 @@ impl DirStamp {
     }
 }
 
+/// This boot's id (Linux's `/proc/sys/kernel/random/boot_id`, as a number); 0 where it
+/// cannot be read (then the index syncs what it creates).
+pub(crate) fn boot_id() -> u128 {
+    static BOOT: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+    *BOOT.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .and_then(|t| u128::from_str_radix(&t.trim().replace('-', ""), 16).ok())
+            .unwrap_or(0)
+    })
+}
+
+/// Whether what the index creates must be synced before its ledger is written: only where
+/// the boot is unknown (see the module's doc).
+pub(crate) fn must_sync() -> bool {
+    boot_id() == 0
+}
+
 /// The stamp file's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp {
@@ -55,6 +81,8 @@ pub(crate) struct Stamp {
     /// How many times the stamp was invalidated: a rebuild validates only if nobody
     /// invalidated it while the rebuild was reading.
     pub invalidations: u64,
+    /// The boot it was written in ([`boot_id`]).
+    pub boot: u128,
 }
 
 impl Stamp {
@@ -63,12 +91,13 @@ impl Stamp {
             valid: false,
             dir: None,
             invalidations: 0,
+            boot: 0,
         }
     }
 
     /// Whether the markers can be trusted for a directory that now looks like `now`.
     pub(crate) fn matches(&self, now: Option<DirStamp>) -> bool {
-        self.valid && self.dir.is_some() && self.dir == now
+        self.valid && self.dir.is_some() && self.dir == now && self.boot == boot_id()
     }
 
     fn to_json(self) -> String {
@@ -81,6 +110,7 @@ impl Stamp {
             "valid": self.valid,
             "dir": dir,
             "invalidations": self.invalidations,
+            "boot": format!("{:032x}", self.boot),
             "check": self.check(),
         })
         .to_string()
@@ -98,14 +128,15 @@ impl Stamp {
             ]
         });
         let text = format!(
-            "{FORMAT} {} {} {} {} {} {} {}",
+            "{FORMAT} {} {} {} {} {} {} {} {:032x}",
             self.valid,
             self.dir.is_some(),
             d[0],
             d[1],
             d[2],
             d[3],
-            self.invalidations
+            self.invalidations,
+            self.boot
         );
         let digest = Sha256::digest(text.as_bytes());
         digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
@@ -133,6 +164,7 @@ impl Stamp {
             valid: v.get("valid")?.as_bool()?,
             dir,
             invalidations: v.get("invalidations")?.as_u64()?,
+            boot: u128::from_str_radix(v.get("boot")?.as_str()?, 16).ok()?,
         };
         (v.get("check")?.as_str()? == stamp.check()).then_some(stamp)
     }
@@ -207,6 +239,7 @@ pub(crate) fn open_rw(path: &Path) -> std::io::Result<File> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(crate::atomic::NEW_FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
 }
@@ -226,9 +259,21 @@ mod tests {
                 nsec: 4,
             }),
             invalidations: 5,
+            boot: boot_id(),
         };
         assert_eq!(Stamp::parse(s.to_json().as_bytes()), Some(s));
         assert_eq!(Stamp::parse(b"{\"format\":3}"), None);
+        // A stamp of another boot is read but matches no directory: the index is rebuilt.
+        let other_boot = Stamp {
+            boot: boot_id().wrapping_add(1),
+            ..s
+        };
+        assert_eq!(
+            Stamp::parse(other_boot.to_json().as_bytes()),
+            Some(other_boot)
+        );
+        assert!(!other_boot.matches(s.dir));
+        assert!(s.matches(s.dir) || boot_id() == 0);
         assert_eq!(Stamp::parse(b"not json"), None);
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join("lock");
@@ -246,6 +291,7 @@ mod tests {
                 nsec: 111_111_111,
             }),
             invalidations: 3,
+            boot: 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef,
         };
         let new = Stamp {
             dir: Some(DirStamp {
@@ -276,6 +322,7 @@ mod tests {
             valid: true,
             dir: None,
             invalidations: u64::MAX,
+            boot: u128::MAX,
         };
         write(&path, s).unwrap();
         assert_eq!(read(&lock, &path), s);

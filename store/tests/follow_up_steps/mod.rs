@@ -161,6 +161,20 @@ pub fn state(root: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// The monitor's next wake-up found the slow, sure way: by reading every ledger of both kinds
+/// (what a store without an index of due times answers).
+pub fn wakeup_by_reading_everything<S: agentx_clarify_command::Store>(
+    store: &S,
+    now: i64,
+) -> Option<i64> {
+    let (ledgers, _) = agentx_clarify_command::query::read_all(store).unwrap();
+    let clarifications = agentx_clarify_core::monitor::next_wakeup(&ledgers, now);
+    let delegations = agentx_clarify_command::delegate::next_wakeup(store)
+        .unwrap()
+        .map(|t| t.max(now));
+    clarifications.into_iter().chain(delegations).min()
+}
+
 /// What the follow-ups found, kind by kind, over a run.
 #[derive(Debug, Default)]
 pub struct Found {

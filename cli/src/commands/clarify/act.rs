@@ -6,7 +6,7 @@
 use agentx_clarify_command as commands;
 use agentx_clarify_core::api::input::{action, object, string};
 use agentx_clarify_core::ClarifyError;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 use serde_json::{json, Value};
 

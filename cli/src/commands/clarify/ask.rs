@@ -7,7 +7,7 @@ use agentx_clarify_command as commands;
 use agentx_clarify_core::api::input::{new_request, object};
 use agentx_clarify_core::routing::ASKED_BACK;
 use agentx_clarify_core::{ClarifyError, NewRequest};
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 use serde_json::{json, Value};
 
@@ -102,6 +102,7 @@ pub struct KindArgs {
 /// is written and printed.
 pub fn run(
     ws: &Workspace,
+    runner: route::Run<'_>,
     now: i64,
     clock: commands::Clock<'_>,
     fixed_now: Option<i64>,
@@ -110,7 +111,7 @@ pub fn run(
 ) -> Outcome {
     let req = request(a)?;
     if a.route {
-        return route::ask(ws, clock, fixed_now, json, &req, a.wait);
+        return route::ask(ws, runner, clock, fixed_now, json, &req, a.wait);
     }
     print::mutation(json, &commands::ask(ws, now, &req)?)
 }

@@ -5,11 +5,11 @@
 use std::io::Read as _;
 
 use agentx_clarify_command::layer4::{audit, audit_error, audit_json, check, AuditTarget};
-use agentx_clarify_core::layer4::{Audit, CheckArgs as CoreCheckArgs, Plan};
+use agentx_clarify_core::layer4::{Audit, AuditStep, CheckArgs as CoreCheckArgs, Plan};
 use agentx_clarify_core::names::parse_issue;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::new_uuid_v4;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 
 use crate::exit::{self, Outcome};
@@ -120,6 +120,35 @@ pub fn run_audit(ws: &Workspace, json: bool, a: &AuditArgs) -> Outcome {
     }))
 }
 
+/// `    decided 2026-11-22T10:01:00.000Z by alice (human via web), signed by agent-x: In-process
+/// LRU [lru] — see ADR-7`.
+fn step_line(verb: &str, s: &AuditStep) -> String {
+    let signer = s
+        .signer
+        .as_deref()
+        .map_or_else(|| String::from("unsigned"), |k| format!("signed by {k}"));
+    let value = s.value.as_ref().map(|v| match v {
+        serde_json::Value::String(t) => t.clone(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    });
+    let what = match (&s.label, value, &s.note) {
+        (Some(label), Some(value), Some(note)) => format!("{label} [{value}] — {note}"),
+        (Some(label), Some(value), None) => format!("{label} [{value}]"),
+        (_, _, Some(note)) => note.clone(),
+        _ => String::new(),
+    };
+    format!(
+        "    {verb} {} by {}, {signer}: {what}",
+        s.timestamp,
+        s.who()
+    )
+}
+
 fn audit_text(a: &Audit) -> String {
     let signed = |s: &Option<String>| if s.is_some() { "signed" } else { "unsigned" };
     let mut lines = Vec::new();
@@ -132,14 +161,11 @@ fn audit_text(a: &Audit) -> String {
             r.ask_timestamp,
             signed(&r.ask_signature)
         ));
-        if let (Some(at), Some(answer)) = (&r.answer_timestamp, &r.answer) {
-            lines.push(format!(
-                "    answered {at} ({}): {answer}",
-                signed(&r.answer_signature)
-            ));
-        }
-        if r.resolved {
-            lines.push(String::from("    resolved"));
+        // Who answered and who decided, what they chose and wrote, and who signed it.
+        for (verb, step) in [("answered", &r.answered), ("decided", &r.decided)] {
+            if let Some(s) = step {
+                lines.push(step_line(verb, s));
+            }
         }
     }
     for p in &a.problems {

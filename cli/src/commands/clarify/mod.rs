@@ -9,7 +9,7 @@ mod query;
 mod route;
 
 use agentx_clarify_store::clock::system_now_ms;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Subcommand;
 
 use super::signals;
@@ -167,13 +167,20 @@ pub enum Clarify {
     },
 }
 
-pub fn run(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> Outcome {
+pub fn run(
+    ws: &Workspace,
+    runner: route::Run<'_>,
+    now: i64,
+    fixed: bool,
+    json: bool,
+    cmd: Clarify,
+) -> Outcome {
     // Routing reads the clock at each step (a run takes time), unless --now fixes it.
     let clock = move || if fixed { now } else { system_now_ms() };
     match cmd {
-        Clarify::Ask(a) => ask::run(ws, now, &clock, fixed.then_some(now), json, &a),
-        Clarify::Route(a) => route::route(ws, &clock, json, a),
-        Clarify::Reopen(a) if a.route => route::reopen(ws, &clock, json, a),
+        Clarify::Ask(a) => ask::run(ws, runner, now, &clock, fixed.then_some(now), json, &a),
+        Clarify::Route(a) => route::route(ws, runner, &clock, json, a),
+        Clarify::Reopen(a) if a.route => route::reopen(ws, runner, &clock, json, a),
         Clarify::Reopen(a) => act::reopen(ws, now, json, &a),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer {
@@ -206,7 +213,7 @@ pub fn run(ws: &Workspace, now: i64, fixed: bool, json: bool, cmd: Clarify) -> O
             jobs,
         } => {
             let wanted = (route || no_route).then_some(route);
-            route::monitor(ws, &clock, json, dry_run, wanted, jobs)
+            route::monitor(ws, runner, &clock, json, dry_run, wanted, jobs)
         }
         Clarify::Check(a) => layer4::run_check(ws, now, json, a),
         Clarify::Audit(a) => layer4::run_audit(ws, json, &a),

@@ -7,8 +7,7 @@ use agentx_clarify_core::api::input::{issue_number, list_filter, object, scope_q
 use agentx_clarify_core::render::{text_list, text_stats, text_thread};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::parse_now;
-use agentx_clarify_store::DiskStore;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 
@@ -170,10 +169,10 @@ pub fn wakeup(ws: &Workspace, now: i64, json: bool) -> Outcome {
     let monitor = commands::query::next_wakeup(ws, now)?;
     // A workspace with notification sinks: its outbox's next retry, ladder step
     // or reminder counts too (run `agentx notify send` at the wake-up as well).
-    let notify = if DiskStore::new(ws.files.root()).notify_sinks()?.is_empty() {
+    let notify = if ws.files.settings().sinks()?.is_empty() {
         None
     } else {
-        agentx_clarify_notify::home::Home::open(ws.files.root())?
+        agentx_clarify_notify::home::Home(ws)
             .read_outbox()?
             .next_due()
     };

@@ -5,13 +5,12 @@ use agentx_clarify_command::Files;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use agentx_clarify_a2a::HubRunner;
 use agentx_clarify_command::route::{parse_run, route_outcome, route_prompt, RoutedAll};
-use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, Scope};
+use agentx_clarify_command::{self as commands, Clock, Mutation, Routed, Runner, Scope};
 use agentx_clarify_core::render::{text_report, text_thread};
 use agentx_clarify_core::routing::Outcome as RouteOutcome;
 use agentx_clarify_core::{ClarifyError, NewRequest, Status};
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
 use serde_json::{json, Value};
 
@@ -42,9 +41,9 @@ pub struct RouteArgs {
     pub interpret: Option<PathBuf>,
 }
 
-fn runner(ws: &Workspace) -> HubRunner {
-    HubRunner::new(ws.files.root())
-}
+/// The workspace handle's runner (`agentx_clarify_a2a::open_workspace`: A2A agents over
+/// HTTP, every other preset as a process).
+pub type Run<'r> = &'r (dyn Runner + Sync);
 
 fn read_file(path: &Path) -> Result<String, ClarifyError> {
     let mut text = String::new();
@@ -58,9 +57,15 @@ fn read_file(path: &Path) -> Result<String, ClarifyError> {
 }
 
 /// `agentx clarify route`.
-pub fn route(ws: &Workspace, clock: Clock<'_>, json: bool, a: RouteArgs) -> Outcome {
+pub fn route(
+    ws: &Workspace,
+    runner: Run<'_>,
+    clock: Clock<'_>,
+    json: bool,
+    a: RouteArgs,
+) -> Outcome {
     if a.all {
-        let all = commands::route_all(ws, &runner(ws), clock, a.jobs as usize)?;
+        let all = commands::route_all(ws, runner, clock, a.jobs as usize)?;
         return Ok(print_all(json, &all));
     }
     let id = a.id.unwrap_or_default();
@@ -81,13 +86,19 @@ pub fn route(ws: &Workspace, clock: Clock<'_>, json: bool, a: RouteArgs) -> Outc
         let v = route_outcome(ws, &id, &run, clock())?;
         return Ok(print_outcome_view(json, &v));
     }
-    let routed = commands::route(ws, &runner(ws), &id, clock, true)?;
+    let routed = commands::route(ws, runner, &id, clock, true)?;
     Ok(print_routed(json, &routed))
 }
 
 /// `agentx clarify reopen <id> --route`: the target needs a runner before anything is
 /// written; then the record is reopened and routed here, and the routing's outcome printed.
-pub fn reopen(ws: &Workspace, clock: Clock<'_>, json: bool, a: ReopenArgs) -> Outcome {
+pub fn reopen(
+    ws: &Workspace,
+    runner: Run<'_>,
+    clock: Clock<'_>,
+    json: bool,
+    a: ReopenArgs,
+) -> Outcome {
     let config = ws.load_runner_config()?;
     let (_, record) = commands::show_id(ws, &a.id)?;
     if config.agents.for_agent(&record.to).is_none() {
@@ -95,7 +106,7 @@ pub fn reopen(ws: &Workspace, clock: Clock<'_>, json: bool, a: ReopenArgs) -> Ou
     }
     let reopened = commands::reopen(ws, clock(), &a.id, a.from.as_deref(), a.message.as_deref())?;
     print::warnings(&reopened.warnings);
-    let routed = commands::route(ws, &runner(ws), &a.id, clock, true)?;
+    let routed = commands::route(ws, runner, &a.id, clock, true)?;
     Ok(print_routed(json, &routed))
 }
 
@@ -104,6 +115,7 @@ pub fn reopen(ws: &Workspace, clock: Clock<'_>, json: bool, a: ReopenArgs) -> Ou
 /// ask returns at once; with it, here, and the routing's outcome is printed.
 pub fn ask(
     ws: &Workspace,
+    runner: Run<'_>,
     clock: Clock<'_>,
     fixed_now: Option<i64>,
     json: bool,
@@ -126,7 +138,7 @@ pub fn ask(
         return print::mutation(json, &asked);
     }
     if wait {
-        let routed = commands::route(ws, &runner(ws), &asked.id, clock, true)?;
+        let routed = commands::route(ws, runner, &asked.id, clock, true)?;
         return Ok(print_routed(json, &routed));
     }
     let background = spawn_route(ws.files.root(), fixed_now, &asked.id);
@@ -187,6 +199,7 @@ fn print_asked(json: bool, asked: &Mutation, background: &Result<u32, String>) -
 /// `agentx clarify monitor [--route]`.
 pub fn monitor(
     ws: &Workspace,
+    runner: Run<'_>,
     clock: Clock<'_>,
     json: bool,
     dry_run: bool,
@@ -199,7 +212,7 @@ pub fn monitor(
     let routed = if wanted {
         Some(commands::route_ids(
             ws,
-            &runner(ws),
+            runner,
             clock,
             jobs as usize,
             &run.report.retried,

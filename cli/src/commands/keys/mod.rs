@@ -5,7 +5,7 @@ mod ignore;
 
 use agentx_clarify_command::keys::{list_json, list_keys, new_key};
 use agentx_clarify_store::random_seed;
-use agentx_clarify_store_any::AnyStore as Workspace;
+use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Subcommand;
 
 use crate::exit::Outcome;

@@ -83,7 +83,9 @@ fn the_audit_record_has_layer_4s_shape() {
             "answer_timestamp",
             "answer",
             "answer_signature",
-            "resolved"
+            "resolved",
+            "answered",
+            "decided"
         ]
     );
     assert_eq!(
@@ -266,4 +268,78 @@ fn unknown_records_are_not_found() {
         (empty.total_rounds, empty.all_resolved, empty.verified),
         (0, true, true)
     );
+}
+
+#[test]
+fn the_audit_leads_with_who_decided_what() {
+    use crate::kinds::{AnswerKind, AnswerOption, AnswerSpec};
+    use crate::ops::{decide, Attribution};
+    use crate::testkit::{ask, plain, T0};
+    let signers = keyring();
+    let option = |v: &str, l: &str| AnswerOption {
+        value: v.into(),
+        label: Some(l.into()),
+        description: None,
+    };
+    let req = crate::ops::NewRequest {
+        answer: AnswerSpec {
+            kind: AnswerKind::Choice,
+            options: vec![option("redis", "Redis"), option("lru", "In-process LRU")],
+            allow_other: Some(false),
+            ..AnswerSpec::default()
+        },
+        ..plain("engineer", "architect", "Cache", "Which cache?")
+    };
+    let l = ask(None, &req, T0, &signers);
+    let by = Attribution {
+        by: "alice".into(),
+        via: "web".into(),
+        reference: None,
+    };
+    let done = decide(
+        &l,
+        "CLR-42-001",
+        Some("see ADR-7".into()),
+        Some(serde_json::json!("lru")),
+        &crate::config::Config::default(),
+        T0 + MIN,
+        &signers,
+        &by,
+    )
+    .unwrap();
+    let a = audit(
+        &done.ledger,
+        AuditScope::Record("CLR-42-001"),
+        &signers.public_keys(),
+        true,
+    )
+    .unwrap();
+    assert!(a.verified, "{:?}", a.problems);
+    let round = &a.chain[0];
+    assert_eq!(round.answered, None, "nobody answered: a person decided");
+    let d = round.decided.as_ref().unwrap();
+    assert_eq!(
+        (
+            d.from.as_str(),
+            d.by.as_deref(),
+            d.via.as_deref(),
+            d.label.as_deref(),
+            d.note.as_deref(),
+            d.signer.as_deref()
+        ),
+        (
+            "human",
+            Some("alice"),
+            Some("web"),
+            Some("In-process LRU"),
+            Some("see ADR-7"),
+            Some("agent-x")
+        )
+    );
+    assert_eq!(d.value, Some(serde_json::json!("lru")));
+    assert_eq!(d.timestamp, "2026-11-22T10:01:00.000Z");
+    assert!(d.signature.is_some());
+    assert_eq!(d.who(), "alice (human via web)");
+    let v = serde_json::to_value(round).unwrap();
+    assert_eq!(v["decided"]["ref"], serde_json::Value::Null);
 }

@@ -1,5 +1,5 @@
 //! One benchmark writer (`scripts/bench-scale`): `bench_asks ROOT ISSUE N NAME` opens the
-//! workspace's store once (its files, or PostgreSQL as `AGENTX_STORE` / `[store] url` say),
+//! workspace once (its files, or PostgreSQL as `AGENTX_STORE` / `[store] url` say),
 //! waits for a line on stdin (so all writers start together), then runs N `clarify ask`s on
 //! ISSUE through the command layer — the whole command: validation, the row or file lock,
 //! the statuses, the follow-up monitor — and prints one JSON line: each ask's wall time in
@@ -27,7 +27,13 @@ fn main() {
         eprintln!("usage: bench_asks ROOT ISSUE N NAME");
         std::process::exit(2);
     };
-    let store = agentx_clarify_store_any::open(std::path::Path::new(root)).expect("open the store");
+    let root = std::path::Path::new(root);
+    let ws = agentx_clarify_workspace::Workspace::open(
+        root,
+        agentx_clarify_runner::ProcessRunner::new(root),
+    )
+    .expect("open the workspace");
+    let store = ws.store().expect("the store");
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).expect("stdin");
     let (mut micros, mut ids) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -39,7 +45,7 @@ fn main() {
         );
         let t = Instant::now();
         let now = agentx_clarify_store::clock::system_now_ms();
-        let m = agentx_clarify_command::ask(&store, now, &req).expect("ask");
+        let m = agentx_clarify_command::ask(&*store, now, &req).expect("ask");
         micros.push(t.elapsed().as_micros());
         ids.push(m.id);
     }

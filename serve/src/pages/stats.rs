@@ -1,0 +1,124 @@
+//! `/stats`: the workspace's numbers as tables, and two charts drawn on the server
+//! (`charts.rs`): decisions over time by who decided, and the time they took.
+
+use std::sync::Arc;
+
+use agentx_clarify_command::query;
+use agentx_clarify_core::stats::Stats;
+use axum::extract::State;
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
+
+use super::charts;
+use super::frame::{render, viewer};
+use crate::html::esc;
+use crate::hub::App;
+
+pub async fn stats(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri) -> Response {
+    let v = match viewer(&app, &headers, &uri).await {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let body = app
+        .with_store(|ws| {
+            let now = agentx_clarify_store::clock::system_now_ms();
+            let s = query::stats(ws, None)?;
+            let (ledgers, _) = query::read_all(ws)?;
+            let decisions = agentx_clarify_core::decided::decisions(&ledgers, None);
+            let mut out = String::from("<h2>Decisions</h2>");
+            out.push_str(&charts::over_time(&decisions, now));
+            out.push_str(&charts::time_to_decision(&decisions));
+            out.push_str(&numbers(&s.stats));
+            out.push_str(&pairs(&s.stats));
+            if let Some(d) = &s.stats.delegations {
+                out.push_str(&format!(
+                    "<h2>Delegations</h2><pre class=\"stats\">{}</pre>",
+                    esc(&d.text_lines().join("\n"))
+                ));
+            }
+            Ok(out)
+        })
+        .await;
+    render(&v, "Stats", "/stats", body)
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| String::from("n/a"), |r| format!("{:.0}%", r * 100.0))
+}
+
+#[allow(clippy::cast_precision_loss)] // milliseconds far below 2^52
+fn duration(ms: Option<i64>) -> String {
+    match ms {
+        None => String::from("n/a"),
+        Some(ms) if ms < 60_000 => format!("{:.0} s", ms as f64 / 1000.0),
+        Some(ms) if ms < 3_600_000 => format!("{:.0} min", ms as f64 / 60_000.0),
+        Some(ms) => format!("{:.1} h", ms as f64 / 3_600_000.0),
+    }
+}
+
+fn numbers(s: &Stats) -> String {
+    let statuses: String = s
+        .by_status
+        .iter()
+        .map(|(status, n)| {
+            format!(
+                "<tr><th scope=\"row\">{}</th><td>{n}</td></tr>",
+                status.as_str()
+            )
+        })
+        .collect();
+    let rows = [
+        ("auto-resolution rate", pct(s.auto_resolution_rate)),
+        ("escalation rate", pct(s.escalation_rate)),
+        (
+            "average rounds to resolution",
+            s.average_rounds_to_resolution
+                .map_or_else(|| String::from("n/a"), |v| format!("{v:.1}")),
+        ),
+        (
+            "time to first answer (median)",
+            duration(s.time_to_first_answer_ms.median),
+        ),
+        (
+            "time to first answer (p90)",
+            duration(s.time_to_first_answer_ms.p90),
+        ),
+        ("went stale", s.stale_count.to_string()),
+        ("deadlocks broken", s.deadlock_count.to_string()),
+        ("re-asks not asked twice", s.reasks_suppressed.to_string()),
+    ];
+    let rates: String = rows
+        .iter()
+        .map(|(k, v)| format!("<tr><th scope=\"row\">{k}</th><td>{}</td></tr>", esc(v)))
+        .collect();
+    format!(
+        "<h2>Records <span class=\"muted\">({} in all)</span></h2><div class=\"tables\">\
+         <table class=\"narrow\"><caption>By status</caption><tbody>{statuses}</tbody></table>\
+         <table class=\"narrow\"><caption>How they went</caption><tbody>{rates}</tbody></table></div>",
+        s.total
+    )
+}
+
+fn pairs(s: &Stats) -> String {
+    if s.pairs.is_empty() {
+        return String::new();
+    }
+    let rows: String = s
+        .pairs
+        .iter()
+        .map(|p| {
+            format!(
+                "<tr><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&p.from),
+                esc(&p.to),
+                p.total,
+                p.resolved,
+                p.escalated
+            )
+        })
+        .collect();
+    format!(
+        "<h2>Who asks whom</h2><div class=\"table\"><table><thead><tr><th>pair</th><th>asked</th>\
+         <th>resolved</th><th>escalated</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+}
