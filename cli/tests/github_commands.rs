@@ -415,3 +415,70 @@ fn the_first_sync_of_issues_without_comments() {
 fn the_first_sync_of_issues_without_comments_on_postgresql() {
     empty_state(Kept::Pg);
 }
+
+/// `/resolve` of a closed choice (`allowOther = false`) with a note alone is refused as the
+/// web form and the CLI refuse it (issue 52: a note is not a decision between options), and
+/// the ledger is left as it was; with an option first it records the value and the note.
+fn closed_choices(kept: Kept) {
+    let env = Env::on(Way::Gh, kept);
+    let t = now0();
+    let id = blocking_ask(
+        &env,
+        t,
+        42,
+        "Cache",
+        &[
+            "--kind=choice",
+            "--option=redis=Redis",
+            "--option=lru=In-process LRU",
+            "--no-other",
+        ],
+    );
+    env.send(t + 100);
+    env.hub.role("mia", "maintain");
+    let before = env.record(42, &id);
+    let note = env.hub.comment(42, "mia", &format!("/resolve {id} see ADR-7"));
+    let out = env.sync(t + 1000);
+    let reason = out["sync"]["refused"][0]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(reason.contains("INVALID_ANSWER"), "{out}");
+    assert_eq!(env.hub.reactions(&note), ["confused"]);
+    assert_eq!(env.record(42, &id), before, "the ledger is unchanged");
+
+    let chosen = env
+        .hub
+        .comment(42, "mia", &format!("/resolve {id} lru see ADR-7"));
+    let out = env.sync(t + 2000);
+    assert_eq!(
+        out["sync"]["acted"][0]["command"],
+        format!("resolve {id}"),
+        "{out}"
+    );
+    assert_eq!(env.hub.reactions(&chosen), ["+1"]);
+    let record = env.record(42, &id);
+    assert_eq!(record["status"], "resolved", "{record}");
+    let last = record["thread"]
+        .as_array()
+        .and_then(|t| t.last())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(last["value"], "lru", "{last}");
+    assert_eq!(last["by"], "mia", "{last}");
+    assert!(
+        last["body"].as_str().is_some_and(|b| b.contains("see ADR-7")),
+        "the note is kept: {last}"
+    );
+    env.finish();
+}
+
+#[test]
+fn a_note_alone_does_not_decide_a_closed_choice() {
+    closed_choices(Kept::Files);
+}
+
+#[test]
+fn a_note_alone_does_not_decide_a_closed_choice_on_postgresql() {
+    closed_choices(Kept::Pg);
+}

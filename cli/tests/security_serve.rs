@@ -62,7 +62,8 @@ fn a_revoked_tokens_sessions_die_on_every_server_and_sessions_outlive_a_restart(
     let mut a = Server::start(root, &["--no-worker"]);
     let b = Server::start(root, &["--no-worker"]);
     let (cookie, csrf) = sign_in_with(&a, &alice);
-    let (link_cookie, _) = a.sign_in();
+    let (link_cookie, link_csrf) = a.sign_in();
+    let id = escalated(root, 42, "Cache");
     // The other server knows both sessions.
     assert_eq!(inbox_status(&b, &cookie), 200);
     assert_eq!(inbox_status(&b, &link_cookie), 200);
@@ -91,6 +92,26 @@ fn a_revoked_tokens_sessions_die_on_every_server_and_sessions_outlive_a_restart(
     assert_eq!(again.host().split(':').next().unwrap(), name);
     assert_eq!(inbox_status(&again, &link_cookie), 200);
     assert_eq!(inbox_status(&again, &cookie), 303);
+    // And the person decides there without signing in again (issue 52): the same cookie and
+    // CSRF token, the decision recorded under their name.
+    let origin = again.origin();
+    let body = serde_json::json!({"op": "decide", "input": {"id": id, "message": "Redis"}});
+    let decided = again.send(
+        "POST",
+        "/api/v1/call",
+        &[
+            ("Cookie", &link_cookie),
+            ("X-CSRF-Token", &link_csrf),
+            ("Origin", &origin),
+            ("Content-Type", "application/json"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(decided.status, 200, "{decided:?}");
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    let last = shown["clarification"]["thread"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["from"], "human", "{shown}");
+    assert!(last["by"].as_str().is_some_and(|b| !b.is_empty() && b != "local"), "{last}");
 }
 
 #[test]

@@ -37,12 +37,23 @@ impl Conn {
     }
 
     /// A write's statements may each run `[store] timeout_ms` on the server (then the
-    /// transaction fails and rolls back: nothing was written), in the transaction under way.
-    pub fn bound_statements(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
-        tx.batch_execute(&format!(
-            "SET LOCAL statement_timeout = {}",
-            crate::watch::timeout().as_millis()
-        ))
+    /// transaction fails and rolls back: nothing was written), in the transaction under way,
+    /// plus `lock_wait_ms` for a row lock: a lock wait is the lock timeout's to end
+    /// (`LOCK_TIMEOUT`, as on the file store), not the statement timeout's — under contention
+    /// a writer queued behind others must not fail as an I/O error first.
+    pub fn bound_statements(
+        tx: &mut postgres::Transaction<'_>,
+        lock_wait_ms: u64,
+    ) -> Result<(), postgres::Error> {
+        let ms = u64::try_from(crate::watch::timeout().as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_add(lock_wait_ms);
+        tx.batch_execute(&format!("SET LOCAL statement_timeout = {ms}"))
+    }
+
+    /// The `lock_timeout` set on this session (0: none set yet).
+    pub fn lock_wait_ms(&self) -> u64 {
+        self.lock_timeout_ms.unwrap_or(0)
     }
 
     /// Row locks wait at most `ms` (then `LOCK_TIMEOUT`, like the file store's locks).

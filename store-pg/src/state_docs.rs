@@ -50,8 +50,9 @@ impl PgStore {
         let mut conn = self.conn()?;
         let c = conn.get()?;
         let fail = |e: &postgres::Error| self.doc_fail("write", name, e);
+        let lock_wait = c.lock_wait_ms();
         let mut tx = c.client.transaction().map_err(|e| fail(&e))?;
-        crate::conn::Conn::bound_statements(&mut tx).map_err(|e| fail(&e))?;
+        crate::conn::Conn::bound_statements(&mut tx, lock_wait).map_err(|e| fail(&e))?;
         // The row exists before it is locked: the first writer of a document and a second
         // one then queue on the same row lock.
         tx.execute(

@@ -222,12 +222,13 @@ fn attempt_once<T>(
     // Read committed: the row lock serialises writers of one document, and each statement
     // sees what committed before it, so waiting for a lock never ends in a serialization
     // failure the way repeatable read would under contention.
+    let lock_wait = conn.lock_wait_ms();
     let mut tx = conn
         .client
         .build_transaction()
         .isolation_level(IsolationLevel::ReadCommitted)
         .start()?;
-    Conn::bound_statements(&mut tx)?;
+    Conn::bound_statements(&mut tx, lock_wait)?;
     let (revs, current) = lock_documents(&mut tx, &statements, cache, keys)?;
     let (writes, result) = decide(&current)?;
     if writes.iter().all(Option::is_none) {
