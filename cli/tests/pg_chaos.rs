@@ -332,7 +332,7 @@ fn a_frozen_database_is_a_503_within_the_timeout_that_writes_nothing() {
     assert_eq!(as_person("list", json!({})).status, 200);
 
     let frozen = Frozen::freeze(&cluster.url);
-    // A decision (a session needs no token check: the decision itself meets the freeze).
+    // A decision as a signed-in person (the session's check, in the store, meets the freeze).
     let started = Instant::now();
     let decided = as_person("decide", json!({"id": id, "message": "Redis"}));
     let took = started.elapsed();

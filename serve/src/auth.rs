@@ -150,30 +150,31 @@ pub async fn caller_with(app: &Arc<App>, headers: &HeaderMap) -> (Caller, Option
     let Some(cookie) = cookie_value(app, headers).map(str::to_owned) else {
         return (Caller::Nobody, None);
     };
+    // Bounded as every request's store call is: a frozen database is a 503 within
+    // `[store] timeout_ms`, not a request that hangs (docs/protocol.md §32).
     let store = Arc::clone(app);
-    let found = tokio::task::spawn_blocking(move || {
-        let tokens = store.tokens.load()?;
-        let now = agentx_clarify_store::clock::system_now_ms();
-        store.sessions.get(&cookie, now, &tokens)
-    })
-    .await;
+    let found = app
+        .bounded(move || {
+            let tokens = store.tokens.load()?;
+            let now = agentx_clarify_store::clock::system_now_ms();
+            store.sessions.get(&cookie, now, &tokens)
+        })
+        .await;
     match found {
-        Ok(Ok(Some(s))) => {
+        Ok(Some(s)) => {
             let key = Credential::Session(s.key.clone());
             (Caller::Session(s), Some(key))
         }
-        Ok(Ok(None)) => (Caller::Nobody, None),
-        Ok(Err(e)) => (Caller::Unavailable(format!("{}: {e}", e.code())), None),
-        Err(_) => (
-            Caller::Unavailable("the session check did not finish".into()),
-            None,
-        ),
+        Ok(None) => (Caller::Nobody, None),
+        Err(e) => (Caller::Unavailable(format!("{}: {e}", e.code())), None),
     }
 }
 
 /// Whether `credential` still stands: the token is not revoked, the session not ended,
-/// expired or dead with its token. What an open stream asks at each event (issue 48); a
-/// store that cannot answer ends the stream (the client connects again).
+/// expired or dead with its token. What an open stream asks at each event (issue 48). A
+/// store that cannot answer keeps the stream: a revocation is written to that same store, and
+/// while it is down no change reaches the stream either; the next event asks again (an
+/// outage must not drop every open stream, docs/protocol.md §32).
 pub async fn still_valid(app: &Arc<App>, credential: &Credential) -> bool {
     let store = Arc::clone(app);
     let credential = credential.clone();
@@ -190,7 +191,7 @@ pub async fn still_valid(app: &Arc<App>, credential: &Credential) -> bool {
     .await
     .ok()
     .and_then(Result::ok)
-    .unwrap_or(false)
+    .unwrap_or(true)
 }
 
 /// Why a request that presented a session cookie has no session: `expired` (it lapsed) or
@@ -246,14 +247,15 @@ async fn signed_in(
 ) -> Response {
     let store = Arc::clone(app);
     let name = human.to_owned();
-    let started = tokio::task::spawn_blocking(move || {
-        let tokens = store.tokens.load()?;
-        let now = agentx_clarify_store::clock::system_now_ms();
-        store.sessions.start(&name, token.as_deref(), now, &tokens)
-    })
-    .await;
+    let started = app
+        .bounded(move || {
+            let tokens = store.tokens.load()?;
+            let now = agentx_clarify_store::clock::system_now_ms();
+            store.sessions.start(&name, token.as_deref(), now, &tokens)
+        })
+        .await;
     match started {
-        Ok(Ok(cookie)) => {
+        Ok(cookie) => {
             crate::log::line(&format!("'{human}' signed in"));
             let to = next.and_then(crate::next::safe).unwrap_or("/");
             let mut r = Redirect::to(to).into_response();
@@ -267,11 +269,10 @@ async fn signed_in(
             }
             r
         }
-        Ok(Err(e)) => {
+        Err(e) => {
             crate::log::line(&format!("a session could not be started: {}", e.code()));
             (StatusCode::SERVICE_UNAVAILABLE, "cannot start a session").into_response()
         }
-        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "cannot start a session").into_response(),
     }
 }
 
