@@ -27,6 +27,7 @@ export async function serve(root, extra = ["--no-worker"]) {
     base,
     url: `${base}/mcp`,
     child,
+    stdout: () => stdout,
     exited,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
@@ -35,6 +36,33 @@ export async function serve(root, extra = ["--no-worker"]) {
         child.kill("SIGTERM");
         await exited;
       }
+    },
+  };
+}
+
+/**
+ * Signs in as a browser does, by the one-time link `agentx serve` printed: `call(op, input)`
+ * then sends `/api/v1/call` as the inbox page's script does (the session cookie, the server's
+ * Origin and the page's CSRF token) and resolves with the envelope.
+ */
+export async function signIn(server) {
+  const link = server.stdout().match(/(http:\/\/127\.0\.0\.1:\d+\/login\?once=\S+)/)?.[1];
+  if (!link) throw new Error(`no sign-in link in: ${server.stdout()}`);
+  const once = await fetch(link, { redirect: "manual" });
+  const cookie = once.headers.get("set-cookie")?.split(";")[0];
+  if (!cookie) throw new Error(`no session cookie (${once.status})`);
+  const page = await (await fetch(`${server.base}/`, { headers: { cookie } })).text();
+  const csrf = page.match(/<meta name="csrf" content="([^"]+)"/)?.[1];
+  if (!csrf) throw new Error("no CSRF token on the inbox page");
+  return {
+    cookie,
+    call: async (op, input) => {
+      const res = await fetch(`${server.base}/api/v1/call`, {
+        method: "POST",
+        headers: { cookie, origin: server.base, "x-csrf-token": csrf, "content-type": "application/json" },
+        body: JSON.stringify({ op, input }),
+      });
+      return res.json();
     },
   };
 }
