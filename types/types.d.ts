@@ -333,7 +333,19 @@ export interface ListResult { clarifications: Clarification[] }
 /** `includeEscalated`: an escalated blocking record holds its issue too (`waitingOn: "human"`). */
 export interface ReadyInput extends WorkspaceInput { includeEscalated?: boolean }
 export interface ShowInput extends WorkspaceInput { id?: string; issue?: number | string }
-export interface ShowResult { clarification?: Clarification; ledger?: Ledger }
+/** A person's decision on a record (docs/protocol.md §23): the last resolution, when `human`'s. */
+export interface Decision {
+  /** The person (`alice`, `operator of engineer`); `human` when the surface named nobody. */
+  by: string
+  /** The surface (`web`, `elicitation`, `github`, …); `null` when the entry names none. */
+  via: string | null
+  value: AnswerValue | null
+  /** The chosen options' labels, when there is a value. */
+  label?: string
+  text: string
+  at: string
+}
+export interface ShowResult { clarification?: Clarification; ledger?: Ledger; decision?: Decision }
 export interface ReadyResult { issues: ReadyIssue[] }
 export interface SetStatusInput {
   statuses?: Statuses | string
@@ -528,6 +540,8 @@ export interface StoreResumePrompt {
     rounds?: { round: number; question: string; answer: string | null }[]
     outcome?: ResumeLine
     decision?: string
+    decided?: Decision
+    details?: ResumeLine[]
     waitsForHuman: boolean
     stateRestoration?: string
     instruction: string
@@ -685,6 +699,8 @@ export interface ResumeText {
   rounds?: { round: number; question: string; answer: string | null }[]
   outcome?: { label: string; value: string }
   decision?: string
+  decided?: Decision
+  details?: { label: string; value: string }[]
   waitsForHuman: boolean
   stateRestoration?: string
   instruction: string

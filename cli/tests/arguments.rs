@@ -294,3 +294,27 @@ fn an_option_description_names_its_option() {
         "Shared across instances = one more service"
     );
 }
+
+#[test]
+fn answer_kind_is_an_alias_of_kind() {
+    // Issue 49: MCP and JSON say `answerKind`; `--answer-kind` on the command line was a usage
+    // error with no "did you mean --kind".
+    let dir = workspace();
+    let out = json_in(
+        dir.path(),
+        &[
+            "clarify",
+            "ask",
+            "--issue=3",
+            "--from=engineer",
+            "--to=architect",
+            "--topic=Ship",
+            "--question=Ship on Friday?",
+            "--answer-kind=confirm",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(out.json()["clarification"]["answerKind"], "confirm");
+    let help = run(["clarify", "ask", "--help"]);
+    assert!(help.stdout.contains("answer-kind"), "{}", help.stdout);
+}

@@ -900,3 +900,27 @@ fn died_before_remembering(kept: Kept) {
     assert_eq!(env.hub.reactions(&taken), ["+1"]);
     env.finish();
 }
+
+#[test]
+fn without_gh_the_error_suggests_via_api() {
+    // Issue 49: "could not start gh" left a newcomer without gh guessing what to do.
+    let ws = workspace();
+    write_config(ws.path(), "[github]\nrepo = \"acme/app\"\n");
+    ask(ws.path(), now0(), 42, "Cache", "Redis?");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let mut cmd = agentx();
+    cmd.arg(root_arg(ws.path()))
+        .args(["--json", "github", "sync"])
+        .env("PATH", empty.path());
+    let out = Out::from_output(&cmd.output().expect("agentx runs"));
+    assert_ne!(out.code, 0, "{out:#?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["ok"], false, "{v}");
+    // The sync's error for the issue, and the comment delivery's.
+    let message = v["sync"]["errors"][0].as_str().unwrap_or("");
+    assert!(message.contains("could not start gh"), "{v}");
+    let delivery = v["failed"][0]["error"].as_str().unwrap_or("");
+    assert!(delivery.contains("via = \"api\""), "{v}");
+    assert!(message.contains("via = \"api\""), "{v}");
+    assert!(message.contains("GITHUB_TOKEN"), "{v}");
+}

@@ -249,6 +249,30 @@ fn mcp_takes_its_agent_from_agentx_agent() {
     );
 }
 
+/// An agent's token names the agent over HTTP as `--agent` does on stdio: minting one for an
+/// agent no workflow step runs warns the same way (issue 49).
+#[test]
+fn a_token_for_an_agent_with_no_step_warns_as_stdio_does() {
+    let dir = common::workspace();
+    let root = dir.path();
+    let good = common::json_in(root, &["tokens", "new", "--agent", "engineer"]);
+    assert_eq!(good.code, 0, "{good:#?}");
+    assert!(!good.stderr.contains("warning"), "{}", good.stderr);
+    assert_eq!(good.json()["warnings"], serde_json::json!([]));
+    let typo = common::json_in(root, &["tokens", "new", "--agent", "enginer"]);
+    assert_eq!(typo.code, 0, "still minted: {typo:#?}");
+    assert!(
+        typo.stderr
+            .contains("warning: agent 'enginer' has no step in any workflow"),
+        "{}",
+        typo.stderr
+    );
+    let said = typo.json()["warnings"][0].as_str().unwrap_or("").to_owned();
+    assert!(said.contains("agents with a step:"), "{said}");
+    let (_, stdio) = mcp_session(root, "enginer");
+    assert!(stdio.contains(&format!("warning: {said}")), "{stdio}");
+}
+
 /// `clarify_sla = 60` in a workflow step and `max_retry` in `[clarify]`: each is a warning on
 /// stderr naming the file, the line and the nearest known key; the command still runs.
 #[test]

@@ -515,16 +515,95 @@ fn a_deliverer_killed_mid_delivery_is_followed_by_the_next_one() {
     assert_eq!(first["headers"]["webhook-id"], "evt_CLR-42-001_1");
 }
 
+/// Sets the settings file's modification time to `minutes` after the tests' epoch.
+fn config_modified_at(root: &Path, minutes: i64) {
+    let at = std::time::UNIX_EPOCH
+        + std::time::Duration::from_millis(u64::try_from(T0 + minutes * MINUTE).unwrap());
+    std::fs::File::options()
+        .write(true)
+        .open(root.join(".agentx/config.toml"))
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
 #[test]
-fn a_sink_added_later_is_not_told_the_past_and_retry_requeues_the_dead() {
+fn configure_escalate_one_pass_delivers() {
+    // Issue 49: the first pass used to start the sink's clock, after the escalation that made
+    // someone set up the sink, so the one event that mattered was never sent.
     let ws = workspace();
-    escalate(ws.path(), 42, 1);
+    let mut receiver = Receiver::start(&[]);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    config_modified_at(ws.path(), 0);
+    let id = escalate(ws.path(), 42, 1);
+    // Before any pass: `notify status` says what the new sink is owed.
+    let status = agentx_at(ws.path(), &at(2), &["notify", "status"]).json();
+    let owed = &status["deliveries"][0];
+    assert_eq!(owed["id"], format!("evt_{id}_1/team"), "{status}");
+    assert_eq!(owed["planned"], false, "{status}");
+    assert_eq!(owed["state"], "pending", "{status}");
+    let text = Out::from_output(
+        &agentx()
+            .arg(root_arg(ws.path()))
+            .arg(format!("--now={}", at(2)))
+            .args(["notify", "status"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        text.stdout
+            .contains(&format!("evt_{id}_1/team  escalated on #42  owed")),
+        "{text:#?}"
+    );
+    assert!(
+        !ws.path().join(".agentx/state/outbox.json").exists(),
+        "status writes nothing"
+    );
+    // One pass: delivered, verified.
+    let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
+    let status = agentx_at(ws.path(), &at(3), &["notify", "status"]).json();
+    assert_eq!(
+        status["deliveries"].as_array().map(Vec::len),
+        Some(0),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_sink_configured_days_before_its_first_pass_is_owed_everything_since() {
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    let old = escalate(ws.path(), 41, -4 * 24 * 60);
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    config_modified_at(ws.path(), -3 * 24 * 60);
+    let id = escalate(ws.path(), 42, -2 * 24 * 60);
+    let v = agentx_at(ws.path(), &at(0), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    assert_eq!(
+        receiver.next()["headers"]["webhook-id"],
+        format!("evt_{id}_1")
+    );
+    let status = agentx_at(ws.path(), &at(0), &["notify", "status"]).json();
+    let listed = status["deliveries"].to_string();
+    assert!(!listed.contains(&old), "before it was configured: {status}");
+}
+
+#[test]
+fn a_sink_added_later_is_not_told_the_old_past_and_retry_requeues_the_dead() {
+    let ws = workspace();
+    // Two days before the sink's first pass, and before it was configured: not owed.
+    escalate(ws.path(), 42, 1 - 2 * 24 * 60);
     let mut receiver = Receiver::start(&[]);
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
     webhook_config(ws.path(), &format!("http://127.0.0.1:{closed}/h"), "");
+    config_modified_at(ws.path(), 0);
     let v = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
     assert_eq!(
         (v["delivered"].as_u64(), v["pending"].as_u64()),
@@ -566,6 +645,86 @@ fn the_servers_worker_delivers_without_cron() {
     let got = receiver.next();
     assert_eq!(got["verified"], true, "{got}");
     assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
+}
+
+#[test]
+fn a_sink_added_while_serving_is_told_of_an_escalation_right_after_the_edit() {
+    // Issue 49: with `agentx serve` running, the escalations between the edit of config.toml
+    // and the first pass that saw the new sink were never delivered.
+    let ws = workspace();
+    let mut receiver = Receiver::start(&[]);
+    let _server = serve_http::Server::start(ws.path(), &[]);
+    // The worker's first pass has run and found no sink.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    webhook_config(ws.path(), &receiver.url("/h"), "");
+    let id = serve_http::escalated(ws.path(), 9, "Cache");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
+}
+
+#[test]
+fn a_question_asked_back_and_its_original_make_one_notification() {
+    // Issue 49: the engineer never answered the architect's question back; both ran out of
+    // time and the lead got two pushes saying only "SLA expired".
+    let ws = workspace();
+    write_config(
+        ws.path(),
+        "[clarify]\nmax_retries = 0\n\n[[notify]]\nname = \"team\"\nkind = \"command\"\ncommand = [\"true\"]\n",
+    );
+    let ask = |minutes: i64, args: &[&str]| {
+        let mut all = vec!["clarify", "ask", "--issue", "50", "--topic", "Sessions"];
+        all.extend_from_slice(args);
+        let out = agentx_at(ws.path(), &at(minutes), &all);
+        assert_eq!(out.code, 0, "{out:#?}");
+    };
+    ask(
+        0,
+        &[
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--question",
+            "Survive a deploy?",
+        ],
+    );
+    ask(
+        10,
+        &[
+            "--from",
+            "architect",
+            "--to",
+            "engineer",
+            "--asked-back-from",
+            "CLR-50-001",
+            "--question",
+            "How many sessions at peak?",
+        ],
+    );
+    let first = agentx_at(ws.path(), &at(61), &["clarify", "monitor"]).json();
+    assert_eq!(
+        first["report"]["escalated"][0]["reason"],
+        "waits on CLR-50-002, asked back and unanswered by engineer",
+        "{first}"
+    );
+    agentx_at(ws.path(), &at(71), &["clarify", "monitor"]);
+    let status = agentx_at(ws.path(), &at(72), &["notify", "status"]).json();
+    let owed: Vec<(&str, &str)> = status["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["record"].as_str().unwrap(), d["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        owed,
+        [("CLR-50-001", "clarification.escalated")],
+        "one notification for the pair: {status}"
+    );
+    let shown = agentx_at(ws.path(), &at(72), &["clarify", "show", "CLR-50-002"]).json();
+    assert_eq!(shown["clarification"]["status"], "escalated", "{shown}");
+    let sent = agentx_at(ws.path(), &at(72), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
 }
 
 #[test]

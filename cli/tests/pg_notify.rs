@@ -85,6 +85,27 @@ fn the_outbox_lives_in_the_database_and_two_deliverers_send_each_event_once() {
 }
 
 #[test]
+fn configure_escalate_one_pass_delivers() {
+    // Issue 49: the sink's first pass used to start its clock after the escalation.
+    let mut receiver = Receiver::start(&[]);
+    let (ws, _url) = pg_workspace(&receiver.url("/h"));
+    let root = ws.path();
+    let id = escalate(root, 42, 1);
+    let status = agentx_at(root, &at(2), &["notify", "status"]).json();
+    assert_eq!(
+        status["deliveries"][0]["id"],
+        format!("evt_{id}_1/team"),
+        "{status}"
+    );
+    assert_eq!(status["deliveries"][0]["planned"], false, "{status}");
+    let v = agentx_at(root, &at(2), &["notify", "send"]).json();
+    assert_eq!(v["delivered"], 1, "{v}");
+    let got = receiver.next();
+    assert_eq!(got["verified"], true, "{got}");
+    assert_eq!(got["headers"]["webhook-id"], format!("evt_{id}_1"));
+}
+
+#[test]
 fn a_deliverer_whose_connection_is_killed_is_followed_by_the_next_one() {
     // The deliverer takes its lease (committed), then waits on a slow receiver; its database
     // connections are terminated meanwhile, so recording the try fails. Nothing is lost: the

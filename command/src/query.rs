@@ -81,6 +81,20 @@ pub fn show_id<S: Store>(store: &S, id: &str) -> Result<(u32, Record), ClarifyEr
     Ok((parsed.issue, record))
 }
 
+/// `show`'s answer for one record: the record as outputs show it and, once a person decided
+/// it, the decision `{by, via, value, label, text, at}` at the top (docs/protocol.md §23), so
+/// the asking agent need not find it in the thread.
+pub fn show_json(issue: u32, record: &Record) -> Value {
+    let mut out = json!({"ok": true, "clarification": record.to_output(issue)});
+    if let (Some(d), Value::Object(m)) = (record.decision(), &mut out) {
+        m.insert(
+            "decision".into(),
+            serde_json::to_value(d).unwrap_or(Value::Null),
+        );
+    }
+    out
+}
+
 /// The whole ledger of an issue.
 pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyError> {
     store

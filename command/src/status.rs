@@ -123,3 +123,28 @@ pub fn state_get<S: Store>(store: &S) -> Result<StateOutcome, ClarifyError> {
         warning: None,
     })
 }
+
+/// The warning for an agent that no workflow step runs (a typo in `--agent`, `AGENTX_AGENT`
+/// or `tokens new --agent`): it cannot ask anyone, and nobody's inbox shows it. `None` when
+/// a step runs it, or the workflows cannot be read (the command that needs them says why).
+/// Said the same way by `agentx mcp` at launch and by `agentx tokens new` for `/mcp`.
+pub fn no_step_warning<S: crate::store::Files>(store: &S, agent: &str) -> Option<String> {
+    let workflows = store.load_workflows().ok()?;
+    let names: Vec<String> = workflows.names().map(str::to_owned).collect();
+    let mut agents: Vec<String> = Vec::new();
+    for name in &names {
+        if let Some(Ok(w)) = workflows.get(name) {
+            agents.extend(w.steps.iter().map(|s| s.agent.clone()));
+        }
+    }
+    if agents.iter().any(|a| a == agent) {
+        return None;
+    }
+    agents.sort();
+    agents.dedup();
+    Some(format!(
+        "agent '{agent}' has no step in any workflow ({}), so it cannot ask anyone; agents with a step: {}",
+        names.join(", "),
+        agents.join(", ")
+    ))
+}

@@ -41,12 +41,46 @@ pub struct Config {
     /// `[mcp] max_routes` (docs/protocol.md §31): background routings an MCP server runs at once.
     #[serde(skip)]
     pub mcp_max_routes: u32,
-    /// `[mcp] elicit` (docs/protocol.md §24): a wait on one's own escalated record may ask the client's user.
+    /// `[mcp] elicit` (docs/protocol.md §24): whom a wait on one's own escalated record may ask.
     #[serde(skip)]
-    pub mcp_elicit: bool,
+    pub mcp_elicit: ElicitPolicy,
     /// `[serve] allowed_origins` (docs/protocol.md §24): browser origins besides the server's own.
     #[serde(skip)]
     pub serve_allowed_origins: Vec<String>,
+}
+
+/// `[mcp] elicit` (docs/protocol.md §24): who is asked, through MCP elicitation, to decide an
+/// escalated record its requester waits on. An escalation a person made is never put back to
+/// the requester's client, whatever the policy (the person escalated it to have someone else
+/// decide).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitPolicy {
+    /// The person at the requester's own client (`true` in earlier versions): the default
+    /// while a workspace defines no people.
+    #[default]
+    Requester,
+    /// Nobody (`false` in earlier versions).
+    Never,
+}
+
+impl ElicitPolicy {
+    /// `"requester"` or `"never"`, and the booleans of earlier versions (`true`, `false`).
+    pub fn parse(text: &str) -> Option<ElicitPolicy> {
+        match text {
+            "requester" => Some(ElicitPolicy::Requester),
+            "never" => Some(ElicitPolicy::Never),
+            _ => None,
+        }
+    }
+
+    pub fn from_bool(on: bool) -> ElicitPolicy {
+        if on {
+            ElicitPolicy::Requester
+        } else {
+            ElicitPolicy::Never
+        }
+    }
 }
 
 /// Default of `[clarify] max_file_bytes`: 64 MiB.
@@ -100,9 +134,29 @@ impl Default for Config {
             route_on_retry: false,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             mcp_max_routes: DEFAULT_MCP_MAX_ROUTES,
-            mcp_elicit: true,
+            mcp_elicit: ElicitPolicy::Requester,
             serve_allowed_origins: Vec::new(),
         }
+    }
+}
+
+/// `[mcp] elicit`: `"requester"`, `"never"`, or the `true`/`false` of earlier versions.
+fn elicit_policy(
+    src: &Source<'_>,
+    v: &crate::toml_read::Value<'_>,
+) -> Result<ElicitPolicy, ClarifyError> {
+    if let toml::de::DeValue::Boolean(b) = v.get_ref() {
+        return Ok(ElicitPolicy::from_bool(*b));
+    }
+    let refused = || {
+        src.error_at(
+            &v.span(),
+            "elicit must be \"requester\" or \"never\" (or true or false, as before)",
+        )
+    };
+    match v.get_ref() {
+        toml::de::DeValue::String(s) => ElicitPolicy::parse(s).ok_or_else(refused),
+        _ => Err(refused()),
     }
 }
 
@@ -165,7 +219,7 @@ impl Config {
                 config.mcp_max_routes = to_u32(src.int("max_routes", v, min, max)?);
             }
             if let Some(v) = get(m, "elicit") {
-                config.mcp_elicit = src.boolean("elicit", v)?;
+                config.mcp_elicit = elicit_policy(src, v)?;
             }
         }
         if let Some(section) = get(root, "serve") {

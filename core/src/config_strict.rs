@@ -104,7 +104,7 @@ fn check_table(
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
+    use crate::config::{Config, ElicitPolicy};
 
     fn error(text: &str) -> String {
         let e = Config::parse("config.toml", text).unwrap_err();
@@ -147,12 +147,25 @@ mod tests {
             "[mcp]\nelicit = false\n[serve]\nallowed_origins = [\"https://tools.example.com\"]\n",
         )
         .unwrap();
-        assert!(!c.mcp_elicit);
+        assert_eq!(c.mcp_elicit, ElicitPolicy::Never);
         assert_eq!(c.serve_allowed_origins, ["https://tools.example.com"]);
         let d = Config::parse("config.toml", "").unwrap();
-        assert!(d.mcp_elicit);
+        assert_eq!(d.mcp_elicit, ElicitPolicy::Requester);
         assert!(d.serve_allowed_origins.is_empty());
-        assert!(error("[mcp]\nelicit = \"no\"\n").contains("elicit must be true or false"));
+        for (text, policy) in [
+            ("true", ElicitPolicy::Requester),
+            ("\"requester\"", ElicitPolicy::Requester),
+            ("\"never\"", ElicitPolicy::Never),
+        ] {
+            let c = Config::parse("config.toml", &format!("[mcp]\nelicit = {text}\n")).unwrap();
+            assert_eq!(c.mcp_elicit, policy, "{text}");
+        }
+        let refused = error("[mcp]\nelicit = \"no\"\n");
+        assert!(
+            refused.contains("elicit must be \"requester\" or \"never\""),
+            "{refused}"
+        );
+        assert!(refused.contains("config.toml:2:"), "{refused}");
         assert!(
             error("[serve]\nallowed_origins = [\"tools.example.com\"]\n")
                 .contains("allowed_origins")

@@ -46,3 +46,50 @@ pub fn replies<'l>(ledger: &'l Ledger, id: &str) -> Vec<&'l Record> {
         .filter(|r| asked_back_from(r) == Some(id))
         .collect()
 }
+
+/// Whether `record` waits on an answer (pending or stale).
+fn unanswered(record: &Record) -> bool {
+    matches!(record.current_status(), Status::Pending | Status::Stale)
+}
+
+/// The open question asked back from `record` of its own requester (pending or stale, oldest
+/// first): while it is unanswered, `record`'s target waits on that requester (issue 49).
+pub fn open_reply<'l>(ledger: &'l Ledger, record: &Record) -> Option<&'l Record> {
+    ledger.clarifications.iter().find(|r| {
+        asked_back_from(r) == Some(record.id.as_str()) && r.to == record.from && unanswered(r)
+    })
+}
+
+/// The record `record` was asked back from, with its position, when the two are one
+/// conversation (the question went back to the original's requester, not forwarded).
+pub fn origin<'l>(ledger: &'l Ledger, record: &Record) -> Option<(usize, &'l Record)> {
+    let id = asked_back_from(record)?;
+    ledger
+        .clarifications
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.id == id && r.from == record.to && r.to == record.from)
+}
+
+/// What keeps `waiter` from getting an answer to `awaited` (issue 49: asking back must wake the
+/// asker): a question of the same ledger that waits on `waiter` — the one asked back from
+/// `awaited` first, else any other pending or stale question addressed to `waiter`, oldest
+/// first. A question the waiter itself asked back about does not count: it is the waiter
+/// who waits there (the architect waiting on its question back is not woken by the question
+/// it asked back about). `None` when there is none, or `awaited` no longer waits.
+pub fn waits_on_waiter<'l>(
+    ledger: &'l Ledger,
+    awaited: &Record,
+    waiter: &str,
+) -> Option<&'l Record> {
+    if !unanswered(awaited) && awaited.current_status() != Status::Escalated {
+        return None;
+    }
+    let addressed = |r: &&Record| {
+        r.id != awaited.id && r.to == waiter && unanswered(r) && open_reply(ledger, r).is_none()
+    };
+    let mut open = ledger.clarifications.iter().filter(addressed);
+    let first = open.clone().next();
+    open.find(|r| asked_back_from(r) == Some(awaited.id.as_str()))
+        .or(first)
+}

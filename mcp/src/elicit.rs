@@ -1,8 +1,10 @@
 //! Elicitation (docs/protocol.md §24): when an agent waits on its own record that a person must decide,
 //! the person nearest to it is often the one running its client. If that client declared form
 //! elicitation, `clarify_wait` asks them with `elicitation/create`: a form built from the
-//! record's answer kind. `accept` resolves the record as a person (`by: "operator of
-//! <agent>"`, `via: "elicitation"`); `decline` and `cancel` write nothing.
+//! record's answer kind. `accept` resolves the record as a person (`by`: the name they gave in
+//! the form, else `"operator of <agent>"`; `via: "elicitation"`); `decline` and `cancel` write
+//! nothing. `[mcp] elicit = "never"` asks nobody; an escalation a person made is never put to
+//! the asking agent's client.
 //!
 //! This is the 2025-06-18 / 2025-11-25 server-to-client request (rmcp's `elicitation`
 //! feature), which the clients in use answer today (Claude Code, VS Code, Cursor, the
@@ -11,17 +13,22 @@
 
 use std::time::Duration;
 
+use agentx_clarify_core::kinds::AnswerKind;
+use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
+use agentx_clarify_core::{EntryKind, Record, Status};
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
-use crate::reply;
+use crate::hub::Decided;
 
 /// How long a person may take over the form (the client may cancel the call sooner).
 pub(crate) const FORM_FOR: Duration = Duration::from_secs(10 * 60);
 /// Longest free-text answer offered by the form (the store checks `max_body_chars` anyway).
 const MAX_TEXT: u32 = 2000;
+/// Longest name a person may give for themselves (an agent name's limit).
+const MAX_NAME: u32 = 64;
 
 /// Whether `peer`'s client said it fills in forms.
 pub fn supported(peer: &Peer<RoleServer>) -> bool {
@@ -29,16 +36,39 @@ pub fn supported(peer: &Peer<RoleServer>) -> bool {
         .contains(&ElicitationMode::Form)
 }
 
-/// Whether `record` is `agent`'s own and escalated without a decision.
-pub fn wanted(record: &Value, agent: &str) -> bool {
-    record.get("status").and_then(Value::as_str) == Some("escalated")
-        && record.get("from").and_then(Value::as_str) == Some(agent)
+/// Whether `record` may be put to the person at `agent`'s client (docs/protocol.md §24): it is
+/// `agent`'s own, escalated without a decision, and the escalation was not a person's. A
+/// person who escalated handed the decision to someone else: putting it back to the asking
+/// agent's own client (whose operator may be the agent itself) would undo that, whatever
+/// `[mcp] elicit` says (issue 48 item 8).
+pub fn wanted(record: &Record, agent: &str) -> bool {
+    record.current_status() == Status::Escalated
+        && record.from == agent
+        && !escalated_by_person(record)
 }
 
-/// What the person decided, as the input of the command layer's `decide`; `None` when they
-/// declined, cancelled, did not answer in time or the client failed.
-pub async fn ask(peer: &Peer<RoleServer>, record: &Value) -> Option<Value> {
-    let id = record.get("id").and_then(Value::as_str)?.to_owned();
+fn escalated_by_person(record: &Record) -> bool {
+    record
+        .thread
+        .iter()
+        .rev()
+        .find(|e| e.kind == EntryKind::Escalation)
+        .is_some_and(|e| e.from == HUMAN)
+}
+
+/// What the person at the client decided: the decision, and their name when they gave one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answered {
+    pub decided: Decided,
+    /// The name the person gave in the form (an agent-name-shaped word), else `None`: the
+    /// decision is then the operator's of the asking agent.
+    pub person: Option<String>,
+}
+
+/// What the person decided; `None` when they declined, cancelled, did not answer in time or
+/// the client failed.
+pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
+    let id = record.id.clone();
     let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
         Ok(s) => s,
         Err(e) => {
@@ -65,65 +95,53 @@ pub async fn ask(peer: &Peer<RoleServer>, record: &Value) -> Option<Value> {
         return None;
     }
     let content = answered.content.unwrap_or(Value::Null);
-    decision(record, &id, &content)
+    decision(record, &content)
+}
+
+fn latest(record: &Record, kind: EntryKind) -> Option<&str> {
+    record
+        .thread
+        .iter()
+        .rev()
+        .find(|e| e.kind == kind)
+        .map(|e| e.body.as_str())
 }
 
 /// The form's text: the question, its context and why it was escalated.
-fn message(record: &Value) -> String {
-    let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
+fn message(record: &Record) -> String {
     let mut out = format!(
         "{} asked {} ({}): {}\n\n{}",
-        text("from"),
-        text("to"),
-        text("id"),
-        text("topic"),
-        reply::latest_body(record, &["question"]).unwrap_or_default()
+        record.from,
+        record.to,
+        record.id,
+        record.topic,
+        latest(record, EntryKind::Question).unwrap_or_default()
     );
-    if !text("context").is_empty() {
-        out.push_str(&format!("\n\nContext: {}", text("context")));
+    if let Some(context) = record.context.as_deref().filter(|c| !c.is_empty()) {
+        out.push_str(&format!("\n\nContext: {context}"));
     }
-    if let Some(why) = reply::latest_body(record, &["escalation"]) {
+    if let Some(why) = latest(record, EntryKind::Escalation) {
         out.push_str(&format!("\n\nEscalated to a person: {why}"));
     }
     out.push_str("\n\nYour decision is recorded in the clarification ledger as yours.");
     out
 }
 
-fn options(record: &Value) -> Vec<Value> {
+fn options(record: &Record) -> Vec<Value> {
     record
-        .get("options")
-        .and_then(Value::as_array)
-        .map(|all| {
-            all.iter()
-                .map(|o| {
-                    let value = o.get("value").cloned().unwrap_or(Value::Null);
-                    let title = o.get("label").cloned().unwrap_or_else(|| value.clone());
-                    json!({ "const": value, "title": title })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn kind(record: &Value) -> &str {
-    record
-        .get("answerKind")
-        .and_then(Value::as_str)
-        .unwrap_or("text")
-}
-
-fn allow_other(record: &Value) -> bool {
-    record
-        .get("allowOther")
-        .and_then(Value::as_bool)
-        .unwrap_or(true)
+        .answer
+        .options
+        .iter()
+        .map(|o| json!({ "const": o.value, "title": o.shown() }))
+        .collect()
 }
 
 /// The form (a flat object of primitive fields, as elicitation requires) for the record's
-/// answer kind.
-fn schema(record: &Value) -> Value {
+/// answer kind, with an optional field for the person's name.
+fn schema(record: &Record) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
+    let spec = &record.answer;
     let other = json!({
         "type": "string",
         "title": "Other answer",
@@ -135,8 +153,8 @@ fn schema(record: &Value) -> Value {
         "title": "Why (optional)",
         "maxLength": MAX_TEXT,
     });
-    match kind(record) {
-        "confirm" => {
+    match spec.kind {
+        AnswerKind::Confirm => {
             properties.insert(
                 "decision".into(),
                 json!({ "type": "boolean", "title": "Yes", "description": "Checked: yes; unchecked: no" }),
@@ -144,43 +162,37 @@ fn schema(record: &Value) -> Value {
             properties.insert("message".into(), note);
             required.push("decision");
         }
-        "choice" => {
+        AnswerKind::Choice => {
             properties.insert(
                 "choice".into(),
                 json!({ "type": "string", "title": "Decision", "oneOf": options(record) }),
             );
-            if allow_other(record) {
+            if spec.allows_other() {
                 properties.insert("other".into(), other);
             } else {
                 required.push("choice");
             }
             properties.insert("message".into(), note);
         }
-        "multi_choice" => {
-            let all = options(record);
-            let min = record.get("minSelect").and_then(Value::as_u64).unwrap_or(1);
-            let max = record
-                .get("maxSelect")
-                .and_then(Value::as_u64)
-                .unwrap_or(all.len() as u64);
+        AnswerKind::MultiChoice => {
             properties.insert(
                 "choices".into(),
                 json!({
                     "type": "array",
                     "title": "Decision",
-                    "items": { "anyOf": all },
-                    "minItems": min,
-                    "maxItems": max,
+                    "items": { "anyOf": options(record) },
+                    "minItems": spec.min(),
+                    "maxItems": spec.max(),
                 }),
             );
-            if allow_other(record) {
+            if spec.allows_other() {
                 properties.insert("other".into(), other);
             } else {
                 required.push("choices");
             }
             properties.insert("message".into(), note);
         }
-        _ => {
+        AnswerKind::Text => {
             properties.insert(
                 "answer".into(),
                 json!({ "type": "string", "title": "Decision", "maxLength": MAX_TEXT }),
@@ -188,11 +200,25 @@ fn schema(record: &Value) -> Value {
             required.push("answer");
         }
     }
+    properties.insert(
+        "person".into(),
+        json!({
+            "type": "string",
+            "title": "Your name (optional)",
+            "description": format!(
+                "Recorded as who decided (lowercase letters, digits, -); empty: the operator of {}",
+                record.from
+            ),
+            "maxLength": MAX_NAME,
+        }),
+    );
     json!({ "type": "object", "properties": properties, "required": required })
 }
 
-/// `decide`'s input from the accepted form; `None` when it holds no decision.
-fn decision(record: &Value, id: &str, content: &Value) -> Option<Value> {
+/// The decision in the accepted form; `None` when it holds none. A name that is not a valid
+/// agent-style name is left out (the decision is then the operator's), never refused: the
+/// person decided, and their decision is what counts.
+fn decision(record: &Record, content: &Value) -> Option<Answered> {
     let field = |key: &str| content.get(key).filter(|v| !v.is_null());
     let text = |key: &str| {
         field(key)
@@ -201,90 +227,102 @@ fn decision(record: &Value, id: &str, content: &Value) -> Option<Value> {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
     };
-    let mut input = Map::new();
-    input.insert("id".into(), Value::from(id));
-    match kind(record) {
-        "confirm" => {
-            input.insert("value".into(), Value::Bool(field("decision")?.as_bool()?));
-            if let Some(m) = text("message") {
-                input.insert("message".into(), Value::from(m));
-            }
-        }
-        "choice" | "multi_choice" => {
-            let key = if kind(record) == "choice" {
+    let decided = match record.answer.kind {
+        AnswerKind::Confirm => Decided {
+            value: Some(Value::Bool(field("decision")?.as_bool()?)),
+            message: text("message"),
+        },
+        kind @ (AnswerKind::Choice | AnswerKind::MultiChoice) => {
+            let key = if kind == AnswerKind::Choice {
                 "choice"
             } else {
                 "choices"
             };
             let chosen = field(key).filter(|v| v.as_array().is_none_or(|a| !a.is_empty()));
             match (chosen, text("other")) {
-                (Some(v), _) => {
-                    input.insert("value".into(), v.clone());
-                    if let Some(m) = text("message") {
-                        input.insert("message".into(), Value::from(m));
-                    }
-                }
-                (None, Some(other)) => {
-                    input.insert("message".into(), Value::from(other));
-                }
+                (Some(v), _) => Decided {
+                    value: Some(v.clone()),
+                    message: text("message"),
+                },
+                (None, Some(other)) => Decided {
+                    value: None,
+                    message: Some(other),
+                },
                 (None, None) => return None,
             }
         }
-        _ => {
-            input.insert("message".into(), Value::from(text("answer")?));
-        }
-    }
-    Some(Value::Object(input))
+        AnswerKind::Text => Decided {
+            value: None,
+            message: Some(text("answer")?),
+        },
+    };
+    let person = text("person").filter(|p| check_agent(p).is_ok() && !is_reserved(p));
+    Some(Answered { decided, person })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn record(extra: Value) -> Value {
-        let mut r = json!({"id": "CLR-1-001", "from": "engineer", "to": "architect",
-            "status": "escalated", "topic": "Cache", "thread": []});
-        if let (Value::Object(r), Value::Object(e)) = (&mut r, extra) {
-            r.extend(e);
-        }
-        r
+    fn record(extra: &str, thread: &str) -> Record {
+        let text = format!(
+            r#"{{"issueNumber":1,"clarifications":[{{"id":"CLR-1-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"escalated","round":1,"maxRounds":3,"slaMinutes":30{extra},"thread":[{{"round":1,"from":"engineer","type":"question","body":"Which?","timestamp":"2026-11-22T10:00:00.000Z"}},{thread}]}}]}}"#
+        );
+        let ledger =
+            agentx_clarify_core::Ledger::parse("issue-1.json", text.as_bytes(), Some(1)).unwrap();
+        ledger.clarifications[0].clone()
     }
+
+    const BY_AGENT: &str = r#"{"round":1,"from":"engineer","type":"escalation","body":"away","timestamp":"2026-11-22T10:01:00.000Z"}"#;
+    const BY_PERSON: &str = r#"{"round":1,"from":"human","type":"escalation","body":"the lead decides","timestamp":"2026-11-22T10:01:00.000Z","by":"alice","via":"web"}"#;
+    const OPTS: &str =
+        r#","answerKind":"choice","options":[{"value":"redis","label":"Redis"},{"value":"lru"}]"#;
 
     #[test]
     fn every_kind_makes_a_form_rmcp_accepts() {
-        let opts = json!([{"value": "redis", "label": "Redis"}, {"value": "lru"}]);
-        for r in [
-            record(json!({})),
-            record(json!({"answerKind": "confirm"})),
-            record(json!({"answerKind": "choice", "options": opts})),
-            record(json!({"answerKind": "choice", "options": opts, "allowOther": false})),
-            record(json!({"answerKind": "multi_choice", "options": opts, "maxSelect": 2})),
+        for extra in [
+            "",
+            r#","answerKind":"confirm""#,
+            OPTS,
+            r#","answerKind":"choice","options":[{"value":"redis"},{"value":"lru"}],"allowOther":false"#,
+            r#","answerKind":"multi_choice","options":[{"value":"redis"},{"value":"lru"}],"maxSelect":2"#,
         ] {
-            let s = schema(&r);
+            let s = schema(&record(extra, BY_AGENT));
             let parsed: Result<ElicitationSchema, _> = serde_json::from_value(s.clone());
             assert!(parsed.is_ok(), "{s}: {parsed:?}");
+            assert_eq!(s["properties"]["person"]["type"], "string");
         }
     }
 
     #[test]
     fn the_form_becomes_a_decision() {
-        let opts = json!([{"value": "redis"}, {"value": "lru"}]);
-        let choice = record(json!({"answerKind": "choice", "options": opts}));
-        assert_eq!(
-            decision(&choice, "CLR-1-001", &json!({"choice": "lru"})),
-            Some(json!({"id": "CLR-1-001", "value": "lru"}))
+        let choice = record(OPTS, BY_AGENT);
+        let got = decision(&choice, &json!({"choice": "lru"})).unwrap();
+        assert_eq!(got.decided.value, Some(json!("lru")));
+        assert_eq!(got.person, None);
+        let other = decision(&choice, &json!({"other": "memcached", "person": "alice"})).unwrap();
+        assert_eq!(other.decided.message.as_deref(), Some("memcached"));
+        assert_eq!(other.person.as_deref(), Some("alice"));
+        assert_eq!(decision(&choice, &json!({})), None);
+        let text = record("", BY_AGENT);
+        assert_eq!(decision(&text, &json!({"answer": "  "})), None);
+        let named = decision(
+            &text,
+            &json!({"answer": "Blue-green", "person": "Not A Name"}),
         );
-        assert_eq!(
-            decision(&choice, "CLR-1-001", &json!({"other": "memcached"})),
-            Some(json!({"id": "CLR-1-001", "message": "memcached"}))
+        assert_eq!(named.unwrap().person, None, "an invalid name is left out");
+        let yes = record(r#","answerKind":"confirm""#, BY_AGENT);
+        let no = decision(&yes, &json!({"decision": false})).unwrap();
+        assert_eq!(no.decided.value, Some(json!(false)));
+    }
+
+    #[test]
+    fn an_escalation_a_person_made_is_never_elicited() {
+        assert!(wanted(&record("", BY_AGENT), "engineer"));
+        assert!(
+            !wanted(&record("", BY_AGENT), "architect"),
+            "not the requester"
         );
-        assert_eq!(decision(&choice, "CLR-1-001", &json!({})), None);
-        let text = record(json!({}));
-        assert_eq!(decision(&text, "CLR-1-001", &json!({"answer": "  "})), None);
-        let yes = record(json!({"answerKind": "confirm"}));
-        assert_eq!(
-            decision(&yes, "CLR-1-001", &json!({"decision": false})),
-            Some(json!({"id": "CLR-1-001", "value": false}))
-        );
+        assert!(!wanted(&record("", BY_PERSON), "engineer"));
     }
 }

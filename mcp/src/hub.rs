@@ -1,7 +1,9 @@
-//! The one seam between the server and the workspace. Every tool and resource reaches the hub
-//! through [`Hub::call`]: an operation name and a JSON input in, the CLI's `--json` envelope
-//! out (`{"ok":true,…}` or `{"ok":false,"error":{code,message}}`), run by the workspace handle
-//! the server was built on ([`Workspace::call_routed`]: its store, its settings, its runner).
+//! The one seam between the server and the workspace. Tools reach the hub through typed calls
+//! of the command layer ([`Hub::with_store`]: Rust values in and out on the workspace handle's
+//! store, JSON only in the MCP payloads) or, for what runs an agent (routing, with the
+//! handle's runner) and the reports, through [`Hub::call`]: an operation name and a JSON input
+//! in, the CLI's `--json` envelope out (`{"ok":true,…}` or `{"ok":false,"error":{code,message}}`),
+//! run by the workspace handle the server was built on ([`Workspace::call_routed`]).
 //! `agentx mcp` (stdio) and `agentx serve`'s `/mcp` (HTTP) both build their hub here from
 //! their workspace, so routing — a `preset = "a2a"` agent included — cannot differ between
 //! them. What changed it learns from the store's change feed.
@@ -10,10 +12,21 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agentx_clarify_command::State;
+use agentx_clarify_command::{Mutation, State};
+use agentx_clarify_core::config::ElicitPolicy;
+use agentx_clarify_core::ops::Attribution;
+use agentx_clarify_core::{ClarifyError, Ledger};
 use agentx_clarify_store_any::AnyCursor;
 use agentx_clarify_workspace::{Workspace, WorkspaceStore};
-use serde_json::{json, Value};
+use serde_json::Value;
+
+/// A decision as a person gave it: the note, and the typed value for a question with an
+/// answer kind (docs/protocol.md §22).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decided {
+    pub message: Option<String>,
+    pub value: Option<Value>,
+}
 
 /// How a ledger looked when checked: the feed's revision at which it last changed (0: not
 /// since the server started looking).
@@ -85,35 +98,56 @@ impl Hub {
         self.feed.as_ref().map(Feed::subscribe)
     }
 
-    /// `[mcp] elicit` of the workspace's settings as last read (default on; unreadable
-    /// settings: on, as every other command would refuse them anyway). No look at the files:
-    /// it is asked on the async threads, and every call brings the reading up to date.
-    pub fn elicit_setting(&self) -> bool {
+    /// `[mcp] elicit` of the workspace's settings as last read (docs/protocol.md §24; default
+    /// `requester`; unreadable settings: the default, as every other command would refuse them
+    /// anyway). No look at the files: it is asked on the async threads, and every call brings
+    /// the reading up to date, so an edit applies without restarting a session.
+    pub fn elicit_setting(&self) -> ElicitPolicy {
         let store = self.ws.current();
         let elicit = store.files.settings().config().map(|c| c.mcp_elicit);
-        elicit.unwrap_or(true)
+        elicit.unwrap_or_default()
+    }
+
+    /// Runs `f` on the workspace's store (files or PostgreSQL) off the async thread: the typed
+    /// calls of the command layer, which take Rust values and give Rust values back (JSON is
+    /// only the MCP payloads', docs/decisions.md "Typed calls inside MCP"). `what` names the
+    /// call in the error of a call that did not finish.
+    pub async fn with_store<T, F>(&self, what: &'static str, f: F) -> Result<T, ClarifyError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&WorkspaceStore, i64) -> Result<T, ClarifyError> + Send + 'static,
+    {
+        let ws = Arc::clone(&self.ws);
+        tokio::task::spawn_blocking(move || {
+            let store = ws.store()?;
+            f(&store, agentx_clarify_store::clock::system_now_ms())
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(ClarifyError::Internal {
+                message: format!("the store call '{what}' did not finish: {e}"),
+            })
+        })
+    }
+
+    /// One ledger as it is now (`None`: the issue has none).
+    pub async fn ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
+        self.with_store("show", move |store, _| store.read_ledger(issue))
+            .await
     }
 
     /// A person's decision through this server (docs/protocol.md §24: an elicitation's answer):
     /// the command layer's `decide` with `by`/`via` on the workspace's store.
-    pub async fn decide_as(&self, input: Value, by: String, via: &'static str) -> Value {
-        let ws = Arc::clone(&self.ws);
-        let done = tokio::task::spawn_blocking(move || {
-            let now = agentx_clarify_store::clock::system_now_ms();
-            let by = agentx_clarify_core::ops::Attribution {
-                by,
-                via: via.into(),
-                reference: None,
-            };
-            ws.call_as("decide", &input, now, &by)
+    pub async fn decide_as(
+        &self,
+        id: String,
+        decided: Decided,
+        by: Attribution,
+    ) -> Result<Mutation, ClarifyError> {
+        self.with_store("decide", move |store, now| {
+            agentx_clarify_command::decide(store, now, &id, decided.message, decided.value, &by)
         })
-        .await;
-        done.unwrap_or_else(|e| {
-            json!({"ok": false, "error": {
-                "code": "INTERNAL",
-                "message": format!("the store call 'decide' did not finish: {e}"),
-            }})
-        })
+        .await
     }
 
     /// How ledger `issue` looks now, to compare with a later look: what the store's change
@@ -231,6 +265,30 @@ impl Hub {
                 &format!("the store call '{op}' did not finish: {e}"),
             )
         })
+    }
+
+    /// `reply` (a read's envelope, made by a typed call of `op` on `input`) as `viewer` may
+    /// see it (`None`: as it is): the rule of [`Hub::call_seen_by`] for the typed reads.
+    pub async fn seen_by(
+        &self,
+        viewer: Option<Arc<str>>,
+        op: &'static str,
+        input: Value,
+        reply: Value,
+    ) -> Value {
+        use agentx_clarify_command::seen;
+        let Some(agent) = viewer.filter(|_| seen::scoped(op)) else {
+            return reply;
+        };
+        if reply.get("ok") != Some(&Value::Bool(true)) {
+            return reply;
+        }
+        let all = self.call("list", seen::all_records()).await;
+        if all.get("ok") != Some(&Value::Bool(true)) {
+            // Whom the agent may see is unknown: nothing is shown.
+            return all;
+        }
+        seen::scope(op, &input, reply, &seen::issues_of(&agent, &all))
     }
 
     /// Runs `op` off the async thread: a store call may wait for another process's lock.

@@ -5,8 +5,12 @@
 
 use std::sync::Arc;
 
-use agentx_clarify_core::Status;
+use agentx_clarify_core::kinds::{AnswerKind, AnswerOption, AnswerSpec};
+use agentx_clarify_core::replies::ASKED_BACK;
+use agentx_clarify_core::{Action, ClarifyError, NewRequest, Status};
 use rmcp::model::JsonObject;
+use schemars::generate::SchemaSettings;
+use schemars::transform::{transform_subschemas, Transform};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -14,10 +18,74 @@ use serde::{Deserialize, Serialize};
 /// Longest `clarify_wait`: clients cut calls at about 60 s, so a wait ends well before.
 pub const MAX_WAIT_SECONDS: f64 = 50.0;
 
-/// The input schema of `T`, as rmcp derives it (draft 2020-12, root `type: object`).
+/// The input schema of `T`: draft 2020-12 with root `type: object` (as rmcp derives it, its
+/// root title and description left out), but **without union types**. An optional field is
+/// simply not `required`; schemars would also spell it `"type": ["string", "null"]` (or
+/// `anyOf: [{…}, {"type": "null"}]`), which clients that map tool schemas onto a
+/// single-`type` dialect (Gemini's function declarations) may reject — the MCP Inspector's
+/// portability check warns on each (docs/decisions.md, "Tool schemas without unions"). A
+/// `null` sent anyway is still accepted as absent by the decoder.
 pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_input::<T>()
-        .unwrap_or_else(|_| rmcp::handler::server::common::schema_for_empty_input())
+    let generator = SchemaSettings::draft2020_12()
+        .with_transform(NoNull)
+        .into_generator();
+    let root = generator.into_root_schema_for::<T>();
+    match serde_json::to_value(root) {
+        Ok(serde_json::Value::Object(mut object))
+            if object.get("type") == Some(&serde_json::Value::from("object")) =>
+        {
+            object.remove("title");
+            object.remove("description");
+            Arc::new(object)
+        }
+        _ => rmcp::handler::server::common::schema_for_empty_input(),
+    }
+}
+
+/// Takes `null` out of every (sub)schema: from `type` arrays (one type left: a plain
+/// `type`), `enum`s, `anyOf` branches (one branch left: merged into its parent) and a
+/// `default` of `null`.
+#[derive(Clone, Copy)]
+struct NoNull;
+
+impl Transform for NoNull {
+    fn transform(&mut self, schema: &mut Schema) {
+        transform_subschemas(self, schema);
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        strip_null(object);
+    }
+}
+
+fn strip_null(object: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    let null = Value::from("null");
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| *t != null);
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            object.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if object.get("default") == Some(&Value::Null) {
+        object.remove("default");
+    }
+    let is_null =
+        |v: &Value| v.get("type") == Some(&null) && v.as_object().is_some_and(|o| o.len() == 1);
+    if let Some(Value::Array(branches)) = object.get_mut("anyOf") {
+        branches.retain(|b| !is_null(b));
+        if let [Value::Object(only)] = branches.as_slice() {
+            let only = only.clone();
+            object.remove("anyOf");
+            for (key, value) in only {
+                object.entry(key).or_insert(value);
+            }
+        }
+    }
 }
 
 /// Decodes a tool's arguments; a wrong shape is the caller's `INVALID_INPUT`, in serde's words.
@@ -267,7 +335,7 @@ pub struct Gap {
     pub to: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
 pub enum Severity {
     #[serde(rename = "BLOCK")]
     Block,
@@ -305,7 +373,117 @@ pub struct Audit {
 fn statuses(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
     schemars::json_schema!({
-        "type": ["array", "null"],
+        "type": "array",
         "items": { "type": "string", "enum": names },
     })
+}
+
+// ---- Typed calls: each tool input as the command layer's Rust value ----
+
+impl Ask {
+    /// The request this input asks, as `from`, on `issue` (the input's or the server's).
+    pub fn request(self, issue: u32, from: &str) -> NewRequest {
+        let answer = AnswerSpec {
+            kind: match self.answer_kind {
+                None | Some(AnswerKindArg::Text) => AnswerKind::Text,
+                Some(AnswerKindArg::Confirm) => AnswerKind::Confirm,
+                Some(AnswerKindArg::Choice) => AnswerKind::Choice,
+                Some(AnswerKindArg::MultiChoice) => AnswerKind::MultiChoice,
+            },
+            options: self
+                .options
+                .unwrap_or_default()
+                .into_iter()
+                .map(|o| AnswerOption {
+                    value: o.value,
+                    label: o.label,
+                    description: o.description,
+                })
+                .collect(),
+            allow_other: self.allow_other,
+            min_select: self.min_select,
+            max_select: self.max_select,
+        };
+        let mut extra = serde_json::Map::new();
+        if let Some(id) = self.asked_back {
+            extra.insert(ASKED_BACK.to_owned(), serde_json::Value::from(id));
+        }
+        NewRequest {
+            issue_number: u64::from(issue),
+            from: from.to_owned(),
+            to: self.to,
+            topic: self.topic,
+            question: self.question,
+            blocking: self.blocking.unwrap_or(true),
+            workflow: self.workflow,
+            step: self.step,
+            field: self.field,
+            suggestions: self.suggestions.unwrap_or_default(),
+            idempotency_key: self.idempotency_key,
+            severity: self.severity.map(Severity::core),
+            context: self.context,
+            blocked_operations: self.blocked_operations.unwrap_or_default(),
+            session_id: None,
+            gap_id: None,
+            answer,
+            ask_again: self.ask_again.unwrap_or(false),
+            extra,
+        }
+    }
+}
+
+impl Severity {
+    fn core(self) -> agentx_clarify_core::Severity {
+        match self {
+            Severity::Block => agentx_clarify_core::Severity::Block,
+            Severity::Warn => agentx_clarify_core::Severity::Warn,
+        }
+    }
+}
+
+impl ValueArg {
+    /// The typed value as the core reads it (docs/protocol.md §22).
+    pub fn value(self) -> serde_json::Value {
+        match self {
+            ValueArg::Yes(b) => serde_json::Value::Bool(b),
+            ValueArg::One(s) => serde_json::Value::String(s),
+            ValueArg::Several(v) => v.into_iter().map(serde_json::Value::String).collect(),
+        }
+    }
+}
+
+impl Answer {
+    /// The answer by `from`: a typed one when `value` is given (its body then optional).
+    pub fn action(self, from: &str) -> Result<Action, ClarifyError> {
+        let from = from.to_owned();
+        match (self.value, self.body) {
+            (Some(value), body) => Ok(Action::AnswerValue {
+                from,
+                body,
+                value: value.value(),
+            }),
+            (None, Some(body)) => Ok(Action::Answer { from, body }),
+            (None, None) => Err(ClarifyError::input(
+                "`body` is required (a string), or `value` for a question with an answer kind",
+            )),
+        }
+    }
+}
+
+impl Resolve {
+    /// The resolution by `from` (typed when `value` is given).
+    pub fn action(self, from: &str) -> Action {
+        let from = Some(from.to_owned());
+        match self.value {
+            Some(value) => Action::ResolveValue {
+                from,
+                message: self.message,
+                value: value.value(),
+            },
+            None => Action::Resolve {
+                from,
+                message: self.message,
+            },
+        }
+    }
 }

@@ -21,6 +21,11 @@ fn refusal_with(code: &str, message: &str, mut extra: Map<String, Value>) -> Cal
     result
 }
 
+/// A refusal of the command layer (a typed call's error), as every tool reports one.
+pub fn failure(e: &agentx_clarify_core::ClarifyError) -> CallToolResult {
+    envelope(agentx_clarify_core::envelope::failure(e), |_| String::new())
+}
+
 /// `INVALID_INPUT` for arguments that do not fit the tool's schema.
 pub fn invalid(message: &str) -> CallToolResult {
     refusal("INVALID_INPUT", message)

@@ -37,8 +37,6 @@ pub struct Server {
     watch: Arc<Watch>,
     /// Turns of the background routings (`[mcp] max_routes`, fixed by the first one).
     routes: Arc<std::sync::OnceLock<Arc<tokio::sync::Semaphore>>>,
-    /// `[mcp] elicit` (docs/protocol.md §24).
-    pub(crate) elicit: bool,
     /// Records this session already asked its client's user about: at most once per record
     /// and session.
     elicited: Arc<Mutex<HashSet<String>>>,
@@ -58,7 +56,6 @@ impl Server {
     /// session, made by [`Server::session`].
     pub fn per_request(hub: Hub) -> Self {
         Server {
-            elicit: hub.elicit_setting(),
             hub,
             agent: None,
             issue: None,
@@ -70,22 +67,15 @@ impl Server {
         }
     }
 
-    /// A new session of this server: its own subscriptions and elicitations, `[mcp] elicit`
-    /// as the settings say now, the same hub and the same turns of background routings.
+    /// A new session of this server: its own subscriptions and elicitations, the same hub
+    /// and the same turns of background routings (`[mcp] elicit` is read at each wait).
     pub fn session(&self) -> Self {
         Server {
-            elicit: self.hub.elicit_setting(),
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
             elicited: Arc::default(),
             ..self.clone()
         }
-    }
-
-    /// Turns elicitation on or off (`[mcp] elicit`).
-    pub fn with_elicit(mut self, on: bool) -> Self {
-        self.elicit = on;
-        self
     }
 
     /// The agent `ctx`'s call acts as: the launch's, or the one the HTTP server in front
@@ -143,8 +133,8 @@ impl Server {
         format!(
             "AgentX Clarify hub. You are {who}{on}; every call acts as you. When \
              something you need is ambiguous and another agent owns it, ask with clarify_ask \
-             instead of guessing, then clarify_wait for the answer (repeat while it times out). \
-             Check clarify_inbox for questions addressed to you and answer them with \
+             instead of guessing, then clarify_wait for the answer (repeat while it times out; \
+             when it returns asked-back, answer that question first). Check clarify_inbox for questions addressed to you and answer them with \
              clarify_answer."
         )
     }

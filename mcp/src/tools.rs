@@ -2,7 +2,10 @@
 //! input can name another), calls the store through the hub, and answers with the store's
 //! `--json` envelope as structured content and a short text.
 
+use std::sync::Arc;
 use std::time::Duration;
+
+use agentx_clarify_core::config::ElicitPolicy;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, JsonObject};
@@ -10,10 +13,13 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
 use serde_json::{json, Value};
 
+use agentx_clarify_core::listing::ListFilter;
+use agentx_clarify_core::{Action, Status};
+
 use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
 use crate::reply;
 use crate::server::Server;
-use crate::wait::{self, Elicitor, Progress, Stop};
+use crate::wait::{self, Awaited, Elicitor, Progress, Stop};
 
 /// Decodes `$args` as `$ty`, or returns the `INVALID_INPUT` refusal from the tool.
 macro_rules! args {
@@ -71,30 +77,17 @@ impl Server {
                 max_routes = u32::try_from(n).unwrap_or(max_routes);
             }
         }
-        let request = json!({
-            "issueNumber": issue,
-            "from": &*agent,
-            "to": a.to,
-            "topic": a.topic,
-            "question": a.question,
-            "blocking": a.blocking,
-            "field": a.field,
-            "suggestions": a.suggestions,
-            "severity": a.severity,
-            "context": a.context,
-            "blockedOperations": a.blocked_operations,
-            "idempotencyKey": a.idempotency_key,
-            "workflow": a.workflow,
-            "step": a.step,
-            "askedBack": a.asked_back,
-            "answerKind": a.answer_kind,
-            "options": a.options,
-            "allowOther": a.allow_other,
-            "minSelect": a.min_select,
-            "maxSelect": a.max_select,
-            "askAgain": a.ask_again,
-        });
-        let asked = self.hub.call("ask", request).await;
+        let request = a.request(issue, &agent);
+        let asked = self
+            .hub
+            .with_store("ask", move |store, now| {
+                agentx_clarify_command::ask(store, now, &request)
+            })
+            .await;
+        let asked = match asked {
+            Ok(m) => m.to_json(),
+            Err(e) => return reply::failure(&e),
+        };
         if !route || asked.get("ok") != Some(&Value::Bool(true)) {
             return reply::envelope(asked, reply::mutation_text);
         }
@@ -139,9 +132,22 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let a = args!(args, input::Id);
+        let input = json!({ "id": &a.id });
+        let resume = self
+            .hub
+            .with_store("resumePrompt", move |store, _| {
+                agentx_clarify_command::signals::resume_prompt(store, &a.id)
+            })
+            .await;
+        let out = match resume {
+            Ok(r) => agentx_clarify_core::envelope::ok(
+                agentx_clarify_core::api::signals::resume_value(&r),
+            ),
+            Err(e) => agentx_clarify_core::envelope::failure(&e),
+        };
         let out = self
             .hub
-            .call_seen_by(self.viewer(&ctx), "resumePrompt", json!({ "id": a.id }))
+            .seen_by(self.viewer(&ctx), "resumePrompt", input, out)
             .await;
         reply::envelope(out, |v| {
             v.get("text")
@@ -152,7 +158,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Wait for the answer to a clarification (or any change of its status). Returns when the record is answered, resolved, escalated or abandoned, with its status and the answer text (with until: \"decision\", an escalated record is waited on until a human decides); or after timeoutSeconds (at most 50) with timedOut: true, in which case call it again. After an answer: clarify_resolve if it settles the question, clarify_follow_up if something is still open.",
+        description = "Wait for the answer to a clarification (or any change of its status). Returns when the record is answered, resolved, escalated or abandoned, with its status and the answer text (with until: \"decision\", an escalated record is waited on until a human decides; after a person decided, `decision` says who and what, and `answer` is its text); or after timeoutSeconds (at most 50) with timedOut: true, in which case call it again. It returns at once with outcome \"asked-back\" when a question waits on you (the other agent asked you back, or asks you something on the same issue): answer that question first (clarify_answer with its id, in askedBack), then wait again — the other agent waits on you. After an answer: clarify_resolve if it settles the question, clarify_follow_up if something is still open.",
         input_schema = schema::<input::Wait>(),
         annotations(read_only_hint = true)
     )]
@@ -183,28 +189,32 @@ impl Server {
                 return reply::envelope(seen, |_| String::new());
             }
         }
-        let elicitor = match self.actor(&ctx) {
-            Some(agent) if self.elicit && crate::elicit::supported(&ctx.peer) => Some(Elicitor {
-                peer: ctx.peer.clone(),
-                agent,
-                server: self,
-            }),
+        let waiter = self.actor(&ctx);
+        // `[mcp] elicit` (docs/protocol.md §24), read at each wait: an edit applies at once.
+        let policy = self.hub.elicit_setting();
+        let elicitor = match &waiter {
+            Some(agent)
+                if policy == ElicitPolicy::Requester && crate::elicit::supported(&ctx.peer) =>
+            {
+                Some(Elicitor {
+                    peer: ctx.peer.clone(),
+                    agent: Arc::clone(agent),
+                    server: self,
+                })
+            }
             _ => None,
         };
         let stop = Stop {
             request: ctx.ct,
             input_closed: self.input_closed.clone(),
         };
-        wait::wait(
-            &self.hub,
-            w.id,
-            w.until.unwrap_or_default(),
+        let awaited = Awaited {
+            id: w.id,
+            until: w.until.unwrap_or_default(),
             timeout,
-            progress,
-            stop,
-            elicitor,
-        )
-        .await
+            waiter,
+        };
+        wait::wait(&self.hub, awaited, progress, stop, elicitor).await
     }
 
     #[tool(
@@ -219,13 +229,23 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let _ = args!(args, input::Nothing);
-        let mut listed = self
+        let filter = ListFilter {
+            statuses: vec![Status::Pending, Status::Stale],
+            ..ListFilter::default()
+        };
+        let mine = agent.clone();
+        let listed = self
             .hub
-            .call("list", json!({ "status": ["pending", "stale"] }))
+            .with_store("list", move |store, _| {
+                let mut listed = agentx_clarify_command::list(store, &filter)?;
+                listed.records.retain(|(_, r)| r.to.as_str() == &*mine);
+                Ok(listed_json(&listed))
+            })
             .await;
-        if let Some(Value::Array(records)) = listed.get_mut("clarifications") {
-            records.retain(|r| r.get("to").and_then(Value::as_str) == Some(&*agent));
-        }
+        let mut listed = match listed {
+            Ok(v) => v,
+            Err(e) => return reply::failure(&e),
+        };
         if let Value::Object(m) = &mut listed {
             m.insert("agent".into(), Value::from(&*agent));
         }
@@ -254,8 +274,11 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let a = args!(args, input::Answer);
-        let body = json!({ "id": a.id, "from": &*agent, "body": a.body, "value": a.value });
-        reply::envelope(self.hub.call("answer", body).await, reply::mutation_text)
+        let id = a.id.clone();
+        match a.action(&agent) {
+            Ok(action) => self.act(id, action).await,
+            Err(e) => reply::failure(&e),
+        }
     }
 
     #[tool(
@@ -269,8 +292,11 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let f = args!(args, input::FollowUp);
-        let body = json!({ "id": f.id, "from": &*agent, "question": f.question });
-        reply::envelope(self.hub.call("followUp", body).await, reply::mutation_text)
+        let action = Action::FollowUp {
+            from: agent.to_string(),
+            question: f.question,
+        };
+        self.act(f.id, action).await
     }
 
     #[tool(
@@ -284,8 +310,8 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let r = args!(args, input::Resolve);
-        let body = json!({ "id": r.id, "from": &*agent, "message": r.message, "value": r.value });
-        reply::envelope(self.hub.call("resolve", body).await, reply::mutation_text)
+        let id = r.id.clone();
+        self.act(id, r.action(&agent)).await
     }
 
     #[tool(
@@ -298,7 +324,12 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
-        self.close("escalate", args, &agent).await
+        let c = args!(args, input::Close);
+        let action = Action::Escalate {
+            from: Some(agent.to_string()),
+            message: c.message,
+        };
+        self.act(c.id, action).await
     }
 
     #[tool(
@@ -311,7 +342,12 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
-        self.close("abandon", args, &agent).await
+        let c = args!(args, input::Close);
+        let action = Action::Abandon {
+            from: Some(agent.to_string()),
+            message: c.message,
+        };
+        self.act(c.id, action).await
     }
 
     #[tool(
@@ -325,12 +361,38 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let s = args!(args, input::Show);
-        let body = match (s.id, s.issue.or(self.issue)) {
+        let body = match (&s.id, s.issue.or(self.issue)) {
             (Some(id), _) => json!({ "id": id }),
             (None, Some(issue)) => json!({ "issue": issue }),
             (None, None) => return reply::invalid("`id` or `issue` is required"),
         };
-        let shown = self.hub.call_seen_by(self.viewer(&ctx), "show", body).await;
+        let shown = match (s.id, s.issue.or(self.issue)) {
+            (Some(id), _) => {
+                self.hub
+                    .with_store("show", move |store, _| {
+                        let (issue, record) = agentx_clarify_command::show_id(store, &id)?;
+                        Ok(agentx_clarify_command::query::show_json(issue, &record))
+                    })
+                    .await
+            }
+            (None, Some(issue)) => {
+                self.hub
+                    .with_store("show", move |store, _| {
+                        let ledger = agentx_clarify_command::show_issue(store, issue)?;
+                        Ok(json!({ "ok": true, "ledger": ledger.output() }))
+                    })
+                    .await
+            }
+            (None, None) => return reply::invalid("`id` or `issue` is required"),
+        };
+        let shown = match shown {
+            Ok(v) => v,
+            Err(e) => agentx_clarify_core::envelope::failure(&e),
+        };
+        let shown = self
+            .hub
+            .seen_by(self.viewer(&ctx), "show", body, shown)
+            .await;
         reply::envelope(shown, reply::show_text)
     }
 
@@ -345,9 +407,30 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let l = args!(args, input::List);
-        let statuses: Option<Vec<&str>> = l.status.map(|s| s.iter().map(|s| s.as_str()).collect());
+        let statuses: Option<Vec<&str>> = l
+            .status
+            .as_ref()
+            .map(|s| s.iter().map(|s| s.as_str()).collect());
         let body = json!({ "issue": l.issue, "status": statuses, "all": l.all });
-        let listed = self.hub.call_seen_by(self.viewer(&ctx), "list", body).await;
+        let filter = ListFilter {
+            issue: l.issue,
+            statuses: l.status.unwrap_or_default(),
+            all: l.all.unwrap_or(false),
+        };
+        let listed = self
+            .hub
+            .with_store("list", move |store, _| {
+                Ok(listed_json(&agentx_clarify_command::list(store, &filter)?))
+            })
+            .await;
+        let listed = match listed {
+            Ok(v) => v,
+            Err(e) => agentx_clarify_core::envelope::failure(&e),
+        };
+        let listed = self
+            .hub
+            .seen_by(self.viewer(&ctx), "list", body, listed)
+            .await;
         reply::envelope(listed, |v| {
             reply::list_text(clarifications(v), "no clarification matches") + &reply::notes(v)
         })
@@ -427,12 +510,25 @@ impl Server {
         Self::tool_router()
     }
 
-    /// `resolve`, `escalate` or `abandon` by this server's agent.
-    async fn close(&self, op: &'static str, args: JsonObject, agent: &str) -> CallToolResult {
-        let c = args!(args, input::Close);
-        let body = json!({ "id": c.id, "from": agent, "message": c.message });
-        reply::envelope(self.hub.call(op, body).await, reply::mutation_text)
+    /// An operation on record `id` by this server's agent (the actor is in `action`): the
+    /// command layer's `act`, its mutation as the tool's payload.
+    async fn act(&self, id: String, action: Action) -> CallToolResult {
+        let done = self
+            .hub
+            .with_store("act", move |store, now| {
+                agentx_clarify_command::act(store, now, &id, &action)
+            })
+            .await;
+        match done {
+            Ok(m) => reply::envelope(m.to_json(), reply::mutation_text),
+            Err(e) => reply::failure(&e),
+        }
     }
+}
+
+/// `list`'s payload (the command layer's `--json` shape).
+fn listed_json(listed: &agentx_clarify_command::Listed) -> Value {
+    serde_json::to_value(listed.to_json()).unwrap_or(Value::Null)
 }
 
 fn clarifications(v: &Value) -> &[Value] {

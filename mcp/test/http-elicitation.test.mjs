@@ -198,6 +198,77 @@ describe("elicitation over stdio, and [mcp] elicit = false", () => {
     }
   });
 
+  it("[mcp] elicit = \"never\" asks nobody, though the client declares the capability", async () => {
+    const ws = workspace();
+    writeFileSync(join(ws.root, ".agentx", "config.toml"), '[mcp]\nelicit = "never"\n');
+    const side = await stdio(ws.root);
+    try {
+      const seen = answering(side, () => ({ action: "accept", content: { answer: "anything" } }));
+      const id = await escalated(side, { issue: 95, question: "Which rollout?" });
+      const waited = await side.client.callTool({
+        name: "clarify_wait",
+        arguments: { id, until: "decision", timeoutSeconds: 2 },
+      });
+      assert.equal(waited.structuredContent.timedOut, true);
+      assert.equal(seen.length, 0);
+      assert.equal(resolution(ws.root, id).status, "escalated");
+    } finally {
+      await side.client.close();
+      ws.cleanup();
+    }
+  });
+
+  it("an escalation a person made is never elicited back to the requester's client", async () => {
+    // Issue 48 item 8: the asking agent's operator could decide what a person had escalated
+    // to someone else, as `from: "human"`, ~60 ms later.
+    const ws = workspace();
+    const side = await stdio(ws.root);
+    try {
+      const seen = answering(side, () => ({ action: "accept", content: { answer: "mine" } }));
+      const asked = await side.client.callTool({
+        name: "clarify_ask",
+        arguments: { issue: 96, to: "architect", topic: "Budget", question: "Spend more?" },
+      });
+      const id = asked.structuredContent.clarification.id;
+      const byPerson = cli(ws.root, ["clarify", "escalate", id, "-m", "the lead decides this"]);
+      assert.equal(byPerson.clarification.status, "escalated");
+      assert.equal(byPerson.clarification.thread.at(-1).from, "human");
+      const waited = await side.client.callTool({
+        name: "clarify_wait",
+        arguments: { id, until: "decision", timeoutSeconds: 2 },
+      });
+      assert.equal(waited.structuredContent.timedOut, true);
+      assert.equal(seen.length, 0);
+      assert.equal(resolution(ws.root, id).status, "escalated");
+    } finally {
+      await side.client.close();
+      ws.cleanup();
+    }
+  });
+
+  it("records the person's name when the form gives it", async () => {
+    const ws = workspace();
+    const side = await stdio(ws.root);
+    try {
+      const seen = answering(side, () => ({
+        action: "accept",
+        content: { answer: "Canary first", person: "alice" },
+      }));
+      const id = await escalated(side, { issue: 97, question: "Which rollout?" });
+      const waited = await wait(side, id);
+      assert.equal(waited.structuredContent.status, "resolved");
+      assert.equal(seen[0].requestedSchema.properties.person.type, "string");
+      const { entry } = resolution(ws.root, id);
+      assert.equal(entry.by, "alice");
+      assert.equal(entry.via, "elicitation");
+      assert.equal(waited.structuredContent.decision.by, "alice");
+      assert.equal(waited.structuredContent.decision.via, "elicitation");
+    } finally {
+      await side.client.close();
+      ws.cleanup();
+    }
+  });
+
   it("[mcp] elicit = false asks nobody", async () => {
     const ws = workspace();
     writeFileSync(join(ws.root, ".agentx", "config.toml"), "[mcp]\nelicit = false\n");

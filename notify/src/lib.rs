@@ -11,7 +11,7 @@ pub mod github;
 pub mod home;
 mod pass;
 
-pub use pass::{deliverer, pass, pass_with, PassReport};
+pub use pass::{deliverer, pass, pass_with, preview, PassReport};
 
 use std::time::{Duration, Instant};
 

@@ -4,6 +4,7 @@
 
 use agentx_clarify_command::Store;
 use agentx_clarify_core::notify::outbox::{State, RENEW_MS};
+use agentx_clarify_core::notify::Outbox;
 use agentx_clarify_core::notify::{Delivery, Event, EventName, Sink};
 use agentx_clarify_core::time::Timestamp;
 use agentx_clarify_core::{ClarifyError, Ledger};
@@ -53,6 +54,8 @@ pub fn pass_with(
     let store = ws.store()?;
     let settings = store.files.settings();
     let sinks = settings.sinks()?;
+    // A sink seen for the first time is owed what happened since it was configured.
+    let configured = store.files.disk().config_modified_ms();
     // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
     let github = settings.github()?;
     if sinks.is_empty() && github.is_none() {
@@ -67,7 +70,7 @@ pub fn pass_with(
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
     // must not hold every other writer of the outbox); record the tries in a second step.
     let (added, taken) = home.update_outbox(&me, |outbox| {
-        let mut added = outbox.plan(sinks, &refs, now);
+        let mut added = outbox.plan(sinks, &refs, now, configured);
         if github.is_some() {
             added += agentx_clarify_core::github::plan(outbox, &refs, now);
         }
@@ -140,6 +143,31 @@ pub fn pass_with(
         dead,
         next_due: next,
     })
+}
+
+/// What a delivery pass at `now` would owe, without sending or writing anything: the outbox
+/// as stored with the deliveries the ledgers owe that it does not hold yet (a sink configured
+/// since the last pass included), for `agentx notify status`. The second value lists the
+/// keys of those new deliveries.
+pub fn preview(ws: &Workspace, now: i64) -> Result<(Outbox, Vec<String>), ClarifyError> {
+    let store = ws.store()?;
+    let sinks = store.files.settings().sinks()?;
+    let home = Home(&*store);
+    let mut outbox = home.read_outbox()?;
+    if sinks.is_empty() {
+        return Ok((outbox, Vec::new()));
+    }
+    let ledgers = home.ledgers()?;
+    let refs: Vec<&Ledger> = ledgers.iter().collect();
+    let before: std::collections::BTreeSet<String> = outbox.deliveries.keys().cloned().collect();
+    outbox.plan(sinks, &refs, now, store.files.disk().config_modified_ms());
+    let new = outbox
+        .deliveries
+        .keys()
+        .filter(|k| !before.contains(*k))
+        .cloned()
+        .collect();
+    Ok((outbox, new))
 }
 
 /// What the sends of one pass came to.

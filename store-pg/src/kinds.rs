@@ -75,7 +75,7 @@ impl PgKind for Clarifications {
             Scope::All => store.pass(ALL, &[], &read),
             // The index is written in the ledger's own transaction: it cannot be outdated, so
             // `clarify monitor` reads from it too.
-            Scope::Monitor => store.pass(MARKED, &[&String::new()], &read),
+            Scope::Monitor | Scope::MonitorDryRun => store.pass(MARKED, &[&String::new()], &read),
             Scope::FollowUp {
                 written,
                 held,
@@ -123,7 +123,7 @@ impl PgKind for Delegations {
         let now;
         let (sql, params): (_, &[&(dyn postgres::types::ToSql + Sync)]) = match scope {
             Scope::All => (ALL_DELEGATIONS, &[]),
-            Scope::Monitor => (MARKED_DELEGATIONS, &[]),
+            Scope::Monitor | Scope::MonitorDryRun => (MARKED_DELEGATIONS, &[]),
             Scope::FollowUp { now: at, .. } => {
                 now = at;
                 (DUE_DELEGATIONS, &[&now])

@@ -104,9 +104,7 @@ impl DiskStore {
         }
         // Every ledger, and the index rebuilt from what was read (a workspace without
         // delegations gets none).
-        let rebuild = self
-            .path(paths::DELEGATIONS_DIR)
-            .is_dir()
+        let rebuild = (scope != Scope::MonitorDryRun && self.path(paths::DELEGATIONS_DIR).is_dir())
             .then(|| self.delegation_index.begin_rebuild())
             .flatten();
         let files = self.delegation_files()?;

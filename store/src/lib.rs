@@ -237,6 +237,20 @@ impl DiskStore {
         Ok(self.path(&K::path(issue)))
     }
 
+    /// When the settings file was last modified (epoch ms), if there is one: the latest
+    /// moment its `[[notify]]` sinks can have been configured, from which a sink first seen
+    /// afterwards is owed its events (docs/notifications.md, "What a new sink is owed").
+    /// A link is not followed (the settings reader refuses one anyway).
+    pub fn config_modified_ms(&self) -> Option<i64> {
+        let meta = std::fs::symlink_metadata(self.path(paths::CONFIG)).ok()?;
+        let since = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        i64::try_from(since.as_millis()).ok()
+    }
+
     /// Writes a ledger under its lock and keeps its marker in `index`: the marker goes before
     /// a ledger that needs it and after one that does not, so a crash in between leaves one
     /// marker too many, never one too few.

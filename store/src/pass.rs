@@ -76,7 +76,7 @@ impl DiskStore {
                 return Ok(self.scan_marked(issues, written, &seen, visit));
             }
         }
-        self.scan_all(visit)
+        self.scan_all(visit, scope != Scope::MonitorDryRun)
     }
 
     fn ledger_file(&self, issue: u64) -> PathBuf {
@@ -84,16 +84,17 @@ impl DiskStore {
             .join(format!("issue-{issue}.json"))
     }
 
-    /// Every ledger, ascending; the index is rebuilt (or checked) from what was read.
+    /// Every ledger, ascending; with `repair`, the index is rebuilt (or checked) from what was
+    /// read. Without it nothing is written (a dry run): checking the index's markers and keys
+    /// against every ledger was a fifth of a 10,000-ledger pass (docs/benchmarks.md).
     pub(crate) fn scan_all<R: Send>(
         &self,
         visit: &(impl Fn(LedgerRead) -> R + Sync),
+        repair: bool,
     ) -> Result<Vec<R>, ClarifyError> {
         // Only a workspace with ledgers gets an index (a pass in an empty directory creates
         // nothing).
-        let rebuild = self
-            .clarifications_dir()
-            .is_dir()
+        let rebuild = (repair && self.clarifications_dir().is_dir())
             .then(|| self.index.begin_rebuild())
             .flatten();
         let listing = self.list_clarifications()?;

@@ -331,3 +331,30 @@ fn the_indexed_follow_up_acts_exactly_as_a_full_monitor() {
         );
     }
 }
+
+#[test]
+fn a_dry_run_writes_nothing_the_index_included() {
+    // Issue 49 item 8: a dry run's full pass used to check (and repair) the index's markers
+    // and keys against every ledger — a fifth of a 10,000-ledger pass — and `--dry-run`
+    // promises no write. The next full pass repairs what needs it.
+    let (dir, store) = workspace();
+    let root = dir.path();
+    std::fs::remove_dir_all(root.join(".agentx/index")).unwrap();
+    let config = Config::default();
+    let dry = run_monitor(&store, &config, LATE, true, Scope::Monitor).unwrap();
+    assert!(
+        !root.join(".agentx/index").exists(),
+        "a dry run wrote the index"
+    );
+    assert_eq!(
+        visited(&store, Scope::MonitorDryRun),
+        visited(&store, Scope::Monitor),
+        "it reads what a full pass reads"
+    );
+    assert!(
+        root.join(".agentx/index").exists(),
+        "a full pass repairs it"
+    );
+    let again = run_monitor(&store, &config, LATE, true, Scope::Monitor).unwrap();
+    assert_eq!(dry.report, again.report);
+}

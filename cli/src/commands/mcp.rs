@@ -3,7 +3,6 @@
 //! which root and agent it serves, and warns when no workflow step runs that agent (a typo in
 //! `--agent` or `AGENTX_AGENT`). Its help leaves out the global options it ignores.
 
-use agentx_clarify_command::Files;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -79,25 +78,8 @@ fn warn_without_step(ws: &Workspace, agent: &str) {
     let Ok(store) = ws.store() else {
         return;
     };
-    let Ok(workflows) = store.load_workflows() else {
-        return;
-    };
-    let names: Vec<String> = workflows.names().map(str::to_owned).collect();
-    let mut agents: Vec<String> = Vec::new();
-    for name in &names {
-        if let Some(Ok(w)) = workflows.get(name) {
-            agents.extend(w.steps.iter().map(|s| s.agent.clone()));
-        }
-    }
-    if !agents.iter().any(|a| a == agent) {
-        agents.sort();
-        agents.dedup();
-        let _ = writeln!(
-            err,
-            "warning: agent '{agent}' has no step in any workflow ({}), so it cannot ask anyone; agents with a step: {}",
-            names.join(", "),
-            agents.join(", ")
-        );
+    if let Some(warning) = agentx_clarify_command::status::no_step_warning(&*store, agent) {
+        let _ = writeln!(err, "warning: {warning}");
     }
 }
 

@@ -20,7 +20,7 @@ pub enum Notify {
     /// One delivery pass: find the events the ledgers owe each sink, send what is due, record
     /// each try (for cron and agent hooks when no server runs)
     #[command(
-        after_help = "Examples:\n  agentx notify send\n  agentx notify send --json --public-url https://hub.example.com\n  */5 * * * * cd /srv/project && agentx notify send   # crontab\n\nEvery escalation, answer, resolution and stale mark in a ledger is an event; a sink is\ntold of those its events/issues/agents name, from the time it was first seen on. Failed\ndeliveries are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, and are dead 24 h\nafter they were due. Several deliverers may run at once: each delivery is sent by one."
+        after_help = "Examples:\n  agentx notify send\n  agentx notify send --json --public-url https://hub.example.com\n  */5 * * * * cd /srv/project && agentx notify send   # crontab\n\nEvery escalation, answer, resolution and stale mark in a ledger is an event; a sink is\ntold of those its events/issues/agents name, from the time it was configured on (the\nsettings file's modification time; never less than the last 24 hours). Failed\ndeliveries are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, and are dead 24 h\nafter they were due. Several deliverers may run at once: each delivery is sent by one."
     )]
     Send {
         /// The inbox's public URL (as `agentx serve --public-url`): events then carry the
@@ -175,9 +175,12 @@ fn send(root: &Path, now: i64, json: bool, public_url: Option<&str>) -> Result<i
     Ok(0)
 }
 
-fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
-    let store = agentx_clarify_a2a::open_workspace(root)?.store()?;
-    let outbox = Home(&*store).read_outbox()?;
+/// The outbox as the next pass would see it: what is stored, plus what the ledgers owe that
+/// no pass planned yet — a sink configured since the last pass is listed with what it is owed
+/// before anything was sent to it (`"planned": false`).
+fn status(root: &Path, now: i64, json: bool) -> Result<i32, ClarifyError> {
+    let ws = agentx_clarify_a2a::open_workspace(root)?;
+    let (outbox, new) = agentx_clarify_notify::preview(&ws, now)?;
     let open: Vec<_> = outbox
         .deliveries
         .iter()
@@ -189,6 +192,7 @@ fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
             "deliveries": open.iter().map(|(k, d)| json!({
                 "id": k, "event": d.event, "sink": d.sink, "type": format!("clarification.{}", d.name.as_str()),
                 "issue": d.issue, "record": d.record, "state": d.state,
+                "planned": !new.contains(k),
                 "failing": d.state == State::Pending && d.attempts > 0,
                 "attempts": d.attempts, "lastError": d.last_error,
                 "due": Timestamp::from_ms(d.due).to_string(),
@@ -213,6 +217,10 @@ fn status(root: &Path, _now: i64, json: bool) -> Result<i32, ClarifyError> {
     for (key, d) in open {
         let what = match (d.state, d.attempts) {
             (State::Dead, _) => String::from("dead"),
+            (_, 0) if new.contains(key) => format!(
+                "owed, due {} (the next notify send plans it)",
+                Timestamp::from_ms(d.next)
+            ),
             (_, 0) => format!("pending, due {}", Timestamp::from_ms(d.next)),
             (_, n) => format!(
                 "failing ({n} tries), next try {}",

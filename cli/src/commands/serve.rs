@@ -171,12 +171,28 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
                 }
             };
             let (token, secret) = tokens::new_token(store, kind, &name, now)?;
+            // An agent's token names the agent of `/mcp` and `/a2a` as `--agent` does for
+            // `agentx mcp`: the same warning when no workflow step runs it (issue 49).
+            let warnings: Vec<String> = match kind {
+                Kind::Agent => agentx_clarify_a2a::open_workspace(root)
+                    .and_then(|ws| ws.store())
+                    .ok()
+                    .and_then(|store| {
+                        agentx_clarify_command::status::no_step_warning(&*store, &name)
+                    })
+                    .into_iter()
+                    .collect(),
+                Kind::Human => Vec::new(),
+            };
+            for w in &warnings {
+                print::warn(w);
+            }
             if json {
                 let mut listed = token.listed();
                 if let Some(m) = listed.as_object_mut() {
                     m.insert("token".into(), secret.into());
                 }
-                print::json(&json!({"ok": true, "token": listed}));
+                print::json(&json!({"ok": true, "token": listed, "warnings": warnings}));
             } else {
                 print::text(&format!(
                     "{} token '{}' ({}): {secret}\nIt is shown once: keep it in a password manager or a secret store.",

@@ -179,7 +179,7 @@ fn run<S: Store>(
         "show" => match (opt_string(m, "id")?, issue_number(m, "issue")?) {
             (Some(id), _) => {
                 let (issue, record) = query::show_id(store, &id)?;
-                json!({"ok": true, "clarification": record.to_output(issue)})
+                query::show_json(issue, &record)
             }
             (None, Some(issue)) => {
                 json!({"ok": true, "ledger": query::show_issue(store, issue)?.to_output_value()})

@@ -62,6 +62,11 @@ pub fn run_monitor<S: Store>(
     dry_run: bool,
     scope: Scope<'static>,
 ) -> Result<MonitorRun, ClarifyError> {
+    // A dry run changes nothing, the file store's index included.
+    let scope = match scope {
+        Scope::Monitor if dry_run => Scope::MonitorDryRun,
+        other => other,
+    };
     let pass = Pass {
         dry_run,
         ..Pass::over(scope)

@@ -48,6 +48,10 @@ pub enum Scope<'a> {
     /// transactions) answers from it; a store whose files others may change (the file store)
     /// reads every ledger, and repairs its index on the way.
     Monitor,
+    /// `clarify monitor --dry-run`: what [`Scope::Monitor`] reads, changing nothing — not even
+    /// the file store's index, which a full pass repairs on the way (a dry run writes
+    /// nothing; the next full pass repairs what needs it).
+    MonitorDryRun,
     /// The monitor that follows a command: only ledgers that can need action now or because
     /// of this command (docs/protocol.md §29) — the one just written, those due at `now` (a pending or
     /// stale record's `staleAfter`, an accepted delegation's deadline; a ledger that could

@@ -5,6 +5,7 @@
 //! the fold ([`Record::fold`]); the stored snapshot is kept as read so that `verify` can report
 //! a mismatch, and is rewritten from the fold whenever the ledger is sealed for writing.
 
+mod decision;
 mod fold;
 mod hash;
 mod question;
@@ -21,6 +22,7 @@ use crate::names::ClarificationId;
 use crate::signing::Signers;
 use crate::time::Timestamp;
 
+pub use decision::Decision;
 pub use fold::Fold;
 pub use hash::{canonical_json, entry_hash, ChainState};
 pub use hash::{chain_state_of, value_hash};

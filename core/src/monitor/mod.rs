@@ -19,7 +19,7 @@ pub use deadlock::{find_cycle_breaks, CycleBreak, WaitEdge};
 pub use graph::{wait_for_graph, WaitCycle, WaitForEdge, WaitForGraph};
 pub use report::{DeadlockReport, EscalatedReport, Report, ReportError};
 pub use similarity::{jaccard, tokens};
-pub use stale::due_at;
+pub use stale::{due_at, ESCALATED_WITH};
 
 use crate::agents::Statuses;
 use crate::config::Config;

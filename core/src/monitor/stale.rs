@@ -4,6 +4,7 @@
 
 use super::Pass;
 use crate::ledger::{EntryKind, Record, Status};
+use crate::replies;
 
 /// The first instant at which this phase acts on `record` by the passing of time alone:
 /// just past the SLA of a pending record, at once for one found stale, never for the others.
@@ -73,9 +74,62 @@ fn retry_or_escalate(pass: &mut Pass<'_>, index: usize) {
         let id = pass.id(index);
         pass.report.retried.push(id);
     } else {
-        pass.escalate(
+        escalate_overdue(
+            pass,
             index,
             &format!("SLA expired; retries used: {retries} of {max}"),
         );
     }
+}
+
+/// The body of the monitor's escalation of a question asked back, escalated with the record
+/// it was asked back from: the pair is one conversation before a person, and only the
+/// original's escalation is notified (`notify::outbox::events_of` skips this one).
+pub const ESCALATED_WITH: &str = "escalated with ";
+
+/// Escalates record `index`, past its SLA and its retries. A question and the question asked
+/// back from it are one conversation (issue 49), escalated once:
+///
+/// - the original, while the question asked back of its requester is unanswered, is stale
+///   only because of it: the reason says so ("waits on CLR-50-002, asked back and unanswered
+///   by engineer");
+/// - the question asked back escalates its original with that reason (unless a person
+///   already has it: escalated, or closed after an escalation) and itself with
+///   [`ESCALATED_WITH`], so the pair makes one notification, never two, and neither stays due.
+fn escalate_overdue(pass: &mut Pass<'_>, index: usize, sla: &str) {
+    let ledger = &*pass.ledger;
+    let Some(record) = ledger.clarifications.get(index) else {
+        return;
+    };
+    if let Some((at, origin)) = replies::origin(ledger, record) {
+        let status = origin.current_status();
+        let escalated_before = origin
+            .thread
+            .iter()
+            .any(|e| e.kind == EntryKind::Escalation);
+        let with = format!(
+            "{ESCALATED_WITH}{}: asked back from it, one conversation before a person",
+            origin.id
+        );
+        if matches!(status, Status::Pending | Status::Stale) {
+            let reason = waits_on(&record.id, &record.to);
+            pass.escalate(at, &reason);
+            pass.escalate(index, &with);
+            return;
+        }
+        if status == Status::Escalated || (status.is_terminal() && escalated_before) {
+            pass.escalate(index, &with);
+            return;
+        }
+    }
+    let reason = match replies::open_reply(ledger, record) {
+        Some(reply) => waits_on(&reply.id, &record.from),
+        None => sla.to_owned(),
+    };
+    pass.escalate(index, &reason);
+}
+
+/// "waits on CLR-50-002, asked back and unanswered by engineer".
+fn waits_on(reply: &str, requester: &str) -> String {
+    format!("waits on {reply}, asked back and unanswered by {requester}")
 }

@@ -423,3 +423,136 @@ fn workspace_report_is_ordered_and_lists_errors() {
     assert_eq!(out.changed, vec![7, 42]);
     assert_eq!(out.report.errors.len(), 1);
 }
+
+/// The architect asks the engineer back about CLR-42-001 at `now`.
+fn ask_back(ledger: &Ledger, now: i64) -> Ledger {
+    let mut req = NewRequest {
+        issue_number: 42,
+        from: "architect".into(),
+        to: "engineer".into(),
+        topic: "Cache".into(),
+        question: "How many sessions at peak?".into(),
+        blocking: true,
+        ..NewRequest::default()
+    };
+    req.extra
+        .insert(crate::replies::ASKED_BACK.into(), json!("CLR-42-001"));
+    request(
+        Some(ledger),
+        &req,
+        &Config::default(),
+        &open_workflows(),
+        now,
+    )
+    .unwrap()
+    .ledger
+}
+
+/// How many escalations of `ledger` the notification sinks are told of.
+fn notified_escalations(ledger: &Ledger) -> usize {
+    ledger
+        .clarifications
+        .iter()
+        .flat_map(crate::notify::outbox::events_of)
+        .filter(|f| f.name == crate::notify::EventName::Escalated)
+        .count()
+}
+
+#[test]
+fn a_question_asked_back_and_unanswered_escalates_the_pair_once() {
+    // Issue 49: the engineer waits on CLR-42-001, the architect asked back CLR-42-002, the
+    // engineer never answers it; both ran out of time and the lead got two pushes saying only
+    // "SLA expired".
+    let l = ask(None, "engineer", "architect", "Cache", true, T0);
+    let l = ask_back(&l, T0 + 10 * MIN);
+    let none = Statuses::new();
+    let l = run(l, &none, T0 + 61 * MIN).ledger; // CLR-42-001 retried
+    let l = run(l, &none, T0 + 71 * MIN).ledger; // CLR-42-002 retried
+    let first = run(l, &none, T0 + 122 * MIN);
+    assert_eq!(first.report.escalated.len(), 1, "{:?}", first.report);
+    assert_eq!(first.report.escalated[0].id, "CLR-42-001");
+    assert_eq!(
+        first.report.escalated[0].reason,
+        "waits on CLR-42-002, asked back and unanswered by engineer"
+    );
+    let second = run(first.ledger, &none, T0 + 132 * MIN);
+    let r2 = &second.ledger.clarifications[1];
+    assert_eq!(r2.status, Status::Escalated);
+    assert!(
+        r2.thread
+            .last()
+            .unwrap()
+            .body
+            .starts_with("escalated with CLR-42-001"),
+        "{:?}",
+        r2.thread.last()
+    );
+    assert_eq!(
+        notified_escalations(&second.ledger),
+        1,
+        "one push for the pair"
+    );
+    // Neither stays due: nothing more to do, and time alone wakes nobody.
+    let later = run(second.ledger.clone(), &none, T0 + 500 * MIN);
+    assert!(!later.changed);
+    assert_eq!(next_wakeup([&second.ledger], T0 + 500 * MIN), None);
+}
+
+#[test]
+fn a_question_asked_back_that_runs_out_first_escalates_its_original_with_it() {
+    // CLR-42-001 was answered, then followed up (a new round, a new SLA); CLR-42-002, asked
+    // back in round 1, runs out of time first: the original goes to a person with it.
+    let l = ask(None, "engineer", "architect", "Cache", true, T0);
+    let l = ask_back(&l, T0 + 10 * MIN);
+    let config = Config::default();
+    let answer = Action::Answer {
+        from: "architect".into(),
+        body: "Redis, if the peak allows.".into(),
+    };
+    let l = act(&l, "CLR-42-001", &answer, &config, T0 + 20 * MIN)
+        .unwrap()
+        .ledger;
+    let follow = Action::FollowUp {
+        from: "engineer".into(),
+        question: "And the eviction policy?".into(),
+    };
+    let l = act(&l, "CLR-42-001", &follow, &config, T0 + 30 * MIN)
+        .unwrap()
+        .ledger;
+    let none = Statuses::new();
+    let l = run(l, &none, T0 + 71 * MIN).ledger; // CLR-42-002 retried
+    let l = run(l, &none, T0 + 91 * MIN).ledger; // CLR-42-001 retried
+    let out = run(l, &none, T0 + 132 * MIN);
+    let escalated: Vec<(&str, &str)> = out
+        .report
+        .escalated
+        .iter()
+        .map(|e| (e.id.as_str(), e.reason.as_str()))
+        .collect();
+    assert_eq!(escalated.len(), 2, "{escalated:?}");
+    assert!(escalated.contains(&(
+        "CLR-42-001",
+        "waits on CLR-42-002, asked back and unanswered by engineer"
+    )));
+    assert!(escalated
+        .iter()
+        .any(|(id, why)| *id == "CLR-42-002" && why.starts_with("escalated with CLR-42-001")));
+    assert_eq!(notified_escalations(&out.ledger), 1);
+    assert!(!run(out.ledger, &none, T0 + 133 * MIN).changed);
+}
+
+#[test]
+fn the_waiter_is_woken_by_the_question_that_waits_on_it() {
+    let l = ask(None, "engineer", "architect", "Cache", true, T0);
+    let awaited = l.clarifications[0].clone();
+    assert!(crate::replies::waits_on_waiter(&l, &awaited, "engineer").is_none());
+    let l = ask_back(&l, T0 + MIN);
+    let awaited = l.clarifications[0].clone();
+    let back = crate::replies::waits_on_waiter(&l, &awaited, "engineer").unwrap();
+    assert_eq!(back.id, "CLR-42-002");
+    assert!(crate::replies::waits_on_waiter(&l, &awaited, "architect").is_none());
+    // The architect, waiting on its question back, is not woken by the question it asked
+    // back about.
+    let reply = l.clarifications[1].clone();
+    assert!(crate::replies::waits_on_waiter(&l, &reply, "architect").is_none());
+}

@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::ledger::{EntryKind, Ledger, Record, Status};
+use crate::monitor::ESCALATED_WITH;
+use crate::names::MONITOR;
 use crate::notify::config::{EventName, Sink};
 
 /// Retries after a failed try: 10 s, 1 min, 5 min, 30 min, 2 h, then every 6 h.
@@ -87,13 +89,26 @@ pub struct Lease {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outbox {
-    /// A sink is told only of events at or after the time it was first seen: adding a sink
-    /// to a long-lived workspace must not replay its history to a phone.
+    /// A sink is told only of events at or after this time (docs/notifications.md, "What a
+    /// new sink is owed"): set when a pass first sees the sink, to [`owed_since`] — the
+    /// moment it was configured at the latest, and never less than the retry horizon. Adding
+    /// a sink to a long-lived workspace does not replay older history to a phone.
     #[serde(default)]
     pub since: BTreeMap<String, i64>,
     /// By `<event>/<sink>`.
     #[serde(default)]
     pub deliveries: BTreeMap<String, Delivery>,
+}
+
+/// Where a sink seen for the first time at `now` starts (docs/notifications.md, "What a new
+/// sink is owed"): it is owed every event recorded since it was configured — `configured`,
+/// the settings file's modification time, is when that happened at the latest — and never
+/// less than the events of the last 24 hours (the retry horizon, [`DEAD_AFTER_MS`]), so the
+/// escalation that made someone set the sink up is delivered by the first pass that sees it.
+/// Starting at the first pass instead lost every event between the edit and that pass.
+pub fn owed_since(configured: Option<i64>, now: i64) -> i64 {
+    let horizon = now.saturating_sub(DEAD_AFTER_MS);
+    configured.map_or(horizon, |at| at.min(horizon))
 }
 
 /// An event found in a ledger: its id, what it is, the entry and its time.
@@ -110,6 +125,13 @@ pub fn events_of(record: &Record) -> Vec<Found> {
     let mut found = Vec::new();
     for (i, entry) in record.thread.iter().enumerate() {
         let name = match entry.kind {
+            // A question asked back, escalated with its original (issue 49): the pair is one
+            // conversation, told of once, by the original's escalation.
+            EntryKind::Escalation
+                if entry.from == MONITOR && entry.body.starts_with(ESCALATED_WITH) =>
+            {
+                continue
+            }
             EntryKind::Escalation if entry.body.starts_with("deadlock:") => EventName::Deadlock,
             EntryKind::Escalation if entry.body.starts_with("agent error:") => {
                 EventName::RouteFailed
@@ -179,11 +201,20 @@ fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record) -> bool
 
 impl Outbox {
     /// Adds what `ledgers` owe `sinks` that the outbox does not hold yet, cancels ladder
-    /// steps whose record moved on, and starts the clock of sinks seen for the first time.
-    /// Returns how many deliveries it added.
-    pub fn plan(&mut self, sinks: &[Sink], ledgers: &[&Ledger], now: i64) -> usize {
+    /// steps whose record moved on, and starts the clock of sinks seen for the first time at
+    /// [`owed_since`]`(configured, now)` (`configured`: when the settings file that lists the
+    /// sinks was last modified, if known). Returns how many deliveries it added.
+    pub fn plan(
+        &mut self,
+        sinks: &[Sink],
+        ledgers: &[&Ledger],
+        now: i64,
+        configured: Option<i64>,
+    ) -> usize {
         for sink in sinks {
-            self.since.entry(sink.name.clone()).or_insert(now);
+            self.since
+                .entry(sink.name.clone())
+                .or_insert_with(|| owed_since(configured, now));
         }
         // GitHub Mode's comments keep their own start (`github::plan`).
         self.since
@@ -540,7 +571,7 @@ mod tests {
     fn an_escalation_is_owed_once_and_retried_by_the_backoff() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[
                 ("question", "Redis?", T0),
@@ -548,8 +579,12 @@ mod tests {
             ],
             "escalated",
         );
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 31 * MIN), 1);
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 32 * MIN), 0, "owed once");
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 31 * MIN, None), 1);
+        assert_eq!(
+            outbox.plan(&sinks, &[&l], T0 + 32 * MIN, None),
+            0,
+            "owed once"
+        );
         let now = T0 + 32 * MIN;
         let due = outbox.due(now);
         assert_eq!(due, ["evt_CLR-42-001_1/team"]);
@@ -571,12 +606,12 @@ mod tests {
     fn a_lease_that_ran_out_is_taken_over() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[("question", "q", T0), ("escalation", "x", T0)],
             "escalated",
         );
-        outbox.plan(&sinks, &[&l], T0);
+        outbox.plan(&sinks, &[&l], T0, None);
         let key = outbox.due(T0).remove(0);
         assert!(outbox.lease(&key, "dead-deliverer", T0));
         assert!(outbox.due(T0 + LEASE_MS - 1).is_empty());
@@ -595,12 +630,12 @@ mod tests {
     fn a_sender_renews_its_leases_and_a_dead_ones_run_out_within_seconds() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[("question", "q", T0), ("escalation", "x", T0)],
             "escalated",
         );
-        outbox.plan(&sinks, &[&l], T0);
+        outbox.plan(&sinks, &[&l], T0, None);
         let key = outbox.due(T0).remove(0);
         assert!(outbox.lease(&key, "sender", T0));
         // Still sending: each renewal pushes the lease on; another's renewal does nothing.
@@ -631,12 +666,12 @@ mod tests {
     fn a_delivery_dies_a_day_after_it_was_due() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[("question", "q", T0), ("escalation", "x", T0)],
             "escalated",
         );
-        outbox.plan(&sinks, &[&l], T0);
+        outbox.plan(&sinks, &[&l], T0, None);
         let key = outbox.due(T0).remove(0);
         let mut now = T0;
         let mut tries = 0;
@@ -664,29 +699,29 @@ mod tests {
         let mut outbox = Outbox::default();
         let old = ledger(
             &[
-                ("question", "q", T0 - 600 * MIN),
-                ("escalation", "x", T0 - 599 * MIN),
+                ("question", "q", T0 - 3000 * MIN),
+                ("escalation", "x", T0 - 2999 * MIN),
             ],
             "escalated",
         );
         assert_eq!(
-            outbox.plan(&sinks, &[&old], T0),
+            outbox.plan(&sinks, &[&old], T0, None),
             0,
-            "before the sink existed"
+            "before the sink existed, and past the retry horizon"
         );
 
         let l = ledger(
             &[("question", "q", T0), ("escalation", "x", T0 + MIN)],
             "escalated",
         );
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + MIN), 1);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + MIN, None), 1);
         assert!(outbox.due(T0 + 60 * MIN).is_empty(), "before after_minutes");
         assert_eq!(outbox.due(T0 + 61 * MIN).len(), 1, "at after_minutes");
 
         // Resolved meanwhile: nothing is sent.
         let mut outbox2 = Outbox::default();
-        outbox2.plan(&sinks, &[], T0);
-        outbox2.plan(&sinks, &[&l], T0 + MIN);
+        outbox2.plan(&sinks, &[], T0, None);
+        outbox2.plan(&sinks, &[&l], T0 + MIN, None);
         let resolved = ledger(
             &[
                 ("question", "q", T0),
@@ -695,7 +730,7 @@ mod tests {
             ],
             "resolved",
         );
-        outbox2.plan(&sinks, &[&resolved], T0 + 10 * MIN);
+        outbox2.plan(&sinks, &[&resolved], T0 + 10 * MIN, None);
         assert!(outbox2.due(T0 + 61 * MIN).is_empty());
         assert!(outbox2
             .deliveries
@@ -704,21 +739,55 @@ mod tests {
     }
 
     #[test]
+    fn a_new_sink_is_owed_what_happened_since_it_was_configured() {
+        let sinks = sinks(TEAM);
+        let escalated_at = |at: i64| {
+            ledger(
+                &[("question", "q", at - MIN), ("escalation", "x", at)],
+                "escalated",
+            )
+        };
+        // Configured, then an escalation, then the first pass: delivered (issue 49: the
+        // first pass used to start the sink's clock, after the escalation).
+        let mut outbox = Outbox::default();
+        let l = escalated_at(T0 + 5 * MIN);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 10 * MIN, Some(T0)), 1);
+        assert_eq!(outbox.since["team"], T0 + 10 * MIN - DEAD_AFTER_MS);
+        assert_eq!(outbox.due(T0 + 10 * MIN), ["evt_CLR-42-001_1/team"]);
+        // Without the file's time: the last 24 hours.
+        let mut outbox = Outbox::default();
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 10 * MIN, None), 1);
+        // Configured three days before the first pass: everything since then is owed, what
+        // came before it is not.
+        let day = 24 * 60 * MIN;
+        let configured = T0 - 3 * day;
+        let mut outbox = Outbox::default();
+        let since_then = escalated_at(configured + day);
+        let before = escalated_at(configured - MIN);
+        assert_eq!(outbox.plan(&sinks, &[&since_then], T0, Some(configured)), 1);
+        let mut outbox = Outbox::default();
+        assert_eq!(outbox.plan(&sinks, &[&before], T0, Some(configured)), 0);
+        // The clock starts once: a later edit of the file changes nothing.
+        assert_eq!(outbox.plan(&sinks, &[&since_then], T0 + MIN, Some(T0)), 1);
+        assert_eq!(outbox.since["team"], configured);
+    }
+
+    #[test]
     fn reminders_repeat_while_escalated_one_at_a_time() {
         let sinks = sinks(
             "[[notify]]\nname = \"lead\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"reminder\"]\nremind_every_minutes = 30\n",
         );
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[("question", "q", T0), ("escalation", "x", T0)],
             "escalated",
         );
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 29 * MIN), 0);
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 30 * MIN), 1);
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 45 * MIN), 0);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 29 * MIN, None), 0);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 30 * MIN, None), 1);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 45 * MIN, None), 0);
         assert_eq!(
-            outbox.plan(&sinks, &[&l], T0 + 200 * MIN),
+            outbox.plan(&sinks, &[&l], T0 + 200 * MIN, None),
             1,
             "only the latest"
         );
@@ -734,12 +803,12 @@ mod tests {
     fn a_decision_follows_a_delivered_escalation_once_and_a_stale_push_is_dropped() {
         let sinks = sinks(TEAM);
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let escalated = ledger(
             &[("question", "q", T0), ("escalation", "x", T0 + MIN)],
             "escalated",
         );
-        outbox.plan(&sinks, &[&escalated], T0 + MIN);
+        outbox.plan(&sinks, &[&escalated], T0 + MIN, None);
         let key = outbox.due(T0 + MIN).remove(0);
         let resolved = ledger(
             &[
@@ -754,21 +823,25 @@ mod tests {
         assert!(still_owed(&d, &record(&escalated)));
         assert!(!still_owed(&d, &record(&resolved)), "decided: not pushed");
         // Not delivered, so no follow-up: the sink never heard of it.
-        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 2 * MIN), 0);
+        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 2 * MIN, None), 0);
         assert!(outbox.lease(&key, "a", T0 + MIN));
         outbox.cancel(&key, "a", T0 + 2 * MIN);
         assert_eq!(outbox.deliveries[&key].state, State::Canceled);
-        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 3 * MIN), 0);
+        assert_eq!(outbox.plan(&sinks, &[&resolved], T0 + 3 * MIN, None), 0);
 
         // Delivered: the decision follows, once, to that sink (not subscribed to `resolved`).
         let mut told = Outbox::default();
-        told.plan(&sinks, &[], T0 - MIN);
-        told.plan(&sinks, &[&escalated], T0 + MIN);
+        told.plan(&sinks, &[], T0 - MIN, None);
+        told.plan(&sinks, &[&escalated], T0 + MIN, None);
         let key = told.due(T0 + MIN).remove(0);
         assert!(told.lease(&key, "a", T0 + MIN));
         told.settle(&key, "a", Ok(()), T0 + MIN);
-        assert_eq!(told.plan(&sinks, &[&resolved], T0 + 2 * MIN), 1);
-        assert_eq!(told.plan(&sinks, &[&resolved], T0 + 3 * MIN), 0, "once");
+        assert_eq!(told.plan(&sinks, &[&resolved], T0 + 2 * MIN, None), 1);
+        assert_eq!(
+            told.plan(&sinks, &[&resolved], T0 + 3 * MIN, None),
+            0,
+            "once"
+        );
         let follow_up = told
             .deliveries
             .values()
@@ -783,7 +856,7 @@ mod tests {
             "[[notify]]\nname = \"a\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"answered\", \"resolved\"]\nissues = [7]\n\n[[notify]]\nname = \"b\"\nkind = \"command\"\ncommand = [\"true\"]\nevents = [\"deadlock\"]\n",
         );
         let mut outbox = Outbox::default();
-        outbox.plan(&sinks, &[], T0 - MIN);
+        outbox.plan(&sinks, &[], T0 - MIN, None);
         let l = ledger(
             &[
                 ("question", "q", T0),
@@ -793,7 +866,7 @@ mod tests {
             "answered",
         );
         // Issue 42: sink a is for issue 7; sink b hears the deadlock only.
-        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 3 * MIN), 1);
+        assert_eq!(outbox.plan(&sinks, &[&l], T0 + 3 * MIN, None), 1);
         let d = outbox
             .deliveries
             .values()

@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::delegation::{Delegation, Status as DlgStatus};
-use crate::ledger::{EntryKind, Record, Status};
+use crate::ledger::{Decision, EntryKind, Record, Status};
 use crate::render::{escalation_reason, round_entries, rounds};
 
 /// Which text.
@@ -90,6 +90,13 @@ pub struct Resume {
     /// The human's decision on an escalated record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// Who decided, through which surface, and the chosen value and its label (docs/protocol.md
+    /// §23), when a person decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided: Option<Decision>,
+    /// Lines under the outcome (`Decided by: …`, `Note: …`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<Line>,
     /// Escalated and not decided yet.
     pub waits_for_human: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,15 +112,24 @@ impl Resume {
         out.extend(self.header.iter().map(|l| labelled(&l.label, &l.value)));
         if !self.rounds.is_empty() {
             out.push(String::new());
+            // After a person's decision a round without an answer is not "yet" to come.
+            let unanswered = if self.decided.is_some() {
+                "(not answered: a person decided instead, below)"
+            } else {
+                "(no answer yet)"
+            };
             for r in &self.rounds {
                 out.push(labelled(&format!("Q{}", r.round), &r.question));
-                let answer = r.answer.as_deref().unwrap_or("(no answer yet)");
+                let answer = r.answer.as_deref().unwrap_or(unanswered);
                 out.push(labelled(&format!("A{}", r.round), answer));
             }
         }
         if let Some(l) = &self.outcome {
             out.push(String::new());
             out.push(labelled(&l.label, &l.value));
+            for d in &self.details {
+                out.push(labelled(&d.label, &d.value));
+            }
         }
         if self.kind == ResumeKind::BlockerResolved {
             out.push(String::new());
@@ -197,9 +213,14 @@ pub fn resume_record(issue: u32, record: &Record) -> Resume {
         })
         .collect();
     let reason = escalation_reason(record).unwrap_or("escalated").to_owned();
+    let decided = record.decision();
+    let (decision_line, details) = match &decided {
+        Some(d) => decision_lines(d),
+        None => (resolution.clone().unwrap_or_default(), Vec::new()),
+    };
     let (outcome, instruction) = match status {
-        Status::Resolved if escalated => (
-            Some(("Human decision", resolution.unwrap_or_default())),
+        Status::Resolved if escalated || decided.is_some() => (
+            Some(("Human decision", decision_line)),
             String::from("Continue your work from your last checkpoint, following the human decision."),
         ),
         Status::Resolved => (
@@ -232,11 +253,55 @@ pub fn resume_record(issue: u32, record: &Record) -> Resume {
         header,
         rounds,
         outcome: outcome.map(|(k, v)| line(k, v)),
-        decision,
+        decision: decision.or_else(|| decided.as_ref().map(|d| d.text.clone())),
+        details: if status == Status::Resolved {
+            details
+        } else {
+            Vec::new()
+        },
+        decided,
         waits_for_human: status == Status::Escalated,
         state_restoration: signal_field(record, "stateSnapshot").map(str::to_owned),
         instruction,
     }
+}
+
+/// The `Human decision:` line and the lines under it: the chosen value and its label (the
+/// note as its own line when the person wrote one), and who decided through which surface
+/// (left out for the CLI's plain `human`, which names nobody).
+fn decision_lines(d: &Decision) -> (String, Vec<Line>) {
+    let mut details = Vec::new();
+    let shown = match (&d.value, &d.label) {
+        (Some(value), Some(label)) => {
+            let value = match value {
+                Value::String(s) => s.clone(),
+                Value::Array(items) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            if d.text != *label {
+                details.push(line("Note", d.text.clone()));
+            }
+            if value == *label {
+                value
+            } else {
+                format!("{value} ({label})")
+            }
+        }
+        _ => d.text.clone(),
+    };
+    let who = match &d.via {
+        Some(via) => Some(format!("{} via {via}", d.by)),
+        None if d.by != crate::names::HUMAN => Some(d.by.clone()),
+        None => None,
+    };
+    if let Some(who) = who {
+        details.insert(0, line("Decided by", who));
+    }
+    (shown, details)
 }
 
 fn escalation_or_abandonment(record: &Record) -> String {
@@ -280,6 +345,8 @@ fn blocker_resolved(issue: u32, record: &Record, resolution: Option<String>) -> 
         rounds: Vec::new(),
         outcome: None,
         decision: Some(resolution),
+        decided: None,
+        details: Vec::new(),
         waits_for_human: false,
         state_restoration: signal_field(record, "stateSnapshot").map(str::to_owned),
         instruction,
@@ -361,6 +428,8 @@ pub fn resume_delegation(issue: u32, d: &Delegation) -> Resume {
         rounds: Vec::new(),
         outcome,
         decision: None,
+        decided: None,
+        details: Vec::new(),
         waits_for_human: false,
         state_restoration: None,
         instruction,

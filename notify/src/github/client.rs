@@ -201,7 +201,7 @@ fn gh(method: &str, path: &str, body: Option<&Value>) -> Result<Reply, GhError> 
     }
     let mut child = cmd.spawn().map_err(|e| {
         GhError::Failed(format!(
-            "could not start gh (the GitHub CLI; [github] via = \"gh\"): {e}"
+            "could not start gh (the GitHub CLI; [github] via = \"gh\"): {e}; install gh and sign in (`gh auth login`), or set [github] via = \"api\" to call the REST API with a token from GITHUB_TOKEN (or the variable token_env names)"
         ))
     })?;
     if let Some(mut stdin) = child.stdin.take() {

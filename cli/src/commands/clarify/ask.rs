@@ -75,8 +75,9 @@ pub struct AskArgs {
 
 #[derive(Args, Debug, Default)]
 pub struct KindArgs {
-    /// The answer kind: text (default), confirm, choice or multi_choice
-    #[arg(long, value_name = "KIND")]
+    /// The answer kind: text (default), confirm, choice or multi_choice (also
+    /// `--answer-kind`, as MCP and JSON spell it `answerKind`)
+    #[arg(long, visible_alias = "answer-kind", value_name = "KIND")]
     pub kind: Option<String>,
     /// An option of a choice kind, `value` or `value=Label` (repeatable, 2–10)
     #[arg(long = "option", value_name = "VALUE[=LABEL]")]

@@ -79,7 +79,7 @@ pub fn show(ws: &Workspace, json: bool, id: Option<String>, issue: Option<String
     if let Some(id) = id {
         let (issue, record) = commands::show_id(ws, &id)?;
         if json {
-            print::json(&json!({"ok": true, "clarification": record.to_output(issue)}));
+            print::json(&agentx_clarify_command::query::show_json(issue, &record));
         } else {
             print::text(&text_thread(issue, &record, print::STYLE));
         }

@@ -600,7 +600,7 @@ fn resume_texts_of_records() {
     let resume = resume_record(42, decided.find("CLR-42-001").unwrap());
     assert!(!resume.waits_for_human);
     assert_eq!(resume.decision.as_deref(), Some("Use Redis."));
-    assert!(resume.text().ends_with("A1: (no answer yet)\n\nHuman decision: Use Redis.\n\nContinue your work from your last checkpoint, following the human decision."), "{}", resume.text());
+    assert!(resume.text().ends_with("A1: (not answered: a person decided instead, below)\n\nHuman decision: Use Redis.\n\nContinue your work from your last checkpoint, following the human decision."), "{}", resume.text());
 }
 
 #[test]
