@@ -64,8 +64,7 @@ pub use store::{
 pub use guard::guarded;
 pub use json::vector;
 pub use json::{
-    call, call_as, call_routed, decode, decode_network, run, run_routed, OPERATIONS,
-    OPERATION_NAMES, ROUTE_OPERATIONS,
+    call, call_as, call_routed, check_network, run, OPERATIONS, OPERATION_NAMES, ROUTE_OPERATIONS,
 };
 pub use mem::{FileMap, MemStore};
 pub use migrate::{migrate, MigrateOutcome};

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::error::ClarifyError;
 use crate::call::pure;
+use crate::error::ClarifyError;
 use crate::input;
 use crate::layer4::{audit, AuditScope};
 use crate::ledger::Ledger;

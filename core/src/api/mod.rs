@@ -16,8 +16,10 @@ use serde_json::{json, Map, Value};
 
 use crate::agents::{apply_events, set_status, Statuses};
 use crate::call::pure;
-use crate::call::store::Target;
-use crate::call::table::{Function, Pair};
+use crate::call::store::{
+    self, Ask, Close, FollowUp, Ingest, List, Nothing, Resolve, Target, Text,
+};
+use crate::call::table::{dispatch_function, Functions, Pair};
 use crate::call::IssueArg;
 use crate::error::ClarifyError;
 use crate::events::Event;
@@ -65,90 +67,158 @@ pub fn call(name: &str, input: &Value) -> Value {
 pub use crate::envelope::error_value;
 
 fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
-    Ok(match Function::decode(name, input)? {
-        Function::Request(Pair(on, ask)) => {
-            let config = input::config(on.config.as_ref())?;
-            let req = ask.into_request()?;
-            let now = pure::now(on.now)?;
-            // The CLI's order: input, then the status file, then the ledger.
-            let issue = req.validate(&config)?;
-            let statuses = input::statuses(on.statuses.as_ref())?;
-            let ledger = input::opt_ledger(on.ledger.as_ref(), issue)?;
-            let workflows = input::workflows(on.workflows.as_ref())?;
-            return applied_value(
-                request(ledger.as_ref(), &req, &config, &workflows, now)?,
-                statuses,
-            );
-        }
-        Function::Answer(Pair(on, a)) => return existing(on, a.id.clone(), a.action()),
-        Function::FollowUp(Pair(on, f)) => return existing(on, f.id.clone(), Ok(f.action())),
-        Function::Resolve(Pair(on, r)) => return existing(on, r.id.clone(), Ok(r.action())),
-        Function::Escalate(Pair(on, c)) => return existing(on, c.id.clone(), Ok(c.escalate())),
-        Function::Abandon(Pair(on, c)) => return existing(on, c.id.clone(), Ok(c.abandon())),
-        Function::Monitor(m) => monitor_call(m)?,
-        Function::Verify(v) => {
-            let found = audit::verify(&v)?;
-            json!({ "problems": found.problems, "warnings": found.warnings })
-        }
-        Function::Audit(a) => audit::audit_value(a)?,
-        Function::Stats(m) => {
-            let (ledgers, _) = input::workspace(m.ledgers.as_ref(), m.files.as_ref())?;
-            let (delegations, _) = signals::delegation_ledgers(m.delegations.as_ref())?;
-            let stats = crate::stats::stats_with_delegations(
-                &ledgers,
-                &delegations,
-                &signals::manifests(m.manifests.as_ref())?,
-                m.since.map(|s| s.0),
-            );
-            json!({ "stats": stats })
-        }
-        Function::List(Pair(on, l)) => {
-            let (ledgers, _) = input::workspace(on.ledgers.as_ref(), on.files.as_ref())?;
-            let records = listing::list(&ledgers, &l.filter()?);
-            json!({ "clarifications": listing::list_values(&records) })
-        }
-        Function::Show(Pair(on, target)) => show(&on, target)?,
-        Function::Ready(r) => {
-            let (ledgers, _) = input::workspace(r.ledgers.as_ref(), r.files.as_ref())?;
-            let escalated = r.include_escalated.unwrap_or(true);
-            json!({ "issues": listing::ready(&ledgers, escalated) })
-        }
-        Function::SetStatus(s) => {
-            let mut statuses = input::statuses(s.statuses.as_ref())?;
-            let issue = s.issue.as_ref().map(IssueArg::number).transpose()?;
-            let (agent, warning) =
-                set_status(&mut statuses, &s.agent, &s.status, issue, pure::now(s.now)?)?;
-            json!({ "statuses": statuses, "agent": agent, "warning": warning })
-        }
-        Function::ParseWorkflow(p) => {
-            let file = p.file.unwrap_or_else(|| String::from("workflow.toml"));
-            json!({ "workflow": crate::workflow::Workflow::parse(&file, &p.text)? })
-        }
-        Function::ParseConfig(p) => {
-            let file = p.file.unwrap_or_else(|| String::from("config.toml"));
-            json!({ "config": crate::config::Config::parse(&file, &p.text)? })
-        }
-        Function::DefaultWorkflows(_) => {
-            let workflows: Map<String, Value> = crate::defaults::DEFAULT_WORKFLOWS
-                .iter()
-                .map(|(name, text)| ((*name).to_owned(), Value::from(*text)))
-                .collect();
-            json!({ "workflows": workflows, "config": crate::defaults::CONFIG_TOML })
-        }
-        Function::RenderMarkdown(r) => json!({ "text": render_view(r, None)? }),
-        Function::RenderText(Pair(c, r)) => {
-            let color = c.color.unwrap_or(false);
-            json!({ "text": render_view(r, Some(Style { color }))? })
-        }
-        Function::Transitions(_) => json!({ "transitions": transitions() }),
-        Function::ErrorCodes(_) => json!({ "codes": error_codes() }),
-        Function::Version(_) => json!({ "version": crate::VERSION }),
-        Function::SignalsParse(t) => signals::parse_value(&t.text),
-        Function::ExtractJson(t) => json!({ "extracted": crate::signals::extract(&t.text) }),
-        Function::SignalsIngest(Pair(on, ingest)) => signals::ingest(on, ingest)?,
-        Function::ResumePrompt(r) => signals::resume(r)?,
-        Function::DelegationMetrics(m) => signals::metrics(&m)?,
-    })
+    dispatch_function(&Facade, name, input)
+}
+
+/// The pure facade: one method per function of the table.
+struct Facade;
+
+impl Functions for Facade {
+    type Out = Value;
+    type Error = Failure;
+
+    fn request(&self, Pair(on, ask): Pair<pure::OnNew, Ask>) -> Result<Value, Failure> {
+        let config = input::config(on.config.as_ref())?;
+        let req = ask.into_request()?;
+        let now = pure::now(on.now)?;
+        // The CLI's order: input, then the status file, then the ledger.
+        let issue = req.validate(&config)?;
+        let statuses = input::statuses(on.statuses.as_ref())?;
+        let ledger = input::opt_ledger(on.ledger.as_ref(), issue)?;
+        let workflows = input::workflows(on.workflows.as_ref())?;
+        applied_value(
+            request(ledger.as_ref(), &req, &config, &workflows, now)?,
+            statuses,
+        )
+    }
+
+    fn answer(&self, Pair(on, a): Pair<pure::OnRecord, store::Answer>) -> Result<Value, Failure> {
+        existing(on, a.id.clone(), a.action())
+    }
+
+    fn follow_up(&self, Pair(on, f): Pair<pure::OnRecord, FollowUp>) -> Result<Value, Failure> {
+        existing(on, f.id.clone(), Ok(f.action()))
+    }
+
+    fn resolve(&self, Pair(on, r): Pair<pure::OnRecord, Resolve>) -> Result<Value, Failure> {
+        existing(on, r.id.clone(), Ok(r.action()))
+    }
+
+    fn escalate(&self, Pair(on, c): Pair<pure::OnRecord, Close>) -> Result<Value, Failure> {
+        existing(on, c.id.clone(), Ok(c.escalate()))
+    }
+
+    fn abandon(&self, Pair(on, c): Pair<pure::OnRecord, Close>) -> Result<Value, Failure> {
+        existing(on, c.id.clone(), Ok(c.abandon()))
+    }
+
+    fn monitor(&self, m: pure::Monitor) -> Result<Value, Failure> {
+        Ok(monitor_call(m)?)
+    }
+
+    fn verify(&self, v: pure::Verify) -> Result<Value, Failure> {
+        let found = audit::verify(&v)?;
+        Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
+    }
+
+    fn audit(&self, a: pure::Audit) -> Result<Value, Failure> {
+        Ok(audit::audit_value(a)?)
+    }
+
+    fn stats(&self, m: pure::Metrics) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(m.ledgers.as_ref(), m.files.as_ref())?;
+        let (delegations, _) = signals::delegation_ledgers(m.delegations.as_ref())?;
+        let stats = crate::stats::stats_with_delegations(
+            &ledgers,
+            &delegations,
+            &signals::manifests(m.manifests.as_ref())?,
+            m.since.map(|s| s.0),
+        );
+        Ok(json!({ "stats": stats }))
+    }
+
+    fn list(&self, Pair(on, l): Pair<pure::Ledgers, List>) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(on.ledgers.as_ref(), on.files.as_ref())?;
+        let records = listing::list(&ledgers, &l.filter()?);
+        Ok(json!({ "clarifications": listing::list_values(&records) }))
+    }
+
+    fn show(&self, Pair(on, target): Pair<pure::Ledgers, Target>) -> Result<Value, Failure> {
+        Ok(show(&on, target)?)
+    }
+
+    fn ready(&self, r: pure::Ready) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(r.ledgers.as_ref(), r.files.as_ref())?;
+        let escalated = r.include_escalated.unwrap_or(true);
+        Ok(json!({ "issues": listing::ready(&ledgers, escalated) }))
+    }
+
+    fn set_status(&self, s: pure::SetStatus) -> Result<Value, Failure> {
+        let mut statuses = input::statuses(s.statuses.as_ref())?;
+        let issue = s.issue.as_ref().map(IssueArg::number).transpose()?;
+        let (agent, warning) =
+            set_status(&mut statuses, &s.agent, &s.status, issue, pure::now(s.now)?)?;
+        Ok(json!({ "statuses": statuses, "agent": agent, "warning": warning }))
+    }
+
+    fn parse_workflow(&self, p: pure::Parse) -> Result<Value, Failure> {
+        let file = p.file.unwrap_or_else(|| String::from("workflow.toml"));
+        Ok(json!({ "workflow": crate::workflow::Workflow::parse(&file, &p.text)? }))
+    }
+
+    fn parse_config(&self, p: pure::Parse) -> Result<Value, Failure> {
+        let file = p.file.unwrap_or_else(|| String::from("config.toml"));
+        Ok(json!({ "config": crate::config::Config::parse(&file, &p.text)? }))
+    }
+
+    fn default_workflows(&self, _: Nothing) -> Result<Value, Failure> {
+        let workflows: Map<String, Value> = crate::defaults::DEFAULT_WORKFLOWS
+            .iter()
+            .map(|(name, text)| ((*name).to_owned(), Value::from(*text)))
+            .collect();
+        Ok(json!({ "workflows": workflows, "config": crate::defaults::CONFIG_TOML }))
+    }
+
+    fn render_markdown(&self, r: pure::Render) -> Result<Value, Failure> {
+        Ok(json!({ "text": render_view(r, None)? }))
+    }
+
+    fn render_text(&self, Pair(c, r): Pair<pure::Color, pure::Render>) -> Result<Value, Failure> {
+        let color = c.color.unwrap_or(false);
+        Ok(json!({ "text": render_view(r, Some(Style { color }))? }))
+    }
+
+    fn transitions(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "transitions": transitions() }))
+    }
+
+    fn error_codes(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "codes": error_codes() }))
+    }
+
+    fn version(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "version": crate::VERSION }))
+    }
+
+    fn signals_parse(&self, t: Text) -> Result<Value, Failure> {
+        Ok(signals::parse_value(&t.text))
+    }
+
+    fn extract_json(&self, t: Text) -> Result<Value, Failure> {
+        Ok(json!({ "extracted": crate::signals::extract(&t.text) }))
+    }
+
+    fn signals_ingest(&self, Pair(on, i): Pair<pure::OnIngest, Ingest>) -> Result<Value, Failure> {
+        Ok(signals::ingest(on, i)?)
+    }
+
+    fn resume_prompt(&self, r: pure::Resume) -> Result<Value, Failure> {
+        Ok(signals::resume(r)?)
+    }
+
+    fn delegation_metrics(&self, m: pure::Metrics) -> Result<Value, Failure> {
+        Ok(signals::metrics(&m)?)
+    }
 }
 
 /// Runs an operation on an existing record, with the CLI's order of checks: settings, input,
@@ -291,7 +361,9 @@ fn render_view(view: pure::Render, style: Option<Style>) -> Result<String, Clari
         "round" => {
             let (issue, r) = one()?;
             let last = r.folded_round();
-            let round = view.round.map_or(last, |n| u32::try_from(n.0).unwrap_or(last));
+            let round = view
+                .round
+                .map_or(last, |n| u32::try_from(n.0).unwrap_or(last));
             match style {
                 None => render::markdown_round(&r, round),
                 Some(s) => render::text_round(issue, &r, round, s),

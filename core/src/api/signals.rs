@@ -13,7 +13,10 @@ use crate::signing::Signers;
 
 /// `resumePrompt`: the text that resumes the agent of a clarification or a delegation.
 pub(super) fn resume(r: pure::Resume) -> Result<Value, ClarifyError> {
-    let resume = match (given(r.clarification.as_ref()), given(r.delegation.as_ref())) {
+    let resume = match (
+        given(r.clarification.as_ref()),
+        given(r.delegation.as_ref()),
+    ) {
         (Some(v), None) => {
             let (issue, record) = input::clarification(v)?;
             signals::resume_record(issue, &record)

@@ -15,8 +15,9 @@ use serde_json::{Map, Value};
 use crate::error::shown;
 
 /// The entries of an input object not yet read, and the first field that did not read.
+/// Boxed: every struct's reader holds one, and a pointer moves in one instruction.
 pub struct Fields {
-    entries: Map<String, Value>,
+    entries: Box<Map<String, Value>>,
     error: Option<String>,
 }
 
@@ -39,9 +40,16 @@ impl Fields {
             return Err(format!("unknown field `{}`; {hint}", shown(key)));
         }
         Ok(Fields {
-            entries,
+            entries: Box::new(entries),
             error: None,
         })
+    }
+
+    /// The fields of `value` (an object; null is `{}`), checked against `known` and `also`.
+    /// One copy serves every struct.
+    #[inline(never)]
+    pub fn open(value: Value, known: &[&str], also: &[&str]) -> Result<Fields, String> {
+        Fields::check(Fields::of(value)?, known, also)
     }
 
     /// The entries of `value`, which must be an object (null is `{}`).
@@ -71,6 +79,7 @@ impl Fields {
     }
 
     /// The first field that did not read, if any.
+    #[inline(never)]
     pub fn done(&mut self) -> Result<(), String> {
         self.error.take().map_or(Ok(()), Err)
     }
@@ -226,20 +235,45 @@ impl<T: Input> Read for Vec<T> {
     }
 }
 
+/// Drops a struct that did not read, out of line: its drop glue is written once, not inlined
+/// at every reader's failure.
+#[inline(never)]
+fn discard<T>(value: T) {
+    drop(value);
+}
+
+/// A reader's refusal as the caller's `INVALID_INPUT`.
+#[inline(never)]
+pub fn refused(why: String) -> crate::ClarifyError {
+    crate::ClarifyError::input(why)
+}
+
 /// An input struct (declared with [`input!`](crate::input)).
 pub trait Input: Sized {
     /// Its fields' JSON names, in declaration order.
     const FIELDS: &'static [&'static str];
 
-    /// Reads the struct from its (checked) entries.
-    fn read(fields: &mut Fields) -> Result<Self, String>;
+    /// Reads the struct from its (checked) entries; [`Fields::done`] says whether every field
+    /// read.
+    fn read(fields: &mut Fields) -> Self;
 
     /// Reads the struct from `value`; `also` are fields a caller took out before (they count
     /// as known in the hint of an unknown one).
-    #[inline(never)]
     fn from_value(value: Value, also: &[&str]) -> Result<Self, String> {
-        let mut fields = Fields::check(Fields::of(value)?, Self::FIELDS, also)?;
-        Self::read(&mut fields)
+        let mut fields = Fields::open(value, Self::FIELDS, also)?;
+        let read = Self::read(&mut fields);
+        match fields.done() {
+            Ok(()) => Ok(read),
+            Err(why) => {
+                discard(read);
+                Err(why)
+            }
+        }
+    }
+
+    /// [`Input::from_value`] for an operation's whole input: the refusal is `INVALID_INPUT`.
+    fn from_input(value: Value) -> Result<Self, crate::ClarifyError> {
+        Self::from_value(value, &[]).map_err(refused)
     }
 }
 
@@ -267,9 +301,8 @@ macro_rules! input {
             const FIELDS: &'static [&'static str] = &[$($key),*];
 
             #[allow(unused_variables)]
-            fn read(fields: &mut $crate::call::fields::Fields) -> Result<Self, String> {
-                let read = $name { $( $field: fields.take($key), )* };
-                fields.done().map(|()| read)
+            fn read(fields: &mut $crate::call::fields::Fields) -> Self {
+                $name { $( $field: fields.take($key), )* }
             }
         }
 

@@ -21,20 +21,22 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 pub use fields::Input;
+/// The TypeScript derive the input structs use, for the types generator (`tests/types.rs`).
+pub use ts_rs;
 
 use crate::error::ClarifyError;
 
 /// Decodes `input` (an object; null is `{}`) as `T`, refusing unknown fields with the nearest
 /// known one.
 pub fn decode<T: Input>(input: &Value) -> Result<T, ClarifyError> {
-    object(input)?;
-    T::from_value(input.clone(), &[]).map_err(ClarifyError::input)
+    T::from_input(object(input)?)
 }
 
-/// An input is an object (or null, no fields).
-fn object(input: &Value) -> Result<(), ClarifyError> {
+/// An input's object (or null, no fields), owned.
+#[inline(never)]
+fn object(input: &Value) -> Result<Value, ClarifyError> {
     match input {
-        Value::Object(_) | Value::Null => Ok(()),
+        Value::Object(_) | Value::Null => Ok(input.clone()),
         _ => Err(ClarifyError::input("the input must be an object")),
     }
 }
@@ -43,14 +45,20 @@ fn object(input: &Value) -> Result<(), ClarifyError> {
 /// which the pure facade shares with the command layer: `request` is `ask`'s fields and the
 /// ledger they are decided on).
 pub fn decode_pair<A: Input, B: Input>(input: &Value) -> Result<(A, B), ClarifyError> {
-    object(input)?;
-    let entries = fields::Fields::of(input.clone()).map_err(ClarifyError::input)?;
+    let (ours, rest) = split(input, A::FIELDS)?;
+    let b = B::from_value(rest, A::FIELDS).map_err(fields::refused)?;
+    let a = A::from_input(ours)?;
+    Ok((a, b))
+}
+
+/// The entries `known` names, and the others.
+#[inline(never)]
+fn split(input: &Value, known: &[&str]) -> Result<(Value, Value), ClarifyError> {
+    let entries = fields::Fields::of(object(input)?).map_err(ClarifyError::input)?;
     let (ours, rest): (Map<String, Value>, Map<String, Value>) = entries
         .into_iter()
-        .partition(|(k, _)| A::FIELDS.contains(&k.as_str()));
-    let b = B::from_value(Value::Object(rest), A::FIELDS).map_err(ClarifyError::input)?;
-    let a = A::from_value(Value::Object(ours), &[]).map_err(ClarifyError::input)?;
-    Ok((a, b))
+        .partition(|(k, _)| known.contains(&k.as_str()));
+    Ok((Value::Object(ours), Value::Object(rest)))
 }
 
 /// An issue number as callers send it: a number or decimal text. It is checked when the input

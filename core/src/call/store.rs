@@ -17,11 +17,13 @@ use crate::ops::{Action, NewRequest};
 
 crate::input! {
     /// No fields (`init`, `verify`, `nextWakeup`, `keysList`, and the facade's `version`, …).
+    #[ts(rename = "NoInput")]
     pub struct Nothing {}
 }
 
 crate::input! {
     /// `ask` (the vectors' `request`): a new clarification (docs/protocol.md §3, §16, §22, §30).
+    #[ts(rename = "AskFields")]
     pub struct Ask {
         pub issue_number: IssueArg = "issueNumber",
         pub from: String = "from",
@@ -39,7 +41,7 @@ crate::input! {
         /// Re-sending a request with the same key returns the original record.
         pub idempotency_key: Option<String> = "idempotencyKey",
         /// Layer 4 (docs/protocol.md §16): given, it sets `blocking`.
-        #[ts(type = "Severity")]
+        #[ts(optional, type = "Severity")]
         pub severity: Option<String> = "severity",
         pub context: Option<String> = "context",
         /// Operations the record blocks while open; absent or empty: every operation.
@@ -51,7 +53,7 @@ crate::input! {
         /// answers with a question (docs/protocol.md §30).
         pub asked_back: Option<String> = "askedBack",
         /// docs/protocol.md §22: `text` (default), `confirm`, `choice`, `multi_choice`.
-        #[ts(type = "AnswerKind")]
+        #[ts(optional, type = "AnswerKind")]
         pub answer_kind: Option<String> = "answerKind",
         /// 2–10, for choice and multi_choice only.
         pub options: Option<Vec<OptionInput>> = "options",
@@ -93,7 +95,10 @@ impl Ask {
             self.answer_kind.as_deref(),
             self.options.unwrap_or_default(),
             self.allow_other,
-            [("minSelect", self.min_select), ("maxSelect", self.max_select)],
+            [
+                ("minSelect", self.min_select),
+                ("maxSelect", self.max_select),
+            ],
         )?;
         let mut extra = Map::new();
         if let Some(id) = self.asked_back {
@@ -161,12 +166,13 @@ fn answer_spec(
 crate::input! {
     /// `answer`: by the record's target; `body` may be left out when a typed `value` is given (it
     /// is rendered from the value).
+    #[ts(rename = "AnswerFields")]
     pub struct Answer {
         pub id: String = "id",
         pub from: String = "from",
         pub body: Option<String> = "body",
         /// docs/protocol.md §22: `true`/`false`, an option value, or option values.
-        #[ts(type = "AnswerValue")]
+        #[ts(optional, type = "AnswerValue")]
         pub value: Option<Value> = "value",
     }
 }
@@ -191,6 +197,7 @@ impl Answer {
 
 crate::input! {
     /// `followUp`: the requester's next round.
+    #[ts(rename = "FollowUpFields")]
     pub struct FollowUp {
         pub id: String = "id",
         pub from: String = "from",
@@ -209,12 +216,13 @@ impl FollowUp {
 
 crate::input! {
     /// `resolve`: a typed `value` records the decision (docs/protocol.md §22).
+    #[ts(rename = "ResolveFields")]
     pub struct Resolve {
         pub id: String = "id",
         /// Default: `human` on an escalated record, else the requester.
         pub from: Option<String> = "from",
         pub message: Option<String> = "message",
-        #[ts(type = "AnswerValue")]
+        #[ts(optional, type = "AnswerValue")]
         pub value: Option<Value> = "value",
     }
 }
@@ -237,6 +245,7 @@ impl Resolve {
 
 crate::input! {
     /// `escalate`, `abandon`, `reopen`: who and why.
+    #[ts(rename = "CloseFields")]
     pub struct Close {
         pub id: String = "id",
         pub from: Option<String> = "from",
@@ -263,16 +272,18 @@ impl Close {
 crate::input! {
     /// `decide` (a person through the server, docs/protocol.md §23): resolves the record, taking
     /// it first when it is not escalated.
+    #[ts(rename = "DecideFields")]
     pub struct Decide {
         pub id: String = "id",
         pub message: Option<String> = "message",
-        #[ts(type = "AnswerValue")]
+        #[ts(optional, type = "AnswerValue")]
         pub value: Option<Value> = "value",
     }
 }
 
 crate::input! {
     /// `monitor`; `route` and `jobs` where the shell can start agents.
+    #[ts(rename = "MonitorFields")]
     pub struct Monitor {
         pub dry_run: Option<bool> = "dryRun",
         /// Route what the monitor retried (default `[clarify] route_on_retry`).
@@ -295,6 +306,7 @@ pub fn jobs(jobs: Option<Integer>) -> Result<usize, ClarifyError> {
 
 crate::input! {
     /// `list` and `delegateList`: `status` names the statuses of records (or of delegations).
+    #[ts(rename = "ListFields")]
     pub struct List {
         pub issue: Option<IssueArg> = "issue",
         pub status: Option<Vec<String>> = "status",
@@ -346,6 +358,7 @@ impl List {
 
 crate::input! {
     /// `show`, `audit`, `delegateShow`: one record (`id`) or one issue.
+    #[ts(rename = "TargetFields")]
     pub struct Target {
         pub id: Option<String> = "id",
         pub issue: Option<IssueArg> = "issue",
@@ -370,6 +383,7 @@ impl Target {
 
 crate::input! {
     /// `stats`.
+    #[ts(rename = "StatsFields")]
     pub struct Stats {
         /// Only records created since then.
         pub since: Option<Time> = "since",
@@ -378,6 +392,7 @@ crate::input! {
 
 crate::input! {
     /// `hook`: `event` is `start` or `finish`.
+    #[ts(rename = "HookFields")]
     pub struct Hook {
         #[ts(type = "'start' | 'finish'")]
         pub event: String = "event",
@@ -388,6 +403,7 @@ crate::input! {
 
 crate::input! {
     /// `hookStart`, `hookFinish`.
+    #[ts(rename = "HookAgentFields")]
     pub struct HookAgent {
         pub agent: String = "agent",
         pub issue: Option<IssueArg> = "issue",
@@ -396,6 +412,7 @@ crate::input! {
 
 crate::input! {
     /// `ready`: `monitor: false` reads the queue as it stands (nothing run, written or locked).
+    #[ts(rename = "ReadyFields")]
     pub struct Ready {
         /// Default true: an escalated blocking record holds its issue too.
         pub include_escalated: Option<bool> = "includeEscalated",
@@ -405,9 +422,10 @@ crate::input! {
 
 crate::input! {
     /// `state`: reads the statuses, or with `agent` and `status` sets one.
+    #[ts(rename = "StateFields")]
     pub struct State {
         pub agent: Option<String> = "agent",
-        #[ts(type = "AgentState")]
+        #[ts(optional, type = "AgentState")]
         pub status: Option<String> = "status",
         pub issue: Option<IssueArg> = "issue",
     }
@@ -415,6 +433,7 @@ crate::input! {
 
 crate::input! {
     /// `scopePreview`: whom `from` may ask, and with what limits (any field absent).
+    #[ts(rename = "ScopePreviewFields")]
     pub struct ScopePreview {
         pub from: Option<String> = "from",
         pub to: Option<String> = "to",
@@ -439,6 +458,7 @@ impl ScopePreview {
 
 crate::input! {
     /// `waitForGraph`: one issue, or every one.
+    #[ts(rename = "IssueFields")]
     pub struct Issue {
         pub issue: Option<IssueArg> = "issue",
     }
@@ -446,6 +466,7 @@ crate::input! {
 
 crate::input! {
     /// `migrate`.
+    #[ts(rename = "MigrateFields")]
     pub struct Migrate {
         pub dry_run: Option<bool> = "dryRun",
     }
@@ -453,6 +474,7 @@ crate::input! {
 
 crate::input! {
     /// `signalsParse` (and the facade's `extractJson`): an agent's output.
+    #[ts(rename = "TextFields")]
     pub struct Text {
         pub text: String = "text",
     }
@@ -460,6 +482,7 @@ crate::input! {
 
 crate::input! {
     /// `signalsIngest`: act on every block of `agent`'s output on `issue`.
+    #[ts(rename = "IngestFields")]
     pub struct Ingest {
         pub issue: IssueArg = "issue",
         pub agent: String = "agent",
@@ -483,6 +506,7 @@ impl Ingest {
 
 crate::input! {
     /// `resumePrompt`: a clarification (`CLR-…`) or a delegation (`DLG-…`).
+    #[ts(rename = "IdFields")]
     pub struct Id {
         pub id: String = "id",
     }
@@ -490,15 +514,16 @@ crate::input! {
 
 crate::input! {
     /// `delegateRequest`: seed 003 §6.2's envelope.
+    #[ts(rename = "DelegateRequestFields")]
     pub struct DelegateRequest {
         pub issue_number: IssueArg = "issueNumber",
         pub from: String = "from",
         pub to: String = "to",
         pub capability: Option<String> = "capability",
         pub objective: String = "objective",
-        #[ts(type = "Record<string, unknown>")]
+        #[ts(optional, type = "Record<string, unknown>")]
         pub context_slice: Option<Value> = "contextSlice",
-        #[ts(type = "Record<string, unknown>")]
+        #[ts(optional, type = "Record<string, unknown>")]
         pub output_contract: Option<Value> = "outputContract",
         /// 1–10080, default 60: minutes from acceptance to TIMEOUT.
         pub timeout_minutes: Option<Integer> = "timeoutMinutes",
@@ -542,6 +567,7 @@ impl DelegateRequest {
 
 crate::input! {
     /// `delegateAccept`, `delegateFail`: by `from` (the target, or `human`).
+    #[ts(rename = "DelegateActFields")]
     pub struct DelegateAct {
         pub id: String = "id",
         pub from: String = "from",
@@ -551,11 +577,12 @@ crate::input! {
 
 crate::input! {
     /// `delegateReject`: `reason` `capability` or `context` (the default).
+    #[ts(rename = "DelegateRejectFields")]
     pub struct DelegateReject {
         pub id: String = "id",
         pub from: String = "from",
         pub message: Option<String> = "message",
-        #[ts(type = "'capability' | 'context'")]
+        #[ts(optional, type = "'capability' | 'context'")]
         pub reason: Option<String> = "reason",
     }
 }
@@ -581,13 +608,14 @@ impl DelegateReject {
 
 crate::input! {
     /// `delegateComplete`: the response envelope (seed 003 §6.4).
+    #[ts(rename = "DelegateCompleteFields")]
     pub struct DelegateComplete {
         pub id: String = "id",
         pub from: String = "from",
         pub message: Option<String> = "message",
         pub artifact_path: Option<String> = "artifactPath",
         pub summary: Option<String> = "summary",
-        #[ts(type = "Record<string, unknown>")]
+        #[ts(optional, type = "Record<string, unknown>")]
         pub metrics: Option<Value> = "metrics",
         pub follow_up_recommended: Option<Vec<String>> = "followUpRecommended",
         pub unresolved: Option<Vec<String>> = "unresolved",
@@ -610,13 +638,14 @@ impl DelegateComplete {
 
 crate::input! {
     /// `check` (Layer 4, docs/protocol.md §16): ask every gap of a plan.
+    #[ts(rename = "CheckFields")]
     pub struct Check {
         pub issue: Option<IssueArg> = "issue",
         pub from: String = "from",
         /// The target of gaps without their own `to`.
         pub to: Option<String> = "to",
         /// Layer 4's plan: `{session_id?, agent_id?, gaps}` (its own snake_case keys).
-        #[ts(type = "Plan")]
+        #[ts(optional, type = "Plan")]
         pub plan: Option<Value> = "plan",
         pub workflow: Option<String> = "workflow",
         pub step: Option<String> = "step",
@@ -628,9 +657,7 @@ crate::input! {
 impl Check {
     /// The plan and `check`'s arguments, in the order they were always checked: the plan,
     /// the issue, the session.
-    pub fn plan(
-        self,
-    ) -> Result<(crate::layer4::Plan, crate::layer4::CheckArgs), ClarifyError> {
+    pub fn plan(self) -> Result<(crate::layer4::Plan, crate::layer4::CheckArgs), ClarifyError> {
         let plan = self.plan.ok_or_else(|| {
             ClarifyError::input("`plan` is required: Layer 4's {session_id?, agent_id?, gaps}")
         })?;
@@ -657,6 +684,7 @@ impl Check {
 
 crate::input! {
     /// `gate`: whether an operation may proceed on an issue.
+    #[ts(rename = "GateFields")]
     pub struct Gate {
         pub issue: Option<IssueArg> = "issue",
         pub operation: Option<String> = "operation",
@@ -671,6 +699,7 @@ impl Gate {
 
 crate::input! {
     /// `route`: one record (`id`), or every routable one (`all`, `jobs` at once).
+    #[ts(rename = "RouteFields")]
     pub struct Route {
         pub id: Option<String> = "id",
         pub all: Option<bool> = "all",
@@ -680,6 +709,7 @@ crate::input! {
 
 crate::input! {
     /// `routeRunner`: the runner that answers for `agent`.
+    #[ts(rename = "RouteRunnerFields")]
     pub struct RouteRunner {
         pub agent: String = "agent",
     }
@@ -688,6 +718,7 @@ crate::input! {
 crate::input! {
     /// `routePrompt`, `routeChatPrompt`: the prompt for the record's target; `persona` replaces
     /// the persona file's text.
+    #[ts(rename = "RoutePromptFields")]
     pub struct RoutePrompt {
         pub id: String = "id",
         pub persona: Option<String> = "persona",
@@ -696,15 +727,17 @@ crate::input! {
 
 crate::input! {
     /// `routeOutcome`: what routing would do with a run's output (nothing written).
+    #[ts(rename = "RouteOutcomeFields")]
     pub struct RouteOutcome {
         pub id: String = "id",
-        #[ts(type = "RunOutput")]
+        #[ts(optional, type = "RunOutput")]
         pub output: Option<Value> = "output",
     }
 }
 
 crate::input! {
     /// `routeChatReply`: the chat model's `reply`, or the `error` that left it without one.
+    #[ts(rename = "ChatReplyFields")]
     pub struct RouteChatReply {
         pub id: String = "id",
         /// The round of the prompt (`routeChatPrompt`'s `round`).

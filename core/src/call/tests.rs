@@ -41,7 +41,10 @@ fn an_unknown_field_names_itself_and_the_nearest_known_one() {
 
 #[test]
 fn a_nested_unknown_field_names_its_path() {
-    let input = ask_with("options", json!([{"value": "a"}, {"value": "b", "lable": "B"}]));
+    let input = ask_with(
+        "options",
+        json!([{"value": "a"}, {"value": "b", "lable": "B"}]),
+    );
     assert_eq!(
         refused::<Ask>(input),
         "invalid input: unknown field `options[1].lable`; did you mean `label`?"
@@ -73,7 +76,10 @@ fn missing_and_mistyped_fields_name_their_path() {
         refused::<Ask>(ask_with("minSelect", json!(1.5))),
         "invalid input: `minSelect` must be an integer"
     );
-    assert_eq!(refused::<Ask>(json!([1])), "invalid input: the input must be an object");
+    assert_eq!(
+        refused::<Ask>(json!([1])),
+        "invalid input: the input must be an object"
+    );
 }
 
 #[test]
@@ -94,7 +100,11 @@ fn a_struct_lists_its_fields_and_is_a_serde_input() {
     let o: OptionInput = serde_json::from_str(r#"{"value": "a", "label": null}"#).unwrap();
     assert_eq!((o.value.as_str(), o.label), ("a", None));
     let e = serde_json::from_str::<OptionInput>(r#"{"valu": "a"}"#).unwrap_err();
-    assert!(e.to_string().starts_with("unknown field `valu`; did you mean `value`?"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("unknown field `valu`; did you mean `value`?"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -119,7 +129,10 @@ fn times_are_epoch_ms_or_rfc_3339() {
     assert_eq!(take_now(&json!({"now": 7})).unwrap().0, Some(7));
     assert_eq!(take_now(&json!({"now": null})).unwrap().0, None);
     let e = take_now(&json!({"now": "soon"})).unwrap_err().to_string();
-    assert!(e.starts_with("invalid input: `now`: 'soon' is neither RFC 3339"), "{e}");
+    assert!(
+        e.starts_with("invalid input: `now`: 'soon' is neither RFC 3339"),
+        "{e}"
+    );
     let e = take_now(&json!({"now": -1})).unwrap_err().to_string();
     assert!(e.contains("out of range"), "{e}");
 }
@@ -128,7 +141,13 @@ fn times_are_epoch_ms_or_rfc_3339() {
 fn issue_numbers_keep_their_own_code() {
     assert_eq!(IssueArg::from("42").checked().unwrap(), 42);
     assert_eq!(IssueArg(json!(42.0)).checked().unwrap(), 42);
-    for bad in [json!("042"), json!(-1), json!(1.5), json!(true), json!(2_147_483_648_u64)] {
+    for bad in [
+        json!("042"),
+        json!(-1),
+        json!(1.5),
+        json!(true),
+        json!(2_147_483_648_u64),
+    ] {
         let e = IssueArg(bad.clone()).checked().unwrap_err();
         assert_eq!(e.code(), "INVALID_ISSUE", "{bad}");
     }
@@ -153,5 +172,8 @@ fn serde_own_refusals_name_the_nearest_field() {
         fields::serde_message(&e.to_string()),
         "unknown field `zzzzzz`; known fields: issue, to"
     );
-    assert_eq!(fields::serde_message("missing field `to`"), "missing field `to`");
+    assert_eq!(
+        fields::serde_message("missing field `to`"),
+        "missing field `to`"
+    );
 }

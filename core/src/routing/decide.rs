@@ -225,7 +225,10 @@ pub fn asked_back_request(
         issue_number: u64::from(issue),
         from: record.to.clone(),
         to: to.unwrap_or(&record.from).to_owned(),
-        topic: cut(&format!("Re: {}", record.topic), config.max_topic_chars as usize),
+        topic: cut(
+            &format!("Re: {}", record.topic),
+            config.max_topic_chars as usize,
+        ),
         question,
         blocking: true,
         ..crate::ops::NewRequest::default()

@@ -120,7 +120,10 @@ pub fn run(
 /// come before the `--describe` ones, as they always have.
 fn request(a: &AskArgs) -> Result<NewRequest, ClarifyError> {
     let mut ask = input(a);
-    let described = describe(ask.options.get_or_insert_with(Vec::new), &a.kinds.descriptions);
+    let described = describe(
+        ask.options.get_or_insert_with(Vec::new),
+        &a.kinds.descriptions,
+    );
     let req = ask.into_request()?;
     described?;
     Ok(req)
@@ -181,12 +184,15 @@ fn describe(options: &mut [OptionInput], descriptions: &[String]) -> Result<(), 
                 agentx_clarify_core::error::shown(d)
             )));
         };
-        let option = options.iter_mut().find(|o| o.value == value).ok_or_else(|| {
-            ClarifyError::input(format!(
-                "--describe names no --option \"{}\"",
-                agentx_clarify_core::error::shown(value)
-            ))
-        })?;
+        let option = options
+            .iter_mut()
+            .find(|o| o.value == value)
+            .ok_or_else(|| {
+                ClarifyError::input(format!(
+                    "--describe names no --option \"{}\"",
+                    agentx_clarify_core::error::shown(value)
+                ))
+            })?;
         option.description = Some(text.to_owned());
     }
     Ok(())

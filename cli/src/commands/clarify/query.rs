@@ -62,7 +62,12 @@ impl StatusArg {
 pub fn list_input(issue: Option<String>, status: &[StatusArg], all: bool) -> input::List {
     input::List {
         issue: issue.map(|i| IssueArg::from(i.as_str())),
-        status: Some(status.iter().map(|s| s.status().as_str().to_owned()).collect()),
+        status: Some(
+            status
+                .iter()
+                .map(|s| s.status().as_str().to_owned())
+                .collect(),
+        ),
         all: Some(all),
     }
 }
