@@ -204,3 +204,39 @@ pub fn full_width_question_has_the_ascii_fingerprint() {
         "b99e0eebd90e082d468ea3e9a72bdb0902be556d94a6a1c300390514c0d7b1b1"
     );
 }
+
+/// Every name of the operation table is callable: each function through `call`, each
+/// operation through a `Workspace` (refused for its input, or run; never unknown), and a
+/// misspelt field is refused with the nearest known one.
+pub fn every_name_of_the_table_is_callable() {
+    let names = |v: JsValue| -> Vec<String> { serde_json::from_value(back(v)).unwrap() };
+    let functions = names(w::functions());
+    assert!(functions.contains(&"request".to_owned()), "{functions:?}");
+    for name in &functions {
+        let out = back(call(name, js(&json!({}))));
+        let message = out["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("unknown operation"), "{name}: {out}");
+    }
+    let operations = names(w::operations());
+    assert!(operations.contains(&"reopen".to_owned()), "{operations:?}");
+    let ws = w::Workspace::new();
+    back(ws.run("init", js(&json!({})), T0 as f64));
+    for op in &operations {
+        let out = back(ws.run(op, js(&json!({})), T0 as f64));
+        let message = out["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("unknown operation"), "{op}: {out}");
+    }
+    let out = back(call("nope", js(&json!({}))));
+    assert_eq!(out["error"]["code"], "INVALID_INPUT", "{out}");
+    let out = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
+            "topic": "t", "question": "q", "now": T0, "blockng": false}),
+        ),
+    ));
+    assert_eq!(
+        out["error"]["message"],
+        "invalid input: unknown field `blockng`; did you mean `blocking`?"
+    );
+}

@@ -158,6 +158,20 @@ mod tests {
         assert_eq!(out["error"]["code"], "INVALID_INPUT");
     }
 
+    /// The routing list is the table's: its rows whose names start with `route`.
+    #[test]
+    fn the_routing_operations_are_the_tables() {
+        let mut from_table: Vec<&str> = OPERATION_NAMES
+            .iter()
+            .copied()
+            .filter(|n| n.starts_with("route"))
+            .collect();
+        let mut listed = ROUTE_OPERATIONS.to_vec();
+        from_table.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(listed, from_table);
+    }
+
     #[test]
     fn an_unknown_field_is_refused_with_the_nearest_and_now_is_the_calls() {
         let store = MemStore::new();

@@ -11,6 +11,9 @@ use agentx_clarify_core::ClarifyError;
 pub fn of_code(code: ErrorCode, message: &str, task: Option<&str>) -> A2AError {
     let task = task.unwrap_or("");
     let mut e = match code.class() {
+        // The workspace's own settings do not parse: the caller sent none (the HTTP table's
+        // one exception too, `status.rs`).
+        _ if code == ErrorCode::ConfigInvalid => A2AError::internal(""),
         ErrorClass::NotFound => A2AError::task_not_found(task),
         // The only transition A2A names on a task is cancelling it.
         ErrorClass::Transition => A2AError::task_not_cancelable(task),
