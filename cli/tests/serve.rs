@@ -435,9 +435,16 @@ fn the_api_takes_no_callers_now_and_every_open_operation_runs() {
     assert!(open.iter().any(|r| r.name == "routePrompt"));
     for row in open {
         let r = server.call_bearer(&human, row.name, json!({}));
-        let message = r.json()["error"]["message"].as_str().unwrap_or("").to_owned();
+        let message = r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
         assert_ne!(r.status, 403, "{}: {r:?}", row.name);
-        assert!(!message.contains("unknown operation"), "{}: {message}", row.name);
+        assert!(
+            !message.contains("unknown operation"),
+            "{}: {message}",
+            row.name
+        );
     }
     let r = server.call_bearer(&human, "routeRunner", json!({"agent": "architect"}));
     assert_eq!(r.status, 200, "{r:?}");
