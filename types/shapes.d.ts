@@ -688,6 +688,27 @@ export interface AuditRound {
   answer: string | null
   answer_signature: string | null
   resolved: boolean
+  /** Who answered the round, and what; null when nobody did. */
+  answered: AuditStep | null
+  /** Who decided the round (the resolution): the person, the option, the note; null when not resolved. */
+  decided: AuditStep | null
+}
+/** One answer or decision of an audited round. */
+export interface AuditStep {
+  from: string
+  /** The person behind a `human` entry. */
+  by: string | null
+  /** The door the person came in by (`web`, `elicitation`, `github`…). */
+  via: string | null
+  value: AnswerValue | null
+  /** What the value stands for (the options' labels, yes/no). */
+  label: string | null
+  /** What was written beside the value, or the answer itself without one. */
+  note: string | null
+  timestamp: string
+  signer: string | null
+  signature: string | null
+  ref: string | null
 }
 /** The pure `audit`'s result: the same record as the store's `audit`. */
 export type AuditResult = AuditRecord

@@ -353,17 +353,12 @@ impl<S: Store + Sync> Routing<'_, S> {
 
     fn monitor(&self, m: Monitor) -> Out {
         let (store, clock) = (self.call.store, self.call.clock);
-        let config = store.load_runner_config()?;
         let dry_run = m.dry_run.unwrap_or(false);
-        let wanted = m.route.unwrap_or(config.route_on_retry) && !dry_run;
-        let run = monitor::run_monitor(store, &config, clock(), dry_run, Scope::Monitor)?;
-        let mut out = run.to_json();
-        if wanted {
-            let jobs = jobs(m.jobs)?;
-            let routed = route::route_ids(store, self.runner, clock, jobs, &run.report.retried)?;
-            if let Value::Object(o) = &mut out {
-                o.insert("routed".into(), routed.to_json());
-            }
+        let done =
+            route::monitor_routed(store, self.runner, clock, dry_run, m.route, jobs(m.jobs)?)?;
+        let mut out = done.run.to_json();
+        if let (Value::Object(o), Some(routed)) = (&mut out, done.routed) {
+            o.insert("routed".into(), routed.to_json());
         }
         Ok(out)
     }
