@@ -1,6 +1,6 @@
-//! The one table from a failure to its MCP answer (docs/protocol.md §24 "Errors"), by the
-//! error's class (`core/src/error.rs`), as `cli/src/exit.rs` maps a class to an exit code.
-//! A tool's refusal is never a protocol error: every code is a tool result with
+//! The one table from a failure to its MCP answer (docs/protocol.md §9, "One table per
+//! protocol"), by the error's class (`core/src/error.rs`), as `cli/src/exit.rs` maps a class
+//! to an exit code. A tool's refusal is never a protocol error: every code is a tool result with
 //! `isError: true` and the code in its text and `structuredContent` (`reply.rs`), so the model
 //! reads it. A resource read has no such result, so its failure is a JSON-RPC error, chosen
 //! here; the message is always `<CODE>: <message>`.
@@ -52,7 +52,7 @@ mod tests {
     use super::*;
     use rmcp::model::ErrorCode as Rpc;
 
-    /// Every code, with the JSON-RPC error docs/protocol.md §24 documents for a resource read.
+    /// Every code, with the JSON-RPC error docs/protocol.md §9 documents for a resource read.
     #[test]
     fn every_code_has_its_documented_resource_error() {
         for code in ErrorCode::ALL {
@@ -78,7 +78,7 @@ mod tests {
                 | "AGENT_ERROR"
                 | "CONFIG_INVALID" => Rpc::INTERNAL_ERROR,
                 other => unreachable!(
-                    "{other} has no documented error: add it here and to docs/protocol.md §24"
+                    "{other} has no documented error: add it here and to docs/protocol.md §9"
                 ),
             };
             let e = resource_error(*code, "why");

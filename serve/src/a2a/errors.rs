@@ -1,4 +1,4 @@
-//! The one table from a failure to its A2A JSON-RPC error (docs/protocol.md §27): by the
+//! The one table from a failure to its A2A JSON-RPC error (docs/protocol.md §9): by the
 //! error's class (`core/src/error.rs`), as `cli/src/exit.rs` maps a class to an exit code. The
 //! message is always `<CODE>: <message>`, so a client reads the stable code whatever the
 //! JSON-RPC number.
@@ -41,7 +41,7 @@ mod tests {
     use super::*;
     use agentx_clarify_a2a::protocol::error_code as rpc;
 
-    /// Every code, with the JSON-RPC error docs/protocol.md §27 documents for it.
+    /// Every code, with the JSON-RPC error docs/protocol.md §9 documents for it.
     #[test]
     fn every_code_has_its_documented_error() {
         for code in ErrorCode::ALL {
@@ -75,7 +75,7 @@ mod tests {
                 | "RUNNER_UNAVAILABLE"
                 | "INVALID_ANSWER" => rpc::INVALID_PARAMS,
                 other => unreachable!(
-                    "{other} has no documented error: add it here and to docs/protocol.md §27"
+                    "{other} has no documented error: add it here and to docs/protocol.md §9"
                 ),
             };
             let e = of_code(*code, "why", Some("CLR-1-001"));
