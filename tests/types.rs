@@ -22,11 +22,12 @@ const HEADER: &str = "/* AgentX Clarify — the JSON shapes every surface shares
  * `AGENTX_BLESS=1 cargo test -p agentx-clarify-tests --test types`. */
 ";
 
-/// The declarations of every input type reachable from the table, in the order first met.
+/// The declarations of every input type reachable from the table, by name (the order ts-rs
+/// meets them in varies with the features cargo unifies, so it is not kept).
 struct Declarations<'c> {
     cfg: &'c Config,
     seen: BTreeSet<TypeId>,
-    out: Vec<String>,
+    out: Vec<(String, String)>,
 }
 
 impl TypeVisitor for Declarations<'_> {
@@ -37,7 +38,8 @@ impl TypeVisitor for Declarations<'_> {
         // Only derived types have a declaration (and a file of their own in ts-rs' terms);
         // wrappers (Option, Vec, the table's Pair) are walked through.
         if T::output_path().is_some() {
-            self.out.push(declaration(&T::decl(self.cfg), T::docs()));
+            let decl = declaration(&T::decl(self.cfg), T::docs());
+            self.out.push((T::name(self.cfg), decl));
         }
         T::visit_dependencies(self);
     }
@@ -257,7 +259,9 @@ fn generated() -> (String, String) {
     };
     operation_types::visit(&mut decls);
     function_types::visit(&mut decls);
-    types.push_str(&decls.out.join("\n"));
+    decls.out.sort();
+    let decls: Vec<String> = decls.out.into_iter().map(|(_, d)| d).collect();
+    types.push_str(&decls.join("\n"));
     types.push_str(concat!(
         "\n/** The call's own clock on the surfaces that replay or test (the CLI's `--now`, Node, wasm):\n",
         " * epoch ms or RFC 3339 text. The server's doors refuse it: only its clock counts there. */\n",

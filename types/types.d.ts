@@ -757,8 +757,27 @@ export interface KeyInfo {
 
 // ── inputs: generated from core/src/call/ (one struct per operation) ─────────────────────────
 
-/** No fields (`init`, `verify`, `nextWakeup`, `keysList`, and the facade's `version`, …). */
-export type NoInput = Record<string, never>
+/**
+ * `answer`: by the record's target; `body` may be left out when a typed `value` is given (it
+ * is rendered from the value).
+ */
+export interface AnswerFields {
+  id: string
+  from: string
+  body?: string
+  /** docs/protocol.md §22: `true`/`false`, an option value, or option values. */
+  value?: AnswerValue
+}
+
+/** One acceptable answer of a choice kind, as a request gives it. */
+export interface AnswerOption {
+  /** `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`, unique within the request. */
+  value: string
+  /** At most 100 characters; the value is shown when absent. */
+  label?: string
+  /** At most 500 characters. */
+  description?: string
+}
 
 /** `ask` (the vectors' `request`): a new clarification (docs/protocol.md §3, §16, §22, §30). */
 export interface AskFields {
@@ -807,51 +826,38 @@ export interface AskFields {
   askAgain?: boolean
 }
 
-/** A whole number (JS hosts may send `3.0`); its range is the field's to check. */
-export type Integer = number
-
-/**
- * An issue number as callers send it: a number or decimal text. It is checked when the input
- * becomes a request (`INVALID_ISSUE`, in the core's order of checks).
- */
-export type IssueArg = number | string
-
-/** One acceptable answer of a choice kind, as a request gives it. */
-export interface AnswerOption {
-  /** `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`, unique within the request. */
-  value: string
-  /** At most 100 characters; the value is shown when absent. */
-  label?: string
-  /** At most 500 characters. */
-  description?: string
+/** `audit`: one record's chain (`id`), or every record of the ledger. */
+export interface AuditInput {
+  /** A ledger object, or its file's text (a text that does not parse is LEDGER_CORRUPT). */
+  ledger: Ledger | string
+  id?: string
+  publicKeys?: Record<string, string>
+  requireSignatures?: boolean
+  config?: string | Partial<Config>
 }
 
-/**
- * `answer`: by the record's target; `body` may be left out when a typed `value` is given (it
- * is rendered from the value).
- */
-export interface AnswerFields {
+/** `routeChatReply`: the chat model's `reply`, or the `error` that left it without one. */
+export interface ChatReplyFields {
   id: string
+  /** The round of the prompt (`routeChatPrompt`'s `round`). */
+  round?: Integer
+  reply?: string
+  error?: string
+  model?: string
+}
+
+/** `check` (Layer 4, docs/protocol.md §16): ask every gap of a plan. */
+export interface CheckFields {
+  issue?: IssueArg
   from: string
-  body?: string
-  /** docs/protocol.md §22: `true`/`false`, an option value, or option values. */
-  value?: AnswerValue
-}
-
-/** `followUp`: the requester's next round. */
-export interface FollowUpFields {
-  id: string
-  from: string
-  question: string
-}
-
-/** `resolve`: a typed `value` records the decision (docs/protocol.md §22). */
-export interface ResolveFields {
-  id: string
-  /** Default: `human` on an escalated record, else the requester. */
-  from?: string
-  message?: string
-  value?: AnswerValue
+  /** The target of gaps without their own `to`. */
+  to?: string
+  /** Layer 4's plan: `{session_id?, agent_id?, gaps}` (its own snake_case keys). */
+  plan?: Plan
+  workflow?: string
+  step?: string
+  /** The session id when the plan has none (a UUID v4 the shell drew). */
+  newSessionId?: string
 }
 
 /** `escalate`, `abandon`, `reopen`: who and why. */
@@ -859,6 +865,12 @@ export interface CloseFields {
   id: string
   from?: string
   message?: string
+}
+
+/** `renderText`'s own field (with [`Render`]'s). */
+export interface ColorInput {
+  /** ANSI colours. */
+  color?: boolean
 }
 
 /**
@@ -869,117 +881,6 @@ export interface DecideFields {
   id: string
   message?: string
   value?: AnswerValue
-}
-
-/** `monitor`; `route` and `jobs` where the shell can start agents. */
-export interface MonitorFields {
-  dryRun?: boolean
-  /** Route what the monitor retried (default `[clarify] route_on_retry`). */
-  route?: boolean
-  /** How many routings run at once (1–64, default 1). */
-  jobs?: Integer
-}
-
-/** `list` and `delegateList`: `status` names the statuses of records (or of delegations). */
-export interface ListFields {
-  issue?: IssueArg
-  status?: string[]
-  /** Resolved and abandoned ones too. */
-  all?: boolean
-}
-
-/** `show`, `audit`, `delegateShow`: one record (`id`) or one issue. */
-export interface TargetFields {
-  id?: string
-  issue?: IssueArg
-}
-
-/** `stats`. */
-export interface StatsFields {
-  /** Only records created since then. */
-  since?: Time
-}
-
-/** An instant: epoch milliseconds, or RFC 3339 text (`2026-11-22T10:00:00Z`). */
-export type Time = number | string
-
-/** `hook`: `event` is `start` or `finish`. */
-export interface HookFields {
-  event: 'start' | 'finish'
-  agent: string
-  issue?: IssueArg
-}
-
-/** `hookStart`, `hookFinish`. */
-export interface HookAgentFields {
-  agent: string
-  issue?: IssueArg
-}
-
-/** `ready`: `monitor: false` reads the queue as it stands (nothing run, written or locked). */
-export interface ReadyFields {
-  /** Default true: an escalated blocking record holds its issue too. */
-  includeEscalated?: boolean
-  monitor?: boolean
-}
-
-/** `state`: reads the statuses, or with `agent` and `status` sets one. */
-export interface StateFields {
-  agent?: string
-  status?: AgentState
-  issue?: IssueArg
-}
-
-/** `scopePreview`: whom `from` may ask, and with what limits (any field absent). */
-export interface ScopePreviewFields {
-  from?: string
-  to?: string
-  blocking?: boolean
-  workflow?: string
-  step?: string
-  issueNumber?: IssueArg
-}
-
-/** `waitForGraph`: one issue, or every one. */
-export interface IssueFields {
-  issue?: IssueArg
-}
-
-/** `migrate`. */
-export interface MigrateFields {
-  dryRun?: boolean
-}
-
-/** `signalsParse` (and the facade's `extractJson`): an agent's output. */
-export interface TextFields {
-  text: string
-}
-
-/** `signalsIngest`: act on every block of `agent`'s output on `issue`. */
-export interface IngestFields {
-  issue: IssueArg
-  agent: string
-  /** Its coordinator: asked when a block names no target. */
-  parent?: string
-  text: string
-}
-
-/** `resumePrompt`: a clarification (`CLR-…`) or a delegation (`DLG-…`). */
-export interface IdFields {
-  id: string
-}
-
-/** `delegateRequest`: seed 003 §6.2's envelope. */
-export interface DelegateRequestFields {
-  issueNumber: IssueArg
-  from: string
-  to: string
-  capability?: string
-  objective: string
-  contextSlice?: Record<string, unknown>
-  outputContract?: Record<string, unknown>
-  /** 1–10080, default 60: minutes from acceptance to TIMEOUT. */
-  timeoutMinutes?: Integer
 }
 
 /** `delegateAccept`, `delegateFail`: by `from` (the target, or `human`). */
@@ -1009,18 +910,24 @@ export interface DelegateRejectFields {
   reason?: 'capability' | 'context'
 }
 
-/** `check` (Layer 4, docs/protocol.md §16): ask every gap of a plan. */
-export interface CheckFields {
-  issue?: IssueArg
+/** `delegateRequest`: seed 003 §6.2's envelope. */
+export interface DelegateRequestFields {
+  issueNumber: IssueArg
   from: string
-  /** The target of gaps without their own `to`. */
-  to?: string
-  /** Layer 4's plan: `{session_id?, agent_id?, gaps}` (its own snake_case keys). */
-  plan?: Plan
-  workflow?: string
-  step?: string
-  /** The session id when the plan has none (a UUID v4 the shell drew). */
-  newSessionId?: string
+  to: string
+  capability?: string
+  objective: string
+  contextSlice?: Record<string, unknown>
+  outputContract?: Record<string, unknown>
+  /** 1–10080, default 60: minutes from acceptance to TIMEOUT. */
+  timeoutMinutes?: Integer
+}
+
+/** `followUp`: the requester's next round. */
+export interface FollowUpFields {
+  id: string
+  from: string
+  question: string
 }
 
 /** `gate`: whether an operation may proceed on an issue. */
@@ -1029,41 +936,108 @@ export interface GateFields {
   operation?: string
 }
 
-/** `route`: one record (`id`), or every routable one (`all`, `jobs` at once). */
-export interface RouteFields {
-  id?: string
+/** `hookStart`, `hookFinish`. */
+export interface HookAgentFields {
+  agent: string
+  issue?: IssueArg
+}
+
+/** `hook`: `event` is `start` or `finish`. */
+export interface HookFields {
+  event: 'start' | 'finish'
+  agent: string
+  issue?: IssueArg
+}
+
+/** `resumePrompt`: a clarification (`CLR-…`) or a delegation (`DLG-…`). */
+export interface IdFields {
+  id: string
+}
+
+/** `signalsIngest`: act on every block of `agent`'s output on `issue`. */
+export interface IngestFields {
+  issue: IssueArg
+  agent: string
+  /** Its coordinator: asked when a block names no target. */
+  parent?: string
+  text: string
+}
+
+/** A whole number (JS hosts may send `3.0`); its range is the field's to check. */
+export type Integer = number
+
+/**
+ * An issue number as callers send it: a number or decimal text. It is checked when the input
+ * becomes a request (`INVALID_ISSUE`, in the core's order of checks).
+ */
+export type IssueArg = number | string
+
+/** `waitForGraph`: one issue, or every one. */
+export interface IssueFields {
+  issue?: IssueArg
+}
+
+/** A workspace's ledgers: `ledgers` (objects) and `files` (raw texts by file name). */
+export interface LedgersInput {
+  ledgers?: Ledger[]
+  /** Raw ledger files by name (`issue-<n>.json`). */
+  files?: Record<string, string>
+}
+
+/** `list` and `delegateList`: `status` names the statuses of records (or of delegations). */
+export interface ListFields {
+  issue?: IssueArg
+  status?: string[]
+  /** Resolved and abandoned ones too. */
   all?: boolean
+}
+
+/** `stats` and `delegationMetrics`: the ledgers of both kinds and the manifests. */
+export interface MetricsInput {
+  ledgers?: Ledger[]
+  files?: Record<string, string>
+  delegations?: (DelegationLedger | string)[]
+  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
+  manifests?: Record<string, string>
+  /** Epoch milliseconds: only records created since then. */
+  since?: Integer
+}
+
+/** `migrate`. */
+export interface MigrateFields {
+  dryRun?: boolean
+}
+
+/** `monitor`; `route` and `jobs` where the shell can start agents. */
+export interface MonitorFields {
+  dryRun?: boolean
+  /** Route what the monitor retried (default `[clarify] route_on_retry`). */
+  route?: boolean
+  /** How many routings run at once (1–64, default 1). */
   jobs?: Integer
 }
 
-/** `routeRunner`: the runner that answers for `agent`. */
-export interface RouteRunnerFields {
-  agent: string
+/** `monitor` on a workspace handed in. */
+export interface MonitorInput {
+  ledgers?: Ledger[]
+  files?: Record<string, string>
+  config?: string | Partial<Config>
+  statuses?: Statuses | string
+  now: number
 }
 
-/**
- * `routePrompt`, `routeChatPrompt`: the prompt for the record's target; `persona` replaces
- * the persona file's text.
- */
-export interface RoutePromptFields {
-  id: string
-  persona?: string
-}
+/** No fields (`init`, `verify`, `nextWakeup`, `keysList`, and the facade's `version`, …). */
+export type NoInput = Record<string, never>
 
-/** `routeOutcome`: what routing would do with a run's output (nothing written). */
-export interface RouteOutcomeFields {
-  id: string
-  output?: RunOutput
-}
-
-/** `routeChatReply`: the chat model's `reply`, or the `error` that left it without one. */
-export interface ChatReplyFields {
-  id: string
-  /** The round of the prompt (`routeChatPrompt`'s `round`). */
-  round?: Integer
-  reply?: string
-  error?: string
-  model?: string
+/** What the pure `signalsIngest` (with `store::Ingest`'s fields) decides on. */
+export interface OnIngestLedgers {
+  ledger?: Ledger | string | null
+  delegations?: DelegationLedger | string | null
+  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
+  manifests?: Record<string, string>
+  workflows?: Workflows
+  config?: string | Partial<Config>
+  now: number
 }
 
 /** What a new request (`request`, with `store::Ask`'s fields) is decided on. */
@@ -1090,14 +1064,124 @@ export interface OnRecord {
   now: number
 }
 
-/** `monitor` on a workspace handed in. */
-export interface MonitorInput {
+/** `parseWorkflow`, `parseConfig`: a file's text, and its name for the messages. */
+export interface ParseInput {
+  text: string
+  file?: string
+}
+
+/** `ready`: `monitor: false` reads the queue as it stands (nothing run, written or locked). */
+export interface ReadyFields {
+  /** Default true: an escalated blocking record holds its issue too. */
+  includeEscalated?: boolean
+  monitor?: boolean
+}
+
+/** `ready` on a workspace handed in. */
+export interface ReadyInput {
   ledgers?: Ledger[]
   files?: Record<string, string>
-  config?: string | Partial<Config>
+  /** Default true: an escalated blocking record holds its issue too (`waitingOn: "human"`). */
+  includeEscalated?: boolean
+}
+
+/** `renderMarkdown`, `renderText`: a view of records or a report. */
+export interface RenderInput {
+  view: 'thread' | 'round' | 'escalation' | 'list' | 'report'
+  clarification?: Clarification
+  /** `round`: which one (default the latest). */
+  round?: Integer
+  clarifications?: Clarification[]
+  report?: MonitorReport
+}
+
+/** `resolve`: a typed `value` records the decision (docs/protocol.md §22). */
+export interface ResolveFields {
+  id: string
+  /** Default: `human` on an escalated record, else the requester. */
+  from?: string
+  message?: string
+  value?: AnswerValue
+}
+
+/** `resumePrompt`: give one of a clarification or a delegation (as the outputs show them). */
+export interface ResumePromptInput {
+  clarification?: Clarification
+  delegation?: Delegation
+}
+
+/** `route`: one record (`id`), or every routable one (`all`, `jobs` at once). */
+export interface RouteFields {
+  id?: string
+  all?: boolean
+  jobs?: Integer
+}
+
+/** `routeOutcome`: what routing would do with a run's output (nothing written). */
+export interface RouteOutcomeFields {
+  id: string
+  output?: RunOutput
+}
+
+/**
+ * `routePrompt`, `routeChatPrompt`: the prompt for the record's target; `persona` replaces
+ * the persona file's text.
+ */
+export interface RoutePromptFields {
+  id: string
+  persona?: string
+}
+
+/** `routeRunner`: the runner that answers for `agent`. */
+export interface RouteRunnerFields {
+  agent: string
+}
+
+/** `scopePreview`: whom `from` may ask, and with what limits (any field absent). */
+export interface ScopePreviewFields {
+  from?: string
+  to?: string
+  blocking?: boolean
+  workflow?: string
+  step?: string
+  issueNumber?: IssueArg
+}
+
+/** `setStatus`: one agent's entry of `agent-status.json`. */
+export interface SetStatusInput {
   statuses?: Statuses | string
+  agent: string
+  status: AgentState
+  issue?: IssueArg
   now: number
 }
+
+/** `state`: reads the statuses, or with `agent` and `status` sets one. */
+export interface StateFields {
+  agent?: string
+  status?: AgentState
+  issue?: IssueArg
+}
+
+/** `stats`. */
+export interface StatsFields {
+  /** Only records created since then. */
+  since?: Time
+}
+
+/** `show`, `audit`, `delegateShow`: one record (`id`) or one issue. */
+export interface TargetFields {
+  id?: string
+  issue?: IssueArg
+}
+
+/** `signalsParse` (and the facade's `extractJson`): an agent's output. */
+export interface TextFields {
+  text: string
+}
+
+/** An instant: epoch milliseconds, or RFC 3339 text (`2026-11-22T10:00:00Z`). */
+export type Time = number | string
 
 /** How the pure `verify` and `audit` check signatures. */
 export interface VerifyInput {
@@ -1111,90 +1195,6 @@ export interface VerifyInput {
   /** Unsigned entries are problems too; default: the `config`'s `[audit] require_signatures`. */
   requireSignatures?: boolean
   config?: string | Partial<Config>
-}
-
-/** `audit`: one record's chain (`id`), or every record of the ledger. */
-export interface AuditInput {
-  /** A ledger object, or its file's text (a text that does not parse is LEDGER_CORRUPT). */
-  ledger: Ledger | string
-  id?: string
-  publicKeys?: Record<string, string>
-  requireSignatures?: boolean
-  config?: string | Partial<Config>
-}
-
-/** `stats` and `delegationMetrics`: the ledgers of both kinds and the manifests. */
-export interface MetricsInput {
-  ledgers?: Ledger[]
-  files?: Record<string, string>
-  delegations?: (DelegationLedger | string)[]
-  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
-  manifests?: Record<string, string>
-  /** Epoch milliseconds: only records created since then. */
-  since?: Integer
-}
-
-/** A workspace's ledgers: `ledgers` (objects) and `files` (raw texts by file name). */
-export interface LedgersInput {
-  ledgers?: Ledger[]
-  /** Raw ledger files by name (`issue-<n>.json`). */
-  files?: Record<string, string>
-}
-
-/** `ready` on a workspace handed in. */
-export interface ReadyInput {
-  ledgers?: Ledger[]
-  files?: Record<string, string>
-  /** Default true: an escalated blocking record holds its issue too (`waitingOn: "human"`). */
-  includeEscalated?: boolean
-}
-
-/** `setStatus`: one agent's entry of `agent-status.json`. */
-export interface SetStatusInput {
-  statuses?: Statuses | string
-  agent: string
-  status: AgentState
-  issue?: IssueArg
-  now: number
-}
-
-/** `parseWorkflow`, `parseConfig`: a file's text, and its name for the messages. */
-export interface ParseInput {
-  text: string
-  file?: string
-}
-
-/** `renderMarkdown`, `renderText`: a view of records or a report. */
-export interface RenderInput {
-  view: 'thread' | 'round' | 'escalation' | 'list' | 'report'
-  clarification?: Clarification
-  /** `round`: which one (default the latest). */
-  round?: Integer
-  clarifications?: Clarification[]
-  report?: MonitorReport
-}
-
-/** `renderText`'s own field (with [`Render`]'s). */
-export interface ColorInput {
-  /** ANSI colours. */
-  color?: boolean
-}
-
-/** What the pure `signalsIngest` (with `store::Ingest`'s fields) decides on. */
-export interface OnIngestLedgers {
-  ledger?: Ledger | string | null
-  delegations?: DelegationLedger | string | null
-  /** Agent → manifest TOML text (`.agentx/agents/<agent>.toml`). */
-  manifests?: Record<string, string>
-  workflows?: Workflows
-  config?: string | Partial<Config>
-  now: number
-}
-
-/** `resumePrompt`: give one of a clarification or a delegation (as the outputs show them). */
-export interface ResumePromptInput {
-  clarification?: Clarification
-  delegation?: Delegation
 }
 
 /** The call's own clock on the surfaces that replay or test (the CLI's `--now`, Node, wasm):

@@ -333,7 +333,7 @@ fn metadata_takes_no_now_and_names_a_misspelt_key() {
     let root = dir.path();
     let agent = token(root, "--agent", "engineer");
     let server = Server::start(root, &["--no-worker"]);
-    let mut client = Client::start(&server.origin(), &agent);
+    let mut client = Client::start(&server.api_origin(), &agent);
     for (metadata, expected) in [
         (
             json!({"to": "architect", "issue": 4, "topic": "Cache", "now": "2099-01-01T00:00:00Z"}),

@@ -55,7 +55,8 @@ mod tests {
                 | "LEDGER_INCONSISTENT"
                 | "SIGNATURE_INVALID"
                 | "INTERNAL"
-                | "AGENT_ERROR" => rpc::INTERNAL_ERROR,
+                | "AGENT_ERROR"
+                | "CONFIG_INVALID" => rpc::INTERNAL_ERROR,
                 "INVALID_ID"
                 | "INVALID_AGENT"
                 | "INVALID_ISSUE"
@@ -68,7 +69,6 @@ mod tests {
                 | "NOT_PARTICIPANT"
                 | "IDEMPOTENCY_CONFLICT"
                 | "INVALID_WORKFLOW"
-                | "CONFIG_INVALID"
                 | "INVALID_INPUT"
                 | "GATE_CLOSED"
                 | "NO_RUNNER"
