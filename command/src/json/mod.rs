@@ -62,7 +62,7 @@ pub fn run<S: Store>(
     by: Option<&Attribution>,
 ) -> Result<Value, ClarifyError> {
     let (fixed, input) = take_now(input)?;
-    let at = move || fixed.unwrap_or_else(|| clock());
+    let at = move || fixed.unwrap_or_else(clock);
     let call = Call {
         store,
         clock: &at,
@@ -107,7 +107,7 @@ pub fn call_routed<S: Store + Sync>(
     clock: Clock<'_>,
 ) -> Value {
     envelope(take_now(input).and_then(|(fixed, input)| {
-        let at = move || fixed.unwrap_or_else(|| clock());
+        let at = move || fixed.unwrap_or_else(clock);
         let routing = Routing {
             call: Call {
                 store,
