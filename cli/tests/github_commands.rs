@@ -437,7 +437,9 @@ fn closed_choices(kept: Kept) {
     env.send(t + 100);
     env.hub.role("mia", "maintain");
     let before = env.record(42, &id);
-    let note = env.hub.comment(42, "mia", &format!("/resolve {id} see ADR-7"));
+    let note = env
+        .hub
+        .comment(42, "mia", &format!("/resolve {id} see ADR-7"));
     let out = env.sync(t + 1000);
     let reason = out["sync"]["refused"][0]["reason"]
         .as_str()
@@ -467,7 +469,9 @@ fn closed_choices(kept: Kept) {
     assert_eq!(last["value"], "lru", "{last}");
     assert_eq!(last["by"], "mia", "{last}");
     assert!(
-        last["body"].as_str().is_some_and(|b| b.contains("see ADR-7")),
+        last["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("see ADR-7")),
         "the note is kept: {last}"
     );
     env.finish();

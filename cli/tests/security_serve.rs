@@ -109,9 +109,19 @@ fn a_revoked_tokens_sessions_die_on_every_server_and_sessions_outlive_a_restart(
     );
     assert_eq!(decided.status, 200, "{decided:?}");
     let shown = json_in(root, &["clarify", "show", &id]).json();
-    let last = shown["clarification"]["thread"].as_array().unwrap().last().unwrap().clone();
+    let last = shown["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(last["from"], "human", "{shown}");
-    assert!(last["by"].as_str().is_some_and(|b| !b.is_empty() && b != "local"), "{last}");
+    assert!(
+        last["by"]
+            .as_str()
+            .is_some_and(|b| !b.is_empty() && b != "local"),
+        "{last}"
+    );
 }
 
 #[test]
