@@ -1,6 +1,11 @@
 'use strict'
-// Shared by the Node and web builds: envelope → value or thrown ClarifyError. The functions
-// are the module's `functions()`: the core's operation table names them.
+// Shared by the Node and web builds: envelope → value or thrown ClarifyError.
+const FUNCTIONS = [
+  'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
+  'audit', 'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
+  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
+  'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
+]
 
 function unwrap(envelope) {
   if (envelope.ok) return envelope
@@ -32,7 +37,7 @@ function guard(fn) {
 
 function wrap(wasm) {
   const api = { unwrap }
-  for (const name of wasm.functions()) api[name] = guard((input) => wasm.call(name, input))
+  for (const name of FUNCTIONS) api[name] = guard(wasm[name])
 
   /**
    * A workspace in memory: the command layer over files held in the module, with the same
@@ -65,4 +70,4 @@ function wrap(wasm) {
   return api
 }
 
-module.exports = { wrap, unwrap, guard }
+module.exports = { wrap, unwrap, guard, FUNCTIONS }

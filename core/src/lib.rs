@@ -12,7 +12,6 @@
 
 pub mod agents;
 pub mod api;
-pub mod call;
 pub mod config;
 mod config_strict;
 pub mod decided;

@@ -22,7 +22,6 @@
 
 mod elicit;
 mod eof;
-mod errors;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod hub;

@@ -35,7 +35,6 @@ mod pages;
 mod router;
 mod security;
 mod sessions;
-mod status;
 pub mod tokens;
 mod worker;
 
