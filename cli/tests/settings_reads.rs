@@ -146,7 +146,10 @@ fn serve_reads_the_settings_at_start_and_again_only_after_they_changed() {
             let got = receiver.next();
             assert_eq!(got["verified"], true, "{got}");
             assert_eq!(got["path"], "/late");
-            got["headers"]["webhook-id"].as_str().unwrap_or("").to_owned()
+            got["headers"]["webhook-id"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
         })
         .collect();
     assert!(ids.contains(&format!("evt_{id}_1")), "{ids:?}");
