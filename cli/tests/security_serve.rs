@@ -38,6 +38,11 @@ fn inbox_status(server: &Server, cookie: &str) -> u16 {
 }
 
 fn api_with_cookie(server: &Server, cookie: &str, csrf: &str) -> Reply {
+    call_with_cookie(server, cookie, csrf, &json!({"op": "list"}))
+}
+
+/// `/api/v1/call` of `body` as the page of the session `cookie` sends it.
+fn call_with_cookie(server: &Server, cookie: &str, csrf: &str, body: &Value) -> Reply {
     let origin = server.origin();
     server.send(
         "POST",
@@ -48,7 +53,7 @@ fn api_with_cookie(server: &Server, cookie: &str, csrf: &str) -> Reply {
             ("Origin", &origin),
             ("Content-Type", "application/json"),
         ],
-        br#"{"op": "list"}"#,
+        body.to_string().as_bytes(),
     )
 }
 
@@ -94,19 +99,8 @@ fn a_revoked_tokens_sessions_die_on_every_server_and_sessions_outlive_a_restart(
     assert_eq!(inbox_status(&again, &cookie), 303);
     // And the person decides there without signing in again (issue 52): the same cookie and
     // CSRF token, the decision recorded under their name.
-    let origin = again.origin();
-    let body = serde_json::json!({"op": "decide", "input": {"id": id, "message": "Redis"}});
-    let decided = again.send(
-        "POST",
-        "/api/v1/call",
-        &[
-            ("Cookie", &link_cookie),
-            ("X-CSRF-Token", &link_csrf),
-            ("Origin", &origin),
-            ("Content-Type", "application/json"),
-        ],
-        body.to_string().as_bytes(),
-    );
+    let body = json!({"op": "decide", "input": {"id": id, "message": "Redis"}});
+    let decided = call_with_cookie(&again, &link_cookie, &link_csrf, &body);
     assert_eq!(decided.status, 200, "{decided:?}");
     let shown = json_in(root, &["clarify", "show", &id]).json();
     let last = shown["clarification"]["thread"]
