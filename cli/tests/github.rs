@@ -716,7 +716,8 @@ fn setup_mistakes_are_said_plainly() {
         .args(["--json", "github", "sync"])
         .env_remove("AGENTX_UNSET_GH_TOKEN");
     let out = Out::from_output(&cmd.output().expect("agentx runs"));
-    let v = assert_fails(&out, 3, "INVALID_INPUT");
+    // The settings name a variable that is not set: the settings' fault (issue 49).
+    let v = assert_fails(&out, 3, "CONFIG_INVALID");
     assert!(
         v["error"]["message"]
             .as_str()

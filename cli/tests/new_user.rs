@@ -306,6 +306,46 @@ fn settings_typos_are_warned_with_file_and_line() {
     );
 }
 
+/// A settings file over the 1 MiB cap is the settings' fault (issue 49): `CONFIG_INVALID`
+/// naming the file and the cap, not an I/O error about "a ledger's" limit.
+#[test]
+fn a_workflow_over_the_cap_names_the_file_and_the_cap() {
+    let dir = common::workspace();
+    let root = dir.path();
+    let workflows = root.join(".agentx/workflows");
+    for entry in std::fs::read_dir(&workflows).unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = std::fs::read(&path).unwrap();
+        text.extend(std::iter::repeat_n(b'#', 1 << 20));
+        std::fs::write(&path, text).unwrap();
+    }
+    let out = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "1",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Which?",
+        ],
+    );
+    let v = assert_fails(&out, 3, "CONFIG_INVALID");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains(".agentx/workflows/"), "{message}");
+    assert!(
+        message.contains("over the 1 MiB (1048576 bytes)"),
+        "{message}"
+    );
+    assert!(!message.contains("ledger"), "{message}");
+}
+
 /// Output to a closed pipe ends the command quietly: no panic, no error on stderr.
 #[test]
 fn a_closed_pipe_is_not_a_crash() {

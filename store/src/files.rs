@@ -21,8 +21,8 @@ impl Files for DiskStore {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
         self.check_layout()?;
-        let config =
-            read::read_small(&path, |bytes| Config::parse_bytes(&file, bytes))?.unwrap_or_default();
+        let config = read::read_setting(&path, &file, |bytes| Config::parse_bytes(&file, bytes))?
+            .unwrap_or_default();
         read::set_max_file_bytes(config.max_file_bytes);
         Ok(config)
     }
@@ -52,7 +52,7 @@ impl Files for DiskStore {
             let file = self.relative(&path);
             // A file that cannot be read (a FIFO, a directory) fails only the requests that
             // use it, like one that does not parse.
-            let read = read::read_small(&path, |bytes| {
+            let read = read::read_setting(&path, &file, |bytes| {
                 workflows.insert_bytes_as(&name, &file, bytes);
                 Ok(())
             });
@@ -81,7 +81,8 @@ impl Files for DiskStore {
             .collect();
         files.sort();
         for (agent, path) in files {
-            let read = read::read_small(&path, |bytes| {
+            let file = self.relative(&path);
+            let read = read::read_setting(&path, &file, |bytes| {
                 add_manifest(&mut manifests, &agent, Ok(bytes));
                 Ok(())
             });
@@ -95,7 +96,7 @@ impl Files for DiskStore {
     fn load_runner_config(&self) -> Result<Config, ClarifyError> {
         self.check_layout()?;
         let path = self.path(paths::CONFIG);
-        let config = read::read_small(&path, |bytes| {
+        let config = read::read_setting(&path, paths::CONFIG, |bytes| {
             Config::parse_bytes_with_runners(paths::CONFIG, bytes)
         })?
         .unwrap_or_default();
@@ -119,7 +120,7 @@ impl Files for DiskStore {
         if let Some(parent) = full.parent() {
             crate::runs::check_components(self.root(), parent)?;
         }
-        read::read_small(&full, |bytes| {
+        read::read_setting(&full, path, |bytes| {
             Ok(String::from_utf8_lossy(bytes).into_owned())
         })
     }

@@ -76,6 +76,34 @@ pub(crate) fn read_small<T>(
     read_capped(path, MAX_SMALL_FILE_BYTES, decode)
 }
 
+/// Reads a settings file (`config.toml`, a workflow, a manifest, a persona), named `file` in
+/// messages, as [`read_small`] does; one over [`MAX_SMALL_FILE_BYTES`] is the settings' fault,
+/// not the disk's: `CONFIG_INVALID` naming the file and the cap (issue 49), so the person who
+/// wrote it learns what to change.
+pub(crate) fn read_setting<T>(
+    path: &Path,
+    file: &str,
+    decode: impl FnOnce(&[u8]) -> Result<T, ClarifyError>,
+) -> Result<Option<T>, ClarifyError> {
+    let Some((opened, meta)) = open_regular(path)? else {
+        return Ok(None);
+    };
+    if meta.len() > MAX_SMALL_FILE_BYTES {
+        return Err(ClarifyError::ConfigInvalid {
+            file: file.to_owned(),
+            location: None,
+            message: format!(
+                "the file holds {} bytes, over the 1 MiB ({MAX_SMALL_FILE_BYTES} bytes) a settings file may hold (settings, workflows, manifests and personas are read whole)",
+                meta.len()
+            ),
+        });
+    }
+    with_buffer(|buf| {
+        read_open(opened, &meta, path, buf, MAX_SMALL_FILE_BYTES)?;
+        decode(buf).map(Some)
+    })
+}
+
 /// Reads a file of at most `cap` bytes, if it exists, into this thread's buffer and decodes it.
 pub(crate) fn read_capped<T>(
     path: &Path,
@@ -267,6 +295,24 @@ mod tests {
         assert!(
             e.to_string().contains("more than the 1048576 allowed"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_settings_file_over_the_cap_is_the_settings_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("feature.toml");
+        std::fs::write(&big, vec![b'#'; (1 << 20) + 1]).unwrap();
+        let e = read_setting(&big, ".agentx/workflows/feature.toml", |_| Ok(())).unwrap_err();
+        assert_eq!(e.code(), "CONFIG_INVALID");
+        let text = e.to_string();
+        assert!(text.contains(".agentx/workflows/feature.toml"), "{text}");
+        assert!(text.contains("1048577 bytes, over the 1 MiB"), "{text}");
+        // At the cap exactly it is read.
+        std::fs::write(&big, vec![b'#'; 1 << 20]).unwrap();
+        assert_eq!(
+            read_setting(&big, "f", |b| Ok(b.len())).unwrap(),
+            Some(1 << 20)
         );
     }
 }

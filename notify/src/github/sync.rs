@@ -87,8 +87,14 @@ pub fn sync(ws: &Workspace, now: i64) -> Result<SyncReport, ClarifyError> {
         report.waiting_until = Some(until);
         return Ok(report);
     }
-    let client = Client::new(config, |v| std::env::var(v).ok())
-        .map_err(|e| ClarifyError::input(e.to_string()))?;
+    // A token variable that is not set is the settings' to fix (issue 49): CONFIG_INVALID.
+    let client = Client::new(config, |v| std::env::var(v).ok()).map_err(|e| {
+        ClarifyError::ConfigInvalid {
+            file: agentx_clarify_command::paths::CONFIG.to_owned(),
+            location: None,
+            message: e.to_string(),
+        }
+    })?;
     let login = match client.login(now) {
         Ok(login) => login,
         Err(GhError::RateLimited { until }) => {
