@@ -197,7 +197,8 @@ fn two_servers_on_one_database_see_each_other_and_act_once() {
     // A decision through A shows on B's event stream.
     let (cookie, _) = b.sign_in();
     let mut s = std::net::TcpStream::connect(("127.0.0.1", b.port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    // Generous: a loaded CI machine runs both servers' workers beside this request.
+    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
     write!(
         s,
         "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
@@ -206,9 +207,19 @@ fn two_servers_on_one_database_see_each_other_and_act_once() {
     .unwrap();
     let mut reader = BufReader::new(s);
     let mut line = String::new();
+    // Everything read before the stream's first event, so a refusal says what it was.
+    let mut head = String::new();
     while !line.starts_with("event: ready") {
         line.clear();
-        assert!(reader.read_line(&mut line).unwrap() > 0);
+        let read = reader.read_line(&mut line);
+        head.push_str(&line);
+        match read {
+            Ok(n) if n > 0 => {}
+            other => panic!("no ready event on B's stream ({other:?}); read so far:\n{head}"),
+        }
+        if head.starts_with("HTTP/1.1") && !head.starts_with("HTTP/1.1 200") && line == "\r\n" {
+            panic!("B's stream was refused:\n{head}");
+        }
     }
     std::thread::sleep(Duration::from_millis(600));
     let r = a.call_bearer(&human, "decide", json!({"id": id, "message": "Redis"}));
