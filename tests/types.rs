@@ -192,6 +192,19 @@ const ALIASES: &[(&str, &str, &str)] = &[
 /// The wasm package's ES module: its named exports are the table's functions (an ES module's
 /// exports are static, so the list is written here, from the table).
 fn clarify_mjs() -> String {
+    // The module is not instantiated when this file is imported (`init` comes later), so the
+    // names cannot be asked of it: they are written here, from the same table.
+    let quoted: Vec<String> = FUNCTIONS.iter().map(|r| format!("'{}'", r.name)).collect();
+    let mut listed = Vec::new();
+    let mut row = String::from(" ");
+    for q in &quoted {
+        if row.len() + q.len() + 2 > 98 {
+            listed.push(std::mem::take(&mut row));
+            row.push(' ');
+        }
+        row.push_str(&format!(" {q},"));
+    }
+    listed.push(row);
     let mut names: Vec<&str> = FUNCTIONS.iter().map(|r| r.name).collect();
     names.extend(["unwrap", "Workspace"]);
     let mut lines = Vec::new();
@@ -211,7 +224,10 @@ fn clarify_mjs() -> String {
 import initWasm, * as wasm from './agentx_clarify_wasm.js'
 import wrapModule from './wrap.js'
 
-const api = wrapModule.wrap(wasm)
+const FUNCTIONS = [
+{}
+]
+const api = wrapModule.wrap(wasm, FUNCTIONS)
 
 export async function init(input) {{
   await initWasm(input === undefined ? undefined : {{ module_or_path: input }})
@@ -228,6 +244,7 @@ export const {{
 }} = api
 export default init
 ",
+        listed.join("\n"),
         lines.join("\n")
     )
 }

@@ -4,7 +4,13 @@
 import initWasm, * as wasm from './agentx_clarify_wasm.js'
 import wrapModule from './wrap.js'
 
-const api = wrapModule.wrap(wasm)
+const FUNCTIONS = [
+  'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify', 'audit',
+  'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
+  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
+  'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
+]
+const api = wrapModule.wrap(wasm, FUNCTIONS)
 
 export async function init(input) {
   await initWasm(input === undefined ? undefined : { module_or_path: input })

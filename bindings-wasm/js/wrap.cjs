@@ -30,9 +30,11 @@ function guard(fn) {
   }
 }
 
-function wrap(wasm) {
+// `names`: the operation table's functions; the ES build passes them (its module is not yet
+// instantiated when it wraps), the Node build asks the module.
+function wrap(wasm, names = wasm.functions()) {
   const api = { unwrap }
-  for (const name of wasm.functions()) api[name] = guard((input) => wasm.call(name, input))
+  for (const name of names) api[name] = guard((input) => wasm.call(name, input))
 
   /**
    * A workspace in memory: the command layer over files held in the module, with the same
