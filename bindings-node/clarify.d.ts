@@ -5,68 +5,24 @@ import type * as T from './types'
 export * from './types'
 export * from './functions'
 
-/** A workspace on disk, with the CLI's locks and `--json` shapes. */
+/** One method per operation of the command layer (its table: `T.StoreOperations`). */
+type Operations = {
+  [K in T.StoreOperation]: (...input: T.Args<T.StoreOperations[K]['input']>) => Promise<T.Ok<T.StoreOperations[K]['output']>>
+}
+
+/**
+ * A workspace on disk, with the CLI's locks and `--json` shapes: a method per operation
+ * (`ask`, `answer`, `list`, …, `route`, `check`, `keysList`: see `T.StoreOperations`), each
+ * run off the JS thread. An unknown or misspelt field rejects with INVALID_INPUT naming the
+ * nearest known one; an agent error of `route` rejects with AGENT_ERROR carrying the escalated
+ * record; `gate` rejects with GATE_CLOSED (and `open`) while a BLOCK gap is open.
+ */
+export interface Workspace extends Operations {}
 export declare class Workspace {
   constructor(root: string)
   readonly root: string
   static discover(start?: string): Workspace
-  init(): Promise<T.Ok<{ created: string[] }>>
-  ask(input: T.AskInput): Promise<T.Ok<T.StoreMutation>>
-  answer(input: T.StoreAnswerInput): Promise<T.Ok<T.StoreMutation>>
-  followUp(input: T.StoreFollowUpInput): Promise<T.Ok<T.StoreMutation>>
-  resolve(input: T.StoreResolveInput): Promise<T.Ok<T.StoreMutation>>
-  escalate(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
-  abandon(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
-  /** A human sends an escalated record back to its target (docs/protocol.md §30). */
-  reopen(input: T.StoreCloseInput): Promise<T.Ok<T.StoreMutation>>
-  monitor(input?: { dryRun?: boolean; route?: boolean; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreMonitor>>
-  verify(): Promise<T.Ok<{ problems: T.Problem[] }>>
-  list(input?: { issue?: number | string; status?: T.Status[]; all?: boolean }): Promise<T.Ok<T.StoreList>>
-  show(input: { id?: string; issue?: number | string }): Promise<T.Ok<T.ShowResult>>
-  stats(input?: { since?: string }): Promise<T.Ok<T.StoreStats>>
-  hookStart(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
-  hookFinish(input: { agent: string; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreHook>>
-  /** Without the monitor (`monitor: false`): nothing is run, written or locked. */
-  ready(input: { monitor: false; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReadyView>>
-  ready(input?: { now?: number | string; includeEscalated?: boolean }): Promise<T.Ok<T.StoreReady>>
-  state(input?: { agent?: string; status?: T.AgentState; issue?: number | string; now?: number | string }): Promise<T.Ok<T.StoreState>>
-  migrate(input?: { dryRun?: boolean }): Promise<T.Ok<T.StoreMigrate>>
-  /**
-   * Runs the target agent of a pending record through its runner (off the JS thread) and
-   * records the outcome; `{all: true, jobs}` routes every routable record. An agent error
-   * rejects with AGENT_ERROR carrying the escalated record.
-   */
-  route(input: { id: string; now?: number | string }): Promise<T.Ok<T.StoreRoute>>
-  route(input: { all: true; jobs?: number; now?: number | string }): Promise<T.Ok<T.StoreRouteAll>>
-  /** The prompt that routes a pending record through a chat model the caller holds (VS Code). */
-  routeChatPrompt(input: { id: string; persona?: string }): Promise<T.Ok<T.ChatPrompt>>
-  /**
-   * Records the chat model's reply to `routeChatPrompt`'s prompt (read like a runner's text
-   * output). A model error escalates the record and rejects with AGENT_ERROR.
-   */
-  routeChatReply(input: T.ChatReplyInput): Promise<T.Ok<T.StoreChatRoute>>
-  /** The signal blocks of an agent's output, typed, with their problems by line. */
-  signalsParse(input: T.SignalsParseInput): Promise<T.Ok<T.SignalsParseResult>>
-  /** `agentx signals ingest`: act on every block (idempotent per block). */
-  signalsIngest(input: { issue: number | string; agent: string; parent?: string; text: string; now?: number | string }): Promise<T.Ok<T.StoreIngest>>
-  /** The text that resumes an agent: a clarification (`CLR-…`) or a delegation (`DLG-…`). */
-  resumePrompt(input: { id: string }): Promise<T.Ok<T.ResumePromptResult>>
-  delegateRequest(input: T.DelegateRequestInput): Promise<T.Ok<T.StoreDelegation>>
-  delegateAccept(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
-  delegateComplete(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
-  delegateReject(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
-  delegateFail(input: T.DelegateActInput): Promise<T.Ok<T.StoreDelegation>>
-  delegateShow(input: { id?: string; issue?: number | string }): Promise<T.Ok<{ delegation?: T.Delegation; ledger?: T.DelegationLedger }>>
-  delegateList(input?: { issue?: number | string; status?: T.DelegationStatus[]; all?: boolean }): Promise<T.Ok<{ delegations: T.Delegation[]; errors: T.MonitorReport['errors'] }>>
-  /** Layer 4: ask every gap of a plan (idempotent per session and gap); a plan without session_id gets a new one. */
-  check(input: T.CheckInput): Promise<T.Ok<T.StoreCheck>>
-  /** Resolves when no open BLOCK gap blocks the operation; rejects with GATE_CLOSED (and `open`) otherwise. */
-  gate(input: T.GateInput): Promise<T.Ok<T.GateResult>>
-  /** Layer 4's audit record of a record or an issue; rejects with SIGNATURE_INVALID or LEDGER_INCONSISTENT (and the record) when it does not verify. */
-  audit(input: { id: string } | { issue: number | string }): Promise<T.Ok<T.AuditRecord>>
-  /** The workspace's keys (`.agentx/keys/`). */
-  keysList(): Promise<T.Ok<{ keys: T.KeyInfo[] }>>
-  call(op: T.StoreOperation, input?: object): Promise<T.Ok<any>>
+  call<K extends T.StoreOperation>(op: K, ...input: T.Args<T.StoreOperations[K]['input']>): Promise<T.Ok<T.StoreOperations[K]['output']>>
   /**
    * The store's change feed (file stamps, or PostgreSQL's signalled revisions): what changed
    * since the previous call (the first call starts the feed and says nothing), `null` when
@@ -78,6 +34,6 @@ export declare class Workspace {
 /** A workspace in memory: the same commands and shapes as `Workspace`, synchronous. */
 export declare class MemoryWorkspace {
   constructor(setup?: T.WorkspaceSetup)
-  run(op: T.StoreOperation | 'request' | 'hook' | 'file', input?: object, now?: number): T.Ok<any>
+  run(op: T.StoreOperation | 'request' | 'file', input?: object, now?: number): T.Ok<any>
   files(): Record<string, string>
 }

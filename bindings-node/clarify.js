@@ -109,14 +109,8 @@ class Workspace {
     return unwrap(JSON.parse(this.feed.changes())).changed
   }
 }
-for (const op of [
-  'init', 'ask', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'reopen', 'monitor', 'verify',
-  'list', 'show', 'stats', 'hookStart', 'hookFinish', 'ready', 'state', 'migrate', 'route',
-  'routeChatPrompt', 'routeChatReply',
-  'signalsParse', 'signalsIngest', 'resumePrompt', 'delegateRequest', 'delegateAccept',
-  'delegateComplete', 'delegateReject', 'delegateFail', 'delegateShow', 'delegateList',
-  'check', 'gate', 'audit', 'keysList',
-]) {
+// Every operation of the command layer, by the names its table lists (types.d.ts types them).
+for (const op of native.operations()) {
   Workspace.prototype[op] = function (input) { return this.call(op, input) }
 }
 

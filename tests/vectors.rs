@@ -142,7 +142,8 @@ fn conformance_vectors() {
     );
 }
 
-/// Vectors that play a fixture of `tests/fixtures/signals/` (their `args.fixture`) hold it
+/// Vectors that play a fixture of `tests/fixtures/signals/` (the case's `fixture`, beside its
+/// `args`: it names where the text came from and is no input of the operation) hold it
 /// verbatim, read as the CLI reads agent output (lossily): a fixture edited without its
 /// vector, or the other way round, fails here.
 #[test]
@@ -151,7 +152,7 @@ fn signal_vectors_hold_their_fixtures_verbatim() {
     let mut checked = 0;
     for (file, v) in &load_all() {
         for case in v["cases"].as_array().into_iter().flatten() {
-            let Some(fixture) = case["args"]["fixture"].as_str() else {
+            let Some(fixture) = case["fixture"].as_str() else {
                 continue;
             };
             let bytes = std::fs::read(dir.join(fixture))

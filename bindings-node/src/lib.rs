@@ -38,10 +38,22 @@ pub fn call_json(name: String, input: String) -> String {
     .to_string()
 }
 
-/// The names of the core's functions (`callJson` understands exactly these).
+/// The names of the core's functions (`callJson` understands exactly these; the operation
+/// table's).
 #[napi]
 pub fn functions() -> Vec<String> {
-    agentx_clarify_core::api::FUNCTIONS
+    agentx_clarify_core::call::table::FUNCTION_NAMES
+        .iter()
+        .map(|f| (*f).to_owned())
+        .collect()
+}
+
+/// The names of the command layer's operations (`storeCall` and `MemoryWorkspace.run`
+/// understand exactly these; the operation table's): `clarify.js` makes each a `Workspace`
+/// method.
+#[napi]
+pub fn operations() -> Vec<String> {
+    agentx_clarify_core::call::table::OPERATION_NAMES
         .iter()
         .map(|f| (*f).to_owned())
         .collect()

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { c, AGENTX, ROOT, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
+import { c, native, AGENTX, ROOT, tempWorkspace, ledgerPath, caught, here } from './helpers.mjs'
 
 const run = promisify(execFile)
 const cli = async (root, ...args) => JSON.parse((await run(AGENTX, ['--root', root, '--json', ...args])).stdout)
@@ -236,4 +236,28 @@ test('the change feed reports a CLI write once; ready without the monitor writes
   assert.equal(view.monitor, undefined)
   assert.equal(fs.readFileSync(ledgerPath(root, 7), 'utf8'), before)
   assert.equal(ws.changes(), null, 'the view wrote nothing')
+})
+
+test('every name of the operation table is callable from Node; a misspelt field names the nearest', async () => {
+  const root = tempWorkspace()
+  const ws = new c.Workspace(root)
+  await ws.init()
+  const operations = native.operations()
+  assert.ok(operations.includes('reopen') && operations.includes('routePrompt'), String(operations))
+  for (const op of operations) {
+    assert.equal(typeof ws[op], 'function', op)
+    // With no fields each is refused for its input (a missing `id`…) or runs; never unknown.
+    let message = ''
+    try { await ws[op]({}) } catch (e) { message = e.message }
+    assert.ok(!message.includes('unknown operation'), `${op}: ${message}`)
+  }
+  for (const name of native.functions()) {
+    assert.equal(typeof c[name], 'function', name)
+    let message = ''
+    try { c[name]({}) } catch (e) { message = e.message }
+    assert.ok(!message.includes('unknown operation'), `${name}: ${message}`)
+  }
+  const misspelt = await caught(() => ws.ask({ issueNumber: 1, from: 'engineer', to: 'architect', topic: 't', question: 'q', blockng: false }))
+  assert.equal(misspelt.code, 'INVALID_INPUT')
+  assert.equal(misspelt.message, 'invalid input: unknown field `blockng`; did you mean `blocking`?')
 })

@@ -1,11 +1,6 @@
 'use strict'
-// Shared by the Node and web builds: envelope → value or thrown ClarifyError.
-const FUNCTIONS = [
-  'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify',
-  'audit', 'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
-  'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
-]
+// Shared by the Node and web builds: envelope → value or thrown ClarifyError. The functions
+// are the module's `functions()`: the core's operation table names them.
 
 function unwrap(envelope) {
   if (envelope.ok) return envelope
@@ -35,9 +30,11 @@ function guard(fn) {
   }
 }
 
-function wrap(wasm) {
+// `names`: the operation table's functions; the ES build passes them (its module is not yet
+// instantiated when it wraps), the Node build asks the module.
+function wrap(wasm, names = wasm.functions()) {
   const api = { unwrap }
-  for (const name of FUNCTIONS) api[name] = guard(wasm[name])
+  for (const name of names) api[name] = guard((input) => wasm.call(name, input))
 
   /**
    * A workspace in memory: the command layer over files held in the module, with the same
@@ -70,4 +67,4 @@ function wrap(wasm) {
   return api
 }
 
-module.exports = { wrap, unwrap, guard, FUNCTIONS }
+module.exports = { wrap, unwrap, guard }

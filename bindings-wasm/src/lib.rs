@@ -1,6 +1,6 @@
-//! WebAssembly binding of AgentX Clarify. Conversion only: each pure export hands its JS
-//! object to the core's JSON facade, and `Workspace` hands commands to the command layer over
-//! an in-memory store; every result is the envelope, handed out as JSON text that the host's
+//! WebAssembly binding of AgentX Clarify. Conversion only: `call` hands a pure function's JS
+//! object to the core's JSON facade (the operation table names them: `functions()`), and
+//! `Workspace` hands commands to the command layer over an in-memory store; every result is the envelope, handed out as JSON text that the host's
 //! `JSON.parse` turns into plain objects, so results deep-equal the Node binding's. `clarify.js` turns a
 //! failed envelope into a thrown `Error` with `.code`; a panic (a bug) is logged by the panic
 //! hook and surfaces as an `INTERNAL` error there.
@@ -54,15 +54,6 @@ fn from_js(input: &JsValue) -> Result<Value, Value> {
 /// benchmarks.md).
 fn to_js(envelope: &Value) -> JsValue {
     js_sys::JSON::parse(&envelope.to_string()).unwrap_or(JsValue::NULL)
-}
-
-fn call(name: &str, input: JsValue) -> JsValue {
-    host_text();
-    let envelope = match from_js(&input) {
-        Ok(v) => agentx_clarify_core::api::call(name, &v),
-        Err(failure) => failure,
-    };
-    to_js(&envelope)
 }
 
 /// A workspace in memory: the command layer over a `MemStore`, with the same commands and
@@ -153,42 +144,34 @@ impl Default for Workspace {
     }
 }
 
-macro_rules! exports {
-    ($($rust:ident => $js:literal, $arg:literal, $ret:literal;)*) => {$(
-        #[doc = concat!("Core `", $js, "`: returns the envelope of docs/api.md.")]
-        #[wasm_bindgen(js_name = $js, unchecked_return_type = $ret)]
-        pub fn $rust(#[wasm_bindgen(unchecked_param_type = $arg)] input: JsValue) -> JsValue {
-            call($js, input)
-        }
-    )*};
+/// Any function of the core's pure facade by its name (the operation table's:
+/// [`functions`]): returns the envelope of docs/api.md. `wrap.cjs` makes each name a function
+/// of the package.
+#[wasm_bindgen(unchecked_return_type = "Envelope<any>")]
+pub fn call(
+    #[wasm_bindgen(unchecked_param_type = "FunctionName")] name: &str,
+    input: JsValue,
+) -> JsValue {
+    host_text();
+    let envelope = match from_js(&input) {
+        Ok(v) => agentx_clarify_core::api::call(name, &v),
+        Err(failure) => failure,
+    };
+    to_js(&envelope)
 }
 
-exports! {
-    request => "request", "RequestInput", "Envelope<MutationResult>";
-    answer => "answer", "AnswerInput", "Envelope<MutationResult>";
-    follow_up => "followUp", "FollowUpInput", "Envelope<MutationResult>";
-    resolve => "resolve", "CloseInput", "Envelope<MutationResult>";
-    escalate => "escalate", "CloseInput", "Envelope<MutationResult>";
-    abandon => "abandon", "CloseInput", "Envelope<MutationResult>";
-    monitor => "monitor", "MonitorInput", "Envelope<MonitorResult>";
-    verify => "verify", "VerifyInput", "Envelope<VerifyResult>";
-    audit => "audit", "AuditInput", "Envelope<AuditResult>";
-    stats => "stats", "StatsInput", "Envelope<StatsResult>";
-    list => "list", "ListInput", "Envelope<ListResult>";
-    show => "show", "ShowInput", "Envelope<ShowResult>";
-    ready => "ready", "ReadyInput", "Envelope<ReadyResult>";
-    set_status => "setStatus", "SetStatusInput", "Envelope<SetStatusResult>";
-    parse_workflow => "parseWorkflow", "ParseInput", "Envelope<{ workflow: Workflow }>";
-    parse_config => "parseConfig", "ParseInput", "Envelope<{ config: Config }>";
-    default_workflows => "defaultWorkflows", "{} | undefined", "Envelope<{ workflows: Record<string, string>, config: string }>";
-    render_markdown => "renderMarkdown", "RenderInput", "Envelope<{ text: string }>";
-    render_text => "renderText", "RenderInput & { color?: boolean }", "Envelope<{ text: string }>";
-    transitions => "transitions", "{} | undefined", "Envelope<{ transitions: Transitions }>";
-    error_codes => "errorCodes", "{} | undefined", "Envelope<{ codes: { code: ErrorCode, class: ErrorClass }[] }>";
-    version => "version", "{} | undefined", "Envelope<{ version: string }>";
-    signals_parse => "signalsParse", "SignalsParseInput", "Envelope<SignalsParseResult>";
-    extract_json => "extractJson", "ExtractJsonInput", "Envelope<ExtractJsonResult>";
-    signals_ingest => "signalsIngest", "SignalsIngestInput", "Envelope<SignalsIngestResult>";
-    resume_prompt => "resumePrompt", "ResumePromptInput", "Envelope<ResumePromptResult>";
-    delegation_metrics => "delegationMetrics", "DelegationMetricsInput", "Envelope<DelegationMetricsResult>";
+/// The names [`call`] understands, in the table's order.
+#[wasm_bindgen(unchecked_return_type = "FunctionName[]")]
+pub fn functions() -> JsValue {
+    to_js(&Value::from(
+        agentx_clarify_core::call::table::FUNCTION_NAMES.to_vec(),
+    ))
+}
+
+/// The operations a [`Workspace`] runs, in the table's order.
+#[wasm_bindgen(unchecked_return_type = "StoreOperation[]")]
+pub fn operations() -> JsValue {
+    to_js(&Value::from(
+        agentx_clarify_core::call::table::OPERATION_NAMES.to_vec(),
+    ))
 }

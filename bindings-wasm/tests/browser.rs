@@ -32,3 +32,8 @@ fn signed_ledger_verifies_and_audits() {
 fn full_width_question_has_the_ascii_fingerprint() {
     common::full_width_question_has_the_ascii_fingerprint();
 }
+
+#[wasm_bindgen_test]
+fn every_name_of_the_table_is_callable() {
+    common::every_name_of_the_table_is_callable();
+}

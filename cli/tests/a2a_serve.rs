@@ -325,6 +325,44 @@ fn choices_questions_back_and_cancel() {
     assert!(again.get("error").is_some(), "{again}");
 }
 
+/// A message's metadata is `ask`'s input: a misspelt key is refused with the nearest known
+/// one, and a `now` is refused (only the server's clock dates a write on a network door).
+#[test]
+fn metadata_takes_no_now_and_names_a_misspelt_key() {
+    let dir = workspace();
+    let root = dir.path();
+    let agent = token(root, "--agent", "engineer");
+    let server = Server::start(root, &["--no-worker"]);
+    let mut client = Client::start(&server.api_origin(), &agent);
+    for (metadata, expected) in [
+        (
+            json!({"to": "architect", "issue": 4, "topic": "Cache", "now": "2099-01-01T00:00:00Z"}),
+            "`now` is not accepted here",
+        ),
+        (
+            json!({"to": "architect", "issue": 4, "topic": "Cache", "blockng": false}),
+            "unknown field `metadata.blockng`; did you mean `blocking`?",
+        ),
+    ] {
+        let refused = client.call(json!({"op": "send", "text": "Redis?", "metadata": metadata}));
+        let error = refused["error"].as_str().unwrap_or("").to_owned();
+        assert!(error.contains(expected), "{refused}");
+        assert!(error.contains("INVALID_INPUT"), "{refused}");
+    }
+    assert!(!ledger_path(root, 4).exists(), "nothing was asked");
+    let task = client.task(json!({"op": "send", "text": "Redis?",
+        "metadata": {"to": "architect", "issue": 4, "topic": "Cache", "blocking": false}}));
+    assert_eq!(task["id"], "CLR-4-001", "{task}");
+    let record = ledger_record(root, 4, "CLR-4-001");
+    assert!(
+        !record["thread"][0]["timestamp"]
+            .as_str()
+            .unwrap()
+            .starts_with("2099"),
+        "{record}"
+    );
+}
+
 #[test]
 fn a_streaming_send_follows_the_question_to_its_decision() {
     let dir = workspace();

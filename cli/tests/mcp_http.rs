@@ -62,6 +62,29 @@ fn each_token_acts_as_its_agent_and_owns_its_session() {
     assert_eq!(post(&server, Some("axt_unknown"), None, &init).status, 401);
     assert_eq!(post(&server, Some(&human), None, &init).status, 403);
 
+    // A network door: a `now` in a tool's input is refused (only the server's clock dates a
+    // write), as is a misspelt field, with the nearest known one.
+    for (args, expected) in [
+        (
+            json!({"issue": 4, "to": "architect", "topic": "TTL", "question": "How long?",
+                   "now": "2099-01-01T00:00:00Z"}),
+            "unknown field `now`",
+        ),
+        (
+            json!({"issue": 4, "to": "architect", "topic": "TTL", "question": "How long?",
+                   "blockng": false}),
+            "unknown field `blockng`; did you mean `blocking`?",
+        ),
+    ] {
+        let (_, refused) = e.call("clarify_ask", args);
+        let refused = refused.expect("a result");
+        assert_eq!(refused["isError"], json!(true), "{refused}");
+        let text = refused["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.contains("INVALID_INPUT"), "{refused}");
+        assert!(text.contains(expected), "{refused}");
+    }
+    assert!(!ledger_path(root, 4).exists(), "nothing was asked");
+
     // Revoked: the open session's next call is refused.
     assert_eq!(json_in(root, &["tokens", "revoke", "engineer"]).code, 0);
     let (r, _) = e.call("clarify_inbox", json!({}));

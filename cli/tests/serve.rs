@@ -369,6 +369,110 @@ fn a_decision_through_the_api_is_the_persons_and_verifies() {
     );
 }
 
+/// docs/security-serve.md: only the server's clock dates a write through `/api/v1/call`; an
+/// input is one op's struct (a misspelt field names the nearest); every operation the table
+/// opens to people runs (none answers "unknown operation").
+#[test]
+fn the_api_takes_no_callers_now_and_every_open_operation_runs() {
+    use agentx_clarify_core::call::table::{People, OPERATIONS};
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        "[agents.architect]\ncommand = [\"sh\", \"-c\", \"cat > /dev/null; echo 'Redis.'\"]\nanswer = \"text\"\n",
+    )
+    .unwrap();
+    let id = escalated(root, 7, "Cache");
+    let human = token(root, "--human", "alice");
+    let server = Server::start(root, &["--no-worker"]);
+    let before = read_ledger(root, 7);
+
+    // A decision dated 2099 by its caller: refused, nothing written.
+    let r = server.call_bearer(
+        &human,
+        "decide",
+        json!({"id": id, "message": "Redis.", "now": "2099-01-01T00:00:00Z"}),
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!("INVALID_INPUT")),
+        "{r:?}"
+    );
+    let message = r.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("`now`"), "{message}");
+    assert_eq!(read_ledger(root, 7), before);
+    let in_2099 = 4_102_444_800_000_i64;
+    for (op, input) in [
+        ("list", json!({"issue": 7, "now": in_2099})),
+        ("stats", json!({"now": in_2099})),
+        ("route", json!({"id": id, "now": in_2099})),
+    ] {
+        let r = server.call_bearer(&human, op, input);
+        assert_eq!(r.status, 400, "{op}: {r:?}");
+        let message = r.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains("`now`"), "{op}: {message}");
+    }
+    // Without it, the server's clock dates the decision.
+    let r = server.call_bearer(&human, "decide", json!({"id": id, "message": "Redis."}));
+    assert_eq!(r.status, 200, "{r:?}");
+    let thread = r.json()["clarification"]["thread"].clone();
+    let dated = thread.as_array().unwrap().last().unwrap()["timestamp"].clone();
+    assert!(!dated.as_str().unwrap().starts_with("2099"), "{dated}");
+
+    // A misspelt field: refused with the nearest known one, not dropped.
+    let r = server.call_bearer(&human, "list", json!({"isue": 7}));
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(
+        r.json()["error"]["message"],
+        "invalid input: unknown field `isue`; did you mean `issue`?"
+    );
+
+    // Every operation open to people is one the command layer runs.
+    let open: Vec<_> = OPERATIONS
+        .iter()
+        .filter(|r| r.people != People::Closed)
+        .collect();
+    assert!(open.iter().any(|r| r.name == "routePrompt"));
+    for row in open {
+        let r = server.call_bearer(&human, row.name, json!({}));
+        let message = r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        assert_ne!(r.status, 403, "{}: {r:?}", row.name);
+        assert!(
+            !message.contains("unknown operation"),
+            "{}: {message}",
+            row.name
+        );
+    }
+    let r = server.call_bearer(&human, "routeRunner", json!({"agent": "architect"}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["agent"], "architect");
+    let open = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue=8",
+            "--from=engineer",
+            "--to=architect",
+            "--topic=TTL",
+            "--question=Redis or in-process?",
+        ],
+    );
+    let open = open.json()["clarification"]["id"].clone();
+    let r = server.call_bearer(&human, "routePrompt", json!({"id": open}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(
+        r.json()["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Redis or in-process?"),
+        "{r:?}"
+    );
+}
+
 fn thread_types(ledger: &Value, id: &str) -> Vec<String> {
     ledger["clarifications"]
         .as_array()

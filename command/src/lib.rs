@@ -25,7 +25,7 @@
 //! | [`keys`] | `keys new`, `keys list` |
 //! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
 //! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |
-//! | [`json`] | the one JSON decoder: [`call`] |
+//! | [`json`] | the JSON skin: [`call`] decodes an operation's typed input (the core's table) and runs it |
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,
@@ -63,7 +63,9 @@ pub use store::{
 
 pub use guard::guarded;
 pub use json::vector;
-pub use json::{call, call_as, call_route_view, call_routed, OPERATIONS, ROUTE_OPERATIONS};
+pub use json::{
+    call, call_as, call_routed, check_network, run, OPERATIONS, OPERATION_NAMES, ROUTE_OPERATIONS,
+};
 pub use mem::{FileMap, MemStore};
 pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};

@@ -12,6 +12,7 @@
 
 pub mod agents;
 pub mod api;
+pub mod call;
 pub mod config;
 mod config_strict;
 pub mod decided;

@@ -2,11 +2,12 @@
 //! (`require_signature` → `require_signatures`). Shared by every check of unknown keys.
 
 /// The known name closest to `unknown` by edit distance, if one is close enough to be a
-/// plausible typo: at most a third of the longer name's length, and at least 1.
+/// plausible typo: at most a third of the longer name's length, and at least 1. Two swapped
+/// letters are one edit (`lable` → `label`), as a typist makes them.
 pub fn nearest<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
-        .map(|k| (strsim::levenshtein(unknown, k), *k))
+        .map(|k| (strsim::osa_distance(unknown, k), *k))
         .filter(|(d, k)| *d <= (unknown.chars().count().max(k.chars().count()) / 3).max(1))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
@@ -42,5 +43,6 @@ mod tests {
             Some("max_routes")
         );
         assert_eq!(hint("colour", &["url"]), "known keys: url");
+        assert_eq!(nearest("lable", &["value", "label"]), Some("label"));
     }
 }

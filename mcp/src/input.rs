@@ -88,9 +88,11 @@ fn strip_null(object: &mut serde_json::Map<String, serde_json::Value>) {
     }
 }
 
-/// Decodes a tool's arguments; a wrong shape is the caller's `INVALID_INPUT`, in serde's words.
+/// Decodes a tool's arguments; a wrong shape is the caller's `INVALID_INPUT`, in serde's words
+/// (an unknown field with the nearest known one, as every door says it).
 pub fn decode<T: DeserializeOwned>(args: JsonObject) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| e.to_string())
+    serde_json::from_value(serde_json::Value::Object(args))
+        .map_err(|e| agentx_clarify_core::call::fields::serde_message(&e.to_string()))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -22,6 +22,7 @@
 
 mod elicit;
 mod eof;
+mod errors;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod hub;

@@ -134,26 +134,12 @@ pub async fn read(
 }
 
 /// The envelope when `ok`; its refusal as a protocol error otherwise (resources have no
-/// `isError` result): `NOT_FOUND` is "resource not found", the rest an internal error.
+/// `isError` result), by `errors.rs`'s table.
 fn ok(envelope: Value) -> Result<Value, ErrorData> {
     if envelope.get("ok") == Some(&Value::Bool(true)) {
         return Ok(envelope);
     }
-    let field = |key: &str| {
-        envelope
-            .get("error")
-            .and_then(|e| e.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let (code, message) = (field("code"), field("message"));
-    let text = format!("{code}: {message}");
-    Err(if code == "NOT_FOUND" {
-        ErrorData::resource_not_found(text, None)
-    } else {
-        ErrorData::internal_error(text, None)
-    })
+    Err(crate::errors::resource_error_of(&envelope))
 }
 
 /// Subscribed URIs, the issue whose ledger each depends on and how it looked when last

@@ -1,9 +1,12 @@
-//! `POST /api/v1/call {"op", "input"}`: the command layer's JSON envelope (the one decoder
-//! the bindings and the MCP server use), acting as the session's or bearer token's person.
-//! The HTTP status follows the envelope's error class; the body is always the envelope.
+//! `POST /api/v1/call {"op", "input"}`: an operation of the table (`agentx_clarify_core::call`),
+//! its input decoded by the command layer as every surface's is, run acting as the session's
+//! or bearer token's person. Which operations people may call is the table's `people` column;
+//! the HTTP status follows the envelope's error (`status.rs`); the body is always the envelope.
 
 use std::sync::Arc;
 
+use agentx_clarify_core::call::store::Route;
+use agentx_clarify_core::call::table::{people_of, People, OPERATIONS};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -14,42 +17,23 @@ use crate::auth::{caller, csrf_ok, Caller};
 use crate::hub::App;
 use crate::security::refusal;
 
-/// Operations that only read.
-const READS: &[&str] = &[
-    "list",
-    "show",
-    "stats",
-    "verify",
-    "audit",
-    "gate",
-    "waitForGraph",
-    "nextWakeup",
-    "ready",
-    "scopePreview",
-    "delegateShow",
-    "delegateList",
-    "keysList",
-    "routeRunner",
-    "routePrompt",
-];
-
-/// Operations a person takes on a record; their entries are `human`'s with `by`/`via`.
-/// (Which of them a record admits is the core's transition table's decision.)
-const ACTS: &[&str] = &["decide", "resolve", "escalate", "abandon"];
-
-/// Whether a person may call `op` through the server, and whether it writes as them.
+/// Whether a person may call `op` through the server, and whether it writes as them (the
+/// operation table's `people` column).
 pub fn allowed(op: &str, input: &Map<String, Value>) -> Option<bool> {
-    if READS.contains(&op) {
-        return Some(false);
+    match people_of(op, &Value::Object(input.clone())) {
+        People::Read | People::Route => Some(false),
+        People::Act => Some(true),
+        People::Closed => None,
     }
-    if op == "state" && !input.contains_key("agent") && !input.contains_key("status") {
-        return Some(false);
-    }
-    if op == "route" {
-        // The run writes the agent's entries, not the person's.
-        return Some(false);
-    }
-    ACTS.contains(&op).then_some(true)
+}
+
+/// The operations open to people, for the refusal that lists them.
+fn open_names() -> Vec<&'static str> {
+    OPERATIONS
+        .iter()
+        .filter(|r| r.people != People::Closed)
+        .map(|r| r.name)
+        .collect()
 }
 
 pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -92,34 +76,42 @@ pub async fn call(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             StatusCode::FORBIDDEN,
             "FORBIDDEN",
             &format!(
-                "'{}' is not open to people through the server; allowed: {}, {}, route",
+                "'{}' is not open to people through the server; allowed: {}",
                 agentx_clarify_core::error::shown(&op),
-                READS.join(", "),
-                ACTS.join(", ")
+                open_names().join(", ")
             ),
         );
     };
+    let input = Value::Object(input);
+    // A network door: only the server's clock dates a write.
+    if let Err(e) = agentx_clarify_command::check_network(&input) {
+        return respond(agentx_clarify_core::envelope::failure(&e));
+    }
     let envelope = if op == "route" {
         // Route again: one record, never `all` (the worker and the CLI route in bulk).
-        if input.contains_key("all") || !input.contains_key("id") {
+        let route = match agentx_clarify_core::call::decode::<Route>(&input) {
+            Ok(route) => route,
+            Err(e) => return respond(agentx_clarify_core::envelope::failure(&e)),
+        };
+        let Some(id) = route.id.filter(|_| route.all.is_none()) else {
             return refusal(
                 StatusCode::BAD_REQUEST,
                 "INVALID_INPUT",
                 "`route` through the server takes one record: {\"id\"}",
             );
-        }
-        crate::log::line(&format!(
-            "'{human}' routes {} again",
-            agentx_clarify_core::error::shown(
-                input.get("id").and_then(Value::as_str).unwrap_or("?")
-            )
-        ));
-        app.call_routed(op, Value::Object(input)).await
+        };
+        let id = agentx_clarify_core::error::shown(&id);
+        crate::log::line(&format!("'{human}' routes {id} again"));
+        app.call_routed(op, input).await
     } else {
-        app.call(op, Value::Object(input), writes.then_some(human))
-            .await
+        app.call(op, input, writes.then_some(human)).await
     };
-    (status_of(&envelope), axum::Json(envelope)).into_response()
+    respond(envelope)
+}
+
+/// The envelope with the status of its error (`status.rs`'s table).
+fn respond(envelope: Value) -> Response {
+    (crate::status::of_envelope(&envelope), axum::Json(envelope)).into_response()
 }
 
 /// `{"op": "<name>", "input": {…}}` (`input` may be left out).
@@ -145,32 +137,6 @@ fn parse(body: &[u8]) -> Result<(String, Map<String, Value>), String> {
         ));
     }
     Ok((op, input))
-}
-
-/// The HTTP status of an envelope: 200 when `ok`, else by the error's class.
-pub fn status_of(envelope: &Value) -> StatusCode {
-    if envelope.get("ok") == Some(&Value::Bool(true)) {
-        return StatusCode::OK;
-    }
-    let code = envelope
-        .pointer("/error/code")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match code {
-        "NOT_FOUND" => StatusCode::NOT_FOUND,
-        "INVALID_TRANSITION"
-        | "NOT_PARTICIPANT"
-        | "IDEMPOTENCY_CONFLICT"
-        | "GATE_CLOSED"
-        | "SCOPE_VIOLATION"
-        | "BLOCKING_NOT_ALLOWED"
-        | "MAX_ROUNDS_EXCEEDED" => StatusCode::CONFLICT,
-        "LOCK_TIMEOUT" | "ROUTING_IN_PROGRESS" | "IO_ERROR" => StatusCode::SERVICE_UNAVAILABLE,
-        "LEDGER_CORRUPT" | "LEDGER_INCONSISTENT" | "SIGNATURE_INVALID" | "INTERNAL" => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
-        _ => StatusCode::BAD_REQUEST,
-    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ mod pages;
 mod router;
 mod security;
 mod sessions;
+mod status;
 pub mod tokens;
 mod worker;
 

@@ -333,7 +333,8 @@ class NativeBackend implements Backend {
     }
   }
   async route(id: string) {
-    return strip(await this.ws.route({ id }))
+    // One record's route (an `id`, never `all`) answers a StoreRoute, not the union.
+    return strip(await this.ws.route({ id })) as T.StoreRoute
   }
   async chatPrompt(input: { id: string; persona?: string }) {
     return strip(await this.ws.routeChatPrompt(input))

@@ -5,6 +5,11 @@ use agentx_clarify_wasm as w;
 use serde_json::{json, Value};
 use wasm_bindgen::JsValue;
 
+/// A pure function of the package by its table name, as `wrap.cjs` calls it.
+fn call(name: &str, input: JsValue) -> JsValue {
+    w::call(name, input)
+}
+
 const T0: i64 = 1_795_341_600_000;
 
 fn js(v: &Value) -> JsValue {
@@ -20,10 +25,13 @@ fn back(v: JsValue) -> Value {
 }
 
 pub fn ask_answer_resolve() {
-    let asked = back(w::request(js(
-        &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
+    let asked = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
         "topic": "Cache layer", "question": "Redis or in-process?", "now": T0}),
-    )));
+        ),
+    ));
     assert_eq!(asked["ok"], true, "{asked}");
     assert_eq!(asked["clarification"]["id"], "CLR-42-001");
     assert_eq!(
@@ -34,16 +42,23 @@ pub fn ask_answer_resolve() {
         asked["statuses"]["engineer"]["status"],
         "blocked-clarification"
     );
-    let answered = back(w::answer(js(
-        &json!({"ledger": asked["ledger"], "statuses": asked["statuses"],
+    let answered = back(call(
+        "answer",
+        js(
+            &json!({"ledger": asked["ledger"], "statuses": asked["statuses"],
         "id": "CLR-42-001", "from": "architect", "body": "Redis.", "now": T0 + 60_000}),
-    )));
+        ),
+    ));
     assert_eq!(answered["clarification"]["status"], "answered");
-    let resolved = back(w::resolve(js(
-        &json!({"ledger": answered["ledger"], "id": "CLR-42-001", "now": T0 + 120_000}),
-    )));
+    let resolved = back(call(
+        "resolve",
+        js(&json!({"ledger": answered["ledger"], "id": "CLR-42-001", "now": T0 + 120_000})),
+    ));
     assert_eq!(resolved["clarification"]["status"], "resolved");
-    let verified = back(w::verify(js(&json!({"ledgers": [resolved["ledger"]]}))));
+    let verified = back(call(
+        "verify",
+        js(&json!({"ledgers": [resolved["ledger"]]})),
+    ));
     assert_eq!(
         verified,
         json!({"ok": true, "problems": [], "warnings": []})
@@ -51,31 +66,39 @@ pub fn ask_answer_resolve() {
 }
 
 pub fn refusals_are_envelopes_with_codes() {
-    let r = back(w::request(js(
-        &json!({"issueNumber": 42, "from": "engineer", "to": "reviewer",
+    let r = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 42, "from": "engineer", "to": "reviewer",
         "topic": "t", "question": "q", "now": T0}),
-    )));
+        ),
+    ));
     assert_eq!(r["ok"], false);
     assert_eq!(r["error"]["code"], "SCOPE_VIOLATION");
-    let r = back(w::request(JsValue::from_str("not an object")));
+    let r = back(call("request", JsValue::from_str("not an object")));
     assert_eq!(r["error"]["code"], "INVALID_INPUT");
-    let r = back(w::version(JsValue::UNDEFINED));
+    let r = back(call("version", JsValue::UNDEFINED));
     assert_eq!(r["version"], env!("CARGO_PKG_VERSION"));
 }
 
 pub fn monitor_and_render() {
-    let asked = back(w::request(js(
-        &json!({"issueNumber": 7, "from": "engineer", "to": "architect",
+    let asked = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 7, "from": "engineer", "to": "architect",
         "topic": "Export", "question": "CSV?", "now": T0}),
-    )));
-    let m = back(w::monitor(js(
-        &json!({"ledgers": [asked["ledger"]], "now": T0 + 61 * 60_000}),
-    )));
+        ),
+    ));
+    let m = back(call(
+        "monitor",
+        js(&json!({"ledgers": [asked["ledger"]], "now": T0 + 61 * 60_000})),
+    ));
     assert_eq!(m["report"]["stale"], json!(["CLR-7-001"]));
     assert_eq!(m["report"]["retried"], json!(["CLR-7-001"]));
-    let md = back(w::render_markdown(js(
-        &json!({"view": "report", "report": m["report"]}),
-    )));
+    let md = back(call(
+        "renderMarkdown",
+        js(&json!({"view": "report", "report": m["report"]})),
+    ));
     assert!(
         md["text"]
             .as_str()
@@ -114,18 +137,20 @@ pub fn signed_ledger_verifies_and_audits() {
         .collect();
     assert_eq!(keys.len(), 4);
     let ledger = &fixture["ledger"];
-    let v = back(w::verify(js(
-        &json!({"ledgers": [ledger], "publicKeys": keys}),
-    )));
+    let v = back(call(
+        "verify",
+        js(&json!({"ledgers": [ledger], "publicKeys": keys})),
+    ));
     assert_eq!(v, json!({"ok": true, "problems": [], "warnings": []}));
-    let unkeyed = back(w::verify(js(&json!({"ledgers": [ledger]}))));
+    let unkeyed = back(call("verify", js(&json!({"ledgers": [ledger]}))));
     assert_eq!(unkeyed["problems"][0]["code"], "SIGNATURE_INVALID");
 
     let mut signatures = Vec::new();
     for record in ledger["clarifications"].as_array().into_iter().flatten() {
-        let a = back(w::audit(js(
-            &json!({"ledger": ledger, "id": record["id"], "publicKeys": keys}),
-        )));
+        let a = back(call(
+            "audit",
+            js(&json!({"ledger": ledger, "id": record["id"], "publicKeys": keys})),
+        ));
         assert_eq!(a["verified"], true, "{a}");
         let round = &a["chain"][0];
         signatures.push(round["ask_signature"].clone());
@@ -153,7 +178,10 @@ pub fn signed_ledger_verifies_and_audits() {
 
     let mut edited = ledger.clone();
     edited["clarifications"][0]["thread"][1]["body"] = json!("uswds-only");
-    let a = back(w::audit(js(&json!({"ledger": edited, "publicKeys": keys}))));
+    let a = back(call(
+        "audit",
+        js(&json!({"ledger": edited, "publicKeys": keys})),
+    ));
     assert_eq!(a["verified"], false);
     assert_eq!(a["problems"][0]["id"], "CLR-42-001");
     assert_eq!(a["problems"][0]["code"], "LEDGER_INCONSISTENT");
@@ -162,14 +190,53 @@ pub fn signed_ledger_verifies_and_audits() {
 /// The module has no NFKC tables: the host's `normalize("NFKC")` folds a full-width question
 /// to the fingerprint of its ASCII spelling (tests/vectors/core/never_asked_twice.json's).
 pub fn full_width_question_has_the_ascii_fingerprint() {
-    let asked = back(w::request(js(
-        &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
+    let asked = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
         "topic": "Cache layer", "question": "Ｒｅｄｉｓ or in-process？",
         "field": "storage.cache", "now": T0}),
-    )));
+        ),
+    ));
     assert_eq!(asked["ok"], true, "{asked}");
     assert_eq!(
         asked["clarification"]["fingerprint"],
         "b99e0eebd90e082d468ea3e9a72bdb0902be556d94a6a1c300390514c0d7b1b1"
+    );
+}
+
+/// Every name of the operation table is callable: each function through `call`, each
+/// operation through a `Workspace` (refused for its input, or run; never unknown), and a
+/// misspelt field is refused with the nearest known one.
+pub fn every_name_of_the_table_is_callable() {
+    let names = |v: JsValue| -> Vec<String> { serde_json::from_value(back(v)).unwrap() };
+    let functions = names(w::functions());
+    assert!(functions.contains(&"request".to_owned()), "{functions:?}");
+    for name in &functions {
+        let out = back(call(name, js(&json!({}))));
+        let message = out["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("unknown operation"), "{name}: {out}");
+    }
+    let operations = names(w::operations());
+    assert!(operations.contains(&"reopen".to_owned()), "{operations:?}");
+    let ws = w::Workspace::new();
+    back(ws.run("init", js(&json!({})), T0 as f64));
+    for op in &operations {
+        let out = back(ws.run(op, js(&json!({})), T0 as f64));
+        let message = out["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("unknown operation"), "{op}: {out}");
+    }
+    let out = back(call("nope", js(&json!({}))));
+    assert_eq!(out["error"]["code"], "INVALID_INPUT", "{out}");
+    let out = back(call(
+        "request",
+        js(
+            &json!({"issueNumber": 42, "from": "engineer", "to": "architect",
+            "topic": "t", "question": "q", "now": T0, "blockng": false}),
+        ),
+    ));
+    assert_eq!(
+        out["error"]["message"],
+        "invalid input: unknown field `blockng`; did you mean `blocking`?"
     );
 }

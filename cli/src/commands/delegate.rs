@@ -1,11 +1,11 @@
 //! `agentx delegate request|accept|complete|reject|fail|show|list` (docs/protocol.md §18): the grammar,
-//! and the words of a delegation. Flags become the same JSON fields every surface sends, read
-//! by the core's decoders (`api::signals`), so the CLI checks and spells them as they do.
+//! and the words of a delegation. Flags fill the operations' input structs every surface
+//! decodes (`agentx_clarify_core::call::store`), so the CLI checks them as they do.
 
 use agentx_clarify_command::delegate::{self, DelegationFilter, DelegationOutcome};
-use agentx_clarify_core::api::input::{flag, issue_number, object, string};
-use agentx_clarify_core::api::signals::{delegation_action, delegation_statuses, new_delegation};
-use agentx_clarify_core::delegation::{Delegation, Status};
+use agentx_clarify_core::call::store::{DelegateComplete, DelegateReject, DelegateRequest, List};
+use agentx_clarify_core::call::{opt_issue, Integer, IssueArg};
+use agentx_clarify_core::delegation::{Action, Delegation, Status};
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
@@ -130,77 +130,93 @@ pub struct CompleteArgs {
     pub unresolved: Vec<String>,
 }
 
-/// A JSON flag's value (`--context-slice`, `--metrics`): any JSON, checked by the decoder.
-fn json_flag(flag: &str, text: Option<String>) -> Result<Value, ClarifyError> {
-    text.map_or(Ok(Value::Null), |t| {
+/// A JSON flag's value (`--context-slice`, `--metrics`): any JSON, checked by the input.
+fn json_flag(flag: &str, text: Option<String>) -> Result<Option<Value>, ClarifyError> {
+    text.map(|t| {
         serde_json::from_str(&t)
             .map_err(|e| ClarifyError::input(format!("--{flag} is not JSON: {e}")))
     })
+    .transpose()
 }
 
-/// `--timeout-minutes`: a number when it reads as one, else the text (the decoder refuses it).
-fn number_or_text(text: Option<String>) -> Value {
-    text.map_or(Value::Null, |t| {
-        t.parse::<i64>().map_or(Value::String(t), Value::from)
+/// `--timeout-minutes`: a whole number.
+fn minutes(text: Option<String>) -> Result<Option<Integer>, ClarifyError> {
+    text.map(|t| {
+        t.parse::<i64>().map(Integer).map_err(|_| {
+            ClarifyError::input(format!(
+                "`timeoutMinutes`: expected an integer, found \"{}\"",
+                agentx_clarify_core::error::shown(&t)
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// `request`'s input (`delegateRequest`). The issue is checked first, then the JSON flags,
+/// then the input's fields.
+fn request_input(a: RequestArgs) -> Result<DelegateRequest, ClarifyError> {
+    let issue = agentx_clarify_core::names::parse_issue(&a.issue)?;
+    Ok(DelegateRequest {
+        issue_number: IssueArg::from(issue),
+        from: a.from,
+        to: a.to,
+        capability: a.capability,
+        objective: a.objective,
+        context_slice: json_flag("context-slice", a.context_slice)?,
+        output_contract: json_flag("output-contract", a.output_contract)?,
+        timeout_minutes: minutes(a.timeout_minutes)?,
     })
 }
 
-/// `request`'s fields (`delegateRequest` of the JSON route). The issue is checked first, then
-/// the JSON flags, then the decoder's fields.
-fn request_fields(a: RequestArgs) -> Result<Value, ClarifyError> {
-    Ok(json!({
-        "issueNumber": agentx_clarify_core::names::parse_issue(&a.issue)?,
-        "from": a.from,
-        "to": a.to,
-        "capability": a.capability,
-        "objective": a.objective,
-        "contextSlice": json_flag("context-slice", a.context_slice)?,
-        "outputContract": json_flag("output-contract", a.output_contract)?,
-        "timeoutMinutes": number_or_text(a.timeout_minutes),
-    }))
-}
-
-/// `complete`'s fields (`delegateComplete`): the response envelope.
-fn complete_fields(a: CompleteArgs) -> Result<Value, ClarifyError> {
-    Ok(json!({
-        "id": a.id,
-        "from": a.from,
-        "artifactPath": a.artifact,
-        "summary": a.summary,
-        "metrics": json_flag("metrics", a.metrics)?,
-        "followUpRecommended": a.follow_up,
-        "unresolved": a.unresolved,
-    }))
+/// `complete`'s input (`delegateComplete`): the response envelope.
+fn complete_input(a: CompleteArgs) -> Result<DelegateComplete, ClarifyError> {
+    Ok(DelegateComplete {
+        id: a.id,
+        from: a.from,
+        message: None,
+        artifact_path: a.artifact,
+        summary: a.summary,
+        metrics: json_flag("metrics", a.metrics)?,
+        follow_up_recommended: Some(a.follow_up),
+        unresolved: Some(a.unresolved),
+    })
 }
 
 pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Delegate) -> Result<i32, ClarifyError> {
     let outcome = match cmd {
-        Delegate::Request(a) => {
-            let fields = request_fields(a)?;
-            delegate::request(ws, now, &new_delegation(object(&fields)?)?)?
+        Delegate::Request(a) => delegate::request(ws, now, &request_input(a)?.into_delegation()?)?,
+        Delegate::Accept { id, from } => delegate::act(ws, now, &id, &Action::accept(&from))?,
+        Delegate::Complete(a) => {
+            let c = complete_input(a)?;
+            let id = c.id.clone();
+            delegate::act(ws, now, &id, &c.action()?)?
         }
-        Delegate::Accept { id, from } => act(ws, now, "accept", &json!({"id": id, "from": from}))?,
-        Delegate::Complete(a) => act(ws, now, "complete", &complete_fields(a)?)?,
         Delegate::Reject {
             id,
             from,
             reason,
             message,
         } => {
-            let fields = json!({"id": id, "from": from, "reason": reason, "message": message});
-            act(ws, now, "reject", &fields)?
+            let r = DelegateReject {
+                id,
+                from,
+                message,
+                reason: Some(reason),
+            };
+            let id = r.id.clone();
+            delegate::act(ws, now, &id, &r.action()?)?
         }
         Delegate::Fail { id, from, message } => {
-            let fields = json!({"id": id, "from": from, "message": message});
-            act(ws, now, "fail", &fields)?
+            delegate::act(ws, now, &id, &Action::fail(&from, message))?
         }
         Delegate::Show { id, issue } => return show(ws, json, id, issue),
         Delegate::List { issue, status, all } => {
-            return list(
-                ws,
-                json,
-                &json!({"issue": issue, "status": status, "all": all}),
-            )
+            let input = List {
+                issue: issue.as_deref().map(IssueArg::from),
+                status: Some(status),
+                all: Some(all),
+            };
+            return list(ws, json, &input);
         }
     };
     if json {
@@ -211,26 +227,12 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Delegate) -> Result<i32, C
     Ok(0)
 }
 
-/// Action `op` (`accept`, `complete`, `reject`, `fail`) on the delegation `id` of `fields`.
-fn act(
-    ws: &Workspace,
-    now: i64,
-    op: &str,
-    fields: &Value,
-) -> Result<DelegationOutcome, ClarifyError> {
-    let m = object(fields)?;
-    let id = string(m, "id")?;
-    let action = delegation_action(op, m)?;
-    delegate::act(ws, now, &id, &action)
-}
-
-/// `list [--issue N] [--status S]… [--all]` from its fields (`delegateList`).
-fn list(ws: &Workspace, json: bool, fields: &Value) -> Result<i32, ClarifyError> {
-    let m = object(fields)?;
+/// `list [--issue N] [--status S]… [--all]` (`delegateList`'s input).
+fn list(ws: &Workspace, json: bool, input: &List) -> Result<i32, ClarifyError> {
     let filter = DelegationFilter {
-        issue: issue_number(m, "issue")?,
-        statuses: delegation_statuses(m)?,
-        all: flag(m, "all")?,
+        issue: opt_issue(input.issue.as_ref())?,
+        statuses: input.delegation_statuses()?,
+        all: input.all.unwrap_or(false),
     };
     let listed = delegate::list(ws, &filter)?;
     for e in &listed.errors {

@@ -4,14 +4,14 @@
 use std::io::Read;
 
 use agentx_clarify_command::signals::{ingest, resume_prompt, Ingested};
-use agentx_clarify_core::api::input::object;
-use agentx_clarify_core::api::signals::{ingest_context, parse_value, resume_value};
+use agentx_clarify_core::api::signals::{parse_value, resume_value};
+use agentx_clarify_core::call::IssueArg;
 use agentx_clarify_core::envelope::ok;
 use agentx_clarify_core::render::{sanitize_terminal, text_report};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Subcommand;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::print;
 
@@ -91,10 +91,13 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: Signals) -> Result<i32, Cl
             parent,
             file,
         } => {
-            // The context as the JSON route takes it (`signalsIngest`), read by the core's
-            // decoder; checked before the output is read.
-            let fields = json!({"issue": issue, "agent": agent, "parent": parent});
-            let ctx = ingest_context(object(&fields)?)?;
+            // The context as `signalsIngest`'s input holds it; checked before the output is
+            // read.
+            let ctx = agentx_clarify_core::signals::Context {
+                issue: IssueArg::from(issue.as_str()).checked()?,
+                agent,
+                parent,
+            };
             let text = read_input(file.as_deref())?;
             let done = ingest(ws, now, &ctx, &text)?;
             for w in &done.warnings {

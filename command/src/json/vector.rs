@@ -1,6 +1,6 @@
 //! Playing a conformance vector's case (tests/vectors/README.md) on a store: every op is a
-//! command of [`crate::json::call`] (or a routing view, [`crate::json::call_route_view`]), except `file`, which reads a file of the workspace as the case
-//! expects it. Every runner that holds a store (Rust, wasm, Node) plays cases through here, so
+//! command of [`crate::json::call`], except `file`, which reads a file of the workspace as
+//! the case expects it. Every runner that holds a store (Rust, wasm, Node) plays cases through here, so
 //! runners differ only in their store.
 
 use serde_json::{json, Value};
@@ -41,6 +41,5 @@ pub fn play<S: Store>(
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
         return file_result(read(&file_path(name)).as_deref());
     }
-    crate::json::call_route_view(store, op, args, now)
-        .unwrap_or_else(|| crate::json::call(store, op, args, now))
+    crate::json::call(store, op, args, now)
 }

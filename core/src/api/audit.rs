@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
+use crate::call::pure;
 use crate::error::ClarifyError;
-use crate::input::{self, Obj};
+use crate::input;
 use crate::layer4::{audit, AuditScope};
 use crate::ledger::Ledger;
 use crate::names::ClarificationId;
@@ -16,15 +17,19 @@ use crate::verify::{check_file_with, check_ledger_with, issue_of_file_name, Prob
 /// How signatures are checked: `publicKeys` (`{agent: "ed25519:<base64>"}`; a signed entry
 /// whose signer has no key here is a problem) and `requireSignatures` (or the `config`'s
 /// `[audit] require_signatures`: unsigned entries are problems too).
-pub(super) struct SignatureCheck {
+struct SignatureCheck {
     keys: PublicKeys,
     require: bool,
 }
 
 impl SignatureCheck {
-    pub(super) fn from_input(map: &Obj) -> Result<SignatureCheck, ClarifyError> {
+    fn new(
+        public_keys: Option<&Value>,
+        require_signatures: Option<bool>,
+        config: Option<&Value>,
+    ) -> Result<SignatureCheck, ClarifyError> {
         let mut keys = PublicKeys::new();
-        match map.get("publicKeys") {
+        match public_keys {
             None | Some(Value::Null) => {}
             Some(Value::Object(given)) => {
                 for (agent, text) in given {
@@ -43,9 +48,9 @@ impl SignatureCheck {
                 ))
             }
         }
-        let require = match input::opt_bool(map, "requireSignatures")? {
+        let require = match require_signatures {
             Some(given) => given,
-            None => input::config(map)?.audit.require_signatures,
+            None => input::config(config)?.audit.require_signatures,
         };
         Ok(SignatureCheck { keys, require })
     }
@@ -53,10 +58,14 @@ impl SignatureCheck {
 
 /// `verify`: raw files under their own names (a misnamed ledger is a problem), ledger objects
 /// under the name their issue number gives them.
-pub(super) fn verify(map: &Obj) -> Result<Verification, ClarifyError> {
-    let check = SignatureCheck::from_input(map)?;
+pub(super) fn verify(v: &pure::Verify) -> Result<Verification, ClarifyError> {
+    let check = SignatureCheck::new(
+        v.public_keys.as_ref(),
+        v.require_signatures,
+        v.config.as_ref(),
+    )?;
     let mut found = Verification::default();
-    if let Some(files) = map.get("files").filter(|v| !v.is_null()) {
+    if let Some(files) = input::given(v.files.as_ref()) {
         let Value::Object(files) = files else {
             return Err(ClarifyError::input(
                 "`files` must be an object of file name → text",
@@ -80,7 +89,7 @@ pub(super) fn verify(map: &Obj) -> Result<Verification, ClarifyError> {
         }
     }
     // The files were verified above, byte by byte: only the ledger objects are left.
-    let (ledgers, errors) = input::object_ledgers(map)?;
+    let (ledgers, errors) = input::object_ledgers(v.ledgers.as_ref())?;
     found.problems.extend(errors.into_iter().map(|e| Problem {
         file: e.file,
         id: None,
@@ -100,15 +109,19 @@ pub(super) fn verify(map: &Obj) -> Result<Verification, ClarifyError> {
 
 /// `audit`: Layer 4's audit record of the record `id` names, or of the whole `ledger` (an
 /// object, or its file's text: a ledger that does not parse is `LEDGER_CORRUPT`).
-pub(super) fn audit_value(map: &Obj) -> Result<Value, ClarifyError> {
-    let check = SignatureCheck::from_input(map)?;
-    let id = input::opt_string(map, "id")?;
+pub(super) fn audit_value(a: pure::Audit) -> Result<Value, ClarifyError> {
+    let check = SignatureCheck::new(
+        a.public_keys.as_ref(),
+        a.require_signatures,
+        a.config.as_ref(),
+    )?;
+    let id = a.id;
     // An id names its issue; a ledger of another issue does not hold it.
     let issue = match &id {
         Some(id) => Some(ClarificationId::parse(id)?.issue),
         None => None,
     };
-    let ledger = ledger(map, issue)?;
+    let ledger = ledger(a.ledger.as_ref(), issue)?;
     let scope = match &id {
         Some(id) => AuditScope::Record(id),
         None => AuditScope::Issue,
@@ -119,12 +132,12 @@ pub(super) fn audit_value(map: &Obj) -> Result<Value, ClarifyError> {
     })
 }
 
-fn ledger(map: &Obj, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
+fn ledger(ledger: Option<&Value>, issue: Option<u32>) -> Result<Ledger, ClarifyError> {
     let file = match issue {
         Some(n) => format!("issue-{n}.json"),
         None => String::from("ledger"),
     };
-    match map.get("ledger") {
+    match ledger {
         None | Some(Value::Null) => Err(ClarifyError::input(
             "`ledger` is required (a ledger object or its file's text)",
         )),

@@ -15,46 +15,23 @@ pub use crate::input;
 use serde_json::{json, Map, Value};
 
 use crate::agents::{apply_events, set_status, Statuses};
+use crate::call::pure;
+use crate::call::store::{
+    self, Ask, Close, FollowUp, Ingest, List, Nothing, Resolve, Target, Text,
+};
+use crate::call::table::{dispatch_function, Functions, Pair};
+use crate::call::IssueArg;
 use crate::error::ClarifyError;
 use crate::events::Event;
-use crate::input::Obj;
 use crate::ledger::Status;
 use crate::listing;
 use crate::monitor::{monitor, Report};
 use crate::ops::{act, request, Action, Applied};
 use crate::render::{self, Style};
 
-/// Every function `call` understands, in the order of `docs/api.md`.
-pub const FUNCTIONS: &[&str] = &[
-    "request",
-    "answer",
-    "followUp",
-    "resolve",
-    "escalate",
-    "abandon",
-    "monitor",
-    "verify",
-    "audit",
-    "stats",
-    "list",
-    "show",
-    "ready",
-    "setStatus",
-    "parseWorkflow",
-    "parseConfig",
-    "defaultWorkflows",
-    "renderMarkdown",
-    "renderText",
-    "transitions",
-    "errorCodes",
-    "version",
-    // Subagent signals and delegation (`signals::FUNCTIONS`, docs/protocol.md §17–§18).
-    "signalsParse",
-    "extractJson",
-    "signalsIngest",
-    "resumePrompt",
-    "delegationMetrics",
-];
+/// Every function `call` understands, in the order of `docs/api.md` (the table's,
+/// [`crate::call::table::FUNCTIONS`]).
+pub use crate::call::table::FUNCTION_NAMES as FUNCTIONS;
 
 /// A failure, with whatever was written anyway (`MAX_ROUNDS_EXCEEDED`). Boxed: failures are
 /// rare and `Result<Value, Failure>` stays small.
@@ -90,116 +67,175 @@ pub fn call(name: &str, input: &Value) -> Value {
 pub use crate::envelope::error_value;
 
 fn dispatch(name: &str, input: &Value) -> Result<Value, Failure> {
-    let map = input::object(input)?;
-    match name {
-        "request" => {
-            let config = input::config(map)?;
-            let req = input::new_request(map)?;
-            let now = input::now(map)?;
-            // The CLI's order: input, then the status file, then the ledger.
-            let issue = req.validate(&config)?;
-            let statuses = input::statuses(map)?;
-            let ledger = input::opt_ledger(map, issue)?;
-            let workflows = input::workflows(map)?;
-            applied_value(
-                request(ledger.as_ref(), &req, &config, &workflows, now)?,
-                statuses,
-            )
-        }
-        "answer" | "followUp" | "resolve" | "escalate" | "abandon" => {
-            existing(map, |m| input::action(name, m))
-        }
-        "monitor" => Ok(monitor_call(map)?),
-        "verify" => {
-            let found = audit::verify(map)?;
-            Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
-        }
-        "audit" => Ok(audit::audit_value(map)?),
-        "stats" => {
-            let (ledgers, _) = input::workspace(map)?;
-            let (delegations, _) = signals::delegation_ledgers(map)?;
-            let stats = crate::stats::stats_with_delegations(
-                &ledgers,
-                &delegations,
-                &signals::manifests(map)?,
-                input::opt_integer(map, "since")?,
-            );
-            Ok(json!({ "stats": stats }))
-        }
-        "list" => {
-            let (ledgers, _) = input::workspace(map)?;
-            let filter = input::list_filter(map)?;
-            let records = listing::list(&ledgers, &filter);
-            Ok(json!({ "clarifications": listing::list_values(&records) }))
-        }
-        "show" => Ok(show(map)?),
-        "ready" => {
-            let (ledgers, _) = input::workspace(map)?;
-            let escalated = input::opt_bool(map, "includeEscalated")?.unwrap_or(true);
-            Ok(json!({ "issues": listing::ready(&ledgers, escalated) }))
-        }
-        "setStatus" => {
-            let mut statuses = input::statuses(map)?;
-            let issue = input::issue(map, "issue")?;
-            let (agent, warning) = set_status(
-                &mut statuses,
-                &input::string(map, "agent")?,
-                &input::string(map, "status")?,
-                issue,
-                input::now(map)?,
-            )?;
-            Ok(json!({ "statuses": statuses, "agent": agent, "warning": warning }))
-        }
-        "parseWorkflow" => {
-            let file =
-                input::opt_string(map, "file")?.unwrap_or_else(|| String::from("workflow.toml"));
-            let w = crate::workflow::Workflow::parse(&file, &input::string(map, "text")?)?;
-            Ok(json!({ "workflow": w }))
-        }
-        "parseConfig" => {
-            let file =
-                input::opt_string(map, "file")?.unwrap_or_else(|| String::from("config.toml"));
-            let c = crate::config::Config::parse(&file, &input::string(map, "text")?)?;
-            Ok(json!({ "config": c }))
-        }
-        "defaultWorkflows" => {
-            let workflows: Map<String, Value> = crate::defaults::DEFAULT_WORKFLOWS
-                .iter()
-                .map(|(name, text)| ((*name).to_owned(), Value::from(*text)))
-                .collect();
-            Ok(json!({ "workflows": workflows, "config": crate::defaults::CONFIG_TOML }))
-        }
-        "renderMarkdown" => Ok(json!({ "text": render_view(map, None)? })),
-        "renderText" => {
-            let color = input::flag(map, "color")?;
-            Ok(json!({ "text": render_view(map, Some(Style { color }))? }))
-        }
-        "transitions" => Ok(json!({ "transitions": transitions() })),
-        "errorCodes" => Ok(json!({ "codes": error_codes() })),
-        "version" => Ok(json!({ "version": crate::VERSION })),
-        _ if signals::FUNCTIONS.contains(&name) => Ok(signals::dispatch(name, map)?),
-        other => Err(ClarifyError::input(format!(
-            "unknown function '{other}'; known: {}",
-            FUNCTIONS.join(", ")
-        ))
-        .into()),
+    dispatch_function(&Facade, name, input)
+}
+
+/// The pure facade: one method per function of the table.
+struct Facade;
+
+impl Functions for Facade {
+    type Out = Value;
+    type Error = Failure;
+
+    fn request(&self, Pair(on, ask): Pair<pure::OnNew, Ask>) -> Result<Value, Failure> {
+        let config = input::config(on.config.as_ref())?;
+        let req = ask.into_request()?;
+        let now = pure::now(on.now)?;
+        // The CLI's order: input, then the status file, then the ledger.
+        let issue = req.validate(&config)?;
+        let statuses = input::statuses(on.statuses.as_ref())?;
+        let ledger = input::opt_ledger(on.ledger.as_ref(), issue)?;
+        let workflows = input::workflows(on.workflows.as_ref())?;
+        applied_value(
+            request(ledger.as_ref(), &req, &config, &workflows, now)?,
+            statuses,
+        )
+    }
+
+    fn answer(&self, Pair(on, a): Pair<pure::OnRecord, store::Answer>) -> Result<Value, Failure> {
+        existing(on, a.id.clone(), a.action())
+    }
+
+    fn follow_up(&self, Pair(on, f): Pair<pure::OnRecord, FollowUp>) -> Result<Value, Failure> {
+        existing(on, f.id.clone(), Ok(f.action()))
+    }
+
+    fn resolve(&self, Pair(on, r): Pair<pure::OnRecord, Resolve>) -> Result<Value, Failure> {
+        existing(on, r.id.clone(), Ok(r.action()))
+    }
+
+    fn escalate(&self, Pair(on, c): Pair<pure::OnRecord, Close>) -> Result<Value, Failure> {
+        existing(on, c.id.clone(), Ok(c.escalate()))
+    }
+
+    fn abandon(&self, Pair(on, c): Pair<pure::OnRecord, Close>) -> Result<Value, Failure> {
+        existing(on, c.id.clone(), Ok(c.abandon()))
+    }
+
+    fn monitor(&self, m: pure::Monitor) -> Result<Value, Failure> {
+        Ok(monitor_call(m)?)
+    }
+
+    fn verify(&self, v: pure::Verify) -> Result<Value, Failure> {
+        let found = audit::verify(&v)?;
+        Ok(json!({ "problems": found.problems, "warnings": found.warnings }))
+    }
+
+    fn audit(&self, a: pure::Audit) -> Result<Value, Failure> {
+        Ok(audit::audit_value(a)?)
+    }
+
+    fn stats(&self, m: pure::Metrics) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(m.ledgers.as_ref(), m.files.as_ref())?;
+        let (delegations, _) = signals::delegation_ledgers(m.delegations.as_ref())?;
+        let stats = crate::stats::stats_with_delegations(
+            &ledgers,
+            &delegations,
+            &signals::manifests(m.manifests.as_ref())?,
+            m.since.map(|s| s.0),
+        );
+        Ok(json!({ "stats": stats }))
+    }
+
+    fn list(&self, Pair(on, l): Pair<pure::Ledgers, List>) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(on.ledgers.as_ref(), on.files.as_ref())?;
+        let records = listing::list(&ledgers, &l.filter()?);
+        Ok(json!({ "clarifications": listing::list_values(&records) }))
+    }
+
+    fn show(&self, Pair(on, target): Pair<pure::Ledgers, Target>) -> Result<Value, Failure> {
+        Ok(show(&on, target)?)
+    }
+
+    fn ready(&self, r: pure::Ready) -> Result<Value, Failure> {
+        let (ledgers, _) = input::workspace(r.ledgers.as_ref(), r.files.as_ref())?;
+        let escalated = r.include_escalated.unwrap_or(true);
+        Ok(json!({ "issues": listing::ready(&ledgers, escalated) }))
+    }
+
+    fn set_status(&self, s: pure::SetStatus) -> Result<Value, Failure> {
+        let mut statuses = input::statuses(s.statuses.as_ref())?;
+        let issue = s.issue.as_ref().map(IssueArg::number).transpose()?;
+        let (agent, warning) =
+            set_status(&mut statuses, &s.agent, &s.status, issue, pure::now(s.now)?)?;
+        Ok(json!({ "statuses": statuses, "agent": agent, "warning": warning }))
+    }
+
+    fn parse_workflow(&self, p: pure::Parse) -> Result<Value, Failure> {
+        let file = p.file.unwrap_or_else(|| String::from("workflow.toml"));
+        Ok(json!({ "workflow": crate::workflow::Workflow::parse(&file, &p.text)? }))
+    }
+
+    fn parse_config(&self, p: pure::Parse) -> Result<Value, Failure> {
+        let file = p.file.unwrap_or_else(|| String::from("config.toml"));
+        Ok(json!({ "config": crate::config::Config::parse(&file, &p.text)? }))
+    }
+
+    fn default_workflows(&self, _: Nothing) -> Result<Value, Failure> {
+        let workflows: Map<String, Value> = crate::defaults::DEFAULT_WORKFLOWS
+            .iter()
+            .map(|(name, text)| ((*name).to_owned(), Value::from(*text)))
+            .collect();
+        Ok(json!({ "workflows": workflows, "config": crate::defaults::CONFIG_TOML }))
+    }
+
+    fn render_markdown(&self, r: pure::Render) -> Result<Value, Failure> {
+        Ok(json!({ "text": render_view(r, None)? }))
+    }
+
+    fn render_text(&self, Pair(c, r): Pair<pure::Color, pure::Render>) -> Result<Value, Failure> {
+        let color = c.color.unwrap_or(false);
+        Ok(json!({ "text": render_view(r, Some(Style { color }))? }))
+    }
+
+    fn transitions(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "transitions": transitions() }))
+    }
+
+    fn error_codes(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "codes": error_codes() }))
+    }
+
+    fn version(&self, _: Nothing) -> Result<Value, Failure> {
+        Ok(json!({ "version": crate::VERSION }))
+    }
+
+    fn signals_parse(&self, t: Text) -> Result<Value, Failure> {
+        Ok(signals::parse_value(&t.text))
+    }
+
+    fn extract_json(&self, t: Text) -> Result<Value, Failure> {
+        Ok(json!({ "extracted": crate::signals::extract(&t.text) }))
+    }
+
+    fn signals_ingest(&self, Pair(on, i): Pair<pure::OnIngest, Ingest>) -> Result<Value, Failure> {
+        Ok(signals::ingest(on, i)?)
+    }
+
+    fn resume_prompt(&self, r: pure::Resume) -> Result<Value, Failure> {
+        Ok(signals::resume(r)?)
+    }
+
+    fn delegation_metrics(&self, m: pure::Metrics) -> Result<Value, Failure> {
+        Ok(signals::metrics(&m)?)
     }
 }
 
 /// Runs an operation on an existing record, with the CLI's order of checks: settings, input,
-/// the status file, then the ledger the id names (absent → `NOT_FOUND`).
+/// the status file, then the ledger the id names (absent → `NOT_FOUND`). `action` is the
+/// input's reading, refused only after the settings.
 fn existing(
-    map: &Obj,
-    action: impl FnOnce(&Obj) -> Result<Action, ClarifyError>,
+    on: pure::OnRecord,
+    id: String,
+    action: Result<Action, ClarifyError>,
 ) -> Result<Value, Failure> {
-    let config = input::config(map)?;
-    let id = input::string(map, "id")?;
-    let action = action(map)?;
-    let now = input::now(map)?;
+    let config = input::config(on.config.as_ref())?;
+    let action = action?;
+    let now = pure::now(on.now)?;
     let parsed = action.validate(&id, &config)?;
-    let statuses = input::statuses(map)?;
-    let ledger =
-        input::opt_ledger(map, parsed.issue)?.ok_or(ClarifyError::NotFound { id: id.clone() })?;
+    let statuses = input::statuses(on.statuses.as_ref())?;
+    let ledger = input::opt_ledger(on.ledger.as_ref(), parsed.issue)?
+        .ok_or(ClarifyError::NotFound { id: id.clone() })?;
     applied_value(act(&ledger, &id, &action, &config, now)?, statuses)
 }
 
@@ -232,11 +268,11 @@ fn events_value(events: &[Event]) -> Value {
     serde_json::to_value(events).unwrap_or(Value::Array(Vec::new()))
 }
 
-fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
-    let (ledgers, errors) = input::workspace(map)?;
-    let config = input::config(map)?;
-    let mut statuses = input::statuses(map)?;
-    let now = input::now(map)?;
+fn monitor_call(m: pure::Monitor) -> Result<Value, ClarifyError> {
+    let (ledgers, errors) = input::workspace(m.ledgers.as_ref(), m.files.as_ref())?;
+    let config = input::config(m.config.as_ref())?;
+    let mut statuses = input::statuses(m.statuses.as_ref())?;
+    let now = pure::now(m.now)?;
     let outcome = monitor(ledgers, errors, &statuses, &config, now);
     apply_events(&mut statuses, &outcome.events);
     let ledgers: Vec<Value> = outcome
@@ -255,14 +291,14 @@ fn monitor_call(map: &Obj) -> Result<Value, ClarifyError> {
 
 /// `show` reads only the ledger the id (or issue) names, as the CLI does: a corrupt one is
 /// `LEDGER_CORRUPT`, a missing one `NOT_FOUND`.
-fn show(map: &Obj) -> Result<Value, ClarifyError> {
-    let id = input::opt_string(map, "id")?;
+fn show(on: &pure::Ledgers, target: Target) -> Result<Value, ClarifyError> {
+    let id = target.id;
     let issue = match &id {
         Some(id) => crate::names::ClarificationId::parse(id)?.issue,
-        None => input::issue_number(map, "issue")?
+        None => crate::call::opt_issue(target.issue.as_ref())?
             .ok_or_else(|| ClarifyError::input("`id` or `issue` is required"))?,
     };
-    let ledger = input::workspace_ledger(map, issue)?;
+    let ledger = input::workspace_ledger(on.ledgers.as_ref(), on.files.as_ref(), issue)?;
     match id {
         Some(id) => {
             let record = ledger
@@ -306,15 +342,15 @@ fn error_codes() -> Vec<Value> {
 }
 
 /// Renders a view as markdown (`style` None) or terminal text.
-fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> {
-    let view = input::string(map, "view")?;
+fn render_view(view: pure::Render, style: Option<Style>) -> Result<String, ClarifyError> {
     let one = || -> Result<(u32, crate::Record), ClarifyError> {
-        let v = map
-            .get("clarification")
+        let v = view
+            .clarification
+            .as_ref()
             .ok_or_else(|| ClarifyError::input("`clarification` is required"))?;
         input::clarification(v)
     };
-    Ok(match view.as_str() {
+    Ok(match view.view.as_str() {
         "thread" => {
             let (issue, r) = one()?;
             match style {
@@ -325,8 +361,9 @@ fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> 
         "round" => {
             let (issue, r) = one()?;
             let last = r.folded_round();
-            let round = input::opt_integer(map, "round")?
-                .map_or(last, |n| u32::try_from(n).unwrap_or(last));
+            let round = view
+                .round
+                .map_or(last, |n| u32::try_from(n.0).unwrap_or(last));
             match style {
                 None => render::markdown_round(&r, round),
                 Some(s) => render::text_round(issue, &r, round, s),
@@ -340,7 +377,7 @@ fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> 
             }
         }
         "list" => {
-            let items = match map.get("clarifications") {
+            let items = match &view.clarifications {
                 Some(Value::Array(items)) => items,
                 _ => return Err(ClarifyError::input("`clarifications` must be an array")),
             };
@@ -355,8 +392,9 @@ fn render_view(map: &Obj, style: Option<Style>) -> Result<String, ClarifyError> 
             }
         }
         "report" => {
-            let v = map
-                .get("report")
+            let v = view
+                .report
+                .as_ref()
                 .ok_or_else(|| ClarifyError::input("`report` is required"))?;
             let report = Report::from_json(v)
                 .ok_or_else(|| ClarifyError::input("`report` is not a monitor report"))?;

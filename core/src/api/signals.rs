@@ -1,72 +1,50 @@
-//! The JSON facade of subagent signals and delegation (docs/protocol.md §17–§18): the pure functions
-//! (`signalsParse`, `extractJson`, `signalsIngest`, `resumePrompt`, `delegationMetrics`) and
-//! the decoders of delegation fields that the command layer shares, so that every surface
-//! spells and checks them the same way.
+//! The JSON facade of subagent signals and delegation (docs/protocol.md §17–§18): the pure
+//! functions (`signalsParse`, `extractJson`, `signalsIngest`, `resumePrompt`,
+//! `delegationMetrics`) and the readers of delegation ledgers and manifests handed in.
 
 use serde_json::{json, Map, Value};
 
-use crate::delegation::{
-    self, Action, Delegation, DelegationLedger, Manifests, NewDelegation, Response, Status,
-    TIMEOUT_RANGE,
-};
+use crate::call::{pure, store};
+use crate::delegation::{self, Delegation, DelegationLedger, Manifests};
 use crate::error::ClarifyError;
-use crate::input::{self, Obj};
-use crate::signals::{self, Context, Existing};
+use crate::input::{self, given};
+use crate::signals::{self, Existing};
 use crate::signing::Signers;
 
-/// The functions of this part of the facade, in the order of `docs/api.md`.
-pub const FUNCTIONS: [&str; 5] = [
-    "signalsParse",
-    "extractJson",
-    "signalsIngest",
-    "resumePrompt",
-    "delegationMetrics",
-];
-
-fn present<'a>(map: &'a Obj, key: &str) -> Option<&'a Value> {
-    map.get(key).filter(|v| !v.is_null())
+/// `resumePrompt`: the text that resumes the agent of a clarification or a delegation.
+pub(super) fn resume(r: pure::Resume) -> Result<Value, ClarifyError> {
+    let resume = match (
+        given(r.clarification.as_ref()),
+        given(r.delegation.as_ref()),
+    ) {
+        (Some(v), None) => {
+            let (issue, record) = input::clarification(v)?;
+            signals::resume_record(issue, &record)
+        }
+        (None, Some(v)) => {
+            let (issue, d) = delegation_object(v)?;
+            signals::resume_delegation(issue, &d)
+        }
+        _ => {
+            return Err(ClarifyError::input(
+                "give one of `clarification` or `delegation`",
+            ))
+        }
+    };
+    Ok(resume_value(&resume))
 }
 
-/// Runs one of [`FUNCTIONS`].
-pub(super) fn dispatch(name: &str, map: &Obj) -> Result<Value, ClarifyError> {
-    match name {
-        "signalsParse" => Ok(parse_value(&input::string(map, "text")?)),
-        "extractJson" => {
-            let found = signals::extract(&input::string(map, "text")?);
-            Ok(json!({ "extracted": found }))
-        }
-        "signalsIngest" => ingest(map),
-        "resumePrompt" => {
-            let resume = match (present(map, "clarification"), present(map, "delegation")) {
-                (Some(v), None) => {
-                    let (issue, record) = input::clarification(v)?;
-                    signals::resume_record(issue, &record)
-                }
-                (None, Some(v)) => {
-                    let (issue, d) = delegation_object(v)?;
-                    signals::resume_delegation(issue, &d)
-                }
-                _ => {
-                    return Err(ClarifyError::input(
-                        "give one of `clarification` or `delegation`",
-                    ))
-                }
-            };
-            Ok(resume_value(&resume))
-        }
-        "delegationMetrics" => {
-            let (ledgers, _) = input::workspace(map)?;
-            let (delegations, _) = delegation_ledgers(map)?;
-            let m = delegation::metrics(
-                &ledgers,
-                &delegations,
-                &manifests(map)?,
-                input::opt_integer(map, "since")?,
-            );
-            Ok(json!({ "delegations": m }))
-        }
-        other => Err(ClarifyError::input(format!("unknown function '{other}'"))),
-    }
+/// `delegationMetrics`: seed 003's metrics and gap scores over the ledgers given.
+pub(super) fn metrics(m: &pure::Metrics) -> Result<Value, ClarifyError> {
+    let (ledgers, _) = input::workspace(m.ledgers.as_ref(), m.files.as_ref())?;
+    let (delegations, _) = delegation_ledgers(m.delegations.as_ref())?;
+    let metrics = delegation::metrics(
+        &ledgers,
+        &delegations,
+        &manifests(m.manifests.as_ref())?,
+        m.since.map(|s| s.0),
+    );
+    Ok(json!({ "delegations": metrics }))
 }
 
 /// `signalsParse`: every block with its typed view (`signal`, null when it has problems) and
@@ -102,15 +80,14 @@ pub fn resume_value(resume: &signals::Resume) -> Value {
 
 /// `signalsIngest`: the decisions of `signals ingest` on the ledgers given, and the ledgers to
 /// write (null: unchanged).
-fn ingest(map: &Obj) -> Result<Value, ClarifyError> {
-    let config = input::config(map)?;
-    let ctx = ingest_context(map)?;
-    let text = input::string(map, "text")?;
-    let now = input::now(map)?;
-    let ledger = input::opt_ledger(map, ctx.issue)?;
-    let delegations = opt_delegations(map, ctx.issue)?;
-    let workflows = input::workflows(map)?;
-    let manifests = manifests(map)?;
+pub(super) fn ingest(on: pure::OnIngest, input: store::Ingest) -> Result<Value, ClarifyError> {
+    let config = input::config(on.config.as_ref())?;
+    let (ctx, text) = input.context()?;
+    let now = pure::now(on.now)?;
+    let ledger = input::opt_ledger(on.ledger.as_ref(), ctx.issue)?;
+    let delegations = opt_delegations(on.delegations.as_ref(), ctx.issue)?;
+    let workflows = input::workflows(on.workflows.as_ref())?;
+    let manifests = manifests(on.manifests.as_ref())?;
     let existing = Existing {
         ledger: ledger.as_ref(),
         delegations: delegations.as_ref(),
@@ -147,114 +124,11 @@ fn ingest(map: &Obj) -> Result<Value, ClarifyError> {
     Ok(Value::Object(out))
 }
 
-/// Who ingests: `issue`, `agent`, `parent?` (checked by the planner, in its order).
-pub fn ingest_context(map: &Obj) -> Result<Context, ClarifyError> {
-    let issue =
-        input::issue(map, "issue")?.ok_or_else(|| ClarifyError::input("`issue` is required"))?;
-    Ok(Context {
-        issue: crate::names::check_issue(issue)?,
-        agent: input::string(map, "agent")?,
-        parent: input::opt_string(map, "parent")?,
-    })
-}
-
-/// An optional JSON object field (`contextSlice`, `outputContract`, `metrics`).
-fn opt_object(map: &Obj, key: &str) -> Result<Map<String, Value>, ClarifyError> {
-    match present(map, key) {
-        None => Ok(Map::new()),
-        Some(Value::Object(o)) => Ok(o.clone()),
-        Some(_) => Err(ClarifyError::input(format!("`{key}` must be an object"))),
-    }
-}
-
-/// A delegation request's fields (seed 003 §6.2), in the order every surface reads them.
-pub fn new_delegation(map: &Obj) -> Result<NewDelegation, ClarifyError> {
-    let timeout_minutes = match input::opt_integer(map, "timeoutMinutes")? {
-        None => None,
-        Some(n) => Some(u32::try_from(n).map_err(|_| {
-            let (min, max) = TIMEOUT_RANGE;
-            ClarifyError::input(format!(
-                "timeoutMinutes must be from {min} to {max}, found {n}"
-            ))
-        })?),
-    };
-    Ok(NewDelegation {
-        issue_number: input::issue(map, "issueNumber")?
-            .ok_or_else(|| ClarifyError::input("`issueNumber` is required"))?,
-        from: input::string(map, "from")?,
-        to: input::string(map, "to")?,
-        capability: input::opt_string(map, "capability")?,
-        objective: input::string(map, "objective")?,
-        context_slice: opt_object(map, "contextSlice")?,
-        output_contract: opt_object(map, "outputContract")?,
-        timeout_minutes,
-        signal_key: None,
-        extra: Map::new(),
-    })
-}
-
-/// The response envelope of a completion (seed 003 §6.4).
-pub fn response(map: &Obj) -> Result<Response, ClarifyError> {
-    Ok(Response {
-        artifact_path: input::opt_string(map, "artifactPath")?,
-        summary: input::opt_string(map, "summary")?.unwrap_or_default(),
-        metrics: opt_object(map, "metrics")?,
-        follow_up_recommended: input::string_list(map, "followUpRecommended")?,
-        unresolved: input::string_list(map, "unresolved")?,
-        extra: Map::new(),
-    })
-}
-
-/// The operation `op` (`accept`, `complete`, `reject`, `fail`) on a delegation, by `from`.
-pub fn delegation_action(op: &str, map: &Obj) -> Result<Action, ClarifyError> {
-    let by = input::string(map, "from")?;
-    let message = input::opt_string(map, "message")?;
-    Ok(match op {
-        "accept" => Action::accept(&by),
-        "complete" => Action::complete(&by, response(map)?),
-        "reject" => {
-            let reason = input::opt_string(map, "reason")?;
-            let capability = match reason.as_deref() {
-                Some("capability") => true,
-                Some("context") | None => false,
-                Some(other) => {
-                    return Err(ClarifyError::input(format!(
-                        "unknown rejection reason '{other}'; allowed: capability, context"
-                    )))
-                }
-            };
-            Action::reject(&by, capability, message)
-        }
-        "fail" => Action::fail(&by, message),
-        other => {
-            return Err(ClarifyError::input(format!(
-                "unknown delegation operation '{other}'; allowed: accept, complete, reject, fail"
-            )))
-        }
-    })
-}
-
-/// `status` filter of `delegateList`: delegation statuses (`REQUESTED`, …).
-pub fn delegation_statuses(map: &Obj) -> Result<Vec<Status>, ClarifyError> {
-    input::string_list(map, "status")?
-        .iter()
-        .map(|s| {
-            Status::parse(s).ok_or_else(|| {
-                let allowed: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
-                ClarifyError::input(format!(
-                    "unknown delegation status '{s}'; allowed: {}",
-                    allowed.join(", ")
-                ))
-            })
-        })
-        .collect()
-}
-
 /// `manifests`: agent → manifest TOML text (a broken one is kept as its error, as a store
 /// keeps it).
-pub fn manifests(map: &Obj) -> Result<Manifests, ClarifyError> {
+pub fn manifests(manifests: Option<&Value>) -> Result<Manifests, ClarifyError> {
     let mut out = Manifests::new();
-    match present(map, "manifests") {
+    match given(manifests) {
         None => {}
         Some(Value::Object(items)) => {
             for (agent, text) in items {
@@ -289,9 +163,12 @@ fn delegation_ledger(
 }
 
 /// `delegations`: the issue's delegation ledger (an object or its file's text), if any.
-pub fn opt_delegations(map: &Obj, issue: u32) -> Result<Option<DelegationLedger>, ClarifyError> {
+pub fn opt_delegations(
+    delegations: Option<&Value>,
+    issue: u32,
+) -> Result<Option<DelegationLedger>, ClarifyError> {
     let file = format!("delegations/issue-{issue}.json");
-    present(map, "delegations")
+    given(delegations)
         .map(|v| delegation_ledger(&file, v, Some(issue)))
         .transpose()
 }
@@ -299,11 +176,11 @@ pub fn opt_delegations(map: &Obj, issue: u32) -> Result<Option<DelegationLedger>
 /// `delegations`: every delegation ledger of a workspace (an array of objects or texts);
 /// unreadable ones become report errors.
 pub fn delegation_ledgers(
-    map: &Obj,
+    delegations: Option<&Value>,
 ) -> Result<(Vec<DelegationLedger>, Vec<crate::monitor::ReportError>), ClarifyError> {
     let mut ledgers = Vec::new();
     let mut errors = Vec::new();
-    match present(map, "delegations") {
+    match given(delegations) {
         None => {}
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -360,13 +237,6 @@ mod tests {
     }
 
     const ASK: &str = "chatter\n[CLARIFICATION_NEEDED]\nagent_id: engineer\nblocked_at: Cache\nquestions:\n  - Redis?\n[/CLARIFICATION_NEEDED]\n[DELEGATE_WORK]\nnew_task_description: Load-test it\ncapability: qa.load.test\n[/DELEGATE_WORK]\n";
-
-    #[test]
-    fn the_facade_lists_these_functions() {
-        for name in super::FUNCTIONS {
-            assert!(crate::api::FUNCTIONS.contains(&name), "{name}");
-        }
-    }
 
     #[test]
     fn parse_gives_typed_views_and_problems() {

@@ -4,7 +4,7 @@
 //! command layer calls it inside the ledger's update.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::ClarifyError;
@@ -203,8 +203,8 @@ pub fn decide(
 
 /// The request a routed agent asks back (docs/protocol.md §14.2): from the target to the requester (or
 /// to the block's `to`), topic `Re: <topic>`, one question listing the block's questions,
-/// blocking, under the ledger's workflow. Built through the one JSON constructor of requests,
-/// so fields a request gains later get their defaults here too.
+/// blocking, under the ledger's workflow. Every other field keeps `NewRequest`'s default, so
+/// fields a request gains later get their defaults here too.
 pub fn asked_back_request(
     issue: u32,
     record: &Record,
@@ -221,16 +221,18 @@ pub fn asked_back_request(
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    let input = json!({
-        "issueNumber": issue,
-        "from": record.to,
-        "to": to.unwrap_or(&record.from),
-        "topic": cut(&format!("Re: {}", record.topic), config.max_topic_chars as usize),
-        "question": question,
-        "blocking": true,
-    });
-    let map = input.as_object().cloned().unwrap_or_default();
-    crate::input::new_request(&map)
+    Ok(crate::ops::NewRequest {
+        issue_number: u64::from(issue),
+        from: record.to.clone(),
+        to: to.unwrap_or(&record.from).to_owned(),
+        topic: cut(
+            &format!("Re: {}", record.topic),
+            config.max_topic_chars as usize,
+        ),
+        question,
+        blocking: true,
+        ..crate::ops::NewRequest::default()
+    })
 }
 
 /// At most `max` characters, the cut marked with `…`.

@@ -1,14 +1,14 @@
-//! A clarification as the A2A task an agent may see, read through the command layer, and the
-//! command layer's envelope as a JSON-RPC result or error: what `rpc.rs` answers with and
-//! what `stream.rs` follows.
+//! A clarification as the A2A task an agent may see, read through the command layer as typed
+//! records: what `rpc.rs` answers with and what `stream.rs` follows.
 
 use agentx_clarify_a2a::protocol::{A2AError, Task};
-use serde_json::{json, Value};
+use agentx_clarify_core::error::ErrorCode;
+use agentx_clarify_core::ClarifyError;
 
 use super::task::task_of;
 use crate::hub::App;
 
-/// A JSON-RPC error of A2A (codes of `a2a-lf`'s error table).
+/// A JSON-RPC error of A2A (codes of `a2a-lf`'s error table; `errors.rs` maps ours).
 pub struct RpcError(pub A2AError);
 
 impl RpcError {
@@ -21,50 +21,27 @@ impl RpcError {
     }
 }
 
-/// The command layer's envelope as a result, its error as a JSON-RPC error.
-pub fn envelope(v: Value, id: Option<&str>) -> Result<Value, RpcError> {
-    if v["ok"] == true {
-        return Ok(v);
-    }
-    let code = v["error"]["code"].as_str().unwrap_or("INTERNAL").to_owned();
-    let message = v["error"]["message"].as_str().unwrap_or("").to_owned();
-    let mut e = match code.as_str() {
-        "NOT_FOUND" => A2AError::task_not_found(id.unwrap_or("")),
-        "INVALID_TRANSITION" => A2AError::task_not_cancelable(id.unwrap_or("")),
-        "IO_ERROR" | "INTERNAL" | "LOCK_TIMEOUT" | "STORE_UNAVAILABLE" => {
-            A2AError::internal(format!("{code}: {message}"))
-        }
-        _ => A2AError::invalid_params(format!("{code}: {message}")),
-    };
-    e.message = format!("{code}: {message}");
-    Err(RpcError(e))
-}
-
-/// The task `id` as `agent` may see it: the asker's or the target's question only. A task
+/// The task `id` as `agent` may see it: the tasks of the issues it takes part in. A task
 /// that does not exist and one `agent` may not see get the same `TaskNotFound`, word for
 /// word (issue 48): the answer tells nothing of other agents' tasks.
 pub async fn read(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
-    let shown = app
-        .call(String::from("show"), json!({"id": id}), None)
+    let wanted = id.to_owned();
+    let read = app
+        .with_store(move |ws| {
+            let (issue, record) = agentx_clarify_command::show_id(ws, &wanted)?;
+            let ledger = agentx_clarify_command::show_issue(ws, issue)?;
+            Ok::<_, ClarifyError>((issue, record, ledger.clarifications))
+        })
         .await;
-    if shown["error"]["code"] == "NOT_FOUND" {
+    let (issue, record, records) = match read {
+        Ok(read) => read,
+        Err(e) if e.error_code() == ErrorCode::NotFound => return Err(RpcError::not_found(id)),
+        Err(e) => return Err(RpcError(super::errors::of_error(&e, Some(id)))),
+    };
+    // The one rule of every door (docs/protocol.md §23, `command::seen`): the records of the
+    // issues the agent takes part in (it asked, or was asked, one of their questions).
+    if !records.iter().any(|r| r.from == agent || r.to == agent) {
         return Err(RpcError::not_found(id));
     }
-    let shown = envelope(shown, Some(id))?;
-    let record = &shown["clarification"];
-    let issue = record["issueNumber"].as_u64().unwrap_or(0);
-    let ledger = app
-        .call(String::from("show"), json!({"issue": issue}), None)
-        .await;
-    let ledger = envelope(ledger, Some(id))?;
-    let records = ledger["ledger"]["clarifications"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    // The one rule of every door (docs/protocol.md §23): the records of the issues the agent
-    // takes part in.
-    if !agentx_clarify_command::seen::takes_part(agent, &records) {
-        return Err(RpcError::not_found(id));
-    }
-    Ok(task_of(record, &records))
+    Ok(task_of(issue, &record, &records))
 }

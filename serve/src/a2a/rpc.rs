@@ -13,7 +13,13 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
-use super::read::{envelope, read, RpcError};
+use agentx_clarify_core::call::fields::Fields;
+use agentx_clarify_core::call::store::{Answer, Ask};
+use agentx_clarify_core::call::{IssueArg, NOW};
+use agentx_clarify_core::ops::Action;
+use agentx_clarify_core::ClarifyError;
+
+use super::read::{read, RpcError};
 use super::task::is_final;
 use crate::hub::App;
 use crate::security::refusal;
@@ -156,17 +162,15 @@ fn task_id(params: &Value) -> Result<String, RpcError> {
         .ok_or_else(|| RpcError::params("`id` (the task id) is required"))
 }
 
-/// A JSON number that is a whole number (the Python SDK sends metadata numbers as floats:
-/// `42.0`), as an integer; anything else unchanged.
-fn integral(v: &Value) -> Value {
-    match v.as_f64() {
-        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => json!(f as i64),
-        _ => v.clone(),
-    }
-}
-
-/// The fields of `ask` an A2A message may carry in its metadata (docs/protocol.md §22 names).
-const PASSED: &[&str] = &[
+/// The keys of a message's metadata: A2A's own (`to` the agent asked, `issue`, `topic`,
+/// `route`; `value` on a reply) and `ask`'s fields by their names (docs/protocol.md §22, §27).
+/// Any other key is refused, with the nearest known one.
+const METADATA: &[&str] = &[
+    "to",
+    "issue",
+    "topic",
+    "route",
+    "value",
     "blocking",
     "field",
     "suggestions",
@@ -183,6 +187,87 @@ const PASSED: &[&str] = &[
     "idempotencyKey",
 ];
 
+/// A refusal of the request itself, in the table's words (`errors.rs`).
+fn refused(e: &ClarifyError) -> RpcError {
+    RpcError(super::errors::of_error(e, None))
+}
+
+/// The metadata's fields, checked: a network door takes no `now` (the server's clock dates
+/// every write), and no key outside [`METADATA`].
+fn metadata(meta: Map<String, Value>) -> Result<Fields, RpcError> {
+    if meta.contains_key(NOW) {
+        return Err(refused(&agentx_clarify_command::json::now_refused()));
+    }
+    Fields::check(meta, METADATA, &[]).map_err(|why| refused(&in_metadata(&why)))
+}
+
+/// A field of the metadata, typed.
+fn take<T: agentx_clarify_core::call::fields::Field + Default>(
+    fields: &mut Fields,
+    key: &str,
+) -> Result<T, RpcError> {
+    fields.get(key).map_err(|why| refused(&in_metadata(&why)))
+}
+
+/// A refusal of a metadata key, named by its path (`metadata.answerKind`).
+fn in_metadata(why: &str) -> ClarifyError {
+    ClarifyError::input(agentx_clarify_core::call::fields::nest("metadata", why))
+}
+
+/// A new question's `ask` input: the text is the question, the token's agent asks, the
+/// metadata names the rest.
+fn ask_input(agent: &str, text: &str, f: &mut Fields) -> Result<Ask, RpcError> {
+    let to: Option<String> = take(f, "to")?;
+    let to = to.ok_or_else(|| RpcError::params("metadata.to (the agent asked) is required"))?;
+    let issue: Option<IssueArg> = take(f, "issue")?;
+    let issue =
+        issue.ok_or_else(|| RpcError::params("metadata.issue (the issue number) is required"))?;
+    let topic: Option<String> = take(f, "topic")?;
+    let topic = topic.unwrap_or_else(|| {
+        text.lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default()
+            .chars()
+            .take(100)
+            .collect()
+    });
+    Ok(Ask {
+        issue_number: issue,
+        from: agent.to_owned(),
+        to,
+        topic,
+        question: text.to_owned(),
+        blocking: take(f, "blocking")?,
+        field: take(f, "field")?,
+        suggestions: take(f, "suggestions")?,
+        answer_kind: take(f, "answerKind")?,
+        options: take(f, "options")?,
+        allow_other: take(f, "allowOther")?,
+        min_select: take(f, "minSelect")?,
+        max_select: take(f, "maxSelect")?,
+        workflow: take(f, "workflow")?,
+        step: take(f, "step")?,
+        severity: take(f, "severity")?,
+        context: take(f, "context")?,
+        ask_again: take(f, "askAgain")?,
+        idempotency_key: take(f, "idempotencyKey")?,
+        ..Ask::default()
+    })
+}
+
+/// Runs a record operation as the token's agent, typed, off the async threads.
+async fn act(app: &App, id: &str, action: Action) -> Result<(), RpcError> {
+    let target = id.to_owned();
+    let done = app
+        .with_store(move |ws| {
+            let now = agentx_clarify_store::clock::system_now_ms();
+            let m = agentx_clarify_command::act(ws, now, &target, &action)?;
+            m.error.map_or(Ok(()), Err)
+        })
+        .await;
+    done.map_err(|e| RpcError(super::errors::of_error(&e, Some(id))))
+}
+
 async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcError> {
     let request: SendMessageRequest = serde_json::from_value(params)
         .map_err(|e| RpcError::params(format!("not a SendMessage request: {e}")))?;
@@ -197,55 +282,30 @@ async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcErr
     for m in [request.metadata, message.metadata].into_iter().flatten() {
         meta.extend(m);
     }
+    let mut fields = metadata(meta)?;
     if let Some(task) = message.task_id.filter(|t| !t.is_empty()) {
-        return answer_back(app, agent, &task, text, &meta).await;
+        let value: Option<Value> = take(&mut fields, "value")?;
+        return answer_back(app, agent, &task, text, value).await;
     }
     if text.trim().is_empty() {
         return Err(RpcError::params(
             "the message has no text: the text is the question",
         ));
     }
-    let to = meta
-        .get("to")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::params("metadata.to (the agent asked) is required"))?;
-    let issue = meta
-        .get("issue")
-        .map(integral)
-        .filter(|v| v.is_u64() || v.is_string())
-        .ok_or_else(|| RpcError::params("metadata.issue (the issue number) is required"))?;
-    let topic = match meta.get("topic").and_then(Value::as_str) {
-        Some(t) => t.to_owned(),
-        None => text
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or_default()
-            .chars()
-            .take(100)
-            .collect(),
-    };
-    let mut input = json!({
-        "from": agent,
-        "to": to,
-        "issueNumber": issue,
-        "topic": topic,
-        "question": text,
-    });
-    for key in PASSED {
-        if let Some(v) = meta.get(*key) {
-            input[*key] = integral(v);
-        }
-    }
-    let asked = app.call(String::from("ask"), input, None).await;
-    let asked = envelope(asked, None)?;
-    let id = asked["clarification"]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let route: Option<bool> = take(&mut fields, "route")?;
+    let ask = ask_input(agent, &text, &mut fields)?;
+    let asked = app
+        .with_store(move |ws| {
+            let now = agentx_clarify_store::clock::system_now_ms();
+            let m = agentx_clarify_command::ask(ws, now, &ask.into_request()?)?;
+            m.error.map_or(Ok(m.id), Err)
+        })
+        .await;
+    let id = asked.map_err(|e| refused(&e))?;
     let task = read(app, agent, &id).await?;
     // `route: true` (as MCP's clarify_ask): the hub runs the target's runner now, in the
     // background; the task reports what it does. A reused answered question is not routed.
-    if meta.get("route") == Some(&Value::Bool(true)) && task.status.state == TaskState::Working {
+    if route == Some(true) && task.status.state == TaskState::Working {
         let app = Arc::clone(app);
         let routed = id.clone();
         tokio::spawn(async move {
@@ -267,7 +327,7 @@ async fn answer_back(
     agent: &str,
     task: &str,
     text: String,
-    meta: &Map<String, Value>,
+    value: Option<Value>,
 ) -> Result<Task, RpcError> {
     let current = read(app, agent, task).await?;
     if asker(&current) != Some(agent) {
@@ -289,18 +349,17 @@ async fn answer_back(
         .and_then(Value::as_str)
         .map(str::to_owned)
         .ok_or_else(|| RpcError::not_found(task))?;
-    let mut input = json!({"id": back, "from": agent});
-    if text.trim().is_empty() && !meta.contains_key("value") {
+    if text.trim().is_empty() && value.is_none() {
         return Err(RpcError::params("the reply has no text"));
     }
-    if !text.trim().is_empty() {
-        input["body"] = Value::String(text);
-    }
-    if let Some(v) = meta.get("value") {
-        input["value"] = v.clone();
-    }
-    let answered = app.call(String::from("answer"), input, None).await;
-    envelope(answered, Some(&back))?;
+    let reply = Answer {
+        id: back.clone(),
+        from: agent.to_owned(),
+        body: Some(text).filter(|t| !t.trim().is_empty()),
+        value,
+    };
+    let action = reply.action().map_err(|e| refused(&e))?;
+    act(app, &back, action).await?;
     read(app, agent, task).await
 }
 
@@ -314,14 +373,11 @@ async fn cancel(app: &App, agent: &str, id: &str) -> Result<Task, RpcError> {
         e.message = format!("{}: only the agent that asked can cancel it", e.message);
         return Err(RpcError(e));
     }
-    let done = app
-        .call(
-            String::from("abandon"),
-            json!({"id": id, "from": agent, "message": "canceled by the asker (A2A CancelTask)"}),
-            None,
-        )
-        .await;
-    envelope(done, Some(id))?;
+    let abandon = Action::Abandon {
+        from: Some(agent.to_owned()),
+        message: Some(String::from("canceled by the asker (A2A CancelTask)")),
+    };
+    act(app, id, abandon).await?;
     read(app, agent, id).await
 }
 

@@ -53,7 +53,8 @@ pub async fn viewer(app: &Arc<App>, headers: &HeaderMap, uri: &Uri) -> Result<Vi
     }
 }
 
-/// A page, or the store's failure as a page (503 when the store cannot be reached).
+/// A page, or the store's failure as a page, with the status of `status.rs`'s table (the
+/// API's).
 pub fn render(
     v: &Viewer,
     title: &str,
@@ -81,12 +82,7 @@ pub fn render_headed(
         ))
         .into_response(),
         Err(e) => {
-            let status = match e.code() {
-                "NOT_FOUND" | "NO_LEDGER" | "INVALID_ID" | "INVALID_ISSUE" => StatusCode::NOT_FOUND,
-                "IO_ERROR" | "LOCK_TIMEOUT" => StatusCode::SERVICE_UNAVAILABLE,
-                c if c.starts_with("INVALID_") => StatusCode::BAD_REQUEST,
-                _ => StatusCode::INTERNAL_SERVER_ERROR,
-            };
+            let status = crate::status::of_code(e.error_code());
             let body = format!(
                 "<p class=\"error\" role=\"alert\"><strong>{}</strong>: {}</p>",
                 html::esc(e.code()),

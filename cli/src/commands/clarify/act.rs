@@ -1,14 +1,15 @@
 //! `agentx clarify answer|follow-up|resolve|escalate|abandon|reopen`: the actions on a record.
-//! Each command's flags become the JSON object every surface sends (the command layer's JSON
-//! route), and the core's decoder (`api::input::action`) reads the action from it, so the CLI
-//! checks and spells the fields as every other surface does.
+//! Each command's flags fill the operation's input struct every surface decodes
+//! (`agentx_clarify_core::call::store`), and the struct gives the action, so the CLI checks
+//! the fields as every other surface does.
 
 use agentx_clarify_command as commands;
-use agentx_clarify_core::api::input::{action, object, string};
+use agentx_clarify_core::call::store::{Answer, Close, FollowUp, Resolve};
+use agentx_clarify_core::ops::Action;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::exit::Outcome;
 use crate::print;
@@ -46,12 +47,9 @@ pub struct ReopenArgs {
     pub route: bool,
 }
 
-/// Runs action `op` (`answer`, `followUp`, `resolve`, `escalate`, `abandon`) from its fields.
-pub fn run(ws: &Workspace, now: i64, json: bool, op: &str, fields: &Value) -> Outcome {
-    let m = object(fields)?;
-    let id = string(m, "id")?;
-    let action = action(op, m)?;
-    print::mutation(json, &commands::act(ws, now, &id, &action)?)
+/// Runs `action` on record `id`.
+pub fn run(ws: &Workspace, now: i64, json: bool, id: &str, action: &Action) -> Outcome {
+    print::mutation(json, &commands::act(ws, now, id, action)?)
 }
 
 /// `answer ID --from B [--body TEXT] [--value V]…`: `--value` words are read by the record's
@@ -62,45 +60,57 @@ pub fn answer(
     from: String,
     body: Option<String>,
     values: &[String],
-) -> Result<Value, ClarifyError> {
+) -> Result<Answer, ClarifyError> {
     if values.is_empty() && body.is_none() {
         return Err(ClarifyError::input(
             "an answer needs --body or --value (or both)",
         ));
     }
     let value = typed_value(ws, &id, values)?;
-    Ok(json!({"id": id, "from": from, "body": body, "value": value}))
+    Ok(Answer {
+        id,
+        from,
+        body,
+        value,
+    })
 }
 
 /// `follow-up ID --from A --question TEXT`.
-pub fn follow_up(id: String, from: String, question: String) -> Value {
-    json!({"id": id, "from": from, "question": question})
+pub fn follow_up(id: String, from: String, question: String) -> FollowUp {
+    FollowUp { id, from, question }
 }
 
 /// `resolve ID [--from A] [-m TEXT] [--value V]…`.
-pub fn resolve(ws: &Workspace, a: ResolveArgs) -> Result<Value, ClarifyError> {
+pub fn resolve(ws: &Workspace, a: ResolveArgs) -> Result<Resolve, ClarifyError> {
     let value = typed_value(ws, &a.close.id, &a.value)?;
-    let mut fields = close(a.close);
-    fields["value"] = value;
-    Ok(fields)
+    let Close { id, from, message } = close(a.close);
+    Ok(Resolve {
+        id,
+        from,
+        message,
+        value,
+    })
 }
 
 /// `escalate` and `abandon`: `ID [--from A] [-m TEXT]`.
-pub fn close(c: CloseArgs) -> Value {
-    json!({"id": c.id, "from": c.from, "message": c.message})
+pub fn close(c: CloseArgs) -> Close {
+    Close {
+        id: c.id,
+        from: c.from,
+        message: c.message,
+    }
 }
 
-/// The typed value `--value` words give for record `id` (null without any).
-fn typed_value(ws: &Workspace, id: &str, texts: &[String]) -> Result<Value, ClarifyError> {
+/// The typed value `--value` words give for record `id` (none without any).
+fn typed_value(ws: &Workspace, id: &str, texts: &[String]) -> Result<Option<Value>, ClarifyError> {
     if texts.is_empty() {
-        return Ok(Value::Null);
+        return Ok(None);
     }
     let (_, record) = commands::show_id(ws, id)?;
-    record.answer.value_from_texts(texts)
+    record.answer.value_from_texts(texts).map(Some)
 }
 
-/// `reopen ID [--from human] [-m TEXT]` without `--route`. The command layer takes its three
-/// strings as they are (there is no typed request to decode).
+/// `reopen ID [--from human] [-m TEXT]` without `--route`.
 pub fn reopen(ws: &Workspace, now: i64, json: bool, a: &ReopenArgs) -> Outcome {
     print::mutation(
         json,

@@ -1,15 +1,15 @@
 //! `agentx clarify ask`: its flags — the answer kind flags of docs/protocol.md §22 among them —
-//! become the JSON object every surface sends to `ask` (the command layer's JSON route), read
-//! by the core's decoder (`api::input::new_request`), so the CLI checks and spells the fields
-//! as every other surface does.
+//! fill the `ask` operation's input struct every surface decodes
+//! (`agentx_clarify_core::call::store::Ask`), and the struct becomes the request, so the CLI
+//! checks the fields as every other surface does (ripgrep's flags → typed arguments, no JSON
+//! in between).
 
 use agentx_clarify_command as commands;
-use agentx_clarify_core::api::input::{new_request, object};
-use agentx_clarify_core::routing::ASKED_BACK;
+use agentx_clarify_core::call::store::{Ask, OptionInput};
+use agentx_clarify_core::call::{Integer, IssueArg};
 use agentx_clarify_core::{ClarifyError, NewRequest};
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
-use serde_json::{json, Value};
 
 use super::route;
 use crate::exit::Outcome;
@@ -117,58 +117,67 @@ pub fn run(
     print::mutation(json, &commands::ask(ws, now, &req)?)
 }
 
-/// The request the flags ask for, through the JSON route. The decoder's checks (the issue,
-/// `--severity`, `--kind`) come before the `--describe` ones, as they always have.
+/// The request the flags ask for. The struct's checks (the issue, `--severity`, `--kind`)
+/// come before the `--describe` ones, as they always have.
 fn request(a: &AskArgs) -> Result<NewRequest, ClarifyError> {
-    let mut fields = fields(a);
-    let described = describe(&mut fields, &a.kinds.descriptions);
-    let req = new_request(object(&fields)?)?;
+    let mut ask = input(a);
+    let described = describe(
+        ask.options.get_or_insert_with(Vec::new),
+        &a.kinds.descriptions,
+    );
+    let req = ask.into_request()?;
     described?;
     Ok(req)
 }
 
-/// `ask`'s fields as the JSON route takes them (`--option value=Label` is `{value, label}`).
-pub fn fields(a: &AskArgs) -> Value {
+/// `ask`'s input from the flags (`--option value=Label` is `{value, label}`).
+pub fn input(a: &AskArgs) -> Ask {
     let k = &a.kinds;
-    let options: Vec<Value> = k
+    let options = k
         .options
         .iter()
         .map(|o| match o.split_once('=') {
-            Some((value, label)) => json!({"value": value, "label": label}),
-            None => json!({ "value": o }),
+            Some((value, label)) => OptionInput {
+                value: value.to_owned(),
+                label: Some(label.to_owned()),
+                description: None,
+            },
+            None => OptionInput {
+                value: o.clone(),
+                ..OptionInput::default()
+            },
         })
         .collect();
-    let mut fields = json!({
-        "issueNumber": a.issue,
-        "from": a.from,
-        "to": a.to,
-        "topic": a.topic,
-        "question": a.question,
-        "blocking": !a.non_blocking,
-        "workflow": a.workflow,
-        "step": a.step,
-        "field": a.field,
-        "suggestions": a.suggestions,
-        "idempotencyKey": a.idempotency_key,
-        "severity": a.severity,
-        "context": a.context,
-        "blockedOperations": a.blocked_operations,
-        "sessionId": a.session_id,
-        "gapId": a.gap_id,
-        "answerKind": k.kind,
-        "options": options,
-        "allowOther": k.no_other.then_some(false),
-        "minSelect": k.min_select,
-        "maxSelect": k.max_select,
-        "askAgain": k.ask_again,
-    });
-    fields[ASKED_BACK] = json!(a.asked_back_from);
-    fields
+    Ask {
+        issue_number: IssueArg::from(a.issue.as_str()),
+        from: a.from.clone(),
+        to: a.to.clone(),
+        topic: a.topic.clone(),
+        question: a.question.clone(),
+        blocking: Some(!a.non_blocking),
+        workflow: a.workflow.clone(),
+        step: a.step.clone(),
+        field: a.field.clone(),
+        suggestions: Some(a.suggestions.clone()),
+        idempotency_key: a.idempotency_key.clone(),
+        severity: a.severity.clone(),
+        context: a.context.clone(),
+        blocked_operations: Some(a.blocked_operations.clone()),
+        session_id: a.session_id.clone(),
+        gap_id: a.gap_id.clone(),
+        asked_back: a.asked_back_from.clone(),
+        answer_kind: k.kind.clone(),
+        options: Some(options),
+        allow_other: k.no_other.then_some(false),
+        min_select: k.min_select.map(|n| Integer(i64::from(n))),
+        max_select: k.max_select.map(|n| Integer(i64::from(n))),
+        ask_again: Some(k.ask_again),
+    }
 }
 
 /// `--describe value=text`: the description of the option with that value (the first, when
 /// several share it).
-fn describe(fields: &mut Value, descriptions: &[String]) -> Result<(), ClarifyError> {
+fn describe(options: &mut [OptionInput], descriptions: &[String]) -> Result<(), ClarifyError> {
     for d in descriptions {
         let Some((value, text)) = d.split_once('=') else {
             return Err(ClarifyError::input(format!(
@@ -176,16 +185,16 @@ fn describe(fields: &mut Value, descriptions: &[String]) -> Result<(), ClarifyEr
                 agentx_clarify_core::error::shown(d)
             )));
         };
-        let option = fields["options"]
-            .as_array_mut()
-            .and_then(|options| options.iter_mut().find(|o| o["value"] == value))
+        let option = options
+            .iter_mut()
+            .find(|o| o.value == value)
             .ok_or_else(|| {
                 ClarifyError::input(format!(
                     "--describe names no --option \"{}\"",
                     agentx_clarify_core::error::shown(value)
                 ))
             })?;
-        option["description"] = json!(text);
+        option.description = Some(text.to_owned());
     }
     Ok(())
 }

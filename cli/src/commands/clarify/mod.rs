@@ -189,21 +189,32 @@ pub fn run(
             body,
             value,
         } => {
-            let fields = act::answer(ws, id, from, body, &value)?;
-            act::run(ws, now, json, "answer", &fields)
+            let a = act::answer(ws, id, from, body, &value)?;
+            let id = a.id.clone();
+            act::run(ws, now, json, &id, &a.action()?)
         }
         Clarify::FollowUp { id, from, question } => {
-            let fields = act::follow_up(id, from, question);
-            act::run(ws, now, json, "followUp", &fields)
+            let f = act::follow_up(id, from, question);
+            let id = f.id.clone();
+            act::run(ws, now, json, &id, &f.action())
         }
         Clarify::Resolve(r) => {
-            let fields = act::resolve(ws, r)?;
-            act::run(ws, now, json, "resolve", &fields)
+            let r = act::resolve(ws, r)?;
+            let id = r.id.clone();
+            act::run(ws, now, json, &id, &r.action())
         }
-        Clarify::Escalate(c) => act::run(ws, now, json, "escalate", &act::close(c)),
-        Clarify::Abandon(c) => act::run(ws, now, json, "abandon", &act::close(c)),
+        Clarify::Escalate(c) => {
+            let c = act::close(c);
+            let id = c.id.clone();
+            act::run(ws, now, json, &id, &c.escalate())
+        }
+        Clarify::Abandon(c) => {
+            let c = act::close(c);
+            let id = c.id.clone();
+            act::run(ws, now, json, &id, &c.abandon())
+        }
         Clarify::List { issue, status, all } => {
-            query::list(ws, json, &query::list_fields(issue, &status, all))
+            query::list(ws, json, &query::list_input(issue, &status, all))
         }
         Clarify::Show { id, issue } => query::show(ws, json, id, issue),
         Clarify::Monitor {
@@ -218,7 +229,7 @@ pub fn run(
         Clarify::Check(a) => layer4::run_check(ws, now, json, a),
         Clarify::Audit(a) => layer4::run_audit(ws, json, &a),
         Clarify::Verify => query::verify(ws, json),
-        Clarify::Scope(a) => query::scope(ws, json, &query::scope_fields(&a)),
+        Clarify::Scope(a) => query::scope(ws, json, query::scope_input(&a)),
         Clarify::Wakeup => query::wakeup(ws, now, json),
         Clarify::Graph { issue } => query::graph(ws, json, issue.as_deref()),
         Clarify::Stats { since } => query::stats(ws, json, since.as_deref()),

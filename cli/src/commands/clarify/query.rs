@@ -3,13 +3,14 @@
 //! JSON route) and the core's decoders read their filter and question from it.
 
 use agentx_clarify_command as commands;
-use agentx_clarify_core::api::input::{issue_number, list_filter, object, scope_question};
+use agentx_clarify_core::call::store as input;
+use agentx_clarify_core::call::IssueArg;
 use agentx_clarify_core::render::{text_list, text_stats, text_thread};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::parse_now;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::{Args, ValueEnum};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::commands::parse_issue_opt;
 use crate::exit::{self, Outcome};
@@ -57,14 +58,22 @@ impl StatusArg {
     }
 }
 
-/// `list [--issue N] [--status S]… [--all]`'s fields, as the JSON route takes them.
-pub fn list_fields(issue: Option<String>, status: &[StatusArg], all: bool) -> Value {
-    let status: Vec<&str> = status.iter().map(|s| s.status().as_str()).collect();
-    json!({"issue": issue, "status": status, "all": all})
+/// `list [--issue N] [--status S]… [--all]`: the `list` operation's input.
+pub fn list_input(issue: Option<String>, status: &[StatusArg], all: bool) -> input::List {
+    input::List {
+        issue: issue.map(|i| IssueArg::from(i.as_str())),
+        status: Some(
+            status
+                .iter()
+                .map(|s| s.status().as_str().to_owned())
+                .collect(),
+        ),
+        all: Some(all),
+    }
 }
 
-pub fn list(ws: &Workspace, json: bool, fields: &Value) -> Outcome {
-    let listed = commands::list(ws, &list_filter(object(fields)?)?)?;
+pub fn list(ws: &Workspace, json: bool, input: &input::List) -> Outcome {
+    let listed = commands::list(ws, &input.filter()?)?;
     print::report_errors(&listed.errors);
     if json {
         print::json(&listed.to_json());
@@ -144,22 +153,21 @@ pub fn verify(ws: &Workspace, json: bool) -> Outcome {
     }))
 }
 
-/// `scope`'s fields (`scopePreview` of the JSON route).
-pub fn scope_fields(a: &ScopeArgs) -> Value {
-    json!({
-        "from": a.from,
-        "to": a.to,
-        "blocking": !a.non_blocking,
-        "workflow": a.workflow,
-        "step": a.step,
-        "issueNumber": a.issue,
-    })
+/// `scope`'s flags: the `scopePreview` operation's input.
+pub fn scope_input(a: &ScopeArgs) -> input::ScopePreview {
+    input::ScopePreview {
+        from: a.from.clone(),
+        to: a.to.clone(),
+        blocking: Some(!a.non_blocking),
+        workflow: a.workflow.clone(),
+        step: a.step.clone(),
+        issue_number: a.issue.as_deref().map(IssueArg::from),
+    }
 }
 
-pub fn scope(ws: &Workspace, json: bool, fields: &Value) -> Outcome {
-    let m = object(fields)?;
-    let question = scope_question(m)?;
-    let issue = issue_number(m, "issueNumber")?;
+pub fn scope(ws: &Workspace, json: bool, input: input::ScopePreview) -> Outcome {
+    let issue = agentx_clarify_core::call::opt_issue(input.issue_number.as_ref())?;
+    let question = input.question();
     let preview = commands::query::scope_preview(ws, &question, issue)?;
     let v = json!({"ok": true, "preview": preview});
     print::or(json, &v, || previews::scope_text(&question, &preview))
