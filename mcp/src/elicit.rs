@@ -16,8 +16,9 @@ use std::time::Duration;
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
 use agentx_clarify_core::{EntryKind, Record, Status};
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, ProtocolVersion};
 use rmcp::service::ElicitationMode;
+use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
@@ -29,6 +30,13 @@ pub(crate) const FORM_FOR: Duration = Duration::from_secs(10 * 60);
 const MAX_TEXT: u32 = 2000;
 /// Longest name a person may give for themselves (an agent name's limit).
 const MAX_NAME: u32 = 64;
+
+/// Whether `ctx`'s request speaks 2026-07-28 or later: no server-to-client request may
+/// reach its client outside an input-required result (the spec's `basic/patterns/mrtr`).
+pub fn modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// Whether `peer`'s client said it fills in forms.
 pub fn supported(peer: &Peer<RoleServer>) -> bool {

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    Implementation, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+    DiscoverResult, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
@@ -156,10 +156,29 @@ impl ServerHandler for Server {
             .with_instructions(self.instructions())
     }
 
-    /// Up to 2025-11-25: the revisions with `resources/subscribe`, which this server
-    /// implements (2026-07-28 replaces it with `subscriptions/listen`).
+    /// Every revision up to 2026-07-28 (docs/protocol.md §24): an `initialize`-era client
+    /// (2025-06-18, 2025-11-25) keeps the session, `resources/subscribe` and mid-call
+    /// elicitation; a 2026-07-28 client gets `server/discover`, per-request metadata and
+    /// elicitation only by input-required results (rmcp refuses the rest for it).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+    }
+
+    /// What a 2026-07-28 client learns: this server without `resources.subscribe`, which
+    /// on that revision would promise `subscriptions/listen` (not served yet: a client
+    /// re-reads a resource instead).
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        if let Some(resources) = info.capabilities.resources.as_mut() {
+            resources.subscribe = None;
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
     }
 
     async fn list_resources(

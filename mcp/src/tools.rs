@@ -194,7 +194,9 @@ impl Server {
         let policy = self.hub.elicit_setting();
         let elicitor = match &waiter {
             Some(agent)
-                if policy == ElicitPolicy::Requester && crate::elicit::supported(&ctx.peer) =>
+                if policy == ElicitPolicy::Requester
+                    && !crate::elicit::modern(&ctx)
+                    && crate::elicit::supported(&ctx.peer) =>
             {
                 Some(Elicitor {
                     peer: ctx.peer.clone(),
