@@ -6,17 +6,19 @@
 //! nothing. `[mcp] elicit = "never"` asks nobody; an escalation a person made is never put to
 //! the asking agent's client.
 //!
-//! This is the 2025-06-18 / 2025-11-25 server-to-client request (rmcp's `elicitation`
-//! feature), which the clients in use answer today (Claude Code, VS Code, Cursor, the
-//! TypeScript SDK); the 2026-07-28 input-required result is not offered (see
-//! docs/decisions.md).
+//! To a 2025-06-18 / 2025-11-25 client the form goes as a server-to-client request
+//! (`elicitation/create`, rmcp's `elicitation` feature); to a 2026-07-28 client, which takes no
+//! such request, as the input-required result of the `clarify_wait` call itself, with a sealed
+//! `requestState` (`crate::mrtr`). Both decide the same way ([`accepted`]).
 
 use std::time::Duration;
 
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
 use agentx_clarify_core::{EntryKind, Record, Status};
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, ProtocolVersion};
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
+};
 use rmcp::service::ElicitationMode;
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
@@ -77,18 +79,7 @@ pub struct Answered {
 /// the client failed.
 pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
     let id = record.id.clone();
-    let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!("elicitation form of {id}: {e}");
-            return None;
-        }
-    };
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message(record),
-        requested_schema: schema,
-    };
+    let params = form(record)?;
     let answered = match peer
         .create_elicitation_with_timeout(params, Some(FORM_FOR))
         .await
@@ -99,6 +90,30 @@ pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
             return None;
         }
     };
+    accepted(record, answered)
+}
+
+/// The form that puts `record` to a person: the same for a mid-call `elicitation/create`
+/// (2025-era clients) and an input-required result (2026-07-28, `crate::mrtr`). `None` (logged)
+/// only if rmcp would not carry it.
+pub(crate) fn form(record: &Record) -> Option<ElicitRequestParams> {
+    let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!("elicitation form of {}: {e}", record.id);
+            return None;
+        }
+    };
+    Some(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(record),
+        requested_schema: schema,
+    })
+}
+
+/// The decision in the person's answer to the form; `None` for a decline, a cancel or a form
+/// that holds no decision.
+pub(crate) fn accepted(record: &Record, answered: ElicitResult) -> Option<Answered> {
     if answered.action != ElicitationAction::Accept {
         return None;
     }
