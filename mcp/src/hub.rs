@@ -197,6 +197,23 @@ impl Hub {
             .flatten()
     }
 
+    /// [`Hub::version`] of `issue`; of every ledger together for `None` (changes at any write).
+    pub async fn version_of(&self, issue: Option<u32>) -> Version {
+        match issue {
+            Some(n) => self.version(n).await,
+            None => {
+                let hub = self.clone();
+                tokio::task::spawn_blocking(move || {
+                    hub.look(0);
+                    let feed = hub.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+                    Version(feed.changed.values().copied().max().unwrap_or(0))
+                })
+                .await
+                .unwrap_or(Version(0))
+            }
+        }
+    }
+
     fn open_wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
         let mut feed = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
         if feed.wake.is_none() {

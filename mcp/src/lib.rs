@@ -28,6 +28,7 @@ pub mod http;
 pub mod hub;
 mod input;
 pub mod lines;
+mod listen;
 mod log;
 mod mrtr;
 mod reply;

@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    DiscoverResult, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+    Implementation, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
 
 use tokio_util::sync::CancellationToken;
@@ -164,21 +164,30 @@ impl ServerHandler for Server {
         Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
-    /// What a 2026-07-28 client learns: this server without `resources.subscribe`, which
-    /// on that revision would promise `subscriptions/listen` (not served yet: a client
-    /// re-reads a resource instead).
-    async fn discover(
+    /// `subscriptions/listen` (2026-07-28): the resources this server serves, whatever their
+    /// issue (one the agent is about to ask in has no record yet); others are left out.
+    fn accepted_subscription_filter(
         &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        let mut info = self.get_info();
-        if let Some(resources) = info.capabilities.resources.as_mut() {
-            resources.subscribe = None;
-        }
-        Ok(DiscoverResult::from_server_info(
-            self.supported_protocol_versions().into_owned(),
-            info,
-        ))
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| Target::parse(uri).is_ok())
+            .cloned()
+            .collect();
+        Some(
+            SubscriptionFilter::builder()
+                .resource_subscriptions(uris)
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let agent = self.actor(context.request_context());
+        crate::listen::follow(&self.hub, agent, context).await;
+        Ok(())
     }
 
     async fn list_resources(
@@ -202,9 +211,14 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.hub, self.viewer(&context), &request.uri)
-            .await
-            .map(ReadResourceResponse::from)
+        resources::read(
+            &self.hub,
+            self.viewer(&context),
+            self.actor(&context),
+            &request.uri,
+        )
+        .await
+        .map(ReadResourceResponse::from)
     }
 
     #[allow(deprecated)]
@@ -216,7 +230,7 @@ impl ServerHandler for Server {
         // Any issue may be followed (one the agent is about to ask in has no record yet): an
         // update names the resource only, and reading it is narrowed as every read is.
         let target = Target::parse(&request.uri)?;
-        let version = self.hub.version(target.issue()).await;
+        let version = self.hub.version_of(target.issue()).await;
         self.watch.subscribe(
             request.uri,
             (target.issue(), version),

@@ -15,7 +15,7 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};
 use serde_json::{json, Value};
 
 use agentx_clarify_core::listing::ListFilter;
-use agentx_clarify_core::{Action, Status};
+use agentx_clarify_core::Action;
 
 use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
 use crate::reply;
@@ -253,26 +253,10 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let _ = args!(args, input::Nothing);
-        let filter = ListFilter {
-            statuses: vec![Status::Pending, Status::Stale],
-            ..ListFilter::default()
-        };
-        let mine = agent.clone();
-        let listed = self
-            .hub
-            .with_store("list", move |store, _| {
-                let mut listed = agentx_clarify_command::list(store, &filter)?;
-                listed.records.retain(|(_, r)| r.to.as_str() == &*mine);
-                Ok(listed_json(&listed))
-            })
-            .await;
-        let mut listed = match listed {
+        let listed = match crate::resources::inbox(&self.hub, agent).await {
             Ok(v) => v,
             Err(e) => return reply::failure(&e),
         };
-        if let Value::Object(m) = &mut listed {
-            m.insert("agent".into(), Value::from(&*agent));
-        }
         reply::envelope(listed, |v| {
             let records = clarifications(v);
             let mut text = reply::list_text(records, "no clarification waits for your answer");

@@ -18,8 +18,8 @@ async function lifecycle(side, root, issue) {
   assert.ok(discovered.supportedVersions.includes(MODERN), JSON.stringify(discovered));
   assert.ok(discovered.supportedVersions.includes("2025-11-25"));
   assert.equal(discovered._meta["io.modelcontextprotocol/serverInfo"].name, "agentx-clarify");
-  // No `resources/subscribe` promised on this revision (it has none).
-  assert.equal(discovered.capabilities.resources.subscribe, undefined);
+  // Resource subscriptions, by subscriptions/listen on this revision (modern-listen.test.mjs).
+  assert.equal(discovered.capabilities.resources.subscribe, true);
 
   const listed = await c.listTools(undefined, { cacheMode: "bypass" });
   const names = listed.tools.map((t) => t.name);
