@@ -6,7 +6,7 @@
 // store as its operator could), replayed, another agent's, another record's.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 
@@ -84,6 +84,22 @@ describe("input-required elicitation, 2.x client over stdio", () => {
       await roundTrips(side, ws.root, 400);
     } finally {
       await side.client.close();
+    }
+  });
+
+  it("[mcp] elicit = \"never\" offers no form to a 2026-07-28 client either", async () => {
+    const own = workspace();
+    writeFileSync(join(own.root, ".agentx", "config.toml"), '[mcp]\nelicit = "never"\n');
+    const side = await connectModern(own.root, "engineer", { capabilities: FORMS });
+    try {
+      const seen = answering(side, () => ({ action: "accept", content: { answer: "anything" } }));
+      const id = await escalated(side.client, 405);
+      const waited = await side.client.callTool({ name: "clarify_wait", arguments: { id, timeoutSeconds: 1 } });
+      assert.equal(waited.structuredContent.status, "escalated");
+      assert.equal(seen.length, 0);
+    } finally {
+      await side.client.close();
+      own.cleanup();
     }
   });
 
