@@ -6,18 +6,21 @@
 //! nothing. `[mcp] elicit = "never"` asks nobody; an escalation a person made is never put to
 //! the asking agent's client.
 //!
-//! This is the 2025-06-18 / 2025-11-25 server-to-client request (rmcp's `elicitation`
-//! feature), which the clients in use answer today (Claude Code, VS Code, Cursor, the
-//! TypeScript SDK); the 2026-07-28 input-required result is not offered (see
-//! docs/decisions.md).
+//! To a 2025-06-18 / 2025-11-25 client the form goes as a server-to-client request
+//! (`elicitation/create`, rmcp's `elicitation` feature); to a 2026-07-28 client, which takes no
+//! such request, as the input-required result of the `clarify_wait` call itself, with a sealed
+//! `requestState` (`crate::mrtr`). Both decide the same way ([`accepted`]).
 
 use std::time::Duration;
 
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
 use agentx_clarify_core::{EntryKind, Record, Status};
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
+};
 use rmcp::service::ElicitationMode;
+use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
 
@@ -29,6 +32,13 @@ pub(crate) const FORM_FOR: Duration = Duration::from_secs(10 * 60);
 const MAX_TEXT: u32 = 2000;
 /// Longest name a person may give for themselves (an agent name's limit).
 const MAX_NAME: u32 = 64;
+
+/// Whether `ctx`'s request speaks 2026-07-28 or later: no server-to-client request may
+/// reach its client outside an input-required result (the spec's `basic/patterns/mrtr`).
+pub fn modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// Whether `peer`'s client said it fills in forms.
 pub fn supported(peer: &Peer<RoleServer>) -> bool {
@@ -69,18 +79,7 @@ pub struct Answered {
 /// the client failed.
 pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
     let id = record.id.clone();
-    let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!("elicitation form of {id}: {e}");
-            return None;
-        }
-    };
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message(record),
-        requested_schema: schema,
-    };
+    let params = form(record)?;
     let answered = match peer
         .create_elicitation_with_timeout(params, Some(FORM_FOR))
         .await
@@ -91,6 +90,30 @@ pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
             return None;
         }
     };
+    accepted(record, answered)
+}
+
+/// The form that puts `record` to a person: the same for a mid-call `elicitation/create`
+/// (2025-era clients) and an input-required result (2026-07-28, `crate::mrtr`). `None` (logged)
+/// only if rmcp would not carry it.
+pub(crate) fn form(record: &Record) -> Option<ElicitRequestParams> {
+    let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!("elicitation form of {}: {e}", record.id);
+            return None;
+        }
+    };
+    Some(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(record),
+        requested_schema: schema,
+    })
+}
+
+/// The decision in the person's answer to the form; `None` for a decline, a cancel or a form
+/// that holds no decision.
+pub(crate) fn accepted(record: &Record, answered: ElicitResult) -> Option<Answered> {
     if answered.action != ElicitationAction::Accept {
         return None;
     }

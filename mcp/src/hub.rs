@@ -63,6 +63,9 @@ pub struct Hub {
     /// The turns of background routing of the server around it, shared with its other doors
     /// (`agentx serve`: one `[mcp] max_routes` for `/mcp` and `/a2a`, docs/protocol.md §31).
     routes: Option<Arc<tokio::sync::Semaphore>>,
+    /// The forms a 2026-07-28 client's person declined (agent, record, thread length): not
+    /// offered again while the record stays as it was (`crate::mrtr`).
+    declined: Arc<Mutex<std::collections::HashSet<(String, String, usize)>>>,
 }
 
 impl Hub {
@@ -73,6 +76,7 @@ impl Hub {
             feed: None,
             cursor: Arc::default(),
             routes: None,
+            declined: Arc::default(),
         }
     }
 
@@ -80,6 +84,24 @@ impl Hub {
     pub fn with_routes(mut self, turns: Arc<tokio::sync::Semaphore>) -> Self {
         self.routes = Some(turns);
         self
+    }
+
+    /// Whether `agent`'s person declined the form of record `id` with `entries` entries.
+    pub(crate) fn declined(&self, agent: &str, id: &str, entries: usize) -> bool {
+        let key = (agent.to_owned(), id.to_owned(), entries);
+        self.declined
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&key)
+    }
+
+    /// Notes that `agent`'s person declined the form of record `id` as it is.
+    pub(crate) fn decline(&self, agent: &str, id: &str, entries: usize) {
+        let key = (agent.to_owned(), id.to_owned(), entries);
+        self.declined
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key);
     }
 
     /// The server's turns of background routing, when it shares them.
@@ -173,6 +195,23 @@ impl Hub {
             .await
             .ok()
             .flatten()
+    }
+
+    /// [`Hub::version`] of `issue`; of every ledger together for `None` (changes at any write).
+    pub async fn version_of(&self, issue: Option<u32>) -> Version {
+        match issue {
+            Some(n) => self.version(n).await,
+            None => {
+                let hub = self.clone();
+                tokio::task::spawn_blocking(move || {
+                    hub.look(0);
+                    let feed = hub.cursor.lock().unwrap_or_else(PoisonError::into_inner);
+                    Version(feed.changed.values().copied().max().unwrap_or(0))
+                })
+                .await
+                .unwrap_or(Version(0))
+            }
+        }
     }
 
     fn open_wake(&self) -> Option<tokio::sync::watch::Receiver<u64>> {

@@ -1,7 +1,10 @@
-//! Resources: `agentx://issues/<n>` (the ledger JSON) and `agentx://clarifications/<id>`
-//! (the thread as markdown), and `notifications/resources/updated` for subscribed ones whose
-//! ledger changes — whoever wrote it (this server, another agent's server, the CLI, the
-//! extension). The watcher looks at the store's change feed (docs/protocol.md §21) every
+//! Resources: `agentx://issues/<n>` (the ledger JSON), `agentx://clarifications/<id>`
+//! (the thread as markdown) and `agentx://inbox` (what waits on the acting agent: the pending
+//! and stale questions addressed to it, asked-back ones among them), and
+//! `notifications/resources/updated` for subscribed ones whose ledger changes (the inbox: whose
+//! listing changes) — whoever wrote it (this server, another agent's server, the CLI, the
+//! extension). 2025-era clients subscribe with `resources/subscribe` (below), 2026-07-28
+//! clients with `subscriptions/listen` (`crate::listen`). The watcher looks at the store's change feed (docs/protocol.md §21) every
 //! 250 ms: file stamps when the state is in files, PostgreSQL's signalled revisions when it is
 //! there.
 
@@ -9,7 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use agentx_clarify_core::listing::ListFilter;
 use agentx_clarify_core::names::{parse_issue, ClarificationId};
+use agentx_clarify_core::{ClarifyError, Status};
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
     ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
@@ -22,6 +27,8 @@ use crate::reply;
 
 const ISSUES: &str = "agentx://issues/";
 const CLARIFICATIONS: &str = "agentx://clarifications/";
+/// The acting agent's inbox.
+pub const INBOX: &str = "agentx://inbox";
 /// How often subscribed resources are looked at when the store cannot signal.
 const WATCH_EVERY: Duration = Duration::from_millis(250);
 /// How often a subscription with a wake looks whether its client is gone (it looks at the
@@ -33,6 +40,7 @@ const CLIENT_CHECK: Duration = Duration::from_secs(5);
 pub enum Target {
     Issue(u32),
     Clarification(ClarificationId),
+    Inbox,
 }
 
 impl Target {
@@ -40,6 +48,9 @@ impl Target {
         let bad = |why: String| {
             ErrorData::invalid_params(format!("{why}: '{}'", crate::lines::quote(uri)), None)
         };
+        if uri == INBOX {
+            return Ok(Target::Inbox);
+        }
         if let Some(n) = uri.strip_prefix(ISSUES) {
             return parse_issue(n)
                 .map(Target::Issue)
@@ -51,15 +62,17 @@ impl Target {
                 .map_err(|e| bad(e.to_string()));
         }
         Err(bad(format!(
-            "unknown resource: expected {ISSUES}<n> or {CLARIFICATIONS}<id>"
+            "unknown resource: expected {ISSUES}<n>, {CLARIFICATIONS}<id> or {INBOX}"
         )))
     }
 
-    /// The issue whose ledger holds this resource.
-    pub fn issue(&self) -> u32 {
+    /// The issue whose ledger holds this resource; `None`: any ledger may change it (the
+    /// inbox).
+    pub fn issue(&self) -> Option<u32> {
         match self {
-            Target::Issue(n) => *n,
-            Target::Clarification(id) => id.issue,
+            Target::Issue(n) => Some(*n),
+            Target::Clarification(id) => Some(id.issue),
+            Target::Inbox => None,
         }
     }
 }
@@ -91,7 +104,10 @@ pub async fn list(hub: &Hub, viewer: Option<Arc<str>>) -> Result<ListResourcesRe
             .with_title(format!("Clarification ledger of issue #{n}"))
             .with_mime_type("application/json")
     });
-    let mut all: Vec<Resource> = ledgers.collect();
+    let inbox = Resource::new(INBOX, "inbox")
+        .with_title("Questions waiting for your answer (JSON)")
+        .with_mime_type("application/json");
+    let mut all: Vec<Resource> = std::iter::once(inbox).chain(ledgers).collect();
     all.append(&mut out);
     Ok(ListResourcesResult::with_all_items(all))
 }
@@ -107,12 +123,45 @@ pub fn templates() -> ListResourceTemplatesResult {
     ])
 }
 
+/// The pending and stale records addressed to `agent` (the `clarify_inbox` tool's listing).
+pub async fn inbox(hub: &Hub, agent: Arc<str>) -> Result<Value, ClarifyError> {
+    let filter = ListFilter {
+        statuses: vec![Status::Pending, Status::Stale],
+        ..ListFilter::default()
+    };
+    let mine = Arc::clone(&agent);
+    let mut listed = hub
+        .with_store("list", move |store, _| {
+            let mut listed = agentx_clarify_command::list(store, &filter)?;
+            listed.records.retain(|(_, r)| r.to.as_str() == &*mine);
+            Ok(serde_json::to_value(listed.to_json()).unwrap_or(Value::Null))
+        })
+        .await?;
+    if let Value::Object(m) = &mut listed {
+        m.insert("agent".into(), Value::from(&*agent));
+    }
+    Ok(listed)
+}
+
+/// Resource `uri` as `viewer` may see it; the inbox is `agent`'s (the call's actor).
 pub async fn read(
     hub: &Hub,
     viewer: Option<Arc<str>>,
+    agent: Option<Arc<str>>,
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
     let contents = match Target::parse(uri)? {
+        Target::Inbox => {
+            let agent = agent.ok_or_else(|| {
+                ErrorData::invalid_params("the inbox is an agent's: send its token", None)
+            })?;
+            let listed = inbox(hub, agent)
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let text = serde_json::to_string_pretty(&listed)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            ResourceContents::text(text, uri).with_mime_type("application/json")
+        }
         Target::Issue(n) => {
             let shown = ok(hub
                 .call_seen_by(viewer, "show", json!({ "issue": n }))
@@ -146,7 +195,7 @@ fn ok(envelope: Value) -> Result<Value, ErrorData> {
 /// checked.
 #[derive(Default)]
 pub struct Watch {
-    subscribed: Mutex<BTreeMap<String, (u32, Version)>>,
+    subscribed: Mutex<BTreeMap<String, (Option<u32>, Version)>>,
     running: Mutex<bool>,
 }
 
@@ -156,7 +205,7 @@ impl Watch {
     pub fn subscribe(
         self: &Arc<Self>,
         uri: String,
-        seen: (u32, Version),
+        seen: (Option<u32>, Version),
         hub: Hub,
         peer: Peer<RoleServer>,
     ) {
@@ -172,7 +221,7 @@ impl Watch {
         self.lock().remove(uri);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (u32, Version)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (Option<u32>, Version)>> {
         self.subscribed
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -180,14 +229,14 @@ impl Watch {
 
     /// URIs whose ledger changed since the last check (their versions updated).
     async fn changed(&self, hub: &Hub) -> Vec<String> {
-        let watched: Vec<(String, u32)> = self
+        let watched: Vec<(String, Option<u32>)> = self
             .lock()
             .iter()
             .map(|(uri, (issue, _))| (uri.clone(), *issue))
             .collect();
         let mut out = Vec::new();
         for (uri, issue) in watched {
-            let now = hub.version(issue).await;
+            let now = hub.version_of(issue).await;
             if let Some((_, last)) = self.lock().get_mut(&uri) {
                 if now != *last {
                     *last = now;
@@ -271,7 +320,9 @@ async fn follow(
         let uris: Vec<String> = watch
             .lock()
             .iter()
-            .filter(|(_, (issue, _))| issues.is_empty() || issues.contains(issue))
+            .filter(|(_, (issue, _))| {
+                issues.is_empty() || issue.is_none_or(|n| issues.contains(&n))
+            })
             .map(|(uri, _)| uri.clone())
             .collect();
         for uri in uris {

@@ -9,9 +9,9 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     Implementation, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
 
 use tokio_util::sync::CancellationToken;
@@ -156,10 +156,38 @@ impl ServerHandler for Server {
             .with_instructions(self.instructions())
     }
 
-    /// Up to 2025-11-25: the revisions with `resources/subscribe`, which this server
-    /// implements (2026-07-28 replaces it with `subscriptions/listen`).
+    /// Every revision up to 2026-07-28 (docs/protocol.md §24): an `initialize`-era client
+    /// (2025-06-18, 2025-11-25) keeps the session, `resources/subscribe` and mid-call
+    /// elicitation; a 2026-07-28 client gets `server/discover`, per-request metadata and
+    /// elicitation only by input-required results (rmcp refuses the rest for it).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
+    }
+
+    /// `subscriptions/listen` (2026-07-28): the resources this server serves, whatever their
+    /// issue (one the agent is about to ask in has no record yet); others are left out.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| Target::parse(uri).is_ok())
+            .cloned()
+            .collect();
+        Some(
+            SubscriptionFilter::builder()
+                .resource_subscriptions(uris)
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let agent = self.actor(context.request_context());
+        crate::listen::follow(&self.hub, agent, context).await;
+        Ok(())
     }
 
     async fn list_resources(
@@ -183,9 +211,14 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.hub, self.viewer(&context), &request.uri)
-            .await
-            .map(ReadResourceResponse::from)
+        resources::read(
+            &self.hub,
+            self.viewer(&context),
+            self.actor(&context),
+            &request.uri,
+        )
+        .await
+        .map(ReadResourceResponse::from)
     }
 
     #[allow(deprecated)]
@@ -197,7 +230,7 @@ impl ServerHandler for Server {
         // Any issue may be followed (one the agent is about to ask in has no record yet): an
         // update names the resource only, and reading it is narrowed as every read is.
         let target = Target::parse(&request.uri)?;
-        let version = self.hub.version(target.issue()).await;
+        let version = self.hub.version_of(target.issue()).await;
         self.watch.subscribe(
             request.uri,
             (target.issue(), version),

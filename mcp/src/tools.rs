@@ -8,13 +8,14 @@ use std::time::Duration;
 use agentx_clarify_core::config::ElicitPolicy;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::handler::server::tool::{InputResponses, RequestState};
+use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
-use rmcp::{tool, tool_router, RoleServer};
+use rmcp::{tool, tool_router, ErrorData, RoleServer};
 use serde_json::{json, Value};
 
 use agentx_clarify_core::listing::ListFilter;
-use agentx_clarify_core::{Action, Status};
+use agentx_clarify_core::Action;
 
 use crate::input::{self, decode, schema, MAX_WAIT_SECONDS};
 use crate::reply;
@@ -165,14 +166,20 @@ impl Server {
     async fn clarify_wait(
         &self,
         args: JsonObject,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let w = args!(args, input::Wait);
+    ) -> Result<CallToolResponse, ErrorData> {
+        let w = match decode::<input::Wait>(args) {
+            Ok(w) => w,
+            Err(why) => return Ok(reply::invalid(&crate::lines::quote(&why)).into()),
+        };
         let seconds = w.timeout_seconds.unwrap_or(MAX_WAIT_SECONDS);
         if !(0.0..=MAX_WAIT_SECONDS).contains(&seconds) {
-            return reply::invalid(&format!(
+            return Ok(reply::invalid(&format!(
                 "`timeoutSeconds` {seconds} is out of range: expected 0 to {MAX_WAIT_SECONDS}"
-            ));
+            ))
+            .into());
         }
         let progress = ctx.meta.get_progress_token().map(|token| Progress {
             token,
@@ -186,15 +193,30 @@ impl Server {
                 .call_seen_by(Some(viewer), "show", json!({ "id": &w.id }))
                 .await;
             if seen.get("ok") != Some(&Value::Bool(true)) {
-                return reply::envelope(seen, |_| String::new());
+                return Ok(reply::envelope(seen, |_| String::new()).into());
             }
         }
         let waiter = self.actor(&ctx);
         // `[mcp] elicit` (docs/protocol.md §24), read at each wait: an edit applies at once.
         let policy = self.hub.elicit_setting();
+        // 2026-07-28: the form is this call's input-required result, and its answer the
+        // retry's (`crate::mrtr`); a state is judged whatever the policy says now.
+        if let (Some(agent), true) = (&waiter, crate::elicit::modern(&ctx)) {
+            if let Some(state) = state {
+                crate::mrtr::answer(&self.hub, agent, &w.id, state, responses).await?;
+            } else if policy == ElicitPolicy::Requester
+                && crate::mrtr::forms_declared(ctx.client_capabilities().as_ref())
+            {
+                if let Some(form) = crate::mrtr::offer(&self.hub, agent, &w.id).await {
+                    return Ok(form.into());
+                }
+            }
+        }
         let elicitor = match &waiter {
             Some(agent)
-                if policy == ElicitPolicy::Requester && crate::elicit::supported(&ctx.peer) =>
+                if policy == ElicitPolicy::Requester
+                    && !crate::elicit::modern(&ctx)
+                    && crate::elicit::supported(&ctx.peer) =>
             {
                 Some(Elicitor {
                     peer: ctx.peer.clone(),
@@ -214,7 +236,9 @@ impl Server {
             timeout,
             waiter,
         };
-        wait::wait(&self.hub, awaited, progress, stop, elicitor).await
+        Ok(wait::wait(&self.hub, awaited, progress, stop, elicitor)
+            .await
+            .into())
     }
 
     #[tool(
@@ -229,26 +253,10 @@ impl Server {
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
         let _ = args!(args, input::Nothing);
-        let filter = ListFilter {
-            statuses: vec![Status::Pending, Status::Stale],
-            ..ListFilter::default()
-        };
-        let mine = agent.clone();
-        let listed = self
-            .hub
-            .with_store("list", move |store, _| {
-                let mut listed = agentx_clarify_command::list(store, &filter)?;
-                listed.records.retain(|(_, r)| r.to.as_str() == &*mine);
-                Ok(listed_json(&listed))
-            })
-            .await;
-        let mut listed = match listed {
+        let listed = match crate::resources::inbox(&self.hub, agent).await {
             Ok(v) => v,
             Err(e) => return reply::failure(&e),
         };
-        if let Value::Object(m) = &mut listed {
-            m.insert("agent".into(), Value::from(&*agent));
-        }
         reply::envelope(listed, |v| {
             let records = clarifications(v);
             let mut text = reply::list_text(records, "no clarification waits for your answer");

@@ -254,34 +254,35 @@ async fn elicit(hub: &Hub, e: &Elicitor<'_>, record: &Record, stop: &Stop) -> bo
     let Some(answered) = asked else {
         return false;
     };
-    // The person's own name when the client's form says it, else whoever runs the agent's
-    // client (docs/protocol.md §24).
+    decide(hub, &record.id, &e.agent, answered).await.is_ok()
+}
+
+/// Writes the decision the person at `agent`'s client gave on record `id` (docs/protocol.md
+/// §24): as themselves when the form names them, else as whoever runs the agent's client,
+/// `via: "elicitation"`. A refusal (the record changed meanwhile) is logged and returned.
+pub(crate) async fn decide(
+    hub: &Hub,
+    id: &str,
+    agent: &str,
+    answered: crate::elicit::Answered,
+) -> Result<(), String> {
     let by = answered
         .person
-        .unwrap_or_else(|| format!("{OPERATOR_OF}{}", e.agent));
+        .unwrap_or_else(|| format!("{OPERATOR_OF}{agent}"));
     let by = Attribution {
         by,
         via: String::from("elicitation"),
         reference: None,
     };
-    match hub.decide_as(record.id.clone(), answered.decided, by).await {
-        Ok(m) if m.error.is_none() => true,
-        Ok(m) => {
-            let why = m.error.map(|e| e.to_string());
-            tracing::warn!(
-                "the decision on {} from elicitation was refused: {why:?}",
-                record.id
-            );
-            false
-        }
-        Err(why) => {
-            tracing::warn!(
-                "the decision on {} from elicitation was refused: {why}",
-                record.id
-            );
-            false
-        }
-    }
+    let why = match hub.decide_as(id.to_owned(), answered.decided, by).await {
+        Ok(m) => match m.error {
+            None => return Ok(()),
+            Some(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!("the decision on {id} from elicitation was refused: {why}");
+    Err(why)
 }
 
 /// Resolves when the feed announces a change of `issue` (or lost track: look again); never
