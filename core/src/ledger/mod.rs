@@ -649,34 +649,6 @@ impl Record {
         self.append_entry(kind, from, body, None, at_ms, signers, Map::new())
     }
 
-    /// [`Record::append_signed`] with the entry's typed `value` (docs/protocol.md §22), hashed with it.
-    pub fn append_valued(
-        &mut self,
-        kind: EntryKind,
-        from: &str,
-        body: &str,
-        value: Option<Value>,
-        at_ms: i64,
-        signers: &Signers,
-    ) -> i64 {
-        self.append_entry(kind, from, body, value, at_ms, signers, Map::new())
-    }
-
-    /// [`Record::append_signed`] with more fields on the entry (`by`, `via` of a person who
-    /// answered through the server, docs/protocol.md §23): hashed like every field, written only when
-    /// given, so ledgers without them hash and verify as before.
-    pub fn append_signed_with(
-        &mut self,
-        kind: EntryKind,
-        from: &str,
-        body: &str,
-        at_ms: i64,
-        signers: &Signers,
-        extra: Map<String, Value>,
-    ) -> i64 {
-        self.append_entry(kind, from, body, None, at_ms, signers, extra)
-    }
-
     /// The one way an entry is appended: its typed `value` (docs/protocol.md §22) and any more fields
     /// (`by`, `via`, docs/protocol.md §23) hashed with it.
     #[allow(clippy::too_many_arguments)] // the entry's fields, each its own argument
