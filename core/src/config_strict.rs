@@ -26,6 +26,7 @@ pub const STRICT_TABLES: &[(&str, &[&str])] = &[
             "tls_key",
             "behind_proxy",
             "worker",
+            "answer_link_hours",
         ],
     ),
     ("mcp", &["max_routes", "elicit"]),
@@ -55,6 +56,7 @@ pub const STRICT_TABLES: &[(&str, &[&str])] = &[
             "after_minutes",
             "remind_every_minutes",
             "command",
+            "answer_links",
         ],
     ),
 ];

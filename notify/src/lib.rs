@@ -9,6 +9,7 @@
 
 pub mod github;
 pub mod home;
+pub mod links;
 mod pass;
 
 pub use pass::{deliverer, pass, pass_with, preview, PassReport};

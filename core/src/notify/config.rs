@@ -123,7 +123,16 @@ pub struct Sink {
     pub agents: Vec<String>,
     pub after_minutes: u32,
     pub remind_every_minutes: u32,
+    /// `answer_links = true`: the sink's messages carry answer links (docs/protocol.md §35),
+    /// so whoever holds them may decide. Off by default: a shared sink's readers are many.
+    pub answer_links: bool,
+    /// How long an answer link lives, in hours: `[serve] answer_link_hours` (default 24),
+    /// copied to each sink so the deliverer has it beside the sink's own settings.
+    pub link_hours: f64,
 }
+
+/// `[serve] answer_link_hours` when the file does not set it.
+pub const DEFAULT_LINK_HOURS: f64 = 24.0;
 
 impl Sink {
     /// Whether this sink is told of `event` on a record of `issue` between `from` and `to`.
@@ -172,6 +181,7 @@ const KEYS: &[&str] = &[
     "agents",
     "after_minutes",
     "remind_every_minutes",
+    "answer_links",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -191,9 +201,11 @@ pub fn parse_sinks(file: &str, bytes: &[u8]) -> Result<Vec<Sink>, ClarifyError> 
             ),
         ));
     };
+    let link_hours = link_hours(&src, doc.get_ref())?;
     let mut sinks: Vec<Sink> = Vec::with_capacity(tables.len());
     for table in tables {
-        let sink = sink(&src, table)?;
+        let mut sink = sink(&src, table)?;
+        sink.link_hours = link_hours;
         if sinks.iter().any(|s| s.name == sink.name) {
             return Err(src.error_at(
                 &table.span(),
@@ -350,6 +362,10 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
     };
     let after_minutes = minutes("after_minutes")?;
     let remind_every_minutes = minutes("remind_every_minutes")?;
+    let answer_links = match get("answer_links") {
+        Some(v) => src.boolean("notify.answer_links", v)?,
+        None => false,
+    };
     Ok(Sink {
         name,
         kind,
@@ -361,7 +377,29 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         agents,
         after_minutes,
         remind_every_minutes,
+        answer_links,
+        link_hours: DEFAULT_LINK_HOURS,
     })
+}
+
+/// `[serve] answer_link_hours`: a number of hours above 0, at most a week (a fraction is
+/// allowed: a link may be meant for the next few minutes only).
+fn link_hours(src: &Source<'_>, root: &toml::de::DeTable<'_>) -> Result<f64, ClarifyError> {
+    let Some(section) = crate::toml_read::get(root, "serve") else {
+        return Ok(DEFAULT_LINK_HOURS);
+    };
+    let serve = src.table("serve", section)?;
+    match crate::toml_read::get(serve, "answer_link_hours") {
+        Some(v) => {
+            let hours = src.float("answer_link_hours", v, 0.0, 168.0, "0 to 168")?;
+            if hours > 0.0 {
+                Ok(hours)
+            } else {
+                Err(src.error_at(&v.span(), "answer_link_hours must be above 0"))
+            }
+        }
+        None => Ok(DEFAULT_LINK_HOURS),
+    }
 }
 
 fn is_sink_name(name: &str) -> bool {

@@ -266,6 +266,9 @@ impl Event {
                 if let Some(link) = link {
                     headers.push(("Click".to_owned(), header_text(link)));
                 }
+                if let Some(actions) = ntfy_actions(&self.data) {
+                    headers.push(("Actions".to_owned(), actions));
+                }
                 let detail = self.detail();
                 let body = if detail.is_empty() {
                     self.headline()
@@ -283,6 +286,57 @@ impl Event {
                 stdin: self.json().to_string().into_bytes(),
             },
         }
+    }
+}
+
+/// ntfy's `Actions` header (docs.ntfy.sh, "Action buttons") from `data.actions`: one `http`
+/// POST per option when there are at most three (a tap on the lock screen decides), else a
+/// `view` of the answer page. `None` without answer links.
+fn ntfy_actions(data: &Value) -> Option<String> {
+    let actions = data.get("actions").and_then(Value::as_array)?;
+    let field = |a: &Value, k: &str| a.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let options: Vec<&Value> = actions
+        .iter()
+        .filter(|a| a.get("value").is_some())
+        .collect();
+    let text = if !options.is_empty() && options.len() <= 3 {
+        options
+            .iter()
+            .map(|a| {
+                format!(
+                    "http, {}, {}, method=POST, clear=true",
+                    ntfy_label(&field(a, "label")),
+                    field(a, "url")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        let page = actions.iter().find(|a| a.get("value").is_none())?;
+        format!("view, Answer, {}", field(page, "url"))
+    };
+    Some(text)
+}
+
+/// A label fit for ntfy's simple action format: printable ASCII without its separators
+/// (`,` `;` and quotes), at most 40 characters; never empty.
+fn ntfy_label(label: &str) -> String {
+    let kept: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && !matches!(c, ',' | ';' | '"' | '\'' | '=') || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let kept = kept.trim().to_owned();
+    if kept.is_empty() {
+        "Answer".into()
+    } else {
+        kept
     }
 }
 
