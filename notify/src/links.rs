@@ -54,9 +54,10 @@ pub struct Link {
 }
 
 impl Link {
-    /// Who the decision is recorded as, without `people.toml`: whoever holds the sink's message.
+    /// Who the decision is recorded as, without `people.toml`: whoever holds the sink's
+    /// message, `<sink>-link` (a person's name is an agent-style name: no space).
     pub fn by(&self) -> String {
-        format!("{} link", self.sink)
+        format!("{}-link", self.sink)
     }
 
     /// The decision's `via`.

@@ -2,7 +2,7 @@
 //! (mail scanners, chat unfurls and link previews fetch URLs): it shows the question and its
 //! form. A POST takes the link under the `answer-links` document's lock — the first use wins
 //! on every server — and decides through the command layer as the inbox does, the entry the
-//! sink holder's (`by: "<sink> link"`, `via: "link"` or `"ntfy"`, `ref: "<sink>/<delivery>"`).
+//! sink holder's (`by: "<sink>-link"`, `via: "link"` or `"ntfy"`, `ref: "<sink>/<delivery>"`).
 //! A link for a record that moved on says what happened and writes nothing. Wrong tokens are
 //! counted as failed sign-ins are (`sessions::Logins`); a log line shows a token's first six
 //! characters only.
@@ -225,8 +225,10 @@ async fn decide(app: &Arc<App>, token: &str, link: Link, input: Value) -> Respon
         .unwrap_or("the decision was refused")
         .to_owned();
     let status = crate::status::of_envelope(&envelope);
-    match after_the_fact(app, &link).await {
-        r if r.status() == StatusCode::CONFLICT => r,
+    let id = link.record.clone();
+    let now = app.with_store(move |ws| query::show_id(ws, &id)).await;
+    match now {
+        Ok((_, r)) if what_happened(&r).is_some() => after_the_fact(app, &link).await,
         _ => html(status, said("Not decided", &why, None)),
     }
 }
