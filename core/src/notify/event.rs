@@ -116,7 +116,7 @@ impl Event {
                 "topic": format!("Test of the notification sink \"{sink}\""),
                 "status": null, "severity": null, "reason": "agentx notify test",
                 "question": null, "answer": null, "by": null, "value": null, "label": null,
-                "answerKind": null, "options": null, "url": null,
+                "answerKind": null, "options": null, "url": null, "actions": [],
             }),
         }
     }
@@ -462,6 +462,42 @@ mod tests {
             None,
             Some("https://hub.example.com/clarifications/CLR-42-001"),
         )
+    }
+
+    #[test]
+    fn ntfy_gets_a_post_per_option_up_to_three_else_a_view() {
+        let actions = |n: usize| {
+            let mut e = event();
+            let mut all = vec![json!({"label": "Answer…", "url": "https://h/a/page"})];
+            for i in 0..n {
+                all.push(json!({"label": format!("Opt, \"{i}\"; é"), "value": i, "url": format!("https://h/a/{i}")}));
+            }
+            e.data["actions"] = Value::Array(all);
+            match e.outgoing(&sink("ntfy")) {
+                Outgoing::Http { headers, .. } => headers
+                    .into_iter()
+                    .find(|(k, _)| k == "Actions")
+                    .map(|(_, v)| v),
+                Outgoing::Command { .. } => None,
+            }
+        };
+        assert_eq!(
+            actions(2).as_deref(),
+            Some("http, Opt_ _0__ _, https://h/a/0, method=POST, clear=true; http, Opt_ _1__ _, https://h/a/1, method=POST, clear=true")
+        );
+        assert_eq!(
+            actions(4).as_deref(),
+            Some("view, Answer, https://h/a/page")
+        );
+        assert_eq!(
+            actions(0).as_deref(),
+            Some("view, Answer, https://h/a/page")
+        );
+        // No answer links: no Actions header (the Click opens the thread).
+        let plain = event().outgoing(&sink("ntfy"));
+        assert!(
+            matches!(plain, Outgoing::Http { headers, .. } if !headers.iter().any(|(k, _)| k == "Actions"))
+        );
     }
 
     #[test]
