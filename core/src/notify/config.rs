@@ -22,14 +22,17 @@ pub enum SinkKind {
     Ntfy,
     /// A program with the event JSON on stdin; exit 0 is delivered.
     Command,
+    /// A mail over SMTP (STARTTLS or TLS): text and HTML, the options as answer links.
+    Email,
 }
 
 impl SinkKind {
-    pub const ALL: [SinkKind; 4] = [
+    pub const ALL: [SinkKind; 5] = [
         SinkKind::Webhook,
         SinkKind::Slack,
         SinkKind::Ntfy,
         SinkKind::Command,
+        SinkKind::Email,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl SinkKind {
             SinkKind::Slack => "slack",
             SinkKind::Ntfy => "ntfy",
             SinkKind::Command => "command",
+            SinkKind::Email => "email",
         }
     }
 }
@@ -129,6 +133,28 @@ pub struct Sink {
     /// How long an answer link lives, in hours: `[serve] answer_link_hours` (default 24),
     /// copied to each sink so the deliverer has it beside the sink's own settings.
     pub link_hours: f64,
+    /// email: where and how the mail is sent.
+    pub email: Option<Email>,
+}
+
+/// How an `email` sink reaches its SMTP server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Email {
+    pub host: String,
+    /// Default 587 (STARTTLS), 465 for `tls = "tls"`.
+    pub port: u16,
+    /// `starttls` (default: plain connection upgraded, refused without it) or `tls` (TLS from
+    /// the first byte).
+    pub tls: String,
+    pub from: String,
+    pub to: Vec<String>,
+    /// The names of the variables holding the SMTP user and password (both or neither).
+    pub username_env: Option<String>,
+    #[serde(skip)]
+    pub password_env: Option<String>,
+    /// A PEM file of certificates trusted beside the public roots (a company's own CA).
+    pub ca_file: Option<String>,
 }
 
 /// `[serve] answer_link_hours` when the file does not set it.
@@ -145,6 +171,9 @@ impl Sink {
     /// The sink's destination fit for output: scheme and host of a URL (paths and queries of
     /// incoming-webhook URLs are their secret), the program of a command.
     pub fn destination(&self) -> String {
+        if let Some(email) = &self.email {
+            return format!("smtp://{}:{}", email.host, email.port);
+        }
         match (&self.url, self.command.first()) {
             (Some(url), _) => display_url(url),
             (None, Some(program)) => program.clone(),
@@ -182,6 +211,14 @@ const KEYS: &[&str] = &[
     "after_minutes",
     "remind_every_minutes",
     "answer_links",
+    "host",
+    "port",
+    "tls",
+    "from",
+    "to",
+    "username_env",
+    "password_env",
+    "ca_file",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -247,7 +284,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
             src.error_at(
                 &kind_value.span(),
                 format!(
-                    "notify.kind must be one of webhook, slack, ntfy, command, found \"{}\"",
+                    "notify.kind must be one of webhook, slack, ntfy, command, email, found \"{}\"",
                     crate::error::shown(&kind_text)
                 ),
             )
@@ -294,8 +331,19 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
                 ),
             ))
         }
+        SinkKind::Email if url.is_some() || !command.is_empty() => {
+            return Err(src.error_at(
+                &value.span(),
+                format!("[[notify]] \"{name}\" of kind email needs host, from and to, and no url or command"),
+            ))
+        }
         _ => {}
     }
+    let email = if kind == SinkKind::Email {
+        Some(email(src, value, &name, &get)?)
+    } else {
+        None
+    };
 
     let secret = match (get("secret_env"), get("secret")) {
         (Some(_), Some(v)) => {
@@ -379,6 +427,64 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         remind_every_minutes,
         answer_links,
         link_hours: DEFAULT_LINK_HOURS,
+        email,
+    })
+}
+
+/// An email sink's SMTP settings.
+fn email<'v>(
+    src: &Source<'_>,
+    value: &Value<'v>,
+    name: &str,
+    get: &dyn Fn(&str) -> Option<&'v Value<'v>>,
+) -> Result<Email, ClarifyError> {
+    let missing = |key: &str| {
+        src.error_at(
+            &value.span(),
+            format!("[[notify]] \"{name}\" of kind email needs {key}"),
+        )
+    };
+    let text = |key: &str| -> Result<Option<String>, ClarifyError> {
+        get(key)
+            .map(|v| src.string(&format!("notify.{key}"), v))
+            .transpose()
+    };
+    let host = text("host")?.ok_or_else(|| missing("host"))?;
+    let from = text("from")?.ok_or_else(|| missing("from"))?;
+    let to = match get("to") {
+        Some(v) => src.strings(
+            "notify.to",
+            v,
+            ("addresses", "addresses like \"ops@example.com\""),
+            |a| a.contains('@'),
+        )?,
+        None => return Err(missing("to")),
+    };
+    let tls = text("tls")?.unwrap_or_else(|| "starttls".into());
+    if tls != "starttls" && tls != "tls" {
+        return Err(src.error_at(
+            &get("tls").map_or(value.span(), |v| v.span()),
+            "notify.tls must be \"starttls\" or \"tls\"",
+        ));
+    }
+    let port = match get("port") {
+        Some(v) => u16::try_from(src.int("notify.port", v, 1, 65_535)?).unwrap_or(587),
+        None if tls == "tls" => 465,
+        None => 587,
+    };
+    let (username_env, password_env) = (text("username_env")?, text("password_env")?);
+    if username_env.is_some() != password_env.is_some() {
+        return Err(missing("username_env and password_env together"));
+    }
+    Ok(Email {
+        host,
+        port,
+        tls,
+        from,
+        to,
+        username_env,
+        password_env,
+        ca_file: text("ca_file")?,
     })
 }
 

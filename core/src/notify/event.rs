@@ -32,6 +32,14 @@ pub enum Outgoing {
         argv: Vec<String>,
         stdin: Vec<u8>,
     },
+    /// A mail (`multipart/alternative`); the shell adds the addresses and its ids. `thread`
+    /// names the record, so one record's mails thread together (`In-Reply-To`).
+    Mail {
+        subject: String,
+        text: String,
+        html: String,
+        thread: String,
+    },
 }
 
 impl Event {
@@ -285,8 +293,87 @@ impl Event {
                 argv: sink.command.clone(),
                 stdin: self.json().to_string().into_bytes(),
             },
+            SinkKind::Email => self.mail(link),
         }
     }
+
+    /// The mail of this event: the headline as the subject; the question, options and reason;
+    /// the answer links (each option's, then the answer page) and the thread's link. The
+    /// HTML part escapes every ledger text.
+    fn mail(&self, link: Option<&str>) -> Outgoing {
+        let headline = self.headline();
+        let detail = self.detail();
+        let actions: Vec<(String, String)> = self
+            .data
+            .get("actions")
+            .and_then(Value::as_array)
+            .map(|all| {
+                let mut pairs: Vec<(String, String)> = all
+                    .iter()
+                    .filter_map(|a| {
+                        let label = a.get("label").and_then(Value::as_str)?;
+                        let url = a.get("url").and_then(Value::as_str)?;
+                        Some((label.to_owned(), url.to_owned()))
+                    })
+                    .collect();
+                // The options first, the page ("Answer…") last: the usual choice on top.
+                if !pairs.is_empty() {
+                    let page = pairs.remove(0);
+                    pairs.push(page);
+                }
+                pairs
+            })
+            .unwrap_or_default();
+        let mut text = format!("{headline}\n\n{detail}\n");
+        let mut html = format!(
+            "<p><strong>{}</strong></p><p>{}</p>",
+            esc_html(&headline),
+            esc_html(&detail).replace('\n', "<br>")
+        );
+        if !actions.is_empty() {
+            text.push_str("\nDecide (opening a link shows the question; its button decides):\n");
+            html.push_str(
+                "<p>Decide (opening a link shows the question; its button decides):</p><ul>",
+            );
+            for (label, url) in &actions {
+                text.push_str(&format!("  {label}: {url}\n"));
+                html.push_str(&format!(
+                    "<li><a href=\"{}\">{}</a></li>",
+                    esc_html(url),
+                    esc_html(label)
+                ));
+            }
+            html.push_str("</ul>");
+        }
+        if let Some(link) = link {
+            text.push_str(&format!("\nThe thread: {link}\n"));
+            html.push_str(&format!(
+                "<p><a href=\"{}\">Open the thread</a></p>",
+                esc_html(link)
+            ));
+        }
+        let thread = self
+            .data
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.id)
+            .to_owned();
+        Outgoing::Mail {
+            subject: headline,
+            text,
+            html,
+            thread,
+        }
+    }
+}
+
+/// Text for HTML, element or quoted attribute.
+fn esc_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// ntfy's `Actions` header (docs.ntfy.sh, "Action buttons") from `data.actions`: one `http`
