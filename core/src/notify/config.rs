@@ -534,6 +534,35 @@ mod tests {
     }
 
     #[test]
+    fn an_email_sink_and_answer_links_are_read_and_checked() {
+        let sinks = parse(
+            "[serve]\nanswer_link_hours = 0.5\n\n[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"smtp.example.com\"\nfrom = \"a@example.com\"\nto = [\"ops@example.com\"]\nanswer_links = true\n",
+        )
+        .unwrap_or_default();
+        let mail = &sinks[0];
+        assert!(mail.answer_links);
+        assert!((mail.link_hours - 0.5).abs() < f64::EPSILON);
+        let email = mail.email.clone().unwrap_or_else(|| unreachable!());
+        assert_eq!((email.port, email.tls.as_str()), (587, "starttls"));
+        assert_eq!(mail.destination(), "smtp://smtp.example.com:587");
+        let base = "[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"h\"\nfrom = \"a@example.com\"\n";
+        assert!(parse(base).unwrap_err().contains("needs to"));
+        let bad = format!("{base}to = [\"nobody\"]\n");
+        assert!(parse(&bad).unwrap_err().contains("addresses"));
+        let half = format!("{base}to = [\"o@example.com\"]\nusername_env = \"U\"\n");
+        assert!(parse(&half).unwrap_err().contains("together"));
+        let tls = format!("{base}to = [\"o@example.com\"]\ntls = \"none\"\n");
+        assert!(parse(&tls).unwrap_err().contains("starttls"));
+        let zero = "[serve]\nanswer_link_hours = 0\n[[notify]]\nname = \"n\"\nkind = \"ntfy\"\nurl = \"https://ntfy.sh/t\"\n";
+        assert!(parse(zero).unwrap_err().contains("above 0"));
+        let plain =
+            parse("[[notify]]\nname = \"n\"\nkind = \"ntfy\"\nurl = \"https://ntfy.sh/t\"\n")
+                .unwrap_or_default();
+        assert!(!plain[0].answer_links, "off by default");
+        assert!((plain[0].link_hours - DEFAULT_LINK_HOURS).abs() < f64::EPSILON);
+    }
+
+    #[test]
     fn reads_every_kind_with_defaults() {
         let sinks = parse(
             "[clarify]\nmax_retries = 1\n\n[[notify]]\nname = \"team\"\nkind = \"webhook\"\nurl = \"https://hooks.example.com/agentx\"\nsecret_env = \"TEAM_SECRET\"\n\n[[notify]]\nname = \"desktop\"\nkind = \"command\"\ncommand = [\"notify-send\", \"AgentX\"]\nevents = [\"escalated\", \"reminder\"]\nissues = [42]\nagents = [\"engineer\"]\nafter_minutes = 60\nremind_every_minutes = 30\n",
@@ -563,7 +592,7 @@ mod tests {
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"webhok\"\nurl = \"https://x.test/\"\n",
-                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, found \"webhok\"",
+                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, email, found \"webhok\"",
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"slack\"\n",

@@ -565,7 +565,7 @@ mod tests {
                     .into_iter()
                     .find(|(k, _)| k == "Actions")
                     .map(|(_, v)| v),
-                Outgoing::Command { .. } => None,
+                Outgoing::Command { .. } | Outgoing::Mail { .. } => None,
             }
         };
         assert_eq!(
