@@ -311,34 +311,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         )?,
         None => Vec::new(),
     };
-    match kind {
-        SinkKind::Command if command.is_empty() || url.is_some() => {
-            return Err(src.error_at(
-                &value.span(),
-                format!(
-                "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
-            ),
-            ))
-        }
-        SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
-            if url.is_none() || !command.is_empty() =>
-        {
-            return Err(src.error_at(
-                &value.span(),
-                format!(
-                    "[[notify]] \"{name}\" of kind {} needs url and no command",
-                    kind.as_str()
-                ),
-            ))
-        }
-        SinkKind::Email if url.is_some() || !command.is_empty() => {
-            return Err(src.error_at(
-                &value.span(),
-                format!("[[notify]] \"{name}\" of kind email needs host, from and to, and no url or command"),
-            ))
-        }
-        _ => {}
-    }
+    shape(src, value, &name, kind, url.is_some(), !command.is_empty())?;
     let email = if kind == SinkKind::Email {
         Some(email(src, value, &name, &get)?)
     } else {
@@ -429,6 +402,45 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         link_hours: DEFAULT_LINK_HOURS,
         email,
     })
+}
+
+/// Whether a sink of `kind` has what it needs of `url` and `command` (one, never both).
+fn shape(
+    src: &Source<'_>,
+    value: &Value<'_>,
+    name: &str,
+    kind: SinkKind,
+    has_url: bool,
+    has_command: bool,
+) -> Result<(), ClarifyError> {
+    match kind {
+        SinkKind::Command if !has_command || has_url => {
+            return Err(src.error_at(
+                &value.span(),
+                format!(
+                "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
+            ),
+            ))
+        }
+        SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
+            if !has_url || has_command =>
+        {
+            return Err(src.error_at(
+                &value.span(),
+                format!(
+                    "[[notify]] \"{name}\" of kind {} needs url and no command",
+                    kind.as_str()
+                ),
+            ))
+        }
+        SinkKind::Email if has_url || has_command => {
+            return Err(src.error_at(
+                &value.span(),
+                format!("[[notify]] \"{name}\" of kind email needs host, from and to, and no url or command"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// An email sink's SMTP settings.
