@@ -415,7 +415,7 @@ fn shape(
 ) -> Result<(), ClarifyError> {
     match kind {
         SinkKind::Command if !has_command || has_url => {
-            return Err(src.error_at(
+            Err(src.error_at(
                 &value.span(),
                 format!(
                 "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
@@ -425,7 +425,7 @@ fn shape(
         SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
             if !has_url || has_command =>
         {
-            return Err(src.error_at(
+            Err(src.error_at(
                 &value.span(),
                 format!(
                     "[[notify]] \"{name}\" of kind {} needs url and no command",
@@ -434,7 +434,7 @@ fn shape(
             ))
         }
         SinkKind::Email if has_url || has_command => {
-            return Err(src.error_at(
+            Err(src.error_at(
                 &value.span(),
                 format!("[[notify]] \"{name}\" of kind email needs host, from and to, and no url or command"),
             ))
