@@ -10,7 +10,7 @@
 //! [`router::router`].
 #![forbid(unsafe_code)]
 
-// From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`,
+// From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`, `ready`,
 // `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
 // keep the state current; all of them share `hub::App`, which holds what sits below it
 // (`sessions`, `tokens`, `open`); `html`, `log` and `backoff` are leaves. No module imports one above it.
@@ -32,6 +32,7 @@ mod next;
 mod open;
 mod open_follow;
 mod pages;
+mod ready;
 mod router;
 mod security;
 mod sessions;

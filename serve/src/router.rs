@@ -28,6 +28,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/login/link", post(crate::auth::mint_link))
         .route("/logout", post(crate::auth::logout))
         .route("/healthz", get(healthz))
+        .route("/readyz", get(crate::ready::readyz))
         .merge(crate::mcp_http::router(Arc::clone(&app)))
         .route("/assets/{file}", get(crate::assets::asset))
         .merge(crate::a2a::routes())
