@@ -66,6 +66,8 @@ pub struct App {
     pub routes: std::sync::Arc<tokio::sync::Semaphore>,
     /// The open event streams of each credential (`limits.rs`).
     pub streams: crate::limits::Streams,
+    /// The series `/metrics` shows (kept whether or not it is served: counting is cheap).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl App {
@@ -150,6 +152,7 @@ impl App {
             open: OpenRecords::default(),
             routes,
             streams: crate::limits::Streams::default(),
+            metrics: crate::metrics::Metrics::default(),
         })
     }
 
