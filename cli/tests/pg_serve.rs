@@ -292,6 +292,12 @@ fn readiness_follows_the_database_and_its_schema() {
     );
     // The probe's lease is released: nothing is left in the table.
     assert_eq!(psql(&url, "SELECT count(*) FROM agentx.leases").trim(), "0");
+    // `store init` with the replica running (docs/deploy/README.md "Upgrades"): the schema is
+    // current, nothing changes, the replica stays ready.
+    let again = run([root_arg(root), "store".into(), "init".into()]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("is current"), "{again:?}");
+    assert_eq!(server.get("/readyz", &[]).status, 200);
 
     proxy.down();
     let down = server.get("/readyz", &[]);
@@ -318,6 +324,13 @@ fn readiness_follows_the_database_and_its_schema() {
     assert_eq!(newer.status, 503, "{newer:?}");
     assert_eq!(newer.json()["failing"], "schema", "{}", newer.body);
     assert_eq!(newer.json()["checks"]["store"], "ok", "{}", newer.body);
+    // This build's commands refuse the newer database; its `store init` never downgrades.
+    let refused = json_in(root, &["clarify", "list"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(refused.stdout.contains("upgrade agentx"), "{refused:?}");
+    let init = run([root_arg(root), "store".into(), "init".into()]);
+    assert_eq!(init.code, 0, "{init:?}");
+    assert!(init.stdout.contains("version 999 is current"), "{init:?}");
     psql(&url, "DELETE FROM agentx.migrations WHERE version = 999");
     assert_eq!(server.get("/readyz", &[]).status, 200);
 }
