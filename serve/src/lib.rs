@@ -118,11 +118,7 @@ fn check_name(name: &str) -> Result<(), ClarifyError> {
 /// shutdown, 2 when the options are refused (the reason on stderr).
 pub fn run(opts: Options) -> Result<i32, ClarifyError> {
     log::set_json(opts.json_log);
-    let checked = check(&opts).and_then(|(addr, https)| {
-        let metrics = metrics::settings::read(&opts.root, |name| std::env::var(name).ok())?;
-        Ok((addr, https, metrics))
-    });
-    let (addr, https, metrics) = match checked {
+    let (addr, https) = match check(&opts) {
         Ok(v) => v,
         Err(Refused(why)) => {
             eprintln!("error: {why}");
@@ -140,16 +136,25 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
     let bound = listener
         .local_addr()
         .map_err(|e| io("cannot read the listen address", e))?;
+    // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
+    // synchronous PostgreSQL client must not run on the async threads. The workspace is
+    // opened once, here, with the hub's runner (A2A agents and processes, as the CLI's).
+    let ws = Arc::new(agentx_clarify_a2a::open_workspace_watching(&opts.root)?);
+    // `[serve] metrics*` from the bytes the handle read (the settings file is read once).
+    let env = |name: &str| std::env::var(name).ok();
+    let metrics = match metrics::settings::read(ws.current().files.settings().bytes(), env) {
+        Ok(m) => m,
+        Err(Refused(why)) => {
+            eprintln!("error: {why}");
+            return Ok(2);
+        }
+    };
     let metrics_listener = match metrics.listen {
         Some(at) => {
             Some(metrics::listen(at).map_err(|e| io(&format!("cannot listen on {at}"), e))?)
         }
         None => None,
     };
-    // Before the runtime: opening the store (a PostgreSQL connection) blocks, and the
-    // synchronous PostgreSQL client must not run on the async threads. The workspace is
-    // opened once, here, with the hub's runner (A2A agents and processes, as the CLI's).
-    let ws = Arc::new(agentx_clarify_a2a::open_workspace_watching(&opts.root)?);
     let state = Arc::new(hub::App::new(ws, opts.public_url.as_deref(), bound, https)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

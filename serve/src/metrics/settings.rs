@@ -5,7 +5,6 @@
 //! start: a metrics face open on a public address without a token is never served.
 
 use std::net::SocketAddr;
-use std::path::Path;
 
 use toml::de::{DeTable, DeValue};
 
@@ -31,14 +30,13 @@ struct Written {
     listen: Option<String>,
 }
 
-/// Reads and checks the metrics settings of the workspace at `root`; `env` looks a variable up.
-pub fn read(root: &Path, env: impl Fn(&str) -> Option<String>) -> Result<MetricsSettings, Refused> {
-    let path = root.join(agentx_clarify_command::paths::CONFIG);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Refused(format!("cannot read {}: {e}", path.display()))),
-    };
+/// Checks the metrics settings of the settings file's `bytes` (as the workspace handle read
+/// them: the file is read once); `env` looks a variable up.
+pub fn read(
+    bytes: Option<&[u8]>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<MetricsSettings, Refused> {
+    let text = bytes.map(String::from_utf8_lossy).unwrap_or_default();
     let written = written(&text)?;
     if !written.on {
         return Ok(MetricsSettings::default());
@@ -123,10 +121,7 @@ mod tests {
     use super::*;
 
     fn settings(toml: &str, env: &[(&str, &str)]) -> Result<MetricsSettings, Refused> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".agentx")).unwrap();
-        std::fs::write(dir.path().join(".agentx/config.toml"), toml).unwrap();
-        read(dir.path(), |name| {
+        read(Some(toml.as_bytes()), |name| {
             env.iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| (*v).to_owned())
