@@ -278,3 +278,70 @@ fn the_database_gone_is_a_503_and_its_return_is_recovered() {
     let r = server.call_bearer(&human, "list", json!({}));
     assert_eq!(r.status, 200, "{r:?}");
 }
+
+/// `/readyz` (docs/protocol.md §23 "Health and readiness"): 503 naming the failing check while
+/// the database is away or its schema is not this build's, 200 once it answers again; `/healthz`
+/// stays 200 throughout (it never calls the store). The body never names the database.
+#[test]
+fn readiness_follows_the_database_and_its_schema() {
+    use std::time::{Duration, Instant};
+    let (proxy, url) = Proxy::new(&fresh_database("serve_ready"));
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/config.toml"),
+        format!("[store]\nurl = \"{url}\"\ntimeout_ms = 2000\n"),
+    )
+    .unwrap();
+    assert_eq!(json_in(root, &["store", "init"]).code, 0);
+    let server = Server::start(root, &["--no-worker"]);
+    let ready = server.get("/readyz", &[]);
+    assert_eq!(ready.status, 200, "{ready:?}");
+    assert_eq!(
+        ready.json(),
+        json!({"ready": true, "checks": {"store": "ok", "schema": "ok", "lease": "ok"}})
+    );
+    // The probe's lease is released: nothing is left in the table.
+    assert_eq!(psql(&url, "SELECT count(*) FROM agentx.leases").trim(), "0");
+    // `store init` with the replica running (docs/deploy/README.md "Upgrades"): the schema is
+    // current, nothing changes, the replica stays ready.
+    let again = run([root_arg(root), "store".into(), "init".into()]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("is current"), "{again:?}");
+    assert_eq!(server.get("/readyz", &[]).status, 200);
+
+    proxy.down();
+    let down = server.get("/readyz", &[]);
+    assert_eq!(down.status, 503, "{down:?}");
+    assert_eq!(down.json()["failing"], "store", "{}", down.body);
+    assert_eq!(down.json()["code"], "IO_ERROR", "{}", down.body);
+    assert_eq!(down.json()["checks"]["lease"], "not run", "{}", down.body);
+    assert!(!down.body.contains("postgres"), "{}", down.body);
+    assert_eq!(server.get("/healthz", &[]).status, 200);
+
+    proxy.up();
+    let started = Instant::now();
+    while server.get("/readyz", &[]).status != 200 {
+        assert!(started.elapsed() < Duration::from_secs(10), "never ready");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // A newer agentx migrated the database under this server: not ready, by the schema.
+    psql(
+        &url,
+        "INSERT INTO agentx.migrations (version, description) VALUES (999, 'a later build')",
+    );
+    let newer = server.get("/readyz", &[]);
+    assert_eq!(newer.status, 503, "{newer:?}");
+    assert_eq!(newer.json()["failing"], "schema", "{}", newer.body);
+    assert_eq!(newer.json()["checks"]["store"], "ok", "{}", newer.body);
+    // This build's commands refuse the newer database; its `store init` never downgrades.
+    let refused = json_in(root, &["clarify", "list"]);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(refused.stdout.contains("upgrade agentx"), "{refused:?}");
+    let init = run([root_arg(root), "store".into(), "init".into()]);
+    assert_eq!(init.code, 0, "{init:?}");
+    assert!(init.stdout.contains("version 999 is current"), "{init:?}");
+    psql(&url, "DELETE FROM agentx.migrations WHERE version = 999");
+    assert_eq!(server.get("/readyz", &[]).status, 200);
+}

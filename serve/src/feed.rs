@@ -142,6 +142,8 @@ async fn follow(
         feed = back;
         match changed {
             Ok(changed) => {
+                app.metrics
+                    .feed_heard(agentx_clarify_store::clock::system_now_ms());
                 if let Some((down, failures)) = backoff.succeeded() {
                     crate::log::line(&format!(
                         "the store's change feed is back after {:.1} s ({failures} failed looks)",

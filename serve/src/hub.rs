@@ -69,6 +69,8 @@ pub struct App {
     pub routes: std::sync::Arc<tokio::sync::Semaphore>,
     /// The open event streams of each credential (`limits.rs`).
     pub streams: crate::limits::Streams,
+    /// The series `/metrics` shows (kept whether or not it is served: counting is cheap).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl App {
@@ -154,6 +156,7 @@ impl App {
             open: OpenRecords::default(),
             routes,
             streams: crate::limits::Streams::default(),
+            metrics: crate::metrics::Metrics::default(),
         })
     }
 

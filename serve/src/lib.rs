@@ -10,7 +10,7 @@
 //! [`router::router`].
 #![forbid(unsafe_code)]
 
-// From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`,
+// From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`, `ready`,
 // `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
 // keep the state current; all of them share `hub::App`, which holds what sits below it
 // (`sessions`, `tokens`, `open`); `html`, `log` and `backoff` are leaves. No module imports one above it.
@@ -30,10 +30,13 @@ mod limits;
 pub mod links;
 mod log;
 mod mcp_http;
+mod metrics;
 mod next;
+mod observe;
 mod open;
 mod open_follow;
 mod pages;
+mod ready;
 mod router;
 mod security;
 mod sessions;
@@ -60,6 +63,8 @@ pub struct Options {
     pub tls: Option<(PathBuf, PathBuf)>,
     pub behind_proxy: bool,
     pub no_worker: bool,
+    /// `--log-format json`: one JSON object per log line (docs/protocol.md §23.3).
+    pub json_log: bool,
 }
 
 /// How long shutdown waits for requests in flight.
@@ -114,6 +119,7 @@ fn check_name(name: &str) -> Result<(), ClarifyError> {
 /// Runs the server until SIGINT or SIGTERM. Returns the exit status: 0 after a clean
 /// shutdown, 2 when the options are refused (the reason on stderr).
 pub fn run(opts: Options) -> Result<i32, ClarifyError> {
+    log::set_json(opts.json_log);
     let (addr, https) = match check(&opts) {
         Ok(v) => v,
         Err(Refused(why)) => {
@@ -136,6 +142,21 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
     // synchronous PostgreSQL client must not run on the async threads. The workspace is
     // opened once, here, with the hub's runner (A2A agents and processes, as the CLI's).
     let ws = Arc::new(agentx_clarify_a2a::open_workspace_watching(&opts.root)?);
+    // `[serve] metrics*` from the bytes the handle read (the settings file is read once).
+    let env = |name: &str| std::env::var(name).ok();
+    let metrics = match metrics::settings::read(ws.current().files.settings().bytes(), env) {
+        Ok(m) => m,
+        Err(Refused(why)) => {
+            eprintln!("error: {why}");
+            return Ok(2);
+        }
+    };
+    let metrics_listener = match metrics.listen {
+        Some(at) => {
+            Some(metrics::listen(at).map_err(|e| io(&format!("cannot listen on {at}"), e))?)
+        }
+        None => None,
+    };
     let state = Arc::new(hub::App::new(ws, opts.public_url.as_deref(), bound, https)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -144,7 +165,19 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .map_err(|e| ClarifyError::Io {
             message: format!("cannot start the server's runtime: {e}"),
         })?;
-    let code = runtime.block_on(serve(opts, listener, bound, https, Arc::clone(&state)));
+    let face = metrics::Exposed {
+        settings: metrics,
+        listener: metrics_listener,
+        worker: !opts.no_worker,
+    };
+    let code = runtime.block_on(serve(
+        opts,
+        listener,
+        bound,
+        https,
+        Arc::clone(&state),
+        face,
+    ));
     // Store calls still running on the blocking pool get the rest of the grace period; a
     // task the runtime drops never holds the last reference to the state, so its store —
     // PostgreSQL connections, whose synchronous client blocks as it closes and must not be
@@ -160,11 +193,13 @@ async fn serve(
     bound: SocketAddr,
     https: bool,
     state: Arc<hub::App>,
+    metrics: metrics::Exposed,
 ) -> Result<i32, ClarifyError> {
     let io = |what: &str, e: std::io::Error| ClarifyError::Io {
         message: format!("{what}: {e}"),
     };
     let handle = axum_server::Handle::new();
+    let extra = metrics.start(&state, &handle);
 
     // The change feed, the live pages and the worker all stop on the signal.
     let (to_view, view_changes) = tokio::sync::mpsc::unbounded_channel();
@@ -223,10 +258,33 @@ async fn serve(
     let acceptor = conns::Acceptor {
         conns: Arc::clone(&conns),
     };
-    let router = router::router(Arc::clone(&state))
+    let router = router::router(Arc::clone(&state), extra)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            observe::observe,
+        ))
         .layer(axum::middleware::from_fn_with_state(conns, conns::track));
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
-    let served = match &opts.tls {
+    let served = serve_on(listener, opts.tls.as_ref(), acceptor, handle, service).await?;
+    served.map_err(|e| io("the server stopped", e))?;
+    log::line("stopped");
+    Ok(0)
+}
+
+/// Serves `service` on `listener` until the handle shuts it down: over TLS with `tls`'s
+/// certificate and key, else plain. `Err` when it could not start; the serving's own end
+/// (`Ok(result)`) otherwise.
+async fn serve_on(
+    listener: std::net::TcpListener,
+    tls: Option<&(PathBuf, PathBuf)>,
+    acceptor: conns::Acceptor,
+    handle: axum_server::Handle<SocketAddr>,
+    service: axum::extract::connect_info::IntoMakeServiceWithConnectInfo<axum::Router, SocketAddr>,
+) -> Result<std::io::Result<()>, ClarifyError> {
+    let io = |what: &str, e: std::io::Error| ClarifyError::Io {
+        message: format!("{what}: {e}"),
+    };
+    Ok(match tls {
         Some((cert, key)) => {
             let _ = rustls::crypto::ring::default_provider().install_default();
             let config = axum_server::tls_rustls::RustlsConfig::from_pem_file(cert, key)
@@ -250,10 +308,7 @@ async fn serve(
             slow_clients(server.http_builder());
             server.serve(service).await
         }
-    };
-    served.map_err(|e| io("the server stopped", e))?;
-    log::line("stopped");
-    Ok(0)
+    })
 }
 
 /// A client that sends its headers slower than this is dropped (slowloris).

@@ -111,6 +111,11 @@ impl OpenRecords {
         guard.as_mut().map(f)
     }
 
+    /// The feed revision the view has applied (`/metrics`: how far it is behind).
+    pub fn applied_revision(&self) -> u64 {
+        self.applied.load(Ordering::SeqCst)
+    }
+
     /// Every change of the feed up to `revision` is in the view.
     pub fn applied(&self, revision: u64) {
         self.applied.fetch_max(revision, Ordering::SeqCst);

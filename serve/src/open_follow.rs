@@ -53,7 +53,11 @@ pub fn start(app: Arc<App>, mut changes: UnboundedReceiver<Change>) {
             // Every change up to this revision is in what the read below sees; later ones
             // wait on the queue and are applied after it.
             let start = app.revision.load(Ordering::SeqCst);
-            match app.in_background(read_all).await {
+            let tallies = Arc::clone(&app);
+            match app
+                .in_background(move |ws| read_all(ws, &tallies.metrics.tallies))
+                .await
+            {
                 Ok(view) => {
                     let open = view.len();
                     app.open.put(Some(view));
@@ -95,15 +99,18 @@ pub fn start(app: Arc<App>, mut changes: UnboundedReceiver<Change>) {
     });
 }
 
-/// Every ledger, as `clarify list` reads them.
+/// Every ledger, as `clarify list` reads them; each one's figures go to `tallies` (`/metrics`).
 fn read_all(
     ws: &agentx_clarify_workspace::WorkspaceStore,
+    tallies: &crate::metrics::tally::Tallies,
 ) -> Result<View, agentx_clarify_core::ClarifyError> {
     let (ledgers, errors) = query::read_all(ws)?;
     let mut view = View::default();
     for l in ledgers {
+        tallies.set(l.issue_number, Some(&l));
         view.set(l.issue_number, Some(l));
     }
+    tallies.completed();
     for e in errors {
         view.unreadable(e);
     }
@@ -169,7 +176,10 @@ async fn follow(
         let updated = app.open.update(|view| {
             for (issue, ledger) in read {
                 match ledger {
-                    Ok(l) => view.set(issue, l),
+                    Ok(l) => {
+                        app.metrics.tallies.set(issue, l.as_ref());
+                        view.set(issue, l);
+                    }
                     Err(e) => view.failed(issue, &e),
                 }
             }

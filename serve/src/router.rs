@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 
 use crate::hub::App;
 
-/// Every path of docs/protocol.md §23 this server answers, the security layer in front.
-pub fn router(app: Arc<App>) -> Router {
+/// Every path of docs/protocol.md §23 this server answers, the security layer in front;
+/// `extra` holds the routes the settings turn on (`/metrics` on this listener).
+pub fn router(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
     Router::new()
         .route("/", get(crate::pages::inbox))
         .route("/clarifications/{id}", get(crate::pages::thread))
@@ -32,9 +33,11 @@ pub fn router(app: Arc<App>) -> Router {
             get(crate::answers::page).post(crate::answers::answer),
         )
         .route("/healthz", get(healthz))
+        .route("/readyz", get(crate::ready::readyz))
         .merge(crate::mcp_http::router(Arc::clone(&app)))
         .route("/assets/{file}", get(crate::assets::asset))
         .merge(crate::a2a::routes())
+        .merge(extra)
         .fallback(crate::security::not_found)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),

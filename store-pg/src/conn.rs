@@ -131,9 +131,16 @@ pub(crate) fn checkout(url: &str) -> Result<Conn, ClarifyError> {
         }
     }
     let mut conn = connect_unchecked(url)?;
-    let target = describe(url);
+    check_version(&mut conn, &describe(url))?;
+    Ok(conn)
+}
+
+/// `Ok` when the schema of `conn`'s database is this build's, else the `IO_ERROR` naming what
+/// to run: every new connection, and `/readyz` on a pooled one (an upgrade may have migrated
+/// the database under a running server).
+pub(crate) fn check_version(conn: &mut Conn, target: &str) -> Result<(), ClarifyError> {
     match schema::current(&mut conn.client)
-        .map_err(|e| failure(&target, "read the schema version", Phase::Connect, &e))?
+        .map_err(|e| failure(target, "read the schema version", Phase::Connect, &e))?
     {
         None => Err(io(format!(
             "{target} has no AgentX schema: run `agentx store init`"
@@ -146,7 +153,7 @@ pub(crate) fn checkout(url: &str) -> Result<Conn, ClarifyError> {
             "{target} has schema version {v}, newer than this agentx understands ({}): upgrade agentx",
             schema::VERSION
         ))),
-        Some(_) => Ok(conn),
+        Some(_) => Ok(()),
     }
 }
 

@@ -126,6 +126,13 @@ impl PgStore {
             .map_err(|e| failure(&describe(url), "create the schema", Phase::Before, &e))
     }
 
+    /// `Ok` when the database answers and its schema is this build's version: read again on
+    /// every call (`/readyz`), as a connection only checks it when it is opened.
+    pub fn check_schema(&self) -> Result<(), ClarifyError> {
+        let mut conn = self.conn()?;
+        conn::check_version(conn.get()?, &self.target)
+    }
+
     /// The database, as messages name it (no password).
     pub fn target(&self) -> &str {
         &self.target

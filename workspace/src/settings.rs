@@ -59,6 +59,12 @@ impl Settings {
         .map_err(Clone::clone)
     }
 
+    /// The file's bytes as read (`None`: no settings file), for a shell's own tables
+    /// (`agentx serve`'s `[serve] metrics*`) without reading the file again.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.bytes.as_deref()
+    }
+
     /// The settings every command reads (`[clarify]`, `[audit]`, `[mcp]`, `[serve]`; every
     /// strict table's keys checked), without the runner tables.
     pub fn config(&self) -> Result<&Config, ClarifyError> {

@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// Do not run the monitor at the core's next wake-up
     #[arg(long)]
     pub no_worker: bool,
+    /// The log on stderr: `text` (lines for a person) or `json` (one object per line, with
+    /// every request: for a log shipper)
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -99,6 +103,7 @@ pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
         tls,
         behind_proxy: args.behind_proxy,
         no_worker: args.no_worker,
+        json_log: args.log_format == "json",
     })
 }
 
