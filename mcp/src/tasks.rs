@@ -113,7 +113,7 @@ fn message(record: &Record) -> String {
             "answered: {a} — settle it with clarify_resolve or ask on with clarify_follow_up"
         ),
         (Status::Escalated, _) => String::from("escalated: waits for a person's decision"),
-        (status, _) => format!("{}", status.as_str()),
+        (status, _) => status.as_str().to_owned(),
     }
 }
 
