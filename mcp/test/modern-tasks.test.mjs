@@ -10,56 +10,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
 import { cli, workspace } from "./harness.mjs";
-import { post, serve, token } from "./http-harness.mjs";
-import { MODERN, connectModernHttp } from "./modern-harness.mjs";
+import { serve, token } from "./http-harness.mjs";
+import { TASKS, askTask as createTask, connectModernHttp, extensionRequest, rawTool } from "./modern-harness.mjs";
 
-const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 const FORMS = { elicitation: { form: {} } };
-
-/** A result schema that takes the server's answer as it is (a Standard Schema). */
-const AS_IS = { "~standard": { version: 1, vendor: "agentx-test", validate: (value) => ({ value }) } };
-
-const raw = (c, method, params) => c.request({ method, params }, AS_IS);
-
-let n = 0;
-/** A raw 2026-07-28 `tools/call` of clarify_ask as `secret` declaring `capabilities`. */
-async function rawAsk(url, secret, args, capabilities = TASKS) {
-  n += 1;
-  const body = {
-    jsonrpc: "2.0",
-    id: n,
-    method: "tools/call",
-    params: {
-      name: "clarify_ask",
-      arguments: args,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-      },
-    },
-  };
-  const res = await post(url, body, {
-    authorization: `Bearer ${secret}`,
-    "mcp-protocol-version": MODERN,
-    "mcp-method": "tools/call",
-    "mcp-name": "clarify_ask",
-  });
-  assert.equal(res.status, 200, res.text);
-  const json = res.text.trimStart().startsWith("{")
-    ? res.text
-    : res.text
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim())
-        .find((d) => d.includes(`"id":${n}`));
-  return JSON.parse(json);
-}
+const raw = extensionRequest;
 
 async function askTask(url, secret, issue, extra = {}, capabilities = TASKS) {
-  const args = { to: "architect", topic: "Cache", question: `Which cache (${issue})?`, issue, wait: "task", ...extra };
-  const { result: created } = await rawAsk(url, secret, args, capabilities);
-  assert.equal(created?.resultType, "task", JSON.stringify(created));
+  const created = await createTask(url, secret, issue, extra, capabilities);
   assert.match(created.taskId, /^CLR-\d+-\d{3}$/);
   assert.equal(created.status, "working");
   assert.equal(created.ttlMs, null, "the ledger keeps the record: no TTL");
@@ -179,7 +137,7 @@ describe("clarify_ask as an MCP task, 2.x client over HTTP", () => {
 
     const before = cli(ws.root, ["clarify", "show", "--issue", "66"]);
     const args = { to: "architect", topic: "Cache", question: "Which?", issue: 66, wait: "task" };
-    const { result: refused } = await rawAsk(server.url, secret, args, {});
+    const { result: refused } = await rawTool(server.url, secret, "clarify_ask", args, {});
     assert.equal(refused.isError, true, JSON.stringify(refused));
     assert.match(refused.content[0].text, /io\.modelcontextprotocol\/tasks/);
     assert.deepEqual(cli(ws.root, ["clarify", "show", "--issue", "66"]), before, "nothing was written");
