@@ -259,3 +259,57 @@ pub async fn cancel(hub: &Hub, agent: &str, id: &str) -> Result<(), ErrorData> {
     .map(|_| ())
     .map_err(|e| ErrorData::invalid_params(e.to_string(), None))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of `max` rounds whose thread is the question of round 1, then `rest`.
+    fn record(max: u32, rest: &str) -> Record {
+        let q = r#"{"round":1,"from":"engineer","type":"question","body":"Which?","timestamp":"2026-11-22T10:00:00.000Z"}"#;
+        let text = format!(
+            r#"{{"issueNumber":1,"clarifications":[{{"id":"CLR-1-001","from":"engineer","to":"architect","topic":"Cache","blocking":true,"status":"pending","round":1,"maxRounds":{max},"slaMinutes":30,"thread":[{q}{rest}]}}]}}"#
+        );
+        let ledger =
+            agentx_clarify_core::Ledger::parse("issue-1.json", text.as_bytes(), Some(1)).unwrap();
+        ledger.clarifications[0].clone()
+    }
+
+    fn entry(kind: &str, from: &str) -> String {
+        format!(
+            r#",{{"round":1,"from":"{from}","type":"{kind}","body":"LRU","timestamp":"2026-11-22T10:05:00.000Z"}}"#
+        )
+    }
+
+    #[test]
+    fn a_record_maps_to_the_task_status_of_its_state() {
+        let answer = entry("answer", "architect");
+        let cases = [
+            (record(3, ""), TaskStatus::Working),
+            (record(3, &answer), TaskStatus::Working),
+            (record(1, &answer), TaskStatus::Completed),
+            (
+                record(3, &format!("{answer}{}", entry("resolution", "engineer"))),
+                TaskStatus::Completed,
+            ),
+            (
+                record(3, &entry("escalation", "engineer")),
+                TaskStatus::Working,
+            ),
+            (
+                record(3, &entry("abandonment", "engineer")),
+                TaskStatus::Cancelled,
+            ),
+        ];
+        for (r, want) in cases {
+            assert_eq!(status_of(&r), want, "{:?}", r.current_status());
+        }
+        let open = record(3, &answer);
+        assert!(message(&open).contains("LRU"), "{}", message(&open));
+        let task = base(&open, TaskStatus::Working, message(&open));
+        assert_eq!(task.task_id, "CLR-1-001");
+        assert_eq!(task.created_at, "2026-11-22T10:00:00.000Z");
+        assert_eq!(task.last_updated_at, "2026-11-22T10:05:00.000Z");
+        assert_eq!(task.ttl_ms, None);
+    }
+}
