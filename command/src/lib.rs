@@ -54,12 +54,7 @@ pub mod seen;
 pub mod signals;
 pub mod status;
 pub mod store;
-// The names the traits had before they were filed under `store/` and `mem/`.
 pub use monitor::timeouts;
-pub use store::{
-    delegations as store_delegations, feed as store_feed, keys as store_keys,
-    leases as store_leases, runs as store_runs,
-};
 
 pub use guard::guarded;
 pub use json::vector;
@@ -77,15 +72,8 @@ pub use query::{
 pub use reopen::reopen;
 pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, Runner};
 pub use status::{hook, state_get, state_set, HookEvent, HookOutcome, StateOutcome};
+pub use store::feed::{Changed, Wake};
+pub use store::leases::{LeaseGuard, LeaseTake};
 pub use store::paths;
+pub use store::runs::{run_log_name, RUNS_DIR};
 pub use store::{Files, LedgerRead, RawLedger, Scope, Sides, State, Store};
-pub use store_feed::{Changed, Wake};
-pub use store_leases::{LeaseGuard, LeaseTake};
-pub use store_runs::{run_log_name, RUNS_DIR};
-// The traits' names before the seam was split into files and state (docs/protocol.md §21):
-// each is now the side, or the whole store, that holds its methods.
-pub use store::State as FeedStore;
-pub use store::Store as DelegationStore;
-pub use store::Store as KeyStore;
-pub use store::Store as LeaseStore;
-pub use store::Store as RunStore;

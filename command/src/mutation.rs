@@ -160,8 +160,10 @@ pub fn decide<S: Store>(
         decide_op(
             ledger,
             id,
-            message.clone(),
-            value.clone(),
+            agentx_clarify_core::ops::Verdict {
+                message: message.clone(),
+                value: value.clone(),
+            },
             config,
             now,
             signers,

@@ -83,7 +83,16 @@ pub fn ingest<S: Store>(
             delegations,
         };
         signals::ingest(
-            &parsed, ctx, &existing, &config, &workflows, &manifests, now, &signers,
+            &parsed,
+            ctx,
+            &existing,
+            signals::Rules {
+                config: &config,
+                workflows: &workflows,
+                manifests: &manifests,
+            },
+            now,
+            &signers,
         )
     };
     // Nothing to write on an issue with no ledgers yet (every block invalid or refused, or no

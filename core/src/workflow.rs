@@ -200,17 +200,6 @@ impl Workflows {
         );
     }
 
-    /// Like [`Workflows::insert_text`], naming the file as the user knows it in errors.
-    pub fn insert_text_as(&mut self, name: &str, file: &str, text: &str) {
-        self.by_type.insert(
-            name.to_owned(),
-            WorkflowSource::Text {
-                file: file.to_owned(),
-                text: text.to_owned(),
-            },
-        );
-    }
-
     /// A workflow file's bytes as read from disk: a BOM is skipped; bytes that are not UTF-8
     /// make this workflow (only) `CONFIG_INVALID`, naming the file and the byte offset, when
     /// a request uses it — like a file that does not parse.

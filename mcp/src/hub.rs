@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use agentx_clarify_command::{Mutation, State};
 use agentx_clarify_core::config::ElicitPolicy;
@@ -264,11 +263,6 @@ impl Hub {
             }
             Err(_) => {}
         }
-    }
-
-    /// The pause between two checks (the same for every store: a look costs little).
-    pub fn poll(&self, files: Duration) -> Duration {
-        files
     }
 
     /// [`Hub::call`] as `viewer` may see it (`None`: as it is). Over HTTP a read is narrowed

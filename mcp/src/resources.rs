@@ -277,7 +277,7 @@ async fn run(watch: Arc<Watch>, hub: Hub, peer: Peer<RoleServer>) {
                 }
             }
             None => {
-                tokio::time::sleep(hub.poll(WATCH_EVERY)).await;
+                tokio::time::sleep(WATCH_EVERY).await;
                 if peer.is_transport_closed() {
                     return;
                 }

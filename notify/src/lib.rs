@@ -9,6 +9,8 @@
 
 pub mod github;
 pub mod home;
+pub mod links;
+mod mail;
 mod pass;
 
 pub use pass::{deliverer, pass, pass_with, preview, PassReport};
@@ -132,6 +134,24 @@ pub fn send(
             status: 0,
             elapsed: started.elapsed(),
         }),
+        Outgoing::Mail {
+            subject,
+            text,
+            html,
+            thread,
+        } => {
+            let mail = mail::Mail {
+                event: &event.id,
+                subject: &subject,
+                text: &text,
+                html: &html,
+                thread: &thread,
+            };
+            mail::send(sink, &mail, &|v| std::env::var(v).ok()).map(|()| Delivered {
+                status: 250,
+                elapsed: started.elapsed(),
+            })
+        }
     }
 }
 

@@ -215,7 +215,7 @@ fn send_all(
                 r => r.map(|_| ()).map_err(|e| e.to_string()),
             }
         } else {
-            deliver(sinks, ledgers, d, public_url)
+            deliver(home, sinks, ledgers, d, public_url, at())
         };
         sent.results.push((key.clone(), result, at()));
     }
@@ -253,12 +253,15 @@ fn still_owed_now<S: Store>(home: &Home<'_, S>, ledgers: &[Ledger], d: &Delivery
     }
 }
 
-/// Sends one delivery: the event rebuilt from the record as it is now.
+/// Sends one delivery: the event rebuilt from the record as it is now, with its actions (the
+/// answer links of a sink that has them, minted for this try).
 fn deliver(
+    home: &Home<'_, WorkspaceStore>,
     sinks: &[Sink],
     ledgers: &[Ledger],
     d: &Delivery,
     public_url: Option<&str>,
+    now: i64,
 ) -> Result<(), String> {
     let sink = sinks
         .iter()
@@ -284,7 +287,7 @@ fn deliver(
             record.id
         )
     });
-    let event = Event::of_record(
+    let mut event = Event::of_record(
         d.event.clone(),
         d.name,
         Timestamp::from_ms(at),
@@ -293,6 +296,26 @@ fn deliver(
         None,
         url.as_deref(),
     );
+    let actions = match public_url {
+        Some(base) if sink.answer_links => {
+            let carrier = crate::links::Carrier {
+                sink,
+                record,
+                issue: d.issue,
+                delivery: &d.event,
+                base,
+            };
+            let store = home.0;
+            let config =
+                agentx_clarify_command::Files::load_config(store).map_err(|e| e.to_string())?;
+            crate::links::mint(store, &config, &carrier, now).map_err(|e| e.to_string())?
+        }
+        _ => Vec::new(),
+    };
+    if let Some(data) = event.data.as_object_mut() {
+        let all = actions.iter().map(crate::links::Action::json).collect();
+        data.insert("actions".into(), serde_json::Value::Array(all));
+    }
     let secret =
         crate::secret_of(sink, |var| std::env::var(var).ok()).map_err(|e| e.to_string())?;
     let sent_at = agentx_clarify_store::clock::system_now_ms() / 1000;

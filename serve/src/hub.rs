@@ -47,6 +47,9 @@ pub struct App {
     pub tokens: Tokens,
     pub sessions: Sessions,
     pub login: Logins,
+    /// Unknown answer links tried, counted as failed sign-ins are (their own counts: a burst
+    /// of them never slows a sign-in).
+    pub link_failures: Logins,
     /// Changes seen by the feed, to the live pages and the worker.
     pub changes: broadcast::Sender<Change>,
     /// Set once on SIGINT/SIGTERM.
@@ -142,6 +145,7 @@ impl App {
             tokens,
             sessions,
             login: Logins::default(),
+            link_failures: Logins::default(),
             changes,
             shutdown,
             public_url: Some(links_to),
@@ -170,21 +174,41 @@ impl App {
     /// store call is ([`App::bounded`]). `by` makes the entries a person's (`human`, `by`,
     /// `via: "web"`).
     pub async fn call(&self, op: String, input: Value, by: Option<String>) -> Value {
+        match by {
+            Some(name) => {
+                let by = agentx_clarify_core::ops::Attribution {
+                    by: name,
+                    via: "web".into(),
+                    reference: None,
+                };
+                self.call_by(op, input, by).await
+            }
+            None => {
+                let ws = Arc::clone(&self.ws);
+                let done = self
+                    .bounded(move || {
+                        let now = agentx_clarify_store::clock::system_now_ms();
+                        Ok(ws.call(&op, &input, now))
+                    })
+                    .await;
+                done.unwrap_or_else(|e| agentx_clarify_core::envelope::failure(&e))
+            }
+        }
+    }
+
+    /// [`App::call`] as a person's entry with its attribution as given (an answer link's
+    /// `by`, `via` and `ref`).
+    pub async fn call_by(
+        &self,
+        op: String,
+        input: Value,
+        by: agentx_clarify_core::ops::Attribution,
+    ) -> Value {
         let ws = Arc::clone(&self.ws);
         let done = self
             .bounded(move || {
                 let now = agentx_clarify_store::clock::system_now_ms();
-                Ok(match by {
-                    Some(name) => {
-                        let by = agentx_clarify_core::ops::Attribution {
-                            by: name,
-                            via: "web".into(),
-                            reference: None,
-                        };
-                        ws.call_as(&op, &input, now, &by)
-                    }
-                    None => ws.call(&op, &input, now),
-                })
+                Ok(ws.call_as(&op, &input, now, &by))
             })
             .await;
         done.unwrap_or_else(|e| agentx_clarify_core::envelope::failure(&e))

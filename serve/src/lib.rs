@@ -15,6 +15,8 @@
 // keep the state current; all of them share `hub::App`, which holds what sits below it
 // (`sessions`, `tokens`, `open`); `html`, `log` and `backoff` are leaves. No module imports one above it.
 mod a2a;
+mod answer_view;
+mod answers;
 mod api;
 mod assets;
 mod auth;

@@ -27,6 +27,10 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/login/link", post(crate::auth::mint_link))
         .route("/logout", post(crate::auth::logout))
+        .route(
+            "/a/{token}",
+            get(crate::answers::page).post(crate::answers::answer),
+        )
         .route("/healthz", get(healthz))
         .merge(crate::mcp_http::router(Arc::clone(&app)))
         .route("/assets/{file}", get(crate::assets::asset))

@@ -77,9 +77,11 @@ fn ingest(c: &mut Criterion) {
                     &parsed,
                     &ctx,
                     &Existing::default(),
-                    &config,
-                    &workflows,
-                    &manifests,
+                    signals::Rules {
+                        config: &config,
+                        workflows: &workflows,
+                        manifests: &manifests,
+                    },
                     T0,
                     &Signers::default(),
                 )

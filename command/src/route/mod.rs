@@ -17,7 +17,7 @@ use agentx_clarify_core::names::{ClarificationId, AGENT_X};
 use agentx_clarify_core::ops::{allowed_ops, who_may, Op};
 use agentx_clarify_core::routing::{
     build_prompt, decide, interpret, replies, Decision, Interpretation, Invocation, Outcome,
-    PromptInput, RunResult,
+    PromptInput, RunOf, RunResult,
 };
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{ClarifyError, Config, Event, EventType, Ledger, Record, Workflows};
@@ -412,9 +412,11 @@ fn decide_locked<S: Store>(
     store.update_ledger(issue, rules.config, AGENT_X, |current| {
         let d = decide(
             current.as_ref(),
-            id,
-            round,
-            reading,
+            RunOf {
+                id,
+                round,
+                run: reading,
+            },
             rules.config,
             rules.workflows,
             now,

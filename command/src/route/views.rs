@@ -5,7 +5,7 @@
 //! [`super::route`], on the ledger as it stands, nothing written.
 
 use agentx_clarify_core::routing::{
-    decide, interpret, Interpretation, Invocation, Outcome, RunResult,
+    decide, interpret, Interpretation, Invocation, Outcome, RunOf, RunResult,
 };
 use agentx_clarify_core::{ClarifyError, Event, EventType};
 use serde_json::{json, Map, Value};
@@ -109,9 +109,11 @@ pub fn route_outcome<S: Store + crate::store::Store>(
     let signers = crate::store::keys::signers(store)?;
     let decision = decide(
         Some(ledger),
-        id,
-        round,
-        &reading,
+        RunOf {
+            id,
+            round,
+            run: &reading,
+        },
         &config,
         &workflows,
         now,

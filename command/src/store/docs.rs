@@ -20,6 +20,9 @@ pub const TOKENS: &str = "tokens";
 /// The sign-in sessions of `agentx serve`, by the hashes of their cookies (docs/protocol.md
 /// §23): every server on the store knows them, and they outlive a restart.
 pub const SESSIONS: &str = "sessions";
+/// The answer links of notifications, by the hashes of their tokens (docs/protocol.md §35):
+/// every server on the store honours them, and the first use wins on all of them.
+pub const ANSWER_LINKS: &str = "answer-links";
 
 /// Whether `name` may name a state document: lowercase letters and `-`, so it is a plain file
 /// name in the state directory, never a path.

@@ -75,12 +75,6 @@ pub fn delegation_path(issue: u32) -> String {
     format!("{DELEGATIONS_DIR}issue-{issue}.json")
 }
 
-/// A delegation ledger as reports name it: `delegations/issue-<n>.json` (a clarification
-/// ledger is `issue-<n>.json`).
-pub fn delegation_file(issue: u32) -> String {
-    format!("delegations/issue-{issue}.json")
-}
-
 /// `.agentx/agents/<agent>.toml`.
 pub fn manifest_path(agent: &str) -> String {
     format!("{AGENTS_DIR}{agent}.toml")

@@ -262,6 +262,16 @@ impl Serialize for Entry {
     }
 }
 
+/// What an entry about to be appended says ([`Record::append_entry`] dates, chains and signs it).
+pub struct NewEntry<'a> {
+    pub kind: EntryKind,
+    pub from: &'a str,
+    pub body: &'a str,
+    /// The entry's typed value (docs/protocol.md §22).
+    pub value: Option<Value>,
+    /// More fields (`by`, `via` of a person, docs/protocol.md §23), hashed like every field.
+    pub extra: Map<String, Value>,
+}
 impl Record {
     /// Writes the record's fields; `fold` replaces the stored snapshot (outputs), `None`
     /// writes it as stored (files, where `seal` made it the fold already).
@@ -646,50 +656,26 @@ impl Record {
         at_ms: i64,
         signers: &Signers,
     ) -> i64 {
-        self.append_entry(kind, from, body, None, at_ms, signers, Map::new())
-    }
-
-    /// [`Record::append_signed`] with the entry's typed `value` (docs/protocol.md §22), hashed with it.
-    pub fn append_valued(
-        &mut self,
-        kind: EntryKind,
-        from: &str,
-        body: &str,
-        value: Option<Value>,
-        at_ms: i64,
-        signers: &Signers,
-    ) -> i64 {
-        self.append_entry(kind, from, body, value, at_ms, signers, Map::new())
-    }
-
-    /// [`Record::append_signed`] with more fields on the entry (`by`, `via` of a person who
-    /// answered through the server, docs/protocol.md §23): hashed like every field, written only when
-    /// given, so ledgers without them hash and verify as before.
-    pub fn append_signed_with(
-        &mut self,
-        kind: EntryKind,
-        from: &str,
-        body: &str,
-        at_ms: i64,
-        signers: &Signers,
-        extra: Map<String, Value>,
-    ) -> i64 {
-        self.append_entry(kind, from, body, None, at_ms, signers, extra)
+        let entry = NewEntry {
+            kind,
+            from,
+            body,
+            value: None,
+            extra: Map::new(),
+        };
+        self.append_entry(entry, at_ms, signers)
     }
 
     /// The one way an entry is appended: its typed `value` (docs/protocol.md §22) and any more fields
     /// (`by`, `via`, docs/protocol.md §23) hashed with it.
-    #[allow(clippy::too_many_arguments)] // the entry's fields, each its own argument
-    pub fn append_entry(
-        &mut self,
-        kind: EntryKind,
-        from: &str,
-        body: &str,
-        value: Option<Value>,
-        at_ms: i64,
-        signers: &Signers,
-        extra: Map<String, Value>,
-    ) -> i64 {
+    pub fn append_entry(&mut self, new: NewEntry<'_>, at_ms: i64, signers: &Signers) -> i64 {
+        let NewEntry {
+            kind,
+            from,
+            body,
+            value,
+            extra,
+        } = new;
         let at_ms = self.clamp_now(at_ms);
         let round = match kind {
             EntryKind::Question => self.folded_round().saturating_add(1),

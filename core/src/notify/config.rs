@@ -22,14 +22,17 @@ pub enum SinkKind {
     Ntfy,
     /// A program with the event JSON on stdin; exit 0 is delivered.
     Command,
+    /// A mail over SMTP (STARTTLS or TLS): text and HTML, the options as answer links.
+    Email,
 }
 
 impl SinkKind {
-    pub const ALL: [SinkKind; 4] = [
+    pub const ALL: [SinkKind; 5] = [
         SinkKind::Webhook,
         SinkKind::Slack,
         SinkKind::Ntfy,
         SinkKind::Command,
+        SinkKind::Email,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl SinkKind {
             SinkKind::Slack => "slack",
             SinkKind::Ntfy => "ntfy",
             SinkKind::Command => "command",
+            SinkKind::Email => "email",
         }
     }
 }
@@ -123,7 +127,38 @@ pub struct Sink {
     pub agents: Vec<String>,
     pub after_minutes: u32,
     pub remind_every_minutes: u32,
+    /// `answer_links = true`: the sink's messages carry answer links (docs/protocol.md §35),
+    /// so whoever holds them may decide. Off by default: a shared sink's readers are many.
+    pub answer_links: bool,
+    /// How long an answer link lives, in hours: `[serve] answer_link_hours` (default 24),
+    /// copied to each sink so the deliverer has it beside the sink's own settings.
+    pub link_hours: f64,
+    /// email: where and how the mail is sent.
+    pub email: Option<Email>,
 }
+
+/// How an `email` sink reaches its SMTP server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Email {
+    pub host: String,
+    /// Default 587 (STARTTLS), 465 for `tls = "tls"`.
+    pub port: u16,
+    /// `starttls` (default: plain connection upgraded, refused without it) or `tls` (TLS from
+    /// the first byte).
+    pub tls: String,
+    pub from: String,
+    pub to: Vec<String>,
+    /// The names of the variables holding the SMTP user and password (both or neither).
+    pub username_env: Option<String>,
+    #[serde(skip)]
+    pub password_env: Option<String>,
+    /// A PEM file of certificates trusted beside the public roots (a company's own CA).
+    pub ca_file: Option<String>,
+}
+
+/// `[serve] answer_link_hours` when the file does not set it.
+pub const DEFAULT_LINK_HOURS: f64 = 24.0;
 
 impl Sink {
     /// Whether this sink is told of `event` on a record of `issue` between `from` and `to`.
@@ -136,6 +171,9 @@ impl Sink {
     /// The sink's destination fit for output: scheme and host of a URL (paths and queries of
     /// incoming-webhook URLs are their secret), the program of a command.
     pub fn destination(&self) -> String {
+        if let Some(email) = &self.email {
+            return format!("smtp://{}:{}", email.host, email.port);
+        }
         match (&self.url, self.command.first()) {
             (Some(url), _) => display_url(url),
             (None, Some(program)) => program.clone(),
@@ -172,6 +210,15 @@ const KEYS: &[&str] = &[
     "agents",
     "after_minutes",
     "remind_every_minutes",
+    "answer_links",
+    "host",
+    "port",
+    "tls",
+    "from",
+    "to",
+    "username_env",
+    "password_env",
+    "ca_file",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -191,9 +238,11 @@ pub fn parse_sinks(file: &str, bytes: &[u8]) -> Result<Vec<Sink>, ClarifyError> 
             ),
         ));
     };
+    let link_hours = link_hours(&src, doc.get_ref())?;
     let mut sinks: Vec<Sink> = Vec::with_capacity(tables.len());
     for table in tables {
-        let sink = sink(&src, table)?;
+        let mut sink = sink(&src, table)?;
+        sink.link_hours = link_hours;
         if sinks.iter().any(|s| s.name == sink.name) {
             return Err(src.error_at(
                 &table.span(),
@@ -235,7 +284,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
             src.error_at(
                 &kind_value.span(),
                 format!(
-                    "notify.kind must be one of webhook, slack, ntfy, command, found \"{}\"",
+                    "notify.kind must be one of webhook, slack, ntfy, command, email, found \"{}\"",
                     crate::error::shown(&kind_text)
                 ),
             )
@@ -262,28 +311,12 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         )?,
         None => Vec::new(),
     };
-    match kind {
-        SinkKind::Command if command.is_empty() || url.is_some() => {
-            return Err(src.error_at(
-                &value.span(),
-                format!(
-                "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
-            ),
-            ))
-        }
-        SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
-            if url.is_none() || !command.is_empty() =>
-        {
-            return Err(src.error_at(
-                &value.span(),
-                format!(
-                    "[[notify]] \"{name}\" of kind {} needs url and no command",
-                    kind.as_str()
-                ),
-            ))
-        }
-        _ => {}
-    }
+    shape(src, value, &name, kind, url.is_some(), !command.is_empty())?;
+    let email = if kind == SinkKind::Email {
+        Some(email(src, value, &name, &get)?)
+    } else {
+        None
+    };
 
     let secret = match (get("secret_env"), get("secret")) {
         (Some(_), Some(v)) => {
@@ -350,6 +383,10 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
     };
     let after_minutes = minutes("after_minutes")?;
     let remind_every_minutes = minutes("remind_every_minutes")?;
+    let answer_links = match get("answer_links") {
+        Some(v) => src.boolean("notify.answer_links", v)?,
+        None => false,
+    };
     Ok(Sink {
         name,
         kind,
@@ -361,7 +398,126 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         agents,
         after_minutes,
         remind_every_minutes,
+        answer_links,
+        link_hours: DEFAULT_LINK_HOURS,
+        email,
     })
+}
+
+/// Whether a sink of `kind` has what it needs of `url` and `command` (one, never both).
+fn shape(
+    src: &Source<'_>,
+    value: &Value<'_>,
+    name: &str,
+    kind: SinkKind,
+    has_url: bool,
+    has_command: bool,
+) -> Result<(), ClarifyError> {
+    match kind {
+        SinkKind::Command if !has_command || has_url => {
+            Err(src.error_at(
+                &value.span(),
+                format!(
+                "[[notify]] \"{name}\" of kind command needs command = [program, args…] and no url"
+            ),
+            ))
+        }
+        SinkKind::Webhook | SinkKind::Slack | SinkKind::Ntfy
+            if !has_url || has_command =>
+        {
+            Err(src.error_at(
+                &value.span(),
+                format!(
+                    "[[notify]] \"{name}\" of kind {} needs url and no command",
+                    kind.as_str()
+                ),
+            ))
+        }
+        SinkKind::Email if has_url || has_command => {
+            Err(src.error_at(
+                &value.span(),
+                format!("[[notify]] \"{name}\" of kind email needs host, from and to, and no url or command"),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// An email sink's SMTP settings.
+fn email<'v>(
+    src: &Source<'_>,
+    value: &Value<'v>,
+    name: &str,
+    get: &dyn Fn(&str) -> Option<&'v Value<'v>>,
+) -> Result<Email, ClarifyError> {
+    let missing = |key: &str| {
+        src.error_at(
+            &value.span(),
+            format!("[[notify]] \"{name}\" of kind email needs {key}"),
+        )
+    };
+    let text = |key: &str| -> Result<Option<String>, ClarifyError> {
+        get(key)
+            .map(|v| src.string(&format!("notify.{key}"), v))
+            .transpose()
+    };
+    let host = text("host")?.ok_or_else(|| missing("host"))?;
+    let from = text("from")?.ok_or_else(|| missing("from"))?;
+    let to = match get("to") {
+        Some(v) => src.strings(
+            "notify.to",
+            v,
+            ("addresses", "addresses like \"ops@example.com\""),
+            |a| a.contains('@'),
+        )?,
+        None => return Err(missing("to")),
+    };
+    let tls = text("tls")?.unwrap_or_else(|| "starttls".into());
+    if tls != "starttls" && tls != "tls" {
+        return Err(src.error_at(
+            &get("tls").map_or(value.span(), |v| v.span()),
+            "notify.tls must be \"starttls\" or \"tls\"",
+        ));
+    }
+    let port = match get("port") {
+        Some(v) => u16::try_from(src.int("notify.port", v, 1, 65_535)?).unwrap_or(587),
+        None if tls == "tls" => 465,
+        None => 587,
+    };
+    let (username_env, password_env) = (text("username_env")?, text("password_env")?);
+    if username_env.is_some() != password_env.is_some() {
+        return Err(missing("username_env and password_env together"));
+    }
+    Ok(Email {
+        host,
+        port,
+        tls,
+        from,
+        to,
+        username_env,
+        password_env,
+        ca_file: text("ca_file")?,
+    })
+}
+
+/// `[serve] answer_link_hours`: a number of hours above 0, at most a week (a fraction is
+/// allowed: a link may be meant for the next few minutes only).
+fn link_hours(src: &Source<'_>, root: &toml::de::DeTable<'_>) -> Result<f64, ClarifyError> {
+    let Some(section) = crate::toml_read::get(root, "serve") else {
+        return Ok(DEFAULT_LINK_HOURS);
+    };
+    let serve = src.table("serve", section)?;
+    match crate::toml_read::get(serve, "answer_link_hours") {
+        Some(v) => {
+            let hours = src.float("answer_link_hours", v, 0.0, 168.0, "0 to 168")?;
+            if hours > 0.0 {
+                Ok(hours)
+            } else {
+                Err(src.error_at(&v.span(), "answer_link_hours must be above 0"))
+            }
+        }
+        None => Ok(DEFAULT_LINK_HOURS),
+    }
 }
 
 fn is_sink_name(name: &str) -> bool {
@@ -387,6 +543,35 @@ mod tests {
 
     fn parse(text: &str) -> Result<Vec<Sink>, String> {
         parse_sinks("config.toml", text.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_email_sink_and_answer_links_are_read_and_checked() {
+        let sinks = parse(
+            "[serve]\nanswer_link_hours = 0.5\n\n[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"smtp.example.com\"\nfrom = \"a@example.com\"\nto = [\"ops@example.com\"]\nanswer_links = true\n",
+        )
+        .unwrap_or_default();
+        let mail = &sinks[0];
+        assert!(mail.answer_links);
+        assert!((mail.link_hours - 0.5).abs() < f64::EPSILON);
+        let email = mail.email.clone().unwrap_or_else(|| unreachable!());
+        assert_eq!((email.port, email.tls.as_str()), (587, "starttls"));
+        assert_eq!(mail.destination(), "smtp://smtp.example.com:587");
+        let base = "[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"h\"\nfrom = \"a@example.com\"\n";
+        assert!(parse(base).unwrap_err().contains("needs to"));
+        let bad = format!("{base}to = [\"nobody\"]\n");
+        assert!(parse(&bad).unwrap_err().contains("addresses"));
+        let half = format!("{base}to = [\"o@example.com\"]\nusername_env = \"U\"\n");
+        assert!(parse(&half).unwrap_err().contains("together"));
+        let tls = format!("{base}to = [\"o@example.com\"]\ntls = \"none\"\n");
+        assert!(parse(&tls).unwrap_err().contains("starttls"));
+        let zero = "[serve]\nanswer_link_hours = 0\n[[notify]]\nname = \"n\"\nkind = \"ntfy\"\nurl = \"https://ntfy.sh/t\"\n";
+        assert!(parse(zero).unwrap_err().contains("above 0"));
+        let plain =
+            parse("[[notify]]\nname = \"n\"\nkind = \"ntfy\"\nurl = \"https://ntfy.sh/t\"\n")
+                .unwrap_or_default();
+        assert!(!plain[0].answer_links, "off by default");
+        assert!((plain[0].link_hours - DEFAULT_LINK_HOURS).abs() < f64::EPSILON);
     }
 
     #[test]
@@ -419,7 +604,7 @@ mod tests {
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"webhok\"\nurl = \"https://x.test/\"\n",
-                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, found \"webhok\"",
+                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, email, found \"webhok\"",
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"slack\"\n",

@@ -32,6 +32,14 @@ pub enum Outgoing {
         argv: Vec<String>,
         stdin: Vec<u8>,
     },
+    /// A mail (`multipart/alternative`); the shell adds the addresses and its ids. `thread`
+    /// names the record, so one record's mails thread together (`In-Reply-To`).
+    Mail {
+        subject: String,
+        text: String,
+        html: String,
+        thread: String,
+    },
 }
 
 impl Event {
@@ -116,7 +124,7 @@ impl Event {
                 "topic": format!("Test of the notification sink \"{sink}\""),
                 "status": null, "severity": null, "reason": "agentx notify test",
                 "question": null, "answer": null, "by": null, "value": null, "label": null,
-                "answerKind": null, "options": null, "url": null,
+                "answerKind": null, "options": null, "url": null, "actions": [],
             }),
         }
     }
@@ -266,6 +274,9 @@ impl Event {
                 if let Some(link) = link {
                     headers.push(("Click".to_owned(), header_text(link)));
                 }
+                if let Some(actions) = ntfy_actions(&self.data) {
+                    headers.push(("Actions".to_owned(), actions));
+                }
                 let detail = self.detail();
                 let body = if detail.is_empty() {
                     self.headline()
@@ -282,7 +293,137 @@ impl Event {
                 argv: sink.command.clone(),
                 stdin: self.json().to_string().into_bytes(),
             },
+            SinkKind::Email => self.mail(link),
         }
+    }
+
+    /// The mail of this event: the headline as the subject; the question, options and reason;
+    /// the answer links (each option's, then the answer page) and the thread's link. The
+    /// HTML part escapes every ledger text.
+    fn mail(&self, link: Option<&str>) -> Outgoing {
+        let headline = self.headline();
+        let detail = self.detail();
+        let actions: Vec<(String, String)> = self
+            .data
+            .get("actions")
+            .and_then(Value::as_array)
+            .map(|all| {
+                let mut pairs: Vec<(String, String)> = all
+                    .iter()
+                    .filter_map(|a| {
+                        let label = a.get("label").and_then(Value::as_str)?;
+                        let url = a.get("url").and_then(Value::as_str)?;
+                        Some((label.to_owned(), url.to_owned()))
+                    })
+                    .collect();
+                // The options first, the page ("Answer…") last: the usual choice on top.
+                if !pairs.is_empty() {
+                    let page = pairs.remove(0);
+                    pairs.push(page);
+                }
+                pairs
+            })
+            .unwrap_or_default();
+        let mut text = format!("{headline}\n\n{detail}\n");
+        let mut html = format!(
+            "<p><strong>{}</strong></p><p>{}</p>",
+            esc_html(&headline),
+            esc_html(&detail).replace('\n', "<br>")
+        );
+        if !actions.is_empty() {
+            text.push_str("\nDecide (opening a link shows the question; its button decides):\n");
+            html.push_str(
+                "<p>Decide (opening a link shows the question; its button decides):</p><ul>",
+            );
+            for (label, url) in &actions {
+                text.push_str(&format!("  {label}: {url}\n"));
+                html.push_str(&format!(
+                    "<li><a href=\"{}\">{}</a></li>",
+                    esc_html(url),
+                    esc_html(label)
+                ));
+            }
+            html.push_str("</ul>");
+        }
+        if let Some(link) = link {
+            text.push_str(&format!("\nThe thread: {link}\n"));
+            html.push_str(&format!(
+                "<p><a href=\"{}\">Open the thread</a></p>",
+                esc_html(link)
+            ));
+        }
+        let thread = self
+            .data
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.id)
+            .to_owned();
+        Outgoing::Mail {
+            subject: headline,
+            text,
+            html,
+            thread,
+        }
+    }
+}
+
+/// Text for HTML, element or quoted attribute.
+fn esc_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// ntfy's `Actions` header (docs.ntfy.sh, "Action buttons") from `data.actions`: one `http`
+/// POST per option when there are at most three (a tap on the lock screen decides), else a
+/// `view` of the answer page. `None` without answer links.
+fn ntfy_actions(data: &Value) -> Option<String> {
+    let actions = data.get("actions").and_then(Value::as_array)?;
+    let field = |a: &Value, k: &str| a.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let options: Vec<&Value> = actions
+        .iter()
+        .filter(|a| a.get("value").is_some())
+        .collect();
+    let text = if !options.is_empty() && options.len() <= 3 {
+        options
+            .iter()
+            .map(|a| {
+                format!(
+                    "http, {}, {}, method=POST, clear=true",
+                    ntfy_label(&field(a, "label")),
+                    field(a, "url")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        let page = actions.iter().find(|a| a.get("value").is_none())?;
+        format!("view, Answer, {}", field(page, "url"))
+    };
+    Some(text)
+}
+
+/// A label fit for ntfy's simple action format: printable ASCII without its separators
+/// (`,` `;` and quotes), at most 40 characters; never empty.
+fn ntfy_label(label: &str) -> String {
+    let kept: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && !matches!(c, ',' | ';' | '"' | '\'' | '=') || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let kept = kept.trim().to_owned();
+    if kept.is_empty() {
+        "Answer".into()
+    } else {
+        kept
     }
 }
 
@@ -408,6 +549,42 @@ mod tests {
             None,
             Some("https://hub.example.com/clarifications/CLR-42-001"),
         )
+    }
+
+    #[test]
+    fn ntfy_gets_a_post_per_option_up_to_three_else_a_view() {
+        let actions = |n: usize| {
+            let mut e = event();
+            let mut all = vec![json!({"label": "Answer…", "url": "https://h/a/page"})];
+            for i in 0..n {
+                all.push(json!({"label": format!("Opt, \"{i}\"; é"), "value": i, "url": format!("https://h/a/{i}")}));
+            }
+            e.data["actions"] = Value::Array(all);
+            match e.outgoing(&sink("ntfy")) {
+                Outgoing::Http { headers, .. } => headers
+                    .into_iter()
+                    .find(|(k, _)| k == "Actions")
+                    .map(|(_, v)| v),
+                Outgoing::Command { .. } | Outgoing::Mail { .. } => None,
+            }
+        };
+        assert_eq!(
+            actions(2).as_deref(),
+            Some("http, Opt_ _0__ _, https://h/a/0, method=POST, clear=true; http, Opt_ _1__ _, https://h/a/1, method=POST, clear=true")
+        );
+        assert_eq!(
+            actions(4).as_deref(),
+            Some("view, Answer, https://h/a/page")
+        );
+        assert_eq!(
+            actions(0).as_deref(),
+            Some("view, Answer, https://h/a/page")
+        );
+        // No answer links: no Actions header (the Click opens the thread).
+        let plain = event().outgoing(&sink("ntfy"));
+        assert!(
+            matches!(plain, Outgoing::Http { headers, .. } if !headers.iter().any(|(k, _)| k == "Actions"))
+        );
     }
 
     #[test]

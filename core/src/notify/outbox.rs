@@ -19,6 +19,16 @@ use crate::monitor::ESCALATED_WITH;
 use crate::names::MONITOR;
 use crate::notify::config::{EventName, Sink};
 
+/// A delivery a sink is owed: which event of which record, and when it falls due.
+struct Owed<'a> {
+    event: String,
+    name: EventName,
+    issue: u32,
+    record: &'a Record,
+    entry: usize,
+    due: i64,
+}
+
 /// Retries after a failed try: 10 s, 1 min, 5 min, 30 min, 2 h, then every 6 h.
 pub const BACKOFF_MS: [i64; 6] = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 /// A delivery not made this long after it was due is `dead`.
@@ -246,12 +256,14 @@ impl Outbox {
                 let due = f.at + i64::from(wait) * 60_000;
                 added += usize::from(self.owe(
                     sink,
-                    f.event.clone(),
-                    f.name,
-                    issue,
-                    record,
-                    f.entry,
-                    due,
+                    Owed {
+                        event: f.event.clone(),
+                        name: f.name,
+                        issue,
+                        record,
+                        entry: f.entry,
+                        due,
+                    },
                 ));
             }
             // Reminders: every `remind_every_minutes` while the record stays escalated.
@@ -274,12 +286,14 @@ impl Outbox {
                         let due = esc.at + k * every;
                         added += usize::from(self.owe(
                             sink,
-                            event,
-                            EventName::Reminder,
-                            issue,
-                            record,
-                            esc.entry,
-                            due,
+                            Owed {
+                                event,
+                                name: EventName::Reminder,
+                                issue,
+                                record,
+                                entry: esc.entry,
+                                due,
+                            },
                         ));
                     }
                 }
@@ -315,17 +329,17 @@ impl Outbox {
         })
     }
 
-    #[allow(clippy::too_many_arguments)] // one private constructor of a delivery
-    fn owe(
-        &mut self,
-        sink: &Sink,
-        event: String,
-        name: EventName,
-        issue: u32,
-        record: &Record,
-        entry: usize,
-        due: i64,
-    ) -> bool {
+    /// Owes `sink` the delivery `owed` (the one private constructor of a delivery); `false`
+    /// when it was owed already.
+    fn owe(&mut self, sink: &Sink, owed: Owed<'_>) -> bool {
+        let Owed {
+            event,
+            name,
+            issue,
+            record,
+            entry,
+            due,
+        } = owed;
         let key = format!("{event}/{}", sink.name);
         if self.deliveries.contains_key(&key) {
             return false;

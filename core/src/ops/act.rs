@@ -307,7 +307,14 @@ pub fn act_by(
         Some(a) if author == HUMAN => a.fields(),
         _ => serde_json::Map::new(),
     };
-    let at = record.append_entry(kind, &author, &body, value, now, signers, extra);
+    let entry = crate::ledger::NewEntry {
+        kind,
+        from: &author,
+        body: &body,
+        value,
+        extra,
+    };
+    let at = record.append_entry(entry, now, signers);
     let events = Event::for_entry(issue, record, kind, &author, &body, at)
         .into_iter()
         .collect();
@@ -322,20 +329,27 @@ pub fn act_by(
     })
 }
 
+/// What a person decided: the note, and the typed value when the record's answer kind has one
+/// (docs/protocol.md §22).
+#[derive(Clone, Debug, Default)]
+pub struct Verdict {
+    pub message: Option<String>,
+    pub value: Option<Value>,
+}
+
 /// A person's decision on an open record (docs/protocol.md §23 "decide"), in one command: an escalated
 /// record is resolved by `human`; any other open record is first escalated (`taken by
 /// <name>`), then resolved. Both entries carry `by`/`via`. Events of both steps are kept.
-#[allow(clippy::too_many_arguments)] // the decision (message, value) and its context
 pub fn decide(
     ledger: &Ledger,
     id: &str,
-    message: Option<String>,
-    value: Option<Value>,
+    verdict: Verdict,
     config: &Config,
     now: i64,
     signers: &Signers,
     by: &Attribution,
 ) -> Result<Applied, ClarifyError> {
+    let Verdict { message, value } = verdict;
     // A typed decision (docs/protocol.md §22) is checked against the record's answer kind.
     let resolve = match value {
         Some(value) => Action::ResolveValue {
@@ -428,8 +442,10 @@ mod attributed {
         let done = decide(
             &ledger,
             id,
-            Some("Redis".into()),
-            None,
+            Verdict {
+                message: Some("Redis".into()),
+                value: None,
+            },
             &config,
             T0 + MIN,
             &keys,
@@ -526,8 +542,10 @@ mod attributed {
         let done = decide(
             &ledger,
             id,
-            Some("Blue".into()),
-            None,
+            Verdict {
+                message: Some("Blue".into()),
+                value: None,
+            },
             &config,
             T0 + MIN,
             &keys,
@@ -541,8 +559,10 @@ mod attributed {
             let refused = decide(
                 &ledger,
                 id,
-                Some("Blue".into()),
-                None,
+                Verdict {
+                    message: Some("Blue".into()),
+                    value: None,
+                },
                 &config,
                 T0 + MIN,
                 &keys,
@@ -577,8 +597,10 @@ mod attributed {
             decide(
                 &ledger,
                 id,
-                Some(message.into()),
-                value,
+                Verdict {
+                    message: Some(message.into()),
+                    value,
+                },
                 &config,
                 T0 + MIN,
                 &keys,

@@ -22,7 +22,9 @@ mod reopen;
 mod request;
 mod transition;
 
-pub use act::{act, act_by, act_with, decide, decide_abandon, Action, Attribution, OPERATOR_OF};
+pub use act::{
+    act, act_by, act_with, decide, decide_abandon, Action, Attribution, Verdict, OPERATOR_OF,
+};
 pub use asked_back::asked_back_id;
 pub use reopen::reopen;
 pub(crate) use request::{decide_escalated, decide_request, open, request_forwarding};

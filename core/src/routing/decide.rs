@@ -93,20 +93,26 @@ pub fn still_routable(record: &Record, round: u32) -> bool {
         && record.folded_round() == round
 }
 
+/// Which run [`decide`] decides on: record `id`'s, started in `round`, and what it said.
+#[derive(Clone, Copy)]
+pub struct RunOf<'a> {
+    pub id: &'a str,
+    pub round: u32,
+    pub run: &'a Interpretation,
+}
+
 /// Decides what the run of record `id` (started in `round`) writes on `ledger` as it is now.
 /// What it writes is signed when `signers` holds the author's key (the target's for an
 /// answer or a question asked back, the hub key for an escalation).
-#[allow(clippy::too_many_arguments)]
 pub fn decide(
     ledger: Option<&Ledger>,
-    id: &str,
-    round: u32,
-    run: &Interpretation,
+    of: RunOf<'_>,
     config: &Config,
     workflows: &Workflows,
     now: i64,
     signers: &Signers,
 ) -> Result<Decision, ClarifyError> {
+    let RunOf { id, round, run } = of;
     let Some((ledger, record)) = ledger.and_then(|l| l.find(id).map(|r| (l, r))) else {
         return Ok(Decision::superseded());
     };

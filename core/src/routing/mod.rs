@@ -24,7 +24,8 @@ pub use crate::runners::{
     PROMPT_PLACEHOLDER,
 };
 pub use decide::{
-    asked_back_request, decide, fit_to_kind, still_routable, Decision, Outcome, NO_OPTION_FITS,
+    asked_back_request, decide, fit_to_kind, still_routable, Decision, Outcome, RunOf,
+    NO_OPTION_FITS,
 };
 pub use interpret::{interpret, Interpretation, RunResult, MAX_CAUSE_CHARS};
 pub use invocation::{persona_text, Invocation};

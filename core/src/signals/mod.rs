@@ -52,7 +52,7 @@ mod signal;
 pub use extract::{extract, extract_json, Extracted, Strategy};
 pub use ingest::{
     block_key, execute, ingest, plan, BlockOutcome, BlockPlan, Context, Executed, Existing, Plan,
-    Step,
+    Rules, Step,
 };
 pub use parse::{
     parse, Block, BlockName, Field, FieldValue, Parsed, Problem, MAX_PROBLEMS_PER_BLOCK,

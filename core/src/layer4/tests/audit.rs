@@ -299,8 +299,10 @@ fn the_audit_leads_with_who_decided_what() {
     let done = decide(
         &l,
         "CLR-42-001",
-        Some("see ADR-7".into()),
-        Some(serde_json::json!("lru")),
+        crate::ops::Verdict {
+            message: Some("see ADR-7".into()),
+            value: Some(serde_json::json!("lru")),
+        },
         &crate::config::Config::default(),
         T0 + MIN,
         &signers,

@@ -72,18 +72,28 @@ pub fn block_key(issue: u32, agent: &str, block_text: &str) -> String {
     crate::digest::sha256_hex_of(hasher)
 }
 
+/// The settings an ingest decides by: the config, the workflows and the agents' manifests.
+#[derive(Clone, Copy)]
+pub struct Rules<'a> {
+    pub config: &'a Config,
+    pub workflows: &'a Workflows,
+    pub manifests: &'a Manifests,
+}
+
 /// [`plan`] then [`execute`]: what the command layer calls under the ledgers' locks.
-#[allow(clippy::too_many_arguments)] // the inputs of plan and execute, each needed
 pub fn ingest(
     parsed: &Parsed,
     ctx: &Context,
     existing: &Existing<'_>,
-    config: &Config,
-    workflows: &Workflows,
-    manifests: &Manifests,
+    rules: Rules<'_>,
     now: i64,
     signers: &Signers,
 ) -> Result<Executed, ClarifyError> {
+    let Rules {
+        config,
+        workflows,
+        manifests,
+    } = rules;
     let plan = plan(parsed, ctx, existing, config, workflows, manifests)?;
     Ok(execute(
         &plan, existing, config, workflows, manifests, now, signers,

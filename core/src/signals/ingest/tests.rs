@@ -34,9 +34,11 @@ fn run(text: &str, c: &Context, existing: Existing<'_>, now: i64) -> Executed {
         &parse(text),
         c,
         &existing,
-        &Config::default(),
-        &Workflows::defaults(),
-        &manifests(),
+        Rules {
+            config: &Config::default(),
+            workflows: &Workflows::defaults(),
+            manifests: &manifests(),
+        },
         now,
         &Signers::default(),
     )
@@ -206,9 +208,11 @@ fn ingest_signs_with_the_keys_it_is_given() {
             &parse(text),
             &ctx("engineer", parent),
             &Existing::default(),
-            &Config::default(),
-            &Workflows::defaults(),
-            &manifests(),
+            Rules {
+                config: &Config::default(),
+                workflows: &Workflows::defaults(),
+                manifests: &manifests(),
+            },
             T0,
             &keys,
         )

@@ -1,0 +1,299 @@
+//! Answer links (docs/protocol.md §35): `<public url>/a/<token>`, minted when a sink with
+//! `answer_links = true` is told of a record a person may decide, and used by `agentx serve`.
+//!
+//! A token is 256 random bits; the store keeps only its SHA-256, in the `answer-links` state
+//! document (a file of the state directory or a row of PostgreSQL, as the sessions are), bound
+//! to one record, its round, the sink and delivery that carried it, and optionally one value
+//! (a per-option link). Every change is a read–change–write under the document's lock, so
+//! the first use of a link wins on every server at once.
+
+use agentx_clarify_command::store::docs::{self, ANSWER_LINKS};
+use agentx_clarify_command::store::State;
+use agentx_clarify_core::kinds::AnswerKind;
+use agentx_clarify_core::names::HUMAN;
+use agentx_clarify_core::notify::Sink;
+use agentx_clarify_core::ops::{who_may, Op};
+use agentx_clarify_core::{ClarifyError, Config, Record, Status};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+/// Who holds the lock while the links change (the file store's lock file names it).
+const LOCK_OWNER: &str = "agentx-answer-links";
+/// Links kept past their end, so a late tap still hears "expired" rather than "unknown".
+const KEPT_AFTER_MS: i64 = 7 * 24 * 3_600_000;
+/// The characters of a token a log line may show.
+pub const SHOWN: usize = 6;
+
+/// One link as the store keeps it: never the token, only its hash.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Link {
+    pub sha256: String,
+    pub record: String,
+    pub issue: u32,
+    /// The record's round when the link was made: a follow-up asks anew, and the link of the
+    /// earlier question no longer decides.
+    pub round: u32,
+    pub sink: String,
+    /// The sink's kind: the decision's `via` (`ntfy`, else `link`).
+    pub kind: String,
+    /// The event (delivery) id that carried it: with the sink, the decision's `ref`.
+    pub delivery: String,
+    /// A per-option link decides this value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// Epoch ms.
+    pub created: i64,
+    /// Epoch ms.
+    pub expires: i64,
+    /// When it was used (epoch ms): used once, never again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<i64>,
+}
+
+impl Link {
+    /// Who the decision is recorded as, without `people.toml`: whoever holds the sink's
+    /// message, `<sink>-link` (a person's name is an agent-style name: no space).
+    pub fn by(&self) -> String {
+        format!("{}-link", self.sink)
+    }
+
+    /// The decision's `via`.
+    pub fn via(&self) -> String {
+        if self.kind == "ntfy" {
+            "ntfy".into()
+        } else {
+            "link".into()
+        }
+    }
+
+    /// The decision's `ref`: the sink and the delivery that carried the link.
+    pub fn reference(&self) -> String {
+        format!("{}/{}", self.sink, self.delivery)
+    }
+}
+
+/// The `answer-links` document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct LinksDoc {
+    #[serde(default)]
+    links: Vec<Link>,
+}
+
+/// One action of a notification: a label, the value it decides (per-option links) and its URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    pub label: String,
+    pub value: Option<Value>,
+    pub url: String,
+}
+
+impl Action {
+    /// `{label, value?, url}`, as `data.actions` holds it.
+    pub fn json(&self) -> Value {
+        let mut v = json!({"label": self.label, "url": self.url});
+        if let Some(value) = &self.value {
+            v["value"] = value.clone();
+        }
+        v
+    }
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A token's first characters: all a log line ever shows of it.
+pub fn shown(token: &str) -> String {
+    token.chars().take(SHOWN).collect()
+}
+
+fn fresh_token() -> Result<String, ClarifyError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ClarifyError::Io {
+        message: format!("cannot draw random bytes: {e}"),
+    })?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// Whether a person may decide `record` now (the core's table, as the inbox's form asks):
+/// resolve it, or take it (escalate) and resolve it.
+pub fn decidable(record: &Record) -> bool {
+    let status = record.current_status();
+    let may = |op| {
+        who_may(status, op, record.is_legacy_empty())
+            .is_some_and(|who| who.admits(HUMAN, &record.from, &record.to))
+    };
+    may(Op::Resolve) || (status != Status::Escalated && may(Op::Escalate))
+}
+
+/// The values a per-option link is made for: yes and no, or each option of a single choice.
+/// A multi-choice or a text answer is given on the link's page.
+fn per_option(record: &Record) -> Vec<(String, Value)> {
+    match record.answer.kind {
+        AnswerKind::Confirm => vec![("Yes".into(), json!(true)), ("No".into(), json!(false))],
+        AnswerKind::Choice => record
+            .answer
+            .options
+            .iter()
+            .map(|o| (o.shown().to_owned(), json!(o.value)))
+            .collect(),
+        AnswerKind::MultiChoice | AnswerKind::Text => Vec::new(),
+    }
+}
+
+/// What a delivery carries links for.
+pub struct Carrier<'a> {
+    pub sink: &'a Sink,
+    pub record: &'a Record,
+    pub issue: u32,
+    pub delivery: &'a str,
+    /// The inbox's public URL (`https://hub.example.com`).
+    pub base: &'a str,
+}
+
+/// The links of one delivery: the answer page first ("Answer…"), then one per option. A
+/// retry of the delivery replaces the links of its earlier try. None when the sink has no
+/// answer links or the record is not a person's to decide.
+pub fn mint<S: State + ?Sized>(
+    store: &S,
+    config: &Config,
+    c: &Carrier<'_>,
+    now: i64,
+) -> Result<Vec<Action>, ClarifyError> {
+    if !c.sink.answer_links || !decidable(c.record) {
+        return Ok(Vec::new());
+    }
+    #[allow(clippy::cast_possible_truncation)] // at most a week of ms
+    let life = (c.sink.link_hours * 3_600_000.0) as i64;
+    let base = c.base.trim_end_matches('/');
+    let mut wanted: Vec<(String, Option<Value>)> = vec![("Answer…".into(), None)];
+    wanted.extend(per_option(c.record).into_iter().map(|(l, v)| (l, Some(v))));
+    let mut actions = Vec::with_capacity(wanted.len());
+    let mut links = Vec::with_capacity(wanted.len());
+    for (label, value) in wanted {
+        let token = fresh_token()?;
+        links.push(Link {
+            sha256: sha256_hex(&token),
+            record: c.record.id.clone(),
+            issue: c.issue,
+            round: c.record.folded_round(),
+            sink: c.sink.name.clone(),
+            kind: c.sink.kind.as_str().into(),
+            delivery: c.delivery.to_owned(),
+            value: value.clone(),
+            created: now,
+            expires: now.saturating_add(life),
+            used: None,
+        });
+        actions.push(Action {
+            label,
+            value,
+            url: format!("{base}/a/{token}"),
+        });
+    }
+    docs::try_update_json(
+        store,
+        ANSWER_LINKS,
+        config,
+        LOCK_OWNER,
+        |doc: &mut LinksDoc| {
+            doc.links.retain(|l| {
+                !(l.sink == c.sink.name && l.delivery == c.delivery && l.used.is_none())
+                    && l.expires.saturating_add(KEPT_AFTER_MS) > now
+            });
+            doc.links.extend(links);
+            Ok(())
+        },
+    )?;
+    Ok(actions)
+}
+
+/// The link whose token is `token`, as stored (read only: a GET never writes). Every stored
+/// hash is compared in constant time.
+pub fn find<S: State + ?Sized>(store: &S, token: &str) -> Result<Option<Link>, ClarifyError> {
+    let doc: LinksDoc = docs::read_json(store, ANSWER_LINKS)?;
+    let hash = sha256_hex(token);
+    let mut found = None;
+    for l in doc.links {
+        if same(&l.sha256, &hash) {
+            found = Some(l);
+        }
+    }
+    Ok(found)
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// What taking a link for a decision came to.
+#[derive(Debug, PartialEq)]
+pub enum Claim {
+    /// This use is the first: the caller decides (and gives it back if the decision fails).
+    Won(Link),
+    /// Used already (at that time): nothing is written.
+    Used(Link),
+    Expired(Link),
+    Unknown,
+}
+
+/// Takes the link for one decision under the document's lock: the first caller on any server
+/// wins, every later one hears [`Claim::Used`].
+pub fn claim<S: State + ?Sized>(
+    store: &S,
+    config: &Config,
+    token: &str,
+    now: i64,
+) -> Result<Claim, ClarifyError> {
+    let hash = sha256_hex(token);
+    docs::try_update_json(
+        store,
+        ANSWER_LINKS,
+        config,
+        LOCK_OWNER,
+        |doc: &mut LinksDoc| {
+            let Some(link) = doc.links.iter_mut().find(|l| same(&l.sha256, &hash)) else {
+                return Ok(Claim::Unknown);
+            };
+            if link.used.is_some() {
+                return Ok(Claim::Used(link.clone()));
+            }
+            if link.expires <= now {
+                return Ok(Claim::Expired(link.clone()));
+            }
+            link.used = Some(now);
+            Ok(Claim::Won(link.clone()))
+        },
+    )
+}
+
+/// Gives a won link back when its decision was refused (a note missing, the store failing):
+/// it may be used again until it expires.
+pub fn release<S: State + ?Sized>(
+    store: &S,
+    config: &Config,
+    sha256: &str,
+) -> Result<(), ClarifyError> {
+    docs::try_update_json(
+        store,
+        ANSWER_LINKS,
+        config,
+        LOCK_OWNER,
+        |doc: &mut LinksDoc| {
+            if let Some(l) = doc.links.iter_mut().find(|l| l.sha256 == sha256) {
+                l.used = None;
+            }
+            Ok(())
+        },
+    )
+}
