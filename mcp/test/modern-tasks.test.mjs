@@ -2,6 +2,7 @@
 // extension, clarify_ask with wait: "task" answers with a task whose id is the record's, and
 // tasks/get reads the ledger — across an `agentx serve` restart — until the CLI's answer and
 // resolution complete it; tasks/update decides an escalated one; tasks/cancel abandons one.
+// Over stdio, a task made by one `agentx mcp` process is read and cancelled from another.
 // The 2.x client's own tools/call refuses a `resultType: "task"` answer (its codec knows only
 // complete and input_required; `@modelcontextprotocol/ext-tasks` wants a raw dispatcher for
 // 2026-07-28), so the ask that creates a task is a raw HTTP call, and the tasks/* requests go
@@ -9,9 +10,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 
-import { cli, workspace } from "./harness.mjs";
+import { cli, rawServer, workspace } from "./harness.mjs";
 import { serve, token } from "./http-harness.mjs";
-import { TASKS, askTask as createTask, connectModernHttp, extensionRequest, rawTool } from "./modern-harness.mjs";
+import {
+  MODERN,
+  TASKS,
+  askTask as createTask,
+  connectModern,
+  connectModernHttp,
+  extensionRequest,
+  rawTool,
+} from "./modern-harness.mjs";
 
 const FORMS = { elicitation: { form: {} } };
 const raw = extensionRequest;
@@ -146,3 +155,41 @@ describe("clarify_ask as an MCP task, 2.x client over HTTP", () => {
     await plain.client.close();
   });
 });
+
+describe("clarify_ask as an MCP task over stdio", () => {
+  let ws;
+  before(() => (ws = workspace()));
+  after(() => ws?.cleanup());
+
+  it("is created by one `agentx mcp`, then read and cancelled by the 2.x client on another", async () => {
+    const s = rawServer(ws.root);
+    s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "clarify_ask",
+        arguments: { to: "architect", topic: "Cache", question: "Which cache?", issue: 70, wait: "task" },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": TASKS,
+        },
+      },
+    });
+    const { result: created } = await s.response(1, 15_000);
+    assert.equal(created?.resultType, "task", JSON.stringify(created));
+    const id = created.taskId;
+    s.child.stdin.end();
+    await s.exited;
+
+    const side = await connectModern(ws.root, "engineer", { capabilities: TASKS });
+    const got = await raw(side.client, "tasks/get", { taskId: id });
+    assert.equal(got.status, "working", "another process reads the task from the ledger");
+    await raw(side.client, "tasks/cancel", { taskId: id });
+    assert.equal(record(ws.root, id).status, "abandoned");
+    assert.equal((await raw(side.client, "tasks/get", { taskId: id })).status, "cancelled");
+    await side.client.close();
+  });
+});
+
