@@ -155,6 +155,16 @@ pub struct Ask {
     /// Ask even when this issue already holds the same question to the same agent (by
     /// default the existing record, with its answer if any, is returned with reused: true).
     pub ask_again: Option<bool>,
+    /// "task": answer with an MCP task (the Tasks extension, `io.modelcontextprotocol/tasks`,
+    /// which the client must declare) whose id is the record's; poll it with tasks/get.
+    pub wait: Option<AskWait>,
+}
+
+/// How `clarify_ask` answers: the record at once (the default), or a task on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AskWait {
+    Task,
 }
 
 /// An answer kind (docs/protocol.md §22).

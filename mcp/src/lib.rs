@@ -35,6 +35,7 @@ mod reply;
 mod resources;
 mod sealed;
 mod server;
+mod tasks;
 mod tools;
 mod wait;
 

@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    Implementation, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CancelTaskParams, GetTaskParams, GetTaskResult, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
@@ -92,6 +93,20 @@ impl Server {
         None
     }
 
+    /// The acting agent, or the refusal of a request nobody vouched for (never reached behind
+    /// `agentx serve`'s token check).
+    pub(crate) fn principal(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Arc<str>, ErrorData> {
+        self.actor(ctx).ok_or_else(|| {
+            ErrorData::invalid_request(
+                "this request carries no agent: send the agent's bearer token",
+                None,
+            )
+        })
+    }
+
     /// Whose view of the records a read takes: the token's agent over HTTP (a network door,
     /// `agentx_clarify_command::seen`); over stdio the launch's user reads every file anyway.
     pub(crate) fn viewer(&self, ctx: &RequestContext<RoleServer>) -> Option<Arc<str>> {
@@ -147,6 +162,7 @@ impl ServerHandler for Server {
             .enable_tools()
             .enable_resources()
             .enable_resources_subscribe()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(
@@ -188,6 +204,39 @@ impl ServerHandler for Server {
         let agent = self.actor(context.request_context());
         crate::listen::follow(&self.hub, agent, context).await;
         Ok(())
+    }
+
+    /// `tasks/get` (docs/protocol.md §24): the record of the task, read from the ledger.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let agent = self.principal(&context)?;
+        let caps = context.client_capabilities();
+        crate::tasks::get(&self.hub, &agent, &request.task_id, caps.as_ref()).await
+    }
+
+    /// `tasks/update`: the person's answer to the task's form.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let agent = self.principal(&context)?;
+        let caps = context.client_capabilities();
+        let (id, responses) = (request.task_id, request.input_responses);
+        crate::tasks::update(&self.hub, &agent, &id, responses, caps.as_ref()).await
+    }
+
+    /// `tasks/cancel`: the asker abandons the record.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let agent = self.principal(&context)?;
+        crate::tasks::cancel(&self.hub, &agent, &request.task_id).await
     }
 
     async fn list_resources(

@@ -60,66 +60,15 @@ impl Server {
         &self,
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let agent = actor!(self, ctx);
-        let a = args!(args, input::Ask);
-        let Some(issue) = a.issue.or(self.issue) else {
-            return reply::invalid("`issue` is required: this server was started without --issue");
-        };
-        let route = a.route.unwrap_or(false);
-        let mut max_routes = agentx_clarify_core::config::DEFAULT_MCP_MAX_ROUTES;
-        if route {
-            // Refuse before writing anything: a question nobody would route is not asked.
-            let runners = self.hub.call("routeRunner", json!({ "agent": a.to })).await;
-            if runners.get("ok") != Some(&Value::Bool(true)) {
-                return reply::envelope(runners, |_| String::new());
-            }
-            if let Some(n) = runners.get("mcpMaxRoutes").and_then(Value::as_u64) {
-                max_routes = u32::try_from(n).unwrap_or(max_routes);
-            }
+    ) -> Result<CallToolResponse, ErrorData> {
+        let declared = ctx
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        let (asked, task) = self.ask(args, &ctx, declared).await;
+        match (task, self.actor(&ctx)) {
+            (true, Some(agent)) => crate::tasks::created(&self.hub, &agent, asked).await,
+            _ => Ok(asked.into()),
         }
-        let request = a.request(issue, &agent);
-        let asked = self
-            .hub
-            .with_store("ask", move |store, now| {
-                agentx_clarify_command::ask(store, now, &request)
-            })
-            .await;
-        let asked = match asked {
-            Ok(m) => m.to_json(),
-            Err(e) => return reply::failure(&e),
-        };
-        if !route || asked.get("ok") != Some(&Value::Bool(true)) {
-            return reply::envelope(asked, reply::mutation_text);
-        }
-        let id = asked
-            .pointer("/clarification/id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        // The routing outlives this call: the agent waits with clarify_wait.
-        let hub = self.hub.clone();
-        let route_id = id.clone();
-        // docs/protocol.md §31: at most `[mcp] max_routes` agent runs at once (each may be a paid model
-        // session); the others wait their turn in order (tokio's semaphore is fair).
-        let routes = self.routes(max_routes);
-        tokio::spawn(async move {
-            let _turn = routes.acquire_owned().await;
-            let out = hub.call("route", json!({ "id": route_id })).await;
-            if out.get("ok") != Some(&Value::Bool(true)) {
-                let why = out
-                    .get("error")
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                tracing::warn!("routing {route_id}: {why}");
-            }
-        });
-        reply::envelope(asked, |v| {
-            format!(
-                "{}\n\nThe hub is running the target agent now: call clarify_wait with id {id} for its answer.",
-                reply::mutation_text(v)
-            )
-        })
     }
 
     #[tool(
@@ -516,6 +465,89 @@ impl Server {
 impl Server {
     pub(crate) fn router() -> ToolRouter<Self> {
         Self::tool_router()
+    }
+
+    /// `clarify_ask`'s work: the record asked (and its routing started when asked for).
+    /// With `wait: "task"` (docs/protocol.md §24), also whether to answer with a task: refused
+    /// before anything is written when the client did not declare it can take one.
+    async fn ask(
+        &self,
+        args: JsonObject,
+        ctx: &RequestContext<RoleServer>,
+        tasks_declared: bool,
+    ) -> (CallToolResult, bool) {
+        let a = match decode::<input::Ask>(args) {
+            Ok(a) => a,
+            Err(why) => return (reply::invalid(&crate::lines::quote(&why)), false),
+        };
+        let task = a.wait == Some(input::AskWait::Task);
+        if task && !tasks_declared {
+            let why = "`wait: \"task\"` needs a client that declares the \
+                       io.modelcontextprotocol/tasks extension: ask without it, then clarify_wait";
+            return (reply::invalid(why), false);
+        }
+        (self.asked(a, ctx).await, task)
+    }
+
+    async fn asked(&self, a: input::Ask, ctx: &RequestContext<RoleServer>) -> CallToolResult {
+        let agent = actor!(self, *ctx);
+        let Some(issue) = a.issue.or(self.issue) else {
+            return reply::invalid("`issue` is required: this server was started without --issue");
+        };
+        let route = a.route.unwrap_or(false);
+        let mut max_routes = agentx_clarify_core::config::DEFAULT_MCP_MAX_ROUTES;
+        if route {
+            // Refuse before writing anything: a question nobody would route is not asked.
+            let runners = self.hub.call("routeRunner", json!({ "agent": a.to })).await;
+            if runners.get("ok") != Some(&Value::Bool(true)) {
+                return reply::envelope(runners, |_| String::new());
+            }
+            if let Some(n) = runners.get("mcpMaxRoutes").and_then(Value::as_u64) {
+                max_routes = u32::try_from(n).unwrap_or(max_routes);
+            }
+        }
+        let request = a.request(issue, &agent);
+        let asked = self
+            .hub
+            .with_store("ask", move |store, now| {
+                agentx_clarify_command::ask(store, now, &request)
+            })
+            .await;
+        let asked = match asked {
+            Ok(m) => m.to_json(),
+            Err(e) => return reply::failure(&e),
+        };
+        if !route || asked.get("ok") != Some(&Value::Bool(true)) {
+            return reply::envelope(asked, reply::mutation_text);
+        }
+        let id = asked
+            .pointer("/clarification/id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        // The routing outlives this call: the agent waits with clarify_wait.
+        let hub = self.hub.clone();
+        let route_id = id.clone();
+        // docs/protocol.md §31: at most `[mcp] max_routes` agent runs at once (each may be a paid model
+        // session); the others wait their turn in order (tokio's semaphore is fair).
+        let routes = self.routes(max_routes);
+        tokio::spawn(async move {
+            let _turn = routes.acquire_owned().await;
+            let out = hub.call("route", json!({ "id": route_id })).await;
+            if out.get("ok") != Some(&Value::Bool(true)) {
+                let why = out
+                    .get("error")
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                tracing::warn!("routing {route_id}: {why}");
+            }
+        });
+        reply::envelope(asked, |v| {
+            format!(
+                "{}\n\nThe hub is running the target agent now: call clarify_wait with id {id} for its answer.",
+                reply::mutation_text(v)
+            )
+        })
     }
 
     /// An operation on record `id` by this server's agent (the actor is in `action`): the

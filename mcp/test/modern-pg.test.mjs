@@ -2,7 +2,8 @@
 // database. The form offered by one server is answered on the other (the key is in the state
 // store, not in a process), and the replay on the first is refused (the struck-off nonce is
 // there too). A real server: AGENTX_TEST_PG_URL, or a throwaway cluster from
-// scripts/pg-cluster for this process.
+// scripts/pg-cluster for this process. A task (a clarification asked with wait: "task") made
+// on one server is read and answered on the other: its state is the ledger's.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 
 import { AGENTX, cli, workspace } from "./harness.mjs";
 import { post, serve, token } from "./http-harness.mjs";
-import { MODERN, connectModernHttp } from "./modern-harness.mjs";
+import { MODERN, TASKS, askTask, connectModernHttp, extensionRequest } from "./modern-harness.mjs";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const FORMS = { elicitation: { form: {} } };
@@ -125,5 +126,31 @@ describe("sealed request states across two servers on PostgreSQL", () => {
     const docs = psql(url, "SELECT name FROM agentx.state_docs ORDER BY name").split("\n");
     assert.ok(docs.includes("mcp-state-keys") && docs.includes("mcp-state-used"), docs.join(","));
     assert.equal(existsSync(join(ws.root, ".agentx", "state", "mcp-state-keys.json")), false);
+  });
+
+  it("a task created on one server is read and updated on the other", async () => {
+    const caps = { ...TASKS, ...FORMS };
+    const created = await askTask(a.url, secret, 601, { answerKind: "confirm" }, caps);
+    const id = created.taskId;
+    const other = await connectModernHttp(b.url, secret, { capabilities: caps });
+    const working = await extensionRequest(other.client, "tasks/get", { taskId: id });
+    assert.equal(working.status, "working");
+    assert.equal(working.createdAt, created.createdAt);
+    const up = await other.client.callTool({ name: "clarify_escalate", arguments: { id, message: "away" } });
+    assert.equal(up.isError, false, JSON.stringify(up.structuredContent));
+    const first = await connectModernHttp(a.url, secret, { capabilities: caps });
+    const asking = await extensionRequest(first.client, "tasks/get", { taskId: id });
+    assert.equal(asking.status, "input_required", JSON.stringify(asking));
+    await extensionRequest(other.client, "tasks/update", {
+      taskId: id,
+      inputResponses: { decision: { action: "accept", content: { decision: true } } },
+    });
+    const done = await extensionRequest(first.client, "tasks/get", { taskId: id });
+    assert.equal(done.status, "completed", JSON.stringify(done));
+    const last = cli(ws.root, ["clarify", "show", id]).clarification.thread.at(-1);
+    assert.equal(last.via, "elicitation");
+    assert.equal(last.value, true);
+    await first.client.close();
+    await other.client.close();
   });
 });
