@@ -12,7 +12,7 @@ use crate::nearest::hint;
 use crate::toml_read::{describe, get, Source};
 
 /// Each strict table and its keys. A table that gains a key adds it here.
-pub const STRICT_TABLES: &[(&str, &[&str])] = &[
+pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
     ("audit", &["require_signatures"]),
     ("store", &["url", "timeout_ms"]),
     (

@@ -15,14 +15,14 @@ pub(crate) enum Key<'de> {
 }
 
 impl Key<'_> {
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Key::Borrowed(s) => s,
             Key::Owned(s) => s,
         }
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         match self {
             Key::Borrowed(s) => s.to_owned(),
             Key::Owned(s) => s,

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 #![cfg_attr(
     test,
     allow(
@@ -10,52 +11,74 @@
     )
 )]
 
+// The core in wings: each section is one concern, its modules listed in core/README.md's map.
+
+// --- The protocol: records, who may ask whom, the state machine and its events.
 pub mod agents;
-pub mod api;
-pub mod call;
-pub mod config;
-mod config_strict;
-pub mod decided;
-pub mod defaults;
-pub mod delegation;
-mod digest;
-pub mod encoding;
-pub mod envelope;
-pub mod error;
 pub mod events;
-pub mod fold;
-pub mod github;
-pub mod input;
-mod keep_unknown;
 pub mod kinds;
-pub mod layer4;
 pub mod ledger;
+pub mod names;
+pub mod ops;
+pub mod replies;
+pub mod scope;
+pub mod workflow;
+
+// --- The monitor: stale, stuck, deadlocked, abandoned; the next wake-up.
+pub mod monitor;
+
+// --- Reading ledgers back: checks, listings, statistics, migrations, decisions.
+pub mod decided;
+pub mod encoding;
 pub mod listing;
 pub mod migrate;
-pub mod monitor;
-pub mod names;
-pub mod nearest;
-pub mod notify;
-pub mod ops;
-pub mod origin;
-pub mod render;
-pub mod replies;
+pub mod stats;
+pub mod verify;
+
+// --- Layer 4 (seed 001): plans of gaps, the gate, the audit.
+pub mod layer4;
+
+// --- Signals in agent output and delegation (seeds 002 and 003).
+pub mod delegation;
+pub mod signals;
+
+// --- Routing a record to its agent: invocations, runners, replies read back.
 pub mod routing;
 pub mod runners;
-pub mod scope;
-pub mod signals;
+
+// --- Delivery policies: the notification outbox and GitHub Mode.
+pub mod github;
+pub mod notify;
+
+// --- Settings: config.toml, the default workflows, typos and the nearest known key.
+pub mod config;
+mod config_strict;
+pub mod defaults;
+pub mod nearest;
+mod toml_read;
+pub mod typos;
+
+// --- Rendering and what a network door compares or hides.
+pub mod origin;
+pub mod render;
+
+// --- The wire: the envelope, errors, one typed input per operation, the JSON facade.
+pub mod api;
+pub mod call;
+pub mod envelope;
+pub mod error;
+pub mod input;
+
+// --- Support: hashing, signing, folding, time, small containers.
+mod digest;
+pub mod fold;
+mod keep_unknown;
 pub mod signing;
 pub mod sorted_map;
 pub mod stable_sort;
-pub mod stats;
 #[cfg(test)]
 mod testkit;
 pub mod time;
-pub mod typos;
-
-mod toml_read;
-pub mod verify;
-pub mod workflow;
 
 pub use agents::{AgentStatus, Statuses};
 pub use config::Config;

@@ -31,12 +31,12 @@ pub(crate) fn toml_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, Clar
 
 impl<'a> Source<'a> {
     /// Parses the document into its top-level table.
-    pub fn parse(&self) -> Result<Spanned<DeTable<'a>>, ClarifyError> {
+    pub(crate) fn parse(&self) -> Result<Spanned<DeTable<'a>>, ClarifyError> {
         DeTable::parse(self.text).map_err(|e| self.toml_error(&e))
     }
 
     /// 1-based line and column (in characters) of a byte offset.
-    pub fn location(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn location(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let before = self.text.get(..offset).unwrap_or("");
         let line = before.matches('\n').count() + 1;
@@ -45,7 +45,7 @@ impl<'a> Source<'a> {
         (line, column)
     }
 
-    pub fn error_at(&self, span: &Range<usize>, message: impl Into<String>) -> ClarifyError {
+    pub(crate) fn error_at(&self, span: &Range<usize>, message: impl Into<String>) -> ClarifyError {
         ClarifyError::ConfigInvalid {
             file: self.file.to_owned(),
             location: Some(self.location(span.start)),
@@ -54,7 +54,7 @@ impl<'a> Source<'a> {
     }
 
     /// Converts a TOML syntax error.
-    pub fn toml_error(&self, err: &toml::de::Error) -> ClarifyError {
+    pub(crate) fn toml_error(&self, err: &toml::de::Error) -> ClarifyError {
         let message = err.message().trim().replace('\n', " ");
         ClarifyError::ConfigInvalid {
             file: self.file.to_owned(),
@@ -63,7 +63,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub fn int(&self, key: &str, v: &Value<'_>, min: i64, max: i64) -> Result<i64, ClarifyError> {
+    pub(crate) fn int(&self, key: &str, v: &Value<'_>, min: i64, max: i64) -> Result<i64, ClarifyError> {
         match integer(v.get_ref()) {
             Some(n) if (min..=max).contains(&n) => Ok(n),
             _ => Err(self.error_at(
@@ -77,7 +77,7 @@ impl<'a> Source<'a> {
     }
 
     /// A number in `min..=max`; `range` says it in words (no float formatting needed).
-    pub fn float(
+    pub(crate) fn float(
         &self,
         key: &str,
         v: &Value<'_>,
@@ -102,7 +102,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub fn boolean(&self, key: &str, v: &Value<'_>) -> Result<bool, ClarifyError> {
+    pub(crate) fn boolean(&self, key: &str, v: &Value<'_>) -> Result<bool, ClarifyError> {
         match v.get_ref() {
             DeValue::Boolean(b) => Ok(*b),
             other => Err(self.error_at(
@@ -112,7 +112,7 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub fn string(&self, key: &str, v: &Value<'_>) -> Result<String, ClarifyError> {
+    pub(crate) fn string(&self, key: &str, v: &Value<'_>) -> Result<String, ClarifyError> {
         match v.get_ref() {
             DeValue::String(s) => Ok(s.to_string()),
             other => Err(self.error_at(
@@ -123,7 +123,7 @@ impl<'a> Source<'a> {
     }
 
     /// A table value (e.g. `[clarify]`).
-    pub fn table<'t, 'i>(
+    pub(crate) fn table<'t, 'i>(
         &self,
         key: &str,
         v: &'t Value<'i>,
@@ -138,7 +138,7 @@ impl<'a> Source<'a> {
     }
 
     /// An array of agent names.
-    pub fn agents(&self, key: &str, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+    pub(crate) fn agents(&self, key: &str, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
         self.strings(
             key,
             v,
@@ -152,7 +152,7 @@ impl<'a> Source<'a> {
 
     /// An array of strings each accepted by `ok`; `what` is (what the array holds, what each
     /// item must be), for the two messages.
-    pub fn strings(
+    pub(crate) fn strings(
         &self,
         key: &str,
         v: &Value<'_>,

@@ -1,7 +1,7 @@
 //! Example capability manifests for the default agents, as `agentx init` writes them to
 //! `.agentx/agents/<name>.toml`.
 
-pub const PRODUCT_MANAGER_TOML: &str = r#"# Capability manifest of product-manager (what it can be delegated; docs/protocol.md §18).
+pub(super) const PRODUCT_MANAGER_TOML: &str = r#"# Capability manifest of product-manager (what it can be delegated; docs/protocol.md §18).
 # Capability names are dotted; a name covers the names below it. Exclusions win.
 version = "1.0.0"
 role = "Product manager: requirements, scope and acceptance criteria"
@@ -21,7 +21,7 @@ confidence = 0.85
 latency_weight = 1.0
 "#;
 
-pub const ARCHITECT_TOML: &str = r#"# Capability manifest of architect (what it can be delegated; docs/protocol.md §18).
+pub(super) const ARCHITECT_TOML: &str = r#"# Capability manifest of architect (what it can be delegated; docs/protocol.md §18).
 # Capability names are dotted; a name covers the names below it. Exclusions win.
 version = "1.0.0"
 role = "Architect: system design, interfaces and technical decisions"
@@ -41,7 +41,7 @@ confidence = 0.85
 latency_weight = 1.2
 "#;
 
-pub const ENGINEER_TOML: &str = r#"# Capability manifest of engineer (what it can be delegated; docs/protocol.md §18).
+pub(super) const ENGINEER_TOML: &str = r#"# Capability manifest of engineer (what it can be delegated; docs/protocol.md §18).
 # Capability names are dotted; a name covers the names below it. Exclusions win.
 version = "1.0.0"
 role = "Engineer: implementation, tests and fixes"

@@ -91,7 +91,7 @@ pub(crate) struct Pass<'a> {
 
 impl Pass<'_> {
     /// Appends a monitor entry to record `index`.
-    pub fn append(&mut self, index: usize, kind: EntryKind, body: &str) {
+    pub(crate) fn append(&mut self, index: usize, kind: EntryKind, body: &str) {
         let issue = self.ledger.issue_number;
         let Some(record) = self.ledger.clarifications.get_mut(index) else {
             return;
@@ -104,7 +104,7 @@ impl Pass<'_> {
     }
 
     /// Escalates record `index` and lists it in `escalated`.
-    pub fn escalate(&mut self, index: usize, reason: &str) {
+    pub(crate) fn escalate(&mut self, index: usize, reason: &str) {
         self.append(index, EntryKind::Escalation, reason);
         if let Some(r) = self.ledger.clarifications.get(index) {
             self.report.escalated.push(EscalatedReport {
@@ -114,7 +114,7 @@ impl Pass<'_> {
         }
     }
 
-    pub fn id(&self, index: usize) -> String {
+    pub(crate) fn id(&self, index: usize) -> String {
         self.ledger
             .clarifications
             .get(index)

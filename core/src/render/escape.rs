@@ -58,7 +58,7 @@ pub fn sanitize_terminal(text: &str) -> String {
 }
 
 /// U+202A–U+202E (embeddings and overrides), U+2066–U+2069 (isolates), U+2028/U+2029.
-pub fn is_bidi_or_separator(c: char) -> bool {
+pub(super) fn is_bidi_or_separator(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
 }
 

@@ -294,7 +294,7 @@ fn signal_name(signal: i32) -> &'static str {
 
 /// One line of at most [`MAX_CAUSE_CHARS`] characters: line breaks and control characters
 /// become spaces, runs of spaces one.
-pub fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     let mut out = String::new();
     let mut count = 0;
     for c in text.chars() {
