@@ -11,11 +11,11 @@ use crate::ops::{act_with, request_owned, Action, NewRequest};
 use crate::signing::{SecretKey, Signers};
 use crate::workflow::Workflows;
 
-pub const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
-pub const MIN: i64 = 60_000;
+pub(crate) const T0: i64 = 1_795_341_600_000; // 2026-11-22T10:00:00Z
+pub(crate) const MIN: i64 = 60_000;
 
 /// The hub and three agents, each from a fixed seed (`[n; 32]`).
-pub fn keyring() -> Signers {
+pub(crate) fn keyring() -> Signers {
     let mut s = Signers::new();
     for (name, n) in [
         ("agent-x", 1u8),
@@ -28,7 +28,7 @@ pub fn keyring() -> Signers {
     s
 }
 
-pub fn plain(from: &str, to: &str, topic: &str, question: &str) -> NewRequest {
+pub(crate) fn plain(from: &str, to: &str, topic: &str, question: &str) -> NewRequest {
     NewRequest {
         issue_number: 42,
         from: from.into(),
@@ -39,7 +39,12 @@ pub fn plain(from: &str, to: &str, topic: &str, question: &str) -> NewRequest {
     }
 }
 
-pub fn ask(ledger: Option<&Ledger>, req: &NewRequest, now: i64, signers: &Signers) -> Ledger {
+pub(crate) fn ask(
+    ledger: Option<&Ledger>,
+    req: &NewRequest,
+    now: i64,
+    signers: &Signers,
+) -> Ledger {
     request_owned(
         ledger.cloned(),
         req,
@@ -52,7 +57,13 @@ pub fn ask(ledger: Option<&Ledger>, req: &NewRequest, now: i64, signers: &Signer
     .ledger
 }
 
-pub fn apply(ledger: &Ledger, id: &str, action: Action, now: i64, signers: &Signers) -> Ledger {
+pub(crate) fn apply(
+    ledger: &Ledger,
+    id: &str,
+    action: Action,
+    now: i64,
+    signers: &Signers,
+) -> Ledger {
     act_with(ledger, id, &action, &Config::default(), now, signers)
         .unwrap()
         .ledger
@@ -61,7 +72,7 @@ pub fn apply(ledger: &Ledger, id: &str, action: Action, now: i64, signers: &Sign
 /// Issue 42 written with `signers`: CLR-42-001 asked, answered and resolved by the agents;
 /// CLR-42-002 escalated and resolved by a human (hub-signed); CLR-42-003 gone stale and
 /// retried by the monitor (hub-signed).
-pub fn signed_ledger(signers: &Signers) -> Ledger {
+pub(crate) fn signed_ledger(signers: &Signers) -> Ledger {
     let req = plain(
         "engineer",
         "architect",

@@ -63,7 +63,13 @@ impl<'a> Source<'a> {
         }
     }
 
-    pub(crate) fn int(&self, key: &str, v: &Value<'_>, min: i64, max: i64) -> Result<i64, ClarifyError> {
+    pub(crate) fn int(
+        &self,
+        key: &str,
+        v: &Value<'_>,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, ClarifyError> {
         match integer(v.get_ref()) {
             Some(n) if (min..=max).contains(&n) => Ok(n),
             _ => Err(self.error_at(

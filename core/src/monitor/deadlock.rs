@@ -94,7 +94,10 @@ pub fn find_cycle_breaks(
 
 /// The strongly connected components that contain at least one edge — every cycle lies in
 /// one — as (the records of the edges inside, the nodes), before any break.
-pub(super) fn cyclic_components(node_count: usize, edges: &[WaitEdge]) -> Vec<(Vec<usize>, Vec<usize>)> {
+pub(super) fn cyclic_components(
+    node_count: usize,
+    edges: &[WaitEdge],
+) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); node_count];
     for (i, e) in edges.iter().enumerate() {
         if let Some(list) = out_edges.get_mut(e.from) {
