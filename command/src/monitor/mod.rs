@@ -221,13 +221,7 @@ fn monitor_pass<S: Store>(
     // Statuses are read without excluding writers (docs/protocol.md §8); a corrupt file only disables
     // abandonment. The ones a command just wrote are as good as a read that follows its
     // write, and save reading them back.
-    let statuses = match statuses {
-        Some(s) => s,
-        None => store.read_statuses().unwrap_or_else(|e| {
-            errors.push(ReportError::new(STATUS_FILE, &e));
-            Statuses::new()
-        }),
-    };
+    let statuses = statuses_or_read(store, statuses, &mut errors);
     let status_readable = errors.is_empty();
     // A follow-up reads what is due now, what is on a cycle, and the ledgers of the agents
     // whose status may abandon their records (docs/protocol.md §29): the statuses say which.
@@ -272,34 +266,7 @@ fn monitor_pass<S: Store>(
             })
         })
     };
-    let held_issue = held.as_ref().map(|l| u64::from(l.issue_number));
-    let mut found: Vec<Result<Option<Box<Finding>>, ReportError>> =
-        store.scan(scope, |read: LedgerRead| {
-            let LedgerRead {
-                issue,
-                file,
-                ledger,
-            } = read;
-            // The held ledger comes from memory below, whatever the store visited.
-            if Some(issue) == held_issue {
-                return Ok(None);
-            }
-            ledger.map(|l| decide(issue, file, l))
-        })?;
-    if let Some(ledger) = held {
-        let issue = u64::from(ledger.issue_number);
-        let file = crate::store::paths::ledger_name(ledger.issue_number);
-        // In issue order, as the store visits (empty slots have no place to keep).
-        let at = found
-            .iter()
-            .position(|f| match f {
-                Ok(Some(f)) => f.issue > issue,
-                Ok(None) => false,
-                Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
-            })
-            .unwrap_or(found.len());
-        found.insert(at, Ok(decide(issue, file, ledger)));
-    }
+    let found = scan_findings(store, scope, held, decide)?;
 
     let mut run = MonitorRun::default();
     let mut kept = Vec::new();
@@ -326,17 +293,7 @@ fn monitor_pass<S: Store>(
         let decided = if dry_run {
             Some((finding.report, finding.events))
         } else {
-            let result = store.update_ledger(issue, config, "monitor", |current| match current {
-                None => Ok((None, None)),
-                Some(fresh) => {
-                    let again = monitor_ledger_with(fresh, &statuses, config, now, signers);
-                    if again.changed {
-                        Ok((Some(again.ledger), Some((again.report, again.events))))
-                    } else {
-                        Ok((None, None))
-                    }
-                }
-            });
+            let result = rewrite(store, config, now, signers, &statuses, issue);
             result.unwrap_or_else(|e| {
                 errors.push(ReportError::new(finding.file.as_str(), &e));
                 None
@@ -358,12 +315,7 @@ fn monitor_pass<S: Store>(
         .merge_into(&mut run.report, &mut run.delegation_events);
     errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {
-        if let Err(e) = store.update_statuses(config, "monitor", |s| {
-            apply_events(s, &run.events);
-            Ok(())
-        }) {
-            errors.push(ReportError::new(STATUS_FILE, &e));
-        }
+        record_statuses(store, config, &run.events, &mut errors);
     }
     if !dry_run {
         store.after_monitor(config);
@@ -371,4 +323,98 @@ fn monitor_pass<S: Store>(
     agentx_clarify_core::stable_sort::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok((run, kept))
+}
+
+/// One ledger's slot in a pass: a finding worth carrying, nothing, or why it was unreadable.
+type Slot = Result<Option<Box<Finding>>, ReportError>;
+
+/// The agents' statuses: those a command just wrote, else read without excluding writers
+/// (docs/protocol.md §8); a corrupt file is an error of the pass and only disables abandonment.
+fn statuses_or_read<S: Store>(
+    store: &S,
+    given: Option<Statuses>,
+    errors: &mut Vec<ReportError>,
+) -> Statuses {
+    match given {
+        Some(s) => s,
+        None => store.read_statuses().unwrap_or_else(|e| {
+            errors.push(ReportError::new(STATUS_FILE, &e));
+            Statuses::new()
+        }),
+    }
+}
+
+/// The slots of the ledgers `scope` names, each `decide`d as visited; the held ledger is
+/// decided from memory and put in its place in issue order, whatever the store visited.
+fn scan_findings<S: Store>(
+    store: &S,
+    scope: Scope<'_>,
+    held: Option<Ledger>,
+    decide: impl Fn(u64, String, Ledger) -> Option<Box<Finding>> + Sync,
+) -> Result<Vec<Slot>, ClarifyError> {
+    let held_issue = held.as_ref().map(|l| u64::from(l.issue_number));
+    let mut found: Vec<Slot> = store.scan(scope, |read: LedgerRead| {
+        let LedgerRead {
+            issue,
+            file,
+            ledger,
+        } = read;
+        if Some(issue) == held_issue {
+            return Ok(None);
+        }
+        ledger.map(|l| decide(issue, file, l))
+    })?;
+    if let Some(ledger) = held {
+        let issue = u64::from(ledger.issue_number);
+        let file = crate::store::paths::ledger_name(ledger.issue_number);
+        // Empty slots have no issue to order by.
+        let at = found
+            .iter()
+            .position(|f| match f {
+                Ok(Some(f)) => f.issue > issue,
+                Ok(None) => false,
+                Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
+            })
+            .unwrap_or(found.len());
+        found.insert(at, Ok(decide(issue, file, ledger)));
+    }
+    Ok(found)
+}
+
+/// Writes the monitor's changes to `issue`, decided again on the ledger as it is under the
+/// write (another writer may have moved it since the read-only pass); `None`: nothing to do.
+fn rewrite<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    statuses: &Statuses,
+    issue: u32,
+) -> Result<Option<(Report, Vec<Event>)>, ClarifyError> {
+    store.update_ledger(issue, config, "monitor", |current| match current {
+        None => Ok((None, None)),
+        Some(fresh) => {
+            let again = monitor_ledger_with(fresh, statuses, config, now, signers);
+            if again.changed {
+                Ok((Some(again.ledger), Some((again.report, again.events))))
+            } else {
+                Ok((None, None))
+            }
+        }
+    })
+}
+
+/// Applies the pass's events to the agents' statuses; a failure is an error of the pass.
+fn record_statuses<S: Store>(
+    store: &S,
+    config: &Config,
+    events: &[Event],
+    errors: &mut Vec<ReportError>,
+) {
+    if let Err(e) = store.update_statuses(config, "monitor", |s| {
+        apply_events(s, events);
+        Ok(())
+    }) {
+        errors.push(ReportError::new(STATUS_FILE, &e));
+    }
 }
