@@ -10,7 +10,7 @@ pub mod wakeup;
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::follow::abandon_candidates;
-use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
+use agentx_clarify_core::monitor::{monitor_ledger_with, LedgerOutcome, Report, ReportError};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
@@ -52,6 +52,28 @@ struct Finding {
     events: Vec<Event>,
     /// The ledger as read, when asked for and the monitor leaves it unchanged.
     unchanged: Option<Ledger>,
+}
+
+impl Finding {
+    /// What the pass carries of one ledger's outcome: a change, or the unchanged ledger when
+    /// `keep` asks for it; nothing otherwise.
+    fn worth_keeping(
+        issue: u64,
+        file: String,
+        outcome: LedgerOutcome,
+        keep: bool,
+    ) -> Option<Box<Finding>> {
+        (keep || outcome.changed).then(|| {
+            Box::new(Finding {
+                issue,
+                file,
+                changed: outcome.changed,
+                report: outcome.report,
+                events: outcome.events,
+                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+            })
+        })
+    }
 }
 
 /// Runs the monitor at `now` over `scope`; with `dry_run` nothing is written.
@@ -255,16 +277,7 @@ fn monitor_pass<S: Store>(
     // A finding is boxed: the pass's result is one slot per ledger, and most slots are empty.
     let decide = |issue: u64, file: String, ledger: Ledger| {
         let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
-        (keep || outcome.changed).then(|| {
-            Box::new(Finding {
-                issue,
-                file,
-                changed: outcome.changed,
-                report: outcome.report,
-                events: outcome.events,
-                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
-            })
-        })
+        Finding::worth_keeping(issue, file, outcome, keep)
     };
     let found = scan_findings(store, scope, held, decide)?;
 
