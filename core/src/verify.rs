@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ClarifyError, ErrorCode};
-use crate::ledger::{entry_hash, misfiled_message, ChainState, Entry, Ledger, Record};
+use crate::ledger::{entry_hash, misfiled_message, ChainState, Entry, Fold, Ledger, Record};
 use crate::names::ClarificationId;
 use crate::signing::{signer_for, PublicKeys};
 use crate::time::Timestamp;
@@ -245,7 +245,6 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
     // A writer that hashes also writes the fold as the snapshot (this crate); one that does
     // not hash (AgentX) leaves both to be upgraded: its snapshot mismatches are warnings.
     let mut mismatches = Vec::new();
-    let mut mismatch = |message: String| mismatches.push(message);
     let fold = record.fold();
     if record.has_missing_stale_entry() {
         // PowerShell AgentX marks a record stale without an entry (docs/protocol.md §3.1).
@@ -253,48 +252,13 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
             "status is stale but the thread has no stale entry (marked by another tool); the monitor appends it",
         ));
     } else if record.status != fold.status {
-        mismatch(format!(
+        mismatches.push(format!(
             "status is {} but the thread says {}",
             record.status.as_str(),
             fold.status.as_str()
         ));
     }
-    if record.round != fold.round {
-        mismatch(format!(
-            "round is {} but the thread has {} question(s)",
-            record.round, fold.round
-        ));
-    }
-    if record.retries != fold.retries {
-        mismatch(format!(
-            "retries is {} but the thread has {} retry entries",
-            record.retries, fold.retries
-        ));
-    }
-    let same = |a: &Option<Timestamp>, b: &Option<Timestamp>| {
-        a.as_ref().map(Timestamp::ms) == b.as_ref().map(Timestamp::ms)
-    };
-    if !same(&record.resolved_at, &fold.resolved_at) {
-        mismatch(format!(
-            "resolvedAt is {} but the thread says {}",
-            show(&record.resolved_at),
-            show(&fold.resolved_at)
-        ));
-    }
-    if !same(&record.stale_after, &fold.stale_after) {
-        mismatch(format!(
-            "staleAfter is {} but the thread says {}",
-            show(&record.stale_after),
-            show(&fold.stale_after)
-        ));
-    }
-    if !same(&record.created, &fold.created) {
-        mismatch(format!(
-            "created is {} but the first question is at {}",
-            show(&record.created),
-            show(&fold.created)
-        ));
-    }
+    mismatches.extend(snapshot_mismatches(record, &fold));
     if record.thread.iter().any(|e| e.hash.is_none()) {
         warnings.extend(
             mismatches
@@ -315,6 +279,55 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    chain_findings(record, &mut problems, &mut warnings);
+    (problems, warnings)
+}
+
+/// The snapshot fields (beyond the status) that disagree with the thread's fold.
+fn snapshot_mismatches(record: &Record, fold: &Fold) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    if record.round != fold.round {
+        mismatches.push(format!(
+            "round is {} but the thread has {} question(s)",
+            record.round, fold.round
+        ));
+    }
+    if record.retries != fold.retries {
+        mismatches.push(format!(
+            "retries is {} but the thread has {} retry entries",
+            record.retries, fold.retries
+        ));
+    }
+    let same = |a: &Option<Timestamp>, b: &Option<Timestamp>| {
+        a.as_ref().map(Timestamp::ms) == b.as_ref().map(Timestamp::ms)
+    };
+    if !same(&record.resolved_at, &fold.resolved_at) {
+        mismatches.push(format!(
+            "resolvedAt is {} but the thread says {}",
+            show(&record.resolved_at),
+            show(&fold.resolved_at)
+        ));
+    }
+    if !same(&record.stale_after, &fold.stale_after) {
+        mismatches.push(format!(
+            "staleAfter is {} but the thread says {}",
+            show(&record.stale_after),
+            show(&fold.stale_after)
+        ));
+    }
+    if !same(&record.created, &fold.created) {
+        mismatches.push(format!(
+            "created is {} but the first question is at {}",
+            show(&record.created),
+            show(&fold.created)
+        ));
+    }
+    mismatches
+}
+
+/// What the hash chain says: unhashed entries from another writer are warnings (the next
+/// write hashes them); a mixed or broken chain means history was edited.
+fn chain_findings(record: &Record, problems: &mut Vec<String>, warnings: &mut Vec<String>) {
     let n = record.thread.len();
     match record.chain_state() {
         ChainState::Intact => {}
@@ -336,7 +349,6 @@ fn record_findings(record: &Record) -> (Vec<String>, Vec<String>) {
             i + 1
         )),
     }
-    (problems, warnings)
 }
 
 fn show(t: &Option<Timestamp>) -> String {

@@ -71,10 +71,42 @@ pub enum Kind {
 
 /// One ledger of the benchmark's shape; `kind` adds the situation the monitor must find.
 pub fn ledger(issue: u64, kind: Kind, now: i64) -> Ledger {
-    let answer = |b: &str| Action::Answer {
-        from: "architect".into(),
-        body: b.into(),
+    let mut l = settled_records(issue, kind, now);
+    let asked_at = match kind {
+        Kind::Stale => now - 90 * MIN,
+        _ => now - MIN,
     };
+    l = ask_blocking(
+        Some(&l),
+        issue,
+        "engineer",
+        "product-manager",
+        "Export scope",
+        "Is CSV export of invoices in scope for v1?",
+        asked_at,
+    );
+    match kind {
+        Kind::Finished => finish_open(&l, issue, now),
+        Kind::Deadlock => ask_each_other(&l, issue, now),
+        _ => l,
+    }
+}
+
+fn architect_answer(body: &str) -> Action {
+    Action::Answer {
+        from: "architect".into(),
+        body: body.into(),
+    }
+}
+
+const RESOLVE: Action = Action::Resolve {
+    from: None,
+    message: None,
+};
+
+/// Records 1 (resolved) and 2 (answered after a follow-up; `Stuck` asks the same question
+/// twice, which the monitor must find).
+fn settled_records(issue: u64, kind: Kind, now: i64) -> Ledger {
     let mut l = ask_blocking(
         None,
         issue,
@@ -84,21 +116,10 @@ pub fn ledger(issue: u64, kind: Kind, now: i64) -> Ledger {
         "Redis or an in-process LRU for the session cache?",
         now - 50 * MIN,
     );
-    l = step(
-        &l,
-        &format!("CLR-{issue}-001"),
-        answer("Redis: sessions must survive a deploy."),
-        now - 49 * MIN,
-    );
-    l = step(
-        &l,
-        &format!("CLR-{issue}-001"),
-        Action::Resolve {
-            from: None,
-            message: None,
-        },
-        now - 48 * MIN,
-    );
+    let id1 = format!("CLR-{issue}-001");
+    let redis = architect_answer("Redis: sessions must survive a deploy.");
+    l = step(&l, &id1, redis, now - 49 * MIN);
+    l = step(&l, &id1, RESOLVE, now - 48 * MIN);
     let second_question = match kind {
         Kind::Stuck => "Which eviction policy should the session keys use?",
         _ => "And the TTL for idle sessions, in hours?",
@@ -113,70 +134,54 @@ pub fn ledger(issue: u64, kind: Kind, now: i64) -> Ledger {
         now - 40 * MIN,
     );
     let id2 = format!("CLR-{issue}-002");
-    l = step(&l, &id2, answer("allkeys-lru."), now - 39 * MIN);
-    l = step(
+    l = step(&l, &id2, architect_answer("allkeys-lru."), now - 39 * MIN);
+    let follow_up = Action::FollowUp {
+        from: "engineer".into(),
+        question: second_question.into(),
+    };
+    l = step(&l, &id2, follow_up, now - 38 * MIN);
+    step(
         &l,
         &id2,
-        Action::FollowUp {
-            from: "engineer".into(),
-            question: second_question.into(),
-        },
-        now - 38 * MIN,
-    );
-    l = step(&l, &id2, answer("24 hours, sliding."), now - 37 * MIN);
-    let asked_at = match kind {
-        Kind::Stale => now - 90 * MIN,
-        _ => now - MIN,
+        architect_answer("24 hours, sliding."),
+        now - 37 * MIN,
+    )
+}
+
+/// `Finished`: record 3 answered, then 2 and 3 resolved.
+fn finish_open(l: &Ledger, issue: u64, now: i64) -> Ledger {
+    let id3 = format!("CLR-{issue}-003");
+    let pm_answer = Action::Answer {
+        from: "product-manager".into(),
+        body: "Yes, CSV only.".into(),
     };
-    l = ask_blocking(
-        Some(&l),
-        issue,
-        "engineer",
-        "product-manager",
-        "Export scope",
-        "Is CSV export of invoices in scope for v1?",
-        asked_at,
-    );
-    if let Kind::Finished = kind {
-        let id3 = format!("CLR-{issue}-003");
-        let pm_answer = Action::Answer {
-            from: "product-manager".into(),
-            body: "Yes, CSV only.".into(),
-        };
-        l = step(&l, &id3, pm_answer, now - 30 * MIN);
-        for id in [&id2, &id3] {
-            l = step(
-                &l,
-                id,
-                Action::Resolve {
-                    from: None,
-                    message: None,
-                },
-                now - 29 * MIN,
-            );
-        }
-    }
-    if let Kind::Deadlock = kind {
-        l = ask_blocking(
-            Some(&l),
-            issue,
-            "engineer",
-            "architect",
-            "Schema",
-            "Is the orders schema final?",
-            now - MIN,
-        );
-        l = ask_blocking(
-            Some(&l),
-            issue,
-            "architect",
-            "engineer",
-            "Migrations",
-            "Which migrations ran in staging?",
-            now - MIN,
-        );
+    let mut l = step(l, &id3, pm_answer, now - 30 * MIN);
+    for id in [format!("CLR-{issue}-002"), id3] {
+        l = step(&l, &id, RESOLVE, now - 29 * MIN);
     }
     l
+}
+
+/// `Deadlock`: engineer and architect each wait on the other.
+fn ask_each_other(l: &Ledger, issue: u64, now: i64) -> Ledger {
+    let l = ask_blocking(
+        Some(l),
+        issue,
+        "engineer",
+        "architect",
+        "Schema",
+        "Is the orders schema final?",
+        now - MIN,
+    );
+    ask_blocking(
+        Some(&l),
+        issue,
+        "architect",
+        "engineer",
+        "Migrations",
+        "Which migrations ran in staging?",
+        now - MIN,
+    )
 }
 
 /// The kind of ledger `i` in a workspace; `mixed` makes 1 % stale, 1 % stuck and 0.5 %

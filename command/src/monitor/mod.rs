@@ -10,7 +10,7 @@ pub mod wakeup;
 use agentx_clarify_core::agents::apply_events;
 use agentx_clarify_core::delegation;
 use agentx_clarify_core::monitor::follow::abandon_candidates;
-use agentx_clarify_core::monitor::{monitor_ledger_with, Report, ReportError};
+use agentx_clarify_core::monitor::{monitor_ledger_with, LedgerOutcome, Report, ReportError};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{ClarifyError, Config, Event, Ledger, Statuses};
@@ -52,6 +52,28 @@ struct Finding {
     events: Vec<Event>,
     /// The ledger as read, when asked for and the monitor leaves it unchanged.
     unchanged: Option<Ledger>,
+}
+
+impl Finding {
+    /// What the pass carries of one ledger's outcome: a change, or the unchanged ledger when
+    /// `keep` asks for it; nothing otherwise.
+    fn worth_keeping(
+        issue: u64,
+        file: String,
+        outcome: LedgerOutcome,
+        keep: bool,
+    ) -> Option<Box<Finding>> {
+        (keep || outcome.changed).then(|| {
+            Box::new(Finding {
+                issue,
+                file,
+                changed: outcome.changed,
+                report: outcome.report,
+                events: outcome.events,
+                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
+            })
+        })
+    }
 }
 
 /// Runs the monitor at `now` over `scope`; with `dry_run` nothing is written.
@@ -221,13 +243,7 @@ fn monitor_pass<S: Store>(
     // Statuses are read without excluding writers (docs/protocol.md §8); a corrupt file only disables
     // abandonment. The ones a command just wrote are as good as a read that follows its
     // write, and save reading them back.
-    let statuses = match statuses {
-        Some(s) => s,
-        None => store.read_statuses().unwrap_or_else(|e| {
-            errors.push(ReportError::new(STATUS_FILE, &e));
-            Statuses::new()
-        }),
-    };
+    let statuses = statuses_or_read(store, statuses, &mut errors);
     let status_readable = errors.is_empty();
     // A follow-up reads what is due now, what is on a cycle, and the ledgers of the agents
     // whose status may abandon their records (docs/protocol.md §29): the statuses say which.
@@ -261,45 +277,9 @@ fn monitor_pass<S: Store>(
     // A finding is boxed: the pass's result is one slot per ledger, and most slots are empty.
     let decide = |issue: u64, file: String, ledger: Ledger| {
         let outcome = monitor_ledger_with(ledger, &statuses, config, now, signers);
-        (keep || outcome.changed).then(|| {
-            Box::new(Finding {
-                issue,
-                file,
-                changed: outcome.changed,
-                report: outcome.report,
-                events: outcome.events,
-                unchanged: (keep && !outcome.changed).then_some(outcome.ledger),
-            })
-        })
+        Finding::worth_keeping(issue, file, outcome, keep)
     };
-    let held_issue = held.as_ref().map(|l| u64::from(l.issue_number));
-    let mut found: Vec<Result<Option<Box<Finding>>, ReportError>> =
-        store.scan(scope, |read: LedgerRead| {
-            let LedgerRead {
-                issue,
-                file,
-                ledger,
-            } = read;
-            // The held ledger comes from memory below, whatever the store visited.
-            if Some(issue) == held_issue {
-                return Ok(None);
-            }
-            ledger.map(|l| decide(issue, file, l))
-        })?;
-    if let Some(ledger) = held {
-        let issue = u64::from(ledger.issue_number);
-        let file = crate::store::paths::ledger_name(ledger.issue_number);
-        // In issue order, as the store visits (empty slots have no place to keep).
-        let at = found
-            .iter()
-            .position(|f| match f {
-                Ok(Some(f)) => f.issue > issue,
-                Ok(None) => false,
-                Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
-            })
-            .unwrap_or(found.len());
-        found.insert(at, Ok(decide(issue, file, ledger)));
-    }
+    let found = scan_findings(store, scope, held, decide)?;
 
     let mut run = MonitorRun::default();
     let mut kept = Vec::new();
@@ -326,17 +306,7 @@ fn monitor_pass<S: Store>(
         let decided = if dry_run {
             Some((finding.report, finding.events))
         } else {
-            let result = store.update_ledger(issue, config, "monitor", |current| match current {
-                None => Ok((None, None)),
-                Some(fresh) => {
-                    let again = monitor_ledger_with(fresh, &statuses, config, now, signers);
-                    if again.changed {
-                        Ok((Some(again.ledger), Some((again.report, again.events))))
-                    } else {
-                        Ok((None, None))
-                    }
-                }
-            });
+            let result = rewrite(store, config, now, signers, &statuses, issue);
             result.unwrap_or_else(|e| {
                 errors.push(ReportError::new(finding.file.as_str(), &e));
                 None
@@ -358,12 +328,7 @@ fn monitor_pass<S: Store>(
         .merge_into(&mut run.report, &mut run.delegation_events);
     errors.append(&mut run.report.errors);
     if !dry_run && status_readable && !run.events.is_empty() {
-        if let Err(e) = store.update_statuses(config, "monitor", |s| {
-            apply_events(s, &run.events);
-            Ok(())
-        }) {
-            errors.push(ReportError::new(STATUS_FILE, &e));
-        }
+        record_statuses(store, config, &run.events, &mut errors);
     }
     if !dry_run {
         store.after_monitor(config);
@@ -371,4 +336,98 @@ fn monitor_pass<S: Store>(
     agentx_clarify_core::stable_sort::sort_by(&mut errors, |a, b| a.file.cmp(&b.file));
     run.report.errors = errors;
     Ok((run, kept))
+}
+
+/// One ledger's slot in a pass: a finding worth carrying, nothing, or why it was unreadable.
+type Slot = Result<Option<Box<Finding>>, ReportError>;
+
+/// The agents' statuses: those a command just wrote, else read without excluding writers
+/// (docs/protocol.md §8); a corrupt file is an error of the pass and only disables abandonment.
+fn statuses_or_read<S: Store>(
+    store: &S,
+    given: Option<Statuses>,
+    errors: &mut Vec<ReportError>,
+) -> Statuses {
+    match given {
+        Some(s) => s,
+        None => store.read_statuses().unwrap_or_else(|e| {
+            errors.push(ReportError::new(STATUS_FILE, &e));
+            Statuses::new()
+        }),
+    }
+}
+
+/// The slots of the ledgers `scope` names, each `decide`d as visited; the held ledger is
+/// decided from memory and put in its place in issue order, whatever the store visited.
+fn scan_findings<S: Store>(
+    store: &S,
+    scope: Scope<'_>,
+    held: Option<Ledger>,
+    decide: impl Fn(u64, String, Ledger) -> Option<Box<Finding>> + Sync,
+) -> Result<Vec<Slot>, ClarifyError> {
+    let held_issue = held.as_ref().map(|l| u64::from(l.issue_number));
+    let mut found: Vec<Slot> = store.scan(scope, |read: LedgerRead| {
+        let LedgerRead {
+            issue,
+            file,
+            ledger,
+        } = read;
+        if Some(issue) == held_issue {
+            return Ok(None);
+        }
+        ledger.map(|l| decide(issue, file, l))
+    })?;
+    if let Some(ledger) = held {
+        let issue = u64::from(ledger.issue_number);
+        let file = crate::store::paths::ledger_name(ledger.issue_number);
+        // Empty slots have no issue to order by.
+        let at = found
+            .iter()
+            .position(|f| match f {
+                Ok(Some(f)) => f.issue > issue,
+                Ok(None) => false,
+                Err(e) => issue_of_file_name(&e.file).is_some_and(|n| n > issue),
+            })
+            .unwrap_or(found.len());
+        found.insert(at, Ok(decide(issue, file, ledger)));
+    }
+    Ok(found)
+}
+
+/// Writes the monitor's changes to `issue`, decided again on the ledger as it is under the
+/// write (another writer may have moved it since the read-only pass); `None`: nothing to do.
+fn rewrite<S: Store>(
+    store: &S,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    statuses: &Statuses,
+    issue: u32,
+) -> Result<Option<(Report, Vec<Event>)>, ClarifyError> {
+    store.update_ledger(issue, config, "monitor", |current| match current {
+        None => Ok((None, None)),
+        Some(fresh) => {
+            let again = monitor_ledger_with(fresh, statuses, config, now, signers);
+            if again.changed {
+                Ok((Some(again.ledger), Some((again.report, again.events))))
+            } else {
+                Ok((None, None))
+            }
+        }
+    })
+}
+
+/// Applies the pass's events to the agents' statuses; a failure is an error of the pass.
+fn record_statuses<S: Store>(
+    store: &S,
+    config: &Config,
+    events: &[Event],
+    errors: &mut Vec<ReportError>,
+) {
+    if let Err(e) = store.update_statuses(config, "monitor", |s| {
+        apply_events(s, events);
+        Ok(())
+    }) {
+        errors.push(ReportError::new(STATUS_FILE, &e));
+    }
 }

@@ -14,7 +14,7 @@ mod log;
 mod views;
 
 use agentx_clarify_core::names::{ClarificationId, AGENT_X};
-use agentx_clarify_core::ops::{allowed_ops, who_may, Op};
+use agentx_clarify_core::ops::{allowed_ops, who_may, Applied, Op};
 use agentx_clarify_core::routing::{
     build_prompt, decide, interpret, replies, Decision, Interpretation, Invocation, Outcome,
     PromptInput, RunOf, RunResult,
@@ -257,15 +257,7 @@ pub fn route<S: Store>(
     let target_agent = find(&target.ledger, id)?.to.clone();
     let signers = crate::store::keys::signers_for(store, &[target_agent.as_str()])?;
     let ttl = u64::from(target.invocation.timeout_seconds) * 1000 + LEASE_MARGIN_MS;
-    let lease = match store.take_lease(id, ttl)? {
-        LeaseTake::Taken(lease) => LeaseGuard::new(store, lease),
-        LeaseTake::Held { holder } => {
-            return Err(ClarifyError::RoutingInProgress {
-                id: id.to_owned(),
-                holder,
-            })
-        }
-    };
+    let lease = lease_for(store, id, ttl)?;
     // Read again under the lease: a router that finished just before we took it may have
     // answered the record.
     let ledger = store
@@ -320,38 +312,17 @@ pub fn route<S: Store>(
 
     // The decision is written: from here on, what fails is a warning, not the routing's failure.
     let mut warnings = Vec::new();
-    let (monitor, mut written) = match decision.applied {
-        Some(applied) if follow_up => {
-            let m = finish(store, &config, now, applied, AGENT_X, &signers)?;
-            warnings.extend(m.warnings);
-            (m.monitor, m.events)
-        }
-        Some(applied) => {
-            let events = applied.events.clone();
-            if let Err(e) = apply_statuses(store, &config, &events) {
-                warnings.push(format!(
-                    "the routing was written, but the agents' statuses were not updated: {e}"
-                ));
-            }
-            (MonitorRun::default(), events)
-        }
-        None if follow_up => {
-            let m = monitor_after(store, &config, now, Some(target.issue), &mut warnings);
-            let events = m.events.clone();
-            (m, events)
-        }
-        None => (MonitorRun::default(), Vec::new()),
-    };
+    let (monitor, mut written) = follow_through(
+        store,
+        rules,
+        now,
+        decision.applied,
+        follow_up,
+        target.issue,
+        &mut warnings,
+    )?;
     events.append(&mut written);
-    let after = match store.read_ledger(target.issue) {
-        Ok(after) => after,
-        Err(e) => {
-            warnings.push(format!(
-                "the routing was written, but reading it back failed: {e}"
-            ));
-            None
-        }
-    };
+    let after = read_back(store, target.issue, &mut warnings);
     let find = |id: &str| after.as_ref().and_then(|l| l.find(id)).cloned();
     Ok(Routed {
         issue: target.issue,
@@ -365,6 +336,72 @@ pub fn route<S: Store>(
         error: agent_error(id, decision.outcome, cause),
         warnings,
     })
+}
+
+/// Takes record `id`'s routing lease for `ttl` ms; one held elsewhere is
+/// `ROUTING_IN_PROGRESS` naming its holder.
+fn lease_for<'s, S: Store>(
+    store: &'s S,
+    id: &str,
+    ttl: u64,
+) -> Result<LeaseGuard<'s, S>, ClarifyError> {
+    match store.take_lease(id, ttl)? {
+        LeaseTake::Taken(lease) => Ok(LeaseGuard::new(store, lease)),
+        LeaseTake::Held { holder } => Err(ClarifyError::RoutingInProgress {
+            id: id.to_owned(),
+            holder,
+        }),
+    }
+}
+
+/// After the decision is written: the monitor's follow-up (when asked) or just the agents'
+/// statuses, with the events they add. What fails here is a warning, not the routing's
+/// failure.
+fn follow_through<S: Store>(
+    store: &S,
+    rules: Rules<'_>,
+    now: i64,
+    applied: Option<Applied>,
+    follow_up: bool,
+    issue: u32,
+    warnings: &mut Vec<String>,
+) -> Result<(MonitorRun, Vec<Event>), ClarifyError> {
+    let config = rules.config;
+    Ok(match applied {
+        Some(applied) if follow_up => {
+            let m = finish(store, config, now, applied, AGENT_X, rules.signers)?;
+            warnings.extend(m.warnings);
+            (m.monitor, m.events)
+        }
+        Some(applied) => {
+            let events = applied.events.clone();
+            if let Err(e) = apply_statuses(store, config, &events) {
+                warnings.push(format!(
+                    "the routing was written, but the agents' statuses were not updated: {e}"
+                ));
+            }
+            (MonitorRun::default(), events)
+        }
+        None if follow_up => {
+            let m = monitor_after(store, config, now, Some(issue), warnings);
+            let events = m.events.clone();
+            (m, events)
+        }
+        None => (MonitorRun::default(), Vec::new()),
+    })
+}
+
+/// The ledger as routing left it; a failed read is a warning (the routing is written).
+fn read_back<S: Store>(store: &S, issue: u32, warnings: &mut Vec<String>) -> Option<Ledger> {
+    match store.read_ledger(issue) {
+        Ok(after) => after,
+        Err(e) => {
+            warnings.push(format!(
+                "the routing was written, but reading it back failed: {e}"
+            ));
+            None
+        }
+    }
 }
 
 /// `clarification-routed` (at `started`) and, when the run is an agent error,

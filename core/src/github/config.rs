@@ -6,7 +6,7 @@ use serde::Serialize;
 use toml::de::DeValue;
 
 use crate::error::ClarifyError;
-use crate::toml_read::{describe, get, Source};
+use crate::toml_read::{describe, get, Source, Value};
 
 /// How the shell reaches GitHub.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -70,62 +70,18 @@ pub fn parse_github(file: &str, bytes: &[u8]) -> Result<Option<GithubConfig>, Cl
     let at = |key: &str| get(table, key);
     let repo_value = at("repo")
         .ok_or_else(|| src.error_at(&value.span(), "[github] needs repo = \"owner/name\""))?;
-    let repo_text = src.string("github.repo", repo_value)?;
-    let (owner, repo) = match repo_text.split_once('/') {
-        Some((o, r)) if repo_part(o) && repo_part(r) => (o.to_owned(), r.to_owned()),
-        _ => {
-            return Err(src.error_at(
-                &repo_value.span(),
-                format!(
-                    "github.repo must be \"owner/name\", found \"{}\"",
-                    crate::error::shown(&repo_text)
-                ),
-            ))
-        }
-    };
+    let (owner, repo) = owner_and_repo(&src, repo_value)?;
     let via = match at("via") {
         None => Via::Gh,
-        Some(v) => match src.string("github.via", v)?.as_str() {
-            "gh" => Via::Gh,
-            "api" => Via::Api,
-            other => {
-                return Err(src.error_at(
-                    &v.span(),
-                    format!(
-                        "github.via must be \"gh\" or \"api\", found \"{}\"",
-                        crate::error::shown(other)
-                    ),
-                ))
-            }
-        },
+        Some(v) => via(&src, v)?,
     };
     let token_env = match at("token_env") {
         None => String::from("GITHUB_TOKEN"),
-        Some(v) => {
-            let name = src.string("github.token_env", v)?;
-            let ok =
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !ok {
-                return Err(src.error_at(
-                    &v.span(),
-                    "github.token_env must name an environment variable (letters, digits, _)",
-                ));
-            }
-            name
-        }
+        Some(v) => token_env(&src, v)?,
     };
     let api_url = match at("api_url") {
         None => String::from("https://api.github.com"),
-        Some(v) => {
-            let url = src.string("github.api_url", v)?;
-            if !(url.starts_with("https://") || url.starts_with("http://")) {
-                return Err(src.error_at(
-                    &v.span(),
-                    "github.api_url must be an http(s) URL (GitHub Enterprise: https://HOST/api/v3)",
-                ));
-            }
-            url.trim_end_matches('/').to_owned()
-        }
+        Some(v) => api_url(&src, v)?,
     };
     let labels = match at("labels") {
         None => true,
@@ -133,23 +89,7 @@ pub fn parse_github(file: &str, bytes: &[u8]) -> Result<Option<GithubConfig>, Cl
     };
     let answer_roles = match at("answer_roles") {
         None => vec!["admin".into(), "maintain".into(), "write".into()],
-        Some(v) => {
-            if !matches!(v.get_ref(), DeValue::Array(_)) {
-                return Err(src.error_at(
-                    &v.span(),
-                    format!(
-                        "github.answer_roles must be an array of roles, found {}",
-                        describe(v.get_ref())
-                    ),
-                ));
-            }
-            src.strings(
-                "github.answer_roles",
-                v,
-                ("roles", "roles: admin, maintain, write, triage, read"),
-                |s| ROLES.contains(&s),
-            )?
-        }
+        Some(v) => answer_roles(&src, v)?,
     };
     let mentions = match at("mentions") {
         None => false,
@@ -165,6 +105,82 @@ pub fn parse_github(file: &str, bytes: &[u8]) -> Result<Option<GithubConfig>, Cl
         answer_roles,
         mentions,
     }))
+}
+
+/// `github.repo`: both halves of `owner/name` must be path-safe, since they go into request
+/// paths unescaped.
+fn owner_and_repo(src: &Source<'_>, v: &Value<'_>) -> Result<(String, String), ClarifyError> {
+    let repo_text = src.string("github.repo", v)?;
+    match repo_text.split_once('/') {
+        Some((o, r)) if repo_part(o) && repo_part(r) => Ok((o.to_owned(), r.to_owned())),
+        _ => Err(src.error_at(
+            &v.span(),
+            format!(
+                "github.repo must be \"owner/name\", found \"{}\"",
+                crate::error::shown(&repo_text)
+            ),
+        )),
+    }
+}
+
+/// `github.via`: only the two ways the shell knows how to reach GitHub.
+fn via(src: &Source<'_>, v: &Value<'_>) -> Result<Via, ClarifyError> {
+    match src.string("github.via", v)?.as_str() {
+        "gh" => Ok(Via::Gh),
+        "api" => Ok(Via::Api),
+        other => Err(src.error_at(
+            &v.span(),
+            format!(
+                "github.via must be \"gh\" or \"api\", found \"{}\"",
+                crate::error::shown(other)
+            ),
+        )),
+    }
+}
+
+/// `github.token_env`: a plain environment variable name (the token itself never sits in
+/// the config).
+fn token_env(src: &Source<'_>, v: &Value<'_>) -> Result<String, ClarifyError> {
+    let name = src.string("github.token_env", v)?;
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(src.error_at(
+            &v.span(),
+            "github.token_env must name an environment variable (letters, digits, _)",
+        ));
+    }
+    Ok(name)
+}
+
+/// `github.api_url`: an http(s) base, kept without its trailing `/` so paths join cleanly.
+fn api_url(src: &Source<'_>, v: &Value<'_>) -> Result<String, ClarifyError> {
+    let url = src.string("github.api_url", v)?;
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(src.error_at(
+            &v.span(),
+            "github.api_url must be an http(s) URL (GitHub Enterprise: https://HOST/api/v3)",
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
+/// `github.answer_roles`: an array of the permissions GitHub reports.
+fn answer_roles(src: &Source<'_>, v: &Value<'_>) -> Result<Vec<String>, ClarifyError> {
+    if !matches!(v.get_ref(), DeValue::Array(_)) {
+        return Err(src.error_at(
+            &v.span(),
+            format!(
+                "github.answer_roles must be an array of roles, found {}",
+                describe(v.get_ref())
+            ),
+        ));
+    }
+    src.strings(
+        "github.answer_roles",
+        v,
+        ("roles", "roles: admin, maintain, write, triage, read"),
+        |s| ROLES.contains(&s),
+    )
 }
 
 #[cfg(test)]

@@ -265,43 +265,10 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
     let get = |key: &str| crate::toml_read::get(table, key);
     let missing = |key: &str| src.error_at(&value.span(), format!("[[notify]] needs {key}"));
 
-    let name = src.string("notify.name", get("name").ok_or_else(|| missing("name"))?)?;
-    if !is_sink_name(&name) {
-        return Err(src.error_at(
-            &get("name").map_or(value.span(), |v| v.span()),
-            format!(
-                "notify.name must match ^[a-z0-9][a-z0-9-]{{0,63}}$, found \"{}\"",
-                crate::error::shown(&name)
-            ),
-        ));
-    }
-    let kind_value = get("kind").ok_or_else(|| missing("kind"))?;
-    let kind_text = src.string("notify.kind", kind_value)?;
-    let kind = SinkKind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == kind_text)
-        .ok_or_else(|| {
-            src.error_at(
-                &kind_value.span(),
-                format!(
-                    "notify.kind must be one of webhook, slack, ntfy, command, email, found \"{}\"",
-                    crate::error::shown(&kind_text)
-                ),
-            )
-        })?;
-
-    let url = match get("url") {
-        Some(v) => {
-            let url = src.string("notify.url", v)?;
-            if !(url.starts_with("https://") || url.starts_with("http://")) {
-                return Err(
-                    src.error_at(&v.span(), "notify.url must start with https:// or http://")
-                );
-            }
-            Some(url)
-        }
-        None => None,
-    };
+    let name_value = get("name").ok_or_else(|| missing("name"))?;
+    let name = sink_name(src, name_value)?;
+    let kind = sink_kind(src, get("kind").ok_or_else(|| missing("kind"))?)?;
+    let url = get("url").map(|v| sink_url(src, v)).transpose()?;
     let command = match get("command") {
         Some(v) => src.strings(
             "notify.command",
@@ -317,15 +284,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
     } else {
         None
     };
-
-    let secret = match (get("secret_env"), get("secret")) {
-        (Some(_), Some(v)) => {
-            return Err(src.error_at(&v.span(), "give secret_env or secret, not both"))
-        }
-        (Some(v), None) => Some(SecretFrom::Env(src.string("notify.secret_env", v)?)),
-        (None, Some(v)) => Some(SecretFrom::Inline(src.string("notify.secret", v)?)),
-        (None, None) => None,
-    };
+    let secret = secret(src, get("secret_env"), get("secret"))?;
     if secret.is_some() && kind != SinkKind::Webhook {
         return Err(src.error_at(
             &value.span(),
@@ -335,38 +294,12 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
             ),
         ));
     }
-
     let events = match get("events") {
-        Some(v) => {
-            let names = src.strings(
-                "notify.events",
-                v,
-                (
-                    "event names",
-                    "escalated, answered, resolved, stale, deadlock, route-failed or reminder",
-                ),
-                |s| EventName::parse(s).is_some(),
-            )?;
-            names.iter().filter_map(|s| EventName::parse(s)).collect()
-        }
+        Some(v) => events(src, v)?,
         None => vec![EventName::Escalated],
     };
     let issues = match get("issues") {
-        Some(v) => {
-            let DeValue::Array(items) = v.get_ref() else {
-                return Err(src.error_at(
-                    &v.span(),
-                    format!(
-                        "notify.issues must be an array of issue numbers, found {}",
-                        describe(v.get_ref())
-                    ),
-                ));
-            };
-            items
-                .iter()
-                .map(|i| src.int("notify.issues", i, 1, 999_999).map(|n| n as u32))
-                .collect::<Result<Vec<_>, _>>()?
-        }
+        Some(v) => issues(src, v)?,
         None => Vec::new(),
     };
     let agents = match get("agents") {
@@ -402,6 +335,93 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         link_hours: DEFAULT_LINK_HOURS,
         email,
     })
+}
+
+/// `notify.name`: a lowercase slug, unique among the sinks (checked by the caller).
+fn sink_name(src: &Source<'_>, v: &Value<'_>) -> Result<String, ClarifyError> {
+    let name = src.string("notify.name", v)?;
+    if !is_sink_name(&name) {
+        return Err(src.error_at(
+            &v.span(),
+            format!(
+                "notify.name must match ^[a-z0-9][a-z0-9-]{{0,63}}$, found \"{}\"",
+                crate::error::shown(&name)
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+/// `notify.kind`: one of the kinds the deliverer knows.
+fn sink_kind(src: &Source<'_>, v: &Value<'_>) -> Result<SinkKind, ClarifyError> {
+    let kind_text = src.string("notify.kind", v)?;
+    SinkKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == kind_text)
+        .ok_or_else(|| {
+            src.error_at(
+                &v.span(),
+                format!(
+                    "notify.kind must be one of webhook, slack, ntfy, command, email, found \"{}\"",
+                    crate::error::shown(&kind_text)
+                ),
+            )
+        })
+}
+
+/// `notify.url`: only http(s), so a `file:` or other scheme never reaches the HTTP client.
+fn sink_url(src: &Source<'_>, v: &Value<'_>) -> Result<String, ClarifyError> {
+    let url = src.string("notify.url", v)?;
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(src.error_at(&v.span(), "notify.url must start with https:// or http://"));
+    }
+    Ok(url)
+}
+
+/// Where a webhook's signing secret comes from: the environment or the file, never both
+/// (two sources would leave unclear which one signs).
+fn secret(
+    src: &Source<'_>,
+    env: Option<&Value<'_>>,
+    inline: Option<&Value<'_>>,
+) -> Result<Option<SecretFrom>, ClarifyError> {
+    match (env, inline) {
+        (Some(_), Some(v)) => Err(src.error_at(&v.span(), "give secret_env or secret, not both")),
+        (Some(v), None) => Ok(Some(SecretFrom::Env(src.string("notify.secret_env", v)?))),
+        (None, Some(v)) => Ok(Some(SecretFrom::Inline(src.string("notify.secret", v)?))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `notify.events`: the event names a sink is told about.
+fn events(src: &Source<'_>, v: &Value<'_>) -> Result<Vec<EventName>, ClarifyError> {
+    let names = src.strings(
+        "notify.events",
+        v,
+        (
+            "event names",
+            "escalated, answered, resolved, stale, deadlock, route-failed or reminder",
+        ),
+        |s| EventName::parse(s).is_some(),
+    )?;
+    Ok(names.iter().filter_map(|s| EventName::parse(s)).collect())
+}
+
+/// `notify.issues`: the issue numbers a sink is limited to.
+fn issues(src: &Source<'_>, v: &Value<'_>) -> Result<Vec<u32>, ClarifyError> {
+    let DeValue::Array(items) = v.get_ref() else {
+        return Err(src.error_at(
+            &v.span(),
+            format!(
+                "notify.issues must be an array of issue numbers, found {}",
+                describe(v.get_ref())
+            ),
+        ));
+    };
+    items
+        .iter()
+        .map(|i| src.int("notify.issues", i, 1, 999_999).map(|n| n as u32))
+        .collect()
 }
 
 /// Whether a sink of `kind` has what it needs of `url` and `command` (one, never both).

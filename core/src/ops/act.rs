@@ -176,15 +176,7 @@ pub fn act_by(
     by: Option<&Attribution>,
 ) -> Result<Applied, ClarifyError> {
     if let Some(a) = by {
-        // A person is a name, or the operator of an agent's client (docs/protocol.md §24: a decision
-        // made through MCP elicitation is `by: "operator of <agent>"`).
-        check_agent(a.by.strip_prefix(OPERATOR_OF).unwrap_or(&a.by))?;
-        check_agent(&a.via)?;
-        if action.explicit_actor().is_some_and(|actor| actor != HUMAN) {
-            return Err(ClarifyError::input(
-                "a person acting through the server writes as 'human' (`from` must be absent or 'human')",
-            ));
-        }
+        check_person(action, a)?;
     }
     check_now(now)?;
     let parsed = action.validate(id, config)?;
@@ -209,17 +201,7 @@ pub fn act_by(
             allowed: allowed_ops(status, legacy_empty),
         });
     };
-    let actor = match action.explicit_actor() {
-        Some(a) => a.to_owned(),
-        None if by.is_some() => HUMAN.to_owned(),
-        None => match action {
-            Action::Resolve { .. } | Action::ResolveValue { .. } if status == Status::Escalated => {
-                HUMAN.to_owned()
-            }
-            Action::Escalate { .. } => HUMAN.to_owned(),
-            _ => record.from.clone(),
-        },
-    };
+    let actor = actor_of(action, by.is_some(), status, &record.from);
     if !who.admits(&actor, &record.from, &record.to) {
         return Err(ClarifyError::NotParticipant {
             actor,
@@ -229,7 +211,78 @@ pub fn act_by(
         });
     }
 
-    // A person's decision says something: the asker resumes from it (docs/protocol.md).
+    check_decision_note(action, status, &actor, id)?;
+    let Drafted {
+        kind,
+        author,
+        body,
+        value,
+        error,
+    } = draft(action, record, status, actor, id)?;
+    // The person's name goes on their own entry, not on the hub's (max rounds).
+    let extra = match by {
+        Some(a) if author == HUMAN => a.fields(),
+        _ => serde_json::Map::new(),
+    };
+    let entry = crate::ledger::NewEntry {
+        kind,
+        from: &author,
+        body: &body,
+        value,
+        extra,
+    };
+    let at = record.append_entry(entry, now, signers);
+    let events = Event::for_entry(issue, record, kind, &author, &body, at)
+        .into_iter()
+        .collect();
+    ledger.seal();
+    Ok(Applied {
+        ledger,
+        id: id.to_owned(),
+        events,
+        idempotent: false,
+        reused: false,
+        error,
+    })
+}
+
+/// A person acting through a server: a name (or the operator of an agent's client,
+/// docs/protocol.md §24: a decision made through MCP elicitation is `by: "operator of
+/// <agent>"`), a surface, and an action that is the human's own.
+fn check_person(action: &Action, a: &Attribution) -> Result<(), ClarifyError> {
+    check_agent(a.by.strip_prefix(OPERATOR_OF).unwrap_or(&a.by))?;
+    check_agent(&a.via)?;
+    if action.explicit_actor().is_some_and(|actor| actor != HUMAN) {
+        return Err(ClarifyError::input(
+            "a person acting through the server writes as 'human' (`from` must be absent or 'human')",
+        ));
+    }
+    Ok(())
+}
+
+/// Who acts when the action names no one: a person through a server is `human`; so is
+/// whoever resolves an escalated record or escalates; anything else is the requester.
+fn actor_of(action: &Action, by_person: bool, status: Status, requester: &str) -> String {
+    match action.explicit_actor() {
+        Some(a) => a.to_owned(),
+        None if by_person => HUMAN.to_owned(),
+        None => match action {
+            Action::Resolve { .. } | Action::ResolveValue { .. } if status == Status::Escalated => {
+                HUMAN.to_owned()
+            }
+            Action::Escalate { .. } => HUMAN.to_owned(),
+            _ => requester.to_owned(),
+        },
+    }
+}
+
+/// A person's decision says something: the asker resumes from it (docs/protocol.md).
+fn check_decision_note(
+    action: &Action,
+    status: Status,
+    actor: &str,
+    id: &str,
+) -> Result<(), ClarifyError> {
     if let Action::Resolve { message, .. } = action {
         if status == Status::Escalated
             && actor == HUMAN
@@ -240,6 +293,28 @@ pub fn act_by(
             )));
         }
     }
+    Ok(())
+}
+
+/// The entry an action writes, before it is appended.
+struct Drafted {
+    kind: EntryKind,
+    author: String,
+    body: String,
+    value: Option<Value>,
+    /// Set when the action is refused but still writes an entry (a follow-up past max
+    /// rounds escalates, and the caller is told why).
+    error: Option<ClarifyError>,
+}
+
+/// What entry `action` by `actor` writes on `record` (in `status`).
+fn draft(
+    action: &Action,
+    record: &crate::ledger::Record,
+    status: Status,
+    actor: String,
+    id: &str,
+) -> Result<Drafted, ClarifyError> {
     let mut error = None;
     let mut value = None;
     let (kind, author, body) = match action {
@@ -302,29 +377,11 @@ pub fn act_by(
                 .unwrap_or_else(|| format!("abandoned by {actor}")),
         ),
     };
-    // The person's name goes on their own entry, not on the hub's (max rounds).
-    let extra = match by {
-        Some(a) if author == HUMAN => a.fields(),
-        _ => serde_json::Map::new(),
-    };
-    let entry = crate::ledger::NewEntry {
+    Ok(Drafted {
         kind,
-        from: &author,
-        body: &body,
+        author,
+        body,
         value,
-        extra,
-    };
-    let at = record.append_entry(entry, now, signers);
-    let events = Event::for_entry(issue, record, kind, &author, &body, at)
-        .into_iter()
-        .collect();
-    ledger.seal();
-    Ok(Applied {
-        ledger,
-        id: id.to_owned(),
-        events,
-        idempotent: false,
-        reused: false,
         error,
     })
 }

@@ -238,41 +238,13 @@ impl Reader<'_, '_> {
 
     fn spec(&self, value: &Value<'_>) -> Result<RunnerSpec, ClarifyError> {
         let table = self.src.table(self.key, value)?;
-        for (k, _) in table.iter() {
-            let k_text: &str = k.get_ref();
-            if !KEYS.contains(&k_text) {
-                return Err(self.err(
-                    &k.span(),
-                    format!(
-                        "unknown key '{k_text}' in [{}]; allowed: {}{}",
-                        self.key,
-                        KEYS.join(", "),
-                        crate::nearest::nearest(k_text, KEYS)
-                            .map(|k| format!("; did you mean '{k}'?"))
-                            .unwrap_or_default()
-                    ),
-                ));
-            }
-        }
+        self.check_keys(table)?;
         let field = |name: &str| get(table, name);
         let preset = field("preset").map(|v| self.preset(v)).transpose()?;
         let command = field("command")
             .map(|v| Ok((self.command(v)?, v.span())))
             .transpose()?;
-        let preset = match (preset, &command) {
-            (Some(p), _) => p,
-            (None, Some(_)) => Preset::Command,
-            (None, None) => {
-                return Err(self.err(
-                    &value.span(),
-                    format!(
-                        "[{}] needs a preset ({}) or a command",
-                        self.key,
-                        preset_names()
-                    ),
-                ))
-            }
-        };
+        let preset = self.resolve_preset(preset, command.is_some(), value)?;
         let prompt = field("prompt")
             .map(|v| {
                 self.command_only(preset, "prompt", v)
@@ -301,39 +273,7 @@ impl Reader<'_, '_> {
             })
             .transpose()?
             .unwrap_or_default();
-        if preset == Preset::A2a {
-            if let Some((_, span)) = &command {
-                return Err(self.err(
-                    span,
-                    format!(
-                        "[{}] has preset \"a2a\": it takes url = \"<agent base URL>\", not a command",
-                        self.key
-                    ),
-                ));
-            }
-            if url.is_none() {
-                return Err(self.err(
-                    &value.span(),
-                    format!(
-                        "[{}] has preset \"a2a\" but no url = \"<agent base URL>\"",
-                        self.key
-                    ),
-                ));
-            }
-        }
-        let (command, command_span) = match command {
-            Some((c, span)) => (c, span),
-            None if preset == Preset::Command => {
-                return Err(self.err(
-                    &value.span(),
-                    format!(
-                        "[{}] has preset \"command\" but no command = [program, args…]",
-                        self.key
-                    ),
-                ))
-            }
-            None => (Vec::new(), value.span()),
-        };
+        let (command, command_span) = self.command_for(preset, command, url.is_some(), value)?;
         let prompt = (preset == Preset::Command).then(|| prompt.unwrap_or(PromptMode::Stdin));
         self.check_placeholder(&command, &command_span, prompt)?;
         Ok(RunnerSpec {
@@ -360,6 +300,92 @@ impl Reader<'_, '_> {
             token_env,
             allow_card_origins,
         })
+    }
+
+    /// Every key of a runner table must be one this reader knows: a typo would otherwise
+    /// leave a runner without the setting its author meant.
+    fn check_keys(&self, table: &DeTable<'_>) -> Result<(), ClarifyError> {
+        for (k, _) in table.iter() {
+            let k_text: &str = k.get_ref();
+            if !KEYS.contains(&k_text) {
+                return Err(self.err(
+                    &k.span(),
+                    format!(
+                        "unknown key '{k_text}' in [{}]; allowed: {}{}",
+                        self.key,
+                        KEYS.join(", "),
+                        crate::nearest::nearest(k_text, KEYS)
+                            .map(|k| format!("; did you mean '{k}'?"))
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The preset named, else `command` when the table has a command; a table with neither
+    /// says nothing about how to run the agent.
+    fn resolve_preset(
+        &self,
+        preset: Option<Preset>,
+        has_command: bool,
+        value: &Value<'_>,
+    ) -> Result<Preset, ClarifyError> {
+        match (preset, has_command) {
+            (Some(p), _) => Ok(p),
+            (None, true) => Ok(Preset::Command),
+            (None, false) => Err(self.err(
+                &value.span(),
+                format!(
+                    "[{}] needs a preset ({}) or a command",
+                    self.key,
+                    preset_names()
+                ),
+            )),
+        }
+    }
+
+    /// The command and where it was written: an `a2a` runner takes a url and no command, a
+    /// `command` runner must have one; other presets bring their own (empty here).
+    fn command_for(
+        &self,
+        preset: Preset,
+        command: Option<(Vec<String>, Range<usize>)>,
+        has_url: bool,
+        value: &Value<'_>,
+    ) -> Result<(Vec<String>, Range<usize>), ClarifyError> {
+        if preset == Preset::A2a {
+            if let Some((_, span)) = &command {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "[{}] has preset \"a2a\": it takes url = \"<agent base URL>\", not a command",
+                        self.key
+                    ),
+                ));
+            }
+            if !has_url {
+                return Err(self.err(
+                    &value.span(),
+                    format!(
+                        "[{}] has preset \"a2a\" but no url = \"<agent base URL>\"",
+                        self.key
+                    ),
+                ));
+            }
+        }
+        match command {
+            Some((c, span)) => Ok((c, span)),
+            None if preset == Preset::Command => Err(self.err(
+                &value.span(),
+                format!(
+                    "[{}] has preset \"command\" but no command = [program, args…]",
+                    self.key
+                ),
+            )),
+            None => Ok((Vec::new(), value.span())),
+        }
     }
 
     /// `allow_card_origins`: origins (`scheme://host[:port]`, no path), normalised.

@@ -5,7 +5,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Map;
 
-use super::plan::{Plan, Step};
+use super::plan::{BlockPlan, Plan, Step};
 use super::Existing;
 use crate::config::Config;
 use crate::delegation::{self, DelegationLedger, Manifests, Report};
@@ -14,6 +14,7 @@ use crate::events::Event;
 use crate::ledger::Ledger;
 use crate::ops::{self, check_now};
 use crate::signals::parse::{BlockName, Problem};
+use crate::signals::signal::CompletionReport;
 use crate::signing::Signers;
 use crate::time::Timestamp;
 use crate::workflow::Workflows;
@@ -94,6 +95,69 @@ impl Work {
         }
         self.dl = Some(a.ledger);
     }
+
+    /// Closes the agent's open delegation `id`; on a refusal the ledger stays as it was.
+    fn close(
+        &mut self,
+        id: &str,
+        action: &delegation::Action,
+        config: &Config,
+        now: i64,
+        out: &mut BlockOutcome,
+    ) -> Result<(), ClarifyError> {
+        let Some(current) = self.dl.take() else {
+            return Err(ClarifyError::NotFound { id: id.to_owned() });
+        };
+        match delegation::decide_act(&current, id, action, config, now) {
+            Ok(index) => {
+                out.outcome = "applied";
+                let a = delegation::apply_act(current, index, action, now);
+                self.delegated(a, out);
+                Ok(())
+            }
+            Err(e) => {
+                self.dl = Some(current);
+                Err(e)
+            }
+        }
+    }
+
+    /// Keeps a completion report that closes no delegation (a delegation ledger is started
+    /// for it when the issue has none).
+    fn report(&mut self, issue: u32, agent: &str, report: &CompletionReport, key: &str, now: i64) {
+        let target = self.dl.get_or_insert_with(|| DelegationLedger::new(issue));
+        target.reports.push(Report {
+            agent: agent.to_owned(),
+            status: report.status.as_str().to_owned(),
+            deliverables: report.deliverables.clone(),
+            metrics_achieved: report.metrics_achieved.clone(),
+            recommendations: report.recommendations.clone(),
+            timestamp: Timestamp::from_ms(now),
+            signal_key: Some(key.to_owned()),
+            extra: Map::new(),
+        });
+        self.dl_changed = true;
+    }
+}
+
+impl BlockOutcome {
+    /// A block's outcome before it runs: `created` unless the step says otherwise.
+    fn planned(bp: &BlockPlan) -> Self {
+        BlockOutcome {
+            block: bp.block,
+            start_line: bp.start_line,
+            end_line: bp.end_line,
+            key: bp.key.clone(),
+            action: bp.step.action(),
+            outcome: "created",
+            id: None,
+            status: None,
+            reason: None,
+            problems: Vec::new(),
+            error: None,
+            warnings: bp.warnings.clone(),
+        }
+    }
 }
 
 /// Executes `plan` against `existing` at `now`. A `now` out of range refuses every block that
@@ -119,20 +183,7 @@ pub fn execute(
     let issue = plan.context.issue;
     let mut blocks = Vec::with_capacity(plan.blocks.len());
     for bp in &plan.blocks {
-        let mut out = BlockOutcome {
-            block: bp.block,
-            start_line: bp.start_line,
-            end_line: bp.end_line,
-            key: bp.key.clone(),
-            action: bp.step.action(),
-            outcome: "created",
-            id: None,
-            status: None,
-            reason: None,
-            problems: Vec::new(),
-            error: None,
-            warnings: bp.warnings.clone(),
-        };
+        let mut out = BlockOutcome::planned(bp);
         let writes = !matches!(bp.step, Step::Invalid { .. } | Step::Skip { .. });
         // Each operation decides on the ledger as it is, then the ledger is moved into it:
         // one copy per output, not one per block.
@@ -171,37 +222,9 @@ pub fn execute(
                     },
                 )
             }
-            Step::Close { id, action } => match w.dl.take() {
-                Some(current) => {
-                    let decided = delegation::decide_act(&current, id, action, config, now);
-                    match decided {
-                        Ok(index) => {
-                            out.outcome = "applied";
-                            let a = delegation::apply_act(current, index, action, now);
-                            w.delegated(a, &mut out);
-                            Ok(())
-                        }
-                        Err(e) => {
-                            w.dl = Some(current);
-                            Err(e)
-                        }
-                    }
-                }
-                None => Err(ClarifyError::NotFound { id: id.clone() }),
-            },
+            Step::Close { id, action } => w.close(id, action, config, now, &mut out),
             Step::Report { report, key } => {
-                let target = w.dl.get_or_insert_with(|| DelegationLedger::new(issue));
-                target.reports.push(Report {
-                    agent: plan.context.agent.clone(),
-                    status: report.status.as_str().to_owned(),
-                    deliverables: report.deliverables.clone(),
-                    metrics_achieved: report.metrics_achieved.clone(),
-                    recommendations: report.recommendations.clone(),
-                    timestamp: Timestamp::from_ms(now),
-                    signal_key: Some(key.clone()),
-                    extra: Map::new(),
-                });
-                w.dl_changed = true;
+                w.report(issue, &plan.context.agent, report, key, now);
                 out.status = Some(report.status.as_str().to_owned());
                 Ok(())
             }
