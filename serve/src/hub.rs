@@ -71,6 +71,8 @@ pub struct App {
     pub streams: crate::limits::Streams,
     /// The series `/metrics` shows (kept whether or not it is served: counting is cheap).
     pub metrics: crate::metrics::Metrics,
+    /// The worker duties this replica holds right now (docs/protocol.md §23.3).
+    pub duties: crate::duty::Held,
 }
 
 impl App {
@@ -157,6 +159,7 @@ impl App {
             routes,
             streams: crate::limits::Streams::default(),
             metrics: crate::metrics::Metrics::default(),
+            duties: crate::duty::Held::default(),
         })
     }
 

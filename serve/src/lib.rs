@@ -22,6 +22,7 @@ mod assets;
 mod auth;
 mod backoff;
 mod conns;
+mod duty;
 mod events;
 mod feed;
 mod html;

@@ -18,6 +18,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::broadcast::Receiver;
 
 use crate::backoff::Backoff;
+use crate::duty::{self, Ran};
 use crate::hub::{App, Change};
 use crate::open_follow::FEED_WAIT;
 
@@ -107,9 +108,11 @@ pub fn start(app: Arc<App>) {
         let mut shutdown = app.shutdown.subscribe();
         after_feed_baseline(&app).await;
         let mut said = Said::default();
-        // The monitor ran through since the last change; its last run failed.
+        // The monitor ran through since the last change; its last run failed; another
+        // replica held the monitor duty at the last try.
         let mut just_ran = false;
         let mut failed = false;
+        let mut held = false;
         loop {
             let now = system_now_ms();
             let planned = app
@@ -117,6 +120,9 @@ pub fn start(app: Arc<App>) {
                 .await;
             let wait = match planned {
                 Ok(_) if failed => Some(RETRY),
+                // The holder's pass moves the due time (its change re-plans here); failing
+                // that, a look within the duty's TTL finds a killed holder's lease lapsed.
+                Ok(at) if held => wait_for(at, false, now).map(|w| w.max(duty::HELD_LOOK)),
                 Ok(at) => wait_for(at, just_ran, now),
                 Err(e) => {
                     said.once(format!(
@@ -128,12 +134,20 @@ pub fn start(app: Arc<App>) {
             };
             tokio::select! {
                 _ = sleep_for(wait) => {
-                    match monitor(&app).await {
-                        Ok(done) => {
+                    match monitor(Arc::clone(&app)).await {
+                        Ok(Ran::Ran(done)) => {
                             said.clear();
                             failed = false;
+                            held = false;
                             just_ran = true;
                             crate::log::line(&done);
+                        }
+                        Ok(Ran::Held(holder)) => {
+                            failed = false;
+                            held = true;
+                            said.once(format!(
+                                "worker: the monitor duty is held by {holder}: this replica skips the pass"
+                            ));
                         }
                         Err(why) => {
                             failed = true;
@@ -153,32 +167,37 @@ pub fn start(app: Arc<App>) {
     });
 }
 
-/// One monitor pass, with routing as `[clarify] route_on_retry` says: what it did, or why it
-/// could not run.
-async fn monitor(app: &App) -> Result<String, String> {
+/// One monitor pass under the monitor duty's lease, with routing as `[clarify]
+/// route_on_retry` says: what it did, that another replica holds the duty, or why it could
+/// not run.
+async fn monitor(app: Arc<App>) -> Result<Ran<String>, String> {
     let runner = app.ws.shared_runner();
+    let duties = Arc::clone(&app);
     let ran = app
         .in_background(move |store| {
-            agentx_clarify_command::route::monitor_routed(
-                store,
-                &*runner,
-                &system_now_ms,
-                false,
-                None,
-                1,
-            )
+            duty::run(&store.state, &duty::MONITOR, &duties.duties, || {
+                agentx_clarify_command::route::monitor_routed(
+                    store,
+                    &*runner,
+                    &system_now_ms,
+                    false,
+                    None,
+                    1,
+                )
+            })
         })
         .await;
     match ran {
-        Ok(done) => {
+        Ok(Ran::Ran(done)) => {
             let r = &done.run.report;
-            Ok(format!(
+            Ok(Ran::Ran(format!(
                 "worker: monitor ran (stale {}, escalated {}, retried {})",
                 r.stale.len(),
                 r.escalated.len(),
                 r.retried.len()
-            ))
+            )))
         }
+        Ok(Ran::Held(holder)) => Ok(Ran::Held(holder)),
         Err(e) => Err(format!("worker: the monitor failed: {}", e.code())),
     }
 }
@@ -270,17 +289,25 @@ pub fn start_github(app: Arc<App>) {
         after_feed_baseline(&app).await;
         loop {
             let ws = Arc::clone(&app.ws);
+            let duties = Arc::clone(&app);
             let ran = tokio::task::spawn_blocking(move || {
-                let on = ws.store()?.files.settings().github()?.is_some();
-                if on {
-                    agentx_clarify_notify::github::sync(&ws, system_now_ms()).map(Some)
-                } else {
-                    Ok(None)
+                let store = ws.store()?;
+                if store.files.settings().github()?.is_none() {
+                    return Ok(None);
                 }
+                duty::run(&store.state, &duty::GITHUB, &duties.duties, || {
+                    agentx_clarify_notify::github::sync(&ws, system_now_ms())
+                })
+                .map(Some)
             })
             .await;
             let (news, failure) = match ran {
-                Ok(Ok(Some(r))) => {
+                // Another replica syncs this minute; this one looks again at its next.
+                Ok(Ok(Some(Ran::Held(holder)))) => (
+                    None,
+                    Some(format!("worker: github: the sync duty is held by {holder}")),
+                ),
+                Ok(Ok(Some(Ran::Ran(r)))) => {
                     let news = (!r.acted.is_empty() || !r.refused.is_empty()).then(|| {
                         format!(
                             "worker: github: {} acted, {} refused",

@@ -194,22 +194,15 @@ fn outbox_series(reg: &mut Registry, outbox: &Outbox, now: i64) {
     );
 }
 
-/// Which worker duties this replica runs (every replica with a worker runs each; the ledger
-/// and outbox locks keep them from acting twice: docs/protocol.md §23.2).
+/// Which worker duties this replica holds: the monitor's and the GitHub sync's leases while
+/// one of their passes runs here (docs/protocol.md §23.3); the outbox for every replica with
+/// a worker, its deliveries being leased one by one.
 fn duty_series(reg: &mut Registry, app: &App, face: &Face) {
     let duties = gauge_family();
-    let github = face.worker
-        && app
-            .ws
-            .current()
-            .files
-            .settings()
-            .github()
-            .is_ok_and(|g| g.is_some());
     for (duty, on) in [
-        ("monitor", face.worker),
+        ("monitor", app.duties.holds(&crate::duty::MONITOR)),
         ("outbox", face.worker),
-        ("github", github),
+        ("github", app.duties.holds(&crate::duty::GITHUB)),
     ] {
         duties
             .get_or_create(&vec![("duty", duty.to_owned())])
@@ -217,7 +210,7 @@ fn duty_series(reg: &mut Registry, app: &App, face: &Face) {
     }
     reg.register(
         "duty",
-        "1 when this replica runs the duty (monitor, outbox deliveries, GitHub sync)",
+        "1 while this replica holds the duty (monitor and GitHub sync: leased; outbox: per delivery)",
         duties,
     );
 }
