@@ -266,6 +266,66 @@ fn metrics_on_a_listener_of_their_own() {
     assert_eq!(other.status, 404, "{other:?}");
 }
 
+/// `agentx_duty{duty="monitor"}` is 1 while this replica holds the monitor duty's lease (a
+/// pass stretched to 2 s by `AGENTX_TEST_DUTY_HOLD_MS`) and 0 once the pass released it.
+#[test]
+fn the_duty_gauge_is_one_while_the_monitor_duty_is_held() {
+    use std::time::{Duration, Instant};
+    let dir = workspace();
+    let root = dir.path();
+    let config = root.join(".agentx/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("\n[serve]\nmetrics = true\nmetrics_token_env = \"AGENTX_TEST_METRICS_TOKEN\"\n");
+    std::fs::write(&config, text).unwrap();
+    // A record past its SLA, so the worker's first pass is due at once.
+    let past = wall_ms() - 2 * 60 * 60 * 1000;
+    let asked = json_at(
+        root,
+        past,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "3",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Old",
+            "--question",
+            "Still there?",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let server = Server::start_with_env(
+        root,
+        &[],
+        &[
+            ("AGENTX_TEST_METRICS_TOKEN", METRICS_TOKEN),
+            ("AGENTX_TEST_DUTY_HOLD_MS", "2000"),
+        ],
+    );
+    let bearer = format!("Bearer {METRICS_TOKEN}");
+    let held = |on: &str| format!("agentx_duty{{duty=\"monitor\"}} {on}");
+    let scrape_until = |on: &str| {
+        let started = Instant::now();
+        loop {
+            let body = server.get("/metrics", &[("Authorization", &bearer)]).body;
+            if body.contains(&held(on)) {
+                return parsed(&body);
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "{body}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let during = scrape_until("1");
+    assert_eq!(sample(&during, "agentx_duty", &[("duty", "monitor")]), 1.0);
+    let after = scrape_until("0");
+    assert_eq!(sample(&after, "agentx_duty", &[("duty", "monitor")]), 0.0);
+    assert_eq!(sample(&after, "agentx_duty", &[("duty", "outbox")]), 1.0);
+}
+
 /// A metrics face that would be open to anyone is a refusal to start (exit 2).
 #[test]
 fn an_open_metrics_face_is_refused() {
