@@ -1,4 +1,4 @@
-//! Worker duties leased (docs/protocol.md §23.3): two servers with workers on one store run
+//! Worker duties leased (docs/protocol.md §23.5): two servers with workers on one store run
 //! each monitor pass on one of them — the one holding the monitor duty's lease — and a holder
 //! stopped mid-hold loses the duty to the other within the lease's 15 s TTL. The holder's
 //! pass is stretched by `AGENTX_TEST_DUTY_HOLD_MS` (2 s), so the second server's worker

@@ -1,4 +1,4 @@
-//! Worker duties leased (docs/protocol.md §23.3): the monitor and the GitHub sync run on
+//! Worker duties leased (docs/protocol.md §23.5): the monitor and the GitHub sync run on
 //! whichever replica holds the duty's lease, taken through the state store's lease API (a lease
 //! row with an expiry on PostgreSQL, the lease file on the file store) before a pass and
 //! released after it. A replica that finds the duty held skips the pass; a replica killed

@@ -71,7 +71,7 @@ pub struct App {
     pub streams: crate::limits::Streams,
     /// The series `/metrics` shows (kept whether or not it is served: counting is cheap).
     pub metrics: crate::metrics::Metrics,
-    /// The worker duties this replica holds right now (docs/protocol.md §23.3).
+    /// The worker duties this replica holds right now (docs/protocol.md §23.5).
     pub duties: crate::duty::Held,
 }
 

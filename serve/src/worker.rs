@@ -4,8 +4,10 @@
 //! `Ledgers::due_times`, the keys the follow-up monitor reads), so planning after a write
 //! costs the same whatever the open and finished work. The monitor routes what it retried
 //! when `[clarify] route_on_retry` says so, through the command layer's routed entry point, as
-//! `agentx clarify monitor` does. Two servers on one store do not double-act: every write is
-//! read–decide–write under the ledger's lock, so the second monitor finds the work done.
+//! `agentx clarify monitor` does. Two servers on one store run a pass on one of them: the
+//! monitor and the GitHub sync are duties whose lease a pass takes (§23.5, `duty.rs`); and
+//! every write is read–decide–write under the ledger's lock, so a pass that outlived its
+//! lease and a second one beside it still act once.
 //!
 //! Both tasks call the command layer's and the deliverer's Rust functions and read their
 //! Rust values; no JSON envelope in between.

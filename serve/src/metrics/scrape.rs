@@ -195,7 +195,7 @@ fn outbox_series(reg: &mut Registry, outbox: &Outbox, now: i64) {
 }
 
 /// Which worker duties this replica holds: the monitor's and the GitHub sync's leases while
-/// one of their passes runs here (docs/protocol.md §23.3); the outbox for every replica with
+/// one of their passes runs here (docs/protocol.md §23.5); the outbox for every replica with
 /// a worker, its deliveries being leased one by one.
 fn duty_series(reg: &mut Registry, app: &App, face: &Face) {
     let duties = gauge_family();
