@@ -84,13 +84,23 @@ pub fn run<T>(
         LeaseTake::Held { holder } => return Ok(Ran::Held(holder)),
     };
     held.flag(duty).store(true, Ordering::SeqCst);
-    // For the tests only: a pass that holds the duty this much longer, so a test can stop
-    // the holder mid-hold (cli/tests/pg_duties.rs).
-    if let Some(hold) = crate::feed::test_delay("AGENTX_TEST_DUTY_HOLD_MS") {
+    if let Some(hold) = test_hold() {
         std::thread::sleep(hold);
     }
     let done = pass();
     held.flag(duty).store(false, Ordering::SeqCst);
     state.release_lease(lease);
     done.map(Ran::Ran)
+}
+
+/// For the tests only: `AGENTX_TEST_DUTY_HOLD_MS` holds a duty's lease that much longer before
+/// its pass (at most 10 s), so a second server on a loaded machine reliably tries while the
+/// first holds it, and a test can stop the holder mid-hold (cli/tests/duties.rs). Read as
+/// `feed::test_delay` reads its variables, with room for a slow start of the second server.
+fn test_hold() -> Option<Duration> {
+    let ms: u64 = std::env::var("AGENTX_TEST_DUTY_HOLD_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Duration::from_millis(ms.min(10_000)))
 }
