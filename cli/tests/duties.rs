@@ -91,6 +91,10 @@ fn two_servers_run_one_pass(root: &Path) {
     let (a, b) = (log_of(&la), log_of(&lb));
     let ran: Vec<bool> = [&a, &b].iter().map(|l| l.contains(RAN_STALE)).collect();
     assert_eq!(ran.iter().filter(|r| **r).count(), 1, "A:\n{a}\nB:\n{b}");
+    // Without the lease both servers' first passes would run (the second acting on nothing).
+    let passes =
+        a.matches("worker: monitor ran").count() + b.matches("worker: monitor ran").count();
+    assert_eq!(passes, 1, "one pass in all:\nA:\n{a}\nB:\n{b}");
     let waiter = if ran[0] { &b } else { &a };
     assert_eq!(waiter.matches(HELD).count(), 1, "said once:\n{waiter}");
 }
