@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
+use agentx_clarify_core::ops::{Attribution, OPERATOR_OF};
 use agentx_clarify_core::{EntryKind, Record, Status};
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
@@ -281,6 +282,34 @@ fn decision(record: &Record, content: &Value) -> Option<Answered> {
     };
     let person = text("person").filter(|p| check_agent(p).is_ok() && !is_reserved(p));
     Some(Answered { decided, person })
+}
+
+/// Writes the decision the person at `agent`'s client gave on record `id` (docs/protocol.md
+/// §24): as themselves when the form names them, else as whoever runs the agent's client,
+/// `via: "elicitation"`. A refusal (the record changed meanwhile) is logged and returned.
+pub(crate) async fn decide(
+    hub: &crate::hub::Hub,
+    id: &str,
+    agent: &str,
+    answered: crate::elicit::Answered,
+) -> Result<(), String> {
+    let by = answered
+        .person
+        .unwrap_or_else(|| format!("{OPERATOR_OF}{agent}"));
+    let by = Attribution {
+        by,
+        via: String::from("elicitation"),
+        reference: None,
+    };
+    let why = match hub.decide_as(id.to_owned(), answered.decided, by).await {
+        Ok(m) => match m.error {
+            None => return Ok(()),
+            Some(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!("the decision on {id} from elicitation was refused: {why}");
+    Err(why)
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ pub async fn answer(
         // A refusal of the decision itself (a race with another writer) is logged; the wait
         // then reads the record as it is.
         Some(answered) => {
-            let _ = crate::wait::decide(hub, id, agent, answered).await;
+            let _ = crate::elicit::decide(hub, id, agent, answered).await;
         }
         None => hub.decline(agent, id, record.thread.len()),
     }

@@ -226,7 +226,7 @@ pub async fn update(
     let response: ElicitResult = serde_json::from_value(response)
         .map_err(|e| ErrorData::invalid_params(format!("the `{FORM_KEY}` response: {e}"), None))?;
     match crate::elicit::accepted(&record, response) {
-        Some(answered) => crate::wait::decide(hub, id, agent, answered)
+        Some(answered) => crate::elicit::decide(hub, id, agent, answered)
             .await
             .map_err(|why| ErrorData::invalid_params(why, None)),
         None => {

@@ -15,7 +15,6 @@ use tokio::sync::broadcast::{error::RecvError, Receiver};
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::ledger::Decision;
 use agentx_clarify_core::names::ClarificationId;
-use agentx_clarify_core::ops::{Attribution, OPERATOR_OF};
 use agentx_clarify_core::{replies, ClarifyError, EntryKind, Record, Status};
 use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
@@ -254,35 +253,7 @@ async fn elicit(hub: &Hub, e: &Elicitor<'_>, record: &Record, stop: &Stop) -> bo
     let Some(answered) = asked else {
         return false;
     };
-    decide(hub, &record.id, &e.agent, answered).await.is_ok()
-}
-
-/// Writes the decision the person at `agent`'s client gave on record `id` (docs/protocol.md
-/// §24): as themselves when the form names them, else as whoever runs the agent's client,
-/// `via: "elicitation"`. A refusal (the record changed meanwhile) is logged and returned.
-pub(crate) async fn decide(
-    hub: &Hub,
-    id: &str,
-    agent: &str,
-    answered: crate::elicit::Answered,
-) -> Result<(), String> {
-    let by = answered
-        .person
-        .unwrap_or_else(|| format!("{OPERATOR_OF}{agent}"));
-    let by = Attribution {
-        by,
-        via: String::from("elicitation"),
-        reference: None,
-    };
-    let why = match hub.decide_as(id.to_owned(), answered.decided, by).await {
-        Ok(m) => match m.error {
-            None => return Ok(()),
-            Some(e) => e.to_string(),
-        },
-        Err(e) => e.to_string(),
-    };
-    tracing::warn!("the decision on {id} from elicitation was refused: {why}");
-    Err(why)
+    crate::elicit::decide(hub, &record.id, &e.agent, answered).await.is_ok()
 }
 
 /// Resolves when the feed announces a change of `issue` (or lost track: look again); never

@@ -24,6 +24,7 @@ mod backoff;
 mod conns;
 mod duty;
 mod events;
+mod exposed;
 mod feed;
 mod html;
 mod hub;
@@ -154,7 +155,7 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
     };
     let metrics_listener = match metrics.listen {
         Some(at) => {
-            Some(metrics::listen(at).map_err(|e| io(&format!("cannot listen on {at}"), e))?)
+            Some(exposed::listen(at).map_err(|e| io(&format!("cannot listen on {at}"), e))?)
         }
         None => None,
     };
@@ -166,7 +167,7 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         .map_err(|e| ClarifyError::Io {
             message: format!("cannot start the server's runtime: {e}"),
         })?;
-    let face = metrics::Exposed {
+    let face = exposed::Exposed {
         settings: metrics,
         listener: metrics_listener,
         worker: !opts.no_worker,
@@ -194,7 +195,7 @@ async fn serve(
     bound: SocketAddr,
     https: bool,
     state: Arc<hub::App>,
-    metrics: metrics::Exposed,
+    metrics: exposed::Exposed,
 ) -> Result<i32, ClarifyError> {
     let io = |what: &str, e: std::io::Error| ClarifyError::Io {
         message: format!("{what}: {e}"),

@@ -3,11 +3,10 @@
 //! the round, why a person is asked. A question asked back from another sits inside that
 //! one's card: one conversation, one place.
 
-use agentx_clarify_core::ledger::Record;
+use agentx_clarify_core::ledger::{EntryKind, Record, Status};
 use agentx_clarify_core::replies::asked_back_from;
 
 use super::frame::{age, when};
-use super::inbox::{answer_kind, Context};
 use crate::html::{esc, link};
 
 /// The cards of `items` (in order); `all` is every record of the page, to find the record a
@@ -62,7 +61,7 @@ fn card(
         &format!("{}/{}", r.folded_round(), r.max_rounds),
     ));
     facts.push(fact("answer", &esc(answer_kind(r))));
-    if let Some(reason) = super::inbox::escalation_reason(r) {
+    if let Some(reason) = escalation_reason(r) {
         facts.push(fact("why", &esc(reason)));
     }
     if let Some(from) = asked_back_from(r) {
@@ -120,4 +119,28 @@ fn shorten(text: &str, max: usize) -> String {
 
 fn fact(label: &str, value: &str) -> String {
     format!("<div><dt>{label}</dt><dd>{value}</dd></div>")
+}
+
+/// What rendering a page of the inbox needs besides the records.
+pub struct Context<'a> {
+    pub now: i64,
+    /// The names of people (human tokens, the viewer): a record addressed to one needs them.
+    pub people: &'a [String],
+}
+
+pub fn escalation_reason(r: &Record) -> Option<&str> {
+    (r.current_status() == Status::Escalated)
+        .then(|| {
+            r.thread
+                .iter()
+                .rev()
+                .find(|e| e.kind == EntryKind::Escalation)
+                .map(|e| e.body.as_str())
+        })
+        .flatten()
+}
+
+/// The answer kind (docs/protocol.md §22): `text` until a record says otherwise.
+pub fn answer_kind(r: &Record) -> &str {
+    r.answer.kind.as_str()
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use agentx_clarify_command::{query, State as _};
-use agentx_clarify_core::ledger::{EntryKind, Record, Severity, Status};
+use agentx_clarify_core::ledger::{Record, Severity, Status};
 use agentx_clarify_core::listing::ListFilter;
 use agentx_clarify_core::ClarifyError;
 use axum::extract::{Query, State};
@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 use serde::Deserialize;
 
+use super::cards::Context;
 use super::frame::{render_headed, viewer};
 use crate::html::{esc, link, query_value};
 use crate::hub::App;
@@ -116,13 +117,6 @@ pub async fn inbox(
     )
 }
 
-/// What rendering a page of the inbox needs besides the records.
-pub struct Context<'a> {
-    pub now: i64,
-    /// The names of people (human tokens, the viewer): a record addressed to one needs them.
-    pub people: &'a [String],
-}
-
 fn list_filter(f: &Filters) -> Result<ListFilter, ClarifyError> {
     let issue = match f.issue.trim() {
         "" => None,
@@ -168,23 +162,6 @@ fn matches(f: &Filters, r: &Record) -> bool {
         || r.topic.to_lowercase().contains(&q)
         || r.id.to_lowercase().contains(&q)
         || r.thread.iter().any(|e| e.body.to_lowercase().contains(&q))
-}
-
-pub fn escalation_reason(r: &Record) -> Option<&str> {
-    (r.current_status() == Status::Escalated)
-        .then(|| {
-            r.thread
-                .iter()
-                .rev()
-                .find(|e| e.kind == EntryKind::Escalation)
-                .map(|e| e.body.as_str())
-        })
-        .flatten()
-}
-
-/// The answer kind (docs/protocol.md §22): `text` until a record says otherwise.
-pub fn answer_kind(r: &Record) -> &str {
-    r.answer.kind.as_str()
 }
 
 /// Whether a person must act: the record is escalated, or it is addressed to a person and

@@ -17,7 +17,7 @@ use prometheus_client::registry::{Registry, Unit};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{Labels, Metrics};
+use crate::metrics::{Labels, Metrics};
 use crate::hub::App;
 
 /// What a scrape needs besides the server's state.
