@@ -253,7 +253,9 @@ async fn elicit(hub: &Hub, e: &Elicitor<'_>, record: &Record, stop: &Stop) -> bo
     let Some(answered) = asked else {
         return false;
     };
-    crate::elicit::decide(hub, &record.id, &e.agent, answered).await.is_ok()
+    crate::elicit::decide(hub, &record.id, &e.agent, answered)
+        .await
+        .is_ok()
 }
 
 /// Resolves when the feed announces a change of `issue` (or lost track: look again); never

@@ -17,8 +17,8 @@ use prometheus_client::registry::{Registry, Unit};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::metrics::{Labels, Metrics};
 use crate::hub::App;
+use crate::metrics::{Labels, Metrics};
 
 /// What a scrape needs besides the server's state.
 pub struct Face {
