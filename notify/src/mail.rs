@@ -63,6 +63,8 @@ fn transport(
     let failed = |e: &dyn std::fmt::Display| SendError::Config(format!("TLS settings: {e}"));
     let mut tls = TlsParameters::builder(email.host.clone());
     if let Some(path) = &email.ca_file {
+        // Not the workspace's reader: a CA file is the system's (often a link under
+        // /etc/ssl/certs), outside the workspace, named by whoever wrote the settings.
         let pem = std::fs::read(path)
             .map_err(|e| SendError::Config(format!("cannot read ca_file {path}: {e}")))?;
         tls = tls.add_root_certificate(Certificate::from_pem(&pem).map_err(|e| failed(&e))?);

@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use agentx_clarify_command::{query, Files as _};
 use agentx_clarify_core::kinds::AnswerKind;
-use agentx_clarify_core::ops::Attribution;
+use agentx_clarify_core::ops::{Attribution, Verdict};
 use agentx_clarify_core::Record;
 use agentx_clarify_notify::links::{self, Claim, Link};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::answer_view::{confirm_page, said, what_happened};
 use crate::hub::App;
@@ -160,8 +160,8 @@ pub async fn answer(
             said("Wrong record", &text, Some(&record)),
         );
     }
-    let input = match decision(&link, &record, &form) {
-        Ok(input) => input,
+    let verdict = match decision(&link, &record, &form) {
+        Ok(verdict) => verdict,
         Err(why) => {
             return html(
                 StatusCode::BAD_REQUEST,
@@ -169,11 +169,11 @@ pub async fn answer(
             )
         }
     };
-    decide(&app, &token, link, input).await
+    decide(&app, &token, link, verdict).await
 }
 
 /// Takes the link, decides, and gives the link back when the decision was refused.
-async fn decide(app: &Arc<App>, token: &str, link: Link, input: Value) -> Response {
+async fn decide(app: &Arc<App>, token: &str, link: Link, verdict: Verdict) -> Response {
     let owned = token.to_owned();
     let now = agentx_clarify_store::clock::system_now_ms();
     let claimed = app
@@ -200,31 +200,41 @@ async fn decide(app: &Arc<App>, token: &str, link: Link, input: Value) -> Respon
         via: won.via(),
         reference: Some(won.reference()),
     };
-    let envelope = app.call_by("decide".into(), input, by).await;
-    if envelope.get("ok") == Some(&Value::Bool(true)) {
-        crate::log::line(&format!(
-            "answer link {}… decided {} ({})",
-            links::shown(token),
-            won.record,
-            won.by()
-        ));
-        let text = match envelope.pointer("/clarification") {
-            Some(_) => "Decided. The agent that asked goes on with your answer.",
-            None => "Decided.",
-        };
-        return after(app, &won, StatusCode::OK, text).await;
-    }
+    // The command layer's own `decide`, as the inbox's API call runs it: typed inside the
+    // house, the attribution the link's.
+    let id = won.record.clone();
+    let done = app
+        .with_store(move |ws| {
+            let now = agentx_clarify_store::clock::system_now_ms();
+            agentx_clarify_command::decide(ws, now, &id, verdict.message, verdict.value, &by)
+        })
+        .await;
+    let refused = match done {
+        Ok(mutation) => match mutation.error {
+            None => {
+                crate::log::line(&format!(
+                    "answer link {}… decided {} ({})",
+                    links::shown(token),
+                    won.record,
+                    won.by()
+                ));
+                let text = match mutation.clarification {
+                    Some(_) => "Decided. The agent that asked goes on with your answer.",
+                    None => "Decided.",
+                };
+                return after(app, &won, StatusCode::OK, text).await;
+            }
+            Some(e) => e,
+        },
+        Err(e) => e,
+    };
     // Refused: the link may be used again (until it expires), unless the record moved on.
     let sha = won.sha256.clone();
     let _ = app
         .with_store(move |ws| links::release(ws, &ws.load_config()?, &sha))
         .await;
-    let why = envelope
-        .pointer("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or("the decision was refused")
-        .to_owned();
-    let status = crate::status::of_envelope(&envelope);
+    let why = refused.to_string();
+    let status = crate::status::of_code(refused.error_code());
     let id = link.record.clone();
     let now = app.with_store(move |ws| query::show_id(ws, &id)).await;
     match now {
@@ -268,24 +278,21 @@ async fn after_the_fact(app: &Arc<App>, link: &Link) -> Response {
     }
 }
 
-/// `decide`'s input from the link and the form: a per-option link's value, or the page's
-/// choice (the same rule as the inbox's form; the command checks it again).
-fn decision(link: &Link, r: &Record, form: &[(String, String)]) -> Result<Value, String> {
+/// The decision the link and the form give: a per-option link's value, or the page's choice
+/// (the same rule as the inbox's form; the command checks it again).
+fn decision(link: &Link, r: &Record, form: &[(String, String)]) -> Result<Verdict, String> {
     let text = |k: &str| {
         form.iter()
             .find(|(n, _)| n == k)
             .map(|(_, v)| v.trim().to_owned())
             .filter(|v| !v.is_empty())
     };
-    let mut input = Map::new();
-    input.insert("id".into(), json!(link.record));
     let note = text("message");
     if let Some(value) = &link.value {
-        input.insert("value".into(), value.clone());
-        if let Some(note) = note {
-            input.insert("message".into(), json!(note));
-        }
-        return Ok(Value::Object(input));
+        return Ok(Verdict {
+            message: note,
+            value: Some(value.clone()),
+        });
     }
     let checked: Vec<&str> = form
         .iter()
@@ -295,16 +302,20 @@ fn decision(link: &Link, r: &Record, form: &[(String, String)]) -> Result<Value,
     let kind = r.answer.kind;
     if kind == AnswerKind::Text {
         let note = note.ok_or("Write your decision first.")?;
-        input.insert("message".into(), json!(note));
-        return Ok(Value::Object(input));
+        return Ok(Verdict {
+            message: Some(note),
+            value: None,
+        });
     }
     if let Some(other) = text("other") {
         if !checked.is_empty() {
             return Err("Choose an option or write your own answer, not both.".into());
         }
         let message = note.map_or(other.clone(), |n| format!("{other}\n\n{n}"));
-        input.insert("message".into(), json!(message));
-        return Ok(Value::Object(input));
+        return Ok(Verdict {
+            message: Some(message),
+            value: None,
+        });
     }
     let value = match (kind, checked.as_slice()) {
         (_, []) => return Err("Choose one of the options first.".into()),
@@ -313,11 +324,10 @@ fn decision(link: &Link, r: &Record, form: &[(String, String)]) -> Result<Value,
         (_, [one]) => json!(one),
         _ => return Err("Choose one option.".into()),
     };
-    input.insert("value".into(), value);
-    if let Some(note) = note {
-        input.insert("message".into(), json!(note));
-    }
-    Ok(Value::Object(input))
+    Ok(Verdict {
+        message: note,
+        value: Some(value),
+    })
 }
 
 /// An `application/x-www-form-urlencoded` body's fields, in order (a repeated name, as
