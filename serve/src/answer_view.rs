@@ -4,7 +4,7 @@
 //! token in the URL is the credential).
 
 use agentx_clarify_core::kinds::AnswerKind;
-use agentx_clarify_core::ledger::EntryKind;
+use agentx_clarify_core::ledger::{EntryKind, Status};
 use agentx_clarify_core::Record;
 use agentx_clarify_notify::links::Link;
 use serde_json::Value;
@@ -52,8 +52,31 @@ fn question(r: &Record) -> String {
         .rev()
         .find(|e| e.kind == EntryKind::Question)
         .map_or("", |e| e.body.as_str());
+    // What the person deciding from a notification needs beside the question: its context,
+    // and why it came to a person (the escalation's reason), as the thread page shows them.
+    let mut facts = String::new();
+    if let Some(c) = r.context.as_deref().filter(|c| !c.trim().is_empty()) {
+        facts.push_str(&format!(
+            "<p class=\"context\"><span class=\"k\">Context</span> {}</p>",
+            esc(c)
+        ));
+    }
+    let why = (r.current_status() == Status::Escalated)
+        .then(|| {
+            r.thread
+                .iter()
+                .rev()
+                .find(|e| e.kind == EntryKind::Escalation)
+        })
+        .flatten();
+    if let Some(e) = why {
+        facts.push_str(&format!(
+            "<p class=\"why\"><span class=\"k\">Why you</span> {}</p>",
+            esc(&e.body)
+        ));
+    }
     format!(
-        "<p class=\"muted\">{} · {} → {}</p><blockquote class=\"question\">{}</blockquote>",
+        "<p class=\"muted\">{} · {} → {}</p><blockquote class=\"question\">{}</blockquote>{facts}",
         esc(&r.id),
         esc(&r.from),
         esc(&r.to),
