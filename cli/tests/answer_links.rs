@@ -37,41 +37,7 @@ fn choice(root: &std::path::Path, issue: u32) -> String {
 }
 
 fn choice_asking(root: &std::path::Path, issue: u32, question: &str) -> String {
-    let asked = json_in(
-        root,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            question,
-            "--kind",
-            "choice",
-            "--option",
-            "redis=Redis",
-            "--option",
-            "lru=In-process LRU",
-            "--no-other",
-        ],
-    );
-    assert_eq!(asked.code, 0, "{asked:#?}");
-    let id = asked.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let out = json_in(
-        root,
-        &["clarify", "escalate", &id, "-m", "a person decides"],
-    );
-    assert_eq!(out.code, 0, "{out:#?}");
-    id
+    escalated_closed_choice(root, issue, "Cache", question, "a person decides")
 }
 
 /// What one record's escalation brought: the webhook's event (and its `webhook-id`) and the

@@ -191,44 +191,7 @@ fn a_notifications_link_is_the_servers_own_address_by_default() {
 }
 
 fn closed_choice(root: &std::path::Path, issue: u32) -> String {
-    let asked = json_in(
-        root,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Which cache?",
-            "--kind",
-            "choice",
-            "--option",
-            "redis=Redis",
-            "--option",
-            "lru=In-process LRU",
-            "--no-other",
-        ],
-    );
-    assert_eq!(asked.code, 0, "{asked:#?}");
-    let id = asked.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        json_in(
-            root,
-            &["clarify", "escalate", &id, "-m", "a person decides"]
-        )
-        .code,
-        0
-    );
-    id
+    escalated_closed_choice(root, issue, "Cache", "Which cache?", "a person decides")
 }
 
 #[test]

@@ -151,40 +151,13 @@ fn configure(root: &Path, port: u16, cert: &str) {
 }
 
 fn escalated_choice(root: &Path, issue: u32) -> String {
-    let asked = json_in(
+    escalated_closed_choice(
         root,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache <b>layer</b>",
-            "--question",
-            "Which cache?",
-            "--kind",
-            "choice",
-            "--option",
-            "redis=Redis",
-            "--option",
-            "lru=In-process LRU",
-            "--no-other",
-        ],
-    );
-    assert_eq!(asked.code, 0, "{asked:#?}");
-    let id = asked.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        json_in(root, &["clarify", "escalate", &id, "-m", "a person"]).code,
-        0
-    );
-    id
+        issue,
+        "Cache <b>layer</b>",
+        "Which cache?",
+        "a person",
+    )
 }
 
 #[test]

@@ -13,41 +13,7 @@ use serde_json::Value;
 use serve_http::*;
 
 fn ask(root: &std::path::Path, issue: u32) -> String {
-    let asked = json_in(
-        root,
-        &[
-            "clarify",
-            "ask",
-            "--issue",
-            &issue.to_string(),
-            "--from",
-            "engineer",
-            "--to",
-            "architect",
-            "--topic",
-            "Cache",
-            "--question",
-            "Which cache?",
-            "--kind",
-            "choice",
-            "--option",
-            "redis=Redis",
-            "--option",
-            "lru=In-process LRU",
-            "--no-other",
-        ],
-    );
-    assert_eq!(asked.code, 0, "{asked:#?}");
-    let id = asked.json()["clarification"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let out = json_in(
-        root,
-        &["clarify", "escalate", &id, "-m", "a person decides"],
-    );
-    assert_eq!(out.code, 0, "{out:#?}");
-    id
+    escalated_closed_choice(root, issue, "Cache", "Which cache?", "a person decides")
 }
 
 #[test]

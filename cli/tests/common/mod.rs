@@ -433,6 +433,51 @@ pub fn ask(root: &Path, now: i64, issue: u32, topic: &str, question: &str) -> Va
     out.json()
 }
 
+/// A single choice (Redis or in-process LRU, nothing else) from the engineer to the architect,
+/// escalated to a person with `why`: the record a person decides in the decider, answer-link
+/// and email tests. Returns its id; panics unless both commands succeed.
+pub fn escalated_closed_choice(
+    root: &Path,
+    issue: u32,
+    topic: &str,
+    question: &str,
+    why: &str,
+) -> String {
+    let issue = issue.to_string();
+    let asked = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            &issue,
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            topic,
+            "--question",
+            question,
+            "--kind",
+            "choice",
+            "--option",
+            "redis=Redis",
+            "--option",
+            "lru=In-process LRU",
+            "--no-other",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let id = asked.json()["clarification"]["id"]
+        .as_str()
+        .expect("the asked record's id")
+        .to_owned();
+    let out = json_in(root, &["clarify", "escalate", &id, "-m", why]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    id
+}
+
 /// A blocking `clarify ask` from the engineer to `to` at `now`; panics unless it succeeds.
 pub fn ask_blocking(root: &Path, now: i64, issue: u32, to: &str, topic: &str) -> Value {
     let out = json_at(
