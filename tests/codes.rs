@@ -1,6 +1,7 @@
 //! The error codes every surface lists are the core's: the TypeScript `ErrorCode` union
 //! (types/types.d.ts, shipped by both JS packages) names exactly `ErrorCode::ALL`, and its
 //! `ErrorClass` union exactly `ErrorClass::ALL`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 

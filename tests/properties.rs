@@ -2,6 +2,7 @@
 //! invariants — round ≤ maxRounds, terminal stays terminal, snapshot == fold (verify is
 //! clean), the hash chain verifies, a JSON round trip is the identity, nothing panics — and
 //! after a monitor run no blocking wait-for cycle remains and a second run changes nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use agentx_clarify_core::agents::{apply_events, set_status, Statuses};
 use agentx_clarify_core::kinds::fingerprint;

@@ -7,6 +7,7 @@
 //! that Node signs the same hashes byte for byte (the wasm and Node bindings will be checked
 //! against the same file). After a deliberate change, regenerate it with
 //! `AGENTX_BLESS=1 cargo test -p agentx-clarify-tests --test signatures`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::PathBuf;
 

@@ -5,6 +5,7 @@
 //! `types/shapes.d.ts`; the wasm package's ES module exports the table's functions by name. This test fails when the committed files differ from what the Rust
 //! types give (CI runs it); `AGENTX_BLESS=1 cargo test -p agentx-clarify-tests --test types`
 //! writes them.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::any::TypeId;
 use std::collections::BTreeSet;

@@ -7,6 +7,8 @@
 //!   (`serve/src/a2a/`) speaks too.
 //!
 //! An HTTP client: a shell crate, never the core, the command layer, the Node addon or wasm.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod client;
 pub mod route;

@@ -3,6 +3,7 @@
 //! each returns the envelope it gets back as JSON text. `clarify.js` turns a failed envelope
 //! into a thrown `Error` with `.code`. A panic never crosses into Node: it becomes an
 //! `INTERNAL` envelope.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

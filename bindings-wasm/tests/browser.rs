@@ -1,5 +1,6 @@
 //! The same tests in headless Chromium (Debian's chromium + chromium-driver):
 //! `… cargo test -p agentx-clarify-wasm --target wasm32-unknown-unknown --test browser`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(target_arch = "wasm32")]
 
 mod common;

@@ -1,5 +1,6 @@
 //! wasm-bindgen tests in Node: `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 //! cargo test -p agentx-clarify-wasm --target wasm32-unknown-unknown --test node`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(target_arch = "wasm32")]
 
 mod common;

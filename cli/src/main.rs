@@ -1,6 +1,8 @@
 //! `agentx`: the AgentX Clarify command line. Parses arguments, reads the clock and the
 //! workspace root once, dispatches to the command families of `commands/`, and exits with the
 //! code of docs/protocol.md §11.1.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod cli;
 mod commands;

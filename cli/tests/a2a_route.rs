@@ -2,6 +2,7 @@
 //! agents built with the official Python SDK (`a2a-sdk`, `tests/a2a/agent.py`, installed by
 //! `scripts/setup`) on loopback. Each agent records what it received (the message, its
 //! metadata, a `CancelTask`), so the tests see both sides.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod a2a_agent;
 mod common;

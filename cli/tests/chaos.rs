@@ -4,6 +4,7 @@
 //! written. Real `agentx serve` processes, plain HTTP on 127.0.0.1, the notification receiver
 //! of the other notification tests; filesystems are tmpfs mounts, which need root (CI runs
 //! as root; elsewhere these tests fail saying so, they never skip).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod chaos_load;
 mod common;

@@ -1,5 +1,6 @@
 //! Colour control of human output and errors: `--color`, `NO_COLOR`, `CLICOLOR_FORCE`, and
 //! never in `--json` output.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

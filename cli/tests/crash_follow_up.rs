@@ -9,6 +9,7 @@
 //! follow-up is allowed, never less), and its report names the stale records.
 //!
 //! Needs `strace` (scripts/setup installs it) and ptrace permission.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! `agentx demo`: the story played in a given root, refused where ledgers already exist.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! reaches a listening cursor at once, and a cursor with no signal does not ask the database at
 //! all; the file store's wake fires on the kernel's file events. Either wakes a reader waiting
 //! with no timer (an hour) by the time the writer's process exits.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! `gh`, pointed at the stand-in's Unix socket by `http_unix_socket`), once with `via = "api"`
 //! (REST on 127.0.0.1 with a token from the environment). Every test ends by requiring that
 //! the stand-in saw no mismatch, and that the token appears in no output and no file.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 mod github_hub;

@@ -1,4 +1,5 @@
 //! Help texts (every command shows an example), `--version`, and shell completions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! `agentx init`: the layout it creates on disk, and that it never overwrites what is there.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Ledger locks on disk: a live foreign lock times out with exit 7 and is left alone; a lock
 //! of a dead process, an impossible pid or an old one is taken at once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

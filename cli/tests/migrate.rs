@@ -3,6 +3,7 @@
 //! hashes, `created` a few ms before the question, a stored `pending` whose thread has its
 //! answer), PowerShell (a BOM, `ConvertTo-Json`, a stored `stale` without its entry, re-spelled
 //! timestamps), an entry appended without a hash after ours, and a router crash (round 0).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! status file runs out of space is a success with a warning; a stale lock on a read-only
 //! filesystem is `IO_ERROR` at once, naming it. Mounting needs root: elsewhere these tests
 //! print a note and check nothing (CI runs as root).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 mod tmpfs;

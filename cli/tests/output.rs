@@ -3,6 +3,7 @@
 //! for a replay or a dry run), the human output of every command, and warnings and errors on
 //! stderr. What the protocol decides in these scenarios is checked by the vectors
 //! (tests/vectors/, on every surface).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! many processes asking on one issue (no lost update, no duplicate id), `store init|export|
 //! import` end to end, the choice of store (`AGENTX_STORE` over `[store] url`), a server that
 //! is not there, and the MCP server (`agentx mcp`) asking and waiting through the database.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

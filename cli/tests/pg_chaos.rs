@@ -3,6 +3,7 @@
 //! server itself is stopped or killed under load. Real PostgreSQL (a throwaway cluster of the
 //! test's own where a test stops the server), real `agentx serve` processes, plain HTTP on
 //! 127.0.0.1; the database is taken away by a Unix-socket proxy in front of it (`pg_proxy`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod chaos_load;
 mod common;

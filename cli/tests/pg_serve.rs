@@ -3,6 +3,7 @@
 //! (when they were rows of a table of their own) still works after `agentx store init`; a
 //! person's decision through the API lands in the database, a revoked token is refused on
 //! the next request.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 mod pg_proxy;

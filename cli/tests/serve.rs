@@ -1,6 +1,7 @@
 //! `agentx serve` over real HTTP on loopback (docs/protocol.md §23): a real server process per test, a
 //! plain HTTP/1.1 client on a TCP socket (so the test controls every header, Host included),
 //! and the CLI writing to the same workspace.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 mod serve_http;

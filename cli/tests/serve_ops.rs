@@ -1,5 +1,6 @@
 //! `agentx serve`'s operations face on the file store (docs/protocol.md §23 "Health and
 //! readiness", "Metrics", "Logs"): `/readyz` by its checks, over real HTTP on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 mod serve_http;

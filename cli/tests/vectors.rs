@@ -6,6 +6,7 @@
 //! every file as it was — in the workspace and around it (the workspace is a directory inside
 //! the temporary one, so a path escaping it would show) — except `MAX_ROUNDS_EXCEEDED`, which
 //! writes its escalation. Every failing case is named at the end.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -26,6 +26,7 @@
 //! | [`signals`] | `signals parse`, `signals ingest`, `signals resume-prompt` |
 //! | [`delegate`] | `delegate request|accept|complete|reject|fail|show|list`; delegation timeouts, metrics and checks for the monitor, `stats` and `verify` |
 //! | [`json`] | the JSON skin: [`call`] decodes an operation's typed input (the core's table) and runs it |
+#![deny(clippy::indexing_slicing)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,

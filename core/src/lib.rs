@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![deny(clippy::indexing_slicing)]
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 #![cfg_attr(

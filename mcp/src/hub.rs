@@ -151,6 +151,31 @@ impl Hub {
         })
     }
 
+    /// [`Hub::with_store`] with the workspace's runner, for the typed calls that run agents
+    /// (`route`, the monitor's routing of what it retried), on the system clock.
+    pub async fn with_routing<T, F>(&self, what: &'static str, f: F) -> Result<T, ClarifyError>
+    where
+        T: Send + 'static,
+        F: FnOnce(
+                &WorkspaceStore,
+                &(dyn agentx_clarify_command::Runner + Sync),
+            ) -> Result<T, ClarifyError>
+            + Send
+            + 'static,
+    {
+        let ws = Arc::clone(&self.ws);
+        tokio::task::spawn_blocking(move || {
+            let store = ws.store()?;
+            f(&store, ws.runner())
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(ClarifyError::Internal {
+                message: format!("the store call '{what}' did not finish: {e}"),
+            })
+        })
+    }
+
     /// One ledger as it is now (`None`: the issue has none).
     pub async fn ledger(&self, issue: u32) -> Result<Option<Ledger>, ClarifyError> {
         self.with_store("show", move |store, _| store.read_ledger(issue))

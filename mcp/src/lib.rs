@@ -9,6 +9,7 @@
 //!
 //! Stdout carries the protocol and nothing else; logs go to stderr (level from
 //! `AGENTX_MCP_LOG`: error, warn — the default —, info, debug or trace).
+#![deny(clippy::indexing_slicing)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,

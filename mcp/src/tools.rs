@@ -399,7 +399,13 @@ impl Server {
     )]
     async fn clarify_ready(&self, args: JsonObject) -> CallToolResult {
         let _ = args!(args, input::Nothing);
-        reply::envelope(self.hub.call("ready", json!({})).await, reply::ready_text)
+        let ready = self
+            .hub
+            .with_store("ready", |store, now| {
+                agentx_clarify_command::query::ready(store, now, true).map(|r| r.to_json())
+            })
+            .await;
+        reply::envelope(enveloped(ready), reply::ready_text)
     }
 
     #[tool(
@@ -416,15 +422,23 @@ impl Server {
         let Some(issue) = c.issue.or(self.issue) else {
             return reply::invalid("`issue` is required: this server was started without --issue");
         };
-        let body = json!({
-            "issue": issue,
-            "from": &*agent,
-            "to": c.to,
-            "plan": c.plan,
-            "workflow": c.workflow,
-            "step": c.step,
-        });
-        reply::envelope(self.hub.call("check", body).await, reply::check_text)
+        let args = agentx_clarify_core::layer4::CheckArgs {
+            issue_number: u64::from(issue),
+            from: agent.to_string(),
+            to: c.to,
+            workflow: c.workflow,
+            step: c.step,
+            new_session_id: String::new(),
+        };
+        let checked = self
+            .hub
+            .with_store("check", move |store, now| {
+                let plan = layer4_plan(&c.plan)?;
+                let args = with_session(&plan, args)?;
+                agentx_clarify_command::layer4::check(store, now, &plan, &args).map(|o| o.to_json())
+            })
+            .await;
+        reply::envelope(enveloped(checked), reply::check_text)
     }
 
     #[tool(
@@ -438,14 +452,21 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let a = args!(args, input::Audit);
-        let body = match (a.id, a.issue.or(self.issue)) {
-            (Some(id), _) => json!({ "id": id }),
-            (None, Some(issue)) => json!({ "issue": issue }),
+        use agentx_clarify_command::layer4::{audit, audit_json, AuditTarget};
+        let (target, input) = match (a.id, a.issue.or(self.issue)) {
+            (Some(id), _) => (AuditTarget::Record(id.clone()), json!({ "id": id })),
+            (None, Some(issue)) => (AuditTarget::Issue(issue), json!({ "issue": issue })),
             (None, None) => return reply::invalid("`id` or `issue` is required"),
         };
         let audited = self
             .hub
-            .call_seen_by(self.viewer(&ctx), "audit", body)
+            .with_store("audit", move |store, _| {
+                audit(store, &target).map(|a| audit_json(&a))
+            })
+            .await;
+        let audited = self
+            .hub
+            .seen_by(self.viewer(&ctx), "audit", input, enveloped(audited))
             .await;
         reply::envelope(audited, reply::audit_text)
     }
@@ -457,8 +478,15 @@ impl Server {
     async fn clarify_monitor(&self, args: JsonObject) -> CallToolResult {
         let m = args!(args, input::Monitor);
         let dry = m.dry_run.unwrap_or(false);
-        let out = self.hub.call("monitor", json!({ "dryRun": dry })).await;
-        reply::envelope(out, |v| reply::monitor_text(v, dry))
+        let out = self
+            .hub
+            .with_routing("monitor", move |store, runner| {
+                let clock = agentx_clarify_store::clock::system_now_ms;
+                agentx_clarify_command::route::monitor_routed(store, runner, &clock, dry, None, 1)
+                    .map(|done| done.to_json())
+            })
+            .await;
+        reply::envelope(enveloped(out), |v| reply::monitor_text(v, dry))
     }
 }
 
@@ -498,7 +526,14 @@ impl Server {
         let mut max_routes = agentx_clarify_core::config::DEFAULT_MCP_MAX_ROUTES;
         if route {
             // Refuse before writing anything: a question nobody would route is not asked.
-            let runners = self.hub.call("routeRunner", json!({ "agent": a.to })).await;
+            let agent = a.to.clone();
+            let runners = self
+                .hub
+                .with_store("routeRunner", move |store, _| {
+                    agentx_clarify_command::route::route_runner(store, &agent)
+                })
+                .await;
+            let runners = enveloped(runners);
             if runners.get("ok") != Some(&Value::Bool(true)) {
                 return reply::envelope(runners, |_| String::new());
             }
@@ -533,12 +568,14 @@ impl Server {
         let routes = self.routes(max_routes);
         tokio::spawn(async move {
             let _turn = routes.acquire_owned().await;
-            let out = hub.call("route", json!({ "id": route_id })).await;
-            if out.get("ok") != Some(&Value::Bool(true)) {
-                let why = out
-                    .get("error")
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
+            let id = route_id.clone();
+            let routed = hub
+                .with_routing("route", move |store, runner| {
+                    let clock = agentx_clarify_store::clock::system_now_ms;
+                    agentx_clarify_command::route(store, runner, &id, &clock, true)
+                })
+                .await;
+            if let Err(why) = routed {
                 tracing::warn!("routing {route_id}: {why}");
             }
         });
@@ -576,4 +613,32 @@ fn clarifications(v: &Value) -> &[Value] {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default()
+}
+
+/// A typed call's result as the envelope the tool's payload is (`{"ok": false, "error"}` for
+/// a refusal).
+fn enveloped(done: Result<Value, agentx_clarify_core::ClarifyError>) -> Value {
+    done.unwrap_or_else(|e| agentx_clarify_core::envelope::failure(&e))
+}
+
+/// The tool's typed plan as Layer 4's (which checks each gap as every surface does).
+fn layer4_plan(
+    plan: &input::Plan,
+) -> Result<agentx_clarify_core::layer4::Plan, agentx_clarify_core::ClarifyError> {
+    let value =
+        serde_json::to_value(plan).map_err(|e| agentx_clarify_core::ClarifyError::Internal {
+            message: e.to_string(),
+        })?;
+    agentx_clarify_core::layer4::Plan::parse(&value)
+}
+
+/// `args` with a new session id when the plan names none (the core draws no randomness).
+fn with_session(
+    plan: &agentx_clarify_core::layer4::Plan,
+    mut args: agentx_clarify_core::layer4::CheckArgs,
+) -> Result<agentx_clarify_core::layer4::CheckArgs, agentx_clarify_core::ClarifyError> {
+    if plan.session_id.is_none() {
+        args.new_session_id = agentx_clarify_store::new_uuid_v4()?;
+    }
+    Ok(args)
 }

@@ -6,6 +6,8 @@
 //!   v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, with the key of a `whsec_` secret.
 //! - Nothing this crate returns or prints carries a secret or a URL beyond its host: errors
 //!   from the HTTP client are stripped of their URL.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod github;
 pub mod home;

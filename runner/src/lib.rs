@@ -9,6 +9,8 @@
 //! What to run comes from the core ([`agentx_clarify_core::routing::Invocation`], see
 //! [`Spec::for_invocation`]); what the output means is the core's business too. Writing the
 //! run log is the store's.
+#![deny(clippy::indexing_slicing)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod capture;
 mod locate;

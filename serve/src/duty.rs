@@ -84,23 +84,11 @@ pub fn run<T>(
         LeaseTake::Held { holder } => return Ok(Ran::Held(holder)),
     };
     held.flag(duty).store(true, Ordering::SeqCst);
-    if let Some(hold) = test_hold() {
+    if let Some(hold) = crate::test_hooks::pause(crate::test_hooks::DUTY_HOLD) {
         std::thread::sleep(hold);
     }
     let done = pass();
     held.flag(duty).store(false, Ordering::SeqCst);
     state.release_lease(lease);
     done.map(Ran::Ran)
-}
-
-/// For the tests only: `AGENTX_TEST_DUTY_HOLD_MS` holds a duty's lease that much longer before
-/// its pass (at most 10 s), so a second server on a loaded machine reliably tries while the
-/// first holds it, and a test can stop the holder mid-hold (cli/tests/duties.rs). Read as
-/// `feed::test_delay` reads its variables, with room for a slow start of the second server.
-fn test_hold() -> Option<Duration> {
-    let ms: u64 = std::env::var("AGENTX_TEST_DUTY_HOLD_MS")
-        .ok()?
-        .parse()
-        .ok()?;
-    Some(Duration::from_millis(ms.min(10_000)))
 }

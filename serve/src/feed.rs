@@ -59,15 +59,6 @@ where
     }
 }
 
-/// For the tests only: the pause the variable `name` asks for, at most 2 s (`None`: unset).
-/// `AGENTX_TEST_FEED_BASELINE_DELAY_MS` takes the feed's baseline that much later, so a test
-/// can show that no worker reads the store before it (`cli/tests/github.rs`: a decision taken
-/// by the sync at start still reaches its comment); `open_follow.rs` has another.
-pub(crate) fn test_delay(name: &str) -> Option<Duration> {
-    let ms: u64 = std::env::var(name).ok()?.parse().ok()?;
-    Some(Duration::from_millis(ms.min(2_000)))
-}
-
 /// The longest wait between two looks at a store that failed (docs/protocol.md §32): the
 /// feed is back within this of the store's return.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -80,7 +71,7 @@ pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
         let ws = Arc::clone(&app.ws);
         let made =
             tokio::task::spawn_blocking(move || -> Option<(Box<dyn ChangeFeed>, Option<Wake>)> {
-                if let Some(late) = test_delay("AGENTX_TEST_FEED_BASELINE_DELAY_MS") {
+                if let Some(late) = crate::test_hooks::pause(crate::test_hooks::FEED_BASELINE) {
                     std::thread::sleep(late);
                 }
                 let store = ws.store().ok()?;

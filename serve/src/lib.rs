@@ -9,6 +9,7 @@
 //! Each later surface (MCP over HTTP §24, A2A §27) is one more router merged in
 //! [`router::router`].
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 // From the top down: `router` assembles the routes (`pages`, `api`, `events`, `auth`, `ready`,
 // `mcp_http`, `a2a`, `assets`) behind `security`; the tasks (`feed`, `open_follow`, `worker`)
@@ -43,6 +44,7 @@ mod router;
 mod security;
 mod sessions;
 mod status;
+mod test_hooks;
 pub mod tokens;
 mod worker;
 

@@ -30,12 +30,6 @@ pub(crate) const FEED_WAIT: Duration = Duration::from_secs(30);
 /// The waits between full reads that fail: from the first to the last.
 const REBUILD: (Duration, Duration) = (Duration::from_millis(200), Duration::from_secs(5));
 
-/// For the tests only: `AGENTX_TEST_OPEN_VIEW_DELAY_MS` (at most 2 s) holds each change back
-/// before the view applies it, so a test can show that a page never answers from a view
-/// that has not caught up with the feed (`cli/tests/serve.rs`), and take the store away
-/// while a change waits (`cli/tests/pg_chaos.rs`).
-const TEST_DELAY: &str = "AGENTX_TEST_OPEN_VIEW_DELAY_MS";
-
 /// Builds the view once the feed has its baseline, then follows `changes` (the feed's queue
 /// for the view); rebuilds it whenever a read fails.
 pub fn start(app: Arc<App>, mut changes: UnboundedReceiver<Change>) {
@@ -150,7 +144,7 @@ async fn follow(
             app.open.applied(revision);
             continue;
         }
-        if let Some(pause) = crate::feed::test_delay(TEST_DELAY) {
+        if let Some(pause) = crate::test_hooks::pause(crate::test_hooks::OPEN_VIEW) {
             tokio::time::sleep(pause).await;
         }
         let read = app

@@ -4,6 +4,7 @@
 //! over each — and must see the same behaviour: nothing before the first write, the ledger
 //! written read back, its bytes as every store prints them, a pass naming it as reports do,
 //! and bytes that do not parse reported and never overwritten by an update.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Debug;
 

@@ -2,6 +2,7 @@
 //! imported, exported, imported into another database and exported again gives identical
 //! files; hash chains stay valid; import is idempotent and refuses to overwrite a document
 //! that differs unless told to.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,6 +4,7 @@
 //! follow-ups reads every ledger) run the same commands at the same instants; every command's
 //! output (its follow-up's report and events included) and the ledgers and statuses at the end
 //! are identical. Needs `AGENTX_TEST_PG_URL` (scripts/pg-cluster), as the other tests here.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../store/tests/follow_up_steps/mod.rs"]
 mod follow_up_steps;

@@ -7,6 +7,7 @@
 //! numbers and symlinks are refused; a workspace pass reads every ledger on all cores. The CLI,
 //! the Node binding and the MCP server share it, so they lock and write identically.
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod atomic;
 pub mod clock;

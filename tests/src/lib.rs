@@ -4,6 +4,9 @@
 //! validator. The vectors are played through the command layer
 //! (`agentx_clarify_command::vector::play`) over each store.
 
+// A test-support crate: a fixture that cannot be made fails the test that asked for it, loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 pub mod fixtures;
 pub mod pg;
 pub mod schema;

@@ -18,6 +18,7 @@
 //! Below the shells, above the stores: it names no server, no HTTP client and no protocol
 //! (the runner is handed in: `agentx_clarify_a2a::open_workspace` gives the hub's, which
 //! reaches A2A agents; the Node addon gives `ProcessRunner`), so the Node addon can hold one.
+#![deny(clippy::indexing_slicing)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     test,

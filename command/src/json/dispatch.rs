@@ -356,11 +356,7 @@ impl<S: Store + Sync> Routing<'_, S> {
         let dry_run = m.dry_run.unwrap_or(false);
         let done =
             route::monitor_routed(store, self.runner, clock, dry_run, m.route, jobs(m.jobs)?)?;
-        let mut out = done.run.to_json();
-        if let (Value::Object(o), Some(routed)) = (&mut out, done.routed) {
-            o.insert("routed".into(), routed.to_json());
-        }
-        Ok(out)
+        Ok(done.to_json())
     }
 
     fn chat_reply(&self, r: RouteChatReply) -> Out {

@@ -139,6 +139,17 @@ pub struct MonitorRouted {
     pub routed: Option<RoutedAll>,
 }
 
+impl MonitorRouted {
+    /// The monitor's report, with what it routed under `routed` when it routed.
+    pub fn to_json(&self) -> Value {
+        let mut out = self.run.to_json();
+        if let (Value::Object(o), Some(routed)) = (&mut out, &self.routed) {
+            o.insert("routed".into(), routed.to_json());
+        }
+        out
+    }
+}
+
 /// The monitor with routing (`agentx clarify monitor --route`, the server's worker): one pass
 /// at `clock()`, then — when `route` says so (`None`: `[clarify] route_on_retry`) and it is
 /// not a dry run — the records it retried, routed `jobs` at a time.
