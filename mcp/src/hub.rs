@@ -138,17 +138,10 @@ impl Hub {
         T: Send + 'static,
         F: FnOnce(&WorkspaceStore, i64) -> Result<T, ClarifyError> + Send + 'static,
     {
-        let ws = Arc::clone(&self.ws);
-        tokio::task::spawn_blocking(move || {
-            let store = ws.store()?;
-            f(&store, agentx_clarify_store::clock::system_now_ms())
+        self.with_routing(what, move |store, _| {
+            f(store, agentx_clarify_store::clock::system_now_ms())
         })
         .await
-        .unwrap_or_else(|e| {
-            Err(ClarifyError::Internal {
-                message: format!("the store call '{what}' did not finish: {e}"),
-            })
-        })
     }
 
     /// [`Hub::with_store`] with the workspace's runner, for the typed calls that run agents
