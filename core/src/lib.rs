@@ -33,6 +33,7 @@ pub mod decided;
 pub mod encoding;
 pub mod listing;
 pub mod migrate;
+pub mod search;
 pub mod stats;
 pub mod verify;
 

@@ -1,0 +1,152 @@
+use super::*;
+use crate::ledger::Ledger;
+use crate::ops::{Action, NewRequest};
+use crate::signing::Signers;
+use crate::testkit::{apply, ask, plain, signed_ledger, MIN, T0};
+
+fn on(issue: u64, req: NewRequest) -> NewRequest {
+    NewRequest {
+        issue_number: issue,
+        ..req
+    }
+}
+
+/// Issue 42 of the testkit (cache resolved by the agents, scope resolved by a person, eviction
+/// stale), and issue 7: a cache question resolved later, with a field.
+fn ledgers() -> Vec<Ledger> {
+    let keys = Signers::new();
+    let mut req = on(
+        7,
+        plain(
+            "engineer",
+            "architect",
+            "Cache",
+            "Redis or memcached cache?",
+        ),
+    );
+    req.field = Some("cache.backend".into());
+    let l = ask(None, &req, T0 + 10 * MIN, &keys);
+    let answer = Action::Answer {
+        from: "architect".into(),
+        body: "Memcached.".into(),
+    };
+    let l = apply(&l, "CLR-7-001", answer, T0 + 11 * MIN, &keys);
+    let resolve = Action::Resolve {
+        from: None,
+        message: None,
+    };
+    let l = apply(&l, "CLR-7-001", resolve, T0 + 12 * MIN, &keys);
+    vec![signed_ledger(&keys), l]
+}
+
+fn candidates(ls: &[Ledger]) -> Vec<(u32, &Record)> {
+    ls.iter()
+        .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)))
+        .collect()
+}
+
+fn ids(hits: &[Hit]) -> Vec<(&str, u8)> {
+    hits.iter().map(|h| (h.id.as_str(), h.score)).collect()
+}
+
+#[test]
+fn stop_words_are_sorted_for_the_binary_search() {
+    assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(query_words("Which cache should we use?"), ["cache"]);
+    assert_eq!(query_words("or the"), ["or", "the"]);
+}
+
+#[test]
+fn more_words_found_rank_first_then_the_newest() {
+    let ls = ledgers();
+    let q = Query {
+        text: "redis cache",
+        field: None,
+    };
+    let hits = search(&q, &Filter::default(), candidates(&ls));
+    // Both cache records hold both words; issue 7's question has fewer others. Nothing else
+    // shares a word.
+    assert_eq!(ids(&hits), [("CLR-7-001", 92), ("CLR-42-001", 88)]);
+    let d = hits[1].decision.as_ref().unwrap();
+    assert_eq!(
+        (d.by.as_str(), d.text.as_str()),
+        ("engineer", "Redis, see ADR-7.")
+    );
+    assert_eq!(hits[1].question, "Redis or in-process?");
+    assert_eq!(hits[1].status, Status::Resolved);
+}
+
+#[test]
+fn the_same_field_ranks_before_a_better_text_score() {
+    let ls = ledgers();
+    let q = Query {
+        text: "redis in-process",
+        field: Some("cache.backend"),
+    };
+    let hits = search(&q, &Filter::default(), candidates(&ls));
+    assert_eq!(hits[0].id, "CLR-7-001");
+    assert!(hits[0].same_field);
+    assert!(hits[0].score < hits[1].score, "{hits:?}");
+}
+
+#[test]
+fn filters_and_limit() {
+    let ls = ledgers();
+    let q = Query::default();
+    let all = search(&q, &Filter::default(), candidates(&ls));
+    // No words: every record, newest first.
+    assert_eq!(
+        ids(&all),
+        [
+            ("CLR-42-003", 0),
+            ("CLR-7-001", 0),
+            ("CLR-42-002", 0),
+            ("CLR-42-001", 0)
+        ]
+    );
+    let resolved = Filter {
+        statuses: vec![Status::Resolved],
+        issue: Some(42),
+        ..Filter::default()
+    };
+    assert_eq!(search(&q, &resolved, candidates(&ls)).len(), 2);
+    let to_pm = Filter {
+        to: Some("product-manager".into()),
+        ..Filter::default()
+    };
+    let hits = search(&q, &to_pm, candidates(&ls));
+    assert_eq!(hits.len(), 1);
+    let d = hits[0].decision.as_ref().unwrap();
+    assert_eq!(
+        (d.by.as_str(), d.text.as_str()),
+        ("human", "export is out of scope")
+    );
+    let other = Filter {
+        not_issue: Some(42),
+        limit: Some(1),
+        ..Filter::default()
+    };
+    assert_eq!(
+        ids(&search(&q, &other, candidates(&ls))),
+        [("CLR-7-001", 0)]
+    );
+    assert_eq!(check_limit(100).unwrap(), 100);
+    assert_eq!(
+        check_limit(0).unwrap_err().to_string(),
+        "invalid input: `limit` 0 is out of range: expected 1 to 100"
+    );
+}
+
+#[test]
+fn the_score_is_bounded_and_a_word_found_nowhere_lowers_it() {
+    let ls = ledgers();
+    let r = &ls[0].clarifications[0];
+    let exact = query_words("Cache layer: Redis or in-process?");
+    assert_eq!(text_score(&exact, r), 100);
+    let half = query_words("redis postgres");
+    assert!(text_score(&half, r) < 50, "{}", text_score(&half, r));
+    assert_eq!(text_score(&query_words("kubernetes"), r), 0);
+    assert_eq!(text_score(&[], r), 0);
+    // Open records carry no decision.
+    assert_eq!(decision_of(&ls[0].clarifications[2]), None);
+}
