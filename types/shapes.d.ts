@@ -307,6 +307,32 @@ export interface StoreReadyView { issues: ReadyIssue[]; errors: FileError[] }
 export interface StoreChanged { revision: number; issues: number[]; statuses: boolean }
 /** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
 export interface StoreList extends ListResult { errors: FileError[] }
+/** A resolved record's decision as a search hit shows it (docs/protocol.md §34). */
+export interface HitDecision {
+  /** A person's `by` (`human` when unnamed), or the requester who accepted the last answer. */
+  by: string
+  value: AnswerValue | null
+  text: string
+  at: string
+  /** The resolution entry's hash (what `ask --reuse` cites). */
+  hash?: string
+}
+/** One record a search (or an ask's `related`) found, best first. */
+export interface SearchHit {
+  id: string
+  issue: number
+  topic: string
+  question: string
+  status: Status
+  field?: string
+  /** Words in common, 0–100. */
+  score: number
+  /** Of the query's field: ranked before every other. */
+  sameField: boolean
+  decision?: HitDecision
+  supersededBy?: string
+}
+export interface StoreSearch { hits: SearchHit[]; errors: FileError[] }
 export interface StoreStats extends StatsResult { errors: FileError[] }
 /** `agentx migrate`: each ledger upgraded (or, with `dryRun`, that would be) and its changes. */
 export interface StoreMigrate {

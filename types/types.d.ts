@@ -327,6 +327,32 @@ export interface StoreReadyView { issues: ReadyIssue[]; errors: FileError[] }
 export interface StoreChanged { revision: number; issues: number[]; statuses: boolean }
 /** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
 export interface StoreList extends ListResult { errors: FileError[] }
+/** A resolved record's decision as a search hit shows it (docs/protocol.md §34). */
+export interface HitDecision {
+  /** A person's `by` (`human` when unnamed), or the requester who accepted the last answer. */
+  by: string
+  value: AnswerValue | null
+  text: string
+  at: string
+  /** The resolution entry's hash (what `ask --reuse` cites). */
+  hash?: string
+}
+/** One record a search (or an ask's `related`) found, best first. */
+export interface SearchHit {
+  id: string
+  issue: number
+  topic: string
+  question: string
+  status: Status
+  field?: string
+  /** Words in common, 0–100. */
+  score: number
+  /** Of the query's field: ranked before every other. */
+  sameField: boolean
+  decision?: HitDecision
+  supersededBy?: string
+}
+export interface StoreSearch { hits: SearchHit[]; errors: FileError[] }
 export interface StoreStats extends StatsResult { errors: FileError[] }
 /** `agentx migrate`: each ledger upgraded (or, with `dryRun`, that would be) and its changes. */
 export interface StoreMigrate {
@@ -1159,6 +1185,23 @@ export interface ScopePreviewFields {
   issueNumber?: IssueArg
 }
 
+/** `search`: records by their words, ranked by the core (docs/protocol.md §34). */
+export interface SearchFields {
+  /** The words looked for in question, topic, field, context, answers and decisions. */
+  query: string
+  issue?: IssueArg
+  /** Only these statuses (any of them); absent: every status. */
+  status?: string[]
+  /** Only records of this field. */
+  field?: string
+  /** Only records this agent asked. */
+  from?: string
+  /** Only records asked of this agent. */
+  to?: string
+  /** 1–100, default 10. */
+  limit?: Integer
+}
+
 /** `setStatus`: one agent's entry of `agent-status.json`. */
 export interface SetStatusInput {
   statuses?: Statuses | string
@@ -1219,12 +1262,12 @@ export type Args<I> = {} extends I ? [input?: I] : [input: I]
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate'
   | 'abandon' | 'reopen' | 'decide' | 'monitor' | 'verify' | 'list'
-  | 'show' | 'stats' | 'hook' | 'hookStart' | 'hookFinish' | 'ready'
-  | 'state' | 'scopePreview' | 'nextWakeup' | 'waitForGraph' | 'migrate' | 'signalsParse'
-  | 'signalsIngest' | 'resumePrompt' | 'delegateRequest' | 'delegateAccept' | 'delegateComplete' | 'delegateReject'
-  | 'delegateFail' | 'delegateShow' | 'delegateList' | 'check' | 'gate' | 'audit'
-  | 'keysList' | 'route' | 'routeRunner' | 'routePrompt' | 'routeOutcome' | 'routeChatPrompt'
-  | 'routeChatReply'
+  | 'search' | 'show' | 'stats' | 'hook' | 'hookStart' | 'hookFinish'
+  | 'ready' | 'state' | 'scopePreview' | 'nextWakeup' | 'waitForGraph' | 'migrate'
+  | 'signalsParse' | 'signalsIngest' | 'resumePrompt' | 'delegateRequest' | 'delegateAccept' | 'delegateComplete'
+  | 'delegateReject' | 'delegateFail' | 'delegateShow' | 'delegateList' | 'check' | 'gate'
+  | 'audit' | 'keysList' | 'route' | 'routeRunner' | 'routePrompt' | 'routeOutcome'
+  | 'routeChatPrompt' | 'routeChatReply'
 
 /** The pure functions (identical in @agentx/clarify-node and @agentx/clarify-wasm). */
 export type FunctionName =
@@ -1248,6 +1291,7 @@ export interface StoreOperations {
   monitor: { input: StoreCommon & MonitorFields; output: StoreMonitor }
   verify: { input: StoreCommon & NoInput; output: VerifyResult }
   list: { input: StoreCommon & ListFields; output: StoreList }
+  search: { input: StoreCommon & SearchFields; output: StoreSearch }
   show: { input: StoreCommon & TargetFields; output: ShowResult }
   stats: { input: StoreCommon & StatsFields; output: StoreStats }
   hook: { input: StoreCommon & HookFields; output: StoreHook }

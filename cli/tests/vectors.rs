@@ -190,6 +190,16 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
                 argv.push(s("--all"));
             }
         }
+        "search" => {
+            argv.extend([s("clarify"), s("search")]);
+            push_opt(&mut argv, "issue", args, "issue");
+            push_each(&mut argv, "status", args, "status");
+            push_opt(&mut argv, "field", args, "field");
+            push_opt(&mut argv, "from", args, "from");
+            push_opt(&mut argv, "to", args, "to");
+            push_opt(&mut argv, "limit", args, "limit");
+            argv.extend([s("--"), req(args, "query", file)]);
+        }
         "show" => {
             argv.extend([s("clarify"), s("show")]);
             match opt(args, "id") {

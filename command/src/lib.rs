@@ -18,6 +18,7 @@
 //! | [`mutation`] | `ask`, `answer`, `follow-up`, `resolve`, `escalate`, `abandon` |
 //! | [`monitor`] | the monitor, alone (`monitor`) and after every command |
 //! | [`query`] | `list`, `show`, `stats`, `verify`, `ready` |
+//! | [`search`] | `search`; the `related` records of an ask |
 //! | [`status`] | `hook start|finish`, `state` |
 //! | [`migrate`] | `migrate` |
 //! | [`route`] | `route`, `route --all`, `monitor --route`; the prompt and outcome views |
@@ -51,6 +52,7 @@ pub mod mutation;
 pub mod query;
 pub mod reopen;
 pub mod route;
+pub mod search;
 pub mod seen;
 pub mod signals;
 pub mod status;

@@ -17,7 +17,7 @@ use agentx_clarify_core::ClarifyError;
 use serde_json::Value;
 
 /// The read operations whose replies name records: the ones [`scope`] narrows.
-pub const SCOPED: &[&str] = &["list", "show", "audit", "resumePrompt"];
+pub const SCOPED: &[&str] = &["list", "show", "audit", "resumePrompt", "search"];
 
 /// The input that gives a door what [`issues_of`] reads: every record of every issue.
 pub fn all_records() -> Value {
@@ -84,21 +84,36 @@ pub fn scope(op: &str, input: &Value, reply: Value, issues: &BTreeSet<u64>) -> V
         Some(Target::Record(id, issue)) if !issues.contains(&issue) => {
             return failure(&ClarifyError::NotFound { id });
         }
-        // A listing of one issue is an empty one; a ledger is one that does not exist.
-        Some(Target::Issue(issue)) if !issues.contains(&u64::from(issue)) && op != "list" => {
+        // A listing (or search) of one issue is an empty one; a ledger is one that does not
+        // exist.
+        Some(Target::Issue(issue))
+            if !issues.contains(&u64::from(issue)) && op != "list" && op != "search" =>
+        {
             return failure(&ClarifyError::NoLedger { issue });
         }
         _ => {}
     }
     let mut reply = reply;
-    if let Some(Value::Array(records)) = reply.get_mut("clarifications") {
-        records.retain(|r| {
-            r.get("issueNumber")
-                .and_then(Value::as_u64)
-                .is_some_and(|n| issues.contains(&n))
-        });
-    }
+    narrow(&mut reply, issues);
     reply
+}
+
+/// Keeps only the records of `issues` in a reply's lists: a listing's `clarifications`
+/// (`issueNumber`), a search's `hits` and an ask's `related` (`issue`).
+pub fn narrow(reply: &mut Value, issues: &BTreeSet<u64>) {
+    for (list, key) in [
+        ("clarifications", "issueNumber"),
+        ("hits", "issue"),
+        ("related", "issue"),
+    ] {
+        if let Some(Value::Array(records)) = reply.get_mut(list) {
+            records.retain(|r| {
+                r.get(key)
+                    .and_then(Value::as_u64)
+                    .is_some_and(|n| issues.contains(&n))
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -181,5 +196,14 @@ mod tests {
         ]});
         let one = scope("list", &json!({"issue": 2}), of_two, &engineer);
         assert_eq!(one["clarifications"], json!([]));
+    }
+
+    #[test]
+    fn search_hits_of_other_issues_are_left_out() {
+        let engineer = issues_of("engineer", &listed());
+        let found = json!({"ok": true, "hits": [
+            {"id": "CLR-2-001", "issue": 2}, {"id": "CLR-3-001", "issue": 3}]});
+        let seen = scope("search", &json!({"query": "cache"}), found, &engineer);
+        assert_eq!(seen["hits"], json!([{"id": "CLR-3-001", "issue": 3}]));
     }
 }

@@ -302,6 +302,29 @@ pub struct List {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Search {
+    /// The words to look for, e.g. "redis cache eviction": your question in a few words.
+    pub query: String,
+    /// Only this issue's records.
+    #[schemars(range(max = 2147483647))]
+    pub issue: Option<u32>,
+    /// Only these statuses, e.g. ["resolved"] for decisions taken (default: every status).
+    #[serde(default)]
+    #[schemars(schema_with = "statuses")]
+    pub status: Option<Vec<Status>>,
+    /// Only records of this field (the exact field or decision a question concerns).
+    pub field: Option<String>,
+    /// Only records this agent asked.
+    pub from: Option<String>,
+    /// Only records asked of this agent.
+    pub to: Option<String>,
+    /// At most this many hits, best first (1-100, default 10).
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Monitor {
     /// Report what the monitor would do without writing anything.
     pub dry_run: Option<bool>,
@@ -391,6 +414,26 @@ fn statuses(_: &mut SchemaGenerator) -> Schema {
 }
 
 // ---- Typed calls: each tool input as the command layer's Rust value ----
+
+impl Search {
+    /// The query's words and the search's filters.
+    pub fn typed(self) -> Result<(String, agentx_clarify_core::search::Filter), ClarifyError> {
+        let limit = self
+            .limit
+            .map(|n| agentx_clarify_core::search::check_limit(i64::from(n)))
+            .transpose()?;
+        let filter = agentx_clarify_core::search::Filter {
+            issue: self.issue,
+            statuses: self.status.unwrap_or_default(),
+            field: self.field,
+            from: self.from,
+            to: self.to,
+            not_issue: None,
+            limit,
+        };
+        Ok((self.query, filter))
+    }
+}
 
 impl Ask {
     /// The request this input asks, as `from`, on `issue` (the input's or the server's).

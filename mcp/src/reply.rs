@@ -152,6 +152,42 @@ fn monitor_note(report: Option<&Value>) -> String {
 }
 
 /// A list of records: one line each.
+/// `clarify_search`'s text: one line per hit, its decision when it has one.
+pub fn hits_text(v: &Value) -> String {
+    let hits = v
+        .get("hits")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if hits.is_empty() {
+        return "no record matches: nothing was decided on this before".to_owned();
+    }
+    let mut out = format!("{} record(s), best first:", hits.len());
+    for h in &hits {
+        out.push_str(&format!(
+            "\n- {} (#{}, {}, score {}): {}: {}",
+            str_of(h, "id"),
+            h.get("issue").and_then(Value::as_u64).unwrap_or_default(),
+            str_of(h, "status"),
+            h.get("score").and_then(Value::as_u64).unwrap_or_default(),
+            str_of(h, "topic"),
+            str_of(h, "question"),
+        ));
+        if let Some(d) = h.get("decision").filter(|d| d.is_object()) {
+            out.push_str(&format!(
+                "\n  decided by {} at {}: {}",
+                str_of(d, "by"),
+                str_of(d, "at"),
+                str_of(d, "text")
+            ));
+        }
+        if let Some(by) = h.get("supersededBy").and_then(Value::as_str) {
+            out.push_str(&format!("\n  superseded by {by}"));
+        }
+    }
+    out
+}
+
 pub fn list_text(records: &[Value], empty: &str) -> String {
     if records.is_empty() {
         return empty.to_owned();

@@ -394,6 +394,37 @@ impl Server {
     }
 
     #[tool(
+        description = "Look before you ask: search every clarification already asked, answered and decided (question, topic, field, context, answers, decisions), best match first (same field, then words in common, then newest). Call it before clarify_ask: a resolved hit carries its decision (who decided, what, when); if it answers your question, use it instead of asking again. Filter by issue, status (e.g. [\"resolved\"]), field, from, to; limit 1-100 (default 10).",
+        input_schema = schema::<input::Search>(),
+        annotations(read_only_hint = true)
+    )]
+    async fn clarify_search(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let s = args!(args, input::Search);
+        let body = json!({ "query": &s.query, "issue": s.issue });
+        let found = self
+            .hub
+            .with_store("search", move |store, _| {
+                let (query, filter) = s.typed()?;
+                let query = agentx_clarify_core::search::Query {
+                    text: &query,
+                    field: filter.field.as_deref(),
+                };
+                let found = agentx_clarify_command::search::search(store, &query, &filter)?;
+                Ok(found.to_json())
+            })
+            .await;
+        let found = self
+            .hub
+            .seen_by(self.viewer(&ctx), "search", body, enveloped(found))
+            .await;
+        reply::envelope(found, |v| reply::hits_text(v) + &reply::notes(v))
+    }
+
+    #[tool(
         description = "Which issues are blocked by open blocking clarifications (and on whom), and which are ready. Runs the follow-up monitor first.",
         input_schema = schema::<input::Nothing>()
     )]

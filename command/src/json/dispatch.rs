@@ -131,6 +131,15 @@ impl<S: Store> Operations for Call<'_, S> {
         })
     }
 
+    fn search(&self, s: Search) -> Out {
+        let filter = s.filter()?;
+        let query = agentx_clarify_core::search::Query {
+            text: &s.query,
+            field: s.field.as_deref(),
+        };
+        Ok(crate::search::search(self.store, &query, &filter)?.to_json())
+    }
+
     fn show(&self, t: Target) -> Out {
         Ok(match t.named()? {
             Named::Id(id) => {

@@ -382,6 +382,50 @@ impl Target {
 }
 
 crate::input! {
+    /// `search`: records by their words, ranked by the core (docs/protocol.md §34).
+    #[ts(rename = "SearchFields")]
+    pub struct Search {
+        /// The words looked for in question, topic, field, context, answers and decisions.
+        pub query: String = "query",
+        pub issue: Option<IssueArg> = "issue",
+        /// Only these statuses (any of them); absent: every status.
+        pub status: Option<Vec<String>> = "status",
+        /// Only records of this field.
+        pub field: Option<String> = "field",
+        /// Only records this agent asked.
+        pub from: Option<String> = "from",
+        /// Only records asked of this agent.
+        pub to: Option<String> = "to",
+        /// 1–100, default 10.
+        pub limit: Option<Integer> = "limit",
+    }
+}
+
+impl Search {
+    /// The query's field and the search's filters.
+    pub fn filter(&self) -> Result<crate::search::Filter, ClarifyError> {
+        let statuses = List {
+            status: self.status.clone(),
+            ..List::default()
+        }
+        .filter()?
+        .statuses;
+        Ok(crate::search::Filter {
+            issue: opt_issue(self.issue.as_ref())?,
+            statuses,
+            field: self.field.clone(),
+            from: self.from.clone(),
+            to: self.to.clone(),
+            not_issue: None,
+            limit: self
+                .limit
+                .map(|Integer(n)| crate::search::check_limit(n))
+                .transpose()?,
+        })
+    }
+}
+
+crate::input! {
     /// `stats`.
     #[ts(rename = "StatsFields")]
     pub struct Stats {

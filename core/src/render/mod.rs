@@ -17,7 +17,9 @@ pub use markdown::{
 };
 pub use options::chosen;
 pub use stats::text_stats;
-pub use text::{text_escalation, text_list, text_report, text_round, text_thread, Style};
+pub use text::{
+    text_escalation, text_hits, text_list, text_report, text_round, text_thread, Style,
+};
 
 use crate::ledger::{Entry, EntryKind, Record};
 use crate::monitor::Report;

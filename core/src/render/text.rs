@@ -214,6 +214,41 @@ pub fn text_escalation(issue: u32, record: &Record, style: Style) -> String {
 }
 
 /// The list of clarifications, one aligned line each.
+/// `clarify search`: one line per hit (id, issue, status, score, topic and question), and
+/// under a resolved one its decision (who, what); a superseded one names its successor.
+pub fn text_hits(hits: &[crate::search::Hit], style: Style) -> String {
+    if hits.is_empty() {
+        return String::from("no record matches");
+    }
+    let id_w = hits.iter().map(|h| h.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for h in hits {
+        let _ = writeln!(
+            out,
+            "{}  #{:<5} {}  {:>3}  {}: {}",
+            style.bold(&format!("{:<id_w$}", h.id)),
+            h.issue,
+            style.status_padded(h.status, 9),
+            h.score,
+            clean(&summary(&h.topic, 40)),
+            clean(&summary(&h.question, 80)),
+        );
+        if let Some(d) = &h.decision {
+            let _ = writeln!(
+                out,
+                "    decided by {} at {}: {}",
+                clean(&d.by),
+                d.at,
+                clean(&summary(&d.text, 100))
+            );
+        }
+        if let Some(by) = &h.superseded_by {
+            let _ = writeln!(out, "    superseded by {}", clean(by));
+        }
+    }
+    trim_end(out)
+}
+
 pub fn text_list(records: &[(u32, &Record)], style: Style) -> String {
     if records.is_empty() {
         return String::from("no open clarifications");

@@ -82,6 +82,12 @@ pub enum Clarify {
         #[arg(long)]
         all: bool,
     },
+    /// Search every record (question, topic, field, context, answers, decisions): look before
+    /// you ask. Same field first, then the words in common, then the newest
+    #[command(
+        after_help = "Examples:\n  agentx clarify search \"redis cache\"\n  agentx clarify search \"eviction policy\" --status resolved --limit 3\n  agentx clarify search \"cache\" --field storage.cache --issue 42 --json"
+    )]
+    Search(query::SearchArgs),
     /// Show one clarification's thread, or every thread of an issue
     #[command(
         after_help = "Examples:\n  agentx clarify show CLR-42-001\n  agentx clarify show --issue 42"
@@ -217,6 +223,7 @@ pub fn run(
             query::list(ws, json, &query::list_input(issue, &status, all))
         }
         Clarify::Show { id, issue } => query::show(ws, json, id, issue),
+        Clarify::Search(a) => query::search(ws, json, query::search_input(a)),
         Clarify::Monitor {
             dry_run,
             route,

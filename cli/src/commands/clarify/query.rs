@@ -84,6 +84,66 @@ pub fn list(ws: &Workspace, json: bool, input: &input::List) -> Outcome {
     Ok(0)
 }
 
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// The words to look for
+    pub query: String,
+    #[arg(long, value_name = "N")]
+    pub issue: Option<String>,
+    /// Only records in these statuses (repeat for several)
+    #[arg(long, value_enum, value_name = "STATUS")]
+    pub status: Vec<StatusArg>,
+    /// Only records of this field
+    #[arg(long, value_name = "F")]
+    pub field: Option<String>,
+    /// Only records this agent asked
+    #[arg(long, value_name = "AGENT")]
+    pub from: Option<String>,
+    /// Only records asked of this agent
+    #[arg(long, value_name = "AGENT")]
+    pub to: Option<String>,
+    /// At most this many hits (1–100)
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: i64,
+}
+
+/// `search "<query>" [--issue N] [--status S]… [--field F] [--limit N]`: the `search`
+/// operation's input.
+pub fn search_input(a: SearchArgs) -> input::Search {
+    input::Search {
+        query: a.query,
+        issue: a.issue.map(|i| IssueArg::from(i.as_str())),
+        status: Some(
+            a.status
+                .iter()
+                .map(|s| s.status().as_str().to_owned())
+                .collect(),
+        ),
+        field: a.field,
+        from: a.from,
+        to: a.to,
+        limit: Some(agentx_clarify_core::call::Integer(a.limit)),
+    }
+}
+
+pub fn search(ws: &Workspace, json: bool, input: input::Search) -> Outcome {
+    let query = agentx_clarify_core::search::Query {
+        text: &input.query,
+        field: input.field.as_deref(),
+    };
+    let found = commands::search::search(ws, &query, &input.filter()?)?;
+    print::report_errors(&found.errors);
+    if json {
+        print::json(&found.to_json());
+    } else {
+        print::text(&agentx_clarify_core::render::text_hits(
+            &found.hits,
+            print::STYLE,
+        ));
+    }
+    Ok(0)
+}
+
 pub fn show(ws: &Workspace, json: bool, id: Option<String>, issue: Option<String>) -> Outcome {
     if let Some(id) = id {
         let (issue, record) = commands::show_id(ws, &id)?;

@@ -1,0 +1,58 @@
+//! `clarify search`: every record of every ledger the store holds (or of one issue), filtered
+//! and ranked by the core (`agentx_clarify_core::search`, docs/protocol.md §34). A scan: the
+//! stores hand in every record, so each store gives the same hits in the same order
+//! (docs/decisions.md, "search scans first").
+
+use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::search::{self, Filter, Hit, Query};
+use agentx_clarify_core::{ClarifyError, Ledger};
+use serde_json::{json, Value};
+
+use crate::query::read_all;
+use crate::store::Store;
+
+/// What `search` found: the hits, best first, and the ledgers that could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct Searched {
+    pub hits: Vec<Hit>,
+    pub errors: Vec<ReportError>,
+}
+
+impl Searched {
+    pub fn to_json(&self) -> Value {
+        json!({"ok": true, "hits": self.hits, "errors": self.errors})
+    }
+}
+
+/// The ledgers a filter needs: with an issue only its ledger (one that cannot be read is the
+/// command's failure, as for `list`), else every readable one.
+fn ledgers<S: Store>(
+    store: &S,
+    issue: Option<u32>,
+) -> Result<(Vec<Ledger>, Vec<ReportError>), ClarifyError> {
+    match issue {
+        Some(n) => Ok((store.read_ledger(n)?.into_iter().collect(), Vec::new())),
+        None => read_all(store),
+    }
+}
+
+/// The records of `ledgers` that pass `filter`, ranked for `query`.
+pub fn rank(ledgers: &[Ledger], query: &Query<'_>, filter: &Filter) -> Vec<Hit> {
+    let records = ledgers
+        .iter()
+        .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)));
+    search::search(query, filter, records)
+}
+
+/// `clarify search`.
+pub fn search<S: Store>(
+    store: &S,
+    query: &Query<'_>,
+    filter: &Filter,
+) -> Result<Searched, ClarifyError> {
+    let (ledgers, errors) = ledgers(store, filter.issue)?;
+    Ok(Searched {
+        hits: rank(&ledgers, query, filter),
+        errors,
+    })
+}
