@@ -192,6 +192,10 @@ export interface Config {
   staleLockMs: number
   defaultWorkflow: string
   audit: { requireSignatures: boolean }
+  /** `[clarify] related` (docs/protocol.md §34). */
+  related: 'suggest' | 'off'
+  /** `[clarify] related_min_score`, 0–100 (default 60). */
+  relatedMinScore: number
 }
 
 export interface ReadyIssue {

@@ -4,6 +4,7 @@
 //! then the follow-up monitor, then the record as it now stands.
 
 use agentx_clarify_core::agents::{apply_events, Statuses};
+use agentx_clarify_core::config::RelatedMode;
 use agentx_clarify_core::envelope::error_value;
 use agentx_clarify_core::ops::{act_by, decide as decide_op, request_owned, Attribution};
 use agentx_clarify_core::signing::Signers;
@@ -28,6 +29,9 @@ pub struct Mutation {
     pub idempotent: bool,
     /// A re-ask answered from the record that already holds the question (docs/protocol.md §22).
     pub reused: bool,
+    /// An ask's records decided before in other issues (docs/protocol.md §34); `None` for
+    /// every other command and with `[clarify] related = "off"`.
+    pub related: Option<Vec<agentx_clarify_core::search::Hit>>,
     pub monitor: MonitorRun,
     /// Set when the write is itself a refusal (`MAX_ROUNDS_EXCEEDED`).
     pub error: Option<ClarifyError>,
@@ -58,6 +62,9 @@ impl Mutation {
         if self.reused {
             out.insert("reused".into(), Value::Bool(true));
         }
+        if let Some(related) = &self.related {
+            out.insert("related".into(), json!(related));
+        }
         out.insert("monitor".into(), json!(self.monitor.report));
         out.insert("warnings".into(), json!(self.warnings));
         Value::Object(out)
@@ -84,7 +91,17 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
     })?;
-    finish(store, &config, now, applied, &req.from, &signers)
+    let mut done = finish(store, &config, now, applied, &req.from, &signers)?;
+    if done.error.is_none() && config.related == RelatedMode::Suggest {
+        done.related = Some(crate::search::related(
+            store,
+            req,
+            issue,
+            &config,
+            &mut done.warnings,
+        ));
+    }
+    Ok(done)
 }
 
 /// Applies an operation to an existing record. `MAX_ROUNDS_EXCEEDED` writes the escalation and
@@ -316,6 +333,7 @@ pub(crate) fn finish<S: Store>(
         events: applied_events,
         idempotent,
         reused,
+        related: None,
         monitor,
         error,
         warnings,

@@ -5,7 +5,7 @@
 
 use agentx_clarify_core::monitor::ReportError;
 use agentx_clarify_core::search::{self, Filter, Hit, Query};
-use agentx_clarify_core::{ClarifyError, Ledger};
+use agentx_clarify_core::{ClarifyError, Config, Ledger, NewRequest};
 use serde_json::{json, Value};
 
 use crate::query::read_all;
@@ -55,4 +55,31 @@ pub fn search<S: Store>(
         hits: rank(&ledgers, query, filter),
         errors,
     })
+}
+
+/// The `related` records of `req`, just asked on `issue` (docs/protocol.md §34). The ledger is
+/// written by then: what cannot be read is a warning, never the ask's failure.
+pub fn related<S: Store>(
+    store: &S,
+    req: &NewRequest,
+    issue: u32,
+    config: &Config,
+    warnings: &mut Vec<String>,
+) -> Vec<Hit> {
+    let ledgers = match read_all(store) {
+        Ok((ledgers, _)) => ledgers,
+        Err(e) => {
+            warnings.push(format!("the related records could not be read: {e}"));
+            return Vec::new();
+        }
+    };
+    let text = format!("{} {}", req.topic, req.question);
+    let query = Query {
+        text: &text,
+        field: req.field.as_deref(),
+    };
+    let records = ledgers
+        .iter()
+        .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)));
+    search::related(&query, issue, config.related_min_score, records)
 }

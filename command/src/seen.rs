@@ -17,7 +17,8 @@ use agentx_clarify_core::ClarifyError;
 use serde_json::Value;
 
 /// The read operations whose replies name records: the ones [`scope`] narrows.
-pub const SCOPED: &[&str] = &["list", "show", "audit", "resumePrompt", "search"];
+/// `ask` is one for its `related` records (of other issues).
+pub const SCOPED: &[&str] = &["list", "show", "audit", "resumePrompt", "search", "ask"];
 
 /// The input that gives a door what [`issues_of`] reads: every record of every issue.
 pub fn all_records() -> Value {

@@ -25,6 +25,12 @@ pub struct Config {
     pub default_workflow: String,
     /// The `[audit]` settings.
     pub audit: AuditConfig,
+    /// `[clarify] related`: whether every ask returns the records decided before in other
+    /// issues (docs/protocol.md §34).
+    pub related: RelatedMode,
+    /// `[clarify] related_min_score`: the text score (0–100) a record of another issue needs
+    /// to be `related` (one of the asked field is, whatever its score).
+    pub related_min_score: u8,
     /// Runners from the `[agents.*]` tables (docs/protocol.md §14.1), read by
     /// [`Config::parse_with_runners`]. Not part of the JSON form: only the shells that start
     /// processes use them.
@@ -48,6 +54,19 @@ pub struct Config {
     #[serde(skip)]
     pub serve_allowed_origins: Vec<String>,
 }
+
+/// `[clarify] related` (docs/protocol.md §34): `suggest` (the default) returns up to three
+/// resolved records of other issues with every ask; `off` returns none. Never resolves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RelatedMode {
+    #[default]
+    Suggest,
+    Off,
+}
+
+/// The default of `[clarify] related_min_score`.
+pub const DEFAULT_RELATED_MIN_SCORE: u8 = 60;
 
 /// `[mcp] elicit` (docs/protocol.md §24): who is asked, through MCP elicitation, to decide an
 /// escalated record its requester waits on. An escalation a person made is never put back to
@@ -130,6 +149,8 @@ impl Default for Config {
             stale_lock_ms: 30_000,
             default_workflow: String::from("feature"),
             audit: AuditConfig::default(),
+            related: RelatedMode::Suggest,
+            related_min_score: DEFAULT_RELATED_MIN_SCORE,
             agents: crate::runners::Runners::default(),
             route_on_retry: false,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
@@ -273,6 +294,25 @@ impl Config {
             let (min, max) = MAX_FILE_BYTES;
             config.max_file_bytes = to_u64(src.int("max_file_bytes", v, min, max)?);
         }
+        if let Some(v) = key("related") {
+            config.related = match src.string("related", v)?.as_str() {
+                "suggest" => RelatedMode::Suggest,
+                "off" => RelatedMode::Off,
+                other => {
+                    return Err(src.error_at(
+                        &v.span(),
+                        format!(
+                            "related '{}' must be \"suggest\" or \"off\"",
+                            crate::error::shown(other)
+                        ),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = key("related_min_score") {
+            let n = src.int("related_min_score", v, 0, 100)?;
+            config.related_min_score = u8::try_from(n).unwrap_or(DEFAULT_RELATED_MIN_SCORE);
+        }
         if let Some(v) = key("default_workflow") {
             let name = src.string("default_workflow", v)?;
             if !is_workflow_name(&name) {
@@ -400,6 +440,12 @@ impl Config {
                     "{key} must be an integer from {min} to {max}, found {value}"
                 )));
             }
+        }
+        if self.related_min_score > 100 {
+            return Err(bad(format!(
+                "relatedMinScore must be an integer from 0 to 100, found {}",
+                self.related_min_score
+            )));
         }
         if let Some(p) = self
             .priority

@@ -17,6 +17,8 @@ pub const CLARIFY_KEYS: &[&str] = &[
     "stale_lock_ms",
     "default_workflow",
     "route_on_retry",
+    "related",
+    "related_min_score",
 ];
 
 /// The clarify keys a workflow step reads.

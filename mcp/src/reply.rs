@@ -162,8 +162,28 @@ pub fn hits_text(v: &Value) -> String {
     if hits.is_empty() {
         return "no record matches: nothing was decided on this before".to_owned();
     }
-    let mut out = format!("{} record(s), best first:", hits.len());
-    for h in &hits {
+    format!("{} record(s), best first:{}", hits.len(), hit_lines(&hits))
+}
+
+/// An ask's `related` records, when it has any: decided before in other issues.
+pub fn related_text(v: &Value) -> String {
+    let related = v
+        .get("related")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if related.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\ndecided before in other issues (use one if it answers you, or wait for the answer):{}",
+        hit_lines(&related)
+    )
+}
+
+fn hit_lines(hits: &[Value]) -> String {
+    let mut out = String::new();
+    for h in hits {
         out.push_str(&format!(
             "\n- {} (#{}, {}, score {}): {}: {}",
             str_of(h, "id"),

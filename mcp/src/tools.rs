@@ -583,8 +583,13 @@ impl Server {
             Ok(m) => m.to_json(),
             Err(e) => return reply::failure(&e),
         };
+        // `related` names records of other issues: over HTTP, only those the agent may see.
+        let asked = self
+            .hub
+            .seen_by(self.viewer(ctx), "ask", json!({}), asked)
+            .await;
         if !route || asked.get("ok") != Some(&Value::Bool(true)) {
-            return reply::envelope(asked, reply::mutation_text);
+            return reply::envelope(asked, |v| reply::mutation_text(v) + &reply::related_text(v));
         }
         let id = asked
             .pointer("/clarification/id")

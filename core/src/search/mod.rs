@@ -236,5 +236,35 @@ pub fn search<'a>(
     hits
 }
 
+/// How many records an ask's `related` holds at most.
+pub const MAX_RELATED: usize = 3;
+
+/// The `related` records of an ask on `issue` (docs/protocol.md §34): resolved records of
+/// other issues that are of the asked field or score at least `min_score`, best first, at
+/// most [`MAX_RELATED`]. They are suggestions: nothing is resolved by them.
+pub fn related<'a>(
+    query: &Query<'_>,
+    issue: u32,
+    min_score: u8,
+    candidates: impl IntoIterator<Item = (u32, &'a Record)>,
+) -> Vec<Hit> {
+    let filter = Filter {
+        statuses: vec![Status::Resolved],
+        not_issue: Some(issue),
+        limit: Some(MAX_RELATED),
+        ..Filter::default()
+    };
+    let q = query_words(query.text);
+    let mut hits: Vec<Hit> = candidates
+        .into_iter()
+        .filter(|(n, r)| filter.admits(*n, r))
+        .map(|(n, r)| hit(query, &q, n, r))
+        .filter(|h| h.same_field || (!q.is_empty() && h.score >= min_score))
+        .collect();
+    sort(&mut hits);
+    hits.truncate(MAX_RELATED);
+    hits
+}
+
 #[cfg(test)]
 mod tests;

@@ -150,3 +150,33 @@ fn the_score_is_bounded_and_a_word_found_nowhere_lowers_it() {
     // Open records carry no decision.
     assert_eq!(decision_of(&ls[0].clarifications[2]), None);
 }
+
+#[test]
+fn related_are_resolved_records_of_other_issues_above_the_score_or_of_the_field() {
+    let ls = ledgers();
+    let q = Query {
+        text: "Cache layer: Redis or in-process LRU?",
+        field: None,
+    };
+    // Asked on issue 7: issue 42's cache record is close enough, 7's own is left out.
+    let hits = related(&q, 7, 60, candidates(&ls));
+    assert_eq!(ids(&hits), [("CLR-42-001", 80)]);
+    assert!(related(&q, 7, 81, candidates(&ls)).is_empty());
+    // Asked on issue 42 with issue 7's field: its record is related whatever its score.
+    let field = Query {
+        text: "Which eviction?",
+        field: Some("cache.backend"),
+    };
+    assert_eq!(
+        ids(&related(&field, 42, 60, candidates(&ls))),
+        [("CLR-7-001", 0)]
+    );
+    // Open records (CLR-42-003) are never related.
+    let open = Query {
+        text: "LRU or LFU eviction?",
+        field: None,
+    };
+    assert!(related(&open, 1, 0, candidates(&ls))
+        .iter()
+        .all(|h| h.status == Status::Resolved));
+}
