@@ -866,6 +866,11 @@ export interface AskFields {
    * record that holds it comes back with `reused: true`.
    */
   askAgain?: boolean
+  /**
+   * Take this resolved record's decision (docs/protocol.md §34): the new record is
+   * resolved at once by its requester, citing it (`ref`, `refHash`, `via: "reuse"`).
+   */
+  reuse?: string
 }
 
 /** `audit`: one record's chain (`id`), or every record of the ledger. */

@@ -145,6 +145,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             push_opt(&mut argv, "session-id", args, "sessionId");
             push_opt(&mut argv, "gap-id", args, "gapId");
             push_opt(&mut argv, "asked-back-from", args, "askedBack");
+            push_opt(&mut argv, "reuse", args, "reuse");
             push_kinds(&mut argv, args);
         }
         "answer" => {

@@ -7,6 +7,7 @@ use agentx_clarify_core::agents::{apply_events, Statuses};
 use agentx_clarify_core::config::RelatedMode;
 use agentx_clarify_core::envelope::error_value;
 use agentx_clarify_core::ops::{act_by, decide as decide_op, request_owned, Attribution};
+use agentx_clarify_core::search::reuse;
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{
     request, Action, Applied, ClarifyError, Config, Event, NewRequest, Record,
@@ -75,6 +76,25 @@ impl Mutation {
 /// then statuses and the monitor. An idempotent replay writes nothing but still runs the
 /// monitor.
 pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, ClarifyError> {
+    ask_reusing(store, now, req, None)
+}
+
+/// [`ask`], and with `reuse` (a record's id) the new record is resolved at once with that
+/// record's decision (docs/protocol.md §34); a record that is not resolved is refused before
+/// anything is written.
+pub fn ask_reusing<S: Store>(
+    store: &S,
+    now: i64,
+    req: &NewRequest,
+    reuse: Option<&str>,
+) -> Result<Mutation, ClarifyError> {
+    let cited = match reuse {
+        Some(id) => {
+            let (_, record) = crate::query::show_id(store, id)?;
+            Some(reuse::cite(id, &record)?)
+        }
+        None => None,
+    };
     let config = store.load_config()?;
     let issue = req.validate(&config)?;
     // A corrupt status file or an unusable key stops the command before anything is written.
@@ -88,6 +108,10 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
     }
     let applied = store.update_ledger(issue, &config, &req.from, |current| {
         let applied = request_owned(current, req, &config, &workflows, now, &signers)?;
+        let applied = match &cited {
+            Some(c) => reuse::resolve_with(applied, c, now, &signers),
+            None => applied,
+        };
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
     })?;

@@ -155,6 +155,10 @@ pub struct Ask {
     /// Ask even when this issue already holds the same question to the same agent (by
     /// default the existing record, with its answer if any, is returned with reused: true).
     pub ask_again: Option<bool>,
+    /// The id of a resolved record whose decision answers this question (from `related` or
+    /// clarify_search, e.g. "CLR-17-003"): the new record is resolved at once with it, citing
+    /// it, and nobody is asked. A record that is not resolved is refused.
+    pub reuse: Option<String>,
     /// "task": answer with an MCP task (the Tasks extension, `io.modelcontextprotocol/tasks`,
     /// which the client must declare) whose id is the record's; poll it with tasks/get.
     pub wait: Option<AskWait>,

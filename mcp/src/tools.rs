@@ -572,11 +572,17 @@ impl Server {
                 max_routes = u32::try_from(n).unwrap_or(max_routes);
             }
         }
+        let reuse = a.reuse.clone();
         let request = a.request(issue, &agent);
         let asked = self
             .hub
             .with_store("ask", move |store, now| {
-                agentx_clarify_command::ask(store, now, &request)
+                agentx_clarify_command::mutation::ask_reusing(
+                    store,
+                    now,
+                    &request,
+                    reuse.as_deref(),
+                )
             })
             .await;
         let asked = match asked {

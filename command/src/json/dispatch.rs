@@ -72,7 +72,9 @@ impl<S: Store> Operations for Call<'_, S> {
     }
 
     fn ask(&self, a: Ask) -> Out {
-        Ok(mutation::ask(self.store, self.now(), &a.into_request()?)?.to_json())
+        let reuse = a.reuse.clone();
+        let req = a.into_request()?;
+        Ok(mutation::ask_reusing(self.store, self.now(), &req, reuse.as_deref())?.to_json())
     }
 
     fn answer(&self, a: Answer) -> Out {

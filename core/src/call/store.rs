@@ -66,6 +66,9 @@ crate::input! {
         /// Ask even when the issue holds the same question (docs/protocol.md §22); else the
         /// record that holds it comes back with `reused: true`.
         pub ask_again: Option<bool> = "askAgain",
+        /// Take this resolved record's decision (docs/protocol.md §34): the new record is
+        /// resolved at once by its requester, citing it (`ref`, `refHash`, `via: "reuse"`).
+        pub reuse: Option<String> = "reuse",
     }
 }
 

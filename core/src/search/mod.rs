@@ -8,6 +8,7 @@
 //! sequence). The same rule ranks `related` at ask time.
 
 mod filter;
+pub mod reuse;
 
 use serde::Serialize;
 use serde_json::Value;

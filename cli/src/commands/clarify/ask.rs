@@ -66,6 +66,10 @@ pub struct AskArgs {
     pub kinds: KindArgs,
     /// Then run the target's runner in the background (see `clarify route`); the command
     /// returns at once
+    /// Take this resolved record's decision instead of waiting for an answer: the new record
+    /// is resolved at once, citing it (its id and decision hash, `via: "reuse"`)
+    #[arg(long, value_name = "ID", conflicts_with = "route")]
+    pub reuse: Option<String>,
     #[arg(long)]
     pub route: bool,
     /// With --route: wait for the outcome (bounded by the runner's timeout) and print it
@@ -114,7 +118,8 @@ pub fn run(
     if a.route {
         return route::ask(ws, runner, clock, fixed_now, json, &req, a.wait);
     }
-    print::mutation(json, &commands::ask(ws, now, &req)?)
+    let asked = commands::mutation::ask_reusing(ws, now, &req, a.reuse.as_deref())?;
+    print::mutation(json, &asked)
 }
 
 /// The request the flags ask for. The struct's checks (the issue, `--severity`, `--kind`)
@@ -172,6 +177,7 @@ pub fn input(a: &AskArgs) -> Ask {
         min_select: k.min_select.map(|n| Integer(i64::from(n))),
         max_select: k.max_select.map(|n| Integer(i64::from(n))),
         ask_again: Some(k.ask_again),
+        reuse: a.reuse.clone(),
     }
 }
 
