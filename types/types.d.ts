@@ -1149,6 +1149,11 @@ export interface ResolveFields {
   from?: string
   message?: string
   value?: AnswerValue
+  /**
+   * Resolved records whose decisions this one replaces (at most 10, docs/protocol.md
+   * §34): recorded on the resolution; search and `related` show them superseded.
+   */
+  supersedes?: string[]
 }
 
 /** `resumePrompt`: give one of a clarification or a delegation (as the outputs show them). */

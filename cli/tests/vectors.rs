@@ -166,6 +166,7 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             push_opt(&mut argv, "from", args, "from");
             push_opt(&mut argv, "message", args, "message");
             push_values(&mut argv, args);
+            push_each(&mut argv, "supersedes", args, "supersedes");
             argv.extend([s("--"), req(args, "id", file)]);
         }
         "monitor" => {

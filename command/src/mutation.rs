@@ -6,7 +6,9 @@
 use agentx_clarify_core::agents::{apply_events, Statuses};
 use agentx_clarify_core::config::RelatedMode;
 use agentx_clarify_core::envelope::error_value;
-use agentx_clarify_core::ops::{act_by, decide as decide_op, request_owned, Attribution};
+use agentx_clarify_core::ops::{
+    act_noted as ops_noted, decide as decide_op, request_owned, Attribution,
+};
 use agentx_clarify_core::search::reuse;
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{
@@ -147,6 +149,18 @@ pub fn act_as<S: Store>(
     action: &Action,
     by: Option<&Attribution>,
 ) -> Result<Mutation, ClarifyError> {
+    act_noted(store, now, id, action, by, &Map::new())
+}
+
+/// [`act_as`] whose entry carries `noted` fields too (a resolution's `supersedes`).
+pub fn act_noted<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    action: &Action,
+    by: Option<&Attribution>,
+    noted: &Map<String, Value>,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let parsed = action.validate(id, &config)?;
     store.read_statuses()?;
@@ -177,7 +191,8 @@ pub fn act_as<S: Store>(
     let signers = crate::store::keys::signers_for(store, &authors)?;
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = act_by(&ledger, id, action, &config, now, &signers, by)?;
+        let noted = noted.clone();
+        let applied = ops_noted(&ledger, id, action, &config, now, &signers, by, noted)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, &actor, &signers)

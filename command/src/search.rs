@@ -4,11 +4,14 @@
 //! (docs/decisions.md, "search scans first").
 
 use agentx_clarify_core::monitor::ReportError;
+use agentx_clarify_core::ops::Attribution;
+use agentx_clarify_core::search::supersede;
 use agentx_clarify_core::search::{self, Filter, Hit, Query};
-use agentx_clarify_core::{ClarifyError, Config, Ledger, NewRequest};
+use agentx_clarify_core::{Action, ClarifyError, Config, Ledger, NewRequest};
 use serde_json::{json, Value};
 
-use crate::query::read_all;
+use crate::mutation::Mutation;
+use crate::query::{read_all, show_id};
 use crate::store::Store;
 
 /// What `search` found: the hits, best first, and the ledgers that could not be read.
@@ -36,12 +39,15 @@ fn ledgers<S: Store>(
     }
 }
 
-/// The records of `ledgers` that pass `filter`, ranked for `query`.
+/// The records of `ledgers` that pass `filter`, ranked for `query`, each superseded one
+/// marked with what superseded it.
 pub fn rank(ledgers: &[Ledger], query: &Query<'_>, filter: &Filter) -> Vec<Hit> {
     let records = ledgers
         .iter()
         .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)));
-    search::search(query, filter, records)
+    let mut hits = search::search(query, filter, records);
+    supersede::mark(&mut hits, &supersede::superseded_by(ledgers));
+    hits
 }
 
 /// `clarify search`.
@@ -81,5 +87,25 @@ pub fn related<S: Store>(
     let records = ledgers
         .iter()
         .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r)));
-    search::related(&query, issue, config.related_min_score, records)
+    let mut hits = search::related(&query, issue, config.related_min_score, records);
+    supersede::mark(&mut hits, &supersede::superseded_by(&ledgers));
+    hits
+}
+
+/// `resolve --supersedes`: the records named must exist and be resolved (checked before
+/// anything is written); the resolution entry records them.
+pub fn resolve_superseding<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    action: &Action,
+    by: Option<&Attribution>,
+    supersedes: &[String],
+) -> Result<Mutation, ClarifyError> {
+    let ids = supersede::check_ids(id, supersedes)?;
+    for old in &ids {
+        let (_, record) = show_id(store, old)?;
+        supersede::check_superseded(old, &record)?;
+    }
+    crate::mutation::act_noted(store, now, id, action, by, &supersede::fields(&ids))
 }

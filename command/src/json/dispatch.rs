@@ -89,7 +89,20 @@ impl<S: Store> Operations for Call<'_, S> {
 
     fn resolve(&self, r: Resolve) -> Out {
         let id = r.id.clone();
-        self.act(&id, Ok(r.action()))
+        let supersedes = r.supersedes.clone().unwrap_or_default();
+        if supersedes.is_empty() {
+            return self.act(&id, Ok(r.action()));
+        }
+        let (now, action) = (self.now(), r.action());
+        let done = crate::search::resolve_superseding(
+            self.store,
+            now,
+            &id,
+            &action,
+            self.by,
+            &supersedes,
+        )?;
+        Ok(done.to_json())
     }
 
     fn escalate(&self, c: Close) -> Out {

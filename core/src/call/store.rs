@@ -227,6 +227,9 @@ crate::input! {
         pub message: Option<String> = "message",
         #[ts(optional, type = "AnswerValue")]
         pub value: Option<Value> = "value",
+        /// Resolved records whose decisions this one replaces (at most 10, docs/protocol.md
+        /// §34): recorded on the resolution; search and `related` show them superseded.
+        pub supersedes: Option<Vec<String>> = "supersedes",
     }
 }
 

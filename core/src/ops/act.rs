@@ -2,7 +2,7 @@
 
 use super::transition::{allowed_ops, who_may, Op};
 use super::{check_now, Applied};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::error::ClarifyError;
@@ -175,6 +175,25 @@ pub fn act_by(
     signers: &Signers,
     by: Option<&Attribution>,
 ) -> Result<Applied, ClarifyError> {
+    act_noted(ledger, id, action, config, now, signers, by, Map::new())
+}
+
+/// [`act_by`] whose entry carries `noted` fields too (a resolution's `supersedes`,
+/// docs/protocol.md §34), hashed with it.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "act_by's arguments and the noted fields: a struct would be built once per call"
+)]
+pub fn act_noted(
+    ledger: &Ledger,
+    id: &str,
+    action: &Action,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+    by: Option<&Attribution>,
+    noted: Map<String, Value>,
+) -> Result<Applied, ClarifyError> {
     if let Some(a) = by {
         check_person(action, a)?;
     }
@@ -220,10 +239,11 @@ pub fn act_by(
         error,
     } = draft(action, record, status, actor, id)?;
     // The person's name goes on their own entry, not on the hub's (max rounds).
-    let extra = match by {
+    let mut extra = match by {
         Some(a) if author == HUMAN => a.fields(),
         _ => serde_json::Map::new(),
     };
+    extra.extend(noted);
     let entry = crate::ledger::NewEntry {
         kind,
         from: &author,

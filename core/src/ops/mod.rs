@@ -23,7 +23,8 @@ mod request;
 mod transition;
 
 pub use act::{
-    act, act_by, act_with, decide, decide_abandon, Action, Attribution, Verdict, OPERATOR_OF,
+    act, act_by, act_noted, act_with, decide, decide_abandon, Action, Attribution, Verdict,
+    OPERATOR_OF,
 };
 pub use asked_back::asked_back_id;
 pub use reopen::reopen;

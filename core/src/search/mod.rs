@@ -9,6 +9,7 @@
 
 mod filter;
 pub mod reuse;
+pub mod supersede;
 
 use serde::Serialize;
 use serde_json::Value;

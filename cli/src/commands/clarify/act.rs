@@ -22,6 +22,10 @@ pub struct ResolveArgs {
     /// multi_choice
     #[arg(long = "value", value_name = "V")]
     pub value: Vec<String>,
+    /// Resolved records whose decisions this one replaces (comma-separated, at most 10):
+    /// search and related show them superseded
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub supersedes: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -50,6 +54,22 @@ pub struct ReopenArgs {
 /// Runs `action` on record `id`.
 pub fn run(ws: &Workspace, now: i64, json: bool, id: &str, action: &Action) -> Outcome {
     print::mutation(json, &commands::act(ws, now, id, action)?)
+}
+
+/// `resolve … [--supersedes ID,…]`.
+pub fn resolve_run(
+    ws: &Workspace,
+    now: i64,
+    json: bool,
+    id: &str,
+    action: &Action,
+    supersedes: &[String],
+) -> Outcome {
+    if supersedes.is_empty() {
+        return run(ws, now, json, id, action);
+    }
+    let done = commands::search::resolve_superseding(ws, now, id, action, None, supersedes)?;
+    print::mutation(json, &done)
 }
 
 /// `answer ID --from B [--body TEXT] [--value V]…`: `--value` words are read by the record's
@@ -83,12 +103,14 @@ pub fn follow_up(id: String, from: String, question: String) -> FollowUp {
 /// `resolve ID [--from A] [-m TEXT] [--value V]…`.
 pub fn resolve(ws: &Workspace, a: ResolveArgs) -> Result<Resolve, ClarifyError> {
     let value = typed_value(ws, &a.close.id, &a.value)?;
+    let supersedes = (!a.supersedes.is_empty()).then_some(a.supersedes);
     let Close { id, from, message } = close(a.close);
     Ok(Resolve {
         id,
         from,
         message,
         value,
+        supersedes,
     })
 }
 

@@ -207,7 +207,8 @@ pub fn run(
         Clarify::Resolve(r) => {
             let r = act::resolve(ws, r)?;
             let id = r.id.clone();
-            act::run(ws, now, json, &id, &r.action())
+            let supersedes = r.supersedes.clone().unwrap_or_default();
+            act::resolve_run(ws, now, json, &id, &r.action(), &supersedes)
         }
         Clarify::Escalate(c) => {
             let c = act::close(c);
