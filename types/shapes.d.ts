@@ -192,7 +192,7 @@ export interface Config {
   staleLockMs: number
   defaultWorkflow: string
   audit: { requireSignatures: boolean }
-  /** `[clarify] related` (docs/protocol.md §34). */
+  /** `[clarify] related` (docs/protocol.md §36). */
   related: 'suggest' | 'off'
   /** `[clarify] related_min_score`, 0–100 (default 60). */
   relatedMinScore: number
@@ -311,7 +311,7 @@ export interface StoreReadyView { issues: ReadyIssue[]; errors: FileError[] }
 export interface StoreChanged { revision: number; issues: number[]; statuses: boolean }
 /** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
 export interface StoreList extends ListResult { errors: FileError[] }
-/** A resolved record's decision as a search hit shows it (docs/protocol.md §34). */
+/** A resolved record's decision as a search hit shows it (docs/protocol.md §36). */
 export interface HitDecision {
   /** A person's `by` (`human` when unnamed), or the requester who accepted the last answer. */
   by: string

@@ -212,7 +212,7 @@ export interface Config {
   staleLockMs: number
   defaultWorkflow: string
   audit: { requireSignatures: boolean }
-  /** `[clarify] related` (docs/protocol.md §34). */
+  /** `[clarify] related` (docs/protocol.md §36). */
   related: 'suggest' | 'off'
   /** `[clarify] related_min_score`, 0–100 (default 60). */
   relatedMinScore: number
@@ -331,7 +331,7 @@ export interface StoreReadyView { issues: ReadyIssue[]; errors: FileError[] }
 export interface StoreChanged { revision: number; issues: number[]; statuses: boolean }
 /** `errors`: the ledgers that could not be read (with `issue`, a bad ledger fails instead). */
 export interface StoreList extends ListResult { errors: FileError[] }
-/** A resolved record's decision as a search hit shows it (docs/protocol.md §34). */
+/** A resolved record's decision as a search hit shows it (docs/protocol.md §36). */
 export interface HitDecision {
   /** A person's `by` (`human` when unnamed), or the requester who accepted the last answer. */
   by: string
@@ -867,7 +867,7 @@ export interface AskFields {
    */
   askAgain?: boolean
   /**
-   * Take this resolved record's decision (docs/protocol.md §34): the new record is
+   * Take this resolved record's decision (docs/protocol.md §36): the new record is
    * resolved at once by its requester, citing it (`ref`, `refHash`, `via: "reuse"`).
    */
   reuse?: string
@@ -1151,7 +1151,7 @@ export interface ResolveFields {
   value?: AnswerValue
   /**
    * Resolved records whose decisions this one replaces (at most 10, docs/protocol.md
-   * §34): recorded on the resolution; search and `related` show them superseded.
+   * §36): recorded on the resolution; search and `related` show them superseded.
    */
   supersedes?: string[]
 }
@@ -1199,7 +1199,7 @@ export interface ScopePreviewFields {
   issueNumber?: IssueArg
 }
 
-/** `search`: records by their words, ranked by the core (docs/protocol.md §34). */
+/** `search`: records by their words, ranked by the core (docs/protocol.md §36). */
 export interface SearchFields {
   /** The words looked for in question, topic, field, context, answers and decisions. */
   query: string

@@ -32,7 +32,7 @@ pub struct Mutation {
     pub idempotent: bool,
     /// A re-ask answered from the record that already holds the question (docs/protocol.md §22).
     pub reused: bool,
-    /// An ask's records decided before in other issues (docs/protocol.md §34); `None` for
+    /// An ask's records decided before in other issues (docs/protocol.md §36); `None` for
     /// every other command and with `[clarify] related = "off"`.
     pub related: Option<Vec<agentx_clarify_core::search::Hit>>,
     pub monitor: MonitorRun,
@@ -82,7 +82,7 @@ pub fn ask<S: Store>(store: &S, now: i64, req: &NewRequest) -> Result<Mutation, 
 }
 
 /// [`ask`], and with `reuse` (a record's id) the new record is resolved at once with that
-/// record's decision (docs/protocol.md §34); a record that is not resolved is refused before
+/// record's decision (docs/protocol.md §36); a record that is not resolved is refused before
 /// anything is written.
 pub fn ask_reusing<S: Store>(
     store: &S,

@@ -1,5 +1,5 @@
 //! `clarify search`: every record of every ledger the store holds (or of one issue), filtered
-//! and ranked by the core (`agentx_clarify_core::search`, docs/protocol.md §34). A scan: the
+//! and ranked by the core (`agentx_clarify_core::search`, docs/protocol.md §36). A scan: the
 //! stores hand in every record, so each store gives the same hits in the same order
 //! (docs/decisions.md, "search scans first").
 
@@ -63,7 +63,7 @@ pub fn search<S: Store>(
     })
 }
 
-/// The `related` records of `req`, just asked on `issue` (docs/protocol.md §34). The ledger is
+/// The `related` records of `req`, just asked on `issue` (docs/protocol.md §36). The ledger is
 /// written by then: what cannot be read is a warning, never the ask's failure.
 pub fn related<S: Store>(
     store: &S,

@@ -26,7 +26,7 @@ pub struct Config {
     /// The `[audit]` settings.
     pub audit: AuditConfig,
     /// `[clarify] related`: whether every ask returns the records decided before in other
-    /// issues (docs/protocol.md §34).
+    /// issues (docs/protocol.md §36).
     pub related: RelatedMode,
     /// `[clarify] related_min_score`: the text score (0–100) a record of another issue needs
     /// to be `related` (one of the asked field is, whatever its score).
@@ -55,7 +55,7 @@ pub struct Config {
     pub serve_allowed_origins: Vec<String>,
 }
 
-/// `[clarify] related` (docs/protocol.md §34): `suggest` (the default) returns up to three
+/// `[clarify] related` (docs/protocol.md §36): `suggest` (the default) returns up to three
 /// resolved records of other issues with every ask; `off` returns none. Never resolves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -66,7 +66,7 @@ crate::input! {
         /// Ask even when the issue holds the same question (docs/protocol.md §22); else the
         /// record that holds it comes back with `reused: true`.
         pub ask_again: Option<bool> = "askAgain",
-        /// Take this resolved record's decision (docs/protocol.md §34): the new record is
+        /// Take this resolved record's decision (docs/protocol.md §36): the new record is
         /// resolved at once by its requester, citing it (`ref`, `refHash`, `via: "reuse"`).
         pub reuse: Option<String> = "reuse",
     }
@@ -228,7 +228,7 @@ crate::input! {
         #[ts(optional, type = "AnswerValue")]
         pub value: Option<Value> = "value",
         /// Resolved records whose decisions this one replaces (at most 10, docs/protocol.md
-        /// §34): recorded on the resolution; search and `related` show them superseded.
+        /// §36): recorded on the resolution; search and `related` show them superseded.
         pub supersedes: Option<Vec<String>> = "supersedes",
     }
 }
@@ -388,7 +388,7 @@ impl Target {
 }
 
 crate::input! {
-    /// `search`: records by their words, ranked by the core (docs/protocol.md §34).
+    /// `search`: records by their words, ranked by the core (docs/protocol.md §36).
     #[ts(rename = "SearchFields")]
     pub struct Search {
         /// The words looked for in question, topic, field, context, answers and decisions.

@@ -182,7 +182,7 @@ table! {
     "monitor" => monitor(Monitor), Closed, "StoreMonitor";
     "verify" => verify(Nothing), Read, "VerifyResult";
     "list" => list(List), Read, "StoreList";
-    /// Records by their words, ranked by the core (docs/protocol.md §34): look before you ask.
+    /// Records by their words, ranked by the core (docs/protocol.md §36): look before you ask.
     "search" => search(Search), Read, "StoreSearch";
     "show" => show(Target), Read, "ShowResult";
     "stats" => stats(Stats), Read, "StoreStats";

@@ -179,7 +179,7 @@ pub fn act_by(
 }
 
 /// [`act_by`] whose entry carries `noted` fields too (a resolution's `supersedes`,
-/// docs/protocol.md §34), hashed with it.
+/// docs/protocol.md §36), hashed with it.
 #[expect(
     clippy::too_many_arguments,
     reason = "act_by's arguments and the noted fields: a struct would be built once per call"

@@ -1,4 +1,4 @@
-//! Search over records and the "decided before" ranking (docs/protocol.md §34): the stores
+//! Search over records and the "decided before" ranking (docs/protocol.md §36): the stores
 //! hand in candidate records, this module filters and ranks them, so every store and every
 //! surface gives the same hits in the same order. Pure: no clock (recency is read from the
 //! records' own timestamps), no index — a scan over the candidates it is given.
@@ -241,7 +241,7 @@ pub fn search<'a>(
 /// How many records an ask's `related` holds at most.
 pub const MAX_RELATED: usize = 3;
 
-/// The `related` records of an ask on `issue` (docs/protocol.md §34): resolved records of
+/// The `related` records of an ask on `issue` (docs/protocol.md §36): resolved records of
 /// other issues that are of the asked field or score at least `min_score`, best first, at
 /// most [`MAX_RELATED`]. They are suggestions: nothing is resolved by them.
 pub fn related<'a>(

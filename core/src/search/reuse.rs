@@ -1,4 +1,4 @@
-//! `ask --reuse CLR-…` (docs/protocol.md §34): the asker takes a decision made before, in
+//! `ask --reuse CLR-…` (docs/protocol.md §36): the asker takes a decision made before, in
 //! another record, instead of waiting for a new one. The new record is created as any ask
 //! and resolved at once by its requester, with the cited decision's text and value, and
 //! `ref` (the cited id), `refHash` (the cited resolution entry's hash) and `via: "reuse"` on

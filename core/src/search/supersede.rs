@@ -1,4 +1,4 @@
-//! Decisions that stand (docs/protocol.md §34): a resolution may name the records whose
+//! Decisions that stand (docs/protocol.md §36): a resolution may name the records whose
 //! decisions it replaces (`supersedes`, on the resolution entry, hashed with it). Closed
 //! records are never rewritten: search and `related` read who superseded a decision from the
 //! resolutions that name it.
