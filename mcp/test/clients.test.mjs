@@ -21,6 +21,7 @@ const TOOLS = [
   "clarify_ready",
   "clarify_resolve",
   "clarify_resume_prompt",
+  "clarify_search",
   "clarify_show",
   "clarify_wait",
 ];

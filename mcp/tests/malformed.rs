@@ -47,6 +47,7 @@ const TOOLS: &[&str] = &[
     "clarify_abandon",
     "clarify_show",
     "clarify_list",
+    "clarify_search",
     "clarify_ready",
     "clarify_monitor",
     "no_such_tool",
