@@ -574,6 +574,15 @@ fn an_agent_sees_the_issues_it_takes_part_in_and_nothing_else() {
         .map(|r| r["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, ["CLR-5-001", "CLR-5-002"]);
+    // Search follows the same rule: issue 6's "Which scope?" is not among the hits.
+    let (_, found) = mcp.call("clarify_search", json!({"query": "which scope"}));
+    let hits: Vec<String> = found.unwrap()["structuredContent"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(hits, ["CLR-5-002"]);
     let shown = |mcp: &mut mcp_session::Session, args: Value| {
         mcp.call("clarify_show", args).1.unwrap()["structuredContent"].clone()
     };
