@@ -118,7 +118,8 @@ pub fn ask_reusing<S: Store>(
         Ok((write, applied))
     })?;
     let mut done = finish(store, &config, now, applied, &req.from, &signers)?;
-    if done.error.is_none() && config.related == RelatedMode::Suggest {
+    // A reuse has taken its decision: nothing is left to suggest.
+    if done.error.is_none() && cited.is_none() && config.related == RelatedMode::Suggest {
         done.related = Some(crate::search::related(
             store,
             req,

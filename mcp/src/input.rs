@@ -260,6 +260,9 @@ pub struct Resolve {
     /// The decision as a typed value, for a question with an answer kind: true/false for
     /// confirm, one option value for choice, an array of option values for multi_choice.
     pub value: Option<ValueArg>,
+    /// Resolved records whose decisions this one replaces (at most 10, e.g. ["CLR-17-003"]):
+    /// clarify_search and related then show them as superseded by this one.
+    pub supersedes: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -257,7 +257,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line; for a question with an answer kind, `value` records the decision as one of its options (or true/false).",
+        description = "Close a clarification you asked once its answer settles the question. The optional message records the decision in one line; for a question with an answer kind, `value` records the decision as one of its options (or true/false). `supersedes` names resolved records whose decisions this one replaces.",
         input_schema = schema::<input::Resolve>()
     )]
     async fn clarify_resolve(
@@ -266,9 +266,30 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let agent = actor!(self, ctx);
-        let r = args!(args, input::Resolve);
+        let mut r = args!(args, input::Resolve);
         let id = r.id.clone();
-        self.act(id, r.action(&agent)).await
+        let supersedes = r.supersedes.take().unwrap_or_default();
+        if supersedes.is_empty() {
+            return self.act(id, r.action(&agent)).await;
+        }
+        let action = r.action(&agent);
+        let done = self
+            .hub
+            .with_store("resolve", move |store, now| {
+                agentx_clarify_command::search::resolve_superseding(
+                    store,
+                    now,
+                    &id,
+                    &action,
+                    None,
+                    &supersedes,
+                )
+            })
+            .await;
+        match done {
+            Ok(m) => reply::envelope(m.to_json(), reply::mutation_text),
+            Err(e) => reply::failure(&e),
+        }
     }
 
     #[tool(
