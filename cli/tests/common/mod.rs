@@ -392,10 +392,15 @@ pub fn assert_monitor_report(report: &Value) {
     }
 }
 
-/// Asserts a successful mutation envelope (docs/protocol.md §11.1) and returns its record.
+/// Asserts a successful mutation envelope (docs/protocol.md §11.1) and returns its record. An
+/// ask's `related` (docs/protocol.md §36) is an array when present.
 pub fn assert_mutation(v: &Value) -> Value {
+    let mut found = keys(v);
+    if found.remove("related") {
+        assert!(v["related"].is_array(), "related: {v}");
+    }
     assert_eq!(
-        keys(v),
+        found,
         set(&[
             "ok",
             "clarification",
