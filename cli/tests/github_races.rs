@@ -38,7 +38,9 @@ fn finish(child: Child) -> Out {
 
 /// Waits until the stand-in has been asked for `n` comment listings in all.
 fn wait_for_listings(env: &Env, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // A bound against hanging, not a figure: a debug server starting beside seven other
+    // tests' servers (and a build) took over 30 s to reach its first listing.
+    let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let listed = env.hub.state()["requests"]
             .as_array()
