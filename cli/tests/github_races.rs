@@ -38,7 +38,9 @@ fn finish(child: Child) -> Out {
 
 /// Waits until the stand-in has been asked for `n` comment listings in all.
 fn wait_for_listings(env: &Env, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // A bound against hanging, not a figure: a debug server starting beside seven other
+    // tests' servers (and a build) took over 30 s to reach its first listing.
+    let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let listed = env.hub.state()["requests"]
             .as_array()
@@ -174,9 +176,11 @@ fn server_and_cron(kept: Kept) {
     }
     let cron = finish(cron);
     assert_eq!(cron.code, 0, "{cron:#?}");
-    assert_eq!(
-        cron.json()["added"],
-        1,
+    // At least the first answer's version; the answers written while the cron ran may be
+    // owed to it as well (on a loaded machine its scan came after the second one).
+    let added = cron.json()["added"].as_u64().unwrap_or(0);
+    assert!(
+        (1..=ids.len() as u64).contains(&added),
         "the cron owes the new version: {cron:#?}"
     );
     // The server sends every version in the end (its deliverer wakes when a hold ends), and
