@@ -377,22 +377,22 @@ fn the_inbox_view_is_rebuilt_in_the_background_after_a_read_failed() {
     let root = dir.path();
     escalated(root, 1, "Before the outage");
     let log = root.join("serve.log");
-    // Each change waits 2 s before the view reads it: the database goes away meanwhile. The
-    // feed needs a moment to read the change first (it read it while the database went away
-    // 300 ms in on a loaded CI machine, and the view then had nothing to fail on), so the
-    // database goes 1 s in.
+    // Each change waits 5 s before the view reads it, and the database goes away 2.5 s after
+    // the write for 6 s: the feed has read the change by then (its looks are at most 1 s
+    // apart; on a loaded CI machine it was still reading 1 s after the write, and the view
+    // then had nothing to fail on), and the view's read falls inside the outage.
     let server = Server::start_logged(
         root,
         &["--no-worker"],
-        &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "2000")],
+        &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "5000")],
         &log,
     );
     let (cookie, _) = server.sign_in();
     std::thread::sleep(Duration::from_secs(2));
     escalated(root, 2, "Written as it went");
-    std::thread::sleep(Duration::from_millis(1000));
+    std::thread::sleep(Duration::from_millis(2500));
     proxy.down();
-    std::thread::sleep(Duration::from_secs(4));
+    std::thread::sleep(Duration::from_secs(6));
     proxy.up();
     let back = Instant::now();
     let rebuilt = loop {

@@ -12,7 +12,7 @@ pub(crate) const FEED_BASELINE: (&str, u64) = ("AGENTX_TEST_FEED_BASELINE_DELAY_
 /// `AGENTX_TEST_OPEN_VIEW_DELAY_MS` holds each change back before the open-records view applies
 /// it, so a test can show a page never answers from a view behind the feed
 /// (`cli/tests/serve.rs`) and take the store away while a change waits (`cli/tests/pg_chaos.rs`).
-pub(crate) const OPEN_VIEW: (&str, u64) = ("AGENTX_TEST_OPEN_VIEW_DELAY_MS", 2_000);
+pub(crate) const OPEN_VIEW: (&str, u64) = ("AGENTX_TEST_OPEN_VIEW_DELAY_MS", 10_000);
 
 /// `AGENTX_TEST_DUTY_HOLD_MS` holds a duty's lease that much longer before its pass, so a
 /// second server on a loaded machine reliably tries while the first holds it, and a test can
