@@ -321,10 +321,11 @@ pub struct Search {
     pub status: Option<Vec<Status>>,
     /// Only records of this field (the exact field or decision a question concerns).
     pub field: Option<String>,
-    /// Only records this agent asked.
-    pub from: Option<String>,
+    /// Only records this agent asked (`from` elsewhere: MCP tools take no actor field, the
+    /// session's agent is the actor).
+    pub asked_by: Option<String>,
     /// Only records asked of this agent.
-    pub to: Option<String>,
+    pub asked_of: Option<String>,
     /// At most this many hits, best first (1-100, default 10).
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<u32>,
@@ -433,8 +434,8 @@ impl Search {
             issue: self.issue,
             statuses: self.status.unwrap_or_default(),
             field: self.field,
-            from: self.from,
-            to: self.to,
+            from: self.asked_by,
+            to: self.asked_of,
             not_issue: None,
             limit,
         };

@@ -119,7 +119,7 @@ describe("MCP over HTTP: two agents, two tokens, one server", () => {
     assert.equal(r.context, "GDPR review pending; 30 days assumed");
     assert.deepEqual(r.blockedOperations, ["deploy"]);
     const tools = await engineer.client.listTools();
-    assert.equal(tools.tools.length, 15);
+    assert.equal(tools.tools.length, 16);
     const ask = tools.tools.find((t) => t.name === "clarify_ask");
     for (const f of ["severity", "context", "blockedOperations"]) assert.ok(ask.inputSchema.properties[f], f);
   });

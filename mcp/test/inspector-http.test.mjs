@@ -36,7 +36,7 @@ describe("the MCP Inspector CLI against /mcp over HTTP", () => {
 
   it("lists the tools", async () => {
     const { tools } = await inspect("--method", "tools/list");
-    assert.equal(tools.length, 15);
+    assert.equal(tools.length, 16);
     assert.ok(tools.some((t) => t.name === "clarify_ask" && t.inputSchema.required.includes("question")));
   });
 

@@ -45,7 +45,7 @@ describe("the MCP Inspector CLI against agentx mcp", () => {
     assert.doesNotMatch(plain.stderr, /Schema portability/, plain.stderr);
     const strict = JSON.parse((await run("--method", "tools/list", "--strict", "--format", "json")).stdout);
     assert.deepEqual(strict.schemaFindings ?? [], []);
-    assert.equal(strict.result.tools.length, 15);
+    assert.equal(strict.result.tools.length, 16);
     // And no union type or null anywhere in a schema, optional fields simply not required.
     for (const tool of strict.result.tools) {
       const text = JSON.stringify(tool.inputSchema);
@@ -60,7 +60,7 @@ describe("the MCP Inspector CLI against agentx mcp", () => {
 
   it("lists the tools", async () => {
     const { tools } = await inspect("--method", "tools/list");
-    assert.equal(tools.length, 15);
+    assert.equal(tools.length, 16);
     assert.ok(tools.some((t) => t.name === "clarify_ask" && t.inputSchema.required.includes("question")));
   });
 
