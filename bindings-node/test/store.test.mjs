@@ -17,7 +17,7 @@ test('the store returns the CLI --json shapes', async () => {
   const ws = new c.Workspace(root)
   assert.ok((await ws.init()).created.includes('.agentx/workflows/feature.toml'))
   const asked = await ws.ask({ issueNumber: 42, from: 'engineer', to: 'architect', topic: 'Cache', question: 'Redis?', now: '2026-11-22T10:00:00Z' })
-  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'monitor', 'warnings'])
+  assert.deepEqual(Object.keys(asked), ['ok', 'clarification', 'events', 'idempotent', 'related', 'monitor', 'warnings'])
   assert.equal(asked.clarification.id, 'CLR-42-001')
   await ws.answer({ id: 'CLR-42-001', from: 'architect', body: 'Yes, Redis.', now: '2026-11-22T10:05:00Z' })
   const resolved = await ws.resolve({ id: 'CLR-42-001', now: '2026-11-22T10:06:00Z' })
