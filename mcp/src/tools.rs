@@ -415,7 +415,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Look before you ask: search every clarification already asked, answered and decided (question, topic, field, context, answers, decisions), best match first (same field, then words in common, then newest). Call it before clarify_ask: a resolved hit carries its decision (who decided, what, when); if it answers your question, use it instead of asking again. Filter by issue, status (e.g. [\"resolved\"]), field, from, to; limit 1-100 (default 10).",
+        description = "Look before you ask: search every clarification already asked, answered and decided (question, topic, field, context, answers, decisions), best match first (same field, then words in common, then newest). Call it before clarify_ask: a resolved hit carries its decision (who decided, what, when); if it answers your question, use it instead of asking again. Filter by issue, status (e.g. [\"resolved\"]), field, askedBy (who asked), askedOf (who was asked); limit 1-100 (default 10).",
         input_schema = schema::<input::Search>(),
         annotations(read_only_hint = true)
     )]
