@@ -377,20 +377,31 @@ fn the_inbox_view_is_rebuilt_in_the_background_after_a_read_failed() {
     let root = dir.path();
     escalated(root, 1, "Before the outage");
     let log = root.join("serve.log");
-    // Each change waits 5 s before the view reads it, and the database goes away 2.5 s after
-    // the write for 6 s: the feed has read the change by then (its looks are at most 1 s
-    // apart; on a loaded CI machine it was still reading 1 s after the write, and the view
-    // then had nothing to fail on), and the view's read falls inside the outage.
+    // Each change waits 4 s before the view reads it, and the database goes away as soon as
+    // the view starts waiting (the mark), for 6 s: the view's read falls inside the outage.
+    // (Guessing when the feed had read the change failed on a loaded CI machine, which read
+    // it during the outage, so the view had nothing to fail on.)
+    let mark = root.join("view-waits");
     let server = Server::start_logged(
         root,
         &["--no-worker"],
-        &[("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "5000")],
+        &[
+            ("AGENTX_TEST_OPEN_VIEW_DELAY_MS", "4000"),
+            ("AGENTX_TEST_OPEN_VIEW_MARK", mark.to_str().unwrap()),
+        ],
         &log,
     );
     let (cookie, _) = server.sign_in();
-    std::thread::sleep(Duration::from_secs(2));
+    let _ = std::fs::remove_file(&mark);
     escalated(root, 2, "Written as it went");
-    std::thread::sleep(Duration::from_millis(2500));
+    let waiting = Instant::now();
+    while !mark.exists() {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(30),
+            "the view never took the change"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     proxy.down();
     std::thread::sleep(Duration::from_secs(6));
     proxy.up();

@@ -145,6 +145,7 @@ async fn follow(
             continue;
         }
         if let Some(pause) = crate::test_hooks::pause(crate::test_hooks::OPEN_VIEW) {
+            crate::test_hooks::mark(crate::test_hooks::OPEN_VIEW_MARK);
             tokio::time::sleep(pause).await;
         }
         let read = app

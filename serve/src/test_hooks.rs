@@ -14,6 +14,11 @@ pub(crate) const FEED_BASELINE: (&str, u64) = ("AGENTX_TEST_FEED_BASELINE_DELAY_
 /// (`cli/tests/serve.rs`) and take the store away while a change waits (`cli/tests/pg_chaos.rs`).
 pub(crate) const OPEN_VIEW: (&str, u64) = ("AGENTX_TEST_OPEN_VIEW_DELAY_MS", 10_000);
 
+/// `AGENTX_TEST_OPEN_VIEW_MARK` names a file the view creates as it starts holding a change
+/// back, so a test takes the store away while the change waits, not by guessing when the
+/// feed has read it (a loaded CI machine read it seconds late).
+pub(crate) const OPEN_VIEW_MARK: &str = "AGENTX_TEST_OPEN_VIEW_MARK";
+
 /// `AGENTX_TEST_DUTY_HOLD_MS` holds a duty's lease that much longer before its pass, so a
 /// second server on a loaded machine reliably tries while the first holds it, and a test can
 /// stop the holder mid-hold (`cli/tests/duties.rs`).
@@ -31,3 +36,15 @@ pub(crate) fn pause((name, cap_ms): (&str, u64)) -> Option<Duration> {
 pub(crate) fn pause(_: (&str, u64)) -> Option<Duration> {
     None
 }
+
+/// Creates the file the variable `name` names, if it is set (a build with the hooks only).
+#[cfg(feature = "test-hooks")]
+pub(crate) fn mark(name: &str) {
+    if let Some(path) = std::env::var_os(name) {
+        // A test waits for this file; failing to write it shows there as a timeout.
+        let _ = std::fs::write(path, b"");
+    }
+}
+
+#[cfg(not(feature = "test-hooks"))]
+pub(crate) fn mark(_: &str) {}
