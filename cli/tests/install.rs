@@ -18,8 +18,39 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Keeps `<target>/debug/agentx` as the tests built it while `cargo install` runs. The install
+/// builds agentx-cli without its dev-dependencies into this same target directory, and so
+/// replaced that file with an `agentx` lacking the server's test hooks: every test binary run
+/// after this one (`pg_chaos`, `serve_ops`, ...) then spawned it, and the hook-driven tests
+/// failed on every CI run. A second link to the file is taken first and moved back over the
+/// install's (a rename: the install's own artifact under `deps/` is left as it was).
+struct KeptBinary {
+    bin: PathBuf,
+    aside: PathBuf,
+}
+
+impl KeptBinary {
+    fn keep() -> KeptBinary {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_agentx"));
+        let aside = bin.with_file_name("agentx.kept-during-install-test");
+        let _ = std::fs::remove_file(&aside);
+        std::fs::hard_link(&bin, &aside).expect("a second link to the tests' agentx");
+        KeptBinary { bin, aside }
+    }
+}
+
+impl Drop for KeptBinary {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::rename(&self.aside, &self.bin) {
+            eprintln!("the tests' agentx was not put back: {e}");
+        }
+    }
+}
+
 #[test]
 fn cargo_install_from_the_checkout_gives_a_working_agentx() {
+    let kept = KeptBinary::keep();
+    let before = inode(&kept.bin);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let root = tempfile::tempdir().expect("tempdir");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -68,4 +99,17 @@ fn cargo_install_from_the_checkout_gives_a_working_agentx() {
     );
     let text = String::from_utf8_lossy(&demo.stdout);
     assert!(text.contains("CLR-"), "{text}");
+    // The binary the later tests run is the very file they were built with.
+    let bin = kept.bin.clone();
+    drop(kept);
+    assert_eq!(
+        inode(&bin),
+        before,
+        "the install left another agentx where the tests look for theirs"
+    );
+}
+
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("the tests' agentx").ino()
 }
