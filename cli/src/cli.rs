@@ -11,7 +11,8 @@ use crate::commands::mcp;
 #[cfg(feature = "serve")]
 use crate::commands::serve;
 use crate::commands::{
-    clarify, completions, delegate, gate, github, keys, migrate, notify, signals, status, store,
+    clarify, completions, decisions, delegate, gate, github, keys, migrate, notify, signals,
+    status, store,
 };
 
 #[derive(Parser, Debug)]
@@ -60,6 +61,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Cache layer\" --question \"Redis or in-process?\"\n  agentx clarify answer CLR-42-001 --from architect --body \"Redis, see ADR-7.\"\n  agentx clarify list --all"
     )]
     Clarify(clarify::Clarify),
+    /// The decisions taken, listed or exported as architecture decision records
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx decisions list\n  agentx decisions export --format adr docs/adr"
+    )]
+    Decisions(decisions::Decisions),
     /// Act on the signal blocks of an agent's output ([CLARIFICATION_NEEDED], [STOP_WORK], …)
     #[command(
         subcommand,

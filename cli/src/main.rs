@@ -26,8 +26,8 @@ use commands::mcp;
 #[cfg(feature = "serve")]
 use commands::serve;
 use commands::{
-    clarify, completions, delegate, demo, gate, github, keys, migrate, notify, signals, status,
-    store,
+    clarify, completions, decisions, delegate, demo, gate, github, keys, migrate, notify, signals,
+    status, store,
 };
 use exit::Outcome;
 
@@ -140,6 +140,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
         Command::State(a) => status::state(ws, now, json, a),
         Command::Migrate(a) => migrate::run(ws, json, a.dry_run),
         Command::Gate(a) => gate::run(ws, json, &a),
+        Command::Decisions(c) => decisions::run(ws, json, c),
         Command::Keys(c) => keys::run(ws, json, c),
         other => Err(ClarifyError::Internal {
             message: format!("{other:?} does not run on the store"),

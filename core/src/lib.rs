@@ -30,6 +30,7 @@ pub mod monitor;
 
 // --- Reading ledgers back: checks, listings, statistics, migrations, decisions.
 pub mod decided;
+pub mod decisions;
 pub mod encoding;
 pub mod listing;
 pub mod migrate;

@@ -379,6 +379,18 @@ pub fn record_signature_problems(record: &Record, keys: &PublicKeys, require: bo
     out
 }
 
+/// What is wrong with the signature of entry `index` of `record`: `None` when it verifies or
+/// carries none (an exported decision says which, `core/src/decisions/`).
+pub fn entry_signature_problem(record: &Record, index: usize, keys: &PublicKeys) -> Option<String> {
+    let entry = record.thread.get(index)?;
+    let prev = index
+        .checked_sub(1)
+        .and_then(|i| record.thread.get(i))
+        .and_then(|e| e.hash.as_deref())
+        .unwrap_or("");
+    entry_problem(&record.id, prev, entry, keys, false)
+}
+
 fn entry_problem(
     record_id: &str,
     prev: &str,

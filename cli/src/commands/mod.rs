@@ -6,6 +6,7 @@ use agentx_clarify_core::ClarifyError;
 
 pub mod clarify;
 pub mod completions;
+pub mod decisions;
 pub mod delegate;
 pub mod demo;
 pub mod gate;
