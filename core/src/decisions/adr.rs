@@ -51,7 +51,7 @@ fn context(out: &mut String, d: &Decision) {
     out.push_str("\n## Context and problem statement\n\n");
     out.push_str(&quoted(&d.question));
     if let Some(c) = &d.context {
-        out.push_str("\n");
+        out.push('\n');
         out.push_str(&quoted(c));
     }
     out.push_str("\n### Thread\n\n");
