@@ -93,6 +93,9 @@ pub fn mutation(json: bool, m: &Mutation) -> crate::exit::Outcome {
         if m.idempotent {
             text("(idempotent replay: the request already exists; nothing written)");
         }
+        if let Some(related) = m.related.as_deref().filter(|r| !r.is_empty()) {
+            text(&related_text(related));
+        }
         if !m.monitor.report.is_quiet() || !m.monitor.report.errors.is_empty() {
             text(&format!("\n{}", text_report(&m.monitor.report, STYLE)));
         }
@@ -101,4 +104,30 @@ pub fn mutation(json: bool, m: &Mutation) -> crate::exit::Outcome {
         }
     }
     Ok(m.error.as_ref().map_or(0, crate::exit::code))
+}
+
+/// An ask's `related` (docs/protocol.md §36): decisions other issues took that may answer it,
+/// and how to take one instead of waiting.
+fn related_text(related: &[agentx_clarify_core::search::Hit]) -> String {
+    let mut lines = vec![String::from("\ndecided before, in other issues:")];
+    for h in related {
+        let decided = h.decision.as_ref().map_or_else(String::new, |d| {
+            let first = d.text.lines().next().unwrap_or_default();
+            format!(" — {first} (by {}, {})", d.by, d.at.as_str())
+        });
+        let superseded = h
+            .superseded_by
+            .as_deref()
+            .map(|by| format!(" [superseded by {by}]"))
+            .unwrap_or_default();
+        // What a ledger holds reaches a terminal: its controls are neutralised.
+        lines.push(agentx_clarify_core::render::sanitize_terminal(&format!(
+            "  {}  #{}  {}{decided}{superseded}",
+            h.id, h.issue, h.topic
+        )));
+    }
+    lines.push(String::from(
+        "(an ask with --reuse <ID> takes one of these instead of asking: resolved at once, citing it)",
+    ));
+    lines.join("\n")
 }

@@ -150,7 +150,7 @@ fn decisions_are_exported_once_and_a_supersession_rewrites_the_old_one() {
     let before = files(&adr);
     let text = String::from_utf8(before[0].1.clone()).unwrap();
     assert!(
-        text.starts_with("# Cache &lt;b&gt;layer&lt;/b&gt;\n\n- Status: accepted\n"),
+        text.starts_with("# Cache \\<b\\>layer\\</b\\>\n\n- Status: accepted\n"),
         "{text}"
     );
     assert!(
@@ -214,6 +214,43 @@ fn decisions_are_exported_once_and_a_supersession_rewrites_the_old_one() {
     let new = std::fs::read_to_string(adr.join("0009-cache-b-layer-b-clr-9-001.md")).unwrap();
     assert!(new.contains("- Supersedes: CLR-7-001\n"), "{new}");
     assert!(new.contains("verified"), "{new}");
+    // An ask's text output shows what was decided before in other issues.
+    let text = common::agentx()
+        .args([
+            &common::root_arg(root),
+            "clarify",
+            "ask",
+            "--issue",
+            "11",
+            "--from",
+            "engineer",
+            "--to",
+            "architect",
+            "--topic",
+            "Cache",
+            "--question",
+            "Redis or in-process now?",
+            "--field",
+            "cache.layer",
+        ])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&text.stdout);
+    assert!(text.status.success(), "{shown}");
+    assert!(
+        shown.contains("decided before, in other issues:\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\n  CLR-9-001  #9  Cache <b>layer</b> — In-process: one node. (by human,"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\n  CLR-7-001  #7  Cache <b>layer</b> — Redis. (by engineer,"),
+        "{shown}"
+    );
+    assert!(shown.contains("[superseded by CLR-9-001]"), "{shown}");
+    assert!(shown.contains("--reuse <ID>"), "{shown}");
     // Every exported signature is one `verify` accepts.
     ok(root, &["clarify", "verify"]);
 

@@ -113,34 +113,25 @@ fn links(out: &mut String, d: &Decision) {
     }
 }
 
-/// HTML made inert: what a ledger holds is shown, never interpreted.
+/// HTML made inert: what a ledger holds is shown, never interpreted (in a quote, where
+/// Markdown's own marks are harmless and left as written).
 fn inert(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
-/// A text on one line (a title, a name): whitespace runs are one space, and Markdown's marks
-/// are escaped so the text reads as it was written.
+/// A text on one line (a title, a name): whitespace runs are one space, Markdown's marks
+/// escaped as everywhere else a ledger's text is embedded (`render::escape_markdown`).
 fn inline(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out = String::with_capacity(one_line.len());
-    for c in inert(&one_line).chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '|' | '!' | '~'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    crate::render::escape_markdown(&text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// A text as a block quote, every line of it (an empty line too, so it stays one quote).
 fn quoted(text: &str) -> String {
     let mut out = String::new();
-    for line in inert(text.trim_end()).lines() {
+    let safe = crate::render::sanitize_terminal(text.trim_end());
+    for line in inert(&safe).lines() {
         out.push('>');
         if !line.is_empty() {
             out.push(' ');

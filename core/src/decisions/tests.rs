@@ -159,7 +159,7 @@ fn the_record_escapes_what_the_ledger_holds_and_is_stable() {
     let text = markdown(&d[0]);
     assert_eq!(text, markdown(&d[0]));
     assert!(
-        text.starts_with("# Cache &lt;b&gt;backend&lt;/b&gt;\n\n- Status: accepted\n"),
+        text.starts_with("# Cache \\<b\\>backend\\</b\\>\n\n- Status: accepted\n"),
         "{text}"
     );
     assert!(
