@@ -730,3 +730,71 @@ fn routing_takes_turns_on_every_door() {
         assert_eq!(ledger_record(root, 30, &id)["status"], "answered", "{id}");
     }
 }
+
+#[test]
+fn an_ask_carries_what_other_issues_decided_that_the_asker_may_see() {
+    // Issue 45: `related` on the A2A ask path too, in the task's metadata, narrowed to the
+    // issues the asking agent takes part in (docs/protocol.md §36).
+    let dir = workspace();
+    let root = dir.path();
+    let engineer = token(root, "--agent", "engineer");
+    let architect = token(root, "--agent", "architect");
+    let asked = json_in(
+        root,
+        &[
+            "clarify",
+            "ask",
+            "--issue",
+            "7",
+            "--from",
+            "engineer",
+            "--to",
+            "product-manager",
+            "--topic",
+            "Cache layer",
+            "--question",
+            "Redis or in-process?",
+            "--field",
+            "cache.layer",
+        ],
+    );
+    assert_eq!(asked.code, 0, "{asked:#?}");
+    let answered = json_in(
+        root,
+        &[
+            "clarify",
+            "answer",
+            "CLR-7-001",
+            "--from",
+            "product-manager",
+            "--body",
+            "Redis.",
+        ],
+    );
+    assert_eq!(answered.code, 0, "{answered:#?}");
+    let resolved = json_in(
+        root,
+        &["clarify", "resolve", "CLR-7-001", "--from", "engineer"],
+    );
+    assert_eq!(resolved.code, 0, "{resolved:#?}");
+    let server = Server::start(root, &["--no-worker"]);
+
+    let mut client = Client::start(&server.api_origin(), &engineer);
+    let task = client.task(
+        json!({"op": "send", "text": "Redis or in-process for the cache?",
+        "metadata": {"to": "architect", "issue": 8, "topic": "Cache", "field": "cache.layer"}}),
+    );
+    assert_eq!(task["id"], "CLR-8-001", "{task}");
+    let related = &task["metadata"]["related"];
+    assert_eq!(related[0]["id"], "CLR-7-001", "{task}");
+    assert_eq!(related[0]["decision"]["text"], "Redis.", "{task}");
+    assert_eq!(related[0]["decision"]["by"], "engineer", "{task}");
+    // The architect took no part in issue 7: nothing of it reaches them.
+    let mut other = Client::start(&server.api_origin(), &architect);
+    let task = other.task(
+        json!({"op": "send", "text": "Redis or in-process for the cache?",
+        "metadata": {"to": "product-manager", "issue": 9, "topic": "Cache", "field": "cache.layer"}}),
+    );
+    assert_eq!(task["id"], "CLR-9-001", "{task}");
+    assert_eq!(task["metadata"]["related"], json!([]), "{task}");
+}

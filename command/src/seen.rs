@@ -117,6 +117,31 @@ pub fn narrow(reply: &mut Value, issues: &BTreeSet<u64>) {
     }
 }
 
+/// The hits of `hits` (an ask's `related`, a search's) that `agent` may see, typed: those of
+/// the issues it takes part in. Only the hits' own ledgers are read (at most a few).
+pub fn visible_hits<S: crate::store::Store>(
+    store: &S,
+    agent: &str,
+    hits: Vec<agentx_clarify_core::search::Hit>,
+) -> Result<Vec<agentx_clarify_core::search::Hit>, ClarifyError> {
+    let mut seen: std::collections::BTreeMap<u32, bool> = std::collections::BTreeMap::new();
+    for issue in hits.iter().map(|h| h.issue) {
+        if seen.contains_key(&issue) {
+            continue;
+        }
+        let part = store.read_ledger(issue)?.is_some_and(|l| {
+            l.clarifications
+                .iter()
+                .any(|r| r.from == agent || r.to == agent)
+        });
+        seen.insert(issue, part);
+    }
+    Ok(hits
+        .into_iter()
+        .filter(|h| seen.get(&h.issue).copied().unwrap_or(false))
+        .collect())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

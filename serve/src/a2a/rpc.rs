@@ -294,15 +294,32 @@ async fn send(app: &Arc<App>, agent: &str, params: Value) -> Result<Task, RpcErr
     }
     let route: Option<bool> = take(&mut fields, "route")?;
     let ask = ask_input(agent, &text, &mut fields)?;
+    let asker = agent.to_owned();
     let asked = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
             let m = agentx_clarify_command::ask(ws, now, &ask.into_request()?)?;
-            m.error.map_or(Ok(m.id), Err)
+            if let Some(e) = m.error {
+                return Err(e);
+            }
+            // Decided before, in other issues (docs/protocol.md §36): only those of issues
+            // the asker takes part in, as at every network door.
+            let related = match m.related {
+                Some(hits) => Some(agentx_clarify_command::seen::visible_hits(
+                    ws, &asker, hits,
+                )?),
+                None => None,
+            };
+            Ok((m.id, related))
         })
         .await;
-    let id = asked.map_err(|e| refused(&e))?;
-    let task = read(app, agent, &id).await?;
+    let (id, related) = asked.map_err(|e| refused(&e))?;
+    let mut task = read(app, agent, &id).await?;
+    if let Some(related) = related {
+        task.metadata
+            .get_or_insert_with(Default::default)
+            .insert(String::from("related"), json!(related));
+    }
     // `route: true` (as MCP's clarify_ask): the hub runs the target's runner now, in the
     // background; the task reports what it does. A reused answered question is not routed.
     if route == Some(true) && task.status.state == TaskState::Working {
