@@ -58,6 +58,7 @@ pub fn page_headed(
         ("/", "Inbox"),
         ("/agents", "Agents"),
         ("/audit", "Audit"),
+        ("/decisions", "Decisions"),
         ("/stats", "Stats"),
     ];
     let nav: String = links

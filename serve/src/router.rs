@@ -20,6 +20,7 @@ pub fn router(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
         .route("/agents", get(crate::pages::agents))
         .route("/audit", get(crate::pages::audit))
         .route("/stats", get(crate::pages::stats))
+        .route("/decisions", get(crate::pages::decisions))
         .route("/events", get(crate::events::stream))
         .route("/api/v1/call", post(crate::api::call))
         .route(

@@ -7,6 +7,7 @@ mod audit;
 mod cards;
 mod charts;
 mod decide;
+mod decisions;
 mod deliveries;
 mod frame;
 mod history;
@@ -16,6 +17,7 @@ mod thread;
 mod views;
 
 pub use audit::audit;
+pub use decisions::decisions;
 pub use inbox::inbox;
 pub use stats::stats;
 pub use thread::thread;
