@@ -167,6 +167,12 @@ export interface Stats {
   reasksSuppressed: number
   /** Seed 003's delegation metrics and gap scores (docs/protocol.md §18); absent without delegations. */
   delegations?: DelegationMetrics
+  /** What the hub's memory saved (docs/protocol.md §36); absent when nothing was re-asked or reused. */
+  memory?: {
+    byAgent: { agent: string; reasksSuppressed: number; decisionsReused: number }[]
+    medianDecisionMs: number | null
+    agentMinutesSaved: number | null
+  }
 }
 
 export interface WorkflowStep {

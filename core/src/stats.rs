@@ -6,6 +6,10 @@ use crate::delegation::{metrics, DelegationLedger, DelegationMetrics, Manifests}
 use crate::ledger::{EntryKind, Ledger, Record, Status};
 use crate::names::MONITOR;
 
+mod memory;
+
+pub use memory::{AgentMemory, Memory};
+
 /// Time from the first question to the first answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
@@ -96,6 +100,10 @@ pub struct Stats {
     /// no delegation, so the output is then exactly as before.
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub delegations: Option<DelegationMetrics>,
+    /// What the hub's memory saved (docs/protocol.md §36): re-asks and reused decisions per
+    /// agent and the agent-minutes they saved; absent when there were none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<memory::Memory>,
 }
 
 fn ratio(num: usize, den: usize) -> Option<f64> {
@@ -218,6 +226,7 @@ pub fn stats(ledgers: &[Ledger], since: Option<i64>) -> Stats {
         pairs,
         reasks_suppressed: records.iter().map(|r| u64::from(r.reuses.count)).sum(),
         delegations: None,
+        memory: memory::memory(&records),
     }
 }
 

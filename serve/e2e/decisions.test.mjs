@@ -60,6 +60,9 @@ before(async () => {
   agentx('clarify', 'escalate', 'CLR-8-001', '--from', 'engineer', '-m', 'a person decides')
   agentx('clarify', 'resolve', 'CLR-8-001', '-m', 'In-process LRU: one node, no network hop.', '--supersedes', 'CLR-7-001')
 
+  // A decision taken again by reuse: the Stats page counts it for its asker.
+  agentx('clarify', 'ask', '--issue', '9', '--from', 'engineer', '--to', 'architect',
+    '--topic', 'Rate limiter store', '--question', 'In-process for the rate limiter too?', '--reuse', 'CLR-8-001')
   server = spawn(BIN, ['--root', ws, 'serve', '--listen', '127.0.0.1:0', '--no-worker'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = readline.createInterface({ input: server.stdout })
   link = await new Promise((resolve, reject) => {
@@ -98,7 +101,7 @@ test('the decisions, what superseded one, and a search with its words marked', a
   assert.equal(await page.locator('a[aria-current="page"]').innerText(), 'Decisions')
 
   const rows = page.locator('table.decisions tbody tr')
-  assert.equal(await rows.count(), 2)
+  assert.equal(await rows.count(), 3, 'issue 7, its supersession in 8, and 9 that reused 8')
   const first = await rows.nth(0).innerText()
   assert.match(first, /CLR-7-001/)
   assert.match(first, /superseded by\s+CLR-8-001/)
@@ -134,5 +137,11 @@ test('the decisions, what superseded one, and a search with its words marked', a
   await wide.goto(new URL('/decisions?q=redis+session+cache', link).href)
   assert.equal(await wide.locator('ol.hits > li').count(), 2)
   await wide.screenshot({ path: path.join(SHOTS, 'decisions-desk.png'), fullPage: true })
+  // Stats: what the memory saved, per agent.
+  await wide.goto(new URL('/stats', link).href)
+  const memory = wide.locator('h2', { hasText: "The hub's memory" })
+  assert.equal(await memory.count(), 1)
+  const row = await wide.locator('table tr', { hasText: 'engineer' }).filter({ has: wide.locator('th[scope="row"]') }).last().innerText()
+  assert.match(row, /engineer\s+0\s+1/)
   assert.deepEqual(problems, [])
 })

@@ -52,6 +52,9 @@ pub fn text_stats(s: &Stats) -> String {
             s.reasks_suppressed
         ));
     }
+    if let Some(m) = &s.memory {
+        lines.extend(memory_lines(m));
+    }
     for p in &s.pairs {
         lines.push(format!(
             "  {} -> {}: {} asked, {} resolved, {} escalated",
@@ -63,4 +66,22 @@ pub fn text_stats(s: &Stats) -> String {
         lines.extend(d.text_lines());
     }
     lines.join("\n")
+}
+
+/// What the hub's memory saved (docs/protocol.md §36), per agent, when it saved anything.
+pub fn memory_lines(m: &crate::stats::Memory) -> Vec<String> {
+    let saved = m.agent_minutes_saved.map_or_else(
+        || String::from("n/a (no decision taken the long way to measure by)"),
+        |n| format!("~{n} agent-minutes"),
+    );
+    let mut lines = vec![format!(
+        "the hub's memory saved {saved}: re-asks suppressed and decisions reused, by agent:"
+    )];
+    for a in &m.by_agent {
+        lines.push(format!(
+            "  {}: {} re-asks suppressed, {} decisions reused",
+            a.agent, a.reasks_suppressed, a.decisions_reused
+        ));
+    }
+    lines
 }

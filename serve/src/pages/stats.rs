@@ -30,6 +30,9 @@ pub async fn stats(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri) ->
             out.push_str(&charts::time_to_decision(&decisions));
             out.push_str(&numbers(&s.stats));
             out.push_str(&pairs(&s.stats));
+            if let Some(m) = &s.stats.memory {
+                out.push_str(&memory(m));
+            }
             if let Some(d) = &s.stats.delegations {
                 out.push_str(&format!(
                     "<h2>Delegations</h2><pre class=\"stats\">{}</pre>",
@@ -120,5 +123,34 @@ fn pairs(s: &Stats) -> String {
     format!(
         "<h2>Who asks whom</h2><div class=\"table\"><table><thead><tr><th>pair</th><th>asked</th>\
          <th>resolved</th><th>escalated</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+}
+
+/// What the hub's memory saved (docs/protocol.md §36): re-asks suppressed and decisions
+/// reused per agent, and the agent-minutes they saved.
+fn memory(m: &agentx_clarify_core::stats::Memory) -> String {
+    let rows: String = m
+        .by_agent
+        .iter()
+        .map(|a| {
+            format!(
+                "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
+                esc(&a.agent),
+                a.reasks_suppressed,
+                a.decisions_reused
+            )
+        })
+        .collect();
+    let saved = m.agent_minutes_saved.map_or_else(
+        || String::from("not measured yet (no decision taken the long way)"),
+        |n| format!("about {n} agent-minutes"),
+    );
+    format!(
+        "<h2>The hub's memory</h2><p>Saved {saved}: each re-ask suppressed or decision reused \
+         counts the median time a decision took ({}).</p>\
+         <table class=\"narrow\"><thead><tr><th scope=\"col\">Agent</th>\
+         <th scope=\"col\">Re-asks suppressed</th><th scope=\"col\">Decisions reused</th>\
+         </tr></thead><tbody>{rows}</tbody></table>",
+        duration(m.median_decision_ms)
     )
 }
