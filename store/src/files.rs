@@ -11,6 +11,7 @@ use agentx_clarify_command::store::keys::{key_agent, key_path, KeyFile, KeyHalf}
 use agentx_clarify_command::{paths, run_log_name, Files, RUNS_DIR};
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::{is_workflow_name, ClarificationId};
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
@@ -61,6 +62,21 @@ impl Files for DiskStore {
             }
         }
         Ok(workflows)
+    }
+
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        let path = self.path(paths::PEOPLE);
+        let file = self.relative(&path);
+        let Some(bytes) = read::read_setting(&path, &file, |bytes| Ok(bytes.to_vec()))? else {
+            return Ok(People::default());
+        };
+        // The agents no person may be: a broken config.toml names the defaults' (the
+        // commands that read it report it themselves).
+        let config = self
+            .load_runner_config()
+            .or_else(|_| self.load_config())
+            .unwrap_or_default();
+        People::from_settings(&file, Some(&bytes), &config, &self.load_workflows()?)
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {

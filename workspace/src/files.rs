@@ -1,5 +1,5 @@
 //! The files side of the workspace handle: the workspace directory's files (`DiskStore`), with
-//! the settings — `config.toml`, the workflows, the capability manifests — read once through
+//! the settings — `config.toml`, `people.toml`, the workflows, the capability manifests — read once through
 //! the store's careful reader and then answered from memory. Everything else (keys, personas,
 //! run logs, `init`) goes to the directory as it is.
 
@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use agentx_clarify_command::store::keys::{KeyFile, KeyHalf};
 use agentx_clarify_command::{paths, Files};
 use agentx_clarify_core::delegation::Manifests;
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use agentx_clarify_store::{DiskStore, SettingsStamp, DEFAULT_MAX_FILE_BYTES};
 use agentx_clarify_store_any::Location;
@@ -26,6 +27,8 @@ pub struct WorkspaceFiles {
     stamp: Option<SettingsStamp>,
     workflows: OnceLock<Result<Workflows, ClarifyError>>,
     manifests: OnceLock<Result<Manifests, ClarifyError>>,
+    /// `people.toml`, read when first needed, once (stamped with the others).
+    people: OnceLock<Result<People, ClarifyError>>,
 }
 
 impl WorkspaceFiles {
@@ -49,6 +52,7 @@ impl WorkspaceFiles {
             stamp,
             workflows: OnceLock::new(),
             manifests: OnceLock::new(),
+            people: OnceLock::new(),
         })
     }
 
@@ -117,6 +121,28 @@ impl Files for WorkspaceFiles {
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
         self.manifests
             .get_or_init(|| self.disk.load_manifests())
+            .clone()
+    }
+
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        self.people
+            .get_or_init(|| {
+                let path = self.disk.path(paths::PEOPLE);
+                let Some(bytes) = agentx_clarify_store::read_settings(&path)? else {
+                    return Ok(People::default());
+                };
+                // The agents no person may be: a broken config.toml names the defaults'
+                // (the commands that read it report it themselves).
+                let settings = &self.settings;
+                let config = settings.runner_config().or_else(|_| settings.config());
+                let workflows = self.workflows().as_ref().map_err(Clone::clone)?;
+                People::from_settings(
+                    paths::PEOPLE,
+                    Some(&bytes),
+                    config.unwrap_or(&Config::default()),
+                    workflows,
+                )
+            })
             .clone()
     }
 

@@ -5,6 +5,7 @@
 
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::is_workflow_name;
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
@@ -38,6 +39,25 @@ impl Files for MemStore {
             }
         }
         Ok(workflows)
+    }
+
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        let bytes = self.file(paths::PEOPLE);
+        if bytes.is_none() {
+            return Ok(People::default());
+        }
+        // The agents no person may be: a broken config.toml names the defaults' (the
+        // commands that read it report it themselves).
+        let config = self
+            .load_runner_config()
+            .or_else(|_| self.load_config())
+            .unwrap_or_default();
+        People::from_settings(
+            paths::PEOPLE,
+            bytes.as_deref(),
+            &config,
+            &self.load_workflows()?,
+        )
     }
 
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {

@@ -4,6 +4,7 @@
 //! (`DiskStore`), or memory (`MemStore`); a database store never implements it.
 
 use agentx_clarify_core::delegation::Manifests;
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
@@ -16,6 +17,10 @@ pub trait Files {
 
     /// Every workflow (parsed lazily, when a request uses it).
     fn load_workflows(&self) -> Result<Workflows, ClarifyError>;
+
+    /// `.agentx/people.toml` (docs/protocol.md §37), checked against the workspace's agents;
+    /// no people when absent (then every command behaves as before people existed).
+    fn load_people(&self) -> Result<People, ClarifyError>;
 
     /// Every capability manifest, by agent. A manifest that cannot be read or parsed is kept
     /// as its error (it fails only what needs that agent's manifest); only a directory that

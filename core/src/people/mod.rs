@@ -89,6 +89,42 @@ impl People {
     }
 }
 
+impl People {
+    /// The people of a workspace from its settings: `bytes` of `people.toml` (`None`: no
+    /// file, no people), checked against the agents `config` and `workflows` name.
+    pub fn from_settings(
+        file: &str,
+        bytes: Option<&[u8]>,
+        config: &crate::Config,
+        workflows: &crate::Workflows,
+    ) -> Result<People, crate::ClarifyError> {
+        let Some(bytes) = bytes else {
+            return Ok(People::default());
+        };
+        let agents = workspace_agents(config, workflows);
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+        People::parse_bytes(file, bytes, &agents)
+    }
+}
+
+/// Every agent name a workspace's settings know — `[clarify] priority`, the `[agents.*]`
+/// runner tables, the agents and targets of every workflow step (a workflow that does not
+/// parse names none) — in name order: no person may take one.
+pub fn workspace_agents(config: &crate::Config, workflows: &crate::Workflows) -> Vec<String> {
+    let mut names: Vec<String> = config.priority.clone();
+    names.extend(config.agents.agents.iter().map(|(n, _)| n.clone()));
+    for name in workflows.names() {
+        if let Some(Ok(w)) = workflows.get(name) {
+            for step in w.steps {
+                names.push(step.agent);
+                names.extend(step.can_clarify);
+            }
+        }
+    }
+    crate::stable_sort::sort_dedup(&mut names);
+    names
+}
+
 /// Role names: `^[a-z0-9][a-z0-9_-]{0,63}$` (the workflow-name rule: roles are often named
 /// after steps, `architecture`, `on_call`).
 pub fn is_role_name(name: &str) -> bool {
@@ -163,6 +199,27 @@ mod tests {
         assert!(why.contains("is an agent"), "{why}");
         let why = person_name_refusal("Alice", &[]).unwrap();
         assert!(why.contains("only lowercase"), "{why}");
+    }
+
+    #[test]
+    fn the_workspaces_agents_cannot_be_people() {
+        let config = crate::Config::default();
+        let workflows = crate::Workflows::defaults();
+        let agents = workspace_agents(&config, &workflows);
+        assert!(agents.iter().any(|a| a == "architect"), "{agents:?}");
+        let e = People::from_settings(
+            "people.toml",
+            Some(b"[people.architect]\n"),
+            &config,
+            &workflows,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("is an agent of this workspace"),
+            "{e}"
+        );
+        let none = People::from_settings("people.toml", None, &config, &workflows).unwrap();
+        assert!(!none.is_defined());
     }
 
     #[test]
