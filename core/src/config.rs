@@ -57,6 +57,10 @@ pub struct Config {
     /// names no deciders; `None` = every defined person.
     #[serde(skip)]
     pub default_deciders: Option<Vec<String>>,
+    /// The people of `people.toml` and the workflows their deciders are read from, handed
+    /// in by the shell that read them (docs/protocol.md §37); `None`: no people defined.
+    #[serde(skip)]
+    pub people: Option<std::sync::Arc<crate::people::PeopleSettings>>,
 }
 
 /// `[clarify] related` (docs/protocol.md §36): `suggest` (the default) returns up to three
@@ -162,6 +166,7 @@ impl Default for Config {
             mcp_elicit: ElicitPolicy::Requester,
             serve_allowed_origins: Vec::new(),
             default_deciders: None,
+            people: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agentx_clarify_command::paths::{KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
 use agentx_clarify_command::store::delegations::{add_manifest, manifest_agent};
 use agentx_clarify_command::store::keys::{key_agent, key_path, KeyFile, KeyHalf};
-use agentx_clarify_command::{paths, run_log_name, Files, RUNS_DIR};
+use agentx_clarify_command::{paths, run_log_name, with_people, Files, RUNS_DIR};
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::{is_workflow_name, ClarificationId};
 use agentx_clarify_core::people::People;
@@ -17,8 +17,9 @@ use serde_json::Value;
 
 use crate::{init, inside, io_error, read, DiskStore};
 
-impl Files for DiskStore {
-    fn load_config(&self) -> Result<Config, ClarifyError> {
+impl DiskStore {
+    /// `config.toml` without the people (what `load_people` checks names against).
+    fn config_alone(&self) -> Result<Config, ClarifyError> {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
         self.check_layout()?;
@@ -26,6 +27,29 @@ impl Files for DiskStore {
             .unwrap_or_default();
         read::set_max_file_bytes(config.max_file_bytes);
         Ok(config)
+    }
+
+    fn runner_config_alone(&self) -> Result<Config, ClarifyError> {
+        self.check_layout()?;
+        let path = self.path(paths::CONFIG);
+        let config = read::read_setting(&path, paths::CONFIG, |bytes| {
+            Config::parse_bytes_with_runners(paths::CONFIG, bytes)
+        })?
+        .unwrap_or_default();
+        read::set_max_file_bytes(config.max_file_bytes);
+        Ok(config)
+    }
+}
+
+impl Files for DiskStore {
+    fn load_config(&self) -> Result<Config, ClarifyError> {
+        let config = self.config_alone()?;
+        with_people(self, config)
+    }
+
+    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
+        let config = self.runner_config_alone()?;
+        with_people(self, config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -73,8 +97,8 @@ impl Files for DiskStore {
         // The agents no person may be: a broken config.toml names the defaults' (the
         // commands that read it report it themselves).
         let config = self
-            .load_runner_config()
-            .or_else(|_| self.load_config())
+            .runner_config_alone()
+            .or_else(|_| self.config_alone())
             .unwrap_or_default();
         People::from_settings(&file, Some(&bytes), &config, &self.load_workflows()?)
     }
@@ -107,17 +131,6 @@ impl Files for DiskStore {
             }
         }
         Ok(manifests)
-    }
-
-    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
-        self.check_layout()?;
-        let path = self.path(paths::CONFIG);
-        let config = read::read_setting(&path, paths::CONFIG, |bytes| {
-            Config::parse_bytes_with_runners(paths::CONFIG, bytes)
-        })?
-        .unwrap_or_default();
-        read::set_max_file_bytes(config.max_file_bytes);
-        Ok(config)
     }
 
     fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {

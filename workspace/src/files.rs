@@ -9,11 +9,12 @@ use std::sync::OnceLock;
 use agentx_clarify_command::store::keys::{KeyFile, KeyHalf};
 use agentx_clarify_command::{paths, Files};
 use agentx_clarify_core::delegation::Manifests;
-use agentx_clarify_core::people::People;
+use agentx_clarify_core::people::{People, PeopleSettings};
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use agentx_clarify_store::{DiskStore, SettingsStamp, DEFAULT_MAX_FILE_BYTES};
 use agentx_clarify_store_any::Location;
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::settings::Settings;
 
@@ -29,6 +30,8 @@ pub struct WorkspaceFiles {
     manifests: OnceLock<Result<Manifests, ClarifyError>>,
     /// `people.toml`, read when first needed, once (stamped with the others).
     people: OnceLock<Result<People, ClarifyError>>,
+    /// The people as every config carries them, built once from `people`.
+    people_settings: OnceLock<Result<Option<Arc<PeopleSettings>>, ClarifyError>>,
 }
 
 impl WorkspaceFiles {
@@ -53,6 +56,7 @@ impl WorkspaceFiles {
             workflows: OnceLock::new(),
             manifests: OnceLock::new(),
             people: OnceLock::new(),
+            people_settings: OnceLock::new(),
         })
     }
 
@@ -90,6 +94,16 @@ impl WorkspaceFiles {
             .is_none_or(|s| self.disk.settings_unchanged(s))
     }
 
+    /// What every config this reading gives carries (docs/protocol.md §37).
+    fn people_settings(&self) -> Result<Option<Arc<PeopleSettings>>, ClarifyError> {
+        self.people_settings
+            .get_or_init(|| {
+                let workflows = self.workflows().as_ref().map_err(Clone::clone)?;
+                Ok(PeopleSettings::shared(self.load_people()?, workflows))
+            })
+            .clone()
+    }
+
     fn workflows(&self) -> &Result<Workflows, ClarifyError> {
         self.workflows.get_or_init(|| self.disk.load_workflows())
     }
@@ -111,7 +125,9 @@ impl WorkspaceFiles {
 
 impl Files for WorkspaceFiles {
     fn load_config(&self) -> Result<Config, ClarifyError> {
-        self.settings.config().cloned()
+        let mut config = self.settings.config()?.clone();
+        config.people = self.people_settings()?;
+        Ok(config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -147,7 +163,9 @@ impl Files for WorkspaceFiles {
     }
 
     fn load_runner_config(&self) -> Result<Config, ClarifyError> {
-        self.settings.runner_config().cloned()
+        let mut config = self.settings.runner_config()?.clone();
+        config.people = self.people_settings()?;
+        Ok(config)
     }
 
     fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {

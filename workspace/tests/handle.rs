@@ -157,7 +157,12 @@ fn people_toml_is_one_more_settings_file() {
     assert_eq!(second.load_people().unwrap().names(), ["alice", "bob"]);
     assert!(!first.load_people().unwrap().is_defined());
 
-    // An agent's name cannot be a person's; a broken people.toml fails only what needs it.
+    // The settings every command reads carry the people.
+    assert!(second.load_config().unwrap().people.is_some());
+    assert!(first.load_config().unwrap().people.is_none());
+
+    // An agent's name cannot be a person's; a broken people.toml fails the settings, as a
+    // broken config.toml does (who decides is part of every write that can escalate).
     write(root, paths::PEOPLE, "[people.architect]\n");
     let third = ws.store().unwrap();
     let e = third.load_people().unwrap_err();
@@ -167,5 +172,5 @@ fn people_toml_is_one_more_settings_file() {
             .starts_with(".agentx/people.toml:1:9: 'architect' is an agent"),
         "{e}"
     );
-    assert_eq!(ws.call("list", &json!({}), NOW)["ok"], true);
+    assert_eq!(third.load_config().unwrap_err().code(), "CONFIG_INVALID");
 }

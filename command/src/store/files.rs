@@ -10,9 +10,26 @@ use serde_json::Value;
 
 use crate::store::keys::{KeyFile, KeyHalf};
 
+/// `config` carrying the workspace's people (docs/protocol.md §37), for the writes that
+/// escalate and the decisions that check who decides; unchanged when no person is defined,
+/// so a workspace without `people.toml` writes exactly what it wrote before.
+pub fn with_people<F: Files + ?Sized>(
+    files: &F,
+    mut config: Config,
+) -> Result<Config, ClarifyError> {
+    let people = files.load_people()?;
+    if people.is_defined() {
+        let workflows = files.load_workflows()?;
+        config.people = agentx_clarify_core::people::PeopleSettings::shared(people, &workflows);
+    }
+    Ok(config)
+}
+
 /// A workspace's files. Reads never lock: a setting is read as it is when the command starts.
 pub trait Files {
-    /// `.agentx/config.toml`; defaults when absent.
+    /// `.agentx/config.toml`; defaults when absent. It carries the people of `people.toml`
+    /// ([`with_people`]): a `people.toml` that does not parse fails it as a bad
+    /// `config.toml` does (who decides is part of every write that can escalate).
     fn load_config(&self) -> Result<Config, ClarifyError>;
 
     /// Every workflow (parsed lazily, when a request uses it).

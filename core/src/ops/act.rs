@@ -244,6 +244,12 @@ pub fn act_noted(
         _ => serde_json::Map::new(),
     };
     extra.extend(noted);
+    if kind == EntryKind::Escalation {
+        let workflow = ledger.workflow.as_deref();
+        extra.extend(crate::people::escalation_fields(
+            config, workflow, record, now,
+        ));
+    }
     let entry = crate::ledger::NewEntry {
         kind,
         from: &author,

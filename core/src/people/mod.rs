@@ -5,10 +5,13 @@
 //! Pure like the rest of the core: the file's text comes in, `now` is an argument, the answer
 //! is data. The same instant gives the same person on every surface.
 
+mod assign;
 mod deciders;
 mod file;
 mod rotation;
 
+pub use assign::{assigned, PeopleSettings, ASSIGNED};
+pub(crate) use assign::{escalation_fields, Assigner};
 pub use deciders::governing_step;
 pub use rotation::{parse_every, Override, Rotation};
 
