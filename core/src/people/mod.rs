@@ -6,12 +6,14 @@
 //! is data. The same instant gives the same person on every surface.
 
 mod assign;
+mod decide;
 mod deciders;
 mod file;
 mod rotation;
 
 pub use assign::{assigned, PeopleSettings, ASSIGNED};
 pub(crate) use assign::{escalation_fields, Assigner};
+pub use decide::check_decider;
 pub use deciders::governing_step;
 pub use rotation::{parse_every, Override, Rotation};
 
