@@ -6,6 +6,7 @@
 //! is data. The same instant gives the same person on every surface.
 
 mod assign;
+mod check;
 mod decide;
 mod deciders;
 mod file;
@@ -13,6 +14,7 @@ mod rotation;
 
 pub use assign::{assigned, PeopleSettings, ASSIGNED};
 pub(crate) use assign::{escalation_fields, Assigner};
+pub use check::check;
 pub use decide::check_decider;
 pub use deciders::governing_step;
 pub use rotation::{parse_every, Override, Rotation};
