@@ -83,3 +83,75 @@ fn check_reports_a_role_nobody_holds() {
         "{refused:#?}"
     );
 }
+
+#[test]
+fn only_the_assigned_person_decides_on_the_cli() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    std::fs::write(dir.path().join(".agentx/people.toml"), PEOPLE).unwrap();
+    let now = ["--now", "2026-11-23T08:59:00Z"];
+    let ask = run([
+        root.as_str(),
+        now[0],
+        now[1],
+        "--json",
+        "clarify",
+        "ask",
+        "--issue",
+        "42",
+        "--from",
+        "engineer",
+        "--to",
+        "architect",
+        "--topic",
+        "Cache",
+        "--question",
+        "Redis?",
+    ]);
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let esc = run([
+        root.as_str(),
+        now[0],
+        now[1],
+        "--json",
+        "clarify",
+        "escalate",
+        "CLR-42-001",
+    ]);
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    // No step names deciders for this record: every person is assigned.
+    let thread = esc.json()["clarification"]["thread"].clone();
+    assert_eq!(thread[1]["assigned"], serde_json::json!(["alice", "bob"]));
+    let resolve = |who: Option<&str>| {
+        let mut argv = vec![
+            root.as_str(),
+            "--json",
+            "clarify",
+            "resolve",
+            "CLR-42-001",
+            "-m",
+            "Redis.",
+        ];
+        if let Some(who) = who {
+            argv.extend(["--as", who]);
+        }
+        run(argv)
+    };
+    let nobody = resolve(None);
+    assert_eq!(nobody.code, 4, "{nobody:#?}");
+    assert_eq!(nobody.code_str(), "NOT_ALLOWED");
+    let stranger = resolve(Some("mallory"));
+    assert_eq!(stranger.code, 4, "{stranger:#?}");
+    assert!(
+        stranger.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("it is assigned to alice, bob"),
+        "{stranger:#?}"
+    );
+    let alice = resolve(Some("alice"));
+    assert_eq!(alice.code, 0, "{alice:#?}");
+    let last = alice.json()["clarification"]["thread"][2].clone();
+    assert_eq!(last["by"], "alice");
+    assert_eq!(last["via"], "cli");
+}
