@@ -11,8 +11,8 @@ use crate::commands::mcp;
 #[cfg(feature = "serve")]
 use crate::commands::serve;
 use crate::commands::{
-    clarify, completions, decisions, delegate, gate, github, keys, migrate, notify, signals,
-    status, store,
+    clarify, completions, decisions, delegate, gate, github, keys, migrate, notify, people,
+    signals, status, store,
 };
 
 #[derive(Parser, Debug)]
@@ -91,6 +91,12 @@ pub enum Command {
         after_help = "Examples:\n  agentx keys new agent-x\n  agentx keys new engineer\n  agentx keys list"
     )]
     Keys(keys::Keys),
+    /// People by name (.agentx/people.toml): who they are, who is on call, who decides
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  agentx people list\n  agentx people check\n\n.agentx/people.toml:\n  [people.alice]\n  roles = [\"architecture\", \"lead\"]\n  github = \"alice-gh\"\n\n  [[rotations]]\n  role = \"lead\"\n  people = [\"alice\", \"bob\"]\n  every = \"7d\"\n  start = \"2026-01-05T09:00:00Z\""
+    )]
+    People(people::PeopleCmd),
     /// Notification sinks ([[notify]] in .agentx/config.toml): send a test event
     #[command(
         subcommand,

@@ -26,8 +26,8 @@ use commands::mcp;
 #[cfg(feature = "serve")]
 use commands::serve;
 use commands::{
-    clarify, completions, decisions, delegate, demo, gate, github, keys, migrate, notify, signals,
-    status, store,
+    clarify, completions, decisions, delegate, demo, gate, github, keys, migrate, notify, people,
+    signals, status, store,
 };
 use exit::Outcome;
 
@@ -142,6 +142,7 @@ fn on_state(ws: &Workspace, now: i64, fixed: bool, json: bool, command: Command)
         Command::Gate(a) => gate::run(ws, json, &a),
         Command::Decisions(c) => decisions::run(ws, json, c),
         Command::Keys(c) => keys::run(ws, json, c),
+        Command::People(c) => people::run(ws, now, json, c),
         other => Err(ClarifyError::Internal {
             message: format!("{other:?} does not run on the store"),
         }),

@@ -29,6 +29,9 @@ fn every_help_shows_an_example() {
         &["ready"],
         &["state"],
         &["demo"],
+        &["people"],
+        &["people", "list"],
+        &["people", "check"],
         &["completions"],
     ];
     let mut missing = Vec::new();

@@ -80,4 +80,4 @@ pub use store::feed::{Changed, Wake};
 pub use store::leases::{LeaseGuard, LeaseTake};
 pub use store::paths;
 pub use store::runs::{run_log_name, RUNS_DIR};
-pub use store::{Files, LedgerRead, RawLedger, Scope, Sides, State, Store};
+pub use store::{with_people, Files, LedgerRead, RawLedger, Scope, Sides, State, Store};

@@ -3,6 +3,9 @@
 //! question back"). The shells route it again when asked (`--route`); this is also what an
 //! inbox's "route again" does.
 
+use agentx_clarify_core::names::HUMAN;
+use agentx_clarify_core::ops::Attribution;
+use agentx_clarify_core::people::check_decider;
 use agentx_clarify_core::ClarifyError;
 
 use crate::mutation::{finish, Mutation};
@@ -17,6 +20,19 @@ pub fn reopen<S: Store>(
     from: Option<&str>,
     message: Option<&str>,
 ) -> Result<Mutation, ClarifyError> {
+    reopen_by(store, now, id, from, message, None)
+}
+
+/// [`reopen`] by a person a door knows (`by`): when the record names its deciders, only one
+/// of them may send it back (docs/protocol.md §37).
+pub fn reopen_by<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    from: Option<&str>,
+    message: Option<&str>,
+    by: Option<&Attribution>,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let parsed = agentx_clarify_core::names::ClarificationId::parse(id)?;
     if let Some(m) = message {
@@ -30,6 +46,9 @@ pub fn reopen<S: Store>(
     let signers = crate::store::keys::signers_for(store, &[actor])?;
     let applied = store.update_ledger(parsed.issue, &config, actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
+        if let Some(record) = ledger.find(id).filter(|_| actor == HUMAN) {
+            check_decider(record, by.map(|a| a.by.as_str()), "reopen")?;
+        }
         let applied =
             agentx_clarify_core::ops::reopen(&ledger, id, from, message, &config, now, &signers)?;
         Ok((Some(applied.ledger.clone()), applied))

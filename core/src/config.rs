@@ -53,6 +53,14 @@ pub struct Config {
     /// `[serve] allowed_origins` (docs/protocol.md §24): browser origins besides the server's own.
     #[serde(skip)]
     pub serve_allowed_origins: Vec<String>,
+    /// `[people] default_deciders` (docs/protocol.md §37): who decides a record whose step
+    /// names no deciders; `None` = every defined person.
+    #[serde(skip)]
+    pub default_deciders: Option<Vec<String>>,
+    /// The people of `people.toml` and the workflows their deciders are read from, handed
+    /// in by the shell that read them (docs/protocol.md §37); `None`: no people defined.
+    #[serde(skip)]
+    pub people: Option<std::sync::Arc<crate::people::PeopleSettings>>,
 }
 
 /// `[clarify] related` (docs/protocol.md §36): `suggest` (the default) returns up to three
@@ -157,6 +165,8 @@ impl Default for Config {
             mcp_max_routes: DEFAULT_MCP_MAX_ROUTES,
             mcp_elicit: ElicitPolicy::Requester,
             serve_allowed_origins: Vec::new(),
+            default_deciders: None,
+            people: None,
         }
     }
 }
@@ -252,6 +262,13 @@ impl Config {
                     ("origins", "origins like \"https://app.example.com\""),
                     |o| o.starts_with("https://") || o.starts_with("http://"),
                 )?;
+            }
+        }
+        if let Some(section) = get(root, "people") {
+            let p = src.table("people", section)?;
+            if let Some(v) = get(p, "default_deciders") {
+                config.default_deciders =
+                    Some(crate::people::read_deciders(src, "default_deciders", v)?);
             }
         }
         if let Some(section) = get(root, "audit") {
@@ -606,6 +623,32 @@ mod tests {
                 .unwrap()
                 .audit
                 .require_signatures
+        );
+    }
+
+    #[test]
+    fn people_default_deciders() {
+        let c = Config::parse(
+            "config.toml",
+            "[people]\ndefault_deciders = [\"role:lead\", \"alice\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.default_deciders.as_deref(),
+            Some(&["role:lead".to_owned(), "alice".to_owned()][..])
+        );
+        assert_eq!(
+            Config::parse("config.toml", "").unwrap().default_deciders,
+            None
+        );
+        let e = Config::parse("config.toml", "[people]\ndefault_deciders = [\"Role:x\"]\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("config.toml:2:21:"), "{e}");
+        let typo = Config::parse("config.toml", "[people]\ndefault_decider = []\n").unwrap_err();
+        assert!(
+            typo.to_string()
+                .contains("did you mean 'default_deciders'?"),
+            "{typo}"
         );
     }
 

@@ -1,5 +1,5 @@
 //! Tables of `.agentx/config.toml` where a typo weakens security (docs/protocol.md §31): an unknown key
-//! in `[audit]`, `[store]`, `[serve]`, `[mcp]`, `[github]` or a `[[notify]]` table is
+//! in `[audit]`, `[store]`, `[serve]`, `[mcp]`, `[people]`, `[github]` or a `[[notify]]` table is
 //! `CONFIG_INVALID` at its file:line:column with the nearest known key — `require_signature =
 //! true` in `[audit]` once turned signature enforcement off without a word. (Runner tables
 //! are checked where they are read, `routing::runners`.) Other tables may hold other tools'
@@ -33,6 +33,8 @@ pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("mcp", &["max_routes", "elicit"]),
+    // Who decides (docs/protocol.md §37): a typo here would widen it to everyone.
+    ("people", &["default_deciders"]),
     (
         "github",
         &[

@@ -48,6 +48,15 @@ pub enum ClarifyError {
         id: String,
         allowed: String,
     },
+    /// A person who is not among an escalated record's deciders (docs/protocol.md §37).
+    #[error("{} cannot {op} {id}: it is assigned to {}, and only they may decide it", who(actor), allowed.join(", "))]
+    NotAllowed {
+        /// The person, or `None` for a person nobody named (the CLI without `--as`).
+        actor: Option<String>,
+        op: String,
+        id: String,
+        allowed: Vec<String>,
+    },
     #[error("cannot {op} {id}: it is {status}; allowed: {allowed}")]
     InvalidTransition {
         op: String,
@@ -111,6 +120,14 @@ pub enum ClarifyError {
     /// §22); the message names the allowed values.
     #[error("{message}")]
     InvalidAnswer { message: String },
+}
+
+/// Who a refused decision was by: a named person, or someone nobody named.
+fn who(actor: &Option<String>) -> String {
+    match actor {
+        Some(name) => format!("'{}'", shown(name)),
+        None => String::from("a person who did not say who they are"),
+    }
 }
 
 /// What an id that was not found names: a delegation (`DLG-…`) or a clarification.
@@ -193,6 +210,7 @@ impl ClarifyError {
             | ClarifyError::NoLedger { .. }
             | ClarifyError::NoDelegations { .. } => ErrorCode::NotFound,
             ClarifyError::NotParticipant { .. } => ErrorCode::NotParticipant,
+            ClarifyError::NotAllowed { .. } => ErrorCode::NotAllowed,
             ClarifyError::InvalidTransition { .. } => ErrorCode::InvalidTransition,
             ClarifyError::IdempotencyConflict { .. } => ErrorCode::IdempotencyConflict,
             ClarifyError::InvalidWorkflow { .. } => ErrorCode::InvalidWorkflow,
@@ -331,6 +349,7 @@ error_codes! {
     MaxRoundsExceeded => "MAX_ROUNDS_EXCEEDED", Policy;
     NotFound => "NOT_FOUND", NotFound;
     NotParticipant => "NOT_PARTICIPANT", Policy;
+    NotAllowed => "NOT_ALLOWED", Policy;
     InvalidTransition => "INVALID_TRANSITION", Transition;
     IdempotencyConflict => "IDEMPOTENCY_CONFLICT", Policy;
     InvalidWorkflow => "INVALID_WORKFLOW", Input;

@@ -21,6 +21,7 @@ pub mod kinds;
 pub mod ledger;
 pub mod names;
 pub mod ops;
+pub mod people;
 pub mod replies;
 pub mod scope;
 pub mod workflow;

@@ -182,3 +182,22 @@ pub(crate) const AGENTX_TS: &str = r#"{
 pub(crate) fn agentx_ts() -> Value {
     serde_json::from_str(AGENTX_TS).unwrap_or(Value::Null)
 }
+
+/// One pending record from `from` to `to` (blocking: `BLOCK`), read from a minimal ledger:
+/// for functions that look at a record without the scope check that made it.
+pub(crate) fn record(from: &str, to: &str, blocking: bool) -> crate::ledger::Record {
+    let ledger = serde_json::json!({
+        "issueNumber": 42,
+        "clarifications": [{
+            "id": "CLR-42-001", "from": from, "to": to, "topic": "t", "blocking": blocking,
+            "status": "pending", "round": 1, "maxRounds": 3, "slaMinutes": 30,
+            "created": "2026-11-22T10:00:00.000Z",
+            "thread": [{"round": 1, "from": from, "type": "question", "body": "q?",
+                        "timestamp": "2026-11-22T10:00:00.000Z"}]
+        }]
+    });
+    Ledger::from_value("issue-42.json", &ledger, Some(42))
+        .unwrap()
+        .clarifications
+        .remove(0)
+}

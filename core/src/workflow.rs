@@ -31,6 +31,14 @@ pub struct Step {
     pub clarify_sla_minutes: u32,
     #[serde(default = "yes")]
     pub clarify_blocking_allowed: bool,
+    /// Who decides this step's escalated records (docs/protocol.md §37): people and
+    /// `role:<role>`; empty = the workspace's default. Omitted from JSON when empty, so
+    /// workflows without people read and print as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deciders: Vec<String>,
+    /// Who decides instead for a `BLOCK` record; empty = `deciders`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deciders_block: Vec<String>,
 }
 
 /// A step's SLA when it sets none (also a legacy record's without `slaMinutes`).
@@ -108,6 +116,10 @@ impl Workflow {
                 Some(v) => src.boolean("clarify_blocking_allowed", v)?,
                 None => true,
             };
+            let deciders = |name: &str| match key(name) {
+                Some(v) => crate::people::read_deciders(&src, name, v),
+                None => Ok(Vec::new()),
+            };
             steps.push(Step {
                 id,
                 agent,
@@ -115,6 +127,8 @@ impl Workflow {
                 clarify_max_rounds,
                 clarify_sla_minutes,
                 clarify_blocking_allowed,
+                deciders: deciders("deciders")?,
+                deciders_block: deciders("deciders_block")?,
             });
         }
         Ok(Workflow { steps })
@@ -132,6 +146,17 @@ impl Workflow {
                 return Err(bad(format!(
                     "step '{}' has an invalid agent '{}'",
                     step.id, step.agent
+                )));
+            }
+            if let Some(spec) = step
+                .deciders
+                .iter()
+                .chain(&step.deciders_block)
+                .find(|d| !crate::people::is_decider_spec(d))
+            {
+                return Err(bad(format!(
+                    "step '{}' names an invalid decider '{spec}': expected a person's name or role:<role>",
+                    step.id
                 )));
             }
             if let Some(bad_name) = step.can_clarify.iter().find(|a| check_agent(a).is_err()) {
@@ -320,6 +345,37 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("must be true or false"), "{e}");
+    }
+
+    #[test]
+    fn deciders_are_read_and_checked() {
+        let w = Workflow::parse(
+            "f.toml",
+            "[[steps]]\nid = \"s\"\nagent = \"e\"\ndeciders = [\"role:lead\", \"alice\"]\ndeciders_block = [\"role:cto\"]\n",
+        )
+        .unwrap();
+        assert_eq!(w.steps[0].deciders, ["role:lead", "alice"]);
+        assert_eq!(w.steps[0].deciders_block, ["role:cto"]);
+        let e = Workflow::parse(
+            "f.toml",
+            "[[steps]]\nid = \"s\"\nagent = \"e\"\ndeciders = [\"team:x\"]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("f.toml:4:13: deciders must hold"),
+            "{e}"
+        );
+        // JSON without deciders reads and prints as before.
+        let plain = Workflow::parse("f.toml", "[[steps]]\nid = \"s\"\nagent = \"e\"\n").unwrap();
+        let json = serde_json::to_value(&plain).unwrap();
+        assert!(json["steps"][0].get("deciders").is_none(), "{json}");
+        let mut bad = plain;
+        bad.steps[0].deciders = vec!["Bad".into()];
+        assert!(bad
+            .validate("f")
+            .unwrap_err()
+            .to_string()
+            .contains("invalid decider"));
     }
 
     #[test]

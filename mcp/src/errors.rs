@@ -65,6 +65,7 @@ mod tests {
                 | "BLOCKING_NOT_ALLOWED"
                 | "MAX_ROUNDS_EXCEEDED"
                 | "NOT_PARTICIPANT"
+                | "NOT_ALLOWED"
                 | "INVALID_TRANSITION"
                 | "IDEMPOTENCY_CONFLICT"
                 | "GATE_CLOSED"

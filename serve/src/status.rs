@@ -28,6 +28,9 @@ pub fn of_code(code: ErrorCode) -> StatusCode {
         // The workspace's own settings do not parse: the caller sent none, so it is the
         // server's fault (the CLI's user edits the file: exit 3 there).
         ErrorCode::ConfigInvalid => StatusCode::INTERNAL_SERVER_ERROR,
+        // The caller is known and may not decide this record (docs/protocol.md §37): the
+        // request is understood and refused for who sent it.
+        ErrorCode::NotAllowed => StatusCode::FORBIDDEN,
         other => of_class(other.class()),
     }
 }
@@ -56,6 +59,7 @@ mod tests {
             let expected = match code.as_str() {
                 "CONFIG_INVALID" => 500,
                 "NOT_FOUND" => 404,
+                "NOT_ALLOWED" => 403,
                 "SCOPE_VIOLATION"
                 | "BLOCKING_NOT_ALLOWED"
                 | "MAX_ROUNDS_EXCEEDED"

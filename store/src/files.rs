@@ -8,16 +8,18 @@ use std::path::{Path, PathBuf};
 use agentx_clarify_command::paths::{KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
 use agentx_clarify_command::store::delegations::{add_manifest, manifest_agent};
 use agentx_clarify_command::store::keys::{key_agent, key_path, KeyFile, KeyHalf};
-use agentx_clarify_command::{paths, run_log_name, Files, RUNS_DIR};
+use agentx_clarify_command::{paths, run_log_name, with_people, Files, RUNS_DIR};
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::{is_workflow_name, ClarificationId};
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
 use crate::{init, inside, io_error, read, DiskStore};
 
-impl Files for DiskStore {
-    fn load_config(&self) -> Result<Config, ClarifyError> {
+impl DiskStore {
+    /// `config.toml` without the people (what `load_people` checks names against).
+    fn config_alone(&self) -> Result<Config, ClarifyError> {
         let path = self.path(paths::CONFIG);
         let file = self.relative(&path);
         self.check_layout()?;
@@ -25,6 +27,29 @@ impl Files for DiskStore {
             .unwrap_or_default();
         read::set_max_file_bytes(config.max_file_bytes);
         Ok(config)
+    }
+
+    fn runner_config_alone(&self) -> Result<Config, ClarifyError> {
+        self.check_layout()?;
+        let path = self.path(paths::CONFIG);
+        let config = read::read_setting(&path, paths::CONFIG, |bytes| {
+            Config::parse_bytes_with_runners(paths::CONFIG, bytes)
+        })?
+        .unwrap_or_default();
+        read::set_max_file_bytes(config.max_file_bytes);
+        Ok(config)
+    }
+}
+
+impl Files for DiskStore {
+    fn load_config(&self) -> Result<Config, ClarifyError> {
+        let config = self.config_alone()?;
+        with_people(self, config)
+    }
+
+    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
+        let config = self.runner_config_alone()?;
+        with_people(self, config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -63,6 +88,21 @@ impl Files for DiskStore {
         Ok(workflows)
     }
 
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        let path = self.path(paths::PEOPLE);
+        let file = self.relative(&path);
+        let Some(bytes) = read::read_setting(&path, &file, |bytes| Ok(bytes.to_vec()))? else {
+            return Ok(People::default());
+        };
+        // The agents no person may be: a broken config.toml names the defaults' (the
+        // commands that read it report it themselves).
+        let config = self
+            .runner_config_alone()
+            .or_else(|_| self.config_alone())
+            .unwrap_or_default();
+        People::from_settings(&file, Some(&bytes), &config, &self.load_workflows()?)
+    }
+
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
         let mut manifests = Manifests::new();
         let dir = self.path(paths::AGENTS_DIR);
@@ -91,17 +131,6 @@ impl Files for DiskStore {
             }
         }
         Ok(manifests)
-    }
-
-    fn load_runner_config(&self) -> Result<Config, ClarifyError> {
-        self.check_layout()?;
-        let path = self.path(paths::CONFIG);
-        let config = read::read_setting(&path, paths::CONFIG, |bytes| {
-            Config::parse_bytes_with_runners(paths::CONFIG, bytes)
-        })?
-        .unwrap_or_default();
-        read::set_max_file_bytes(config.max_file_bytes);
-        Ok(config)
     }
 
     fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {

@@ -1,6 +1,6 @@
 //! The settings' stamp: what a long-lived process (`agentx serve`, an MCP server, the Node
 //! binding) looks at to know whether the workspace's settings changed since it read them,
-//! without reading them — `config.toml`, the workflow and manifest directories and each file
+//! without reading them — `config.toml`, `people.toml`, the workflow and manifest directories and each file
 //! in them, by their metadata (`lstat`: a link is stamped as the link, never followed).
 //!
 //! A directory's own stamp moves when a file is added, removed or renamed into it (an editor's
@@ -16,7 +16,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use agentx_clarify_command::paths::{AGENTS_DIR, CONFIG, WORKFLOWS_DIR};
+use agentx_clarify_command::paths::{AGENTS_DIR, CONFIG, PEOPLE, WORKFLOWS_DIR};
 
 use crate::DiskStore;
 
@@ -42,6 +42,8 @@ pub const SETTLED: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SettingsStamp {
     config: Meta,
+    /// `people.toml` (docs/protocol.md §37): who decides changes with it.
+    people: Meta,
     /// Each settings directory's own stamp, then its files' (name and stamp), by name.
     dirs: Vec<(Meta, Vec<(String, Meta)>)>,
     /// A time in it was too recent to tell a later save in the same tick apart.
@@ -54,6 +56,7 @@ impl DiskStore {
     /// The settings as they look now, their files listed.
     pub fn settings_stamp(&self) -> SettingsStamp {
         let config = meta(&self.path(CONFIG));
+        let people = meta(&self.path(PEOPLE));
         let dirs: Vec<(Meta, Vec<(String, Meta)>)> = DIRS
             .iter()
             .map(|dir| {
@@ -67,16 +70,25 @@ impl DiskStore {
                 .is_some_and(|(modified, ..)| since.is_none_or(|t| *modified >= t))
         };
         let racy = recent(&config)
+            || recent(&people)
             || dirs
                 .iter()
                 .any(|(own, files)| recent(own) || files.iter().any(|(_, m)| recent(m)));
-        SettingsStamp { config, dirs, racy }
+        SettingsStamp {
+            config,
+            people,
+            dirs,
+            racy,
+        }
     }
 
     /// Whether the settings still look as `stamp` says: the same `lstat`s again, no listing
     /// (a file added or removed shows in its directory's stamp).
     pub fn settings_unchanged(&self, stamp: &SettingsStamp) -> bool {
-        if stamp.racy || meta(&self.path(CONFIG)) != stamp.config {
+        if stamp.racy
+            || meta(&self.path(CONFIG)) != stamp.config
+            || meta(&self.path(PEOPLE)) != stamp.people
+        {
             return false;
         }
         DIRS.iter().zip(&stamp.dirs).all(|(dir, (own, files))| {

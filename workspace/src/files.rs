@@ -1,5 +1,5 @@
 //! The files side of the workspace handle: the workspace directory's files (`DiskStore`), with
-//! the settings — `config.toml`, the workflows, the capability manifests — read once through
+//! the settings — `config.toml`, `people.toml`, the workflows, the capability manifests — read once through
 //! the store's careful reader and then answered from memory. Everything else (keys, personas,
 //! run logs, `init`) goes to the directory as it is.
 
@@ -9,10 +9,12 @@ use std::sync::OnceLock;
 use agentx_clarify_command::store::keys::{KeyFile, KeyHalf};
 use agentx_clarify_command::{paths, Files};
 use agentx_clarify_core::delegation::Manifests;
+use agentx_clarify_core::people::{People, PeopleSettings};
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use agentx_clarify_store::{DiskStore, SettingsStamp, DEFAULT_MAX_FILE_BYTES};
 use agentx_clarify_store_any::Location;
 use serde_json::Value;
+use std::sync::Arc;
 
 use crate::settings::Settings;
 
@@ -26,6 +28,10 @@ pub struct WorkspaceFiles {
     stamp: Option<SettingsStamp>,
     workflows: OnceLock<Result<Workflows, ClarifyError>>,
     manifests: OnceLock<Result<Manifests, ClarifyError>>,
+    /// `people.toml`, read when first needed, once (stamped with the others).
+    people: OnceLock<Result<People, ClarifyError>>,
+    /// The people as every config carries them, built once from `people`.
+    people_settings: OnceLock<Result<Option<Arc<PeopleSettings>>, ClarifyError>>,
 }
 
 impl WorkspaceFiles {
@@ -49,6 +55,8 @@ impl WorkspaceFiles {
             stamp,
             workflows: OnceLock::new(),
             manifests: OnceLock::new(),
+            people: OnceLock::new(),
+            people_settings: OnceLock::new(),
         })
     }
 
@@ -86,6 +94,16 @@ impl WorkspaceFiles {
             .is_none_or(|s| self.disk.settings_unchanged(s))
     }
 
+    /// What every config this reading gives carries (docs/protocol.md §37).
+    fn people_settings(&self) -> Result<Option<Arc<PeopleSettings>>, ClarifyError> {
+        self.people_settings
+            .get_or_init(|| {
+                let workflows = self.workflows().as_ref().map_err(Clone::clone)?;
+                Ok(PeopleSettings::shared(self.load_people()?, workflows))
+            })
+            .clone()
+    }
+
     fn workflows(&self) -> &Result<Workflows, ClarifyError> {
         self.workflows.get_or_init(|| self.disk.load_workflows())
     }
@@ -107,7 +125,9 @@ impl WorkspaceFiles {
 
 impl Files for WorkspaceFiles {
     fn load_config(&self) -> Result<Config, ClarifyError> {
-        self.settings.config().cloned()
+        let mut config = self.settings.config()?.clone();
+        config.people = self.people_settings()?;
+        Ok(config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -120,8 +140,32 @@ impl Files for WorkspaceFiles {
             .clone()
     }
 
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        self.people
+            .get_or_init(|| {
+                let path = self.disk.path(paths::PEOPLE);
+                let Some(bytes) = agentx_clarify_store::read_settings(&path)? else {
+                    return Ok(People::default());
+                };
+                // The agents no person may be: a broken config.toml names the defaults'
+                // (the commands that read it report it themselves).
+                let settings = &self.settings;
+                let config = settings.runner_config().or_else(|_| settings.config());
+                let workflows = self.workflows().as_ref().map_err(Clone::clone)?;
+                People::from_settings(
+                    paths::PEOPLE,
+                    Some(&bytes),
+                    config.unwrap_or(&Config::default()),
+                    workflows,
+                )
+            })
+            .clone()
+    }
+
     fn load_runner_config(&self) -> Result<Config, ClarifyError> {
-        self.settings.runner_config().cloned()
+        let mut config = self.settings.runner_config()?.clone();
+        config.people = self.people_settings()?;
+        Ok(config)
     }
 
     fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {

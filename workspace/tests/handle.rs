@@ -134,3 +134,43 @@ fn a_part_that_does_not_parse_fails_only_what_needs_it() {
     assert!(store.load_config().is_ok());
     assert_eq!(ws.call("list", &json!({}), NOW)["ok"], true);
 }
+
+#[test]
+fn people_toml_is_one_more_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    init(root);
+    settle(root);
+    let ws = Workspace::open_watching(root, ProcessRunner::new(root)).unwrap();
+    // No people.toml: no people, as before people existed.
+    let first = ws.store().unwrap();
+    assert!(!first.load_people().unwrap().is_defined());
+    assert!(std::sync::Arc::ptr_eq(&first, &ws.store().unwrap()));
+
+    write(
+        root,
+        paths::PEOPLE,
+        "[people.alice]\nroles = [\"lead\"]\n[people.bob]\nroles = [\"lead\"]\n",
+    );
+    // A saved people.toml moves the stamp: the next look reads it.
+    let second = ws.store().unwrap();
+    assert_eq!(second.load_people().unwrap().names(), ["alice", "bob"]);
+    assert!(!first.load_people().unwrap().is_defined());
+
+    // The settings every command reads carry the people.
+    assert!(second.load_config().unwrap().people.is_some());
+    assert!(first.load_config().unwrap().people.is_none());
+
+    // An agent's name cannot be a person's; a broken people.toml fails the settings, as a
+    // broken config.toml does (who decides is part of every write that can escalate).
+    write(root, paths::PEOPLE, "[people.architect]\n");
+    let third = ws.store().unwrap();
+    let e = third.load_people().unwrap_err();
+    assert_eq!(e.code(), "CONFIG_INVALID", "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(".agentx/people.toml:1:9: 'architect' is an agent"),
+        "{e}"
+    );
+    assert_eq!(third.load_config().unwrap_err().code(), "CONFIG_INVALID");
+}

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod mcp;
 pub mod migrate;
 pub mod notify;
+pub mod people;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod signals;

@@ -117,7 +117,8 @@ impl<S: Store> Operations for Call<'_, S> {
 
     fn reopen(&self, c: Close) -> Out {
         let (from, message) = (c.from.as_deref(), c.message.as_deref());
-        Ok(crate::reopen::reopen(self.store, self.now(), &c.id, from, message)?.to_json())
+        let now = self.now();
+        Ok(crate::reopen::reopen_by(self.store, now, &c.id, from, message, self.by)?.to_json())
     }
 
     // A person's decision runs only through the server, as that person (`super::call_as`):

@@ -5,6 +5,7 @@
 
 use agentx_clarify_core::delegation::Manifests;
 use agentx_clarify_core::names::is_workflow_name;
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
@@ -13,14 +14,12 @@ use crate::store::delegations::{add_manifest, manifest_agent};
 use crate::store::keys::{key_agent, key_path, KeyFile, KeyHalf};
 use crate::store::paths::{self, KEYS_DIR, KEYS_GITIGNORE, KEYS_GITIGNORE_TEXT};
 use crate::store::runs::{run_log_name, RUNS_DIR};
-use crate::store::Files;
+use crate::store::{with_people, Files};
 
 impl Files for MemStore {
     fn load_config(&self) -> Result<Config, ClarifyError> {
-        match self.text(paths::CONFIG) {
-            None => Ok(Config::default()),
-            Some(bytes) => Config::parse_bytes(paths::CONFIG, &bytes),
-        }
+        let config = self.config_alone()?;
+        with_people(self, config)
     }
 
     fn load_workflows(&self) -> Result<Workflows, ClarifyError> {
@@ -40,6 +39,25 @@ impl Files for MemStore {
         Ok(workflows)
     }
 
+    fn load_people(&self) -> Result<People, ClarifyError> {
+        let bytes = self.file(paths::PEOPLE);
+        if bytes.is_none() {
+            return Ok(People::default());
+        }
+        // The agents no person may be: a broken config.toml names the defaults' (the
+        // commands that read it report it themselves).
+        let config = self
+            .runner_config_alone()
+            .or_else(|_| self.config_alone())
+            .unwrap_or_default();
+        People::from_settings(
+            paths::PEOPLE,
+            bytes.as_deref(),
+            &config,
+            &self.load_workflows()?,
+        )
+    }
+
     fn load_manifests(&self) -> Result<Manifests, ClarifyError> {
         let mut manifests = Manifests::new();
         for (name, bytes) in self.files_in(paths::AGENTS_DIR) {
@@ -51,10 +69,8 @@ impl Files for MemStore {
     }
 
     fn load_runner_config(&self) -> Result<Config, ClarifyError> {
-        match self.file(paths::CONFIG) {
-            None => Ok(Config::default()),
-            Some(bytes) => Config::parse_bytes_with_runners(paths::CONFIG, &bytes),
-        }
+        let config = self.runner_config_alone()?;
+        with_people(self, config)
     }
 
     fn read_persona(&self, path: &str) -> Result<Option<String>, ClarifyError> {
@@ -119,5 +135,22 @@ impl Files for MemStore {
             }
         }
         Ok(created)
+    }
+}
+
+impl MemStore {
+    /// `config.toml` without the people (what `load_people` checks names against).
+    fn config_alone(&self) -> Result<Config, ClarifyError> {
+        match self.text(paths::CONFIG) {
+            None => Ok(Config::default()),
+            Some(bytes) => Config::parse_bytes(paths::CONFIG, &bytes),
+        }
+    }
+
+    fn runner_config_alone(&self) -> Result<Config, ClarifyError> {
+        match self.file(paths::CONFIG) {
+            None => Ok(Config::default()),
+            Some(bytes) => Config::parse_bytes_with_runners(paths::CONFIG, &bytes),
+        }
     }
 }

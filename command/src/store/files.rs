@@ -4,18 +4,40 @@
 //! (`DiskStore`), or memory (`MemStore`); a database store never implements it.
 
 use agentx_clarify_core::delegation::Manifests;
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Workflows};
 use serde_json::Value;
 
 use crate::store::keys::{KeyFile, KeyHalf};
 
+/// `config` carrying the workspace's people (docs/protocol.md §37), for the writes that
+/// escalate and the decisions that check who decides; unchanged when no person is defined,
+/// so a workspace without `people.toml` writes exactly what it wrote before.
+pub fn with_people<F: Files + ?Sized>(
+    files: &F,
+    mut config: Config,
+) -> Result<Config, ClarifyError> {
+    let people = files.load_people()?;
+    if people.is_defined() {
+        let workflows = files.load_workflows()?;
+        config.people = agentx_clarify_core::people::PeopleSettings::shared(people, &workflows);
+    }
+    Ok(config)
+}
+
 /// A workspace's files. Reads never lock: a setting is read as it is when the command starts.
 pub trait Files {
-    /// `.agentx/config.toml`; defaults when absent.
+    /// `.agentx/config.toml`; defaults when absent. It carries the people of `people.toml`
+    /// ([`with_people`]): a `people.toml` that does not parse fails it as a bad
+    /// `config.toml` does (who decides is part of every write that can escalate).
     fn load_config(&self) -> Result<Config, ClarifyError>;
 
     /// Every workflow (parsed lazily, when a request uses it).
     fn load_workflows(&self) -> Result<Workflows, ClarifyError>;
+
+    /// `.agentx/people.toml` (docs/protocol.md §37), checked against the workspace's agents;
+    /// no people when absent (then every command behaves as before people existed).
+    fn load_people(&self) -> Result<People, ClarifyError>;
 
     /// Every capability manifest, by agent. A manifest that cannot be read or parsed is kept
     /// as its error (it fails only what needs that agent's manifest); only a directory that

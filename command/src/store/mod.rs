@@ -30,7 +30,7 @@ pub mod runs;
 mod sides;
 pub mod state;
 
-pub use files::Files;
+pub use files::{with_people, Files};
 pub use ledgers::{Clarifications, Delegations, LedgerKind, Ledgers};
 pub use sides::Sides;
 pub use state::State;

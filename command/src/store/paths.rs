@@ -17,6 +17,8 @@ pub const AGENTS_DIR: &str = ".agentx/agents/";
 /// Delegation ledgers, `issue-<n>.json` (docs/protocol.md §18).
 pub const DELEGATIONS_DIR: &str = ".agentx/state/delegations/";
 pub const CONFIG: &str = ".agentx/config.toml";
+/// The workspace's people and rotations (docs/protocol.md §37); absent: no people.
+pub const PEOPLE: &str = agentx_clarify_core::people::PEOPLE_FILE;
 pub const STATUS: &str = ".agentx/state/agent-status.json";
 /// Signing keys (docs/protocol.md §16): `<agent>.pub` (public) and `<agent>.key` (private, mode 0600).
 pub const KEYS_DIR: &str = ".agentx/keys/";
@@ -99,7 +101,7 @@ pub fn init_files() -> Vec<(String, &'static str)> {
 }
 
 /// The files of a conformance vector's `setup` (tests/vectors/README.md): the given workflows
-/// (else the defaults of docs/protocol.md §6.2), the settings, the ledgers (objects pretty-printed, strings
+/// (else the defaults of docs/protocol.md §6.2), the settings, the people, the ledgers (objects pretty-printed, strings
 /// as their exact bytes) and the statuses.
 pub fn setup_files(setup: &Value) -> Result<FileMap, ClarifyError> {
     let bad = |what: &str| ClarifyError::input(format!("setup: {what}"));
@@ -132,6 +134,13 @@ pub fn setup_files(setup: &Value) -> Result<FileMap, ClarifyError> {
             files.insert(CONFIG.to_owned(), text.as_bytes().to_vec());
         }
         Some(_) => return Err(bad("`config` must be TOML text")),
+    }
+    match setup.get("people") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(text)) => {
+            files.insert(PEOPLE.to_owned(), text.as_bytes().to_vec());
+        }
+        Some(_) => return Err(bad("`people` must be TOML text")),
     }
     match setup.get("ledgers") {
         None | Some(Value::Null) => {}

@@ -33,6 +33,10 @@ impl<F: Files, S> Files for Sides<F, S> {
         self.files.load_manifests()
     }
 
+    fn load_people(&self) -> Result<agentx_clarify_core::people::People, ClarifyError> {
+        self.files.load_people()
+    }
+
     fn load_runner_config(&self) -> Result<Config, ClarifyError> {
         self.files.load_runner_config()
     }

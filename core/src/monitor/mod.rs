@@ -96,7 +96,21 @@ impl Pass<'_> {
         let Some(record) = self.ledger.clarifications.get_mut(index) else {
             return;
         };
-        let at = record.append_signed(kind, MONITOR, body, self.now, self.signers);
+        let extra = match kind {
+            EntryKind::Escalation => {
+                let workflow = self.ledger.workflow.as_deref();
+                crate::people::escalation_fields(self.config, workflow, record, self.now)
+            }
+            _ => serde_json::Map::new(),
+        };
+        let entry = crate::ledger::NewEntry {
+            kind,
+            from: MONITOR,
+            body,
+            value: None,
+            extra,
+        };
+        let at = record.append_entry(entry, self.now, self.signers);
         if let Some(event) = Event::for_entry(issue, record, kind, MONITOR, body, at) {
             self.events.push(event);
         }

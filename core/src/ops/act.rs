@@ -230,6 +230,11 @@ pub fn act_noted(
         });
     }
 
+    // A person's decision on a record assigned to people is theirs only (docs/protocol.md §37).
+    if actor == HUMAN && matches!(op, Op::Resolve | Op::Abandon) {
+        let person = by.map(|a| a.by.as_str());
+        crate::people::check_decider(record, person, op.as_str())?;
+    }
     check_decision_note(action, status, &actor, id)?;
     let Drafted {
         kind,
@@ -244,6 +249,12 @@ pub fn act_noted(
         _ => serde_json::Map::new(),
     };
     extra.extend(noted);
+    if kind == EntryKind::Escalation {
+        let workflow = ledger.workflow.as_deref();
+        extra.extend(crate::people::escalation_fields(
+            config, workflow, record, now,
+        ));
+    }
     let entry = crate::ledger::NewEntry {
         kind,
         from: &author,

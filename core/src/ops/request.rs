@@ -262,8 +262,16 @@ pub(crate) enum Opening {
     New {
         issue: u32,
         limits: Limits,
-        escalate: Option<String>,
+        escalate: Option<Escalate>,
     },
+}
+
+/// The escalation a record is created with: its reason, and who it is assigned to when the
+/// settings define people (docs/protocol.md §37).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Escalate {
+    pub reason: String,
+    pub assigner: Option<crate::people::Assigner>,
 }
 
 /// Every guard of [`request_owned`], in order, on the ledger as it is.
@@ -361,7 +369,10 @@ pub(crate) fn decide_escalated(
             sla_minutes: DEFAULT_SLA_MINUTES,
             workflow: None,
         },
-        escalate: Some(reason.to_owned()),
+        escalate: Some(Escalate {
+            reason: reason.to_owned(),
+            assigner: crate::people::Assigner::of(config),
+        }),
     })
 }
 
@@ -509,8 +520,18 @@ pub(crate) fn open(
     )
     .into_iter()
     .collect();
-    if let Some(reason) = &escalate {
-        let at = record.append_signed(EntryKind::Escalation, AGENT_X, reason, now, signers);
+    if let Some(Escalate { reason, assigner }) = &escalate {
+        let workflow = ledger.workflow.as_deref().or(limits.workflow.as_deref());
+        let entry = crate::ledger::NewEntry {
+            kind: EntryKind::Escalation,
+            from: AGENT_X,
+            body: reason,
+            value: None,
+            extra: assigner
+                .as_ref()
+                .map_or_else(Map::new, |a| a.fields(workflow, &record, now)),
+        };
+        let at = record.append_entry(entry, now, signers);
         events.extend(Event::for_entry(
             issue,
             &record,

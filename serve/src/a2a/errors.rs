@@ -67,6 +67,7 @@ mod tests {
                 | "BLOCKING_NOT_ALLOWED"
                 | "MAX_ROUNDS_EXCEEDED"
                 | "NOT_PARTICIPANT"
+                | "NOT_ALLOWED"
                 | "IDEMPOTENCY_CONFLICT"
                 | "INVALID_WORKFLOW"
                 | "INVALID_INPUT"

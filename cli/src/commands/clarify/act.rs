@@ -5,7 +5,7 @@
 
 use agentx_clarify_command as commands;
 use agentx_clarify_core::call::store::{Answer, Close, FollowUp, Resolve};
-use agentx_clarify_core::ops::Action;
+use agentx_clarify_core::ops::{Action, Attribution};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Args;
@@ -35,6 +35,10 @@ pub struct CloseArgs {
     pub from: Option<String>,
     #[arg(short = 'm', long = "message", value_name = "TEXT")]
     pub message: Option<String>,
+    /// The person deciding, as .agentx/people.toml names them: a record assigned to people is
+    /// theirs to decide (docs/protocol.md §37)
+    #[arg(long = "as", value_name = "PERSON")]
+    pub as_person: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -49,11 +53,31 @@ pub struct ReopenArgs {
     /// Then route it to its target's runner again and print the outcome
     #[arg(long)]
     pub route: bool,
+    /// The person sending it back, as .agentx/people.toml names them (docs/protocol.md §37)
+    #[arg(long = "as", value_name = "PERSON")]
+    pub as_person: Option<String>,
 }
 
-/// Runs `action` on record `id`.
-pub fn run(ws: &Workspace, now: i64, json: bool, id: &str, action: &Action) -> Outcome {
-    print::mutation(json, &commands::act(ws, now, id, action)?)
+/// The person `--as` names: their entry is `human` with `by` and `via: "cli"`, as a
+/// person's through a server is (docs/protocol.md §23).
+pub fn person(name: Option<&str>) -> Option<Attribution> {
+    name.map(|by| Attribution {
+        by: by.to_owned(),
+        via: String::from("cli"),
+        reference: None,
+    })
+}
+
+/// Runs `action` on record `id`, by the person `--as` named when it did.
+pub fn run(
+    ws: &Workspace,
+    now: i64,
+    json: bool,
+    id: &str,
+    action: &Action,
+    by: Option<&Attribution>,
+) -> Outcome {
+    print::mutation(json, &commands::act_as(ws, now, id, action, by)?)
 }
 
 /// `resolve … [--supersedes ID,…]`.
@@ -64,11 +88,12 @@ pub fn resolve_run(
     id: &str,
     action: &Action,
     supersedes: &[String],
+    by: Option<&Attribution>,
 ) -> Outcome {
     if supersedes.is_empty() {
-        return run(ws, now, json, id, action);
+        return run(ws, now, json, id, action, by);
     }
-    let done = commands::search::resolve_superseding(ws, now, id, action, None, supersedes)?;
+    let done = commands::search::resolve_superseding(ws, now, id, action, by, supersedes)?;
     print::mutation(json, &done)
 }
 
@@ -136,6 +161,13 @@ fn typed_value(ws: &Workspace, id: &str, texts: &[String]) -> Result<Option<Valu
 pub fn reopen(ws: &Workspace, now: i64, json: bool, a: &ReopenArgs) -> Outcome {
     print::mutation(
         json,
-        &commands::reopen(ws, now, &a.id, a.from.as_deref(), a.message.as_deref())?,
+        &commands::reopen::reopen_by(
+            ws,
+            now,
+            &a.id,
+            a.from.as_deref(),
+            a.message.as_deref(),
+            person(a.as_person.as_deref()).as_ref(),
+        )?,
     )
 }

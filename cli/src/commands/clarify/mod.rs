@@ -197,28 +197,31 @@ pub fn run(
         } => {
             let a = act::answer(ws, id, from, body, &value)?;
             let id = a.id.clone();
-            act::run(ws, now, json, &id, &a.action()?)
+            act::run(ws, now, json, &id, &a.action()?, None)
         }
         Clarify::FollowUp { id, from, question } => {
             let f = act::follow_up(id, from, question);
             let id = f.id.clone();
-            act::run(ws, now, json, &id, &f.action())
+            act::run(ws, now, json, &id, &f.action(), None)
         }
         Clarify::Resolve(r) => {
+            let by = act::person(r.close.as_person.as_deref());
             let r = act::resolve(ws, r)?;
             let id = r.id.clone();
             let supersedes = r.supersedes.clone().unwrap_or_default();
-            act::resolve_run(ws, now, json, &id, &r.action(), &supersedes)
+            act::resolve_run(ws, now, json, &id, &r.action(), &supersedes, by.as_ref())
         }
         Clarify::Escalate(c) => {
+            let by = act::person(c.as_person.as_deref());
             let c = act::close(c);
             let id = c.id.clone();
-            act::run(ws, now, json, &id, &c.escalate())
+            act::run(ws, now, json, &id, &c.escalate(), by.as_ref())
         }
         Clarify::Abandon(c) => {
+            let by = act::person(c.as_person.as_deref());
             let c = act::close(c);
             let id = c.id.clone();
-            act::run(ws, now, json, &id, &c.abandon())
+            act::run(ws, now, json, &id, &c.abandon(), by.as_ref())
         }
         Clarify::List { issue, status, all } => {
             query::list(ws, json, &query::list_input(issue, &status, all))

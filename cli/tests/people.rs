@@ -1,0 +1,157 @@
+//! `agentx people list|check` (issue 43, docs/protocol.md §37): who is on call at `--now`, and
+//! the deciders lists that name nobody (exit 3).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+
+const PEOPLE: &str = "[people.alice]\nroles = [\"architecture\", \"lead\"]\ngithub = \"alice-gh\"\n\n[people.bob]\nroles = [\"lead\"]\n\n[[rotations]]\nrole = \"lead\"\npeople = [\"alice\", \"bob\"]\nevery = \"7d\"\nstart = \"2026-11-16T09:00:00Z\"\n";
+
+#[test]
+fn list_says_who_is_on_call_either_side_of_a_handover() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    let none = run([root.as_str(), "people", "list"]);
+    assert_eq!(none.code, 0, "{none:#?}");
+    assert!(none.stdout.contains("no people defined"), "{none:#?}");
+
+    std::fs::write(dir.path().join(".agentx/people.toml"), PEOPLE).unwrap();
+    let at = |now: &str| {
+        let out = run([root.as_str(), "--json", "--now", now, "people", "list"]);
+        assert_eq!(out.code, 0, "{out:#?}");
+        out.json()
+    };
+    let before = at("2026-11-23T08:59:00Z");
+    assert_eq!(before["onCall"][0]["person"], "alice");
+    assert_eq!(before["onCall"][0]["until"], "2026-11-23T09:00:00.000Z");
+    assert_eq!(before["onCall"][0]["next"], "bob");
+    assert_eq!(at("2026-11-23T09:01:00Z")["onCall"][0]["person"], "bob");
+    assert_eq!(before["people"][0]["github"], "alice-gh");
+
+    let text = run([
+        root.as_str(),
+        "--now",
+        "2026-11-23T09:01:00Z",
+        "people",
+        "list",
+    ]);
+    assert!(
+        text.stdout
+            .contains("lead: bob until 2026-11-30T09:00:00.000Z, then alice"),
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn check_reports_a_role_nobody_holds() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    std::fs::write(dir.path().join(".agentx/people.toml"), PEOPLE).unwrap();
+    let ok = run([root.as_str(), "people", "check"]);
+    assert_eq!(ok.code, 0, "{ok:#?}");
+
+    let config = dir.path().join(".agentx/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[people]\ndefault_deciders = [\"role:security\"]\n");
+    std::fs::write(&config, text).unwrap();
+    let bad = run([root.as_str(), "--json", "people", "check"]);
+    assert_eq!(bad.code, 3, "{bad:#?}");
+    assert_eq!(bad.code_str(), "CONFIG_INVALID");
+    let problems = bad.json()["problems"].clone();
+    assert!(
+        problems[0]
+            .as_str()
+            .unwrap()
+            .contains("role:security names a role nobody holds"),
+        "{problems}"
+    );
+
+    // A person named like an agent is refused where the file says it, for every command.
+    std::fs::write(
+        dir.path().join(".agentx/people.toml"),
+        "[people.engineer]\n",
+    )
+    .unwrap();
+    let refused = run([root.as_str(), "--json", "people", "list"]);
+    assert_eq!(refused.code, 3, "{refused:#?}");
+    assert!(
+        refused.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(".agentx/people.toml:1:9: 'engineer' is an agent"),
+        "{refused:#?}"
+    );
+}
+
+#[test]
+fn only_the_assigned_person_decides_on_the_cli() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    std::fs::write(dir.path().join(".agentx/people.toml"), PEOPLE).unwrap();
+    let now = ["--now", "2026-11-23T08:59:00Z"];
+    let ask = run([
+        root.as_str(),
+        now[0],
+        now[1],
+        "--json",
+        "clarify",
+        "ask",
+        "--issue",
+        "42",
+        "--from",
+        "engineer",
+        "--to",
+        "architect",
+        "--topic",
+        "Cache",
+        "--question",
+        "Redis?",
+    ]);
+    assert_eq!(ask.code, 0, "{ask:#?}");
+    let esc = run([
+        root.as_str(),
+        now[0],
+        now[1],
+        "--json",
+        "clarify",
+        "escalate",
+        "CLR-42-001",
+    ]);
+    assert_eq!(esc.code, 0, "{esc:#?}");
+    // No step names deciders for this record: every person is assigned.
+    let thread = esc.json()["clarification"]["thread"].clone();
+    assert_eq!(thread[1]["assigned"], serde_json::json!(["alice", "bob"]));
+    let resolve = |who: Option<&str>| {
+        let mut argv = vec![
+            root.as_str(),
+            "--json",
+            "clarify",
+            "resolve",
+            "CLR-42-001",
+            "-m",
+            "Redis.",
+        ];
+        if let Some(who) = who {
+            argv.extend(["--as", who]);
+        }
+        run(argv)
+    };
+    let nobody = resolve(None);
+    assert_eq!(nobody.code, 4, "{nobody:#?}");
+    assert_eq!(nobody.code_str(), "NOT_ALLOWED");
+    let stranger = resolve(Some("mallory"));
+    assert_eq!(stranger.code, 4, "{stranger:#?}");
+    assert!(
+        stranger.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("it is assigned to alice, bob"),
+        "{stranger:#?}"
+    );
+    let alice = resolve(Some("alice"));
+    assert_eq!(alice.code, 0, "{alice:#?}");
+    let last = alice.json()["clarification"]["thread"][2].clone();
+    assert_eq!(last["by"], "alice");
+    assert_eq!(last["via"], "cli");
+}
