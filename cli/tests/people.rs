@@ -155,3 +155,69 @@ fn only_the_assigned_person_decides_on_the_cli() {
     assert_eq!(last["by"], "alice");
     assert_eq!(last["via"], "cli");
 }
+
+#[test]
+fn a_persons_token_or_link_names_a_defined_person_once_there_are_people() {
+    let dir = workspace();
+    let root = dir.path();
+    // Before people.toml: any name, as before.
+    let early = json_in(root, &["tokens", "new", "--human", "carol"]);
+    assert_eq!(early.code, 0, "{early:#?}");
+
+    std::fs::write(root.join(".agentx/people.toml"), PEOPLE).unwrap();
+    let refused = json_in(root, &["tokens", "new", "--human", "mallory"]);
+    assert_eq!(refused.code, 3, "{refused:#?}");
+    assert_eq!(refused.code_str(), "INVALID_INPUT");
+    let why = refused.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        why.contains("'mallory' is not a person of .agentx/people.toml (people: alice, bob)"),
+        "{why}"
+    );
+    let link = json_in(
+        root,
+        &[
+            "tokens",
+            "link",
+            "--human",
+            "mallory",
+            "--url",
+            "http://127.0.0.1:1",
+        ],
+    );
+    assert_eq!(link.code, 3, "{link:#?}");
+    // A defined person's token, and an agent's (agents are not people), are made.
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "alice"]).code,
+        0
+    );
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--agent", "engineer"]).code,
+        0
+    );
+
+    // The early token keeps working and is listed as naming nobody defined.
+    let listed = json_in(root, &["tokens", "list"]).json();
+    let by_name = |n: &str| {
+        listed["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_name("carol")["definedPerson"], false, "{listed}");
+    assert_eq!(by_name("alice")["definedPerson"], true, "{listed}");
+    assert!(
+        by_name("engineer").get("definedPerson").is_none(),
+        "{listed}"
+    );
+    let text = run([root_arg(root).as_str(), "tokens", "list"]);
+    assert!(
+        text.stdout.contains("carol") && text.stdout.contains("(not a defined person)"),
+        "{text:#?}"
+    );
+}

@@ -164,6 +164,22 @@ fn account_name() -> Option<String> {
     })
 }
 
+/// The workspace's people (none without `people.toml`): a person's token or link names one
+/// of them once any is defined (docs/protocol.md §37).
+fn people(root: &Path) -> Result<agentx_clarify_core::people::People, ClarifyError> {
+    use agentx_clarify_command::store::Files as _;
+    agentx_clarify_a2a::open_workspace(root)?
+        .store()?
+        .load_people()
+}
+
+fn check_person(root: &Path, name: &str) -> Result<(), ClarifyError> {
+    match agentx_clarify_core::people::token_refusal(&people(root)?, name) {
+        Some(why) => Err(ClarifyError::input(why)),
+        None => Ok(()),
+    }
+}
+
 pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, ClarifyError> {
     let store = &tokens::open(root)?;
     match cmd {
@@ -175,6 +191,9 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
                     return Err(ClarifyError::input("give --human NAME or --agent NAME"))
                 }
             };
+            if kind == Kind::Human {
+                check_person(root, &name)?;
+            }
             let (token, secret) = tokens::new_token(store, kind, &name, now)?;
             // An agent's token names the agent of `/mcp` and `/a2a` as `--agent` does for
             // `agentx mcp`: the same warning when no workflow step runs it (issue 49).
@@ -208,11 +227,32 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             }
             Ok(0)
         }
-        Tokens::Link { human, url } => link(root, now, json, &human, &url),
+        Tokens::Link { human, url } => {
+            check_person(root, &human)?;
+            link(root, now, json, &human, &url)
+        }
         Tokens::List => {
             let all = store.load()?;
+            let people = people(root)?;
+            // Tokens made before people were defined keep working; the listing says which
+            // of them name nobody of people.toml.
+            let stray = |t: &tokens::Token| {
+                t.kind == Kind::Human && people.is_defined() && people.get(&t.name).is_none()
+            };
             if json {
-                let listed: Vec<_> = all.iter().map(tokens::Token::listed).collect();
+                let listed: Vec<_> = all
+                    .iter()
+                    .map(|t| {
+                        let mut v = t.listed();
+                        if let (true, Some(m)) = (
+                            people.is_defined() && t.kind == Kind::Human,
+                            v.as_object_mut(),
+                        ) {
+                            m.insert("definedPerson".into(), (!stray(t)).into());
+                        }
+                        v
+                    })
+                    .collect();
                 print::json(&json!({"ok": true, "tokens": listed}));
             } else if all.is_empty() {
                 print::text("no tokens (make one with `agentx tokens new --human NAME`)");
@@ -222,8 +262,13 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
                         || "never used".to_owned(),
                         |ms| format!("last used {}", agentx_clarify_core::time::format_ms(ms)),
                     );
+                    let note = if stray(t) {
+                        " (not a defined person)"
+                    } else {
+                        ""
+                    };
                     print::text(&format!(
-                        "{}  {:<6} {:<20} created {}, {used}",
+                        "{}  {:<6} {:<20} created {}, {used}{note}",
                         t.id,
                         t.kind.as_str(),
                         t.name,

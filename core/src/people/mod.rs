@@ -56,6 +56,19 @@ pub struct People {
     pub rotations: Vec<Rotation>,
 }
 
+/// Whether a person's token (or sign-in link) may be made for `name` (docs/protocol.md §37):
+/// once people are defined, only for one of them — a token for anyone else would decide as a
+/// name no deciders list can hold. `None` when it may, else why not.
+pub fn token_refusal(people: &People, name: &str) -> Option<String> {
+    if !people.is_defined() || people.get(name).is_some() {
+        return None;
+    }
+    Some(format!(
+        "'{name}' is not a person of .agentx/people.toml (people: {}); add [people.{name}] there first",
+        people.names().join(", ")
+    ))
+}
+
 impl People {
     /// Whether any person is defined (no `people.toml`, or one without `[people.*]`: none).
     pub fn is_defined(&self) -> bool {
