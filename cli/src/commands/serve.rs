@@ -231,53 +231,7 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             check_person(root, &human)?;
             link(root, now, json, &human, &url)
         }
-        Tokens::List => {
-            let all = store.load()?;
-            let people = people(root)?;
-            // Tokens made before people were defined keep working; the listing says which
-            // of them name nobody of people.toml.
-            let stray = |t: &tokens::Token| {
-                t.kind == Kind::Human && people.is_defined() && people.get(&t.name).is_none()
-            };
-            if json {
-                let listed: Vec<_> = all
-                    .iter()
-                    .map(|t| {
-                        let mut v = t.listed();
-                        if let (true, Some(m)) = (
-                            people.is_defined() && t.kind == Kind::Human,
-                            v.as_object_mut(),
-                        ) {
-                            m.insert("definedPerson".into(), (!stray(t)).into());
-                        }
-                        v
-                    })
-                    .collect();
-                print::json(&json!({"ok": true, "tokens": listed}));
-            } else if all.is_empty() {
-                print::text("no tokens (make one with `agentx tokens new --human NAME`)");
-            } else {
-                for t in &all {
-                    let used = t.last_used.map_or_else(
-                        || "never used".to_owned(),
-                        |ms| format!("last used {}", agentx_clarify_core::time::format_ms(ms)),
-                    );
-                    let note = if stray(t) {
-                        " (not a defined person)"
-                    } else {
-                        ""
-                    };
-                    print::text(&format!(
-                        "{}  {:<6} {:<20} created {}, {used}{note}",
-                        t.id,
-                        t.kind.as_str(),
-                        t.name,
-                        agentx_clarify_core::time::format_ms(t.created)
-                    ));
-                }
-            }
-            Ok(0)
-        }
+        Tokens::List => list(store, root, json),
         Tokens::Revoke { which } => {
             let t = tokens::revoke(store, &which)?;
             if json {
@@ -293,4 +247,54 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             Ok(0)
         }
     }
+}
+
+/// `tokens list`: every token, never its secret; a person's token that names nobody of
+/// `people.toml` is marked.
+fn list(store: &tokens::Tokens, root: &Path, json: bool) -> Result<i32, ClarifyError> {
+    let all = store.load()?;
+    let people = people(root)?;
+    // Tokens made before people were defined keep working; the listing says which
+    // of them name nobody of people.toml.
+    let stray = |t: &tokens::Token| {
+        t.kind == Kind::Human && people.is_defined() && people.get(&t.name).is_none()
+    };
+    if json {
+        let listed: Vec<_> = all
+            .iter()
+            .map(|t| {
+                let mut v = t.listed();
+                if let (true, Some(m)) = (
+                    people.is_defined() && t.kind == Kind::Human,
+                    v.as_object_mut(),
+                ) {
+                    m.insert("definedPerson".into(), (!stray(t)).into());
+                }
+                v
+            })
+            .collect();
+        print::json(&json!({"ok": true, "tokens": listed}));
+    } else if all.is_empty() {
+        print::text("no tokens (make one with `agentx tokens new --human NAME`)");
+    } else {
+        for t in &all {
+            let used = t.last_used.map_or_else(
+                || "never used".to_owned(),
+                |ms| format!("last used {}", agentx_clarify_core::time::format_ms(ms)),
+            );
+            let note = if stray(t) {
+                " (not a defined person)"
+            } else {
+                ""
+            };
+            print::text(&format!(
+                "{}  {:<6} {:<20} created {}, {used}{note}",
+                t.id,
+                t.kind.as_str(),
+                t.name,
+                agentx_clarify_core::time::format_ms(t.created)
+            ));
+        }
+    }
+    Ok(0)
 }
