@@ -13,11 +13,12 @@ use common::*;
 use serde_json::{json, Value};
 use serve_http::*;
 
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 7] = [
     "/",
     "/agents",
     "/audit",
     "/stats",
+    "/decisions",
     "/issues/7",
     "/clarifications/CLR-7-001",
 ];
