@@ -500,12 +500,15 @@ fn idle_connections_never_keep_a_signed_in_person_out() {
                     .iter()
                     .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
             );
+            // A bound on liveness, not a speed target (the figure is printed): before the
+            // fix the server never answered again. 1 s was missed once on a loaded 2-core
+            // machine while the other tests of this binary ran beside it.
             let started = Instant::now();
-            let r = try_request_within(server.port, "GET", path, &all, Duration::from_secs(1));
+            let r = try_request_within(server.port, "GET", path, &all, Duration::from_secs(5));
             let r =
-                r.unwrap_or_else(|| panic!("{path} under ({soft}, {hard}): no answer within 1 s"));
+                r.unwrap_or_else(|| panic!("{path} under ({soft}, {hard}): no answer within 5 s"));
             assert_eq!(r.status, 200, "{path} under ({soft}, {hard}): {r:?}");
-            assert!(started.elapsed() < Duration::from_secs(1));
+            assert!(started.elapsed() < Duration::from_secs(5));
             eprintln!(
                 "{path} under ({soft}, {hard}) beside 1,200 idle connections: {:?}",
                 started.elapsed()
