@@ -156,18 +156,18 @@ fn export(ws: &Workspace, json: bool, a: &ExportArgs) -> Outcome {
     Ok(0)
 }
 
-/// Writes `text` to `path` unless it already holds it; a temporary file renamed over it, so
-/// an interrupted export leaves the old file or the new one, never half of one.
+/// Writes `text` to `path` unless it already holds it, through the store's atomic writer (a
+/// link at `path` is refused, the temporary file is created new beside it and renamed over
+/// it), so an interrupted export leaves the old file or the new one, never half of one.
 fn write_if_changed(path: &Path, text: &str) -> Result<Wrote, ClarifyError> {
+    agentx_clarify_store::refuse_symlink(path)?;
     let wrote = match std::fs::read(path) {
         Ok(old) if old == text.as_bytes() => return Ok(Wrote::Unchanged),
         Ok(_) => Wrote::Updated,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Wrote::New,
         Err(e) => return Err(io(path, &e)),
     };
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, &e))?;
+    agentx_clarify_store::write_atomic(path, text.as_bytes())?;
     Ok(wrote)
 }
 
