@@ -197,6 +197,13 @@ impl State for AnyState {
         each!(self, s => s.after_monitor(config))
     }
 
+    fn search_index(
+        &self,
+        probe: &agentx_clarify_core::search::probe::Probe,
+    ) -> Option<agentx_clarify_core::search::probe::Candidates> {
+        each!(self, s => s.search_index(probe))
+    }
+
     fn read_doc(&self, name: &str) -> Result<Option<String>, ClarifyError> {
         each!(self, s => s.read_doc(name))
     }

@@ -188,4 +188,11 @@ impl<F, S: State> State for Sides<F, S> {
     fn after_monitor(&self, config: &Config) {
         self.state.after_monitor(config);
     }
+
+    fn search_index(
+        &self,
+        probe: &agentx_clarify_core::search::probe::Probe,
+    ) -> Option<agentx_clarify_core::search::probe::Candidates> {
+        self.state.search_index(probe)
+    }
 }

@@ -10,6 +10,7 @@
 //! argument.
 
 use agentx_clarify_core::delegation::DelegationLedger;
+use agentx_clarify_core::search::probe::{Candidates, Probe};
 use agentx_clarify_core::{ClarifyError, Config, Ledger, Statuses};
 
 use crate::store::delegations::{DelegationRead, IssueWrite};
@@ -206,4 +207,12 @@ pub trait State: Ledgers<Clarifications> + Ledgers<Delegations> {
     /// Housekeeping after a monitor run that may write (a file store removes the temp files
     /// of writers that crashed). Best effort, never fails a command.
     fn after_monitor(&self, _config: &Config) {}
+
+    /// The store's own search engine (docs/protocol.md §36): the best candidates of `probe`,
+    /// ranked by the core's key, or `None` when the store has none or cannot use it now (a
+    /// missing, outdated or locked index) — the caller then scans, which gives the same
+    /// answer more slowly. An index is never needed for a correct answer.
+    fn search_index(&self, _probe: &Probe) -> Option<Candidates> {
+        None
+    }
 }

@@ -8,6 +8,7 @@
 //! sequence). The same rule ranks `related` at ask time.
 
 mod filter;
+pub mod probe;
 pub mod reuse;
 pub mod supersede;
 
@@ -145,9 +146,22 @@ pub fn text_score(q: &[String], r: &Record) -> u8 {
         r.first_question().unwrap_or_default()
     ));
     asked.retain(|w| !is_stop_word(w));
-    let qn = q.len() as u64;
-    let (found, common) = (shared(q, &all), shared(q, &asked));
-    let union = (qn + asked.len() as u64 - common).max(1);
+    score_of(
+        q.len() as u64,
+        shared(q, &all),
+        shared(q, &asked),
+        asked.len() as u64,
+    )
+}
+
+/// The text score from its counts: `qn` query words, `found` of them in the record's text,
+/// `common` in its asked words, of which it has `asked_len` (what an index reads instead of
+/// the record, [`probe`]).
+pub fn score_of(qn: u64, found: u64, common: u64, asked_len: u64) -> u8 {
+    if qn == 0 {
+        return 0;
+    }
+    let union = (qn + asked_len).saturating_sub(common).max(1);
     // 100 · (3·found/qn + common/union) / 4, in integers.
     let num = 100 * (3 * found * union + common * qn) + 2 * qn * union;
     let score = num / (4 * qn * union);
@@ -241,6 +255,16 @@ pub fn search<'a>(
 /// How many records an ask's `related` holds at most.
 pub const MAX_RELATED: usize = 3;
 
+/// What `related` looks at: resolved records of other issues than `issue`.
+fn related_filter(issue: u32) -> Filter {
+    Filter {
+        statuses: vec![Status::Resolved],
+        not_issue: Some(issue),
+        limit: Some(MAX_RELATED),
+        ..Filter::default()
+    }
+}
+
 /// The `related` records of an ask on `issue` (docs/protocol.md §36): resolved records of
 /// other issues that are of the asked field or score at least `min_score`, best first, at
 /// most [`MAX_RELATED`]. They are suggestions: nothing is resolved by them.
@@ -250,12 +274,7 @@ pub fn related<'a>(
     min_score: u8,
     candidates: impl IntoIterator<Item = (u32, &'a Record)>,
 ) -> Vec<Hit> {
-    let filter = Filter {
-        statuses: vec![Status::Resolved],
-        not_issue: Some(issue),
-        limit: Some(MAX_RELATED),
-        ..Filter::default()
-    };
+    let filter = related_filter(issue);
     let q = query_words(query.text);
     let mut hits: Vec<Hit> = candidates
         .into_iter()

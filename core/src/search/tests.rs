@@ -180,3 +180,74 @@ fn related_are_resolved_records_of_other_issues_above_the_score_or_of_the_field(
         .iter()
         .all(|h| h.status == Status::Resolved));
 }
+
+/// What an index does with a probe: counts from each record's [`probe::Indexed`] entry, the
+/// core's key, the best `limit` — the order a scan gives, for search and for `related`.
+fn by_probe(p: &probe::Probe, ls: &[Ledger]) -> Vec<String> {
+    let mut keyed: Vec<(probe::RankKey, String)> = candidates(ls)
+        .into_iter()
+        .filter(|(n, r)| p.filter.admits(*n, r))
+        .filter_map(|(n, r)| {
+            let ix = probe::indexed(n, r);
+            let counts = probe::Counts {
+                issue: n,
+                seq: ix.seq,
+                same_field: p.field.is_some() && p.field == ix.field,
+                found: shared(&p.words, &ix.all),
+                common: shared(&p.words, &ix.asked),
+                asked_len: ix.asked.len() as u64,
+                last_ms: ix.last_ms,
+            };
+            Some((p.key(&counts)?, ix.id))
+        })
+        .collect();
+    keyed.sort_by(|a, b| b.0.cmp(&a.0));
+    keyed.truncate(p.limit);
+    keyed.into_iter().map(|(_, id)| id).collect()
+}
+
+#[test]
+fn an_index_probe_gives_the_scans_order() {
+    let ls = ledgers();
+    let texts = [
+        "cache",
+        "Redis cache eviction",
+        "scope",
+        "",
+        "or the",
+        "nothing here",
+    ];
+    for text in texts {
+        for field in [None, Some("cache.backend")] {
+            let q = Query { text, field };
+            for filter in [
+                Filter::default(),
+                Filter {
+                    limit: Some(1),
+                    ..Filter::default()
+                },
+            ] {
+                let scan: Vec<String> = search(&q, &filter, candidates(&ls))
+                    .into_iter()
+                    .map(|h| h.id)
+                    .collect();
+                assert_eq!(
+                    by_probe(&probe::Probe::search(&q, &filter), &ls),
+                    scan,
+                    "{text:?}"
+                );
+            }
+            for min in [0, 40, 90] {
+                let scan: Vec<String> = related(&q, 42, min, candidates(&ls))
+                    .into_iter()
+                    .map(|h| h.id)
+                    .collect();
+                assert_eq!(
+                    by_probe(&probe::Probe::related(&q, 42, min), &ls),
+                    scan,
+                    "{text:?}"
+                );
+            }
+        }
+    }
+}
