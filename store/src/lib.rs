@@ -14,6 +14,8 @@ pub mod clock;
 mod delegations;
 mod feed;
 mod files;
+#[cfg(feature = "fulltext")]
+mod fulltext;
 mod index;
 mod init;
 mod inside;

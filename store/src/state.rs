@@ -278,6 +278,14 @@ impl State for DiskStore {
         Ok(changed.finish())
     }
 
+    #[cfg(feature = "fulltext")]
+    fn search_index(
+        &self,
+        probe: &agentx_clarify_core::search::probe::Probe,
+    ) -> Option<agentx_clarify_core::search::probe::Candidates> {
+        crate::fulltext::search(self, probe)
+    }
+
     fn after_monitor(&self, config: &Config) {
         let listed = self
             .listed_temps
