@@ -275,6 +275,7 @@ impl DiskStore {
         index.put_keys(&index::minus(new, old))?;
         write_atomic(path, bytes)?;
         clock::bench_commit();
+        index.journal_written(issue);
         index.drop_keys(&index::minus(old, new));
         if !marked {
             index.unmark(u64::from(issue));

@@ -273,3 +273,63 @@ fn an_unreadable_ledger_is_reported_as_the_scan_reports_it() {
     );
     assert_eq!(found.hits, scanned(&store, &q, &Filter::default()));
 }
+
+fn meta(root: &Path) -> String {
+    std::fs::read_to_string(root.join(".agentx/index/search/meta.json")).unwrap()
+}
+
+fn write_through(store: &DiskStore, l: Ledger) {
+    let config = agentx_clarify_core::Config::default();
+    store
+        .update_ledger(l.issue_number, &config, "test", |_| {
+            Ok((Some(l.clone()), ()))
+        })
+        .unwrap();
+}
+
+#[test]
+fn the_stores_own_writes_are_read_from_the_journal_not_by_listing() {
+    let (dir, store) = workspace(60);
+    // A full pass validates the active index's stamp: the directory is explained from here.
+    read_all(&store).unwrap();
+    same_answers(&store);
+    let committed = meta(dir.path());
+    let mut l = varied(5);
+    l.clarifications[0].topic = "zebra crossing".into();
+    write_through(&store, l);
+    let q = Query {
+        text: "zebra",
+        field: None,
+    };
+    let hits = search(&store, &q, &Filter::default()).unwrap().hits;
+    assert_eq!(
+        hits.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(),
+        ["CLR-5-001"]
+    );
+    same_answers(&store);
+    assert_eq!(
+        meta(dir.path()),
+        committed,
+        "a journalled write made a commit"
+    );
+    // More journalled ledgers than a search reads itself: they are committed.
+    for i in 61..=140 {
+        write_through(&store, varied(i));
+    }
+    same_answers(&store);
+    assert_ne!(meta(dir.path()), committed);
+    // A write nobody journalled: the listing finds it.
+    let mut l = varied(7);
+    l.clarifications[1].topic = "okapi".into();
+    put(dir.path(), &l);
+    let q = Query {
+        text: "okapi",
+        field: None,
+    };
+    let hits = search(&store, &q, &Filter::default()).unwrap().hits;
+    assert_eq!(
+        hits.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(),
+        ["CLR-7-002"]
+    );
+    same_answers(&store);
+}

@@ -123,6 +123,20 @@ impl Probe {
         }
     }
 
+    /// The counts of a record this probe looks at, from its index entry (what an index that
+    /// holds a ledger newer than its own entries computes for that ledger's records).
+    pub fn counts(&self, ix: &Indexed) -> Counts {
+        Counts {
+            issue: ix.issue,
+            seq: ix.seq,
+            same_field: self.field.is_some() && self.field == ix.field,
+            found: super::shared(&self.words, &ix.all),
+            common: super::shared(&self.words, &ix.asked),
+            asked_len: ix.asked.len() as u64,
+            last_ms: ix.last_ms,
+        }
+    }
+
     /// The rank key of a matched record, or `None` when the core's rule makes it no hit.
     pub fn key(&self, c: &Counts) -> Option<RankKey> {
         let qn = self.words.len() as u64;

@@ -189,16 +189,7 @@ fn by_probe(p: &probe::Probe, ls: &[Ledger]) -> Vec<String> {
         .filter(|(n, r)| p.filter.admits(*n, r))
         .filter_map(|(n, r)| {
             let ix = probe::indexed(n, r);
-            let counts = probe::Counts {
-                issue: n,
-                seq: ix.seq,
-                same_field: p.field.is_some() && p.field == ix.field,
-                found: shared(&p.words, &ix.all),
-                common: shared(&p.words, &ix.asked),
-                asked_len: ix.asked.len() as u64,
-                last_ms: ix.last_ms,
-            };
-            Some((p.key(&counts)?, ix.id))
+            Some((p.key(&p.counts(&ix))?, ix.id))
         })
         .collect();
     keyed.sort_by(|a, b| b.0.cmp(&a.0));

@@ -11,7 +11,7 @@
 //! current, and a ledger modified that close to its indexing is read again at the next
 //! catch-up, until a quiet listing settles both.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -52,31 +52,100 @@ fn file_stamp(path: &Path) -> Option<FileStamp> {
     })
 }
 
-/// The commit payload: the format, the directory's stamp and when it was listed.
-pub fn payload(dir: FileStamp, listed_ns: u64) -> String {
-    json!({"format": FORMAT, "dir": [dir.ino, dir.mtime, dir.len], "listedNs": listed_ns})
+/// What a commit says of itself (its payload): the directory's stamp and when it was listed;
+/// how much of the journal it covers, and the active index's count of invalidations when
+/// that stamp explained the directory (`None`: it did not).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    pub dir: [u64; 3],
+    pub listed_ns: u64,
+    pub journal: u64,
+    pub invalidations: Option<u64>,
+}
+
+impl Committed {
+    pub fn payload(&self) -> String {
+        json!({
+            "format": FORMAT,
+            "dir": self.dir,
+            "listedNs": self.listed_ns,
+            "journal": self.journal,
+            "invalidations": self.invalidations,
+        })
         .to_string()
+    }
+
+    /// The payload of a commit of this format; `None` for any other.
+    pub fn parse(payload: Option<&str>) -> Option<Committed> {
+        let p: Value = serde_json::from_str(payload?).ok()?;
+        if p.get("format").and_then(Value::as_u64) != Some(FORMAT) {
+            return None;
+        }
+        let dir: Vec<u64> = p
+            .get("dir")?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        Some(Committed {
+            dir: dir.try_into().ok()?,
+            listed_ns: p.get("listedNs").and_then(Value::as_u64).unwrap_or(0),
+            journal: p.get("journal").and_then(Value::as_u64).unwrap_or(u64::MAX),
+            invalidations: p.get("invalidations").and_then(Value::as_u64),
+        })
+    }
+
+    /// Whether the index is current for the directory as it is now.
+    pub fn is_current(&self, store: &DiskStore) -> bool {
+        let Some(now) = file_stamp(&store.path(CLARIFICATIONS_DIR)) else {
+            return false;
+        };
+        self.dir == [now.ino, now.mtime, now.len]
+            && self.listed_ns.saturating_sub(now.mtime) >= RACY_NS
+    }
 }
 
-/// Whether an index committed with `payload` is current for the directory as it is now.
-pub fn is_current(store: &DiskStore, payload: Option<&str>) -> bool {
-    let Some(p) = payload.and_then(|p| serde_json::from_str::<Value>(p).ok()) else {
-        return false;
-    };
-    let Some(now) = file_stamp(&store.path(CLARIFICATIONS_DIR)) else {
-        return false;
-    };
-    let dir = [now.ino, now.mtime, now.len];
-    let listed = p.get("listedNs").and_then(Value::as_u64).unwrap_or(0);
-    p.get("format").and_then(Value::as_u64) == Some(FORMAT)
-        && p.get("dir") == Some(&json!(dir))
-        && listed.saturating_sub(now.mtime) >= RACY_NS
+/// How far the journal goes (its length), 0 when there is none.
+fn journal_len(store: &DiskStore) -> u64 {
+    std::fs::symlink_metadata(store.index.journal_path()).map_or(0, |m| m.len())
 }
 
-/// The format an index was committed with (an older one is rebuilt).
-pub fn format_of(payload: Option<&str>) -> Option<u64> {
-    let p: Value = serde_json::from_str(payload?).ok()?;
-    p.get("format").and_then(Value::as_u64)
+/// What the journal says changed since a commit: the ledgers it names, where its complete
+/// lines end, and the directory's stamp it explains.
+pub struct Journalled {
+    pub dirty: BTreeSet<u32>,
+    pub end: u64,
+    pub dir: FileStamp,
+}
+
+/// The ledgers journalled since commit `c` — `None` when the journal cannot say (no
+/// explaining stamp, or another count of invalidations than the commit's: a change no
+/// writer of this store journalled). The directory is stamped before and after the stamp's
+/// check: a write after that shows as a directory unlike the one a commit names.
+pub fn journalled_since(store: &DiskStore, c: &Committed) -> Option<Journalled> {
+    use std::io::{Read as _, Seek as _};
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let clar = store.path(CLARIFICATIONS_DIR);
+    let dir = file_stamp(&clar)?;
+    let k = store.index.explained()?;
+    if c.invalidations != Some(k) || file_stamp(&clar) != Some(dir) {
+        return None;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(store.index.journal_path())
+        .ok()?;
+    file.seek(std::io::SeekFrom::Start(c.journal)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let text = std::str::from_utf8(bytes.get(..complete)?).ok()?;
+    Some(Journalled {
+        dirty: text.lines().filter_map(|l| l.parse().ok()).collect(),
+        end: c.journal + complete as u64,
+        dir,
+    })
 }
 
 /// Every ledger file's stamp, by issue.
@@ -163,6 +232,9 @@ pub fn catch_up(
     f: &Fields,
 ) -> tantivy::Result<usize> {
     let io = |e: std::io::Error| tantivy::TantivyError::from(e);
+    // Taken before the listing: what is journalled or changed after it is read again.
+    let invalidations = store.index.explained();
+    let journal = journal_len(store);
     let dir = file_stamp(&store.path(CLARIFICATIONS_DIR)).unwrap_or_default();
     let listed = ns(SystemTime::now());
     let files = listing(store).map_err(io)?;
@@ -181,8 +253,45 @@ pub fn catch_up(
     for issue in known.keys().filter(|n| !files.contains_key(n)) {
         w.delete_term(Term::from_field_u64(f.issue, u64::from(*issue)));
     }
-    let mut commit = w.prepare_commit()?;
-    commit.set_payload(&payload(dir, listed));
-    commit.commit()?;
+    let committed = Committed {
+        dir: [dir.ino, dir.mtime, dir.len],
+        listed_ns: listed,
+        journal,
+        invalidations,
+    };
+    commit(w, &committed)?;
     Ok(read)
+}
+
+fn commit(w: &mut IndexWriter<TantivyDocument>, c: &Committed) -> tantivy::Result<()> {
+    let mut prepared = w.prepare_commit()?;
+    prepared.set_payload(&c.payload());
+    prepared.commit()?;
+    Ok(())
+}
+
+/// Indexes again the ledgers the journal names since `c` and commits the index as current
+/// for the directory the journal explained (`journalled_since`).
+pub fn catch_up_journalled(
+    store: &DiskStore,
+    w: &mut IndexWriter<TantivyDocument>,
+    f: &Fields,
+    c: &Committed,
+    j: &Journalled,
+) -> tantivy::Result<()> {
+    let (dir, listed) = (j.dir, ns(SystemTime::now()));
+    for issue in &j.dirty {
+        w.delete_term(Term::from_field_u64(f.issue, u64::from(*issue)));
+        let path = store.path(&agentx_clarify_command::paths::ledger_path(*issue));
+        if let Some(stamp) = file_stamp(&path) {
+            reindex(store, w, f, *issue, stamp, listed)?;
+        }
+    }
+    let committed = Committed {
+        dir: [dir.ino, dir.mtime, dir.len],
+        listed_ns: listed,
+        journal: j.end,
+        invalidations: c.invalidations,
+    };
+    commit(w, &committed)
 }

@@ -23,6 +23,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 use crate::DiskStore;
+use catch_up::{Committed, Journalled};
 use schema::Fields;
 
 /// How long a search waits for another process's catch-up before it scans instead.
@@ -64,7 +65,7 @@ fn open_existing(path: &std::path::Path) -> tantivy::Result<Open> {
         return Err(tantivy::TantivyError::SchemaError("another schema".into()));
     }
     let payload = index.load_metas()?.payload;
-    if catch_up::format_of(payload.as_deref()) != Some(catch_up::FORMAT) {
+    if Committed::parse(payload.as_deref()).is_none() {
         return Err(tantivy::TantivyError::SchemaError("another format".into()));
     }
     let reader = index
@@ -100,10 +101,57 @@ fn create(path: &std::path::Path) -> tantivy::Result<Open> {
     })
 }
 
+/// What the index needs before it answers.
+enum Plan {
+    /// Nothing: it is current.
+    Current,
+    /// Only the ledgers the journal names since its commit are newer.
+    Journalled(Committed, Journalled),
+    /// A catch-up over the listing (no commit yet, or a change nobody journalled).
+    CatchUp,
+}
+
+/// How many journalled ledgers a search reads itself rather than committing them first.
+const FRESH_MAX: usize = 64;
+
 impl Open {
-    fn is_current(&self, store: &DiskStore) -> bool {
-        let payload = self.reader.searcher().index().load_metas().ok();
-        catch_up::is_current(store, payload.and_then(|m| m.payload).as_deref())
+    /// A searcher and the commit it reads, the two taken together (another process may
+    /// commit between reading the metas and reloading).
+    fn snapshot(&self) -> Result<(tantivy::Searcher, Option<Committed>), Unusable> {
+        for _ in 0..5 {
+            let metas = self.index.load_metas()?;
+            self.reader.reload()?;
+            let searcher = self.reader.searcher();
+            let read: Vec<_> = searcher
+                .segment_readers()
+                .iter()
+                .map(|r| (r.segment_id(), r.delete_opstamp()))
+                .collect();
+            let committed: Vec<_> = metas
+                .segments
+                .iter()
+                .map(|m| (m.id(), m.delete_opstamp()))
+                .collect();
+            let mut a = read;
+            let mut b = committed;
+            a.sort();
+            b.sort();
+            if a == b {
+                return Ok((searcher, Committed::parse(metas.payload.as_deref())));
+            }
+        }
+        Err(Unusable::Busy)
+    }
+
+    fn plan(store: &DiskStore, committed: Option<Committed>) -> Plan {
+        match committed {
+            Some(c) if c.is_current(store) => Plan::Current,
+            Some(c) => match catch_up::journalled_since(store, &c) {
+                Some(j) => Plan::Journalled(c, j),
+                None => Plan::CatchUp,
+            },
+            None => Plan::CatchUp,
+        }
     }
 
     /// The writer, waiting for another process's catch-up up to [`WRITER_WAIT`].
@@ -113,29 +161,68 @@ impl Open {
             match self.index.writer_with_num_threads(1, WRITER_MEMORY) {
                 Ok(w) => return Some(w),
                 Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(10))
+                    std::thread::sleep(Duration::from_millis(10));
                 }
                 Err(_) => return None,
             }
         }
     }
 
-    /// Brings the index up to date unless it is.
-    fn up_to_date(&self, store: &DiskStore) -> Result<(), Unusable> {
-        if self.is_current(store) {
-            return Ok(());
-        }
+    /// Commits what the index lacks, under the writer, planned again once it is held
+    /// (another process may have caught up meanwhile).
+    fn commit_up_to_date(&self, store: &DiskStore) -> Result<(), Unusable> {
         let mut w = self.writer().ok_or(Unusable::Busy)?;
-        self.reader.reload()?;
-        // Another process may have caught up while this one waited for the lock.
-        if !self.is_current(store) {
-            let searcher = self.reader.searcher();
-            catch_up::catch_up(store, &searcher, &mut w, &self.fields)?;
-            w.wait_merging_threads()?;
-            self.reader.reload()?;
+        let (searcher, committed) = self.snapshot()?;
+        match Self::plan(store, committed) {
+            Plan::Current => return Ok(()),
+            Plan::Journalled(c, j) => {
+                catch_up::catch_up_journalled(store, &mut w, &self.fields, &c, &j)?;
+            }
+            Plan::CatchUp => {
+                catch_up::catch_up(store, &searcher, &mut w, &self.fields)?;
+            }
         }
+        w.wait_merging_threads()?;
         Ok(())
     }
+
+    /// Answers `probe`: from the index as committed, with the few journalled ledgers read
+    /// beside it, or after committing what it lacks.
+    fn answer(&self, store: &DiskStore, probe: &Probe) -> Result<Candidates, Unusable> {
+        let (searcher, committed) = self.snapshot()?;
+        let fresh = match Self::plan(store, committed) {
+            Plan::Current => rank::Fresh::default(),
+            Plan::Journalled(_, j) if j.dirty.len() <= FRESH_MAX => fresh(store, j.dirty),
+            Plan::Journalled(..) | Plan::CatchUp => {
+                self.commit_up_to_date(store)?;
+                let (searcher, _) = self.snapshot()?;
+                return Ok(rank::run(
+                    &searcher,
+                    &self.fields,
+                    probe,
+                    &rank::Fresh::default(),
+                )?);
+            }
+        };
+        Ok(rank::run(&searcher, &self.fields, probe, &fresh)?)
+    }
+}
+
+/// The journalled ledgers, read.
+fn fresh(store: &DiskStore, issues: std::collections::BTreeSet<u32>) -> rank::Fresh {
+    use agentx_clarify_command::State as _;
+    let mut out = rank::Fresh::default();
+    for n in &issues {
+        match store.read_ledger(*n) {
+            Ok(Some(l)) => out
+                .records
+                .extend(l.clarifications.into_iter().map(|r| (*n, r))),
+            Ok(None) => {}
+            Err(_) => out.unreadable.push(*n),
+        }
+    }
+    out.issues = issues;
+    out
 }
 
 /// The index, opened or (missing, corrupt, another format) made anew.
@@ -155,8 +242,7 @@ pub fn search(store: &DiskStore, probe: &Probe) -> Option<Candidates> {
     // overflows) rather than fail. Either way the next search starts from a new index.
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let open = open(store).ok_or(Unusable::Broken)?;
-        open.up_to_date(store)?;
-        Ok(rank::run(&open.reader.searcher(), &open.fields, probe)?)
+        open.answer(store, probe)
     }));
     match run {
         Ok(Ok(found)) => Some(found),

@@ -8,9 +8,12 @@
 //! and `same_field`.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
-use agentx_clarify_core::search::probe::{latest_superseder, Candidates, Counts, Probe, RankKey};
+use agentx_clarify_core::search::probe::{
+    indexed, latest_superseder, Candidates, Counts, Indexed, Probe, RankKey,
+};
+use agentx_clarify_core::Record;
 use tantivy::collector::{Collector, DocSetCollector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
@@ -49,10 +52,28 @@ fn unmatched_can_hit(p: &Probe) -> bool {
     p.words.is_empty() || p.min_score == Some(0)
 }
 
-/// The query of probe `p`.
-pub fn query(p: &Probe, f: &Fields) -> Box<dyn Query> {
+/// Ledgers newer than their documents in the index (journalled since its commit): left out
+/// of the index's answers and looked at in the ledgers themselves.
+#[derive(Debug, Default)]
+pub struct Fresh {
+    pub issues: BTreeSet<u32>,
+    pub records: Vec<(u32, Record)>,
+    pub unreadable: Vec<u32>,
+}
+
+fn not_issue(f: &Fields, n: u32) -> (Occur, Box<dyn Query>) {
+    let t = Term::from_field_u64(f.issue, u64::from(n));
+    (
+        Occur::MustNot,
+        Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
+    )
+}
+
+/// The query of probe `p`, leaving out the ledgers in `fresh`.
+pub fn query(p: &Probe, f: &Fields, fresh: &Fresh) -> Box<dyn Query> {
     let base = p.words.len() as f32 + 1.0;
     let mut clauses = vec![must(exact(f.kind, RECORD))];
+    clauses.extend(fresh.issues.iter().map(|n| not_issue(f, *n)));
     let filter = &p.filter;
     if !filter.statuses.is_empty() {
         let any = filter
@@ -202,8 +223,15 @@ fn u64_of(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
 }
 
-/// Who superseded `id`: every record whose resolutions name it, the latest wins.
-fn superseder(s: &Searcher, f: &Fields, id: &str) -> tantivy::Result<Option<String>> {
+/// Who superseded `id`: every record whose resolutions name it (the index's, but for the
+/// fresh ledgers, whose own records count), the latest wins.
+fn superseder(
+    s: &Searcher,
+    f: &Fields,
+    id: &str,
+    fresh: &[Indexed],
+    left_out: &BTreeSet<u32>,
+) -> tantivy::Result<Option<String>> {
     let q = TermQuery::new(
         Term::from_field_text(f.supersedes, id),
         IndexRecordOption::Basic,
@@ -211,10 +239,13 @@ fn superseder(s: &Searcher, f: &Fields, id: &str) -> tantivy::Result<Option<Stri
     let mut named_by = Vec::new();
     for addr in s.search(&q, &DocSetCollector)? {
         let doc: TantivyDocument = s.doc(addr)?;
+        let issue = u32::try_from(u64_of(&doc, f.issue)).unwrap_or(u32::MAX);
         let Some(by) = text_of(&doc, f.id).into_iter().next() else {
             continue;
         };
-        let issue = u32::try_from(u64_of(&doc, f.issue)).unwrap_or(u32::MAX);
+        if left_out.contains(&issue) {
+            continue;
+        }
         let seq = u64_of(&doc, f.seq);
         for pair in text_of(&doc, f.superseded_at) {
             let Some((old, at)) = pair.rsplit_once(' ') else {
@@ -226,41 +257,65 @@ fn superseder(s: &Searcher, f: &Fields, id: &str) -> tantivy::Result<Option<Stri
             }
         }
     }
+    for r in fresh {
+        for (old, at) in r.supersedes.iter().filter(|(old, _)| old == id) {
+            let _ = old;
+            named_by.push((*at, r.issue, r.seq, r.id.clone()));
+        }
+    }
     Ok(latest_superseder(&named_by))
 }
 
-/// The ledgers indexed as unreadable (a probe with an issue filter is never run here).
-fn unreadable(s: &Searcher, f: &Fields, p: &Probe) -> tantivy::Result<Vec<u32>> {
+/// The ledgers indexed as unreadable, and the fresh ones that are (a probe with an issue
+/// filter is never run here).
+fn unreadable(s: &Searcher, f: &Fields, p: &Probe, fresh: &Fresh) -> tantivy::Result<Vec<u32>> {
     let q = TermQuery::new(
         Term::from_field_text(f.kind, UNREADABLE),
         IndexRecordOption::Basic,
     );
-    let mut out = Vec::new();
+    let mut out = fresh.unreadable.clone();
     for addr in s.search(&q, &DocSetCollector)? {
         let doc: TantivyDocument = s.doc(addr)?;
         let n = u32::try_from(u64_of(&doc, f.issue)).unwrap_or(u32::MAX);
-        if p.filter.not_issue != Some(n) {
+        if !fresh.issues.contains(&n) {
             out.push(n);
         }
     }
+    out.retain(|n| p.filter.not_issue != Some(*n));
     out.sort_unstable();
+    out.dedup();
     Ok(out)
 }
 
-/// Runs probe `p`: the best records, who superseded them, the unreadable ledgers.
-pub fn run(s: &Searcher, f: &Fields, p: &Probe) -> tantivy::Result<Candidates> {
-    let top = s.search(&*query(p, f), &Best { probe: p.clone() })?;
-    let mut out = Candidates::default();
-    for (_, addr) in top {
+/// Runs probe `p`: the best records of the index and of the fresh ledgers, who superseded
+/// them, the unreadable ledgers.
+pub fn run(s: &Searcher, f: &Fields, p: &Probe, fresh: &Fresh) -> tantivy::Result<Candidates> {
+    let top = s.search(&*query(p, f, fresh), &Best { probe: p.clone() })?;
+    let mut best: Vec<(RankKey, u32, String)> = Vec::new();
+    for (key, addr) in top {
         let doc: TantivyDocument = s.doc(addr)?;
         let issue = u32::try_from(u64_of(&doc, f.issue)).unwrap_or(u32::MAX);
         if let Some(id) = text_of(&doc, f.id).into_iter().next() {
-            if let Some(by) = superseder(s, f, &id)? {
-                out.superseded_by.insert(id.clone(), by);
-            }
-            out.records.push((issue, id));
+            best.push((key, issue, id));
         }
     }
-    out.unreadable = unreadable(s, f, p)?;
+    let entries: Vec<Indexed> = fresh.records.iter().map(|(n, r)| indexed(*n, r)).collect();
+    for ((n, r), ix) in fresh.records.iter().zip(&entries) {
+        if p.filter.admits(*n, r) {
+            if let Some(key) = p.key(&p.counts(ix)) {
+                best.push((key, *n, ix.id.clone()));
+            }
+        }
+    }
+    best.sort_by_key(|b| Reverse(b.0));
+    best.truncate(p.limit);
+    let mut out = Candidates::default();
+    for (_, issue, id) in best {
+        if let Some(by) = superseder(s, f, &id, &entries, &fresh.issues)? {
+            out.superseded_by.insert(id.clone(), by);
+        }
+        out.records.push((issue, id));
+    }
+    out.unreadable = unreadable(s, f, p, fresh)?;
     Ok(out)
 }

@@ -51,6 +51,8 @@ pub(crate) struct Index {
     dir: PathBuf,
     /// The clarifications directory it indexes.
     ledgers: PathBuf,
+    /// Its writers journal what they wrote for the search index (clarifications only).
+    journal: bool,
 }
 
 /// What a full pass learnt about one ledger file.
@@ -84,6 +86,7 @@ impl Index {
         Index {
             dir: root.join(INDEX_DIR),
             ledgers,
+            journal: true,
         }
     }
 
@@ -93,6 +96,7 @@ impl Index {
         Index {
             dir: root.join(INDEX_DIR).join("delegations"),
             ledgers,
+            journal: false,
         }
     }
 
@@ -175,6 +179,47 @@ impl Index {
                 boot: s.boot,
             })
         });
+    }
+
+    /// The search index's journal (docs/protocol.md §36): the issue of every ledger this
+    /// store's writers wrote, one per line, appended after the write and before the session
+    /// advances the stamp. While the stamp explains the directory, the journal names every
+    /// ledger written since the search index's commit, so a search reads those instead of
+    /// listing the directory.
+    pub(crate) fn journal_path(&self) -> PathBuf {
+        self.dir.join("search-journal")
+    }
+
+    /// Journals a write of ledger `issue`. A journal that cannot be appended to must not be
+    /// trusted: the stamp is invalidated, and searches list the directory until a rebuild.
+    pub(crate) fn journal_written(&self, issue: u32) {
+        if !self.journal {
+            return;
+        }
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let appended = self.ensure().is_ok()
+            && std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(crate::atomic::NEW_FILE_MODE)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(self.journal_path())
+                .and_then(|mut f| f.write_all(format!("{issue}\n").as_bytes()))
+                .is_ok();
+        if !appended {
+            self.invalidate();
+        }
+    }
+
+    /// The stamp's count of invalidations when it explains the directory as it is now:
+    /// every change since is by this store's writers, each finished and journalled.
+    #[cfg_attr(not(feature = "fulltext"), allow(dead_code))]
+    pub(crate) fn explained(&self) -> Option<u64> {
+        let stamp = stamp::read(&self.lock_path(), &self.stamp_path());
+        stamp
+            .matches(DirStamp::of(&self.ledgers))
+            .then_some(stamp.invalidations)
     }
 
     /// Records that ledger `issue` can need action, durably, before the ledger is written.
