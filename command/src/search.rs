@@ -100,6 +100,10 @@ pub fn search<S: Store>(
     query: &Query<'_>,
     filter: &Filter,
 ) -> Result<Searched, ClarifyError> {
+    // One issue's ledger that cannot be read is the command's failure, as for `list`.
+    if let Some(n) = filter.issue {
+        store.read_ledger(n)?;
+    }
     let probe = Probe::search(query, filter);
     let ranked = by_index(store, &probe, |records| {
         search::search(query, filter, records.iter().map(|(n, r)| (*n, r)))
@@ -108,6 +112,20 @@ pub fn search<S: Store>(
         return Ok(Searched { hits, errors });
     }
     let (ledgers, errors) = ledgers(store, filter.issue)?;
+    if filter.issue.is_some() {
+        // A decision of this issue may have been superseded from another one.
+        let query_hits = search::search(
+            query,
+            filter,
+            ledgers
+                .iter()
+                .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r))),
+        );
+        let mut hits = query_hits;
+        let (every, _) = read_all(store)?;
+        supersede::mark(&mut hits, &supersede::superseded_by(&every));
+        return Ok(Searched { hits, errors });
+    }
     Ok(Searched {
         hits: rank(&ledgers, query, filter),
         errors,

@@ -30,7 +30,8 @@ use super::schema::{ledger_doc, record_doc, Fields, FileStamp, LEDGER, UNREADABL
 use crate::DiskStore;
 
 /// Bumped when what the index holds changes: an index of another format is rebuilt.
-pub const FORMAT: u64 = 1;
+/// 2: every document has every fast field.
+pub const FORMAT: u64 = 2;
 
 /// How close to a modification a listing is racy: a generous clock tick (filesystems keep
 /// coarse times; network filesystems, the server's).

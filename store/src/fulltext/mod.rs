@@ -64,10 +64,6 @@ fn open_existing(path: &std::path::Path) -> tantivy::Result<Open> {
     if index.schema() != schema {
         return Err(tantivy::TantivyError::SchemaError("another schema".into()));
     }
-    let payload = index.load_metas()?.payload;
-    if Committed::parse(payload.as_deref()).is_none() {
-        return Err(tantivy::TantivyError::SchemaError("another format".into()));
-    }
     let reader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -118,9 +114,12 @@ impl Open {
     /// A searcher and the commit it reads, the two taken together (another process may
     /// commit between reading the metas and reloading).
     fn snapshot(&self) -> Result<(tantivy::Searcher, Option<Committed>), Unusable> {
-        for _ in 0..5 {
+        for attempt in 0..5 {
             let metas = self.index.load_metas()?;
-            self.reader.reload()?;
+            // The reader opened the segments a moment ago: reloaded only when they differ.
+            if attempt > 0 {
+                self.reader.reload()?;
+            }
             let searcher = self.reader.searcher();
             let read: Vec<_> = searcher
                 .segment_readers()
@@ -137,7 +136,12 @@ impl Open {
             a.sort();
             b.sort();
             if a == b {
-                return Ok((searcher, Committed::parse(metas.payload.as_deref())));
+                let committed = Committed::parse(metas.payload.as_deref());
+                // Segments under a payload of another format (or none): an older index.
+                if committed.is_none() && !a.is_empty() {
+                    return Err(Unusable::Broken);
+                }
+                return Ok((searcher, committed));
             }
         }
         Err(Unusable::Busy)
@@ -233,9 +237,7 @@ fn open(store: &DiskStore) -> Option<Open> {
 
 /// Runs `probe` on the index, brought up to date first; `None`: scan instead.
 pub fn search(store: &DiskStore, probe: &Probe) -> Option<Candidates> {
-    // One ledger is read faster than the index is opened, and its read error is the
-    // search's, as in a scan.
-    if probe.filter.issue.is_some() || probe.words.len() > rank::MAX_WORDS {
+    if probe.words.len() > rank::MAX_WORDS {
         return None;
     }
     // The library trusts its own files: a damaged segment can panic in it (a bound

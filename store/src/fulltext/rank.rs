@@ -72,7 +72,12 @@ fn not_issue(f: &Fields, n: u32) -> (Occur, Box<dyn Query>) {
 /// The query of probe `p`, leaving out the ledgers in `fresh`.
 pub fn query(p: &Probe, f: &Fields, fresh: &Fresh) -> Box<dyn Query> {
     let base = p.words.len() as f32 + 1.0;
-    let mut clauses = vec![must(exact(f.kind, RECORD))];
+    // Only records have words and fields: the `kind` clause is needed where a record may
+    // match on its filters alone.
+    let mut clauses = Vec::new();
+    if unmatched_can_hit(p) {
+        clauses.push(must(exact(f.kind, RECORD)));
+    }
     clauses.extend(fresh.issues.iter().map(|n| not_issue(f, *n)));
     let filter = &p.filter;
     if !filter.statuses.is_empty() {
@@ -98,25 +103,40 @@ pub fn query(p: &Probe, f: &Fields, fresh: &Fresh) -> Box<dyn Query> {
             Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
         ));
     }
-    let mut scored: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    for w in &p.words {
-        scored.push(term(f.all, w, 1.0));
-        scored.push(term(f.asked, w, base));
-    }
-    if let Some(field) = &p.field {
-        scored.push(term(f.field, field, base * base));
-    }
+    let all = p.words.iter().map(|w| term(f.all, w, 1.0));
+    let asked = p.words.iter().map(|w| term(f.asked, w, base));
+    let field = p
+        .field
+        .as_ref()
+        .map(|field| term(f.field, field, base * base));
     if unmatched_can_hit(p) {
         // Every filtered record is a hit: the word clauses only score (optional beside the
         // `kind` clause that every record matches).
-        clauses.extend(scored);
+        clauses.extend(all.chain(asked).chain(field));
         return Box::new(BooleanQuery::with_minimum_required_clauses(clauses, 0));
     }
+    // A record must have one of the words or the field; `related` without a field, as many
+    // words as its minimum score needs at least.
+    let any: Vec<_> = all.chain(field).collect();
+    let needed = match (p.min_score, &p.field) {
+        (Some(min), None) => least_found(p.words.len(), min),
+        _ => 1,
+    };
     clauses.push((
         Occur::Must,
-        Box::new(BooleanQuery::with_minimum_required_clauses(scored, 1)),
+        Box::new(BooleanQuery::with_minimum_required_clauses(any, needed)),
     ));
-    Box::new(BooleanQuery::new(clauses))
+    // The asked words only score: every one is in the record's words too.
+    clauses.extend(asked);
+    Box::new(BooleanQuery::with_minimum_required_clauses(clauses, 0))
+}
+
+/// The fewest of `qn` words a record must have for a score of `min`: the score is at most
+/// 75·found/qn + 25.5 (all its asked words shared), so found ≥ qn·(min − 25.5)/75 — taken
+/// down to a whole number below that, never less than 1.
+fn least_found(qn: usize, min: u8) -> usize {
+    let bound = qn * usize::from(min.saturating_sub(26)) / 75;
+    bound.max(1)
 }
 
 /// Keeps the best `limit` keys.
@@ -266,8 +286,7 @@ fn superseder(
     Ok(latest_superseder(&named_by))
 }
 
-/// The ledgers indexed as unreadable, and the fresh ones that are (a probe with an issue
-/// filter is never run here).
+/// The ledgers indexed as unreadable, and the fresh ones that are.
 fn unreadable(s: &Searcher, f: &Fields, p: &Probe, fresh: &Fresh) -> tantivy::Result<Vec<u32>> {
     let q = TermQuery::new(
         Term::from_field_text(f.kind, UNREADABLE),
@@ -281,7 +300,7 @@ fn unreadable(s: &Searcher, f: &Fields, p: &Probe, fresh: &Fresh) -> tantivy::Re
             out.push(n);
         }
     }
-    out.retain(|n| p.filter.not_issue != Some(*n));
+    out.retain(|n| p.filter.not_issue != Some(*n) && p.filter.issue.is_none_or(|i| i == *n));
     out.sort_unstable();
     out.dedup();
     Ok(out)
