@@ -4,7 +4,8 @@
 //   and bindings-wasm's node_modules; AGENTX_BIN and CHROMIUM override the paths)
 // A real `agentx serve` on a workspace where issue 7 decided a cache and issue 8 superseded
 // it. Signed in by the server's one-time link, the person opens Decisions from the menu: the
-// decisions are listed, the superseded one says by what; the search box finds the records
+// decisions are listed, the superseded one says by what; the search box (the page's, and the
+// inbox's below what needs a person) finds the records
 // with the query's words marked; markup a question holds stays text (no element, no script
 // run); any console error or failed request fails the test. Screenshots: docs/screenshots/.
 import { test, before, after } from 'node:test'
@@ -127,6 +128,16 @@ test('the decisions, what superseded one, and a search with its words marked', a
   assert.equal(await page.locator('main b').count(), 0)
   assert.equal(await page.evaluate(() => window.__pwned), undefined)
   assert.match(await page.locator('main').innerText(), /<b>session<\/b>/)
+
+  // The inbox's search box, below what needs a person, searches the same way.
+  await page.goto(new URL('/', link).href)
+  const find = page.getByRole('search', { name: 'Search every record' })
+  await find.getByLabel('Asked or decided before?').fill('session cache redis')
+  await find.getByRole('button', { name: 'Search' }).click()
+  await page.waitForURL((u) => u.pathname === '/decisions' && u.searchParams.get('q') === 'session cache redis', WAIT)
+  assert.equal(await hits.count(), 2)
+  assert.ok((await page.locator('ol.hits mark').allInnerTexts()).includes('Redis'))
+  assert.equal(await page.evaluate(() => window.__pwned), undefined)
 
   const desk = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   const wide = watch(await desk.newPage())

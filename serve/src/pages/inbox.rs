@@ -21,6 +21,13 @@ use crate::hub::App;
 
 const PAGE: usize = 50;
 
+/// The search over every record and decision (the Decisions page's, §36), after the page's
+/// records: the first screen stays what needs a person.
+const SEARCH_FORM: &str = "<form method=\"get\" action=\"/decisions\" role=\"search\" \
+     class=\"find\" aria-label=\"Search every record\"><label for=\"find\">Asked or decided \
+     before?</label> <input type=\"search\" id=\"find\" name=\"q\" \
+     placeholder=\"session cache\"> <button type=\"submit\">Search</button></form>";
+
 #[derive(Deserialize, Default, Clone)]
 pub struct Filters {
     #[serde(default)]
@@ -231,6 +238,7 @@ pub fn render_rows(
         }
     }
     out.push_str(&pager(f, page, total));
+    out.push_str(SEARCH_FORM);
     (needs_you, out)
 }
 
