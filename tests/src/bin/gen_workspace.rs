@@ -6,6 +6,10 @@
 //! `--due PCT`: PCT % of the ledgers hold a record past its SLA, the rest are finished;
 //! `--open PCT`: PCT % of the ledgers hold open work that is not due (an answered record
 //! nobody resolved, a question asked a minute ago), the rest are finished (issue 27).
+//! `--vocab`: each ledger's topics and questions also name two of 60 subjects (by its
+//! number), so a search for one subject matches about 3 % of the ledgers while the
+//! template's own words match them all (issue 45's search benchmark; the entry hashes are
+//! not recomputed, which search never checks).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -23,6 +27,7 @@ fn main() {
         std::process::exit(2);
     };
     let mixed = args.iter().any(|a| a == "--mixed");
+    let vocab = args.iter().any(|a| a == "--vocab");
     let finished = args.iter().any(|a| a == "--finished");
     let due: Option<u64> = args
         .iter()
@@ -59,7 +64,11 @@ fn main() {
     .unwrap();
     let mut bytes = 0usize;
     for i in 1..=n {
-        let text = ledger(i, kind(i), now).to_pretty_json();
+        let mut l = ledger(i, kind(i), now);
+        if vocab {
+            with_subjects(&mut l, i);
+        }
+        let text = l.to_pretty_json();
         bytes += text.len();
         std::fs::write(clar.join(format!("issue-{i}.json")), text).expect("write a ledger");
     }
@@ -70,4 +79,82 @@ fn main() {
         bytes / usize::try_from(n.max(1)).unwrap(),
         clar.display()
     );
+}
+
+/// The subjects of `--vocab`.
+const SUBJECTS: [&str; 60] = [
+    "redis",
+    "postgres",
+    "kafka",
+    "csv",
+    "billing",
+    "retention",
+    "auth",
+    "sso",
+    "oauth",
+    "saml",
+    "graphql",
+    "grpc",
+    "webhook",
+    "cron",
+    "s3",
+    "cdn",
+    "dns",
+    "tls",
+    "jwt",
+    "rbac",
+    "audit",
+    "gdpr",
+    "invoice",
+    "refund",
+    "tax",
+    "currency",
+    "locale",
+    "timezone",
+    "pagination",
+    "search",
+    "upload",
+    "thumbnail",
+    "video",
+    "email",
+    "sms",
+    "push",
+    "slack",
+    "teams",
+    "jira",
+    "github",
+    "terraform",
+    "helm",
+    "kubernetes",
+    "docker",
+    "nginx",
+    "envoy",
+    "prometheus",
+    "grafana",
+    "sentry",
+    "datadog",
+    "feature",
+    "flag",
+    "rollout",
+    "canary",
+    "migration",
+    "backfill",
+    "sharding",
+    "replica",
+    "failover",
+    "backup",
+];
+
+/// Names subjects `i % 60` and `i / 60 % 60` in ledger `l`'s topics and questions.
+fn with_subjects(l: &mut agentx_clarify_core::Ledger, i: u64) {
+    let a = SUBJECTS[usize::try_from(i % 60).unwrap()];
+    let b = SUBJECTS[usize::try_from(i / 60 % 60).unwrap()];
+    for r in &mut l.clarifications {
+        r.topic = format!("{a} {}", r.topic);
+        for e in &mut r.thread {
+            if e.kind == agentx_clarify_core::ledger::EntryKind::Question {
+                e.body = format!("{} ({b})", e.body);
+            }
+        }
+    }
 }
