@@ -229,7 +229,7 @@ fn counts_query(probe: &Probe) -> Option<Sql> {
         // limit's ties with them.
         let limit = sql.bind(i64::try_from(probe.limit).unwrap_or(i64::MAX), "int8");
         let order = format!(
-            " ORDER BY 4 DESC, s.last_ms DESC, s.issue, s.seq < 0, s.seq FETCH FIRST {limit} ROWS WITH TIES"
+            " ORDER BY 4 DESC, s.last_ms DESC, s.issue, s.seq < 0, s.seq FETCH FIRST ({limit}) ROWS WITH TIES"
         );
         (String::from("0"), String::from("0"), order)
     } else {
@@ -240,20 +240,23 @@ fn counts_query(probe: &Probe) -> Option<Sql> {
             .filter(|w| w.len() <= LEXEME_MAX)
             .collect();
         let words = sql.bind(probe.words.clone(), "text[]");
-        // A word is in `rest` when too long for a lexeme, or past a huge record's lexemes.
-        let mut any = vec![format!("(s.rest IS NOT NULL AND s.rest && {words})")];
-        if !short.is_empty() {
-            let tsquery = sql.bind(any_of(&short), "text");
-            any.push(format!("s.words @@ {tsquery}::tsquery"));
+        // `related` with a minimum score of 0 takes records that share no word too.
+        if probe.min_score != Some(0) {
+            // A word is in `rest` when too long for a lexeme, or past a huge record's lexemes.
+            let mut any = vec![format!("(s.rest IS NOT NULL AND s.rest && {words})")];
+            if !short.is_empty() {
+                let tsquery = sql.bind(any_of(&short), "text");
+                any.push(format!("s.words @@ {tsquery}::tsquery"));
+            }
+            if let Some(f) = &field {
+                any.push(format!("s.field = {f}"));
+            }
+            and.push(format!("({})", any.join(" OR ")));
         }
         let short = sql.bind(
             short.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>(),
             "text[]",
         );
-        if let Some(f) = &field {
-            any.push(format!("s.field = {f}"));
-        }
-        and.push(format!("({})", any.join(" OR ")));
         let found = format!(
             "length(s.words) - length(ts_delete(s.words, {short})) + CASE WHEN s.rest IS NULL
                 THEN 0 ELSE (SELECT count(*) FROM unnest(s.rest) w WHERE w = ANY({words})) END"
