@@ -203,7 +203,8 @@ CREATE TABLE agentx.state_docs (
 -- core's tokens of the record's text put in with array_to_tsvector (no text-search parser:
 -- a lexeme is exactly a word the core counts), under a GIN index; `rest` holds the words a
 -- tsvector cannot (longer than a lexeme may be, or past its size). `asked` is the words of
--- the topic and first question, `seq` the bits of the record's u64 sequence, `supersedes`
+-- the topic and first question, as a tsvector too (and `asked_rest`, `asked_len` their
+-- number), `seq` the bits of the record's u64 sequence, `supersedes`
 -- the records its resolutions supersede, each with that resolution's time in
 -- `supersedes_ms`. The rows of the ledgers already stored are written by the migration
 -- itself, in Rust (schema.rs, index_search), by the same code as every write.
@@ -220,7 +221,9 @@ CREATE TABLE agentx.search_records (
     to_agent text NOT NULL,
     words tsvector NOT NULL,
     rest text[],
-    asked text[] NOT NULL,
+    asked tsvector NOT NULL,
+    asked_rest text[],
+    asked_len integer NOT NULL,
     last_ms bigint NOT NULL,
     supersedes text[] NOT NULL,
     supersedes_ms bigint[] NOT NULL,
@@ -232,7 +235,8 @@ CREATE INDEX search_rest ON agentx.search_records USING gin (rest) WHERE rest IS
 CREATE INDEX search_field ON agentx.search_records (field) WHERE field IS NOT NULL;
 CREATE INDEX search_supersedes ON agentx.search_records USING gin (supersedes)
     WHERE supersedes <> '{}';
-CREATE INDEX search_recent ON agentx.search_records (last_ms DESC);
+-- A search without words lists the newest first: in this order, read off the index.
+CREATE INDEX search_recent ON agentx.search_records (last_ms DESC, issue, (seq < 0), seq);
 ",
         Some(index_search),
     ),

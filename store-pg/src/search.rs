@@ -37,17 +37,20 @@ pub(crate) const PUT: &str = "WITH cut AS (
         WHERE s.kind = 'clarifications' AND s.name = c.name AND s.pos >= c.from_pos
     )
     INSERT INTO agentx.search_records (kind, name, pos, issue, seq, id, status, field,
-        from_agent, to_agent, words, rest, asked, last_ms, supersedes, supersedes_ms)
+        from_agent, to_agent, words, rest, asked, asked_rest, asked_len, last_ms, supersedes,
+        supersedes_ms)
     SELECT 'clarifications', r.name, r.pos, r.issue, r.seq, r.id, r.status, r.field,
-        r.from_agent, r.to_agent, array_to_tsvector(r.words), r.rest, r.asked, r.last_ms,
-        r.supersedes, r.supersedes_ms
+        r.from_agent, r.to_agent, array_to_tsvector(r.words), r.rest, array_to_tsvector(r.asked),
+        r.asked_rest, r.asked_len, r.last_ms, r.supersedes, r.supersedes_ms
     FROM jsonb_to_recordset($3::text::jsonb) AS r(name text, pos int4, issue int4, seq int8,
         id text, status text, field text, from_agent text, to_agent text, words text[],
-        rest text[], asked text[], last_ms int8, supersedes text[], supersedes_ms int8[])
+        rest text[], asked text[], asked_rest text[], asked_len int4, last_ms int8,
+        supersedes text[], supersedes_ms int8[])
     ON CONFLICT (kind, name, pos) DO UPDATE SET issue = excluded.issue, seq = excluded.seq,
         id = excluded.id, status = excluded.status, field = excluded.field,
         from_agent = excluded.from_agent, to_agent = excluded.to_agent,
         words = excluded.words, rest = excluded.rest, asked = excluded.asked,
+        asked_rest = excluded.asked_rest, asked_len = excluded.asked_len,
         last_ms = excluded.last_ms, supersedes = excluded.supersedes,
         supersedes_ms = excluded.supersedes_ms";
 
@@ -120,16 +123,8 @@ impl Put {
 
 /// The row of a record at `pos` of ledger `name`, as [`PUT`] reads it.
 fn row(name: &str, pos: i32, ix: &Indexed) -> Value {
-    let (mut words, mut rest) = (Vec::new(), Vec::new());
-    let mut bytes = 0usize;
-    for w in &ix.all {
-        if w.len() <= LEXEME_MAX && bytes + w.len() <= LEXEMES_MAX {
-            bytes += w.len();
-            words.push(w.as_str());
-        } else {
-            rest.push(w.as_str());
-        }
-    }
+    let (words, rest) = lexemes(&ix.all);
+    let (asked, asked_rest) = lexemes(&ix.asked);
     let (olds, times): (Vec<&str>, Vec<i64>) =
         ix.supersedes.iter().map(|(o, t)| (o.as_str(), *t)).unzip();
     json!({
@@ -144,12 +139,38 @@ fn row(name: &str, pos: i32, ix: &Indexed) -> Value {
         "from_agent": ix.from,
         "to_agent": ix.to,
         "words": words,
-        "rest": if rest.is_empty() { None } else { Some(rest) },
-        "asked": ix.asked,
+        "rest": rest,
+        "asked": asked,
+        "asked_rest": asked_rest,
+        "asked_len": ix.asked.len(),
         "last_ms": ix.last_ms,
         "supersedes": olds,
         "supersedes_ms": times,
     })
+}
+
+/// `words` split into those a `tsvector` holds and the rest (`None`: none left out).
+fn lexemes(words: &[String]) -> (Vec<&str>, Option<Vec<&str>>) {
+    let (mut kept, mut rest) = (Vec::new(), Vec::new());
+    let mut bytes = 0usize;
+    for w in words {
+        if w.len() <= LEXEME_MAX && bytes + w.len() <= LEXEMES_MAX {
+            bytes += w.len();
+            kept.push(w.as_str());
+        } else {
+            rest.push(w.as_str());
+        }
+    }
+    (kept, (!rest.is_empty()).then_some(rest))
+}
+
+/// How many of the words `$words` (those a lexeme can be: `$short`) the tsvector `column`
+/// and the array `rest` of the words left out of it hold.
+fn shared_sql(column: &str, rest: &str, short: &str, words: &str) -> String {
+    format!(
+        "length({column}) - length(ts_delete({column}, {short})) + CASE WHEN {rest} IS NULL
+            THEN 0 ELSE (SELECT count(*) FROM unnest({rest}) w WHERE w = ANY({words})) END"
+    )
 }
 
 /// A statement's text and its parameters, numbered as they are bound.
@@ -223,13 +244,16 @@ fn counts_query(probe: &Probe) -> Option<Sql> {
     let (found, common, order) = if probe.words.is_empty() {
         if probe.min_score.is_some() {
             // `related` without words: only records of the field are hits.
-            and.push(format!("s.field = {}", field?));
+            and.push(format!("s.field = {}", field.as_deref()?));
         }
         // Every record is a hit and the key is the columns': the best come first, the
         // limit's ties with them.
         let limit = sql.bind(i64::try_from(probe.limit).unwrap_or(i64::MAX), "int8");
+        // Without a field the order is `search_recent`'s: an index scan, not a sort.
+        let by_field = if field.is_some() { "4 DESC, " } else { "" };
         let order = format!(
-            " ORDER BY 4 DESC, s.last_ms DESC, s.issue, s.seq < 0, s.seq FETCH FIRST ({limit}) ROWS WITH TIES"
+            " ORDER BY {by_field}s.last_ms DESC, s.issue, (s.seq < 0), s.seq
+            FETCH FIRST ({limit}) ROWS WITH TIES"
         );
         (String::from("0"), String::from("0"), order)
     } else {
@@ -257,16 +281,15 @@ fn counts_query(probe: &Probe) -> Option<Sql> {
             short.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>(),
             "text[]",
         );
-        let found = format!(
-            "length(s.words) - length(ts_delete(s.words, {short})) + CASE WHEN s.rest IS NULL
-                THEN 0 ELSE (SELECT count(*) FROM unnest(s.rest) w WHERE w = ANY({words})) END"
-        );
-        let common = format!("(SELECT count(*) FROM unnest(s.asked) w WHERE w = ANY({words}))");
+        // Counted on the tsvectors (`ts_delete` takes lexemes as they are: no parser); a
+        // subquery per row only for the rare record with words left out.
+        let found = shared_sql("s.words", "s.rest", &short, &words);
+        let common = shared_sql("s.asked", "s.asked_rest", &short, &words);
         (found, common, String::new())
     };
     sql.text = format!(
         "SELECT s.issue, s.seq, s.id, {same_field}, ({found})::int8, ({common})::int8,
-            cardinality(s.asked)::int8, s.last_ms
+            s.asked_len::int8, s.last_ms
          FROM agentx.search_records s WHERE {}{order}",
         and.join(" AND ")
     );
@@ -280,14 +303,54 @@ struct Keyed {
     id: String,
 }
 
+/// The best keys seen so far: at least `limit` of them and any tied with the last, pruned as
+/// rows stream in, so a word in 10,000 records keeps a few hundred (and copies their ids).
+struct Best {
+    limit: usize,
+    kept: Vec<Keyed>,
+    /// The `limit`-th best key of the last pruning: a key below it is never among the best.
+    floor: Option<RankKey>,
+}
+
+impl Best {
+    fn new(limit: usize) -> Best {
+        Best {
+            limit: limit.max(1),
+            kept: Vec::new(),
+            floor: None,
+        }
+    }
+
+    fn push(&mut self, key: RankKey, issue: u32, id: &str) {
+        if self.floor.is_some_and(|f| key < f) {
+            return;
+        }
+        if self.kept.len() >= 4 * self.limit + 64 {
+            self.prune();
+        }
+        self.kept.push(Keyed {
+            key,
+            issue,
+            id: id.to_owned(),
+        });
+    }
+
+    /// Keeps the `limit` best and their ties, best first.
+    fn prune(&mut self) {
+        self.kept.sort_by_key(|k| std::cmp::Reverse(k.key));
+        if let Some(last) = self.kept.get(self.limit - 1).map(|k| k.key) {
+            let keep = self.kept.iter().take_while(|k| k.key >= last).count();
+            self.kept.truncate(keep);
+            self.floor = Some(last);
+        }
+    }
+}
+
 /// The records of `probe`'s best keys: the `limit` best and any tied with the last of them
 /// (the core ranks the candidates again and breaks those ties by id), best first.
-fn best(mut keyed: Vec<Keyed>, limit: usize) -> Vec<(u32, String)> {
-    keyed.sort_by_key(|k| std::cmp::Reverse(k.key));
-    if let Some(last) = keyed.get(limit.saturating_sub(1)).map(|k| k.key) {
-        let keep = keyed.iter().take_while(|k| k.key >= last).count();
-        keyed.truncate(keep.max(limit));
-    }
+fn best(mut best: Best) -> Vec<(u32, String)> {
+    best.prune();
+    let keyed = best.kept;
     let mut out: Vec<(u32, String)> = Vec::with_capacity(keyed.len());
     for k in keyed {
         // A ledger may hold an id twice: the command reads every record of that id.
@@ -299,15 +362,12 @@ fn best(mut keyed: Vec<Keyed>, limit: usize) -> Vec<(u32, String)> {
 }
 
 /// Every record `probe` matches, keyed by the core.
-fn matched(
-    tx: &mut postgres::Transaction<'_>,
-    probe: &Probe,
-) -> Result<Vec<Keyed>, postgres::Error> {
+fn matched(tx: &mut postgres::Transaction<'_>, probe: &Probe) -> Result<Best, postgres::Error> {
+    let mut best = Best::new(probe.limit);
     let Some(sql) = counts_query(probe) else {
-        return Ok(Vec::new());
+        return Ok(best);
     };
     let mut rows = tx.query_raw(sql.text.as_str(), sql.refs())?;
-    let mut keyed = Vec::new();
     let count = |v: i64| u64::try_from(v).unwrap_or(0);
     while let Some(row) = postgres::fallible_iterator::FallibleIterator::next(&mut rows)? {
         let issue = u32::try_from(row.get::<_, i32>(0)).unwrap_or(0);
@@ -321,14 +381,10 @@ fn matched(
             last_ms: row.get(7),
         };
         if let Some(key) = probe.key(&counts) {
-            keyed.push(Keyed {
-                key,
-                issue,
-                id: row.get(2),
-            });
+            best.push(key, issue, row.get(2));
         }
     }
-    Ok(keyed)
+    Ok(best)
 }
 
 /// Who superseded each of `ids`: [`latest_superseder`] over every record naming it.
@@ -371,7 +427,7 @@ pub(crate) fn candidates(
         .isolation_level(postgres::IsolationLevel::RepeatableRead)
         .read_only(true)
         .start()?;
-    let records = best(matched(&mut tx, probe)?, probe.limit);
+    let records = best(matched(&mut tx, probe)?);
     let mut ids: Vec<String> = records.iter().map(|(_, id)| id.clone()).collect();
     ids.sort();
     ids.dedup();
@@ -444,12 +500,26 @@ mod tests {
             issue,
             id: id.to_owned(),
         };
-        let got = best(
+        let of = |keyed: Vec<Keyed>, limit| {
+            let mut b = Best::new(limit);
+            for k in keyed {
+                b.push(k.key, k.issue, &k.id);
+            }
+            best(b)
+        };
+        let got = of(
             vec![k(1, 1, "a"), k(3, 1, "b"), k(3, 1, "c"), k(2, 1, "d")],
             1,
         );
         assert_eq!(got, [(1, "b".to_owned()), (1, "c".to_owned())]);
-        let got = best(vec![k(1, 1, "a"), k(3, 1, "b"), k(2, 1, "a")], 3);
+        let got = of(vec![k(1, 1, "a"), k(3, 1, "b"), k(2, 1, "a")], 3);
         assert_eq!(got, [(1, "b".to_owned()), (1, "a".to_owned())]);
+        // Pruned as they stream: the best of many, with the ties of the last.
+        let many: Vec<Keyed> = (0..1000).map(|i| k(i % 97, 1, &format!("r{i}"))).collect();
+        let ids: Vec<String> = of(many, 3).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(ids.len(), 10, "{ids:?}");
+        assert!(ids
+            .iter()
+            .all(|id| id[1..].parse::<i64>().unwrap() % 97 == 96));
     }
 }

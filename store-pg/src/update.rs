@@ -10,7 +10,8 @@
 //! A clarification ledger written as a ledger is stored as rows (`ledgers.rs`): the update
 //! fetches only the record rows newer than the revision this process holds, and writes only
 //! the records that changed. The rows of `agentx.active` are compared in the process too:
-//! only the records whose rows differ are deleted and inserted.
+//! only the records whose rows differ are deleted and inserted. The search index rows of a
+//! clarification ledger (`search.rs`) follow the same positions, in the same transaction.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
