@@ -116,7 +116,7 @@ impl Put {
         if self.names.is_empty() {
             return Ok(0);
         }
-        let rows = Value::Array(self.rows.clone()).to_string();
+        let rows = serde_json::to_string(&self.rows).unwrap_or_default();
         tx.execute(statement, &[&self.names, &self.from, &rows])
     }
 }
