@@ -10,6 +10,9 @@
 //!   retried (`update.rs`).
 //! - `agentx.active`, the index of active records, written in the same transaction as its
 //!   ledger: the monitor reads only the ledgers with a row there.
+//! - `agentx.search_records`, the search index (a `tsvector` of the core's words per record
+//!   under a GIN index), written in the same transaction as its ledger too: `clarify search`
+//!   and `related` read only the ledgers of the best candidates (`search.rs`).
 //! - Delegation ledgers as rows too, both ledgers of an issue in one transaction for
 //!   `signals ingest` (`delegations.rs`); routing leases as rows with an expiry on the server's
 //!   clock (`leases.rs`).
@@ -36,6 +39,7 @@ mod kinds;
 mod leases;
 mod ledgers;
 pub mod schema;
+mod search;
 mod state;
 mod state_docs;
 mod transfer;

@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 9;
+pub const VERSION: i32 = 10;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).
@@ -193,7 +193,90 @@ CREATE TABLE agentx.state_docs (
 ",
         Some(tokens_to_state_doc),
     ),
+    (
+        10,
+        "the search index of clarification records",
+        r"
+-- `clarify search` and an ask's `related` (docs/protocol.md §36) find records through this
+-- index instead of reading every ledger: one row per record, by position in its ledger,
+-- written in the transaction that writes the ledger (store-pg/src/search.rs). `words` is the
+-- core's tokens of the record's text put in with array_to_tsvector (no text-search parser:
+-- a lexeme is exactly a word the core counts), under a GIN index; `rest` holds the words a
+-- tsvector cannot (longer than a lexeme may be, or past its size). `asked` is the words of
+-- the topic and first question, as a tsvector too (and `asked_rest`, `asked_len` their
+-- number), `seq` the bits of the record's u64 sequence, `supersedes`
+-- the records its resolutions supersede, each with that resolution's time in
+-- `supersedes_ms`. The rows of the ledgers already stored are written by the migration
+-- itself, in Rust (schema.rs, index_search), by the same code as every write.
+CREATE TABLE agentx.search_records (
+    kind text NOT NULL CHECK (kind = 'clarifications'),
+    name text NOT NULL,
+    pos integer NOT NULL CHECK (pos >= 0),
+    issue integer NOT NULL,
+    seq bigint NOT NULL,
+    id text NOT NULL,
+    status text NOT NULL,
+    field text,
+    from_agent text NOT NULL,
+    to_agent text NOT NULL,
+    words tsvector NOT NULL,
+    rest text[],
+    asked tsvector NOT NULL,
+    asked_rest text[],
+    asked_len integer NOT NULL,
+    last_ms bigint NOT NULL,
+    supersedes text[] NOT NULL,
+    supersedes_ms bigint[] NOT NULL,
+    PRIMARY KEY (kind, name, pos),
+    FOREIGN KEY (kind, name) REFERENCES agentx.documents (kind, name) ON DELETE CASCADE
+);
+CREATE INDEX search_words ON agentx.search_records USING gin (words);
+CREATE INDEX search_rest ON agentx.search_records USING gin (rest) WHERE rest IS NOT NULL;
+CREATE INDEX search_field ON agentx.search_records (field) WHERE field IS NOT NULL;
+CREATE INDEX search_supersedes ON agentx.search_records USING gin (supersedes)
+    WHERE supersedes <> '{}';
+-- A search without words lists the newest first: in this order, read off the index.
+CREATE INDEX search_recent ON agentx.search_records (last_ms DESC, issue, (seq < 0), seq);
+",
+        Some(index_search),
+    ),
 ];
+
+/// Ledgers read at a time by [`index_search`].
+const SEARCH_PAGE: i64 = 500;
+
+/// Migration 10's step: the search index rows of every clarification ledger stored, a page
+/// of ledgers at a time (a ledger that does not parse has none, as a scan cannot read it).
+fn index_search(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    let put = tx.prepare(crate::search::PUT)?;
+    let mut after = String::new();
+    loop {
+        let docs = tx.query(
+            concat!(
+                "SELECT d.name, d.body, ",
+                crate::record_bodies!(),
+                " FROM agentx.documents d WHERE d.kind = 'clarifications' AND d.name > $1
+                ORDER BY d.name LIMIT $2"
+            ),
+            &[&after, &SEARCH_PAGE],
+        )?;
+        let Some(last) = docs.last() else {
+            return Ok(());
+        };
+        after = last.get(0);
+        let ledgers: Vec<(String, Option<agentx_clarify_core::Ledger>)> = docs
+            .iter()
+            .map(|doc| {
+                let name: String = doc.get(0);
+                let stored = crate::ledgers::Stored::from_columns(doc.get(1), doc.get(2));
+                let ledger =
+                    crate::ledgers::ledger_number(&name).and_then(|n| stored.ledger(&name, n).ok());
+                (name, ledger)
+            })
+            .collect();
+        crate::search::put_all(&ledgers).execute(tx, &put)?;
+    }
+}
 
 /// Migration 9's step: the rows of `agentx.tokens`, in their order, as the `tokens` state
 /// document — `{"tokens": [...]}` as `docs::update_json` writes it (pretty, one newline at

@@ -15,6 +15,7 @@ use agentx_clarify_command::{paths, Changed, LeaseTake, RawLedger, Scope, State,
 use agentx_clarify_core::agents::{parse_statuses, statuses_to_json, Statuses};
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::names::ClarificationId;
+use agentx_clarify_core::search::probe::{Candidates, Probe};
 use agentx_clarify_core::{ClarifyError, Config, Ledger};
 use agentx_clarify_store::this_host;
 
@@ -125,6 +126,14 @@ const DUE_TIMES: &str = "SELECT
     ARRAY(SELECT DISTINCT name FROM agentx.active WHERE kind = $1 AND due_ms = $2)";
 
 impl State for PgStore {
+    /// The best candidates by the search index (`search.rs`); `None` on any database error
+    /// (the command then scans: the same answer, more slowly).
+    fn search_index(&self, probe: &Probe) -> Option<Candidates> {
+        let mut conn = self.conn().ok()?;
+        let c = conn.get().ok()?;
+        crate::search::candidates(&mut c.client, probe).ok()
+    }
+
     fn raw_ledgers(&self) -> Result<Vec<RawLedger>, ClarifyError> {
         self.pass(ALL, &[], &|_, name: &str, stored: &Stored| {
             (name.to_owned(), stored.to_bytes(name, ledger_number(name)))

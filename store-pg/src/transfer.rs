@@ -187,7 +187,8 @@ fn existing(
     Ok(out)
 }
 
-/// Inserts the new documents, replaces the changed ones, and writes their active rows.
+/// Inserts the new documents, replaces the changed ones, and writes their active rows and
+/// search index rows.
 fn write(
     tx: &mut Transaction<'_>,
     fresh: &[&Doc<'_>],
@@ -241,6 +242,33 @@ fn write(
         let names: Vec<&str> = chunk.iter().map(|(d, _)| d.name).collect();
         let rows = chunk.iter().map(|(_, r)| r.clone()).collect();
         documents::insert_active(tx, &kinds, &names, rows)?;
+    }
+    index_search(tx, &written)
+}
+
+/// The search index rows of the clarification ledgers among `written` (a replaced one's old
+/// rows go), as every write of a ledger keeps them (`search.rs`).
+fn index_search(tx: &mut Transaction<'_>, written: &[&Doc<'_>]) -> Result<(), postgres::Error> {
+    let ledgers: Vec<&Doc<'_>> = written
+        .iter()
+        .filter(|d| d.kind == documents::CLARIFICATIONS)
+        .copied()
+        .collect();
+    if ledgers.is_empty() {
+        return Ok(());
+    }
+    let put = tx.prepare(crate::search::PUT)?;
+    for chunk in ledgers.chunks(BATCH) {
+        let parts = parallel_map(chunk, |d| {
+            let mut put = crate::search::Put::default();
+            put.bytes(d.name, d.body);
+            put
+        });
+        let mut all = crate::search::Put::default();
+        for p in parts {
+            all.extend(p);
+        }
+        all.execute(tx, &put)?;
     }
     Ok(())
 }

@@ -10,7 +10,8 @@
 //! A clarification ledger written as a ledger is stored as rows (`ledgers.rs`): the update
 //! fetches only the record rows newer than the revision this process holds, and writes only
 //! the records that changed. The rows of `agentx.active` are compared in the process too:
-//! only the records whose rows differ are deleted and inserted.
+//! only the records whose rows differ are deleted and inserted. The search index rows of a
+//! clarification ledger (`search.rs`) follow the same positions, in the same transaction.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ use crate::documents::{
 };
 use crate::error::{failure, gave_up, is_connection_lost, is_retryable, lock_timeout, Phase};
 use crate::ledgers::{self, Cache, Changes};
+use crate::search::Put;
 
 /// Attempts before a run of serialization failures becomes an error.
 pub(crate) const ATTEMPTS: u32 = 10;
@@ -218,6 +220,7 @@ fn attempt_once<T>(
         since: conn.statement(RECORDS_SINCE)?,
         replace: conn.statement(REPLACE)?,
         insert: conn.statement(INSERT)?,
+        search: conn.statement(crate::search::PUT)?,
     };
     // Read committed: the row lock serialises writers of one document, and each statement
     // sees what committed before it, so waiting for a lock never ends in a serialization
@@ -303,6 +306,7 @@ struct Statements {
     since: postgres::Statement,
     replace: postgres::Statement,
     insert: postgres::Statement,
+    search: postgres::Statement,
 }
 
 /// Phase 1: each document locked (`FOR UPDATE`) and read, in the order of `keys`: its revision
@@ -364,9 +368,14 @@ fn write_document(
         _ => None,
     };
     let old_rows = || held.map(|h| h.active_rows(kind, name)).unwrap_or_default();
+    // A clarification ledger's search rows: those of the records that changed (`search.rs`).
+    let mut search = Put::default();
     let (body, count, changes, (gone, added), ledger) = match write {
         Write::Raw(bytes) => {
             let delta = row_changes(&old_rows(), &rows_of(kind, name, &bytes));
+            if kind == CLARIFICATIONS {
+                search.bytes(name, &bytes);
+            }
             (bytes, None, None, delta, None)
         }
         Write::Ledger(ledger) => {
@@ -375,6 +384,7 @@ fn write_document(
                 Some(old) => ledger_row_changes(old, &ledger, &changes),
                 None => row_changes(&old_rows(), &active_rows(&ledger)),
             };
+            search.ledger(name, &ledger, &changes.positions, changes.count);
             let body = changes.head.clone().into_bytes();
             (
                 body,
@@ -404,6 +414,7 @@ fn write_document(
             None => return Ok(Wrote::Lost),
         }
     };
+    search.execute(tx, &statements.search)?;
     Ok(match (ledger, changes) {
         (Some(ledger), Some(changes)) => Wrote::Ledger(new_rev, ledger, changes),
         _ => Wrote::Raw,

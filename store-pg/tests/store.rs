@@ -107,6 +107,7 @@ fn the_schema_is_created_migrated_and_checked() {
          DROP TABLE agentx.leases; DROP TABLE agentx.records;
          ALTER TABLE agentx.documents DROP COLUMN rev, DROP COLUMN records;
          DROP SEQUENCE agentx.revisions; DROP TABLE agentx.state_docs;
+         DROP TABLE agentx.search_records;
          DELETE FROM agentx.migrations WHERE version >= 2;
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
@@ -120,7 +121,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 9));
+    assert_eq!((migrated.from, migrated.to), (1, 10));
     assert_eq!(
         migrated.applied,
         [
@@ -131,7 +132,8 @@ fn the_schema_is_created_migrated_and_checked() {
             "6: the follow-up monitor's columns in the index of active records",
             "7: access tokens of agentx serve, documents by revision",
             "8: small state documents: the notification outbox, GitHub Mode's cursors",
-            "9: access tokens as the tokens state document"
+            "9: access tokens as the tokens state document",
+            "10: the search index of clarification records"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -620,10 +622,11 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
          ALTER TABLE agentx.active DROP COLUMN due_ms, DROP COLUMN asked_ms,
              DROP COLUMN waits_on, DROP COLUMN cycle;
          DROP INDEX agentx.documents_rev; DROP TABLE agentx.state_docs;
+         DROP TABLE agentx.search_records;
          DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 9));
+    assert_eq!((migrated.from, migrated.to), (4, 10));
     // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
     assert_eq!(
         psql(
@@ -663,6 +666,7 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
             &format!(
                 "CREATE TABLE agentx.tokens (pos integer PRIMARY KEY CHECK (pos >= 0), body text NOT NULL);
                  {rows}
+                 DROP TABLE agentx.search_records;
                  DELETE FROM agentx.migrations WHERE version >= 9;"
             ),
         )
@@ -672,10 +676,13 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
     // No tokens: the table goes, no document is made.
     to_v8("");
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (8, 9));
+    assert_eq!((migrated.from, migrated.to), (8, 10));
     assert_eq!(
         migrated.applied,
-        ["9: access tokens as the tokens state document"]
+        [
+            "9: access tokens as the tokens state document",
+            "10: the search index of clarification records"
+        ]
     );
     assert_eq!(psql(&url, gone).trim(), "t");
     assert_eq!(psql(&url, docs_rows).trim(), "0");
@@ -689,7 +696,7 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
         "INSERT INTO agentx.tokens (pos, body) VALUES (1, '{bob}'), (0, '{alice}');"
     ));
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (8, 9));
+    assert_eq!((migrated.from, migrated.to), (8, 10));
     assert_eq!(psql(&url, gone).trim(), "t");
     let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let text = store.state.read_doc(TOKENS).unwrap().unwrap();
