@@ -46,6 +46,7 @@ fn tokens_and_decisions_live_in_the_database() {
                  json_array_elements(d.body::json -> 'tokens') WITH ORDINALITY AS e(t, ord)
              WHERE d.name = 'tokens';
          DELETE FROM agentx.state_docs WHERE name = 'tokens';
+         DROP TABLE agentx.search_records;
          DELETE FROM agentx.migrations WHERE version >= 9;",
     );
     assert_eq!(psql(&url, "SELECT count(*) FROM agentx.tokens").trim(), "1");
