@@ -133,6 +133,7 @@ test('the decisions, what superseded one, and a search with its words marked', a
   await page.goto(new URL('/', link).href)
   const find = page.getByRole('search', { name: 'Search every record' })
   await find.getByLabel('Asked or decided before?').fill('session cache redis')
+  await page.screenshot({ path: path.join(SHOTS, 'inbox-search-phone.png'), fullPage: true })
   await find.getByRole('button', { name: 'Search' }).click()
   await page.waitForURL((u) => u.pathname === '/decisions' && u.searchParams.get('q') === 'session cache redis', WAIT)
   assert.equal(await hits.count(), 2)
