@@ -98,7 +98,7 @@ fn another_processs_thousand_records_are_found_by_the_next_search() {
     }
     // Files written around the store (another tool): found too, by a listing.
     let ledger = std::fs::read_to_string(common::ledger_path(root, 100)).unwrap();
-    let renamed = ledger.replace("w0 topic 7", "okapi topic");
+    let renamed = ledger.replace("\"w0 topic 7\"", "\"okapi topic\"");
     let path = common::ledger_path(root, 300);
     std::fs::write(
         &path,
