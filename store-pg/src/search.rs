@@ -285,6 +285,12 @@ fn counts_query(probe: &Probe) -> Option<Sql> {
         // subquery per row only for the rare record with words left out.
         let found = shared_sql("s.words", "s.rest", &short, &words);
         let common = shared_sql("s.asked", "s.asked_rest", &short, &words);
+        // `related` without a field: no row with fewer words than its minimum score needs
+        // leaves the server.
+        let least = probe.least_found();
+        if least > 1 && probe.min_score != Some(0) {
+            and.push(format!("({found}) >= {least}"));
+        }
         (found, common, String::new())
     };
     sql.text = format!(

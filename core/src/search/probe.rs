@@ -137,6 +137,20 @@ impl Probe {
         }
     }
 
+    /// The fewest of the words a record must have to be a hit, besides a record of the
+    /// field: 1, and for `related` without a field as many as its minimum score needs. The
+    /// score is at most 75·found/qn + 25.5 (every asked word shared), so found ≥ qn·(min −
+    /// 25.5)/75, taken down to a whole number below that.
+    pub fn least_found(&self) -> usize {
+        match (self.min_score, &self.field) {
+            (Some(min), None) => {
+                let bound = self.words.len() * usize::from(min.saturating_sub(26)) / 75;
+                bound.max(1)
+            }
+            _ => 1,
+        }
+    }
+
     /// The rank key of a matched record, or `None` when the core's rule makes it no hit.
     pub fn key(&self, c: &Counts) -> Option<RankKey> {
         let qn = self.words.len() as u64;

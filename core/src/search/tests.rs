@@ -242,3 +242,58 @@ fn an_index_probe_gives_the_scans_order() {
         }
     }
 }
+
+#[test]
+fn related_needs_the_fewest_words_its_minimum_score_allows() {
+    // Every record that `related` takes at a minimum score has at least that many words.
+    let ls = ledgers();
+    for text in [
+        "Redis or memcached cache eviction policy scope",
+        "cache",
+        "scope eviction",
+    ] {
+        for min in [0, 30, 60, 90, 100] {
+            let q = Query { text, field: None };
+            let p = probe::Probe::related(&q, 42, min);
+            for (n, r) in candidates(&ls) {
+                let ix = probe::indexed(n, r);
+                let c = p.counts(&ix);
+                if p.key(&c).is_some() && min > 0 {
+                    assert!(
+                        c.found as usize >= p.least_found(),
+                        "{text:?} {min} {}",
+                        ix.id
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn no_score_reaches_a_minimum_with_fewer_words_than_least_found() {
+    // Every count a record can have: qn words asked, found of them in its text, common in
+    // its asked words (common ≤ found), asked_len asked words (≥ common).
+    for qn in 1..=30u64 {
+        for min in (5..=100u8).step_by(5) {
+            let p = probe::Probe {
+                words: (0..qn).map(|i| format!("w{i}")).collect(),
+                field: None,
+                filter: Filter::default(),
+                min_score: Some(min),
+                limit: 3,
+            };
+            let least = p.least_found() as u64;
+            for found in 0..least.min(qn + 1) {
+                for common in 0..=found {
+                    for asked_len in common..=40 {
+                        assert!(
+                            score_of(qn, found, common, asked_len) < min,
+                            "{qn} {min} {found}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

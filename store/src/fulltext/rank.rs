@@ -118,10 +118,7 @@ pub fn query(p: &Probe, f: &Fields, fresh: &Fresh) -> Box<dyn Query> {
     // A record must have one of the words or the field; `related` without a field, as many
     // words as its minimum score needs at least.
     let any: Vec<_> = all.chain(field).collect();
-    let needed = match (p.min_score, &p.field) {
-        (Some(min), None) => least_found(p.words.len(), min),
-        _ => 1,
-    };
+    let needed = p.least_found();
     clauses.push((
         Occur::Must,
         Box::new(BooleanQuery::with_minimum_required_clauses(any, needed)),
@@ -129,14 +126,6 @@ pub fn query(p: &Probe, f: &Fields, fresh: &Fresh) -> Box<dyn Query> {
     // The asked words only score: every one is in the record's words too.
     clauses.extend(asked);
     Box::new(BooleanQuery::with_minimum_required_clauses(clauses, 0))
-}
-
-/// The fewest of `qn` words a record must have for a score of `min`: the score is at most
-/// 75·found/qn + 25.5 (all its asked words shared), so found ≥ qn·(min − 25.5)/75 — taken
-/// down to a whole number below that, never less than 1.
-fn least_found(qn: usize, min: u8) -> usize {
-    let bound = qn * usize::from(min.saturating_sub(26)) / 75;
-    bound.max(1)
 }
 
 /// Keeps the best `limit` keys.
