@@ -112,24 +112,13 @@ pub fn search<S: Store>(
         return Ok(Searched { hits, errors });
     }
     let (ledgers, errors) = ledgers(store, filter.issue)?;
+    let mut hits = rank(&ledgers, query, filter);
     if filter.issue.is_some() {
         // A decision of this issue may have been superseded from another one.
-        let query_hits = search::search(
-            query,
-            filter,
-            ledgers
-                .iter()
-                .flat_map(|l| l.clarifications.iter().map(move |r| (l.issue_number, r))),
-        );
-        let mut hits = query_hits;
         let (every, _) = read_all(store)?;
         supersede::mark(&mut hits, &supersede::superseded_by(&every));
-        return Ok(Searched { hits, errors });
     }
-    Ok(Searched {
-        hits: rank(&ledgers, query, filter),
-        errors,
-    })
+    Ok(Searched { hits, errors })
 }
 
 /// The `related` records of `req`, just asked on `issue` (docs/protocol.md §36). The ledger is
