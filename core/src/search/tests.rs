@@ -192,7 +192,7 @@ fn by_probe(p: &probe::Probe, ls: &[Ledger]) -> Vec<String> {
             Some((p.key(&p.counts(&ix))?, ix.id))
         })
         .collect();
-    keyed.sort_by(|a, b| b.0.cmp(&a.0));
+    keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
     keyed.truncate(p.limit);
     keyed.into_iter().map(|(_, id)| id).collect()
 }
