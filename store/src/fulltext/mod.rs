@@ -76,16 +76,22 @@ fn open_existing(path: &std::path::Path) -> tantivy::Result<Open> {
 }
 
 /// A new, empty index in place of whatever is at `path`; its first catch-up reads every
-/// ledger.
-fn create(path: &std::path::Path) -> tantivy::Result<Open> {
+/// ledger. The directory is the owner's alone (0700, whatever the umask: docs/protocol.md
+/// §31), under `.agentx/index/` with its `.gitignore` (a local cache, never committed).
+fn create(store: &DiskStore, path: &std::path::Path) -> tantivy::Result<Open> {
     let io = tantivy::TantivyError::from;
+    let store_err = |e: agentx_clarify_core::ClarifyError| io(std::io::Error::other(e.to_string()));
+    store.index.ensure().map_err(store_err)?;
     match std::fs::remove_dir_all(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
         _ => {}
     }
-    std::fs::create_dir_all(path).map_err(io)?;
+    let mut builder = std::fs::DirBuilder::new();
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path).map_err(io)?;
     let (schema, fields) = schema::schema();
     let index = Index::create_in_dir(path, schema)?;
+    tighten(path);
     let reader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -95,6 +101,23 @@ fn create(path: &std::path::Path) -> tantivy::Result<Open> {
         reader,
         fields,
     })
+}
+
+/// Takes group and other write off the files the library made (it creates them 0666 before
+/// the umask). Best effort: the directory itself admits nobody else.
+fn tighten(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        let mode = meta.permissions().mode();
+        if mode & 0o022 != 0 {
+            let _ =
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode & !0o022));
+        }
+    }
 }
 
 /// What the index needs before it answers.
@@ -187,6 +210,7 @@ impl Open {
             }
         }
         w.wait_merging_threads()?;
+        tighten(&dir(store));
         Ok(())
     }
 
@@ -232,7 +256,12 @@ fn fresh(store: &DiskStore, issues: std::collections::BTreeSet<u32>) -> rank::Fr
 /// The index, opened or (missing, corrupt, another format) made anew.
 fn open(store: &DiskStore) -> Option<Open> {
     let path = dir(store);
-    open_existing(&path).or_else(|_| create(&path)).ok()
+    // A link planted in the index's place (a cloned repository may carry one) is never
+    // followed: it is replaced by a new index (docs/protocol.md §31).
+    if !matches!(crate::inside::check_dir(&path), Ok(true)) {
+        return create(store, &path).ok();
+    }
+    open_existing(&path).or_else(|_| create(store, &path)).ok()
 }
 
 /// Runs `probe` on the index, brought up to date first; `None`: scan instead.
@@ -250,7 +279,7 @@ pub fn search(store: &DiskStore, probe: &Probe) -> Option<Candidates> {
         Ok(Ok(found)) => Some(found),
         Ok(Err(Unusable::Busy)) => None,
         Ok(Err(Unusable::Broken)) | Err(_) => {
-            let _ = create(&dir(store));
+            let _ = create(store, &dir(store));
             None
         }
     }

@@ -121,7 +121,7 @@ impl Index {
     /// repository may plant links here (git keeps them), so every directory is checked to be
     /// a real one and the `.gitignore` is created new without following a link — a link is
     /// refused by name, never written through.
-    fn ensure(&self) -> Result<(), ClarifyError> {
+    pub(crate) fn ensure(&self) -> Result<(), ClarifyError> {
         let markers = self.markers();
         if crate::inside::check_dir(&markers)? {
             return Ok(());
