@@ -64,15 +64,7 @@ fn open_existing(path: &std::path::Path) -> tantivy::Result<Open> {
     if index.schema() != schema {
         return Err(tantivy::TantivyError::SchemaError("another schema".into()));
     }
-    let reader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()?;
-    Ok(Open {
-        index,
-        reader,
-        fields,
-    })
+    Open::new(index, fields)
 }
 
 /// A new, empty index in place of whatever is at `path`; its first catch-up reads every
@@ -92,15 +84,7 @@ fn create(store: &DiskStore, path: &std::path::Path) -> tantivy::Result<Open> {
     let (schema, fields) = schema::schema();
     let index = Index::create_in_dir(path, schema)?;
     tighten(path);
-    let reader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()?;
-    Ok(Open {
-        index,
-        reader,
-        fields,
-    })
+    Open::new(index, fields)
 }
 
 /// Takes group and other write off the files the library made (it creates them 0666 before
@@ -134,6 +118,19 @@ enum Plan {
 const FRESH_MAX: usize = 64;
 
 impl Open {
+    /// The index with a reader that reloads only when told (each search takes its snapshot).
+    fn new(index: Index, fields: Fields) -> tantivy::Result<Open> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Open {
+            index,
+            reader,
+            fields,
+        })
+    }
+
     /// A searcher and the commit it reads, the two taken together (another process may
     /// commit between reading the metas and reloading).
     fn snapshot(&self) -> Result<(tantivy::Searcher, Option<Committed>), Unusable> {
