@@ -2,7 +2,7 @@
 // error codes are generated from the Rust types: tests/types.rs).
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
-export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen'
+export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse'
 export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 
@@ -139,6 +139,8 @@ export interface MonitorReport {
   abandoned: string[]
   /** Delegations the monitor timed out (docs/protocol.md §18); absent when none. */
   timedOut?: string[]
+  /** Claims the monitor ended (docs/protocol.md §37); absent when none. */
+  lapsed?: string[]
   errors: FileError[]
 }
 
@@ -307,6 +309,8 @@ export interface StoreMutation {
   monitor: MonitorReport
   warnings: string[]
 }
+/** `handoff` without an id (docs/protocol.md §37): every escalated record `as` held, now `to`'s; `warnings`: what failed after the writes. */
+export interface StoreHandoffAll { handedOff: string[]; to: string; warnings: string[] }
 /** `warning`: the status table's; `warnings`: what failed after the status was written. */
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
 /** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */

@@ -22,7 +22,7 @@ export type ErrorClass =
 // error codes are generated from the Rust types: tests/types.rs).
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
-export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen'
+export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse'
 export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 
@@ -159,6 +159,8 @@ export interface MonitorReport {
   abandoned: string[]
   /** Delegations the monitor timed out (docs/protocol.md §18); absent when none. */
   timedOut?: string[]
+  /** Claims the monitor ended (docs/protocol.md §37); absent when none. */
+  lapsed?: string[]
   errors: FileError[]
 }
 
@@ -327,6 +329,8 @@ export interface StoreMutation {
   monitor: MonitorReport
   warnings: string[]
 }
+/** `handoff` without an id (docs/protocol.md §37): every escalated record `as` held, now `to`'s; `warnings`: what failed after the writes. */
+export interface StoreHandoffAll { handedOff: string[]; to: string; warnings: string[] }
 /** `warning`: the status table's; `warnings`: what failed after the status was written. */
 export interface StoreHook { agent: AgentStatus; monitor: MonitorReport; events: ClarifyEvent[]; warning?: string; warnings: string[] }
 /** `errors`: the ledgers that could not be read (the same as `monitor.errors`). */
@@ -913,6 +917,16 @@ export interface CheckFields {
   newSessionId?: string
 }
 
+/**
+ * `claim`: a person takes an escalated record (docs/protocol.md §37). Through a server the
+ * person is the signed-in one; elsewhere (the CLI's `--as`, a vector) `as` names them.
+ */
+export interface ClaimFields {
+  id: string
+  as?: string
+  message?: string
+}
+
 /** `escalate`, `abandon`, `reopen`: who and why. */
 export interface CloseFields {
   id: string
@@ -987,6 +1001,17 @@ export interface FollowUpFields {
 export interface GateFields {
   issue?: IssueArg
   operation?: string
+}
+
+/**
+ * `handoff`: the holder (or a decider) hands an escalated record to `to`; `as` as
+ * `claim`'s. Without `id`, every escalated record `as` holds goes to `to` (end of a shift).
+ */
+export interface HandoffFields {
+  id?: string
+  to: string
+  as?: string
+  message?: string
 }
 
 /** `hookStart`, `hookFinish`. */
@@ -1281,13 +1306,13 @@ export type Args<I> = {} extends I ? [input?: I] : [input: I]
 /** The command layer's operations (`Workspace` methods, `MemoryWorkspace.run`, `/api/v1/call`). */
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate'
-  | 'abandon' | 'reopen' | 'decide' | 'monitor' | 'verify' | 'list'
-  | 'search' | 'show' | 'stats' | 'hook' | 'hookStart' | 'hookFinish'
-  | 'ready' | 'state' | 'scopePreview' | 'nextWakeup' | 'waitForGraph' | 'migrate'
-  | 'signalsParse' | 'signalsIngest' | 'resumePrompt' | 'delegateRequest' | 'delegateAccept' | 'delegateComplete'
-  | 'delegateReject' | 'delegateFail' | 'delegateShow' | 'delegateList' | 'check' | 'gate'
-  | 'audit' | 'keysList' | 'route' | 'routeRunner' | 'routePrompt' | 'routeOutcome'
-  | 'routeChatPrompt' | 'routeChatReply'
+  | 'abandon' | 'reopen' | 'claim' | 'handoff' | 'decide' | 'monitor'
+  | 'verify' | 'list' | 'search' | 'show' | 'stats' | 'hook'
+  | 'hookStart' | 'hookFinish' | 'ready' | 'state' | 'scopePreview' | 'nextWakeup'
+  | 'waitForGraph' | 'migrate' | 'signalsParse' | 'signalsIngest' | 'resumePrompt' | 'delegateRequest'
+  | 'delegateAccept' | 'delegateComplete' | 'delegateReject' | 'delegateFail' | 'delegateShow' | 'delegateList'
+  | 'check' | 'gate' | 'audit' | 'keysList' | 'route' | 'routeRunner'
+  | 'routePrompt' | 'routeOutcome' | 'routeChatPrompt' | 'routeChatReply'
 
 /** The pure functions (identical in @agentx/clarify-node and @agentx/clarify-wasm). */
 export type FunctionName =
@@ -1307,6 +1332,8 @@ export interface StoreOperations {
   escalate: { input: StoreCommon & CloseFields; output: StoreMutation }
   abandon: { input: StoreCommon & CloseFields; output: StoreMutation }
   reopen: { input: StoreCommon & CloseFields; output: StoreMutation }
+  claim: { input: StoreCommon & ClaimFields; output: StoreMutation }
+  handoff: { input: StoreCommon & HandoffFields; output: StoreMutation | StoreHandoffAll }
   decide: { input: StoreCommon & DecideFields; output: StoreMutation }
   monitor: { input: StoreCommon & MonitorFields; output: StoreMonitor }
   verify: { input: StoreCommon & NoInput; output: VerifyResult }

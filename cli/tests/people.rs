@@ -153,7 +153,7 @@ fn only_the_assigned_person_decides_on_the_cli() {
     assert_eq!(alice.code, 0, "{alice:#?}");
     let last = alice.json()["clarification"]["thread"][2].clone();
     assert_eq!(last["by"], "alice");
-    assert_eq!(last["via"], "cli");
+    assert_eq!(last["via"], "local");
 }
 
 #[test]

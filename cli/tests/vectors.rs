@@ -169,6 +169,22 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             push_each(&mut argv, "supersedes", args, "supersedes");
             argv.extend([s("--"), req(args, "id", file)]);
         }
+        "claim" => {
+            argv.extend([s("clarify"), s("claim")]);
+            push_opt(&mut argv, "as", args, "as");
+            push_opt(&mut argv, "message", args, "message");
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
+        "handoff" => {
+            argv.extend([s("clarify"), s("handoff")]);
+            push_opt(&mut argv, "as", args, "as");
+            push_opt(&mut argv, "to", args, "to");
+            push_opt(&mut argv, "message", args, "message");
+            match opt(args, "id") {
+                Some(id) => argv.extend([s("--"), id]),
+                None => argv.push(s("--all")),
+            }
+        }
         "monitor" => {
             argv.extend([s("clarify"), s("monitor")]);
             if flag(args, "dryRun") {

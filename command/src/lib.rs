@@ -39,6 +39,7 @@
     )
 )]
 
+pub mod claim;
 pub mod decisions;
 pub mod delegate;
 pub mod file_map;

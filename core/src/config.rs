@@ -57,6 +57,10 @@ pub struct Config {
     /// names no deciders; `None` = every defined person.
     #[serde(skip)]
     pub default_deciders: Option<Vec<String>>,
+    /// `[people] claim_timeout_minutes` (docs/protocol.md §37): how long a claim or handoff
+    /// holds an escalated record before the monitor assigns it again.
+    #[serde(skip)]
+    pub claim_timeout_minutes: u32,
     /// The people of `people.toml` and the workflows their deciders are read from, handed
     /// in by the shell that read them (docs/protocol.md §37); `None`: no people defined.
     #[serde(skip)]
@@ -166,6 +170,7 @@ impl Default for Config {
             mcp_elicit: ElicitPolicy::Requester,
             serve_allowed_origins: Vec::new(),
             default_deciders: None,
+            claim_timeout_minutes: crate::people::DEFAULT_CLAIM_TIMEOUT_MINUTES,
             people: None,
         }
     }
@@ -269,6 +274,11 @@ impl Config {
             if let Some(v) = get(p, "default_deciders") {
                 config.default_deciders =
                     Some(crate::people::read_deciders(src, "default_deciders", v)?);
+            }
+            if let Some(v) = get(p, "claim_timeout_minutes") {
+                // At least a minute, at most a week: a claim outlives a shift, not a holiday.
+                let minutes = src.int("claim_timeout_minutes", v, 1, 7 * 24 * 60)?;
+                config.claim_timeout_minutes = to_u32(minutes);
             }
         }
         if let Some(section) = get(root, "audit") {

@@ -34,7 +34,7 @@ pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
     ),
     ("mcp", &["max_routes", "elicit"]),
     // Who decides (docs/protocol.md §37): a typo here would widen it to everyone.
-    ("people", &["default_deciders"]),
+    ("people", &["default_deciders", "claim_timeout_minutes"]),
     (
         "github",
         &[

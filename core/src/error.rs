@@ -57,6 +57,13 @@ pub enum ClarifyError {
         id: String,
         allowed: Vec<String>,
     },
+    /// Another person holds an escalated record (docs/protocol.md §37): they hand it over.
+    #[error("{id} is claimed by {holder} (since {since}); ask them to hand it over: agentx clarify handoff {id} --as {holder} --to <person>")]
+    Claimed {
+        id: String,
+        holder: String,
+        since: String,
+    },
     #[error("cannot {op} {id}: it is {status}; allowed: {allowed}")]
     InvalidTransition {
         op: String,
@@ -210,7 +217,7 @@ impl ClarifyError {
             | ClarifyError::NoLedger { .. }
             | ClarifyError::NoDelegations { .. } => ErrorCode::NotFound,
             ClarifyError::NotParticipant { .. } => ErrorCode::NotParticipant,
-            ClarifyError::NotAllowed { .. } => ErrorCode::NotAllowed,
+            ClarifyError::NotAllowed { .. } | ClarifyError::Claimed { .. } => ErrorCode::NotAllowed,
             ClarifyError::InvalidTransition { .. } => ErrorCode::InvalidTransition,
             ClarifyError::IdempotencyConflict { .. } => ErrorCode::IdempotencyConflict,
             ClarifyError::InvalidWorkflow { .. } => ErrorCode::InvalidWorkflow,

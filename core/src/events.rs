@@ -38,7 +38,11 @@ impl EventType {
             EntryKind::Question => Some(EventType::Requested),
             EntryKind::Answer => Some(EventType::Answered),
             EntryKind::Stale => Some(EventType::Stale),
-            EntryKind::Retry | EntryKind::Reopen => None,
+            EntryKind::Retry
+            | EntryKind::Reopen
+            | EntryKind::Claim
+            | EntryKind::Handoff
+            | EntryKind::Lapse => None,
             EntryKind::Escalation => Some(EventType::Escalated),
             EntryKind::Resolution => Some(EventType::Resolved),
             EntryKind::Abandonment => Some(EventType::Abandoned),

@@ -17,7 +17,7 @@ use agentx_clarify_command::paths::{CLARIFICATIONS_DIR, STATE_DIR, STATUS_FILE};
 use agentx_clarify_command::store::delegations::parse_delegations;
 use agentx_clarify_core::delegation::DelegationLedger;
 use agentx_clarify_core::monitor::follow::{has_cycle, wait_edges, EdgeRow};
-use agentx_clarify_core::monitor::{due_at, may_act};
+use agentx_clarify_core::monitor::{due_at, may_act, watched};
 use agentx_clarify_core::names::MAX_ISSUE;
 use agentx_clarify_core::verify::issue_of_file_name;
 use agentx_clarify_core::{Ledger, Record};
@@ -119,7 +119,8 @@ pub(crate) fn active_rows(ledger: &Ledger) -> Vec<ActiveRow> {
 pub(crate) fn active_row(r: &Record, context: &LedgerContext) -> Option<ActiveRow> {
     let status = r.current_status();
     let edge = context.edges.iter().find(|e| e.id == r.id);
-    status.is_active().then(|| ActiveRow {
+    // A held escalated record has a row too: its claim lapses by time (docs/protocol.md §37).
+    watched(r).then(|| ActiveRow {
         stale_after: r.stale_after_ms(),
         requester: Some(r.from.clone()),
         due_ms: due_at(r),

@@ -240,6 +240,20 @@ CREATE INDEX search_recent ON agentx.search_records (last_ms DESC, issue, (seq <
 ",
         Some(index_search),
     ),
+    (
+        11,
+        "held escalated records in the index of active records",
+        r"
+-- A claim or handoff of an escalated record lapses by time (docs/protocol.md §37): the
+-- record has a row (status 'escalated', due_ms its claim's `until`) so the monitor's wake-up
+-- and the monitor after a command find it. No ledger stored before this version holds a
+-- claim, so there are no rows to write.
+ALTER TABLE agentx.active DROP CONSTRAINT active_status_check;
+ALTER TABLE agentx.active ADD CONSTRAINT active_status_check
+    CHECK (status IN ('pending', 'stale', 'answered', 'unreadable', 'accepted', 'escalated'));
+",
+        None,
+    ),
 ];
 
 /// Ledgers read at a time by [`index_search`].

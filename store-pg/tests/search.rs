@@ -474,7 +474,7 @@ fn a_version_9_database_is_indexed_by_the_migration() {
         "DROP TABLE agentx.search_records; DELETE FROM agentx.migrations WHERE version >= 10",
     );
     let migrated = PgStore::init_schema(&p.url).expect("migrate");
-    assert_eq!((migrated.from, migrated.to), (9, 10));
+    assert_eq!((migrated.from, migrated.to), (9, 11));
     assert_eq!(
         migrated.applied,
         ["10: the search index of clarification records"]

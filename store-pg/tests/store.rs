@@ -121,7 +121,7 @@ fn the_schema_is_created_migrated_and_checked() {
         "{e}"
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (1, 10));
+    assert_eq!((migrated.from, migrated.to), (1, 11));
     assert_eq!(
         migrated.applied,
         [
@@ -626,7 +626,7 @@ fn delegation_ledgers_that_can_time_out_are_indexed() {
          DELETE FROM agentx.migrations WHERE version >= 5;",
     );
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (4, 10));
+    assert_eq!((migrated.from, migrated.to), (4, 11));
     // Migration 6 wrote the follow-up's column: the timeout phase after a command finds it.
     assert_eq!(
         psql(
@@ -676,7 +676,7 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
     // No tokens: the table goes, no document is made.
     to_v8("");
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (8, 10));
+    assert_eq!((migrated.from, migrated.to), (8, 11));
     assert_eq!(
         migrated.applied,
         [
@@ -696,7 +696,7 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
         "INSERT INTO agentx.tokens (pos, body) VALUES (1, '{bob}'), (0, '{alice}');"
     ));
     let migrated = PgStore::init_schema(&url).unwrap();
-    assert_eq!((migrated.from, migrated.to), (8, 10));
+    assert_eq!((migrated.from, migrated.to), (8, 11));
     assert_eq!(psql(&url, gone).trim(), "t");
     let store = agentx_clarify_pg::open_workspace(dir.path(), &url).unwrap();
     let text = store.state.read_doc(TOKENS).unwrap().unwrap();

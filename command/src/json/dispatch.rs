@@ -14,6 +14,7 @@ use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
 use super::ok;
+use crate::claim::LOCAL_VIA;
 use crate::route::{self, Clock, Runner};
 use crate::status::HookEvent;
 use crate::store::{Scope, Store};
@@ -119,6 +120,25 @@ impl<S: Store> Operations for Call<'_, S> {
         let (from, message) = (c.from.as_deref(), c.message.as_deref());
         let now = self.now();
         Ok(crate::reopen::reopen_by(self.store, now, &c.id, from, message, self.by)?.to_json())
+    }
+
+    fn claim(&self, c: Claim) -> Out {
+        let by = crate::claim::person(self.by, c.person.as_deref(), LOCAL_VIA)?;
+        let taking = agentx_clarify_core::people::Taking::Claim;
+        let message = c.message.as_deref();
+        let now = self.now();
+        Ok(crate::claim::take_by(self.store, now, &c.id, &by, taking, message)?.to_json())
+    }
+
+    fn handoff(&self, h: Handoff) -> Out {
+        let by = crate::claim::person(self.by, h.person.as_deref(), LOCAL_VIA)?;
+        let (now, message) = (self.now(), h.message.as_deref());
+        let Some(id) = h.id.as_deref() else {
+            let done = crate::claim::handoff_all(self.store, now, &by, &h.to, message)?;
+            return Ok(done.to_json());
+        };
+        let taking = agentx_clarify_core::people::Taking::Handoff { to: &h.to };
+        Ok(crate::claim::take_by(self.store, now, id, &by, taking, message)?.to_json())
     }
 
     // A person's decision runs only through the server, as that person (`super::call_as`):

@@ -276,6 +276,29 @@ impl Close {
 }
 
 crate::input! {
+    /// `claim`: a person takes an escalated record (docs/protocol.md §37). Through a server the
+    /// person is the signed-in one; elsewhere (the CLI's `--as`, a vector) `as` names them.
+    #[ts(rename = "ClaimFields")]
+    pub struct Claim {
+        pub id: String = "id",
+        pub person: Option<String> = "as",
+        pub message: Option<String> = "message",
+    }
+}
+
+crate::input! {
+    /// `handoff`: the holder (or a decider) hands an escalated record to `to`; `as` as
+    /// `claim`'s. Without `id`, every escalated record `as` holds goes to `to` (end of a shift).
+    #[ts(rename = "HandoffFields")]
+    pub struct Handoff {
+        pub id: Option<String> = "id",
+        pub to: String = "to",
+        pub person: Option<String> = "as",
+        pub message: Option<String> = "message",
+    }
+}
+
+crate::input! {
     /// `decide` (a person through the server, docs/protocol.md §23): resolves the record, taking
     /// it first when it is not escalated.
     #[ts(rename = "DecideFields")]

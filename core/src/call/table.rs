@@ -177,6 +177,10 @@ table! {
     "abandon" => abandon(Close), Act, "StoreMutation";
     /// A human sends an escalated record back to its target (docs/protocol.md §30).
     "reopen" => reopen(Close), Closed, "StoreMutation";
+    /// A person takes an escalated record: "alice is on it" (docs/protocol.md §37).
+    "claim" => claim(Claim), Act, "StoreMutation";
+    /// A person hands an escalated record (or every one they hold) to another.
+    "handoff" => handoff(Handoff), Act, "StoreMutation | StoreHandoffAll";
     /// A person's decision (docs/protocol.md §23): only through the server, as that person.
     "decide" => decide(Decide), Act, "StoreMutation";
     "monitor" => monitor(Monitor), Closed, "StoreMonitor";

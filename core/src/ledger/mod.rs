@@ -141,6 +141,13 @@ pub enum EntryKind {
     /// A human sends an escalated question back to its target (`clarify reopen`): pending
     /// again, same round, the SLA clock restarts.
     Reopen,
+    /// A person takes an escalated record (docs/protocol.md §37): still escalated, "alice is
+    /// on it" until `until`.
+    Claim,
+    /// A person hands an escalated record to another (`to`), who then holds it.
+    Handoff,
+    /// The monitor ends a claim not acted on by its `until`: the record is assigned again.
+    Lapse,
 }
 
 impl EntryKind {
@@ -149,7 +156,9 @@ impl EntryKind {
             EntryKind::Question | EntryKind::Retry | EntryKind::Reopen => Status::Pending,
             EntryKind::Answer => Status::Answered,
             EntryKind::Stale => Status::Stale,
-            EntryKind::Escalation => Status::Escalated,
+            EntryKind::Escalation | EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse => {
+                Status::Escalated
+            }
             EntryKind::Resolution => Status::Resolved,
             EntryKind::Abandonment => Status::Abandoned,
         }
@@ -165,6 +174,9 @@ impl EntryKind {
             EntryKind::Resolution => "resolution",
             EntryKind::Abandonment => "abandonment",
             EntryKind::Reopen => "reopen",
+            EntryKind::Claim => "claim",
+            EntryKind::Handoff => "handoff",
+            EntryKind::Lapse => "lapse",
         }
     }
 }

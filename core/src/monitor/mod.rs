@@ -30,7 +30,8 @@ use crate::signing::Signers;
 
 /// The next wake-up (the `poll_timeout` of sans-IO libraries): the earliest instant, not
 /// before `now`, at which the passing of time alone makes the monitor act on one of
-/// `ledgers` — a pending record's SLA running out, or a record found stale (`now` then).
+/// `ledgers` — a pending record's SLA running out, a record found stale (`now` then), a
+/// claim's `until` (docs/protocol.md §37).
 /// `None`: time alone will never make it act; only a change (a write, a status) can, and
 /// whoever watches the files runs the monitor on changes anyway.
 pub fn next_wakeup<'a>(ledgers: impl IntoIterator<Item = &'a Ledger>, now: i64) -> Option<i64> {
@@ -44,16 +45,19 @@ pub fn next_wakeup<'a>(ledgers: impl IntoIterator<Item = &'a Ledger>, now: i64) 
 
 /// Whether the monitor can act on `ledger` at some `now`, under some statuses, before anyone
 /// writes to it: it has an active record (pending, stale or answered) — docs/protocol.md §19's "can need
-/// action". Every phase looks only at active records: stale at pending and stale ones (legacy
+/// action" (and a held escalated record, whose claim lapses). Every phase looks only at active records: stale at pending and stale ones (legacy
 /// round-0 records included), stuck at active ones, deadlock at blocking pending and stale ones,
 /// abandonment at active ones. A ledger without one is left exactly as it is by every pass, so
 /// a store's index of the ledgers for which this holds lets the monitor that follows a command
 /// skip finished work.
 pub fn may_act(ledger: &Ledger) -> bool {
-    ledger
-        .clarifications
-        .iter()
-        .any(|r| r.current_status().is_active())
+    ledger.clarifications.iter().any(watched)
+}
+
+/// Whether the monitor can act on `record` by itself: it is active, or an escalated record
+/// someone holds, whose claim lapses (docs/protocol.md §37).
+pub fn watched(record: &crate::ledger::Record) -> bool {
+    record.current_status().is_active() || crate::people::lapse_due(record).is_some()
 }
 
 /// What one ledger's monitor pass did.
@@ -187,6 +191,11 @@ fn run_phases(
     stuck::run(&mut pass);
     deadlock::run(&mut pass);
     abandoned::run(&mut pass);
+    let lapsed = crate::people::lapse(pass.ledger, pass.config, pass.now, pass.signers);
+    if !lapsed.is_empty() {
+        pass.changed = true;
+        pass.report.lapsed.extend(lapsed);
+    }
     if pass.changed {
         pass.ledger.seal();
         pass.report.sort();

@@ -51,6 +51,10 @@ pub struct Report {
     /// JSON when none, so a workspace without delegations reports exactly as before.
     #[serde(default, rename = "timedOut", skip_serializing_if = "Vec::is_empty")]
     pub timed_out: Vec<String>,
+    /// Claims the monitor ended (docs/protocol.md §37); absent when none, so a workspace
+    /// without people reports exactly as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lapsed: Vec<String>,
     pub errors: Vec<ReportError>,
 }
 
@@ -104,6 +108,11 @@ impl Report {
             } else {
                 Vec::new()
             },
+            lapsed: if v.get("lapsed").is_some() {
+                strings("lapsed")?
+            } else {
+                Vec::new()
+            },
             errors: objects("errors")?
                 .iter()
                 .map(|o| {
@@ -126,6 +135,7 @@ impl Report {
             && self.deadlocks.is_empty()
             && self.abandoned.is_empty()
             && self.timed_out.is_empty()
+            && self.lapsed.is_empty()
     }
 
     /// Orders one ledger's lists by sequence number.
@@ -136,6 +146,7 @@ impl Report {
             &mut self.retried,
             &mut self.stuck,
             &mut self.abandoned,
+            &mut self.lapsed,
         ] {
             crate::stable_sort::sort_by_key(list, |id| seq(id));
             list.dedup();
@@ -153,6 +164,7 @@ impl Report {
         self.deadlocks.extend(other.deadlocks);
         self.abandoned.extend(other.abandoned);
         self.timed_out.extend(other.timed_out);
+        self.lapsed.extend(other.lapsed);
         self.errors.extend(other.errors);
     }
 }

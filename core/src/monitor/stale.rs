@@ -11,6 +11,14 @@ use crate::replies;
 /// The stale phase and the next wake-up ([`super::next_wakeup`]) both ask this.
 pub fn due_at(record: &Record) -> Option<i64> {
     match record.current_status() {
+        Status::Escalated => crate::people::lapse_due(record),
+        _ => sla_due(record),
+    }
+}
+
+/// When a pending record's SLA runs out (a stale one: at once); `None` for other statuses.
+fn sla_due(record: &Record) -> Option<i64> {
+    match record.current_status() {
         Status::Pending => record.stale_after_ms().map(|t| t.saturating_add(1)),
         Status::Stale => Some(i64::MIN),
         _ => None,
@@ -25,7 +33,7 @@ pub(super) fn run(pass: &mut Pass<'_>) {
         let Some(record) = pass.ledger.clarifications.get(index) else {
             continue;
         };
-        let due = due_at(record).is_some_and(|t| pass.now >= t);
+        let due = sla_due(record).is_some_and(|t| pass.now >= t);
         if record.is_legacy_empty() {
             // AgentX's router crashed between creating the record (round 0) and writing its
             // question. A retry would re-route nothing and an answer would answer nothing: a

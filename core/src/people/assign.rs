@@ -123,13 +123,15 @@ pub(crate) fn escalation_fields(
 pub const ASSIGNED: &str = "assigned";
 
 /// The people an escalated `record` is assigned to: the `assigned` of its latest escalation
-/// entry, `None` when that entry has none (written without people, or before them).
+/// or lapse entry (a lapsed claim assigns it again), `None` when that entry has none
+/// (written without people, or before them).
 pub fn assigned(record: &Record) -> Option<Vec<String>> {
+    use crate::ledger::EntryKind;
     let escalation = record
         .thread
         .iter()
         .rev()
-        .find(|e| e.kind == crate::ledger::EntryKind::Escalation)?;
+        .find(|e| matches!(e.kind, EntryKind::Escalation | EntryKind::Lapse))?;
     let Value::Array(items) = escalation.extra.get(ASSIGNED)? else {
         return None;
     };

@@ -1,6 +1,7 @@
 //! Only a decider decides (docs/protocol.md §37): a person's resolution, abandonment or
 //! reopening of an escalated record that names its deciders (`assigned`) must come from one
-//! of them. A record escalated without people, or before them, is anyone's as before.
+//! of them, or from whoever holds it (a claim, a handoff). A record escalated without
+//! people, or before them, is anyone's as before.
 
 use super::assign::assigned;
 use crate::error::ClarifyError;
@@ -14,9 +15,15 @@ pub fn check_decider(record: &Record, person: Option<&str>, op: &str) -> Result<
     if record.current_status() != Status::Escalated {
         return Ok(());
     }
-    let Some(allowed) = assigned(record) else {
+    let Some(mut allowed) = assigned(record) else {
         return Ok(());
     };
+    // Whoever holds it — a claimant, or whom it was handed to — decides it too.
+    if let Some(h) = super::claim::holder_name(record) {
+        if !allowed.contains(&h) {
+            allowed.push(h);
+        }
+    }
     if person.is_some_and(|p| allowed.iter().any(|a| a == p)) {
         return Ok(());
     }

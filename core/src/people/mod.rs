@@ -7,6 +7,7 @@
 
 mod assign;
 mod check;
+mod claim;
 mod decide;
 mod deciders;
 mod file;
@@ -15,6 +16,10 @@ mod rotation;
 pub use assign::{assigned, PeopleSettings, ASSIGNED};
 pub(crate) use assign::{escalation_fields, Assigner};
 pub use check::check;
+pub(crate) use claim::lapse;
+pub use claim::{
+    holder, lapse_due, take, Holder, Taking, DEFAULT_CLAIM_TIMEOUT_MINUTES, HANDED_TO, UNTIL,
+};
 pub use decide::check_decider;
 pub use deciders::governing_step;
 pub use rotation::{parse_every, Override, Rotation};

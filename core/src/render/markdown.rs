@@ -77,6 +77,14 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
         ),
         EntryKind::Abandonment => writeln!(out, "**[{}] Abandoned:** {}\n", e.from, esc(&e.body)),
         EntryKind::Reopen => writeln!(out, "**[{}] Reopened:** {}\n", e.from, esc(&e.body)),
+        EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse => {
+            writeln!(
+                out,
+                "_{when} · {}: {}_\n",
+                esc(&super::author(e)),
+                esc(&e.body)
+            )
+        }
     };
 }
 
@@ -246,6 +254,9 @@ pub fn markdown_report(report: &Report) -> String {
     }
     if !report.timed_out.is_empty() {
         let _ = writeln!(out, "- **Timed out:** {}", list(&report.timed_out));
+    }
+    if !report.lapsed.is_empty() {
+        let _ = writeln!(out, "- **Claims lapsed:** {}", list(&report.lapsed));
     }
     for e in &report.errors {
         let _ = writeln!(

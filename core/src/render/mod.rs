@@ -127,6 +127,9 @@ pub(crate) fn report_counts(report: &Report) -> String {
             report.timed_out.len()
         ));
     }
+    if !report.lapsed.is_empty() {
+        out.push_str(&format!(", {} claims lapsed", report.lapsed.len()));
+    }
     if !report.errors.is_empty() {
         out.push_str(&format!(", {} unreadable ledgers", report.errors.len()));
     }

@@ -45,6 +45,7 @@ fn report() -> Report {
         deadlocks: vec![DeadlockReport { cycle: vec!["CLR-7-001".into(), "CLR-7-002".into()], agents: vec!["architect".into(), "engineer".into()], escalated: "CLR-7-002".into() }],
         abandoned: vec![],
         timed_out: vec![],
+        lapsed: vec![],
         errors: vec![ReportError { file: "issue-9.json".into(), code: "LEDGER_CORRUPT".into(), message: "ledger issue-9.json is corrupt: expected value at line 1 column 1".into() }],
     }
 }

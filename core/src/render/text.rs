@@ -125,7 +125,12 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
     let kind = format!("{:<11}", e.kind.as_str());
     let kind = match e.kind {
         EntryKind::Escalation => style.warn(&kind),
-        EntryKind::Stale | EntryKind::Retry | EntryKind::Reopen => style.dim(&kind),
+        EntryKind::Stale
+        | EntryKind::Retry
+        | EntryKind::Reopen
+        | EntryKind::Claim
+        | EntryKind::Handoff
+        | EntryKind::Lapse => style.dim(&kind),
         _ => kind,
     };
     let _ = writeln!(
@@ -323,6 +328,9 @@ pub fn text_report(report: &Report, style: Style) -> String {
     }
     if !report.timed_out.is_empty() {
         row(&mut out, "timed out", &report.timed_out.join(", "));
+    }
+    if !report.lapsed.is_empty() {
+        row(&mut out, "claim lapsed", &report.lapsed.join(", "));
     }
     for e in &report.errors {
         row(

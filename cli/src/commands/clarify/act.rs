@@ -58,12 +58,13 @@ pub struct ReopenArgs {
     pub as_person: Option<String>,
 }
 
-/// The person `--as` names: their entry is `human` with `by` and `via: "cli"`, as a
+/// The person `--as` names: their entry is `human` with `by` and `via: "local"` (a person
+/// who named themselves, on a door that signs nobody in: docs/protocol.md §37), as a
 /// person's through a server is (docs/protocol.md §23).
 pub fn person(name: Option<&str>) -> Option<Attribution> {
     name.map(|by| Attribution {
         by: by.to_owned(),
-        via: String::from("cli"),
+        via: String::from(commands::claim::LOCAL_VIA),
         reference: None,
     })
 }

@@ -4,6 +4,7 @@
 
 mod act;
 mod ask;
+mod claim;
 mod layer4;
 mod query;
 mod route;
@@ -69,6 +70,16 @@ pub enum Clarify {
         after_help = "Examples:\n  agentx clarify reopen CLR-42-001 -m \"The runner is fixed; please answer.\"\n  agentx clarify reopen CLR-42-001 --route"
     )]
     Reopen(act::ReopenArgs),
+    /// Take an escalated clarification: others see you are on it (a person of people.toml)
+    #[command(
+        after_help = "Examples:\n  agentx clarify claim CLR-42-001 --as alice\n  agentx clarify claim CLR-42-001 --as alice -m \"Looking at the ADRs first\""
+    )]
+    Claim(claim::ClaimArgs),
+    /// Hand an escalated clarification, or every one you hold, to another person
+    #[command(
+        after_help = "Examples:\n  agentx clarify handoff CLR-42-001 --as alice --to bob -m \"Redis is likely; check the budget\"\n  agentx clarify handoff --all --from alice --to bob    # the end of a shift"
+    )]
+    Handoff(claim::HandoffArgs),
     /// List clarifications (default: open ones)
     #[command(
         after_help = "Examples:\n  agentx clarify list\n  agentx clarify list --issue 42 --all\n  agentx clarify list --status stale --status escalated --json"
@@ -188,6 +199,8 @@ pub fn run(
         Clarify::Route(a) => route::route(ws, runner, &clock, json, a),
         Clarify::Reopen(a) if a.route => route::reopen(ws, runner, &clock, json, a),
         Clarify::Reopen(a) => act::reopen(ws, now, json, &a),
+        Clarify::Claim(a) => claim::claim(ws, now, json, &a),
+        Clarify::Handoff(a) => claim::handoff(ws, now, json, &a),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer {
             id,
