@@ -86,6 +86,10 @@ export interface ClarificationRecord {
 /** A record as outputs show it: with its issue number. */
 export interface Clarification extends ClarificationRecord {
   issueNumber: number
+  /** An escalated record assigned to people (docs/protocol.md §37): whom, now (outputs only). */
+  assigned?: string[]
+  /** Who holds an escalated record — a claim or a handoff — and until when (outputs only). */
+  claimedBy?: { person: string; since: string; until?: string }
 }
 
 /** The ledger file `issue-<n>.json`. */

@@ -109,6 +109,8 @@ function bindForms(root) {
       } else {
         const message = form.querySelector('[name="message"]')?.value.trim()
         if (message) input.message = message
+        const to = form.querySelector('[name="to"]')?.value.trim()
+        if (to) input.to = to
       }
       const button = form.querySelector('button[type="submit"]')
       if (button) button.disabled = true
@@ -121,7 +123,7 @@ function bindForms(root) {
           body: JSON.stringify({ op: form.dataset.op, input }),
         })
         const envelope = await response.json()
-        const done = { decide: 'Decided', escalate: 'Escalated', abandon: 'Abandoned', route: 'Routed' }[form.dataset.op] ?? 'Done'
+        const done = { decide: 'Decided', escalate: 'Escalated', abandon: 'Abandoned', route: 'Routed', claim: 'Taken', handoff: 'Handed over' }[form.dataset.op] ?? 'Done'
         const text = envelope.ok
           ? `${done}: ${input.id} is ${envelope.clarification?.status ?? 'updated'}`
           : `Not recorded (${envelope.error?.code}): ${envelope.error?.message}`

@@ -8,7 +8,7 @@
 use postgres::Client;
 
 /// The version this build reads and writes.
-pub const VERSION: i32 = 10;
+pub const VERSION: i32 = 11;
 
 /// What a migration does after its SQL, in the same transaction (rows computed by the same
 /// code as every write).

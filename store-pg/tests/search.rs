@@ -477,7 +477,10 @@ fn a_version_9_database_is_indexed_by_the_migration() {
     assert_eq!((migrated.from, migrated.to), (9, 11));
     assert_eq!(
         migrated.applied,
-        ["10: the search index of clarification records"]
+        [
+            "10: the search index of clarification records",
+            "11: held escalated records in the index of active records"
+        ]
     );
     let rows = psql(&p.url, "SELECT count(*) FROM agentx.search_records");
     let records: usize = (1..=12)

@@ -133,7 +133,8 @@ fn the_schema_is_created_migrated_and_checked() {
             "7: access tokens of agentx serve, documents by revision",
             "8: small state documents: the notification outbox, GitHub Mode's cursors",
             "9: access tokens as the tokens state document",
-            "10: the search index of clarification records"
+            "10: the search index of clarification records",
+            "11: held escalated records in the index of active records"
         ]
     );
     // Ledger bodies are compressed with lz4 (Debian's server is built with it).
@@ -681,7 +682,8 @@ fn a_version_8_database_gets_its_token_rows_as_the_tokens_document() {
         migrated.applied,
         [
             "9: access tokens as the tokens state document",
-            "10: the search index of clarification records"
+            "10: the search index of clarification records",
+            "11: held escalated records in the index of active records"
         ]
     );
     assert_eq!(psql(&url, gone).trim(), "t");

@@ -380,6 +380,7 @@ impl Serialize for RecordOutput<'_> {
         m.serialize_entry("issueNumber", &self.0)?;
         self.1
             .serialize_fields(&mut m, Some(&self.1.output_fold()))?;
+        people_fields(self.1, &mut m)?;
         m.end()
     }
 }
@@ -403,8 +404,31 @@ impl Serialize for FoldedRecord<'_> {
         let mut m = s.serialize_map(None)?;
         self.0
             .serialize_fields(&mut m, Some(&self.0.output_fold()))?;
+        people_fields(self.0, &mut m)?;
         m.end()
     }
+}
+
+/// What outputs add to an escalated record assigned to people (docs/protocol.md §37): whom
+/// it is `assigned` to now and who holds it (`claimedBy`: `person`, `since`, `until`), so
+/// every surface shows "alice is on it" without reading the thread. Never written to files.
+fn people_fields<M: SerializeMap>(r: &Record, m: &mut M) -> Result<(), M::Error> {
+    if r.current_status() != Status::Escalated {
+        return Ok(());
+    }
+    if let Some(names) = crate::people::assigned(r) {
+        m.serialize_entry("assigned", &names)?;
+    }
+    if let Some(h) = crate::people::holder(r) {
+        let mut held = Map::new();
+        held.insert("person".into(), h.person.into());
+        held.insert("since".into(), crate::time::format_ms(h.since).into());
+        if let Some(t) = h.until {
+            held.insert("until".into(), crate::time::format_ms(t).into());
+        }
+        m.serialize_entry("claimedBy", &held)?;
+    }
+    Ok(())
 }
 
 impl Serialize for LedgerOutput<'_> {

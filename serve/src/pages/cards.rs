@@ -64,6 +64,14 @@ fn card(
     if let Some(reason) = escalation_reason(r) {
         facts.push(fact("why", &esc(reason)));
     }
+    if status == Status::Escalated {
+        if let Some(names) = agentx_clarify_core::people::assigned(r) {
+            facts.push(fact("assigned", &esc(&names.join(", "))));
+        }
+        if let Some(h) = agentx_clarify_core::people::holder(r) {
+            facts.push(fact("on it", &esc(&h.person)));
+        }
+    }
     if let Some(from) = asked_back_from(r) {
         if !all.iter().any(|(_, p)| p.id == from) {
             facts.push(fact(
@@ -126,6 +134,19 @@ pub struct Context<'a> {
     pub now: i64,
     /// The names of people (human tokens, the viewer): a record addressed to one needs them.
     pub people: &'a [String],
+    /// The signed-in person: an escalated record assigned to others, or held by another, is
+    /// not theirs (docs/protocol.md §37).
+    pub viewer: &'a str,
+}
+
+/// Whether escalated `r` is for `viewer`: nobody was assigned (anyone's), or they are among
+/// its assignees and nobody else holds it, or they hold it.
+pub fn for_viewer(r: &Record, viewer: &str) -> bool {
+    let held = agentx_clarify_core::people::holder(r);
+    if let Some(h) = &held {
+        return h.person == viewer;
+    }
+    agentx_clarify_core::people::assigned(r).is_none_or(|names| names.iter().any(|n| n == viewer))
 }
 
 pub fn escalation_reason(r: &Record) -> Option<&str> {

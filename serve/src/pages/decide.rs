@@ -126,20 +126,27 @@ fn small_form(id: &str, op: &str, what: &str, text: &str) -> String {
     )
 }
 
-/// The actions section, or `None` when no action is open to a person.
-pub fn actions(r: &Record, routable: bool) -> Option<String> {
+/// The actions section for `viewer`, or `None` when no action is open to a person. On an
+/// escalated record assigned to people, one who may not decide it is told who may instead
+/// (`holding.rs`).
+pub fn actions(r: &Record, routable: bool, viewer: &str) -> Option<String> {
     let id = esc(&r.id);
     let status = r.current_status();
+    let holding = super::holding::holding(r, viewer);
+    let may = holding.as_ref().is_none_or(|h| h.may_decide);
     // Decide: resolve an escalated record, or take an open one and resolve it.
     let escalated = status == Status::Escalated;
-    let decide = (human_may(r, Op::Resolve) || (!escalated && human_may(r, Op::Escalate)))
+    let decide = (may && (human_may(r, Op::Resolve) || (!escalated && human_may(r, Op::Escalate))))
         .then(|| decide_form(r));
     let why = "<label>Why<textarea name=\"message\" rows=\"2\"></textarea></label>";
     let mut more = Vec::new();
+    if let Some(form) = holding.as_ref().and_then(|h| h.hand_over.clone()) {
+        more.push(form);
+    }
     if human_may(r, Op::Escalate) {
         more.push(small_form(&id, "escalate", "Escalate", why));
     }
-    if human_may(r, Op::Abandon) {
+    if may && human_may(r, Op::Abandon) {
         more.push(small_form(&id, "abandon", "Abandon", why));
     }
     // Route again: the record waits on its target, and the target has a runner.
@@ -151,7 +158,8 @@ pub fn actions(r: &Record, routable: bool) -> Option<String> {
             &format!("<p>Run {}'s runner on this question now.</p>", esc(&r.to)),
         ));
     }
-    if decide.is_none() && more.is_empty() {
+    let (line, take) = holding.map_or((String::new(), None), |h| (h.line, h.take));
+    if decide.is_none() && more.is_empty() && line.is_empty() {
         return None;
     }
     let more = if more.is_empty() {
@@ -163,7 +171,8 @@ pub fn actions(r: &Record, routable: bool) -> Option<String> {
         )
     };
     Some(format!(
-        "<section class=\"actions\" aria-label=\"Decide\">{}<p id=\"result\" role=\"status\" aria-live=\"polite\"></p>{more}</section>",
+        "<section class=\"actions\" aria-label=\"Decide\">{line}{}{}<p id=\"result\" role=\"status\" aria-live=\"polite\"></p>{more}</section>",
+        take.unwrap_or_default(),
         decide.unwrap_or_default()
     ))
 }

@@ -55,6 +55,7 @@ pub async fn inbox(
     let filters = f.clone();
     let open_view = Arc::clone(&app);
     let me = v.human.clone();
+    let viewer = v.human.clone();
     let page = app
         .with_store(move |ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
@@ -76,6 +77,7 @@ pub async fn inbox(
             let ctx = Context {
                 now,
                 people: &people,
+                viewer: &viewer,
             };
             // A page reloaded on a live event waits (briefly) for the view to apply that
             // event's write; a view that does not catch up within 1 s is not used.
@@ -171,11 +173,15 @@ fn matches(f: &Filters, r: &Record) -> bool {
         || r.thread.iter().any(|e| e.body.to_lowercase().contains(&q))
 }
 
-/// Whether a person must act: the record is escalated, or it is addressed to a person and
-/// still open.
-fn needs_person(r: &Record, people: &[String]) -> bool {
+/// Whether the signed-in person must act: the record is escalated and theirs (assigned to
+/// them and held by nobody else, held by them, or assigned to nobody: docs/protocol.md §37),
+/// or it is addressed to a person and still open.
+fn needs_person(r: &Record, ctx: &Context<'_>) -> bool {
     let status = r.current_status();
-    status == Status::Escalated || (status.is_open() && people.contains(&r.to))
+    if status == Status::Escalated {
+        return super::cards::for_viewer(r, ctx.viewer);
+    }
+    status.is_open() && ctx.people.contains(&r.to)
 }
 
 fn render_inbox(f: &Filters, listed: query::Listed, ctx: &Context<'_>) -> (usize, String) {
@@ -194,12 +200,9 @@ pub fn render_rows(
     ctx: &Context<'_>,
 ) -> (usize, String) {
     let mut rows: Vec<(u32, &Record)> = rows.into_iter().filter(|(_, r)| matches(f, r)).collect();
-    rows.sort_by_key(|(_, r)| (!needs_person(r, ctx.people), order_key(r)));
+    rows.sort_by_key(|(_, r)| (!needs_person(r, ctx), order_key(r)));
     let total = rows.len();
-    let needs_you = rows
-        .iter()
-        .filter(|(_, r)| needs_person(r, ctx.people))
-        .count();
+    let needs_you = rows.iter().filter(|(_, r)| needs_person(r, ctx)).count();
     let page = f.page.unwrap_or(1).max(1);
     let shown: Vec<(u32, &Record)> = rows
         .iter()
@@ -216,8 +219,7 @@ pub fn render_rows(
     if shown.is_empty() {
         out.push_str("<p class=\"empty\">Nothing waits here.</p>");
     } else {
-        let (mine, rest): (Vec<_>, Vec<_>) =
-            shown.iter().partition(|(_, r)| needs_person(r, ctx.people));
+        let (mine, rest): (Vec<_>, Vec<_>) = shown.iter().partition(|(_, r)| needs_person(r, ctx));
         if !mine.is_empty() {
             out.push_str(&format!(
                 "<section class=\"needs-you\" aria-labelledby=\"needs-you\">\

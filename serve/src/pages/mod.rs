@@ -11,6 +11,7 @@ mod decisions;
 mod deliveries;
 mod frame;
 mod history;
+mod holding;
 mod inbox;
 mod stats;
 mod thread;

@@ -29,6 +29,7 @@ pub async fn thread(
         Err(r) => return r,
     };
     let shown_id = agentx_clarify_core::error::shown(&id);
+    let person = v.human.clone();
     let page = app
         .with_store(move |ws| {
             let (issue, record) = query::show_id(ws, &id)?;
@@ -36,7 +37,7 @@ pub async fn thread(
             Ok((
                 record.topic.clone(),
                 heading(&record),
-                render_thread(issue, &record, routable),
+                render_thread(issue, &record, routable, &person),
             ))
         })
         .await;
@@ -52,12 +53,12 @@ fn heading(r: &Record) -> String {
     format!("{} <span class=\"id\">{}</span>", esc(&r.topic), esc(&r.id))
 }
 
-fn render_thread(issue: u32, r: &Record, routable: bool) -> String {
+fn render_thread(issue: u32, r: &Record, routable: bool, viewer: &str) -> String {
     let mut out = facts(issue, r);
     out.push_str(&question(r));
     let done = outcome(r);
     out.push_str(&done);
-    match super::decide::actions(r, routable) {
+    match super::decide::actions(r, routable, viewer) {
         Some(actions) => out.push_str(&actions),
         // A closed record's outcome says all there is.
         None if !done.is_empty() => {}
