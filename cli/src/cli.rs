@@ -155,7 +155,7 @@ pub enum Command {
     #[cfg(feature = "serve")]
     #[command(
         subcommand,
-        after_help = "Examples:\n  agentx tokens new --human alice\n  agentx tokens new --agent engineer\n  agentx tokens list --json\n  agentx tokens revoke alice"
+        after_help = "Examples:\n  agentx tokens new --human alice\n  agentx tokens new --agent engineer\n  agentx tokens new --agent engineer --operator alice\n  agentx tokens list --json\n  agentx tokens revoke alice"
     )]
     Tokens(serve::Tokens),
     /// Print a shell completion script

@@ -16,6 +16,7 @@ use std::time::Duration;
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::{check_agent, is_reserved, HUMAN};
 use agentx_clarify_core::ops::{Attribution, OPERATOR_OF};
+use agentx_clarify_core::people::check_decider;
 use agentx_clarify_core::{EntryKind, Record, Status};
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
@@ -24,6 +25,8 @@ use rmcp::service::ElicitationMode;
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use serde_json::{json, Map, Value};
+
+use agentx_clarify_command::Files as _;
 
 use crate::hub::Decided;
 
@@ -52,10 +55,21 @@ pub fn supported(peer: &Peer<RoleServer>) -> bool {
 /// person who escalated handed the decision to someone else: putting it back to the asking
 /// agent's own client (whose operator may be the agent itself) would undo that, whatever
 /// `[mcp] elicit` says (issue 48 item 8).
-pub fn wanted(record: &Record, agent: &str) -> bool {
+pub fn wanted(record: &Record, agent: &str, operator: Option<&str>) -> bool {
     record.current_status() == Status::Escalated
         && record.from == agent
         && !escalated_by_person(record)
+        && operator_decides(record, operator)
+}
+
+/// A record assigned to people (docs/protocol.md §37) is put to the client only when its
+/// token names the operator and they are among those who may decide it: otherwise the
+/// asking agent's own operator would decide an escalation that belongs to someone else.
+fn operator_decides(record: &Record, operator: Option<&str>) -> bool {
+    if agentx_clarify_core::people::assigned(record).is_none() {
+        return true;
+    }
+    operator.is_some_and(|o| check_decider(record, Some(o), "resolve").is_ok())
 }
 
 fn escalated_by_person(record: &Record) -> bool {
@@ -78,9 +92,13 @@ pub struct Answered {
 
 /// What the person decided; `None` when they declined, cancelled, did not answer in time or
 /// the client failed.
-pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
+pub async fn ask(
+    peer: &Peer<RoleServer>,
+    record: &Record,
+    operator: Option<&str>,
+) -> Option<Answered> {
     let id = record.id.clone();
-    let params = form(record)?;
+    let params = form(record, operator)?;
     let answered = match peer
         .create_elicitation_with_timeout(params, Some(FORM_FOR))
         .await
@@ -97,8 +115,15 @@ pub async fn ask(peer: &Peer<RoleServer>, record: &Record) -> Option<Answered> {
 /// The form that puts `record` to a person: the same for a mid-call `elicitation/create`
 /// (2025-era clients) and an input-required result (2026-07-28, `crate::mrtr`). `None` (logged)
 /// only if rmcp would not carry it.
-pub(crate) fn form(record: &Record) -> Option<ElicitRequestParams> {
-    let schema: ElicitationSchema = match serde_json::from_value(schema(record)) {
+/// With a known `operator` the form asks for no name: the token says who they are.
+pub(crate) fn form(record: &Record, operator: Option<&str>) -> Option<ElicitRequestParams> {
+    let mut schema = schema(record);
+    if operator.is_some() {
+        if let Some(p) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            p.remove("person");
+        }
+    }
+    let schema: ElicitationSchema = match serde_json::from_value(schema) {
         Ok(s) => s,
         Err(e) => {
             tracing::warn!("elicitation form of {}: {e}", record.id);
@@ -291,11 +316,14 @@ pub(crate) async fn decide(
     hub: &crate::hub::Hub,
     id: &str,
     agent: &str,
+    operator: Option<&str>,
     answered: crate::elicit::Answered,
 ) -> Result<(), String> {
-    let by = answered
-        .person
-        .unwrap_or_else(|| format!("{OPERATOR_OF}{agent}"));
+    let by = match operator {
+        // The token names the operator: the decision is theirs, whatever the form said.
+        Some(o) => o.to_owned(),
+        None => typed_or_operator(hub, agent, answered.person).await,
+    };
     let by = Attribution {
         by,
         via: String::from("elicitation"),
@@ -310,6 +338,21 @@ pub(crate) async fn decide(
     };
     tracing::warn!("the decision on {id} from elicitation was refused: {why}");
     Err(why)
+}
+
+/// Without a known operator, the name typed in the form — unless the workspace defines
+/// people: a typed name is no proof of being one of them, so the decision is then "operator
+/// of <agent>", who is never a person a record is assigned to (docs/protocol.md §37).
+async fn typed_or_operator(hub: &crate::hub::Hub, agent: &str, typed: Option<String>) -> String {
+    let people = hub
+        .with_store("people", |store, _| {
+            Ok(store.load_config()?.people.is_some())
+        })
+        .await;
+    match typed {
+        Some(name) if matches!(people, Ok(false)) => name,
+        _ => format!("{OPERATOR_OF}{agent}"),
+    }
 }
 
 #[cfg(test)]
@@ -370,11 +413,11 @@ mod tests {
 
     #[test]
     fn an_escalation_a_person_made_is_never_elicited() {
-        assert!(wanted(&record("", BY_AGENT), "engineer"));
+        assert!(wanted(&record("", BY_AGENT), "engineer", None));
         assert!(
-            !wanted(&record("", BY_AGENT), "architect"),
+            !wanted(&record("", BY_AGENT), "architect", None),
             "not the requester"
         );
-        assert!(!wanted(&record("", BY_PERSON), "engineer"));
+        assert!(!wanted(&record("", BY_PERSON), "engineer", None));
     }
 }

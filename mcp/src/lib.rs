@@ -51,7 +51,7 @@ use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use hub::{Feed, Hub};
-pub use server::{Acting, Server};
+pub use server::{Acting, Operator, Server};
 
 /// Largest JSON-RPC message read from stdin. Ledger texts are at most 100 000 characters
 /// (`max_body_chars`), a few hundred KB as escaped JSON; a longer line is dropped (and
@@ -62,8 +62,16 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// Launch errors (`INVALID_AGENT`, `INVALID_ISSUE`, `IO_ERROR`) come back before any protocol
 /// output, for the CLI to report; the exit status is 0 after a clean end of input, 1 when the
 /// session failed (the reason is on stderr).
-pub fn serve(ws: Arc<Workspace>, agent: &str, issue: Option<&str>) -> Result<i32, ClarifyError> {
-    let server = launch(ws, agent, issue)?;
+pub fn serve(
+    ws: Arc<Workspace>,
+    agent: &str,
+    issue: Option<&str>,
+    operator: Option<&str>,
+) -> Result<i32, ClarifyError> {
+    if let Some(o) = operator {
+        check_agent(o)?;
+    }
+    let server = launch(ws, agent, issue)?.with_operator(operator);
     init_logging();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -56,14 +56,24 @@ fn claims_of(record: &Record, agent: &str) -> Result<Claims, agentx_clarify_core
     })
 }
 
+/// Who waits: the agent, and the person at its client when its token names them.
+#[derive(Clone, Copy, Debug)]
+pub struct Asker<'a> {
+    pub agent: &'a str,
+    pub operator: Option<&'a str>,
+}
+
 /// The form for `agent`'s person, when record `id` is theirs to decide now and they did not
 /// decline it as it is; `None`: wait as usual.
-pub async fn offer(hub: &Hub, agent: &str, id: &str) -> Option<InputRequiredResult> {
+pub async fn offer(hub: &Hub, who: &Asker<'_>, id: &str) -> Option<InputRequiredResult> {
+    let (agent, operator) = (who.agent, who.operator);
     let record = record(hub, id).await?;
-    if !crate::elicit::wanted(&record, agent) || hub.declined(agent, id, record.thread.len()) {
+    if !crate::elicit::wanted(&record, agent, operator)
+        || hub.declined(agent, id, record.thread.len())
+    {
         return None;
     }
-    let form = crate::elicit::form(&record)?;
+    let form = crate::elicit::form(&record, operator)?;
     let claims = match claims_of(&record, agent) {
         Ok(c) => c,
         Err(e) => {
@@ -94,11 +104,12 @@ pub async fn offer(hub: &Hub, agent: &str, id: &str) -> Option<InputRequiredResu
 /// that is not good for this call is refused and nothing is written.
 pub async fn answer(
     hub: &Hub,
-    agent: &str,
+    asker: &Asker<'_>,
     id: &str,
     state: String,
     responses: Option<InputResponses>,
 ) -> Result<(), ErrorData> {
+    let (agent, operator) = (asker.agent, asker.operator);
     let (who, what) = (agent.to_owned(), id.to_owned());
     let claims = hub
         .with_store("open", move |store, _| {
@@ -112,7 +123,7 @@ pub async fn answer(
     };
     if record.thread.len() != claims.entries
         || record.output_fold().round != claims.round
-        || !crate::elicit::wanted(&record, agent)
+        || !crate::elicit::wanted(&record, agent, operator)
     {
         return Err(refused(
             id,
@@ -136,7 +147,7 @@ pub async fn answer(
         // A refusal of the decision itself (a race with another writer) is logged; the wait
         // then reads the record as it is.
         Some(answered) => {
-            let _ = crate::elicit::decide(hub, id, agent, answered).await;
+            let _ = crate::elicit::decide(hub, id, agent, operator, answered).await;
         }
         None => hub.decline(agent, id, record.thread.len()),
     }

@@ -25,12 +25,19 @@ use crate::resources::{self, Target, Watch};
 #[derive(Clone, Debug)]
 pub struct Acting(pub Arc<str>);
 
+/// The person who runs the acting agent's client, when its token names them (`agentx tokens
+/// new --agent engineer --operator alice`, docs/protocol.md §37); set beside [`Acting`].
+#[derive(Clone, Debug)]
+pub struct Operator(pub Arc<str>);
+
 #[derive(Clone)]
 pub struct Server {
     pub(crate) hub: Hub,
     /// The acting agent of every tool call when fixed at launch (stdio); `None`: each
     /// request's [`Acting`] (HTTP), so the identity comes from the token, per request.
     pub(crate) agent: Option<Arc<str>>,
+    /// Who runs the client of a server fixed at launch (stdio), when said.
+    pub(crate) operator: Option<Arc<str>>,
     /// The default issue of `clarify_ask` and `clarify_show`.
     pub(crate) issue: Option<u32>,
     /// Fired when the client closes its input: waits return instead of holding the exit.
@@ -53,12 +60,19 @@ impl Server {
         server
     }
 
+    /// The person who runs this (stdio) server's client: `agentx mcp --operator alice`.
+    pub fn with_operator(mut self, operator: Option<&str>) -> Self {
+        self.operator = operator.map(Arc::from);
+        self
+    }
+
     /// A server whose every call acts as the agent of its request ([`Acting`]): one per HTTP
     /// session, made by [`Server::session`].
     pub fn per_request(hub: Hub) -> Self {
         Server {
             hub,
             agent: None,
+            operator: None,
             issue: None,
             input_closed: CancellationToken::new(),
             watch: Arc::default(),
@@ -88,6 +102,21 @@ impl Server {
         #[cfg(feature = "http")]
         if let Some(parts) = ctx.extensions.get::<http::request::Parts>() {
             return parts.extensions.get::<Acting>().map(|a| Arc::clone(&a.0));
+        }
+        let _ = ctx;
+        None
+    }
+
+    /// The person at `ctx`'s client, when the launch (`agentx mcp --operator`) or the HTTP
+    /// request's token names them: the only person elicitation asks about a record assigned
+    /// to people, and whose name its decision then carries.
+    pub(crate) fn operator(&self, ctx: &RequestContext<RoleServer>) -> Option<Arc<str>> {
+        if self.agent.is_some() {
+            return self.operator.clone();
+        }
+        #[cfg(feature = "http")]
+        if let Some(parts) = ctx.extensions.get::<http::request::Parts>() {
+            return parts.extensions.get::<Operator>().map(|o| Arc::clone(&o.0));
         }
         let _ = ctx;
         None
@@ -213,8 +242,13 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let agent = self.principal(&context)?;
+        let operator = self.operator(&context);
         let caps = context.client_capabilities();
-        crate::tasks::get(&self.hub, &agent, &request.task_id, caps.as_ref()).await
+        let who = crate::mrtr::Asker {
+            agent: &agent,
+            operator: operator.as_deref(),
+        };
+        crate::tasks::get(&self.hub, &who, &request.task_id, caps.as_ref()).await
     }
 
     /// `tasks/update`: the person's answer to the task's form.
@@ -224,9 +258,14 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let agent = self.principal(&context)?;
+        let operator = self.operator(&context);
         let caps = context.client_capabilities();
         let (id, responses) = (request.task_id, request.input_responses);
-        crate::tasks::update(&self.hub, &agent, &id, responses, caps.as_ref()).await
+        let who = crate::mrtr::Asker {
+            agent: &agent,
+            operator: operator.as_deref(),
+        };
+        crate::tasks::update(&self.hub, &who, &id, responses, caps.as_ref()).await
     }
 
     /// `tasks/cancel`: the asker abandons the record.

@@ -22,6 +22,7 @@ use rmcp::ErrorData;
 use serde_json::Value;
 
 use crate::hub::Hub;
+use crate::mrtr::Asker;
 use crate::mrtr::FORM_KEY;
 use crate::reply;
 
@@ -54,10 +55,10 @@ async fn owned(hub: &Hub, agent: &str, id: &str) -> Result<Record, ErrorData> {
 fn form_allowed(
     hub: &Hub,
     record: &Record,
-    agent: &str,
+    who: &Asker<'_>,
     caps: Option<&ClientCapabilities>,
 ) -> bool {
-    crate::elicit::wanted(record, agent)
+    crate::elicit::wanted(record, who.agent, who.operator)
         && hub.elicit_setting() == ElicitPolicy::Requester
         && crate::mrtr::forms_declared(caps)
 }
@@ -166,10 +167,11 @@ pub async fn created(
 /// `tasks/get`: the record's state now, read from the ledger.
 pub async fn get(
     hub: &Hub,
-    agent: &str,
+    who: &Asker<'_>,
     id: &str,
     caps: Option<&ClientCapabilities>,
 ) -> Result<GetTaskResult, ErrorData> {
+    let agent = who.agent;
     let record = owned(hub, agent, id).await?;
     let status = status_of(&record);
     let task = base(&record, status, message(&record));
@@ -178,10 +180,10 @@ pub async fn get(
             result: object(shown(hub, id).await?)?,
         },
         TaskStatus::Cancelled => TaskPayload::Cancelled,
-        _ if form_allowed(hub, &record, agent, caps)
+        _ if form_allowed(hub, &record, who, caps)
             && !hub.declined(agent, id, record.thread.len()) =>
         {
-            match crate::elicit::form(&record) {
+            match crate::elicit::form(&record, who.operator) {
                 Some(form) => {
                     let mut requests = BTreeMap::new();
                     requests.insert(
@@ -205,13 +207,14 @@ pub async fn get(
 /// while the record stays as it was. Refused when the task asks for no input now.
 pub async fn update(
     hub: &Hub,
-    agent: &str,
+    who: &Asker<'_>,
     id: &str,
     responses: InputResponses,
     caps: Option<&ClientCapabilities>,
 ) -> Result<(), ErrorData> {
+    let agent = who.agent;
     let record = owned(hub, agent, id).await?;
-    if !form_allowed(hub, &record, agent, caps) {
+    if !form_allowed(hub, &record, who, caps) {
         return Err(ErrorData::invalid_params(
             format!("task {id} waits for no input"),
             None,
@@ -226,7 +229,7 @@ pub async fn update(
     let response: ElicitResult = serde_json::from_value(response)
         .map_err(|e| ErrorData::invalid_params(format!("the `{FORM_KEY}` response: {e}"), None))?;
     match crate::elicit::accepted(&record, response) {
-        Some(answered) => crate::elicit::decide(hub, id, agent, answered)
+        Some(answered) => crate::elicit::decide(hub, id, agent, who.operator, answered)
             .await
             .map_err(|why| ErrorData::invalid_params(why, None)),
         None => {

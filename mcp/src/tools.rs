@@ -146,17 +146,26 @@ impl Server {
             }
         }
         let waiter = self.actor(&ctx);
+        let operator = self.operator(&ctx);
         // `[mcp] elicit` (docs/protocol.md §24), read at each wait: an edit applies at once.
         let policy = self.hub.elicit_setting();
         // 2026-07-28: the form is this call's input-required result, and its answer the
         // retry's (`crate::mrtr`); a state is judged whatever the policy says now.
         if let (Some(agent), true) = (&waiter, crate::elicit::modern(&ctx)) {
             if let Some(state) = state {
-                crate::mrtr::answer(&self.hub, agent, &w.id, state, responses).await?;
+                let who = crate::mrtr::Asker {
+                    agent,
+                    operator: operator.as_deref(),
+                };
+                crate::mrtr::answer(&self.hub, &who, &w.id, state, responses).await?;
             } else if policy == ElicitPolicy::Requester
                 && crate::mrtr::forms_declared(ctx.client_capabilities().as_ref())
             {
-                if let Some(form) = crate::mrtr::offer(&self.hub, agent, &w.id).await {
+                let who = crate::mrtr::Asker {
+                    agent,
+                    operator: operator.as_deref(),
+                };
+                if let Some(form) = crate::mrtr::offer(&self.hub, &who, &w.id).await {
                     return Ok(form.into());
                 }
             }
@@ -170,6 +179,7 @@ impl Server {
                 Some(Elicitor {
                     peer: ctx.peer.clone(),
                     agent: Arc::clone(agent),
+                    operator: operator.clone(),
                     server: self,
                 })
             }

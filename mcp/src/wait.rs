@@ -62,6 +62,8 @@ impl Stop {
 pub struct Elicitor<'a> {
     pub peer: Peer<RoleServer>,
     pub agent: Arc<str>,
+    /// Who runs the client, when its token (or the launch) says (docs/protocol.md §37).
+    pub operator: Option<Arc<str>>,
     pub server: &'a Server,
 }
 
@@ -243,17 +245,19 @@ impl Tick<'_> {
 /// Asks the person at the client to decide `record` when it is theirs to decide (once per
 /// record and session); true when their decision was written (read the record again).
 async fn elicit(hub: &Hub, e: &Elicitor<'_>, record: &Record, stop: &Stop) -> bool {
-    if !crate::elicit::wanted(record, &e.agent) || !e.server.first_elicitation(&record.id) {
+    let operator = e.operator.as_deref();
+    if !crate::elicit::wanted(record, &e.agent, operator) || !e.server.first_elicitation(&record.id)
+    {
         return false;
     }
     let asked = tokio::select! {
-        d = crate::elicit::ask(&e.peer, record) => d,
+        d = crate::elicit::ask(&e.peer, record, operator) => d,
         () = stop.fires() => None,
     };
     let Some(answered) = asked else {
         return false;
     };
-    crate::elicit::decide(hub, &record.id, &e.agent, answered)
+    crate::elicit::decide(hub, &record.id, &e.agent, operator, answered)
         .await
         .is_ok()
 }

@@ -311,6 +311,7 @@ mod tests {
             sha256: String::new(),
             created: 0,
             last_used: None,
+            operator: None,
         }
     }
 

@@ -59,18 +59,27 @@ pub struct Token {
     pub created: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_used: Option<i64>,
+    /// The person who runs an agent's client (`tokens new --agent engineer --operator
+    /// alice`, docs/protocol.md §37): MCP elicitation puts a record assigned to people to
+    /// that client only when they are among its deciders, and records the decision as theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
 }
 
 impl Token {
     /// What `tokens list --json` shows (no hash either: it is useless to a reader).
     pub fn listed(&self) -> Value {
-        json!({
+        let mut v = json!({
             "id": self.id,
             "name": self.name,
             "kind": self.kind.as_str(),
             "created": format_ms(self.created),
             "lastUsed": self.last_used.map(format_ms),
-        })
+        });
+        if let (Some(o), Some(m)) = (&self.operator, v.as_object_mut()) {
+            m.insert("operator".into(), o.clone().into());
+        }
+        v
     }
 }
 
@@ -165,9 +174,18 @@ pub fn new_token(
     store: &Tokens,
     kind: Kind,
     name: &str,
+    operator: Option<&str>,
     now: i64,
 ) -> Result<(Token, String), ClarifyError> {
     check_agent(name)?;
+    if let Some(o) = operator {
+        check_agent(o)?;
+        if kind != Kind::Agent {
+            return Err(ClarifyError::input(
+                "--operator names who runs an agent's client: it goes with --agent",
+            ));
+        }
+    }
     // `human`, `monitor` and `agent-x` are the hub's own actors (docs/protocol.md §2): a
     // token acting as one would write entries nobody can tell from the hub's (issue 48).
     if agentx_clarify_core::names::is_reserved(name) {
@@ -184,6 +202,7 @@ pub fn new_token(
         sha256: sha256_hex(&secret),
         created: now,
         last_used: None,
+        operator: operator.map(str::to_owned),
     };
     let stored = token.clone();
     store.update(|tokens| {
@@ -254,11 +273,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path()).unwrap();
         // No workspace: say what to do rather than make one.
-        let e = new_token(&store, Kind::Human, "alice", 1_000).unwrap_err();
+        let e = new_token(&store, Kind::Human, "alice", None, 1_000).unwrap_err();
         assert!(e.to_string().contains("run `agentx init` first"), "{e}");
         assert!(!dir.path().join(".agentx").exists());
         std::fs::create_dir_all(dir.path().join(".agentx/state")).unwrap();
-        let (t, secret) = new_token(&store, Kind::Human, "alice", 1_000).unwrap();
+        let (t, secret) = new_token(&store, Kind::Human, "alice", None, 1_000).unwrap();
         assert!(secret.starts_with("axt_"));
         assert_eq!(secret.len(), 4 + 43);
         let path = dir.path().join(docs::doc_path(TOKENS));
@@ -276,7 +295,7 @@ mod tests {
         assert_eq!(find(&all, &secret).unwrap().name, "alice");
         assert!(find(&all, "axt_nope").is_none());
         assert_eq!(
-            new_token(&store, Kind::Agent, "alice", 2)
+            new_token(&store, Kind::Agent, "alice", None, 2)
                 .unwrap_err()
                 .code(),
             "INVALID_INPUT"

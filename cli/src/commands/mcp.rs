@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agentx_clarify_command::Files as _;
 use agentx_clarify_workspace::{Workspace, WorkspaceFiles};
 use clap::Args;
 
@@ -21,6 +22,10 @@ pub struct McpArgs {
     /// The default issue of clarify_ask and clarify_show
     #[arg(long, value_name = "N")]
     pub issue: Option<String>,
+    /// The person who runs this client (a person of .agentx/people.toml): elicitation asks
+    /// them only about records they may decide, and records the decision as theirs
+    #[arg(long, value_name = "PERSON", env = "AGENTX_OPERATOR")]
+    pub operator: Option<String>,
 }
 
 /// `agentx mcp`: the server on stdio until its client goes away, on the workspace opened
@@ -36,7 +41,15 @@ pub fn run(given: Option<&Path>, a: &McpArgs) -> Outcome {
     crate::typos::warn(&files);
     let ws = agentx_clarify_a2a::hub_workspace(files, true)?;
     warn_without_step(&ws, &a.agent);
-    agentx_clarify_mcp::serve(Arc::new(ws), &a.agent, a.issue.as_deref())
+    if let Some(o) = &a.operator {
+        let people = ws.store()?.load_config()?.people;
+        let refusal = people.and_then(|p| agentx_clarify_core::people::token_refusal(&p.people, o));
+        if let Some(why) = refusal {
+            return Ok(refuse(&format!("--operator: {why}")));
+        }
+    }
+    let operator = a.operator.as_deref();
+    agentx_clarify_mcp::serve(Arc::new(ws), &a.agent, a.issue.as_deref(), operator)
 }
 
 /// The workspace root `agentx mcp` serves: `--root` as given, else the nearest ancestor of

@@ -62,6 +62,10 @@ pub enum Tokens {
         /// An agent's token: /mcp and A2A
         #[arg(long, value_name = "NAME")]
         agent: Option<String>,
+        /// The person who runs this agent's client (a person of people.toml): MCP
+        /// elicitation asks them only about records they may decide, as themselves
+        #[arg(long, value_name = "PERSON", requires = "agent")]
+        operator: Option<String>,
     },
     /// Print a one-time sign-in link for a person (10 minutes, once; only its hash is kept):
     /// open it on a phone instead of pasting a token
@@ -183,7 +187,11 @@ fn check_person(root: &Path, name: &str) -> Result<(), ClarifyError> {
 pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, ClarifyError> {
     let store = &tokens::open(root)?;
     match cmd {
-        Tokens::New { human, agent } => {
+        Tokens::New {
+            human,
+            agent,
+            operator,
+        } => {
             let (kind, name) = match (human, agent) {
                 (Some(h), _) => (Kind::Human, h),
                 (None, Some(a)) => (Kind::Agent, a),
@@ -194,7 +202,10 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             if kind == Kind::Human {
                 check_person(root, &name)?;
             }
-            let (token, secret) = tokens::new_token(store, kind, &name, now)?;
+            if let Some(o) = &operator {
+                check_person(root, o)?;
+            }
+            let (token, secret) = tokens::new_token(store, kind, &name, operator.as_deref(), now)?;
             // An agent's token names the agent of `/mcp` and `/a2a` as `--agent` does for
             // `agentx mcp`: the same warning when no workflow step runs it (issue 49).
             let warnings: Vec<String> = match kind {
@@ -287,8 +298,12 @@ fn list(store: &tokens::Tokens, root: &Path, json: bool) -> Result<i32, ClarifyE
             } else {
                 ""
             };
+            let operated = t
+                .operator
+                .as_deref()
+                .map_or(String::new(), |o| format!(" (operator: {o})"));
             print::text(&format!(
-                "{}  {:<6} {:<20} created {}, {used}{note}",
+                "{}  {:<6} {:<20} created {}, {used}{note}{operated}",
                 t.id,
                 t.kind.as_str(),
                 t.name,

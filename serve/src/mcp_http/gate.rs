@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use agentx_clarify_mcp::http::Sessions;
-use agentx_clarify_mcp::Acting;
+use agentx_clarify_mcp::{Acting, Operator};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -150,6 +150,12 @@ pub async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Ne
     request
         .extensions_mut()
         .insert(Acting(Arc::from(token.name.as_str())));
+    // Who runs the agent's client, when the token says (docs/protocol.md §37).
+    if let Some(o) = &token.operator {
+        request
+            .extensions_mut()
+            .insert(Operator(Arc::from(o.as_str())));
+    }
     let response = next.run(request).await;
     match session {
         // A new session: it belongs to this token from now on, and may push out its oldest
