@@ -487,3 +487,92 @@ fn a_note_alone_does_not_decide_a_closed_choice() {
 fn a_note_alone_does_not_decide_a_closed_choice_on_postgresql() {
     closed_choices(Kept::Pg);
 }
+
+/// With people (docs/protocol.md §37): a commenter is the person whose `github =` is their
+/// login, and needs both the repository permission and to be among the record's deciders; a
+/// refusal's reply names who may decide. A login no person claims is refused, even one that
+/// spells a person's name.
+fn people_decide(kept: Kept) {
+    let env = Env::on(Way::Gh, kept);
+    let t = now0();
+    std::fs::write(
+        env.root().join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\ngithub = \"Alice-GH\"\n\n[people.bob]\ngithub = \"bob-gh\"\n",
+    )
+    .unwrap();
+    let mut config = std::fs::read_to_string(env.root().join(".agentx/config.toml")).unwrap();
+    config.push_str("\n[people]\ndefault_deciders = [\"role:lead\"]\n");
+    std::fs::write(env.root().join(".agentx/config.toml"), config).unwrap();
+    let id = blocking_ask(&env, t, 42, "Cache", &[]);
+    let up = env.ok(
+        t + 10,
+        &["clarify", "escalate", &id, "-m", "a lead decides"],
+    );
+    assert_eq!(up["clarification"]["assigned"], json!(["alice"]), "{up}");
+    env.send(t + 100);
+    for login in ["alice-gh", "bob-gh", "alice"] {
+        env.hub.role(login, "maintain");
+    }
+
+    // bob has the permission but is not a decider: refused, the reply names alice.
+    let by_bob = env
+        .hub
+        .comment(42, "bob-gh", &format!("/resolve {id} redis"));
+    let out = env.sync(t + 1000);
+    let reason = out["sync"]["refused"][0]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(reason.contains("NOT_ALLOWED"), "{out}");
+    assert!(reason.contains("it is assigned to alice"), "{out}");
+    assert_eq!(env.hub.reactions(&by_bob), ["confused"]);
+    let said = replies(&env, 42);
+    assert_eq!(said.len(), 1, "{said:#?}");
+    let reply = said[0]["body"].as_str().unwrap_or("");
+    assert!(reply.contains("only they may decide it"), "{reply}");
+
+    // A login that spells a person's name is no proof of being them.
+    let impostor = env.hub.comment(42, "alice", &format!("/resolve {id} lru"));
+    let out = env.sync(t + 2000);
+    let reason = out["sync"]["refused"][0]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        reason.contains("is no person of .agentx/people.toml"),
+        "{out}"
+    );
+    assert_eq!(env.hub.reactions(&impostor), ["confused"]);
+    assert_eq!(env.record(42, &id)["status"], "escalated");
+
+    // alice's login (any case) decides, as alice.
+    let by_alice = env.hub.comment(
+        42,
+        "alice-gh",
+        &format!("/resolve {id} redis, with LRU eviction"),
+    );
+    let out = env.sync(t + 3000);
+    assert_eq!(
+        out["sync"]["acted"][0]["command"],
+        format!("resolve {id}"),
+        "{out}"
+    );
+    assert_eq!(env.hub.reactions(&by_alice), ["+1"]);
+    let record = env.record(42, &id);
+    assert_eq!(record["status"], "resolved", "{record}");
+    let last = record["thread"]
+        .as_array()
+        .and_then(|t| t.last())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        (last["by"].as_str(), last["via"].as_str()),
+        (Some("alice"), Some("github"))
+    );
+    env.finish();
+}
+
+#[test]
+fn with_people_a_login_maps_to_a_person_who_must_be_a_decider() {
+    people_decide(Kept::Files);
+}

@@ -70,6 +70,7 @@ pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
             "username_env",
             "password_env",
             "ca_file",
+            "people",
         ],
     ),
 ];

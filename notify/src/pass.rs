@@ -53,7 +53,7 @@ pub fn pass_with(
 ) -> Result<PassReport, ClarifyError> {
     let store = ws.store()?;
     let settings = store.files.settings();
-    let sinks = settings.sinks()?;
+    let sinks = &*addressed(&store, settings.sinks()?)?;
     // A sink seen for the first time is owed what happened since it was configured.
     let configured = store.files.disk().config_modified_ms();
     // GitHub Mode's comments are deliveries of this outbox too (docs/github.md).
@@ -151,7 +151,7 @@ pub fn pass_with(
 /// keys of those new deliveries.
 pub fn preview(ws: &Workspace, now: i64) -> Result<(Outbox, Vec<String>), ClarifyError> {
     let store = ws.store()?;
-    let sinks = store.files.settings().sinks()?;
+    let sinks = &*addressed(&store, store.files.settings().sinks()?)?;
     let home = Home(&*store);
     let mut outbox = home.read_outbox()?;
     if sinks.is_empty() {
@@ -322,4 +322,21 @@ fn deliver(
     crate::send(sink, &event, secret.as_deref(), sent_at)
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+/// The sinks with their `people` expanded by the workspace's people (docs/protocol.md §37);
+/// the sinks as they are when none says `people` (no settings read for it).
+fn addressed<'s>(
+    store: &agentx_clarify_workspace::WorkspaceStore,
+    sinks: &'s [agentx_clarify_core::notify::Sink],
+) -> Result<std::borrow::Cow<'s, [agentx_clarify_core::notify::Sink]>, ClarifyError> {
+    use agentx_clarify_command::Files as _;
+    if sinks.iter().all(|s| s.people.is_empty()) {
+        return Ok(std::borrow::Cow::Borrowed(sinks));
+    }
+    let config = store.load_config()?;
+    let people = config.people.as_ref().map(|p| &p.people);
+    Ok(std::borrow::Cow::Owned(
+        agentx_clarify_core::notify::address(sinks, people),
+    ))
 }

@@ -135,6 +135,51 @@ pub struct Sink {
     pub link_hours: f64,
     /// email: where and how the mail is sent.
     pub email: Option<Email>,
+    /// `people = ["role:lead", "alice"]` (docs/protocol.md §37): the sink speaks for these
+    /// people only — an escalation assigned to others is not told to it. Empty: everyone's.
+    pub people: Vec<String>,
+    /// The names `people` reaches with the workspace's people (a role: whoever holds it or
+    /// takes its shifts), filled by [`address`]; `None`: no `people`, everything is told.
+    #[serde(skip)]
+    pub reaches: Option<Vec<String>>,
+}
+
+/// `sinks` with their `people` expanded by the workspace's `people` (none defined: names as
+/// written, roles reach nobody). Whom an escalation was assigned to already applied the
+/// rotation at its instant, so a role here means every person who may hold it.
+pub fn address(sinks: &[Sink], people: Option<&crate::people::People>) -> Vec<Sink> {
+    sinks
+        .iter()
+        .map(|sink| {
+            let mut s = sink.clone();
+            if !s.people.is_empty() {
+                s.reaches = Some(reached(&s.people, people));
+            }
+            s
+        })
+        .collect()
+}
+
+fn reached(specs: &[String], people: Option<&crate::people::People>) -> Vec<String> {
+    let mut names = Vec::new();
+    for spec in specs {
+        match spec.strip_prefix(crate::people::ROLE_PREFIX) {
+            Some(role) => {
+                if let Some(p) = people {
+                    names.extend(p.with_role(role));
+                    names.extend(
+                        p.rotations
+                            .iter()
+                            .filter(|r| r.role == role)
+                            .flat_map(|r| r.people.iter().cloned()),
+                    );
+                }
+            }
+            None => names.push(spec.clone()),
+        }
+    }
+    crate::stable_sort::sort_dedup(&mut names);
+    names
 }
 
 /// How an `email` sink reaches its SMTP server.
@@ -161,6 +206,15 @@ pub struct Email {
 pub const DEFAULT_LINK_HOURS: f64 = 24.0;
 
 impl Sink {
+    /// Whether this sink speaks for someone an escalation entry names (`assigned`): always
+    /// without `people`, or for an entry that names nobody (no people when it was written).
+    pub fn reaches(&self, assigned: Option<&[String]>) -> bool {
+        match (&self.reaches, assigned) {
+            (Some(names), Some(assigned)) => assigned.iter().any(|a| names.contains(a)),
+            _ => true,
+        }
+    }
+
     /// Whether this sink is told of `event` on a record of `issue` between `from` and `to`.
     pub fn wants(&self, event: EventName, issue: u32, from: &str, to: &str) -> bool {
         (event == EventName::Test || self.events.contains(&event))
@@ -219,6 +273,7 @@ const KEYS: &[&str] = &[
     "username_env",
     "password_env",
     "ca_file",
+    "people",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -320,6 +375,10 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         Some(v) => src.boolean("notify.answer_links", v)?,
         None => false,
     };
+    let people = match get("people") {
+        Some(v) => crate::people::read_deciders(src, "notify.people", v)?,
+        None => Vec::new(),
+    };
     Ok(Sink {
         name,
         kind,
@@ -334,6 +393,8 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         answer_links,
         link_hours: DEFAULT_LINK_HOURS,
         email,
+        people,
+        reaches: None,
     })
 }
 

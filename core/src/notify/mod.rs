@@ -6,6 +6,6 @@ pub mod config;
 pub mod event;
 pub mod outbox;
 
-pub use config::{display_url, parse_sinks, EventName, SecretFrom, Sink, SinkKind};
+pub use config::{address, display_url, parse_sinks, EventName, SecretFrom, Sink, SinkKind};
 pub use event::{Event, Outgoing};
 pub use outbox::{Delivery, Outbox};

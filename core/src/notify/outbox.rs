@@ -200,13 +200,31 @@ pub fn still_owed(d: &Delivery, record: &Record) -> bool {
 }
 
 /// A sink subscribed to `escalated` hears of every escalation, whatever its cause; one
-/// subscribed to `deadlock` or `route-failed` only of those.
-fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record) -> bool {
+/// subscribed to `deadlock` or `route-failed` only of those. A sink that speaks for some
+/// people (`people`) hears of an escalation only when it is assigned to one of them.
+fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record, entry: usize) -> bool {
     let wants = |n| sink.wants(n, issue, &record.from, &record.to);
-    match name {
+    let wanted = match name {
         EventName::Deadlock | EventName::RouteFailed => wants(name) || wants(EventName::Escalated),
         _ => wants(name),
-    }
+    };
+    wanted && (!is_escalation(name) || sink.reaches(assigned_by(record, entry).as_deref()))
+}
+
+/// The `assigned` of entry `i` of `record` (docs/protocol.md §37), if it names any.
+fn assigned_by(record: &Record, i: usize) -> Option<Vec<String>> {
+    let items = record
+        .thread
+        .get(i)?
+        .extra
+        .get(crate::people::ASSIGNED)?
+        .as_array()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    )
 }
 
 impl Outbox {
@@ -248,7 +266,8 @@ impl Outbox {
                 // that closes the push), subscribed to `resolved` or not.
                 let follow_up =
                     f.name == EventName::Resolved && self.told_of_escalation(sink, record, f.entry);
-                if f.at < since || !(follow_up || subscribed(sink, f.name, issue, record)) {
+                if f.at < since || !(follow_up || subscribed(sink, f.name, issue, record, f.entry))
+                {
                     continue;
                 }
                 // A follow-up is not a ladder step: it goes as soon as the decision is taken.
@@ -277,6 +296,7 @@ impl Outbox {
             {
                 if esc.at >= since
                     && sink.wants(EventName::Reminder, issue, &record.from, &record.to)
+                    && sink.reaches(assigned_by(record, esc.entry).as_deref())
                 {
                     // Only the latest reminder that is due: a hub that was down for a day
                     // sends one reminder, not twenty-four.

@@ -108,9 +108,37 @@ impl People {
             .find_map(|r| r.on_call(now_ms))
     }
 
+    /// The person whose `github = "<login>"` is `login` (GitHub logins are case-insensitive).
+    pub fn by_github(&self, login: &str) -> Option<&str> {
+        self.persons
+            .iter()
+            .find(|(_, p)| {
+                p.github
+                    .as_deref()
+                    .is_some_and(|g| g.eq_ignore_ascii_case(login))
+            })
+            .map(|(n, _)| n.as_str())
+    }
+
     /// Whether a rotation exists for `role` (then `role:<role>` means whoever is on call).
     pub fn has_rotation(&self, role: &str) -> bool {
         self.rotations.iter().any(|r| r.role == role)
+    }
+}
+
+/// Who a GitHub commenter is (docs/protocol.md §37): without people, their login (lowercased,
+/// as before); with people, the person whose `github` is that login, and a login no person
+/// claims is refused — taken as a name, a login `alice` would decide as the person alice.
+pub fn github_person(people: Option<&People>, login: &str) -> Result<String, String> {
+    match people.filter(|p| p.is_defined()) {
+        None => crate::github::login_name(login),
+        Some(p) => p.by_github(login).map(str::to_owned).ok_or_else(|| {
+            format!(
+                "the GitHub login '{}' is no person of .agentx/people.toml: add github = \"{}\" to their [people.<name>]",
+                crate::error::shown(login),
+                crate::error::shown(login)
+            )
+        }),
     }
 }
 

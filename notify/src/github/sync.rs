@@ -9,11 +9,12 @@
 
 use std::collections::HashMap;
 
+use agentx_clarify_command::Files as _;
 use agentx_clarify_command::{Mutation, Scope, State};
 use agentx_clarify_core::error::ErrorClass;
 use agentx_clarify_core::github::{
-    decision_input, issues_to_read, login_name, permitted, refusal_reply, verdict, Command,
-    Outcome, Seen, Verdict,
+    decision_input, issues_to_read, permitted, refusal_reply, verdict, Command, Outcome, Seen,
+    Verdict,
 };
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::{ClarifyError, Ledger};
@@ -313,10 +314,6 @@ impl Run<'_> {
             Command::Resolve { id, .. } => format!("resolve {id}"),
             Command::Abandon { id, .. } => format!("abandon {id}"),
         };
-        let by = match login_name(&c.login) {
-            Ok(n) => n,
-            Err(why) => return self.refuse(issue, c, what, why),
-        };
         let (role, permission) = self
             .permissions
             .entry(c.login.clone())
@@ -333,6 +330,17 @@ impl Run<'_> {
             );
             return self.refuse(issue, c, what, why);
         }
+        // Both: the repository permission above, and (with people) being the person a record
+        // is assigned to — the core checks that on the decision, and its refusal names who may.
+        let people = self
+            .store
+            .load_config()
+            .map_err(|e| GhError::Failed(e.to_string()))?;
+        let people = people.people.as_ref().map(|p| &p.people);
+        let by = match agentx_clarify_core::people::github_person(people, &c.login) {
+            Ok(n) => n,
+            Err(why) => return self.refuse(issue, c, what, why),
+        };
         let attribution = Attribution {
             by,
             via: agentx_clarify_core::github::VIA.into(),
