@@ -1134,3 +1134,54 @@ fn a_sinks_stderr_on_the_inbox_shows_no_secret() {
         assert!(!outbox.contains(secret), "{secret} kept in the outbox");
     }
 }
+
+/// Sinks that speak for people (docs/protocol.md §37, `[[notify]] people`): an escalation goes
+/// only to the receivers of the people it is assigned to — here alice's shift, then bob's —
+/// each delivery verified by the official Standard Webhooks library.
+#[test]
+fn a_sink_for_people_hears_only_of_what_is_assigned_to_them() {
+    let ws = workspace();
+    let mut alice = Receiver::start(&[]);
+    let mut bob = Receiver::start(&[]);
+    let start = agentx_clarify_core::time::format_ms(T0);
+    std::fs::write(
+        ws.path().join(".agentx/people.toml"),
+        format!("[people.alice]\n[people.bob]\n\n[[rotations]]\nrole = \"lead\"\npeople = [\"alice\", \"bob\"]\nevery = \"1d\"\nstart = \"{start}\"\n"),
+    )
+    .unwrap();
+    write_config(
+        ws.path(),
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"alice-hook\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\npeople = [\"alice\"]\n\n[[notify]]\nname = \"bob-hook\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\npeople = [\"bob\"]\n",
+            alice.url("/alice"),
+            bob.url("/bob")
+        ),
+    );
+    assert_eq!(
+        agentx_at(ws.path(), &at(0), &["notify", "send"]).json()["delivered"],
+        0
+    );
+    // On alice's shift: hers only.
+    let first = escalate(ws.path(), 42, 1);
+    let sent = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let got = alice.next();
+    assert_eq!(got["verified"], true, "{got}");
+    let event: Value = serde_json::from_str(got["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["data"]["id"], first.as_str());
+    bob.nothing_within(std::time::Duration::from_millis(300));
+    // A day later, bob's shift: his only.
+    let day = 24 * 60;
+    let second = escalate(ws.path(), 43, day + 1);
+    let sent = agentx_at(ws.path(), &at(day + 2), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let got = bob.next();
+    assert_eq!(got["verified"], true, "{got}");
+    let event: Value = serde_json::from_str(got["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["data"]["id"], second.as_str());
+    alice.nothing_within(std::time::Duration::from_millis(300));
+    // Two deliveries in all: none was planned for the sink a record is not assigned to.
+    let status = agentx_at(ws.path(), &at(day + 3), &["notify", "status"]).json();
+    assert_eq!(status["delivered"], 2, "{status}");
+    assert_eq!(status["deliveries"], serde_json::json!([]), "{status}");
+}
