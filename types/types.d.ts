@@ -22,7 +22,7 @@ export type ErrorClass =
 // error codes are generated from the Rust types: tests/types.rs).
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
-export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse'
+export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse' | 'approval'
 export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 
@@ -835,6 +835,18 @@ export interface AnswerOption {
   description?: string
 }
 
+/**
+ * `approve`: a decider's approval of an escalated record's decision (docs/protocol.md
+ * §37) — `message`/`value` propose one, neither approves the first proposed as written;
+ * `as` as `claim`'s.
+ */
+export interface ApproveFields {
+  id: string
+  as?: string
+  message?: string
+  value?: AnswerValue
+}
+
 /** `ask` (the vectors' `request`): a new clarification (docs/protocol.md §3, §16, §22, §30). */
 export interface AskFields {
   issueNumber: IssueArg
@@ -1310,13 +1322,13 @@ export type Args<I> = {} extends I ? [input?: I] : [input: I]
 /** The command layer's operations (`Workspace` methods, `MemoryWorkspace.run`, `/api/v1/call`). */
 export type StoreOperation =
   | 'init' | 'ask' | 'answer' | 'followUp' | 'resolve' | 'escalate'
-  | 'abandon' | 'reopen' | 'claim' | 'handoff' | 'decide' | 'monitor'
-  | 'verify' | 'list' | 'search' | 'show' | 'stats' | 'hook'
-  | 'hookStart' | 'hookFinish' | 'ready' | 'state' | 'scopePreview' | 'nextWakeup'
-  | 'waitForGraph' | 'migrate' | 'signalsParse' | 'signalsIngest' | 'resumePrompt' | 'delegateRequest'
-  | 'delegateAccept' | 'delegateComplete' | 'delegateReject' | 'delegateFail' | 'delegateShow' | 'delegateList'
-  | 'check' | 'gate' | 'audit' | 'keysList' | 'route' | 'routeRunner'
-  | 'routePrompt' | 'routeOutcome' | 'routeChatPrompt' | 'routeChatReply'
+  | 'abandon' | 'reopen' | 'claim' | 'handoff' | 'approve' | 'decide'
+  | 'monitor' | 'verify' | 'list' | 'search' | 'show' | 'stats'
+  | 'hook' | 'hookStart' | 'hookFinish' | 'ready' | 'state' | 'scopePreview'
+  | 'nextWakeup' | 'waitForGraph' | 'migrate' | 'signalsParse' | 'signalsIngest' | 'resumePrompt'
+  | 'delegateRequest' | 'delegateAccept' | 'delegateComplete' | 'delegateReject' | 'delegateFail' | 'delegateShow'
+  | 'delegateList' | 'check' | 'gate' | 'audit' | 'keysList' | 'route'
+  | 'routeRunner' | 'routePrompt' | 'routeOutcome' | 'routeChatPrompt' | 'routeChatReply'
 
 /** The pure functions (identical in @agentx/clarify-node and @agentx/clarify-wasm). */
 export type FunctionName =
@@ -1338,6 +1350,7 @@ export interface StoreOperations {
   reopen: { input: StoreCommon & CloseFields; output: StoreMutation }
   claim: { input: StoreCommon & ClaimFields; output: StoreMutation }
   handoff: { input: StoreCommon & HandoffFields; output: StoreMutation | StoreHandoffAll }
+  approve: { input: StoreCommon & ApproveFields; output: StoreMutation }
   decide: { input: StoreCommon & DecideFields; output: StoreMutation }
   monitor: { input: StoreCommon & MonitorFields; output: StoreMonitor }
   verify: { input: StoreCommon & NoInput; output: VerifyResult }

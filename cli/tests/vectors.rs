@@ -175,6 +175,13 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
             push_opt(&mut argv, "message", args, "message");
             argv.extend([s("--"), req(args, "id", file)]);
         }
+        "approve" => {
+            argv.extend([s("clarify"), s("approve")]);
+            push_opt(&mut argv, "as", args, "as");
+            push_opt(&mut argv, "message", args, "message");
+            push_values(&mut argv, args);
+            argv.extend([s("--"), req(args, "id", file)]);
+        }
         "handoff" => {
             argv.extend([s("clarify"), s("handoff")]);
             push_opt(&mut argv, "as", args, "as");

@@ -5,7 +5,7 @@
 
 use agentx_clarify_core::names::{ClarificationId, HUMAN};
 use agentx_clarify_core::ops::Attribution;
-use agentx_clarify_core::people::{holder, take, Taking};
+use agentx_clarify_core::people::{approve_decision, holder, take, Taking};
 use agentx_clarify_core::ClarifyError;
 use serde_json::{json, Value};
 
@@ -63,6 +63,30 @@ pub fn take_by<S: Store>(
         // Claiming what one holds already writes nothing.
         let write = (!applied.idempotent).then(|| applied.ledger.clone());
         Ok((write, applied))
+    })?;
+    finish(store, &config, now, applied, HUMAN, &signers)
+}
+
+/// `by` approves a decision on escalated record `id` (docs/protocol.md §37): `message` and
+/// `value` propose one; neither takes up the first proposed as written.
+pub fn approve_by<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    by: &Attribution,
+    message: Option<&str>,
+    value: Option<&Value>,
+) -> Result<Mutation, ClarifyError> {
+    let config = store.load_config()?;
+    let parsed = ClarificationId::parse(id)?;
+    store.read_statuses()?;
+    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
+    store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
+    let signers = crate::store::keys::signers_for(store, &[HUMAN])?;
+    let applied = store.update_ledger(parsed.issue, &config, HUMAN, |current| {
+        let ledger = current.ok_or_else(not_found)?;
+        let applied = approve_decision(&ledger, id, by, message, value, &config, now, &signers)?;
+        Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, HUMAN, &signers)
 }

@@ -270,16 +270,7 @@ impl Config {
             }
         }
         if let Some(section) = get(root, "people") {
-            let p = src.table("people", section)?;
-            if let Some(v) = get(p, "default_deciders") {
-                config.default_deciders =
-                    Some(crate::people::read_deciders(src, "default_deciders", v)?);
-            }
-            if let Some(v) = get(p, "claim_timeout_minutes") {
-                // At least a minute, at most a week: a claim outlives a shift, not a holiday.
-                let minutes = src.int("claim_timeout_minutes", v, 1, 7 * 24 * 60)?;
-                config.claim_timeout_minutes = to_u32(minutes);
-            }
+            people_section(src, src.table("people", section)?, &mut config)?;
         }
         if let Some(section) = get(root, "audit") {
             let a = src.table("audit", section)?;
@@ -497,6 +488,23 @@ impl Config {
             .position(|p| p == agent)
             .unwrap_or(usize::MAX)
     }
+}
+
+/// `[people]` (docs/protocol.md §37): who decides by default, how long a claim holds.
+fn people_section(
+    src: &Source<'_>,
+    p: &DeTable<'_>,
+    config: &mut Config,
+) -> Result<(), ClarifyError> {
+    if let Some(v) = get(p, "default_deciders") {
+        config.default_deciders = Some(crate::people::read_deciders(src, "default_deciders", v)?);
+    }
+    if let Some(v) = get(p, "claim_timeout_minutes") {
+        // At least a minute, at most a week: a claim outlives a shift, not a holiday.
+        let minutes = src.int("claim_timeout_minutes", v, 1, 7 * 24 * 60)?;
+        config.claim_timeout_minutes = to_u32(minutes);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -42,7 +42,8 @@ impl EventType {
             | EntryKind::Reopen
             | EntryKind::Claim
             | EntryKind::Handoff
-            | EntryKind::Lapse => None,
+            | EntryKind::Lapse
+            | EntryKind::Approval => None,
             EntryKind::Escalation => Some(EventType::Escalated),
             EntryKind::Resolution => Some(EventType::Resolved),
             EntryKind::Abandonment => Some(EventType::Abandoned),

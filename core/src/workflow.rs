@@ -39,7 +39,17 @@ pub struct Step {
     /// Who decides instead for a `BLOCK` record; empty = `deciders`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deciders_block: Vec<String>,
+    /// How many distinct deciders must approve the same decision (docs/protocol.md §37);
+    /// unset = one, as without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<u32>,
+    /// The quorum of a `BLOCK` record; unset = `quorum`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum_block: Option<u32>,
 }
+
+/// The largest quorum a step may ask for.
+pub const MAX_QUORUM: u32 = 10;
 
 /// A step's SLA when it sets none (also a legacy record's without `slaMinutes`).
 pub const DEFAULT_SLA_MINUTES: u32 = 30;
@@ -120,6 +130,12 @@ impl Workflow {
                 Some(v) => crate::people::read_deciders(&src, name, v),
                 None => Ok(Vec::new()),
             };
+            let quorum = |name: &str| match key(name) {
+                Some(v) => src
+                    .int(name, v, 1, MAX_QUORUM.into())
+                    .map(|n| u32::try_from(n).ok()),
+                None => Ok(None),
+            };
             steps.push(Step {
                 id,
                 agent,
@@ -129,6 +145,8 @@ impl Workflow {
                 clarify_blocking_allowed,
                 deciders: deciders("deciders")?,
                 deciders_block: deciders("deciders_block")?,
+                quorum: quorum("quorum")?,
+                quorum_block: quorum("quorum_block")?,
             });
         }
         Ok(Workflow { steps })

@@ -124,8 +124,10 @@ function bindForms(root) {
         })
         const envelope = await response.json()
         const done = { decide: 'Decided', escalate: 'Escalated', abandon: 'Abandoned', route: 'Routed', claim: 'Taken', handoff: 'Handed over' }[form.dataset.op] ?? 'Done'
+        // Where several must agree, a decision is an approval: say where the record stands.
+        const approvals = envelope.clarification?.approvals?.summary
         const text = envelope.ok
-          ? `${done}: ${input.id} is ${envelope.clarification?.status ?? 'updated'}`
+          ? (approvals ? `Approved: ${input.id}, ${approvals}` : `${done}: ${input.id} is ${envelope.clarification?.status ?? 'updated'}`)
           : `Not recorded (${envelope.error?.code}): ${envelope.error?.message}`
         if (envelope.ok) {
           for (const t of form.querySelectorAll('textarea')) t.value = ''

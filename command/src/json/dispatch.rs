@@ -141,6 +141,14 @@ impl<S: Store> Operations for Call<'_, S> {
         Ok(crate::claim::take_by(self.store, now, id, &by, taking, message)?.to_json())
     }
 
+    fn approve(&self, a: Approve) -> Out {
+        let by = crate::claim::person(self.by, a.person.as_deref(), LOCAL_VIA)?;
+        let (now, message) = (self.now(), a.message.as_deref());
+        let done =
+            crate::claim::approve_by(self.store, now, &a.id, &by, message, a.value.as_ref())?;
+        Ok(done.to_json())
+    }
+
     // A person's decision runs only through the server, as that person (`super::call_as`):
     // the shells that act for no one (the wasm package among them) carry none of it.
     fn decide(&self, _: Decide) -> Out {

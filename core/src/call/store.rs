@@ -299,6 +299,20 @@ crate::input! {
 }
 
 crate::input! {
+    /// `approve`: a decider's approval of an escalated record's decision (docs/protocol.md
+    /// §37) — `message`/`value` propose one, neither approves the first proposed as written;
+    /// `as` as `claim`'s.
+    #[ts(rename = "ApproveFields")]
+    pub struct Approve {
+        pub id: String = "id",
+        pub person: Option<String> = "as",
+        pub message: Option<String> = "message",
+        #[ts(optional, type = "AnswerValue")]
+        pub value: Option<Value> = "value",
+    }
+}
+
+crate::input! {
     /// `decide` (a person through the server, docs/protocol.md §23): resolves the record, taking
     /// it first when it is not escalated.
     #[ts(rename = "DecideFields")]

@@ -181,6 +181,8 @@ table! {
     "claim" => claim(Claim), Act, "StoreMutation";
     /// A person hands an escalated record (or every one they hold) to another.
     "handoff" => handoff(Handoff), Act, "StoreMutation | StoreHandoffAll";
+    /// A decider's approval, where several must agree (docs/protocol.md §37).
+    "approve" => approve(Approve), Act, "StoreMutation";
     /// A person's decision (docs/protocol.md §23): only through the server, as that person.
     "decide" => decide(Decide), Act, "StoreMutation";
     "monitor" => monitor(Monitor), Closed, "StoreMonitor";

@@ -148,6 +148,9 @@ pub enum EntryKind {
     Handoff,
     /// The monitor ends a claim not acted on by its `until`: the record is assigned again.
     Lapse,
+    /// A decider's decision on a record that needs several (`quorum`): still escalated
+    /// until enough agree.
+    Approval,
 }
 
 impl EntryKind {
@@ -156,9 +159,11 @@ impl EntryKind {
             EntryKind::Question | EntryKind::Retry | EntryKind::Reopen => Status::Pending,
             EntryKind::Answer => Status::Answered,
             EntryKind::Stale => Status::Stale,
-            EntryKind::Escalation | EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse => {
-                Status::Escalated
-            }
+            EntryKind::Escalation
+            | EntryKind::Claim
+            | EntryKind::Handoff
+            | EntryKind::Lapse
+            | EntryKind::Approval => Status::Escalated,
             EntryKind::Resolution => Status::Resolved,
             EntryKind::Abandonment => Status::Abandoned,
         }
@@ -177,6 +182,7 @@ impl EntryKind {
             EntryKind::Claim => "claim",
             EntryKind::Handoff => "handoff",
             EntryKind::Lapse => "lapse",
+            EntryKind::Approval => "approval",
         }
     }
 }
@@ -427,6 +433,27 @@ fn people_fields<M: SerializeMap>(r: &Record, m: &mut M) -> Result<(), M::Error>
             held.insert("until".into(), crate::time::format_ms(t).into());
         }
         m.serialize_entry("claimedBy", &held)?;
+    }
+    if let Some(q) = crate::people::quorum_of(r) {
+        let proposals: Vec<Value> = crate::people::proposals(r)
+            .into_iter()
+            .map(|p| {
+                let mut o = Map::new();
+                if let Some(v) = p.value {
+                    o.insert("value".into(), v);
+                }
+                o.insert("text".into(), p.text.into());
+                o.insert("by".into(), p.by.into());
+                Value::Object(o)
+            })
+            .collect();
+        let mut approvals = Map::new();
+        approvals.insert("needed".into(), q.into());
+        approvals.insert("proposals".into(), proposals.into());
+        if let Some(s) = crate::people::summary(r) {
+            approvals.insert("summary".into(), s.into());
+        }
+        m.serialize_entry("approvals", &approvals)?;
     }
     Ok(())
 }

@@ -105,6 +105,14 @@ impl Event {
             },
         );
         data.insert("url".into(), json!(url));
+        // Whom it is assigned to and, where several must agree, how far they are (docs/
+        // protocol.md §37): only when people are defined, so other events read as before.
+        if let Some(names) = crate::people::assigned(record) {
+            data.insert("assigned".into(), json!(names));
+        }
+        if let Some(s) = crate::people::summary(record) {
+            data.insert("approvals".into(), json!(s));
+        }
         Event {
             id,
             name,

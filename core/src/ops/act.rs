@@ -243,6 +243,31 @@ pub fn act_noted(
         value,
         error,
     } = draft(action, record, status, actor, id)?;
+    // A record that needs several deciders to agree: this decision is an approval, and a
+    // resolution only once enough agree (docs/protocol.md §37).
+    if let Some(q) = (kind == EntryKind::Resolution && author == HUMAN)
+        .then(|| crate::people::quorum_of(record))
+        .flatten()
+    {
+        let person = by.map_or_else(Map::new, Attribution::fields);
+        let resolved = crate::people::approve(record, &body, value, person, None, q, now, signers);
+        let events = resolved
+            .and_then(|at| {
+                let text = record.thread.last().map(|e| e.body.clone())?;
+                Event::for_entry(issue, record, EntryKind::Resolution, HUMAN, &text, at)
+            })
+            .into_iter()
+            .collect();
+        ledger.seal();
+        return Ok(Applied {
+            ledger,
+            id: id.to_owned(),
+            events,
+            idempotent: false,
+            reused: false,
+            error,
+        });
+    }
     // The person's name goes on their own entry, not on the hub's (max rounds).
     let mut extra = match by {
         Some(a) if author == HUMAN => a.fields(),

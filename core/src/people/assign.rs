@@ -100,10 +100,25 @@ impl Assigner {
             self.settings
                 .deciders_in(name, self.default_deciders.as_deref(), record, now_ms);
         let mut fields = Map::new();
+        // How many must agree, never more than there are to agree (docs/protocol.md §37).
+        let quorum = self
+            .settings
+            .workflows
+            .get(name)
+            .and_then(|w| super::governing_step(w, record))
+            .and_then(|s| match record.severity() {
+                crate::ledger::Severity::Block => s.quorum_block.or(s.quorum),
+                crate::ledger::Severity::Warn => s.quorum,
+            })
+            .map(|q| q.min(u32::try_from(assigned.len()).unwrap_or(u32::MAX)))
+            .filter(|q| *q > 1);
         fields.insert(
             String::from(ASSIGNED),
             Value::Array(assigned.into_iter().map(Value::String).collect()),
         );
+        if let Some(q) = quorum {
+            fields.insert(super::quorum::QUORUM.into(), q.into());
+        }
         fields
     }
 }

@@ -5,14 +5,17 @@
 //! Pure like the rest of the core: the file's text comes in, `now` is an argument, the answer
 //! is data. The same instant gives the same person on every surface.
 
+mod approval;
 mod assign;
 mod check;
 mod claim;
 mod decide;
 mod deciders;
 mod file;
+mod quorum;
 mod rotation;
 
+pub use approval::approve_decision;
 pub use assign::{assigned, PeopleSettings, ASSIGNED};
 pub(crate) use assign::{escalation_fields, Assigner};
 pub use check::check;
@@ -22,6 +25,8 @@ pub use claim::{
 };
 pub use decide::check_decider;
 pub use deciders::governing_step;
+pub(crate) use quorum::approve;
+pub use quorum::{proposals, quorum_of, summary, Proposal, APPROVED_BY, QUORUM, SECONDS};
 pub use rotation::{parse_every, Override, Rotation};
 
 use crate::sorted_map::SortedMap;

@@ -77,6 +77,12 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
         ),
         EntryKind::Abandonment => writeln!(out, "**[{}] Abandoned:** {}\n", e.from, esc(&e.body)),
         EntryKind::Reopen => writeln!(out, "**[{}] Reopened:** {}\n", e.from, esc(&e.body)),
+        EntryKind::Approval => writeln!(
+            out,
+            "**[{}] Approves:** {}\n",
+            esc(&super::author(e)),
+            esc(&e.body)
+        ),
         EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse => {
             writeln!(
                 out,

@@ -131,6 +131,7 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
         | EntryKind::Claim
         | EntryKind::Handoff
         | EntryKind::Lapse => style.dim(&kind),
+        EntryKind::Approval => kind,
         _ => kind,
     };
     let _ = writeln!(

@@ -108,7 +108,7 @@ fn decide_form(r: &Record) -> String {
     format!(
         "<form class=\"act decide\" data-op=\"decide\" data-id=\"{}\" data-kind=\"{}\" data-min=\"{}\" data-max=\"{}\" data-other=\"{}\">\
          {}{}<p class=\"problem\" role=\"alert\" hidden></p>\
-         <button type=\"submit\" class=\"primary\">Decide</button></form>",
+         <button type=\"submit\" class=\"primary\">{}</button></form>",
         esc(&r.id),
         spec.kind.as_str(),
         spec.min(),
@@ -116,6 +116,12 @@ fn decide_form(r: &Record) -> String {
         spec.allows_other() && spec.kind.has_options(),
         options(r),
         texts(r),
+        // Where several deciders must agree, a decision is an approval (docs/protocol.md §37).
+        if agentx_clarify_core::people::quorum_of(r).is_some() {
+            "Approve"
+        } else {
+            "Decide"
+        },
     )
 }
 

@@ -45,6 +45,9 @@ pub fn holding(r: &Record, viewer: &str) -> Option<Holding> {
             .map_or(String::new(), |t| format!(" until {}", when(t)));
         line.push(format!("{who} on it (since {}{until})", when(h.since)));
     }
+    if let Some(s) = agentx_clarify_core::people::summary(r) {
+        line.push(esc(&s));
+    }
     if !may_decide {
         let who = names.unwrap_or_default().join(", ");
         line.push(format!("Only {} may decide it", esc(&who)));

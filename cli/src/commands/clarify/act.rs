@@ -150,7 +150,11 @@ pub fn close(c: CloseArgs) -> Close {
 }
 
 /// The typed value `--value` words give for record `id` (none without any).
-fn typed_value(ws: &Workspace, id: &str, texts: &[String]) -> Result<Option<Value>, ClarifyError> {
+pub(super) fn typed_value(
+    ws: &Workspace,
+    id: &str,
+    texts: &[String],
+) -> Result<Option<Value>, ClarifyError> {
     if texts.is_empty() {
         return Ok(None);
     }

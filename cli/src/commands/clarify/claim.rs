@@ -39,6 +39,37 @@ pub struct HandoffArgs {
     pub message: Option<String>,
 }
 
+#[derive(Args, Debug)]
+pub struct ApproveArgs {
+    pub id: String,
+    /// Who approves, as .agentx/people.toml names them (one of the record's deciders)
+    #[arg(long = "as", value_name = "PERSON")]
+    pub as_person: Option<String>,
+    /// The decision (or a note beside --value); without either, approve the first decision
+    /// proposed, as written
+    #[arg(short = 'm', long = "message", value_name = "TEXT")]
+    pub message: Option<String>,
+    /// The decision as a typed value (yes/no, an option value; repeat for multi_choice)
+    #[arg(long = "value", value_name = "V")]
+    pub value: Vec<String>,
+}
+
+/// `approve ID --as PERSON [-m TEXT] [--value V]…`.
+pub fn approve(ws: &Workspace, now: i64, json: bool, a: &ApproveArgs) -> Outcome {
+    let by = commands::claim::person(None, a.as_person.as_deref(), commands::claim::LOCAL_VIA)?;
+    let value = super::act::typed_value(ws, &a.id, &a.value)?;
+    let m = commands::claim::approve_by(ws, now, &a.id, &by, a.message.as_deref(), value.as_ref())?;
+    let summary = m
+        .clarification
+        .as_ref()
+        .and_then(agentx_clarify_core::people::summary);
+    let out = print::mutation(json, &m);
+    if let (false, Some(s)) = (json, summary) {
+        print::text(&s);
+    }
+    out
+}
+
 /// `claim ID --as PERSON [-m TEXT]`.
 pub fn claim(ws: &Workspace, now: i64, json: bool, a: &ClaimArgs) -> Outcome {
     let by = commands::claim::person(None, a.as_person.as_deref(), commands::claim::LOCAL_VIA)?;

@@ -80,6 +80,11 @@ pub enum Clarify {
         after_help = "Examples:\n  agentx clarify handoff CLR-42-001 --as alice --to bob -m \"Redis is likely; check the budget\"\n  agentx clarify handoff --all --from alice --to bob    # the end of a shift"
     )]
     Handoff(claim::HandoffArgs),
+    /// Approve an escalated clarification's decision where several deciders must agree
+    #[command(
+        after_help = "Examples:\n  agentx clarify approve CLR-42-001 --as alice -m \"Redis, with LRU eviction\"\n  agentx clarify approve CLR-42-001 --as bob              # alice's decision, as written\n  agentx clarify approve CLR-42-002 --as bob --value redis"
+    )]
+    Approve(claim::ApproveArgs),
     /// List clarifications (default: open ones)
     #[command(
         after_help = "Examples:\n  agentx clarify list\n  agentx clarify list --issue 42 --all\n  agentx clarify list --status stale --status escalated --json"
@@ -201,6 +206,7 @@ pub fn run(
         Clarify::Reopen(a) => act::reopen(ws, now, json, &a),
         Clarify::Claim(a) => claim::claim(ws, now, json, &a),
         Clarify::Handoff(a) => claim::handoff(ws, now, json, &a),
+        Clarify::Approve(a) => claim::approve(ws, now, json, &a),
         Clarify::ResumePrompt { id } => signals::resume(ws, json, &id),
         Clarify::Answer {
             id,

@@ -1,0 +1,104 @@
+//! `approve` (docs/protocol.md §37): a decider's approval of an escalated record's decision —
+//! a new one (`message`, `value`, read by the record's answer kind as every decision is), or,
+//! with neither, the first one proposed, as written. On a record that needs one decider it
+//! decides at once, as `resolve` does.
+
+use serde_json::Value;
+
+use super::quorum::{approve, proposals, quorum_of};
+use crate::config::Config;
+use crate::error::ClarifyError;
+use crate::events::Event;
+use crate::ledger::{EntryKind, Ledger, Status};
+use crate::names::{check_agent, check_text, ClarificationId, HUMAN};
+use crate::ops::{allowed_ops, check_now, Applied, Attribution};
+use crate::signing::Signers;
+
+/// `by` approves a decision on escalated record `id`. Guards in the order of every
+/// operation: input, `NOT_FOUND`, `INVALID_TRANSITION` (only an escalated record), then
+/// `NOT_ALLOWED` for a person who may not decide it.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the ledger, the record, who, the decision (note and value), the settings, the time and the keys"
+)]
+pub fn approve_decision(
+    ledger: &Ledger,
+    id: &str,
+    by: &Attribution,
+    message: Option<&str>,
+    value: Option<&Value>,
+    config: &Config,
+    now: i64,
+    signers: &Signers,
+) -> Result<Applied, ClarifyError> {
+    check_now(now)?;
+    let parsed = ClarificationId::parse(id)?;
+    check_agent(&by.by)?;
+    check_agent(&by.via)?;
+    if let Some(m) = message {
+        check_text("message", m, config.max_body_chars as usize)?;
+    }
+    let index = (parsed.issue == ledger.issue_number)
+        .then(|| ledger.position(id))
+        .flatten()
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    let mut ledger = ledger.clone();
+    let issue = ledger.issue_number;
+    let Some(record) = ledger.clarifications.get_mut(index) else {
+        return Err(ClarifyError::NotFound { id: id.to_owned() });
+    };
+    let status = record.current_status();
+    if status != Status::Escalated {
+        return Err(ClarifyError::InvalidTransition {
+            op: String::from("approve"),
+            id: id.to_owned(),
+            status: status.as_str().to_owned(),
+            allowed: allowed_ops(status, record.is_legacy_empty()),
+        });
+    }
+    super::check_decider(record, Some(&by.by), "approve")?;
+    let (body, value, seconds) = if message.is_none() && value.is_none() {
+        // "Approve as written": the first decision proposed, whoever proposed it.
+        let first = proposals(record)
+            .into_iter()
+            .find_map(|p| p.by.into_iter().next())
+            .ok_or_else(|| {
+                ClarifyError::input(format!(
+                    "nothing to approve yet on {id}: propose the decision (-m TEXT, or --value)"
+                ))
+            })?;
+        let body = format!("approves {first}'s decision as written");
+        (body, None, Some(first))
+    } else {
+        let (body, value) = record.answer.decision(message, value)?;
+        (body, value, None)
+    };
+    let q = quorum_of(record).unwrap_or(1);
+    let person = by.fields();
+    let resolved = approve(
+        record,
+        &body,
+        value,
+        person,
+        seconds.as_deref(),
+        q,
+        now,
+        signers,
+    );
+    let events = resolved
+        .and_then(|at| {
+            let text = record.thread.last().map(|e| e.body.clone())?;
+            Event::for_entry(issue, record, EntryKind::Resolution, HUMAN, &text, at)
+        })
+        .into_iter()
+        .collect();
+    ledger.seal();
+    Ok(Applied {
+        ledger,
+        id: id.to_owned(),
+        events,
+        idempotent: false,
+        reused: false,
+        error: None,
+    })
+}
