@@ -371,7 +371,27 @@ export interface SearchHit {
   supersededBy?: string
 }
 export interface StoreSearch { hits: SearchHit[]; errors: FileError[] }
-export interface StoreStats extends StatsResult { errors: FileError[] }
+/** One person's row of `stats` with `people: true` (docs/protocol.md §37). */
+export interface PersonStats {
+  name: string
+  /** Resolutions they wrote (since `since`). */
+  decisions: number
+  /** Claims they wrote (since `since`). */
+  claims: number
+  /** Handoffs they gave (since `since`). */
+  handoffs: number
+  /** Nearest-rank median, latest escalation before each decision to the decision; null without one. */
+  medianDecisionMs: number | null
+  /** Escalated records assigned to them now. */
+  openAssigned: number
+  /** Escalated records they hold now (claimed, or handed to them). */
+  holding: number
+}
+export interface StoreStats extends StatsResult {
+  /** Present only with `people: true`: every person, in name order. */
+  people?: PersonStats[]
+  errors: FileError[]
+}
 /** `agentx migrate`: each ledger upgraded (or, with `dryRun`, that would be) and its changes. */
 export interface StoreMigrate {
   dryRun: boolean
@@ -1281,8 +1301,10 @@ export interface StateFields {
 
 /** `stats`. */
 export interface StatsFields {
-  /** Only records created since then. */
+  /** Only records created since then (with `people`: what each person did since). */
   since?: Time
+  /** Add `people`, one row per person (docs/protocol.md §37). */
+  people?: boolean
 }
 
 /** `show`, `audit`, `delegateShow`: one record (`id`) or one issue. */

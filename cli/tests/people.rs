@@ -221,3 +221,57 @@ fn a_persons_token_or_link_names_a_defined_person_once_there_are_people() {
         "{text:#?}"
     );
 }
+
+#[test]
+fn stats_per_person_count_a_decision_and_its_wait() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    std::fs::write(dir.path().join(".agentx/people.toml"), PEOPLE).unwrap();
+    let at = |now: &'static str, args: &[&str]| {
+        let mut argv = vec![root.as_str(), "--json", "--now", now, "clarify"];
+        argv.extend(args);
+        let out = run(argv);
+        assert_eq!(out.code, 0, "{out:#?}");
+        out
+    };
+    let ask = [
+        "ask",
+        "--issue",
+        "42",
+        "--from",
+        "engineer",
+        "--to",
+        "architect",
+        "--topic",
+        "Cache",
+        "--question",
+        "Redis?",
+    ];
+    at("2026-11-23T08:58:00Z", &ask);
+    at("2026-11-23T08:59:00Z", &["escalate", "CLR-42-001"]);
+    // Half an hour after the escalation, alice decides it.
+    let resolve = ["resolve", "CLR-42-001", "--as", "alice", "-m", "Redis."];
+    at("2026-11-23T09:29:00Z", &resolve);
+
+    let out = at("2026-11-23T09:30:00Z", &["stats", "--people"]).json();
+    let people = out["people"].as_array().unwrap();
+    assert_eq!(people.len(), 2, "{out}");
+    assert_eq!(people[0]["name"], "alice");
+    assert_eq!(people[0]["decisions"], 1);
+    assert_eq!(people[0]["medianDecisionMs"], 1_800_000);
+    assert_eq!(people[0]["openAssigned"], 0);
+    assert_eq!(people[1]["name"], "bob");
+    assert_eq!(people[1]["decisions"], 0);
+    assert!(people[1]["medianDecisionMs"].is_null(), "{out}");
+    // Without the flag the answer is as before.
+    let plain = at("2026-11-23T09:30:00Z", &["stats"]).json();
+    assert!(plain.get("people").is_none(), "{plain}");
+
+    let text = run([root.as_str(), "clarify", "stats", "--people"]);
+    assert_eq!(text.code, 0, "{text:#?}");
+    assert!(
+        text.stdout
+            .contains("person  decisions  claims  median  open  holding\nalice           1       0     30m     0        0\nbob             0       0       —     0        0"),
+        "{text:#?}"
+    );
+}

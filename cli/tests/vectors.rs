@@ -202,6 +202,9 @@ fn command_argv(op: &str, args: &Value, file: &str, root: &Path) -> (Vec<String>
         "stats" => {
             argv.extend([s("clarify"), s("stats")]);
             push_opt(&mut argv, "since", args, "since");
+            if flag(args, "people") {
+                argv.push(s("--people"));
+            }
         }
         "list" => {
             argv.extend([s("clarify"), s("list")]);

@@ -71,8 +71,8 @@ pub use migrate::{migrate, MigrateOutcome};
 pub use monitor::{monitor_after, run_monitor, MonitorRun};
 pub use mutation::{act, act_as, ask, decide, decide_abandon, Mutation};
 pub use query::{
-    list, ready, show_id, show_issue, stats, verify, Listed, ReadyOutcome, StatsOutcome,
-    VerifyOutcome,
+    list, ready, show_id, show_issue, stats, stats_people, verify, Listed, ReadyOutcome,
+    StatsOutcome, VerifyOutcome,
 };
 pub use reopen::reopen;
 pub use route::{route, route_all, route_ids, Clock, Routed, RoutedAll, RunFor, Runner};

@@ -8,7 +8,7 @@ use agentx_clarify_core::listing::{self, ListFilter, ReadyIssue};
 use agentx_clarify_core::monitor::{wait_for_graph, ReportError, WaitForGraph};
 use agentx_clarify_core::names::ClarificationId;
 use agentx_clarify_core::scope::{Preview, Question};
-use agentx_clarify_core::stats::Stats;
+use agentx_clarify_core::stats::{people_stats, PersonStats, Stats};
 use agentx_clarify_core::verify::{check_file_with, failure_code, Problem, Verification};
 use agentx_clarify_core::{ClarifyError, Ledger, Record};
 use serde::Serialize;
@@ -106,12 +106,22 @@ pub fn show_issue<S: Store>(store: &S, issue: u32) -> Result<Ledger, ClarifyErro
 #[derive(Clone, Debug)]
 pub struct StatsOutcome {
     pub stats: Stats,
+    /// One row per person (docs/protocol.md §37), when asked for (`stats --people`).
+    pub people: Option<Vec<PersonStats>>,
     pub errors: Vec<ReportError>,
 }
 
 impl StatsOutcome {
     pub fn to_json(&self) -> Value {
-        json!({"ok": true, "stats": self.stats, "errors": self.errors})
+        let mut out = serde_json::Map::new();
+        out.insert(String::from("ok"), Value::Bool(true));
+        out.insert(String::from("stats"), json!(self.stats));
+        // Only when asked, so `stats` without `people` answers exactly as before.
+        if let Some(rows) = &self.people {
+            out.insert(String::from("people"), json!(rows));
+        }
+        out.insert(String::from("errors"), json!(self.errors));
+        Value::Object(out)
     }
 }
 
@@ -121,6 +131,23 @@ pub fn stats<S: Store>(store: &S, since: Option<i64>) -> Result<StatsOutcome, Cl
     let (ledgers, errors) = read_all(store)?;
     Ok(StatsOutcome {
         stats: crate::delegate::stats(store, &ledgers, since)?,
+        people: None,
+        errors,
+    })
+}
+
+/// [`stats`] with one row per person (`stats --people`): each person `people.toml` defines,
+/// and everyone a person's entry names. `since` limits what they did, not what is theirs now.
+pub fn stats_people<S: Store>(store: &S, since: Option<i64>) -> Result<StatsOutcome, ClarifyError> {
+    let (ledgers, errors) = read_all(store)?;
+    let defined = store
+        .load_config()?
+        .people
+        .map(|p| p.people.names())
+        .unwrap_or_default();
+    Ok(StatsOutcome {
+        stats: crate::delegate::stats(store, &ledgers, since)?,
+        people: Some(people_stats(&ledgers, &defined, since)),
         errors,
     })
 }

@@ -7,8 +7,10 @@ use crate::ledger::{EntryKind, Ledger, Record, Status};
 use crate::names::MONITOR;
 
 mod memory;
+mod people;
 
 pub use memory::{AgentMemory, Memory};
+pub use people::{people_stats, PersonStats};
 
 /// Time from the first question to the first answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -198,7 +198,13 @@ impl<S: Store> Operations for Call<'_, S> {
     }
 
     fn stats(&self, s: Stats) -> Out {
-        Ok(query::stats(self.store, s.since.map(|t| t.0))?.to_json())
+        let since = s.since.map(|t| t.0);
+        let outcome = if s.people == Some(true) {
+            query::stats_people(self.store, since)?
+        } else {
+            query::stats(self.store, since)?
+        };
+        Ok(outcome.to_json())
     }
 
     fn hook(&self, h: Hook) -> Out {

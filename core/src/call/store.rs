@@ -472,8 +472,10 @@ crate::input! {
     /// `stats`.
     #[ts(rename = "StatsFields")]
     pub struct Stats {
-        /// Only records created since then.
+        /// Only records created since then (with `people`: what each person did since).
         pub since: Option<Time> = "since",
+        /// Add `people`, one row per person (docs/protocol.md §37).
+        pub people: Option<bool> = "people",
     }
 }
 

@@ -16,7 +16,7 @@ pub use markdown::{
     markdown_escalation, markdown_list, markdown_report, markdown_round, markdown_thread,
 };
 pub use options::chosen;
-pub use stats::{memory_lines, text_stats};
+pub use stats::{memory_lines, short_duration, text_people, text_stats};
 pub use text::{
     text_escalation, text_hits, text_list, text_report, text_round, text_thread, Style,
 };

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use agentx_clarify_command::query;
-use agentx_clarify_core::stats::Stats;
+use agentx_clarify_core::render::short_duration;
+use agentx_clarify_core::stats::{PersonStats, Stats};
 use axum::extract::State;
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
@@ -22,7 +23,7 @@ pub async fn stats(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri) ->
     let body = app
         .with_store(|ws| {
             let now = agentx_clarify_store::clock::system_now_ms();
-            let s = query::stats(ws, None)?;
+            let s = query::stats_people(ws, None)?;
             let (ledgers, _) = query::read_all(ws)?;
             let decisions = agentx_clarify_core::decided::decisions(&ledgers, None);
             let mut out = String::from("<h2>Decisions</h2>");
@@ -30,6 +31,7 @@ pub async fn stats(State(app): State<Arc<App>>, headers: HeaderMap, uri: Uri) ->
             out.push_str(&charts::time_to_decision(&decisions));
             out.push_str(&numbers(&s.stats));
             out.push_str(&pairs(&s.stats));
+            out.push_str(&people(s.people.as_deref().unwrap_or_default()));
             if let Some(m) = &s.stats.memory {
                 out.push_str(&memory(m));
             }
@@ -126,6 +128,37 @@ fn pairs(s: &Stats) -> String {
     )
 }
 
+/// Per person (docs/protocol.md §37): drawn like "Who asks whom" (a table that scrolls
+/// sideways on a phone rather than squeezing six columns), absent without any person.
+fn people(rows: &[PersonStats]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let rows: String = rows
+        .iter()
+        .map(|p| {
+            format!(
+                "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td></tr>",
+                esc(&p.name),
+                p.decisions,
+                p.claims,
+                esc(&short_duration(p.median_decision_ms)),
+                p.open_assigned,
+                p.holding
+            )
+        })
+        .collect();
+    format!(
+        "<h2>People</h2><div class=\"table\"><table class=\"people\"><thead><tr>\
+         <th scope=\"col\">person</th><th scope=\"col\">decisions</th>\
+         <th scope=\"col\">claims</th><th scope=\"col\" title=\"median time from the escalation \
+         to their decision\">median</th><th scope=\"col\" title=\"escalated records assigned to \
+         them now\">open</th><th scope=\"col\" title=\"escalated records they hold now\">holding</th>\
+         </tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+}
+
 /// What the hub's memory saved (docs/protocol.md §36): re-asks suppressed and decisions
 /// reused per agent, and the agent-minutes they saved.
 fn memory(m: &agentx_clarify_core::stats::Memory) -> String {
@@ -153,4 +186,26 @@ fn memory(m: &agentx_clarify_core::stats::Memory) -> String {
          </tr></thead><tbody>{rows}</tbody></table>",
         duration(m.median_decision_ms)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_people_table_escapes_names_and_is_absent_without_people() {
+        assert_eq!(people(&[]), "");
+        let row = PersonStats {
+            name: String::from("<b>eve</b>"),
+            decisions: 2,
+            claims: 1,
+            handoffs: 0,
+            median_decision_ms: Some(1_800_000),
+            open_assigned: 3,
+            holding: 1,
+        };
+        let html = people(&[row]);
+        assert!(html.contains("<th scope=\"row\">&lt;b&gt;eve&lt;/b&gt;</th><td>2</td><td>1</td><td>30m</td><td>3</td><td>1</td>"), "{html}");
+        assert!(!html.contains("<b>eve"), "{html}");
+    }
 }

@@ -163,11 +163,14 @@ pub enum Clarify {
     Audit(layer4::AuditArgs),
     /// Analytics: totals, auto-resolution and escalation rates, time to first answer
     #[command(
-        after_help = "Examples:\n  agentx clarify stats\n  agentx clarify stats --since 2026-11-01T00:00:00Z --json"
+        after_help = "Examples:\n  agentx clarify stats\n  agentx clarify stats --since 2026-11-01T00:00:00Z --json\n  agentx clarify stats --people --since 2026-11-01T00:00:00Z"
     )]
     Stats {
         #[arg(long, value_name = "TIME")]
         since: Option<String>,
+        /// Add a row per person: decisions, claims, median time to decide, open, holding
+        #[arg(long)]
+        people: bool,
     },
     /// Whom an agent may ask, under which workflow and step, with which limits (scope preview)
     #[command(
@@ -262,6 +265,6 @@ pub fn run(
         Clarify::Scope(a) => query::scope(ws, json, query::scope_input(&a)),
         Clarify::Wakeup => query::wakeup(ws, now, json),
         Clarify::Graph { issue } => query::graph(ws, json, issue.as_deref()),
-        Clarify::Stats { since } => query::stats(ws, json, since.as_deref()),
+        Clarify::Stats { since, people } => query::stats(ws, json, since.as_deref(), people),
     }
 }

@@ -5,7 +5,7 @@
 use agentx_clarify_command as commands;
 use agentx_clarify_core::call::store as input;
 use agentx_clarify_core::call::IssueArg;
-use agentx_clarify_core::render::{text_list, text_stats, text_thread};
+use agentx_clarify_core::render::{text_list, text_people, text_stats, text_thread};
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store::clock::parse_now;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
@@ -262,8 +262,8 @@ pub fn graph(ws: &Workspace, json: bool, issue: Option<&str>) -> Outcome {
     print::or(json, &v, || previews::graph_text(&graphs))
 }
 
-/// `stats [--since TIME]`: the time as `--now` reads it (also epoch milliseconds).
-pub fn stats(ws: &Workspace, json: bool, since: Option<&str>) -> Outcome {
+/// `stats [--since TIME] [--people]`: the time as `--now` reads it (also epoch milliseconds).
+pub fn stats(ws: &Workspace, json: bool, since: Option<&str>, people: bool) -> Outcome {
     // Spelled as every surface spells the field (the vectors deep-equal the results).
     let since = since
         .map(parse_now)
@@ -271,12 +271,21 @@ pub fn stats(ws: &Workspace, json: bool, since: Option<&str>) -> Outcome {
         .map_err(|why| ClarifyError::InvalidInput {
             message: format!("`since`: {why}"),
         })?;
-    let outcome = commands::stats(ws, since)?;
+    let outcome = if people {
+        commands::stats_people(ws, since)?
+    } else {
+        commands::stats(ws, since)?
+    };
     print::report_errors(&outcome.errors);
     if json {
         print::json(&outcome.to_json());
     } else {
-        print::text(&text_stats(&outcome.stats));
+        let mut text = text_stats(&outcome.stats);
+        if let Some(rows) = &outcome.people {
+            text.push_str("\n\n");
+            text.push_str(&text_people(rows));
+        }
+        print::text(&text);
     }
     Ok(0)
 }
