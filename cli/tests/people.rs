@@ -275,3 +275,44 @@ fn stats_per_person_count_a_decision_and_its_wait() {
         "{text:#?}"
     );
 }
+
+#[test]
+fn check_reports_a_rotation_gap_until_it_starts() {
+    let dir = workspace();
+    let root = root_arg(dir.path());
+    std::fs::write(
+        dir.path().join(".agentx/people.toml"),
+        "[people.alice]\n[people.bob]\n\n[[rotations]]\nrole = \"night\"\npeople = [\"alice\", \"bob\"]\nevery = \"12h\"\nstart = \"2026-12-10T21:00:00Z\"\n",
+    )
+    .unwrap();
+    let config = dir.path().join(".agentx/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[people]\ndefault_deciders = [\"role:night\"]\n");
+    std::fs::write(&config, text).unwrap();
+    let early = run([
+        root.as_str(),
+        "--json",
+        "--now",
+        "2026-12-01T00:00:00Z",
+        "people",
+        "check",
+    ]);
+    assert_eq!(early.code, 3, "{early:#?}");
+    let problems = early.json()["problems"].clone();
+    assert_eq!(problems.as_array().map(Vec::len), Some(1), "{problems}");
+    assert!(
+        problems[0]
+            .as_str()
+            .unwrap()
+            .starts_with("role:night has nobody on call before 2026-12-10T21:00:00.000Z"),
+        "{problems}"
+    );
+    let later = run([
+        root.as_str(),
+        "--now",
+        "2026-12-11T00:00:00Z",
+        "people",
+        "check",
+    ]);
+    assert_eq!(later.code, 0, "covered once it starts: {later:#?}");
+}

@@ -34,7 +34,7 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: PeopleCmd) -> Outcome {
         PeopleCmd::List => list(&people, now, json),
         PeopleCmd::Check => {
             let config = ws.load_config()?;
-            let problems = check(&people, &config, &ws.load_workflows()?);
+            let problems = check(&people, &config, &ws.load_workflows()?, now);
             report(&people, &problems, json)
         }
     }
