@@ -1184,6 +1184,14 @@ export interface ParseInput {
   file?: string
 }
 
+/** `peopleList` (docs/protocol.md §37): `.agentx/people.toml`'s text, and the instant. */
+export interface PeopleListInput {
+  text: string
+  file?: string
+  /** Epoch milliseconds. */
+  now: number
+}
+
 /** `ready`: `monitor: false` reads the queue as it stands (nothing run, written or locked). */
 export interface ReadyFields {
   /** Default true: an escalated blocking record holds its issue too. */
@@ -1356,9 +1364,9 @@ export type StoreOperation =
 export type FunctionName =
   | 'request' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon'
   | 'monitor' | 'verify' | 'audit' | 'stats' | 'list' | 'show'
-  | 'ready' | 'setStatus' | 'parseWorkflow' | 'parseConfig' | 'defaultWorkflows' | 'renderMarkdown'
-  | 'renderText' | 'transitions' | 'errorCodes' | 'version' | 'signalsParse' | 'extractJson'
-  | 'signalsIngest' | 'resumePrompt' | 'delegationMetrics'
+  | 'ready' | 'setStatus' | 'parseWorkflow' | 'parseConfig' | 'peopleList' | 'defaultWorkflows'
+  | 'renderMarkdown' | 'renderText' | 'transitions' | 'errorCodes' | 'version' | 'signalsParse'
+  | 'extractJson' | 'signalsIngest' | 'resumePrompt' | 'delegationMetrics'
 
 /** Each operation: its input (with `StoreCommon`'s `now`) and its success envelope's fields. */
 export interface StoreOperations {
@@ -1429,6 +1437,7 @@ export interface Functions {
   setStatus: { input: SetStatusInput; output: SetStatusResult }
   parseWorkflow: { input: ParseInput; output: { workflow: Workflow } }
   parseConfig: { input: ParseInput; output: { config: Config } }
+  peopleList: { input: PeopleListInput; output: { people: unknown[]; onCall: { role: string; person: string | null; until?: string; next?: string }[] } }
   defaultWorkflows: { input: NoInput; output: { workflows: Record<string, string>; config: string } }
   renderMarkdown: { input: RenderInput; output: { text: string } }
   renderText: { input: ColorInput & RenderInput; output: { text: string } }

@@ -3,12 +3,12 @@
 //! someone. Read-only: the core decides, at `--now`.
 
 use agentx_clarify_command::Files;
-use agentx_clarify_core::people::{check, People, Rotation};
+use agentx_clarify_core::people::{check, People};
 use agentx_clarify_core::time::format_ms;
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_workspace::WorkspaceStore as Workspace;
 use clap::Subcommand;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::exit::{self, Outcome};
 use crate::print;
@@ -41,29 +41,10 @@ pub fn run(ws: &Workspace, now: i64, json: bool, cmd: PeopleCmd) -> Outcome {
 }
 
 fn list(people: &People, now: i64, json: bool) -> Outcome {
-    let persons: Vec<Value> = people
-        .persons
-        .iter()
-        .map(|(name, p)| {
-            let mut m = Map::new();
-            m.insert("name".into(), name.clone().into());
-            m.insert("roles".into(), p.roles.clone().into());
-            for (key, v) in [
-                ("github", &p.github),
-                ("slack", &p.slack),
-                ("email", &p.email),
-                ("ntfy", &p.ntfy),
-            ] {
-                if let Some(v) = v {
-                    m.insert(key.into(), v.clone().into());
-                }
-            }
-            Value::Object(m)
-        })
-        .collect();
-    let on_call: Vec<Value> = people.rotations.iter().map(|r| on_call(r, now)).collect();
+    let view = agentx_clarify_core::people::view(people, now);
+    let on_call = view["onCall"].as_array().cloned().unwrap_or_default();
     if json {
-        print::json(&json!({"ok": true, "people": persons, "onCall": on_call}));
+        print::json(&json!({"ok": true, "people": view["people"], "onCall": on_call}));
         return Ok(0);
     }
     if !people.is_defined() {
@@ -95,23 +76,6 @@ fn list(people: &People, now: i64, json: bool) -> Outcome {
     }
     print::text(&lines.join("\n"));
     Ok(0)
-}
-
-/// One rotation at `now`: who is on call, and (once it has started) the next handover.
-fn on_call(r: &Rotation, now: i64) -> Value {
-    let mut m = Map::new();
-    m.insert("role".into(), r.role.clone().into());
-    m.insert(
-        "person".into(),
-        r.on_call(now).map_or(Value::Null, |p| p.to_owned().into()),
-    );
-    if let Some(at) = r.next_handover(now) {
-        m.insert("until".into(), format_ms(at).into());
-        if let Some(next) = r.on_call(at) {
-            m.insert("next".into(), next.to_owned().into());
-        }
-    }
-    Value::Object(m)
 }
 
 fn report(people: &People, problems: &[String], json: bool) -> Outcome {

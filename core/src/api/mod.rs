@@ -166,6 +166,15 @@ impl Functions for Facade {
         Ok(json!({ "workflow": crate::workflow::Workflow::parse(&file, &p.text)? }))
     }
 
+    fn people_list(&self, p: pure::PeopleList) -> Result<Value, Failure> {
+        let file = p
+            .file
+            .unwrap_or_else(|| String::from(crate::people::PEOPLE_FILE));
+        let now = pure::now(p.now)?;
+        let people = crate::people::People::parse(&file, &p.text, &[])?;
+        Ok(crate::people::view(&people, now))
+    }
+
     fn parse_config(&self, p: pure::Parse) -> Result<Value, Failure> {
         let file = p.file.unwrap_or_else(|| String::from("config.toml"));
         Ok(json!({ "config": crate::config::Config::parse(&file, &p.text)? }))

@@ -177,6 +177,18 @@ crate::input! {
 }
 
 crate::input! {
+    /// `peopleList` (docs/protocol.md §37): `.agentx/people.toml`'s text, and the instant.
+    #[ts(rename = "PeopleListInput")]
+    pub struct PeopleList {
+        pub text: String = "text",
+        pub file: Option<String> = "file",
+        /// Epoch milliseconds.
+        #[ts(optional = false, type = "number")]
+        pub now: Option<Integer> = "now",
+    }
+}
+
+crate::input! {
     /// `renderMarkdown`, `renderText`: a view of records or a report.
     #[ts(rename = "RenderInput")]
     pub struct Render {

@@ -264,6 +264,8 @@ table! {
     "setStatus" => set_status(pure::SetStatus), Closed, "SetStatusResult";
     "parseWorkflow" => parse_workflow(pure::Parse), Closed, "{ workflow: Workflow }";
     "parseConfig" => parse_config(pure::Parse), Closed, "{ config: Config }";
+    /// Who is on call at `now` for each rotation of a people.toml (docs/protocol.md §37).
+    "peopleList" => people_list(pure::PeopleList), Closed, "{ people: unknown[]; onCall: { role: string; person: string | null; until?: string; next?: string }[] }";
     "defaultWorkflows" => default_workflows(Nothing), Closed, "{ workflows: Record<string, string>; config: string }";
     "renderMarkdown" => render_markdown(pure::Render), Closed, "{ text: string }";
     "renderText" => render_text(Pair<pure::Color, pure::Render>), Closed, "{ text: string }";

@@ -14,6 +14,7 @@ mod deciders;
 mod file;
 mod quorum;
 mod rotation;
+mod view;
 
 pub use approval::approve_decision;
 pub use assign::{assigned, PeopleSettings, ASSIGNED};
@@ -28,6 +29,7 @@ pub use deciders::governing_step;
 pub(crate) use quorum::approve;
 pub use quorum::{proposals, quorum_of, summary, Proposal, APPROVED_BY, QUORUM, SECONDS};
 pub use rotation::{parse_every, Override, Rotation};
+pub use view::view;
 
 use crate::sorted_map::SortedMap;
 
