@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod serve_http;
 
 use common::*;
 
@@ -315,4 +316,80 @@ fn check_reports_a_rotation_gap_until_it_starts() {
         "check",
     ]);
     assert_eq!(later.code, 0, "covered once it starts: {later:#?}");
+}
+
+/// `/api/v1/call` acts as the token's person (docs/protocol.md §37): bob's token may not
+/// claim or approve what is assigned to the leads, nor claim as someone else; alice's claims
+/// it, and the quorum of two is met by alice and carol.
+#[test]
+fn the_api_acts_as_the_tokens_person() {
+    let dir = workspace();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\n\n[people.bob]\n\n[people.carol]\nroles = [\"lead\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".agentx/workflows/feature.toml"),
+        "[[steps]]\nid = \"architecture\"\nagent = \"architect\"\ndeciders = [\"role:lead\"]\nquorum = 2\n\n[[steps]]\nid = \"implementation\"\nagent = \"engineer\"\ncan_clarify = [\"architect\"]\n",
+    )
+    .unwrap();
+    let id = serve_http::escalated(root, 42, "Cache");
+    let [alice, bob, carol] =
+        ["alice", "bob", "carol"].map(|p| serve_http::token(root, "--human", p));
+    let server = serve_http::Server::start(root, &[]);
+    let call = |token: &str, op: &str, input: serde_json::Value| {
+        let r = server.call_bearer(token, op, input);
+        (r.status, r.json())
+    };
+    let (status, v) = call(&bob, "claim", serde_json::json!({"id": id}));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (403, Some("NOT_ALLOWED")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("assigned to alice, carol"),
+        "{v}"
+    );
+    let (status, v) = call(&bob, "claim", serde_json::json!({"id": id, "as": "alice"}));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("INVALID_INPUT")),
+        "{v}"
+    );
+    let (status, v) = call(&alice, "claim", serde_json::json!({"id": id}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["clarification"]["claimedBy"]["person"], "alice");
+    assert_eq!(v["clarification"]["thread"][2]["via"], "web");
+    let (status, v) = call(
+        &bob,
+        "approve",
+        serde_json::json!({"id": id, "message": "LRU."}),
+    );
+    assert_eq!(status, 403, "{v}");
+    let (_, v) = call(
+        &alice,
+        "approve",
+        serde_json::json!({"id": id, "message": "Redis."}),
+    );
+    assert_eq!(v["clarification"]["status"], "escalated", "{v}");
+    assert_eq!(
+        v["clarification"]["approvals"]["summary"],
+        "1 of 2 approved (alice); waiting on carol"
+    );
+    let (_, v) = call(&carol, "approve", serde_json::json!({"id": id}));
+    assert_eq!(v["clarification"]["status"], "resolved", "{v}");
+    let last = v["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(last["approvedBy"], serde_json::json!(["alice", "carol"]));
+    assert_eq!(last["by"], "carol");
 }
