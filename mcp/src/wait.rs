@@ -381,6 +381,11 @@ fn outcome(
             }
         }
     };
+    // Who has it, so the agent can say whom it waits on (docs/protocol.md §37).
+    let text = match (status, people_line(record)) {
+        (Status::Escalated, Some(line)) => format!("{text}\n\n{line}"),
+        _ => text,
+    };
     let mut value = json!({
         "ok": true,
         "id": id,
@@ -398,6 +403,18 @@ fn outcome(
         );
     }
     reply::envelope(value, |_| text)
+}
+
+/// "Assigned to alice, bob; alice is on it; 1 of 2 approved (alice)…" for an escalated
+/// record assigned to people, `None` otherwise.
+fn people_line(record: &Record) -> Option<String> {
+    let assigned = agentx_clarify_core::people::assigned(record)?;
+    let mut parts = vec![format!("Assigned to {}", assigned.join(", "))];
+    if let Some(h) = agentx_clarify_core::people::holder(record) {
+        parts.push(format!("{} is on it", h.person));
+    }
+    parts.extend(agentx_clarify_core::people::summary(record));
+    Some(parts.join("; "))
 }
 
 /// The wait's answer when question `back` waits on the waiter (issue 49): at once, with the

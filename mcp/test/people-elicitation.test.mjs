@@ -85,6 +85,7 @@ describe("elicitation with people over HTTP", () => {
       assert.equal(waited.structuredContent.status, "escalated");
       assert.equal(waited.structuredContent.timedOut, true);
       assert.equal(seen.length, 0, "bob's client was not asked");
+      assert.match(waited.content[0].text, /Assigned to alice/, "the agent is told whom it waits on");
       assert.equal(last(ws.root, id).status, "escalated");
     } finally {
       await side.client.close();
