@@ -2,7 +2,7 @@
 // error codes are generated from the Rust types: tests/types.rs).
 
 export type Status = 'pending' | 'stale' | 'answered' | 'escalated' | 'resolved' | 'abandoned'
-export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse' | 'approval'
+export type EntryType = 'question' | 'answer' | 'stale' | 'retry' | 'escalation' | 'resolution' | 'abandonment' | 'reopen' | 'claim' | 'handoff' | 'lapse' | 'approval' | 'assign'
 export type Severity = 'BLOCK' | 'WARN'
 export type AgentState = 'idle' | 'working' | 'clarifying' | 'blocked-clarification' | 'done' | 'stuck'
 

@@ -1185,3 +1185,97 @@ fn a_sink_for_people_hears_only_of_what_is_assigned_to_them() {
     assert_eq!(status["delivered"], 2, "{status}");
     assert_eq!(status["deliveries"], serde_json::json!([]), "{status}");
 }
+
+/// A ladder by person (docs/protocol.md §37, `then`): alice, the lead, is told at once; an
+/// escalation nobody has claimed 30 minutes later is assigned to the CTO too (an `assign`
+/// entry), whose receiver is told then — and the wake-up says when. A claimed one is not.
+#[test]
+fn an_unclaimed_escalation_goes_up_the_ladder() {
+    let ws = workspace();
+    let mut alice = Receiver::start(&[]);
+    let mut cto = Receiver::start(&[]);
+    std::fs::write(
+        ws.path().join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\n\n[people.carol]\nroles = [\"cto\"]\n",
+    )
+    .unwrap();
+    write_config(
+        ws.path(),
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"alice-hook\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\npeople = [\"alice\"]\n\n[[notify]]\nname = \"cto-hook\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\npeople = [\"role:cto\"]\nafter_minutes = 30\nthen = \"role:cto\"\n",
+            alice.url("/alice"),
+            cto.url("/cto")
+        ),
+    );
+    assert_eq!(
+        agentx_at(ws.path(), &at(0), &["notify", "send"]).json()["delivered"],
+        0
+    );
+    let left = escalate(ws.path(), 42, 1);
+    let taken = escalate(ws.path(), 43, 1);
+    let claim = agentx_at(
+        ws.path(),
+        &at(5),
+        &["clarify", "claim", &taken, "--as", "alice"],
+    );
+    assert_eq!(claim.code, 0, "{claim:#?}");
+    let sent = agentx_at(ws.path(), &at(6), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 2, "alice hears of both: {sent}");
+    for _ in 0..2 {
+        assert_eq!(alice.next()["verified"], true);
+    }
+    // The wake-up is the ladder's step, 30 minutes after the escalation.
+    let wake = agentx_at(ws.path(), &at(7), &["clarify", "wakeup"]).json();
+    assert_eq!(wake["wakeup"].as_i64(), Some(T0 + 31 * MINUTE), "{wake}");
+    let early = agentx_at(ws.path(), &at(30), &["notify", "send"]).json();
+    assert_eq!(early["delivered"], 0, "{early}");
+    cto.nothing_within(std::time::Duration::from_millis(200));
+
+    let sent = agentx_at(ws.path(), &at(31), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let got = cto.next();
+    assert_eq!(got["verified"], true, "{got}");
+    let event: Value = serde_json::from_str(got["body"].as_str().unwrap()).unwrap();
+    assert_eq!(event["data"]["id"], left.as_str());
+    assert_eq!(
+        event["data"]["assigned"],
+        serde_json::json!(["alice", "carol"])
+    );
+    alice.nothing_within(std::time::Duration::from_millis(200));
+    let shown = agentx_at(ws.path(), &at(32), &["clarify", "show", &left]).json();
+    let last = shown["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["from"].as_str()),
+        (Some("assign"), Some("monitor")),
+        "{last}"
+    );
+    assert_eq!(last["added"], serde_json::json!(["carol"]));
+    assert_eq!(
+        shown["clarification"]["assigned"],
+        serde_json::json!(["alice", "carol"])
+    );
+    // The claimed record stayed alice's; a second pass adds nothing.
+    let kept = agentx_at(ws.path(), &at(32), &["clarify", "show", &taken]).json();
+    assert_eq!(
+        kept["clarification"]["assigned"],
+        serde_json::json!(["alice"])
+    );
+    let again = agentx_at(ws.path(), &at(40), &["notify", "send"]).json();
+    assert_eq!(again["delivered"], 0, "{again}");
+    // carol may decide it now.
+    let decided = agentx_at(
+        ws.path(),
+        &at(41),
+        &["clarify", "resolve", &left, "--as", "carol", "-m", "Redis."],
+    );
+    assert_eq!(decided.code, 0, "{decided:#?}");
+    assert_eq!(
+        agentx_at(ws.path(), &at(42), &["clarify", "verify"]).code,
+        0
+    );
+}

@@ -91,6 +91,29 @@ pub fn approve_by<S: Store>(
     finish(store, &config, now, applied, HUMAN, &signers)
 }
 
+/// Applies a ladder step that has come (docs/protocol.md §37, `then`): its people are
+/// assigned to the escalation too, under the ledger's lock on what it holds now. True when it
+/// wrote (nothing when the record moved on meanwhile).
+pub fn ladder_assign<S: Store>(
+    store: &S,
+    now: i64,
+    due: &agentx_clarify_core::people::LadderDue,
+) -> Result<bool, ClarifyError> {
+    use agentx_clarify_core::names::MONITOR;
+    let config = store.load_config()?;
+    let signers = crate::store::keys::signers_for(store, &[MONITOR])?;
+    let applied = store.update_ledger(due.issue, &config, MONITOR, |current| {
+        let Some(ledger) = current else {
+            return Err(ClarifyError::NotFound { id: due.id.clone() });
+        };
+        let applied =
+            agentx_clarify_core::people::assign_more(&ledger, due, &config, now, &signers)?;
+        let write = (!applied.idempotent).then(|| applied.ledger.clone());
+        Ok((write, applied))
+    })?;
+    Ok(!applied.idempotent)
+}
+
 /// What a shift's handoff did: the records handed over, in id order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HandedOff {

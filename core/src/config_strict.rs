@@ -71,6 +71,7 @@ pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
             "password_env",
             "ca_file",
             "people",
+            "then",
         ],
     ),
 ];

@@ -43,7 +43,8 @@ impl EventType {
             | EntryKind::Claim
             | EntryKind::Handoff
             | EntryKind::Lapse
-            | EntryKind::Approval => None,
+            | EntryKind::Approval
+            | EntryKind::Assign => None,
             EntryKind::Escalation => Some(EventType::Escalated),
             EntryKind::Resolution => Some(EventType::Resolved),
             EntryKind::Abandonment => Some(EventType::Abandoned),

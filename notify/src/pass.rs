@@ -64,7 +64,12 @@ pub fn pass_with(
     }
     // The outbox beside the ledgers it follows: the state directory, or PostgreSQL.
     let home = Home(&*store);
-    let ledgers = home.ledgers()?;
+    let mut ledgers = home.ledgers()?;
+    // A ladder's next step (`then`) assigns more people first, so they are told in this pass.
+    let (wrote, ladder_failed) = ladder(&store, sinks, &ledgers, now);
+    if wrote {
+        ledgers = home.ledgers()?;
+    }
     let refs: Vec<&Ledger> = ledgers.iter().collect();
     let me = deliverer();
     // Plan and take what is due in one locked step; send outside the lock (a slow receiver
@@ -129,11 +134,23 @@ pub fn pass_with(
             .count();
         (pending, dead, outbox.next_due())
     })?;
+    // The next ladder step is a wake-up too: nothing is owed for it until it assigns.
+    let refs: Vec<&Ledger> = ledgers.iter().collect();
+    let step = agentx_clarify_core::people::ladder_next(sinks, &refs, now);
+    let summary = (
+        summary.0,
+        summary.1,
+        summary.2.into_iter().chain(step).min(),
+    );
     let (pending, dead, next) = summary;
     let delivered = results.iter().filter(|(_, r, _)| r.is_ok()).count();
-    let failed = results
+    let failed = ladder_failed
         .into_iter()
-        .filter_map(|(k, r, _)| r.err().map(|e| (k, e)))
+        .chain(
+            results
+                .into_iter()
+                .filter_map(|(k, r, _)| r.err().map(|e| (k, e))),
+        )
         .collect();
     Ok(PassReport {
         added,
@@ -339,4 +356,25 @@ fn addressed<'s>(
     Ok(std::borrow::Cow::Owned(
         agentx_clarify_core::notify::address(sinks, people),
     ))
+}
+
+/// Applies every ladder step due now (docs/protocol.md §37, `then`): whether one wrote, and
+/// the steps that failed (reported with the pass's failures and tried again by the next
+/// pass; the deliveries still go).
+fn ladder(
+    store: &WorkspaceStore,
+    sinks: &[Sink],
+    ledgers: &[Ledger],
+    now: i64,
+) -> (bool, Vec<(String, String)>) {
+    let refs: Vec<&Ledger> = ledgers.iter().collect();
+    let mut wrote = false;
+    let mut failed = Vec::new();
+    for due in agentx_clarify_core::people::ladder_due(sinks, &refs, now) {
+        match agentx_clarify_command::claim::ladder_assign(store, now, &due) {
+            Ok(written) => wrote |= written,
+            Err(e) => failed.push((format!("ladder {}/{}", due.sink, due.id), e.to_string())),
+        }
+    }
+    (wrote, failed)
 }

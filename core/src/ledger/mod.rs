@@ -151,6 +151,9 @@ pub enum EntryKind {
     /// A decider's decision on a record that needs several (`quorum`): still escalated
     /// until enough agree.
     Approval,
+    /// A notification ladder's next step (`then`) assigns more people to an escalation
+    /// nobody claimed: still escalated.
+    Assign,
 }
 
 impl EntryKind {
@@ -163,7 +166,8 @@ impl EntryKind {
             | EntryKind::Claim
             | EntryKind::Handoff
             | EntryKind::Lapse
-            | EntryKind::Approval => Status::Escalated,
+            | EntryKind::Approval
+            | EntryKind::Assign => Status::Escalated,
             EntryKind::Resolution => Status::Resolved,
             EntryKind::Abandonment => Status::Abandoned,
         }
@@ -183,6 +187,7 @@ impl EntryKind {
             EntryKind::Handoff => "handoff",
             EntryKind::Lapse => "lapse",
             EntryKind::Approval => "approval",
+            EntryKind::Assign => "assign",
         }
     }
 }

@@ -142,6 +142,9 @@ pub struct Sink {
     /// takes its shifts), filled by [`address`]; `None`: no `people`, everything is told.
     #[serde(skip)]
     pub reaches: Option<Vec<String>>,
+    /// `then = "role:cto"` on a ladder step (`after_minutes`): an escalation nobody claimed by
+    /// then is assigned to these people too (docs/protocol.md §37). Empty: no next step.
+    pub then: Vec<String>,
 }
 
 /// `sinks` with their `people` expanded by the workspace's `people` (none defined: names as
@@ -274,6 +277,7 @@ const KEYS: &[&str] = &[
     "password_env",
     "ca_file",
     "people",
+    "then",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -379,6 +383,10 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         Some(v) => crate::people::read_deciders(src, "notify.people", v)?,
         None => Vec::new(),
     };
+    let then = match get("then") {
+        Some(v) => then_of(src, v, &name, after_minutes)?,
+        None => Vec::new(),
+    };
     Ok(Sink {
         name,
         kind,
@@ -395,7 +403,32 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         email,
         people,
         reaches: None,
+        then,
     })
+}
+
+/// `then`: one decider (`"role:cto"`) or a list of them, on a ladder step — a sink told at
+/// once has no "unclaimed after" to follow.
+fn then_of(
+    src: &Source<'_>,
+    v: &Value<'_>,
+    name: &str,
+    after_minutes: u32,
+) -> Result<Vec<String>, ClarifyError> {
+    if after_minutes == 0 {
+        return Err(src.error_at(
+            &v.span(),
+            format!("[[notify]] \"{name}\": then names who is next after after_minutes; set after_minutes too"),
+        ));
+    }
+    match v.get_ref() {
+        DeValue::String(one) if crate::people::is_decider_spec(one) => Ok(vec![one.to_string()]),
+        DeValue::String(_) => Err(src.error_at(
+            &v.span(),
+            "notify.then must be a person's name or role:<role>, e.g. \"role:cto\"",
+        )),
+        _ => crate::people::read_deciders(src, "notify.then", v),
+    }
 }
 
 /// `notify.name`: a lowercase slug, unique among the sinks (checked by the caller).

@@ -147,6 +147,8 @@ pub fn events_of(record: &Record) -> Vec<Found> {
                 EventName::RouteFailed
             }
             EntryKind::Escalation => EventName::Escalated,
+            // A ladder's next step assigned more people: they are called, as by an escalation.
+            EntryKind::Assign => EventName::Escalated,
             EntryKind::Answer => EventName::Answered,
             EntryKind::Resolution => EventName::Resolved,
             EntryKind::Stale => EventName::Stale,
@@ -208,7 +210,36 @@ fn subscribed(sink: &Sink, name: EventName, issue: u32, record: &Record, entry: 
         EventName::Deadlock | EventName::RouteFailed => wants(name) || wants(EventName::Escalated),
         _ => wants(name),
     };
-    wanted && (!is_escalation(name) || sink.reaches(assigned_by(record, entry).as_deref()))
+    if !wanted || !is_escalation(name) {
+        return wanted;
+    }
+    if is_assign(record, entry) {
+        // Only those the ladder added are called: everyone else heard of the escalation.
+        let added = record
+            .thread
+            .get(entry)
+            .and_then(|e| strings(e, crate::people::ADDED));
+        return sink.reaches.is_some() && sink.reaches(added.as_deref());
+    }
+    sink.reaches(assigned_by(record, entry).as_deref())
+}
+
+/// Whether entry `i` of `record` is a ladder's `assign`.
+fn is_assign(record: &Record, i: usize) -> bool {
+    record
+        .thread
+        .get(i)
+        .is_some_and(|e| e.kind == EntryKind::Assign)
+}
+
+fn strings(e: &crate::ledger::Entry, key: &str) -> Option<Vec<String>> {
+    let items = e.extra.get(key)?.as_array()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    )
 }
 
 /// The `assigned` of entry `i` of `record` (docs/protocol.md §37), if it names any.
@@ -270,8 +301,13 @@ impl Outbox {
                 {
                     continue;
                 }
-                // A follow-up is not a ladder step: it goes as soon as the decision is taken.
-                let wait = if follow_up { 0 } else { sink.after_minutes };
+                // A follow-up is not a ladder step: it goes as soon as the decision is taken;
+                // nor is a ladder's assignment, which comes once the ladder has waited.
+                let wait = if follow_up || is_assign(record, f.entry) {
+                    0
+                } else {
+                    sink.after_minutes
+                };
                 let due = f.at + i64::from(wait) * 60_000;
                 added += usize::from(self.owe(
                     sink,
@@ -287,10 +323,9 @@ impl Outbox {
             }
             // Reminders: every `remind_every_minutes` while the record stays escalated.
             let every = i64::from(sink.remind_every_minutes) * 60_000;
-            let escalation = found
-                .iter()
-                .rev()
-                .find(|f| status_of(f.name) == Some(Status::Escalated));
+            let escalation = found.iter().rev().find(|f| {
+                status_of(f.name) == Some(Status::Escalated) && !is_assign(record, f.entry)
+            });
             if let (true, true, Some(esc)) =
                 (every > 0, record.status == Status::Escalated, escalation)
             {
@@ -324,8 +359,14 @@ impl Outbox {
             if d.record != record.id || d.state != State::Pending || d.due <= now {
                 continue;
             }
+            // A ladder's assignment is not a move: the other ladder steps still wait.
+            let later = record
+                .thread
+                .iter()
+                .skip(d.entry + 1)
+                .any(|e| e.kind != EntryKind::Assign);
             let moved_on = match status_of(d.name) {
-                Some(status) => record.status != status || record.thread.len() > d.entry + 1,
+                Some(status) => record.status != status || later,
                 None => record.status != Status::Escalated,
             };
             if moved_on {

@@ -138,15 +138,17 @@ pub(crate) fn escalation_fields(
 pub const ASSIGNED: &str = "assigned";
 
 /// The people an escalated `record` is assigned to: the `assigned` of its latest escalation
-/// or lapse entry (a lapsed claim assigns it again), `None` when that entry has none
+/// escalation, lapse or assign entry (a lapsed claim assigns it again, a ladder's next step
+/// adds people), `None` when that entry has none
 /// (written without people, or before them).
 pub fn assigned(record: &Record) -> Option<Vec<String>> {
     use crate::ledger::EntryKind;
-    let escalation = record
-        .thread
-        .iter()
-        .rev()
-        .find(|e| matches!(e.kind, EntryKind::Escalation | EntryKind::Lapse))?;
+    let escalation = record.thread.iter().rev().find(|e| {
+        matches!(
+            e.kind,
+            EntryKind::Escalation | EntryKind::Lapse | EntryKind::Assign
+        )
+    })?;
     let Value::Array(items) = escalation.extra.get(ASSIGNED)? else {
         return None;
     };

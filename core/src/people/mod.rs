@@ -12,6 +12,7 @@ mod claim;
 mod decide;
 mod deciders;
 mod file;
+mod ladder;
 mod quorum;
 mod rotation;
 mod view;
@@ -26,6 +27,9 @@ pub use claim::{
 };
 pub use decide::check_decider;
 pub use deciders::governing_step;
+pub use ladder::{
+    assign_more, due as ladder_due, next_step as ladder_next, Due as LadderDue, ADDED, LADDER,
+};
 pub(crate) use quorum::approve;
 pub use quorum::{proposals, quorum_of, summary, Proposal, APPROVED_BY, QUORUM, SECONDS};
 pub use rotation::{parse_every, Override, Rotation};

@@ -83,7 +83,7 @@ fn push_entry(out: &mut String, r: &Record, e: &Entry) {
             esc(&super::author(e)),
             esc(&e.body)
         ),
-        EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse => {
+        EntryKind::Claim | EntryKind::Handoff | EntryKind::Lapse | EntryKind::Assign => {
             writeln!(
                 out,
                 "_{when} · {}: {}_\n",

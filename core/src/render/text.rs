@@ -130,7 +130,8 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
         | EntryKind::Reopen
         | EntryKind::Claim
         | EntryKind::Handoff
-        | EntryKind::Lapse => style.dim(&kind),
+        | EntryKind::Lapse
+        | EntryKind::Assign => style.dim(&kind),
         EntryKind::Approval => kind,
         _ => kind,
     };

@@ -237,12 +237,22 @@ pub fn wakeup(ws: &Workspace, now: i64, json: bool) -> Outcome {
     let monitor = commands::query::next_wakeup(ws, now)?;
     // A workspace with notification sinks: its outbox's next retry, ladder step
     // or reminder counts too (run `agentx notify send` at the wake-up as well).
-    let notify = if ws.files.settings().sinks()?.is_empty() {
+    let sinks = ws.files.settings().sinks()?;
+    let notify = if sinks.is_empty() {
         None
     } else {
-        agentx_clarify_notify::home::Home(ws)
+        let outbox = agentx_clarify_notify::home::Home(ws)
             .read_outbox()?
-            .next_due()
+            .next_due();
+        // A ladder's next step (`then`) is owed nothing until it assigns: it counts too.
+        let ladder = if sinks.iter().any(|s| !s.then.is_empty()) {
+            let (ledgers, _) = commands::query::read_all(ws)?;
+            let refs: Vec<_> = ledgers.iter().collect();
+            agentx_clarify_core::people::ladder_next(sinks, &refs, now)
+        } else {
+            None
+        };
+        outbox.into_iter().chain(ladder).min()
     };
     let wakeup = match (monitor, notify) {
         (Some(a), Some(b)) => Some(a.min(b)),
