@@ -19,6 +19,7 @@ export declare function ready(...input: T.Args<T.Functions['ready']['input']>): 
 export declare function setStatus(...input: T.Args<T.Functions['setStatus']['input']>): T.Ok<T.Functions['setStatus']['output']>
 export declare function parseWorkflow(...input: T.Args<T.Functions['parseWorkflow']['input']>): T.Ok<T.Functions['parseWorkflow']['output']>
 export declare function parseConfig(...input: T.Args<T.Functions['parseConfig']['input']>): T.Ok<T.Functions['parseConfig']['output']>
+export declare function peopleDeciders(...input: T.Args<T.Functions['peopleDeciders']['input']>): T.Ok<T.Functions['peopleDeciders']['output']>
 export declare function peopleList(...input: T.Args<T.Functions['peopleList']['input']>): T.Ok<T.Functions['peopleList']['output']>
 export declare function defaultWorkflows(...input: T.Args<T.Functions['defaultWorkflows']['input']>): T.Ok<T.Functions['defaultWorkflows']['output']>
 export declare function renderMarkdown(...input: T.Args<T.Functions['renderMarkdown']['input']>): T.Ok<T.Functions['renderMarkdown']['output']>

@@ -1184,6 +1184,16 @@ export interface ParseInput {
   file?: string
 }
 
+/** `peopleDeciders` (docs/protocol.md §37): whom a deciders list names at an instant. */
+export interface PeopleDecidersInput {
+  text: string
+  file?: string
+  /** Person names and `role:<role>`, as a step's `deciders` lists them. */
+  deciders: string[]
+  /** Epoch milliseconds. */
+  now: number
+}
+
 /** `peopleList` (docs/protocol.md §37): `.agentx/people.toml`'s text, and the instant. */
 export interface PeopleListInput {
   text: string
@@ -1364,9 +1374,9 @@ export type StoreOperation =
 export type FunctionName =
   | 'request' | 'answer' | 'followUp' | 'resolve' | 'escalate' | 'abandon'
   | 'monitor' | 'verify' | 'audit' | 'stats' | 'list' | 'show'
-  | 'ready' | 'setStatus' | 'parseWorkflow' | 'parseConfig' | 'peopleList' | 'defaultWorkflows'
-  | 'renderMarkdown' | 'renderText' | 'transitions' | 'errorCodes' | 'version' | 'signalsParse'
-  | 'extractJson' | 'signalsIngest' | 'resumePrompt' | 'delegationMetrics'
+  | 'ready' | 'setStatus' | 'parseWorkflow' | 'parseConfig' | 'peopleDeciders' | 'peopleList'
+  | 'defaultWorkflows' | 'renderMarkdown' | 'renderText' | 'transitions' | 'errorCodes' | 'version'
+  | 'signalsParse' | 'extractJson' | 'signalsIngest' | 'resumePrompt' | 'delegationMetrics'
 
 /** Each operation: its input (with `StoreCommon`'s `now`) and its success envelope's fields. */
 export interface StoreOperations {
@@ -1437,6 +1447,7 @@ export interface Functions {
   setStatus: { input: SetStatusInput; output: SetStatusResult }
   parseWorkflow: { input: ParseInput; output: { workflow: Workflow } }
   parseConfig: { input: ParseInput; output: { config: Config } }
+  peopleDeciders: { input: PeopleDecidersInput; output: { deciders: string[] } }
   peopleList: { input: PeopleListInput; output: { people: unknown[]; onCall: { role: string; person: string | null; until?: string; next?: string }[] } }
   defaultWorkflows: { input: NoInput; output: { workflows: Record<string, string>; config: string } }
   renderMarkdown: { input: RenderInput; output: { text: string } }

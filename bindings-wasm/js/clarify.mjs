@@ -6,9 +6,9 @@ import wrapModule from './wrap.js'
 
 const FUNCTIONS = [
   'request', 'answer', 'followUp', 'resolve', 'escalate', 'abandon', 'monitor', 'verify', 'audit',
-  'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig', 'peopleList',
-  'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes', 'version',
-  'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
+  'stats', 'list', 'show', 'ready', 'setStatus', 'parseWorkflow', 'parseConfig', 'peopleDeciders',
+  'peopleList', 'defaultWorkflows', 'renderMarkdown', 'renderText', 'transitions', 'errorCodes',
+  'version', 'signalsParse', 'extractJson', 'signalsIngest', 'resumePrompt', 'delegationMetrics',
 ]
 const api = wrapModule.wrap(wasm, FUNCTIONS)
 
@@ -24,8 +24,8 @@ export function initSync(bytes) {
 
 export const {
   request, answer, followUp, resolve, escalate, abandon, monitor, verify, audit, stats, list,
-  show, ready, setStatus, parseWorkflow, parseConfig, peopleList, defaultWorkflows,
-  renderMarkdown, renderText, transitions, errorCodes, version, signalsParse, extractJson,
-  signalsIngest, resumePrompt, delegationMetrics, unwrap, Workspace,
+  show, ready, setStatus, parseWorkflow, parseConfig, peopleDeciders, peopleList,
+  defaultWorkflows, renderMarkdown, renderText, transitions, errorCodes, version, signalsParse,
+  extractJson, signalsIngest, resumePrompt, delegationMetrics, unwrap, Workspace,
 } = api
 export default init

@@ -175,6 +175,26 @@ impl Functions for Facade {
         Ok(crate::people::view(&people, now))
     }
 
+    fn people_deciders(&self, p: pure::PeopleDeciders) -> Result<Value, Failure> {
+        let file = p
+            .file
+            .unwrap_or_else(|| String::from(crate::people::PEOPLE_FILE));
+        let now = pure::now(p.now)?;
+        if let Some(bad) = p
+            .deciders
+            .iter()
+            .find(|d| !crate::people::is_decider_spec(d))
+        {
+            return Err(ClarifyError::input(format!(
+                "deciders: '{}' is neither a person's name nor role:<role>",
+                crate::error::shown(bad)
+            ))
+            .into());
+        }
+        let people = crate::people::People::parse(&file, &p.text, &[])?;
+        Ok(json!({ "deciders": people.deciders_named(&p.deciders, now) }))
+    }
+
     fn parse_config(&self, p: pure::Parse) -> Result<Value, Failure> {
         let file = p.file.unwrap_or_else(|| String::from("config.toml"));
         Ok(json!({ "config": crate::config::Config::parse(&file, &p.text)? }))

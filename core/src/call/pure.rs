@@ -189,6 +189,20 @@ crate::input! {
 }
 
 crate::input! {
+    /// `peopleDeciders` (docs/protocol.md §37): whom a deciders list names at an instant.
+    #[ts(rename = "PeopleDecidersInput")]
+    pub struct PeopleDeciders {
+        pub text: String = "text",
+        pub file: Option<String> = "file",
+        /// Person names and `role:<role>`, as a step's `deciders` lists them.
+        pub deciders: Vec<String> = "deciders",
+        /// Epoch milliseconds.
+        #[ts(optional = false, type = "number")]
+        pub now: Option<Integer> = "now",
+    }
+}
+
+crate::input! {
     /// `renderMarkdown`, `renderText`: a view of records or a report.
     #[ts(rename = "RenderInput")]
     pub struct Render {

@@ -265,6 +265,8 @@ table! {
     "parseWorkflow" => parse_workflow(pure::Parse), Closed, "{ workflow: Workflow }";
     "parseConfig" => parse_config(pure::Parse), Closed, "{ config: Config }";
     /// Who is on call at `now` for each rotation of a people.toml (docs/protocol.md §37).
+    /// Whom a deciders list names at `now`, rotations applied (docs/protocol.md §37).
+    "peopleDeciders" => people_deciders(pure::PeopleDeciders), Closed, "{ deciders: string[] }";
     "peopleList" => people_list(pure::PeopleList), Closed, "{ people: unknown[]; onCall: { role: string; person: string | null; until?: string; next?: string }[] }";
     "defaultWorkflows" => default_workflows(Nothing), Closed, "{ workflows: Record<string, string>; config: string }";
     "renderMarkdown" => render_markdown(pure::Render), Closed, "{ text: string }";

@@ -55,7 +55,13 @@ impl People {
                 .find(|d| !d.is_empty())
             })
             .or(default_deciders.filter(|d| !d.is_empty()));
-        let expanded = specs.map_or_else(Vec::new, |specs| self.expand(specs, now_ms));
+        self.deciders_named(specs.unwrap_or_default(), now_ms)
+    }
+
+    /// Whom the deciders list `specs` names at `now_ms`, with the fallback every record gets:
+    /// a list that names nobody defined is every person (none when no people are defined).
+    pub fn deciders_named(&self, specs: &[String], now_ms: i64) -> Vec<String> {
+        let expanded = self.expand(specs, now_ms);
         if expanded.is_empty() {
             self.names()
         } else {
