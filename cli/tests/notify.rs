@@ -1279,3 +1279,40 @@ fn an_unclaimed_escalation_goes_up_the_ladder() {
         0
     );
 }
+
+/// A per-person sink (docs/protocol.md §37): one ntfy sink for the leads sends each
+/// escalation to the topic of the person it is assigned to — alice's on her shift, bob's on
+/// his — never to everyone's.
+#[test]
+fn a_per_person_sink_reaches_each_persons_own_topic() {
+    let ws = workspace();
+    let mut phones = Receiver::start(&[]);
+    let start = agentx_clarify_core::time::format_ms(T0);
+    std::fs::write(
+        ws.path().join(".agentx/people.toml"),
+        format!("[people.alice]\nntfy = \"alice-7f3a\"\n[people.bob]\nntfy = \"bob-91c2\"\n\n[[rotations]]\nrole = \"lead\"\npeople = [\"alice\", \"bob\"]\nevery = \"1d\"\nstart = \"{start}\"\n"),
+    )
+    .unwrap();
+    write_config(
+        ws.path(),
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"phones\"\nkind = \"ntfy\"\nurl = \"{}\"\npeople = [\"role:lead\"]\nper_person = true\n",
+            phones.url("/")
+        ),
+    );
+    assert_eq!(
+        agentx_at(ws.path(), &at(0), &["notify", "send"]).json()["delivered"],
+        0
+    );
+    escalate(ws.path(), 42, 1);
+    let sent = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    assert_eq!(phones.next()["path"], "/alice-7f3a");
+    phones.nothing_within(std::time::Duration::from_millis(200));
+    let day = 24 * 60;
+    escalate(ws.path(), 43, day + 1);
+    let sent = agentx_at(ws.path(), &at(day + 2), &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    assert_eq!(phones.next()["path"], "/bob-91c2");
+    phones.nothing_within(std::time::Duration::from_millis(200));
+}

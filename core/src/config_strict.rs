@@ -72,6 +72,7 @@ pub(crate) const STRICT_TABLES: &[(&str, &[&str])] = &[
             "ca_file",
             "people",
             "then",
+            "per_person",
         ],
     ),
 ];

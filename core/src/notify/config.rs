@@ -145,22 +145,54 @@ pub struct Sink {
     /// `then = "role:cto"` on a ladder step (`after_minutes`): an escalation nobody claimed by
     /// then is assigned to these people too (docs/protocol.md §37). Empty: no next step.
     pub then: Vec<String>,
+    /// `per_person = true` with `people` (ntfy, email): one delivery per person reached, to
+    /// their own contact — the ntfy topic after `url`, their email address.
+    pub per_person: bool,
 }
 
 /// `sinks` with their `people` expanded by the workspace's `people` (none defined: names as
 /// written, roles reach nobody). Whom an escalation was assigned to already applied the
 /// rotation at its instant, so a role here means every person who may hold it.
 pub fn address(sinks: &[Sink], people: Option<&crate::people::People>) -> Vec<Sink> {
-    sinks
-        .iter()
-        .map(|sink| {
-            let mut s = sink.clone();
-            if !s.people.is_empty() {
-                s.reaches = Some(reached(&s.people, people));
+    let mut out = Vec::new();
+    for sink in sinks {
+        let mut s = sink.clone();
+        if s.people.is_empty() {
+            out.push(s);
+            continue;
+        }
+        let reached = reached(&s.people, people);
+        match people.filter(|_| s.per_person) {
+            Some(p) => out.extend(reached.iter().filter_map(|n| per_person(&s, n, p.get(n)?))),
+            None => {
+                s.reaches = Some(reached);
+                out.push(s);
             }
-            s
-        })
-        .collect()
+        }
+    }
+    out
+}
+
+/// The sink of one person of a `per_person` sink: named `<sink>--<person>` (a sink name
+/// itself), reaching only them, sent to their ntfy topic or email address; `None` when they
+/// have no such contact.
+fn per_person(sink: &Sink, name: &str, person: &crate::people::Person) -> Option<Sink> {
+    let mut s = sink.clone();
+    s.name = format!("{}--{name}", sink.name);
+    s.reaches = Some(vec![name.to_owned()]);
+    s.per_person = false;
+    match sink.kind {
+        SinkKind::Ntfy => {
+            let base = sink.url.as_deref()?.trim_end_matches('/');
+            s.url = Some(format!("{base}/{}", person.ntfy.as_deref()?));
+        }
+        SinkKind::Email => {
+            let email = s.email.as_mut()?;
+            email.to = vec![person.email.clone()?];
+        }
+        _ => return None,
+    }
+    Some(s)
 }
 
 fn reached(specs: &[String], people: Option<&crate::people::People>) -> Vec<String> {
@@ -278,6 +310,7 @@ const KEYS: &[&str] = &[
     "ca_file",
     "people",
     "then",
+    "per_person",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -383,6 +416,16 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         Some(v) => crate::people::read_deciders(src, "notify.people", v)?,
         None => Vec::new(),
     };
+    let per_person = match get("per_person") {
+        Some(v) => src.boolean("notify.per_person", v)?,
+        None => false,
+    };
+    if per_person && (people.is_empty() || !matches!(kind, SinkKind::Ntfy | SinkKind::Email)) {
+        return Err(src.error_at(
+            &value.span(),
+            format!("[[notify]] \"{name}\": per_person sends to each person's own ntfy topic or email address: it needs people = [...] and kind ntfy or email"),
+        ));
+    }
     let then = match get("then") {
         Some(v) => then_of(src, v, &name, after_minutes)?,
         None => Vec::new(),
@@ -404,6 +447,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         people,
         reaches: None,
         then,
+        per_person,
     })
 }
 
@@ -577,6 +621,9 @@ fn email<'v>(
     };
     let host = text("host")?.ok_or_else(|| missing("host"))?;
     let from = text("from")?.ok_or_else(|| missing("from"))?;
+    // A per-person sink sends to each person's own address (`people.toml`'s `email`).
+    let per_person =
+        get("per_person").is_some_and(|v| matches!(v.get_ref(), DeValue::Boolean(true)));
     let to = match get("to") {
         Some(v) => src.strings(
             "notify.to",
@@ -584,6 +631,7 @@ fn email<'v>(
             ("addresses", "addresses like \"ops@example.com\""),
             |a| a.contains('@'),
         )?,
+        None if per_person => Vec::new(),
         None => return Err(missing("to")),
     };
     let tls = text("tls")?.unwrap_or_else(|| "starttls".into());
