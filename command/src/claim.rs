@@ -3,10 +3,13 @@
 //! decides (`people::take`); this reads and writes the one ledger under its lock, then the
 //! statuses and the monitor, as every mutating command does.
 
+use agentx_clarify_core::config::Config;
 use agentx_clarify_core::names::{ClarificationId, HUMAN};
+use agentx_clarify_core::ops::Applied;
 use agentx_clarify_core::ops::Attribution;
 use agentx_clarify_core::people::{approve_decision, holder, take, Taking};
-use agentx_clarify_core::ClarifyError;
+use agentx_clarify_core::signing::Signers;
+use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::{json, Value};
 
 use crate::mutation::{finish, Mutation};
@@ -51,20 +54,9 @@ pub fn take_by<S: Store>(
     taking: Taking<'_>,
     message: Option<&str>,
 ) -> Result<Mutation, ClarifyError> {
-    let config = store.load_config()?;
-    let parsed = ClarificationId::parse(id)?;
-    store.read_statuses()?;
-    let not_found = || ClarifyError::NotFound { id: id.to_owned() };
-    store.read_ledger(parsed.issue)?.ok_or_else(not_found)?;
-    let signers = crate::store::keys::signers_for(store, &[HUMAN])?;
-    let applied = store.update_ledger(parsed.issue, &config, HUMAN, |current| {
-        let ledger = current.ok_or_else(not_found)?;
-        let applied = take(&ledger, id, by, taking, message, &config, now, &signers)?;
-        // Claiming what one holds already writes nothing.
-        let write = (!applied.idempotent).then(|| applied.ledger.clone());
-        Ok((write, applied))
-    })?;
-    finish(store, &config, now, applied, HUMAN, &signers)
+    persons_write(store, now, id, |ledger, config, signers| {
+        take(ledger, id, by, taking, message, config, now, signers)
+    })
 }
 
 /// `by` approves a decision on escalated record `id` (docs/protocol.md §37): `message` and
@@ -77,6 +69,19 @@ pub fn approve_by<S: Store>(
     message: Option<&str>,
     value: Option<&Value>,
 ) -> Result<Mutation, ClarifyError> {
+    persons_write(store, now, id, |ledger, config, signers| {
+        approve_decision(ledger, id, by, message, value, config, now, signers)
+    })
+}
+
+/// A person's write on record `id` as `human`: the core's `decide` on the ledger as it is
+/// under its lock (an idempotent answer writes nothing), then the statuses and the monitor.
+fn persons_write<S: Store>(
+    store: &S,
+    now: i64,
+    id: &str,
+    decide: impl Fn(&Ledger, &Config, &Signers) -> Result<Applied, ClarifyError>,
+) -> Result<Mutation, ClarifyError> {
     let config = store.load_config()?;
     let parsed = ClarificationId::parse(id)?;
     store.read_statuses()?;
@@ -85,8 +90,9 @@ pub fn approve_by<S: Store>(
     let signers = crate::store::keys::signers_for(store, &[HUMAN])?;
     let applied = store.update_ledger(parsed.issue, &config, HUMAN, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let applied = approve_decision(&ledger, id, by, message, value, &config, now, &signers)?;
-        Ok((Some(applied.ledger.clone()), applied))
+        let applied = decide(&ledger, &config, &signers)?;
+        let write = (!applied.idempotent).then(|| applied.ledger.clone());
+        Ok((write, applied))
     })?;
     finish(store, &config, now, applied, HUMAN, &signers)
 }

@@ -249,15 +249,13 @@ pub fn act_noted(
         .then(|| crate::people::quorum_of(record))
         .flatten()
     {
-        let person = by.map_or_else(Map::new, Attribution::fields);
-        let resolved = crate::people::approve(record, &body, value, person, None, q, now, signers);
-        let events = resolved
-            .and_then(|at| {
-                let text = record.thread.last().map(|e| e.body.clone())?;
-                Event::for_entry(issue, record, EntryKind::Resolution, HUMAN, &text, at)
-            })
-            .into_iter()
-            .collect();
+        let approval = crate::people::Approval {
+            body: &body,
+            value,
+            person: by.map_or_else(Map::new, Attribution::fields),
+            seconds: None,
+        };
+        let events = crate::people::approve(record, issue, approval, q, now, signers);
         ledger.seal();
         return Ok(Applied {
             ledger,

@@ -58,6 +58,35 @@ pub struct Applied {
     pub error: Option<ClarifyError>,
 }
 
+/// The record an operation acts on, after its input checks (§4's `NOT_FOUND`): a copy of
+/// `ledger` to change and the index of record `id` (parsed as `parsed`) in it.
+pub(crate) fn located(
+    ledger: &Ledger,
+    parsed: &crate::names::ClarificationId,
+    id: &str,
+) -> Result<(Ledger, usize), ClarifyError> {
+    let index = (parsed.issue == ledger.issue_number)
+        .then(|| ledger.position(id))
+        .flatten()
+        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
+    Ok((ledger.clone(), index))
+}
+
+/// `INVALID_TRANSITION` unless `record` is escalated: what `reopen` and a person's claim,
+/// handoff and approval need.
+pub(crate) fn only_escalated(record: &crate::ledger::Record, op: &str) -> Result<(), ClarifyError> {
+    let status = record.current_status();
+    if status == crate::ledger::Status::Escalated {
+        return Ok(());
+    }
+    Err(ClarifyError::InvalidTransition {
+        op: op.to_owned(),
+        id: record.id.clone(),
+        status: status.as_str().to_owned(),
+        allowed: allowed_ops(status, record.is_legacy_empty()),
+    })
+}
+
 /// `now` must be a time the ledger format can hold.
 pub fn check_now(now: i64) -> Result<(), ClarifyError> {
     if (0..=MAX_EPOCH_MS).contains(&now) {

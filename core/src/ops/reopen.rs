@@ -3,11 +3,10 @@
 //! after all. A `reopen` entry makes the record pending again in the same round; the SLA clock
 //! restarts from it and `retries` stays as it was, so the monitor's retry budget is its own.
 
-use super::transition::allowed_ops;
 use super::{check_now, Applied};
 use crate::config::Config;
 use crate::error::ClarifyError;
-use crate::ledger::{EntryKind, Ledger, Status};
+use crate::ledger::{EntryKind, Ledger};
 use crate::names::{check_agent, check_text, ClarificationId, HUMAN};
 use crate::signing::Signers;
 
@@ -31,23 +30,11 @@ pub fn reopen(
     if let Some(m) = message {
         check_text("message", m, config.max_body_chars as usize)?;
     }
-    let index = (parsed.issue == ledger.issue_number)
-        .then(|| ledger.position(id))
-        .flatten()
-        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
-    let mut ledger = ledger.clone();
+    let (mut ledger, index) = super::located(ledger, &parsed, id)?;
     let Some(record) = ledger.clarifications.get_mut(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
-    let status = record.current_status();
-    if status != Status::Escalated {
-        return Err(ClarifyError::InvalidTransition {
-            op: String::from("reopen"),
-            id: id.to_owned(),
-            status: status.as_str().to_owned(),
-            allowed: allowed_ops(status, record.is_legacy_empty()),
-        });
-    }
+    super::only_escalated(record, "reopen")?;
     let actor = from.unwrap_or(HUMAN);
     if actor != HUMAN {
         return Err(ClarifyError::NotParticipant {

@@ -5,13 +5,12 @@
 
 use serde_json::Value;
 
-use super::quorum::{approve, proposals, quorum_of};
+use super::quorum::{approve, proposals, quorum_of, Approval};
 use crate::config::Config;
 use crate::error::ClarifyError;
-use crate::events::Event;
-use crate::ledger::{EntryKind, Ledger, Status};
-use crate::names::{check_agent, check_text, ClarificationId, HUMAN};
-use crate::ops::{allowed_ops, check_now, Applied, Attribution};
+use crate::ledger::Ledger;
+use crate::names::{check_agent, check_text, ClarificationId};
+use crate::ops::{check_now, Applied, Attribution};
 use crate::signing::Signers;
 
 /// `by` approves a decision on escalated record `id`. Guards in the order of every
@@ -38,24 +37,12 @@ pub fn approve_decision(
     if let Some(m) = message {
         check_text("message", m, config.max_body_chars as usize)?;
     }
-    let index = (parsed.issue == ledger.issue_number)
-        .then(|| ledger.position(id))
-        .flatten()
-        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
-    let mut ledger = ledger.clone();
+    let (mut ledger, index) = crate::ops::located(ledger, &parsed, id)?;
     let issue = ledger.issue_number;
     let Some(record) = ledger.clarifications.get_mut(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
-    let status = record.current_status();
-    if status != Status::Escalated {
-        return Err(ClarifyError::InvalidTransition {
-            op: String::from("approve"),
-            id: id.to_owned(),
-            status: status.as_str().to_owned(),
-            allowed: allowed_ops(status, record.is_legacy_empty()),
-        });
-    }
+    crate::ops::only_escalated(record, "approve")?;
     super::check_decider(record, Some(&by.by), "approve")?;
     let (body, value, seconds) = if message.is_none() && value.is_none() {
         // "Approve as written": the first decision proposed, whoever proposed it.
@@ -74,24 +61,13 @@ pub fn approve_decision(
         (body, value, None)
     };
     let q = quorum_of(record).unwrap_or(1);
-    let person = by.fields();
-    let resolved = approve(
-        record,
-        &body,
+    let approval = Approval {
+        body: &body,
         value,
-        person,
-        seconds.as_deref(),
-        q,
-        now,
-        signers,
-    );
-    let events = resolved
-        .and_then(|at| {
-            let text = record.thread.last().map(|e| e.body.clone())?;
-            Event::for_entry(issue, record, EntryKind::Resolution, HUMAN, &text, at)
-        })
-        .into_iter()
-        .collect();
+        person: by.fields(),
+        seconds: seconds.as_deref(),
+    };
+    let events = approve(record, issue, approval, q, now, signers);
     ledger.seal();
     Ok(Applied {
         ledger,

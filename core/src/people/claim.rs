@@ -117,15 +117,11 @@ pub fn take(
     if let Some(m) = message {
         check_text("message", m, config.max_body_chars as usize)?;
     }
-    let index = (parsed.issue == ledger.issue_number)
-        .then(|| ledger.position(id))
-        .flatten()
-        .ok_or_else(|| ClarifyError::NotFound { id: id.to_owned() })?;
-    let mut ledger = ledger.clone();
+    let (mut ledger, index) = crate::ops::located(ledger, &parsed, id)?;
     let Some(record) = ledger.clarifications.get_mut(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
-    check_escalated(record, taking.op())?;
+    crate::ops::only_escalated(record, taking.op())?;
     let held = holder(record);
     if let (Taking::Claim, Some(h)) = (taking, &held) {
         if h.person == by.by {
@@ -180,20 +176,6 @@ fn unchanged(ledger: Ledger, id: &str) -> Applied {
         reused: false,
         error: None,
     }
-}
-
-/// Only an escalated record is claimed or handed over.
-fn check_escalated(record: &Record, op: &str) -> Result<(), ClarifyError> {
-    let status = record.current_status();
-    if status == Status::Escalated {
-        return Ok(());
-    }
-    Err(ClarifyError::InvalidTransition {
-        op: op.to_owned(),
-        id: record.id.clone(),
-        status: status.as_str().to_owned(),
-        allowed: crate::ops::allowed_ops(status, record.is_legacy_empty()),
-    })
 }
 
 /// A handoff goes to someone else, and to a person of `people.toml` once people are defined.

@@ -30,7 +30,7 @@ pub use deciders::governing_step;
 pub use ladder::{
     assign_more, due as ladder_due, next_step as ladder_next, Due as LadderDue, ADDED, LADDER,
 };
-pub(crate) use quorum::approve;
+pub(crate) use quorum::{approve, Approval};
 pub use quorum::{proposals, quorum_of, summary, Proposal, APPROVED_BY, QUORUM, SECONDS};
 pub use rotation::{parse_every, Override, Rotation};
 pub use view::view;

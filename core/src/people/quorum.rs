@@ -11,6 +11,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::events::Event;
 use crate::ledger::{EntryKind, NewEntry, Record};
 use crate::names::HUMAN;
 use crate::signing::Signers;
@@ -113,25 +114,32 @@ pub fn summary(record: &Record) -> Option<String> {
     Some(format!("{have} of {q} approved{agreed}{dissent}{waiting}"))
 }
 
-/// A person's decision on a record that needs `q` of its deciders: their `approval` entry,
-/// then — when it brings its decision to `q` distinct people — the `resolution`, by them,
-/// naming who agreed. `body`/`value` are the decision as the kind's rule read it; `seconds`
-/// names the person whose decision this takes up as written. The resolution's time when it
-/// resolved.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the record, the decision, its author's fields, the quorum, the time and the keys"
-)]
+/// A person's decision as an approval: what the answer kind's rule read (`body`, `value`),
+/// the person's entry fields (`by`, `via`), and whose decision it takes up as written.
+pub(crate) struct Approval<'a> {
+    pub body: &'a str,
+    pub value: Option<Value>,
+    pub person: Map<String, Value>,
+    pub seconds: Option<&'a str>,
+}
+
+/// A person's decision on record `record` (of issue `issue`) that needs `q` of its deciders:
+/// their `approval` entry, then — when it brings its decision to `q` distinct people — the
+/// `resolution`, by them, naming who agreed. The resolution's events, none before the quorum.
 pub(crate) fn approve(
     record: &mut Record,
-    body: &str,
-    value: Option<Value>,
-    person: Map<String, Value>,
-    seconds: Option<&str>,
+    issue: u32,
+    approval: Approval<'_>,
     q: u32,
     now: i64,
     signers: &Signers,
-) -> Option<i64> {
+) -> Vec<Event> {
+    let Approval {
+        body,
+        value,
+        person,
+        seconds,
+    } = approval;
     let mut extra = person.clone();
     if let Some(s) = seconds {
         extra.insert(SECONDS.into(), s.into());
@@ -145,10 +153,13 @@ pub(crate) fn approve(
     };
     let at = record.append_entry(entry, now, signers);
     let by = person.get("by").and_then(Value::as_str).unwrap_or_default();
-    let agreed = proposals(record)
+    let Some(agreed) = proposals(record)
         .into_iter()
         .find(|p| p.by.iter().any(|b| b == by))
-        .filter(|p| p.by.len() >= q as usize)?;
+        .filter(|p| p.by.len() >= q as usize)
+    else {
+        return Vec::new();
+    };
     let mut extra = person;
     extra.insert(
         APPROVED_BY.into(),
@@ -161,7 +172,17 @@ pub(crate) fn approve(
         value: agreed.value,
         extra,
     };
-    Some(record.append_entry(entry, at, signers))
+    let at = record.append_entry(entry, at, signers);
+    Event::for_entry(
+        issue,
+        record,
+        EntryKind::Resolution,
+        HUMAN,
+        &agreed.text,
+        at,
+    )
+    .into_iter()
+    .collect()
 }
 
 #[cfg(test)]
