@@ -412,24 +412,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         Some(v) => src.boolean("notify.answer_links", v)?,
         None => false,
     };
-    let people = match get("people") {
-        Some(v) => crate::people::read_deciders(src, "notify.people", v)?,
-        None => Vec::new(),
-    };
-    let per_person = match get("per_person") {
-        Some(v) => src.boolean("notify.per_person", v)?,
-        None => false,
-    };
-    if per_person && (people.is_empty() || !matches!(kind, SinkKind::Ntfy | SinkKind::Email)) {
-        return Err(src.error_at(
-            &value.span(),
-            format!("[[notify]] \"{name}\": per_person sends to each person's own ntfy topic or email address: it needs people = [...] and kind ntfy or email"),
-        ));
-    }
-    let then = match get("then") {
-        Some(v) => then_of(src, v, &name, after_minutes)?,
-        None => Vec::new(),
-    };
+    let (people, then, per_person) = for_people(src, value, &name, kind, after_minutes, &get)?;
     Ok(Sink {
         name,
         kind,
@@ -449,6 +432,37 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         then,
         per_person,
     })
+}
+
+/// The keys that address people (docs/protocol.md §37): `people`, a ladder step's `then`,
+/// and `per_person` (ntfy and email, beside `people`).
+fn for_people<'v>(
+    src: &Source<'_>,
+    value: &Value<'v>,
+    name: &str,
+    kind: SinkKind,
+    after_minutes: u32,
+    get: &dyn Fn(&str) -> Option<&'v Value<'v>>,
+) -> Result<(Vec<String>, Vec<String>, bool), ClarifyError> {
+    let people = match get("people") {
+        Some(v) => crate::people::read_deciders(src, "notify.people", v)?,
+        None => Vec::new(),
+    };
+    let per_person = match get("per_person") {
+        Some(v) => src.boolean("notify.per_person", v)?,
+        None => false,
+    };
+    if per_person && (people.is_empty() || !matches!(kind, SinkKind::Ntfy | SinkKind::Email)) {
+        return Err(src.error_at(
+            &value.span(),
+            format!("[[notify]] \"{name}\": per_person sends to each person's own ntfy topic or email address: it needs people = [...] and kind ntfy or email"),
+        ));
+    }
+    let then = match get("then") {
+        Some(v) => then_of(src, v, name, after_minutes)?,
+        None => Vec::new(),
+    };
+    Ok((people, then, per_person))
 }
 
 /// `then`: one decider (`"role:cto"`) or a list of them, on a ladder step — a sink told at
