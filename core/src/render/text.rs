@@ -117,11 +117,44 @@ fn header(record: &Record, issue: u32, style: Style, topic: &str) -> String {
     out
 }
 
+/// How to decide an escalated record, and — with people (docs/protocol.md §37) — who may:
+/// the command names the holder, else the first assignee.
+fn decide_hint(out: &mut String, record: &Record) {
+    let assigned = crate::people::assigned(record);
+    let holder = crate::people::holder(record).map(|h| h.person);
+    if let Some(names) = &assigned {
+        let mut line = format!("  assigned to {}", clean(&names.join(", ")));
+        if let Some(h) = &holder {
+            line.push_str(&format!("; {} is on it", clean(h)));
+        }
+        if let Some(s) = crate::people::summary(record) {
+            line.push_str(&format!("; {}", clean(&s)));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let who = holder.or_else(|| assigned.and_then(|n| n.into_iter().next()));
+    let person = who.map_or(String::new(), |p| format!(" --as {}", clean(&p)));
+    let _ = writeln!(
+        out,
+        "  decide with: agentx clarify resolve {}{person} -m \"<the decision>\"",
+        record.id
+    );
+}
+
 /// `  HH:MM  author     kind      body` with continuation lines indented under the body.
 fn entry_line(out: &mut String, e: &Entry, style: Style) {
     let body = clean(&e.body);
     let mut lines = body.lines();
     let first = lines.next().unwrap_or("");
+    // A handoff's body is the note; whom it went to is a field.
+    let to = match e
+        .extra
+        .get(crate::people::HANDED_TO)
+        .and_then(|v| v.as_str())
+    {
+        Some(to) if e.kind == EntryKind::Handoff => format!(" (to {})", clean(to)),
+        _ => String::new(),
+    };
     let kind = format!("{:<11}", e.kind.as_str());
     let kind = match e.kind {
         EntryKind::Escalation => style.warn(&kind),
@@ -137,7 +170,7 @@ fn entry_line(out: &mut String, e: &Entry, style: Style) {
     };
     let _ = writeln!(
         out,
-        "  {}  {:<16} {kind} {first}",
+        "  {}  {:<16} {kind} {first}{to}",
         style.dim(&hh_mm(e.timestamp.ms())),
         clean(&super::author(e))
     );
@@ -171,11 +204,7 @@ pub fn text_thread(issue: u32, record: &Record, style: Style) -> String {
         }
     }
     if record.current_status() == Status::Escalated {
-        let _ = writeln!(
-            out,
-            "  decide with: agentx clarify resolve {} -m \"<the decision>\"",
-            record.id
-        );
+        decide_hint(&mut out, record);
     }
     trim_end(out)
 }
