@@ -132,13 +132,29 @@ fn decide_hint(out: &mut String, record: &Record) {
         }
         let _ = writeln!(out, "{line}");
     }
-    let who = holder.or_else(|| assigned.and_then(|n| n.into_iter().next()));
+    // Where several must agree, the next is someone who has not approved yet.
+    let approved: Vec<String> = crate::people::proposals(record)
+        .into_iter()
+        .flat_map(|p| p.by)
+        .collect();
+    let quorum = crate::people::quorum_of(record).is_some();
+    let waiting = assigned.and_then(|n| n.into_iter().find(|p| !quorum || !approved.contains(p)));
+    let who = holder
+        .filter(|h| !quorum || !approved.contains(h))
+        .or(waiting);
     let person = who.map_or(String::new(), |p| format!(" --as {}", clean(&p)));
-    let _ = writeln!(
-        out,
-        "  decide with: agentx clarify resolve {}{person} -m \"<the decision>\"",
-        record.id
-    );
+    let line = if quorum && !approved.is_empty() {
+        format!(
+            "  approve with: agentx clarify approve {}{person}",
+            record.id
+        )
+    } else {
+        format!(
+            "  decide with: agentx clarify resolve {}{person} -m \"<the decision>\"",
+            record.id
+        )
+    };
+    let _ = writeln!(out, "{line}");
 }
 
 /// `  HH:MM  author     kind      body` with continuation lines indented under the body.
