@@ -59,15 +59,8 @@ pub fn approve(ws: &Workspace, now: i64, json: bool, a: &ApproveArgs) -> Outcome
     let by = commands::claim::person(None, a.as_person.as_deref(), commands::claim::LOCAL_VIA)?;
     let value = super::act::typed_value(ws, &a.id, &a.value)?;
     let m = commands::claim::approve_by(ws, now, &a.id, &by, a.message.as_deref(), value.as_ref())?;
-    let summary = m
-        .clarification
-        .as_ref()
-        .and_then(agentx_clarify_core::people::summary);
-    let out = print::mutation(json, &m);
-    if let (false, Some(s)) = (json, summary) {
-        print::text(&s);
-    }
-    out
+    // The thread's last lines say where the approvals stand and who is next.
+    print::mutation(json, &m)
 }
 
 /// `claim ID --as PERSON [-m TEXT]`.
