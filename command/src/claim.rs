@@ -7,7 +7,7 @@ use agentx_clarify_core::config::Config;
 use agentx_clarify_core::names::{ClarificationId, HUMAN};
 use agentx_clarify_core::ops::Applied;
 use agentx_clarify_core::ops::Attribution;
-use agentx_clarify_core::people::{approve_decision, holder, take, Taking};
+use agentx_clarify_core::people::{approve_decision, holder, take, PersonCall, Taking};
 use agentx_clarify_core::signing::Signers;
 use agentx_clarify_core::{ClarifyError, Ledger};
 use serde_json::{json, Value};
@@ -55,7 +55,14 @@ pub fn take_by<S: Store>(
     message: Option<&str>,
 ) -> Result<Mutation, ClarifyError> {
     persons_write(store, now, id, |ledger, config, signers| {
-        take(ledger, id, by, taking, message, config, now, signers)
+        let call = PersonCall {
+            id,
+            by,
+            config,
+            now,
+            signers,
+        };
+        take(ledger, call, taking, message)
     })
 }
 
@@ -70,7 +77,14 @@ pub fn approve_by<S: Store>(
     value: Option<&Value>,
 ) -> Result<Mutation, ClarifyError> {
     persons_write(store, now, id, |ledger, config, signers| {
-        approve_decision(ledger, id, by, message, value, config, now, signers)
+        let call = PersonCall {
+            id,
+            by,
+            config,
+            now,
+            signers,
+        };
+        approve_decision(ledger, call, message, value)
     })
 }
 

@@ -5,31 +5,29 @@
 
 use serde_json::Value;
 
+use super::claim::PersonCall;
 use super::quorum::{approve, proposals, quorum_of, Approval};
-use crate::config::Config;
 use crate::error::ClarifyError;
 use crate::ledger::Ledger;
 use crate::names::{check_agent, check_text, ClarificationId};
-use crate::ops::{check_now, Applied, Attribution};
-use crate::signing::Signers;
+use crate::ops::{check_now, Applied};
 
 /// `by` approves a decision on escalated record `id`. Guards in the order of every
 /// operation: input, `NOT_FOUND`, `INVALID_TRANSITION` (only an escalated record), then
 /// `NOT_ALLOWED` for a person who may not decide it.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the ledger, the record, who, the decision (note and value), the settings, the time and the keys"
-)]
 pub fn approve_decision(
     ledger: &Ledger,
-    id: &str,
-    by: &Attribution,
+    call: PersonCall<'_>,
     message: Option<&str>,
     value: Option<&Value>,
-    config: &Config,
-    now: i64,
-    signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
+    let PersonCall {
+        id,
+        by,
+        config,
+        now,
+        signers,
+    } = call;
     check_now(now)?;
     let parsed = ClarificationId::parse(id)?;
     check_agent(&by.by)?;

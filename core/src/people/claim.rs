@@ -70,6 +70,17 @@ pub(crate) fn holder_name(record: &Record) -> Option<String> {
     holder(record).map(|h| h.person)
 }
 
+/// A person's operation on one record: which record, by whom, under which settings, when,
+/// with which keys — what claim, handoff and approve all take.
+#[derive(Clone, Copy, Debug)]
+pub struct PersonCall<'a> {
+    pub id: &'a str,
+    pub by: &'a Attribution,
+    pub config: &'a Config,
+    pub now: i64,
+    pub signers: &'a Signers,
+}
+
 /// What a person does to an escalated record.
 #[derive(Clone, Copy, Debug)]
 pub enum Taking<'a> {
@@ -93,20 +104,19 @@ impl Taking<'_> {
 /// record), then who: a record assigned to people is claimed by one of them (or its holder),
 /// and held by another it is theirs to hand over (`NOT_ALLOWED`). Claiming what one holds
 /// already writes nothing (`idempotent`).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the ledger, the record, who, what, why, the settings, the time and the keys"
-)]
 pub fn take(
     ledger: &Ledger,
-    id: &str,
-    by: &Attribution,
+    call: PersonCall<'_>,
     taking: Taking<'_>,
     message: Option<&str>,
-    config: &Config,
-    now: i64,
-    signers: &Signers,
 ) -> Result<Applied, ClarifyError> {
+    let PersonCall {
+        id,
+        by,
+        config,
+        now,
+        signers,
+    } = call;
     check_now(now)?;
     let parsed = ClarificationId::parse(id)?;
     check_agent(&by.by)?;
@@ -317,13 +327,15 @@ mod tests {
         let alice = person("alice");
         let handed = take(
             &ledger,
-            "CLR-42-001",
-            &alice,
+            PersonCall {
+                id: "CLR-42-001",
+                by: &alice,
+                config: &config,
+                now: at,
+                signers: &s,
+            },
             Taking::Handoff { to: "carol" },
             None,
-            &config,
-            at,
-            &s,
         )
         .unwrap()
         .ledger;
@@ -339,13 +351,15 @@ mod tests {
         late.claim_timeout_minutes = 240;
         let handed = take(
             &ledger,
-            "CLR-42-001",
-            &alice,
+            PersonCall {
+                id: "CLR-42-001",
+                by: &alice,
+                config: &late,
+                now: at,
+                signers: &s,
+            },
             Taking::Handoff { to: "carol" },
             None,
-            &late,
-            at,
-            &s,
         )
         .unwrap()
         .ledger;
@@ -379,13 +393,15 @@ mod tests {
         let s = Signers::default();
         let claimed = take(
             &ledger,
-            "CLR-42-001",
-            &person("dana"),
+            PersonCall {
+                id: "CLR-42-001",
+                by: &person("dana"),
+                config: &config,
+                now: T0 + 2 * MIN,
+                signers: &s,
+            },
             Taking::Claim,
             None,
-            &config,
-            T0 + 2 * MIN,
-            &s,
         )
         .unwrap()
         .ledger;

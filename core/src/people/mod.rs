@@ -23,7 +23,8 @@ pub(crate) use assign::{escalation_fields, Assigner};
 pub use check::check;
 pub(crate) use claim::lapse;
 pub use claim::{
-    holder, lapse_due, take, Holder, Taking, DEFAULT_CLAIM_TIMEOUT_MINUTES, HANDED_TO, UNTIL,
+    holder, lapse_due, take, Holder, PersonCall, Taking, DEFAULT_CLAIM_TIMEOUT_MINUTES, HANDED_TO,
+    UNTIL,
 };
 pub use decide::check_decider;
 pub use deciders::governing_step;

@@ -208,18 +208,15 @@ mod tests {
     }
 
     fn taking(config: &Config, l: &Ledger, id: &str, who: &str, t: Taking<'_>, at: i64) -> Ledger {
-        take(
-            l,
+        let (by, signers) = (person(who), Signers::default());
+        let call = crate::people::PersonCall {
             id,
-            &person(who),
-            t,
-            None,
+            by: &by,
             config,
-            at,
-            &Signers::default(),
-        )
-        .unwrap()
-        .ledger
+            now: at,
+            signers: &signers,
+        };
+        take(l, call, t, None).unwrap().ledger
     }
 
     fn resolve(config: &Config, l: &Ledger, id: &str, who: &str, at: i64) -> Ledger {
