@@ -192,8 +192,11 @@ pub fn act_noted<S: Store>(
     let signers = crate::store::keys::signers_for(store, &authors)?;
     let applied = store.update_ledger(parsed.issue, &config, &actor, |current| {
         let ledger = current.ok_or_else(not_found)?;
-        let noted = noted.clone();
-        let applied = ops_noted(&ledger, id, action, &config, now, &signers, by, noted)?;
+        let written = agentx_clarify_core::ops::Written {
+            by,
+            noted: noted.clone(),
+        };
+        let applied = ops_noted(&ledger, id, action, &config, now, &signers, written)?;
         Ok((Some(applied.ledger.clone()), applied))
     })?;
     finish(store, &config, now, applied, &actor, &signers)

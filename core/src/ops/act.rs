@@ -175,15 +175,24 @@ pub fn act_by(
     signers: &Signers,
     by: Option<&Attribution>,
 ) -> Result<Applied, ClarifyError> {
-    act_noted(ledger, id, action, config, now, signers, by, Map::new())
+    let written = Written {
+        by,
+        noted: Map::new(),
+    };
+    act_noted(ledger, id, action, config, now, signers, written)
 }
 
-/// [`act_by`] whose entry carries `noted` fields too (a resolution's `supersedes`,
-/// docs/protocol.md §36), hashed with it.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "act_by's arguments and the noted fields: a struct would be built once per call"
-)]
+/// Who writes an entry and what it notes besides the protocol's fields.
+#[derive(Clone, Debug, Default)]
+pub struct Written<'a> {
+    /// The person acting through a door, if one does.
+    pub by: Option<&'a Attribution>,
+    /// More fields of the entry (a resolution's `supersedes`, docs/protocol.md §36), hashed
+    /// with it.
+    pub noted: Map<String, Value>,
+}
+
+/// [`act_by`] whose entry carries `written.noted` fields too, hashed with it.
 pub fn act_noted(
     ledger: &Ledger,
     id: &str,
@@ -191,9 +200,9 @@ pub fn act_noted(
     config: &Config,
     now: i64,
     signers: &Signers,
-    by: Option<&Attribution>,
-    noted: Map<String, Value>,
+    written: Written<'_>,
 ) -> Result<Applied, ClarifyError> {
+    let Written { by, noted } = written;
     if let Some(a) = by {
         check_person(action, a)?;
     }

@@ -24,7 +24,7 @@ mod transition;
 
 pub use act::{
     act, act_by, act_noted, act_with, decide, decide_abandon, Action, Attribution, Verdict,
-    OPERATOR_OF,
+    Written, OPERATOR_OF,
 };
 pub use asked_back::asked_back_id;
 pub use reopen::reopen;
