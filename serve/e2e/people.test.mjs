@@ -7,6 +7,8 @@
 // own one-time link, finds it under "Other records" (assigned to alice), its page read-only
 // with who may decide it, and his POST of a decision is 403 NOT_ALLOWED naming alice — the
 // ledger unchanged. Alice finds it under "Needs you", takes it ("You are on it"), and decides.
+// Where a workflow asks two to agree (quorum 2), the button says Approve, alice's approval
+// leaves it "1 of 2 approved (alice); waiting on bob", and bob's same decision resolves it.
 // Any console error or failed request other than bob's refused POST fails the test.
 // Screenshots: docs/screenshots/.
 import { test, before, after } from 'node:test'
@@ -64,6 +66,13 @@ before(async () => {
     '--topic', 'Session cache', '--question', 'Redis or an in-process LRU for the session cache?')
   const escalated = agentx('clarify', 'escalate', 'CLR-42-001', '--from', 'engineer', '-m', 'a lead decides')
   assert.deepEqual(escalated.clarification.assigned, ['alice'])
+  // Issue 43 follows a workflow where alice and bob must both approve (quorum 2).
+  fs.writeFileSync(path.join(ws, '.agentx/workflows/review.toml'),
+    '[[steps]]\nid = "design"\nagent = "architect"\ndeciders = ["alice", "bob"]\nquorum = 2\n\n[[steps]]\nid = "build"\nagent = "engineer"\ncan_clarify = ["architect"]\n')
+  agentx('clarify', 'ask', '--issue', '43', '--workflow', 'review', '--from', 'engineer', '--to', 'architect',
+    '--topic', 'Queue', '--question', 'SQS or Redis streams?')
+  const both = agentx('clarify', 'escalate', 'CLR-43-001', '--from', 'engineer', '-m', 'both leads decide')
+  assert.equal(both.clarification.approvals.needed, 2)
   server = spawn(BIN, ['--root', ws, 'serve', '--listen', '127.0.0.1:0', '--no-worker'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = readline.createInterface({ input: server.stdout })
   const first = await new Promise((resolve, reject) => {
@@ -102,7 +111,8 @@ test('bob sees alice\'s escalation read-only and is refused; alice takes it and 
   const bp = watch(await bob.context.newPage(), refused)
   await bp.goto(bob.link)
   await bp.waitForURL((u) => u.pathname === '/', WAIT)
-  assert.equal(await bp.locator('section.needs-you').count(), 0, 'nothing needs bob')
+  assert.equal(await bp.locator('section.needs-you li.card[data-id="CLR-42-001"]').count(), 0, "alice's record does not need bob")
+  assert.equal(await bp.locator('section.needs-you li.card[data-id="CLR-43-001"]').count(), 1, 'the one he approves does')
   const card = bp.locator('section.others li.card[data-id="CLR-42-001"]')
   assert.match(await card.innerText(), /assigned\s+alice/i)
 
@@ -160,5 +170,32 @@ test('bob sees alice\'s escalation read-only and is refused; alice takes it and 
   assert.deepEqual([resolution.type, resolution.by], ['resolution', 'alice'])
   assert.deepEqual(agentx('clarify', 'verify').problems, [])
   await alice.context.close()
+  assert.deepEqual(problems, [])
+})
+
+test('where two must agree the button is Approve, and the second approval decides', async () => {
+  const approve = async (name, text) => {
+    const who = await signIn(name)
+    const page = watch(await who.context.newPage())
+    await page.goto(who.link)
+    await page.waitForURL((u) => u.pathname === '/', WAIT)
+    await page.goto(`${base}/clarifications/CLR-43-001`)
+    const button = page.getByRole('button', { name: 'Approve' })
+    assert.equal(await button.count(), 1, `${name} sees Approve`)
+    await page.locator('form.decide textarea[name="message"]').fill(text)
+    await button.click()
+    return { who, page }
+  }
+  const first = await approve('alice', 'SQS: managed, and we are on AWS.')
+  await first.page.locator('#outcome', { hasText: '1 of 2 approved (alice); waiting on bob' }).waitFor(WAIT)
+  await first.page.screenshot({ path: path.join(SHOTS, 'thread-quorum-phone.png'), fullPage: true })
+  assert.equal(agentx('clarify', 'show', 'CLR-43-001').clarification.status, 'escalated')
+  await first.who.context.close()
+  const second = await approve('bob', 'SQS: managed, and we are on AWS.')
+  await second.page.locator('#outcome', { hasText: 'resolved' }).waitFor(WAIT)
+  await second.who.context.close()
+  const decided = agentx('clarify', 'show', 'CLR-43-001').clarification
+  assert.equal(decided.status, 'resolved')
+  assert.deepEqual(decided.thread.at(-1).approvedBy, ['alice', 'bob'])
   assert.deepEqual(problems, [])
 })
