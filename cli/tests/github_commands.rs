@@ -576,3 +576,8 @@ fn people_decide(kept: Kept) {
 fn with_people_a_login_maps_to_a_person_who_must_be_a_decider() {
     people_decide(Kept::Files);
 }
+
+#[test]
+fn with_people_a_login_maps_to_a_person_who_must_be_a_decider_on_postgresql() {
+    people_decide(Kept::Pg);
+}
