@@ -251,3 +251,43 @@ fn with_the_smtp_server_down_the_mail_is_retried() {
     assert_eq!(out.json()["delivered"], 1, "{out:#?}");
     assert!(smtp.next()["subject"].as_str().unwrap().contains(&id));
 }
+
+/// A per-person email sink (docs/protocol.md §37): one sink for the leads writes each
+/// escalation to the address of the person it is assigned to (people.toml's `email`), alone.
+#[test]
+fn a_per_person_mail_goes_to_the_assigned_persons_address() {
+    let dir = workspace();
+    let root = dir.path();
+    let (ca, cert, key) = certificate(root);
+    let smtp = Smtp::start(&cert, &key, None);
+    std::fs::write(
+        root.join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\nemail = \"alice@example.com\"\n\n[people.bob]\nemail = \"bob@example.com\"\n",
+    )
+    .unwrap();
+    write_config(
+        root,
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             from = \"AgentX <agentx@example.com>\"\nca_file = \"{ca}\"\npeople = [\"alice\", \"bob\"]\nper_person = true\n",
+            smtp.port
+        ),
+    );
+    assert_eq!(json_in(root, &["notify", "send"]).json()["delivered"], 0);
+    let id = escalated_choice(root, 7);
+    let sent = json_in(root, &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let mail = smtp.next();
+    assert_eq!(
+        mail["rcpt_to"],
+        serde_json::json!(["alice@example.com"]),
+        "{mail}"
+    );
+    assert!(mail["subject"].as_str().unwrap().contains(&id), "{mail}");
+    let status = json_in(root, &["notify", "status"]).json();
+    assert_eq!(
+        status["deliveries"],
+        serde_json::json!([]),
+        "bob was owed nothing: {status}"
+    );
+}
