@@ -291,3 +291,69 @@ fn a_per_person_mail_goes_to_the_assigned_persons_address() {
         "bob was owed nothing: {status}"
     );
 }
+
+/// A per-person mail's answer link decides as that person (docs/protocol.md §37): the link in
+/// alice's mail records `by: "alice"`, and her decision passes the decider check.
+#[test]
+fn a_per_person_mails_link_decides_as_that_person() {
+    let dir = workspace();
+    let root = dir.path();
+    let (ca, cert, key) = certificate(root);
+    let smtp = Smtp::start(&cert, &key, None);
+    std::fs::write(
+        root.join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\nemail = \"alice@example.com\"\n\n[people.bob]\nemail = \"bob@example.com\"\n",
+    )
+    .unwrap();
+    write_config(
+        root,
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             from = \"AgentX <agentx@example.com>\"\nca_file = \"{ca}\"\npeople = [\"role:lead\"]\nper_person = true\nanswer_links = true\n",
+            smtp.port
+        ),
+    );
+    let server = Server::start(root, &[]);
+    std::thread::sleep(Duration::from_millis(500));
+    let id = escalated_choice(root, 8);
+    let mail = smtp.next();
+    assert_eq!(
+        mail["rcpt_to"],
+        serde_json::json!(["alice@example.com"]),
+        "{mail}"
+    );
+    let text = mail["text"].as_str().unwrap();
+    let url = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Redis: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let path = url.strip_prefix(&server.origin()).unwrap().to_owned();
+    let r = server.send(
+        "POST",
+        &path,
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    let last = shown["clarification"]["thread"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            last["type"].as_str(),
+            last["value"].as_str(),
+            last["by"].as_str(),
+            last["via"].as_str()
+        ),
+        (
+            Some("resolution"),
+            Some("redis"),
+            Some("alice"),
+            Some("link")
+        )
+    );
+}

@@ -51,13 +51,20 @@ pub struct Link {
     /// When it was used (epoch ms): used once, never again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub used: Option<i64>,
+    /// The person it was sent to, when the sink sends each person their own message
+    /// (`per_person`, docs/protocol.md §37): the decision is theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<String>,
 }
 
 impl Link {
-    /// Who the decision is recorded as, without `people.toml`: whoever holds the sink's
-    /// message, `<sink>-link` (a person's name is an agent-style name: no space).
+    /// Who the decision is recorded as: the person a per-person sink sent it to, else
+    /// whoever holds the sink's message, `<sink>-link` (a person's name is an agent-style
+    /// name: no space).
     pub fn by(&self) -> String {
-        format!("{}-link", self.sink)
+        self.person
+            .clone()
+            .unwrap_or_else(|| format!("{}-link", self.sink))
     }
 
     /// The decision's `via`.
@@ -190,6 +197,7 @@ pub fn mint<S: State + ?Sized>(
             created: now,
             expires: now.saturating_add(life),
             used: None,
+            person: c.sink.person.clone(),
         });
         actions.push(Action {
             label,

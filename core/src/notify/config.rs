@@ -148,6 +148,10 @@ pub struct Sink {
     /// `per_person = true` with `people` (ntfy, email): one delivery per person reached, to
     /// their own contact — the ntfy topic after `url`, their email address.
     pub per_person: bool,
+    /// The person one sink of a `per_person` sink is for (set by [`address`]): its answer
+    /// links decide as them.
+    #[serde(skip)]
+    pub person: Option<String>,
 }
 
 /// `sinks` with their `people` expanded by the workspace's `people` (none defined: names as
@@ -181,6 +185,7 @@ fn per_person(sink: &Sink, name: &str, person: &crate::people::Person) -> Option
     s.name = format!("{}--{name}", sink.name);
     s.reaches = Some(vec![name.to_owned()]);
     s.per_person = false;
+    s.person = Some(name.to_owned());
     match sink.kind {
         SinkKind::Ntfy => {
             let base = sink.url.as_deref()?.trim_end_matches('/');
@@ -431,6 +436,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         reaches: None,
         then,
         per_person,
+        person: None,
     })
 }
 
