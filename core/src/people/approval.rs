@@ -9,8 +9,7 @@ use super::claim::PersonCall;
 use super::quorum::{approve, proposals, quorum_of, Approval};
 use crate::error::ClarifyError;
 use crate::ledger::Ledger;
-use crate::names::{check_agent, check_text, ClarificationId};
-use crate::ops::{check_now, Applied};
+use crate::ops::Applied;
 
 /// `by` approves a decision on escalated record `id`. Guards in the order of every
 /// operation: input, `NOT_FOUND`, `INVALID_TRANSITION` (only an escalated record), then
@@ -24,23 +23,15 @@ pub fn approve_decision(
     let PersonCall {
         id,
         by,
-        config,
         now,
         signers,
+        ..
     } = call;
-    check_now(now)?;
-    let parsed = ClarificationId::parse(id)?;
-    check_agent(&by.by)?;
-    check_agent(&by.via)?;
-    if let Some(m) = message {
-        check_text("message", m, config.max_body_chars as usize)?;
-    }
-    let (mut ledger, index) = crate::ops::located(ledger, &parsed, id)?;
+    let (mut ledger, index) = call.escalated(ledger, "approve", message, || Ok(()))?;
     let issue = ledger.issue_number;
     let Some(record) = ledger.clarifications.get_mut(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
-    crate::ops::only_escalated(record, "approve")?;
     super::check_decider(record, Some(&by.by), "approve")?;
     let (body, value, seconds) = if message.is_none() && value.is_none() {
         // "Approve as written": the first decision proposed, whoever proposed it.

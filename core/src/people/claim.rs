@@ -81,6 +81,35 @@ pub struct PersonCall<'a> {
     pub signers: &'a Signers,
 }
 
+impl PersonCall<'_> {
+    /// The guards every person's operation on an escalated record runs first, in the order
+    /// of §4: the input (`now`, the id, the person's name and door, the note), `NOT_FOUND`,
+    /// then `INVALID_TRANSITION` for a record that is not escalated. A copy of the ledger to
+    /// change and the record's index in it. `input` checks the operation's own input, after
+    /// the person's.
+    pub(crate) fn escalated(
+        &self,
+        ledger: &Ledger,
+        op: &str,
+        message: Option<&str>,
+        input: impl FnOnce() -> Result<(), ClarifyError>,
+    ) -> Result<(Ledger, usize), ClarifyError> {
+        check_now(self.now)?;
+        let parsed = ClarificationId::parse(self.id)?;
+        check_agent(&self.by.by)?;
+        check_agent(&self.by.via)?;
+        input()?;
+        if let Some(m) = message {
+            check_text("message", m, self.config.max_body_chars as usize)?;
+        }
+        let (ledger, index) = crate::ops::located(ledger, &parsed, self.id)?;
+        if let Some(record) = ledger.clarifications.get(index) {
+            crate::ops::only_escalated(record, op)?;
+        }
+        Ok((ledger, index))
+    }
+}
+
 /// What a person does to an escalated record.
 #[derive(Clone, Copy, Debug)]
 pub enum Taking<'a> {
@@ -117,21 +146,14 @@ pub fn take(
         now,
         signers,
     } = call;
-    check_now(now)?;
-    let parsed = ClarificationId::parse(id)?;
-    check_agent(&by.by)?;
-    check_agent(&by.via)?;
-    if let Taking::Handoff { to } = taking {
-        check_handoff_target(config, &by.by, to)?;
-    }
-    if let Some(m) = message {
-        check_text("message", m, config.max_body_chars as usize)?;
-    }
-    let (mut ledger, index) = crate::ops::located(ledger, &parsed, id)?;
+    let target = || match taking {
+        Taking::Handoff { to } => check_handoff_target(config, &by.by, to),
+        Taking::Claim => Ok(()),
+    };
+    let (mut ledger, index) = call.escalated(ledger, taking.op(), message, target)?;
     let Some(record) = ledger.clarifications.get_mut(index) else {
         return Err(ClarifyError::NotFound { id: id.to_owned() });
     };
-    crate::ops::only_escalated(record, taking.op())?;
     let held = holder(record);
     if let (Taking::Claim, Some(h)) = (taking, &held) {
         if h.person == by.by {
