@@ -71,6 +71,9 @@ fn card(
         if let Some(h) = agentx_clarify_core::people::holder(r) {
             facts.push(fact("on it", &esc(&h.person)));
         }
+        if let Some(summary) = agentx_clarify_core::people::summary(r) {
+            facts.push(fact("approvals", &esc(&summary)));
+        }
     }
     if let Some(from) = asked_back_from(r) {
         if !all.iter().any(|(_, p)| p.id == from) {
