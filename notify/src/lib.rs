@@ -14,6 +14,7 @@ pub mod home;
 pub mod links;
 mod mail;
 mod pass;
+pub mod slack;
 
 pub use pass::{deliverer, pass, pass_with, preview, PassReport};
 
@@ -154,6 +155,12 @@ pub fn send(
                 elapsed: started.elapsed(),
             })
         }
+        // `agentx notify test`: a message that tells (a record's deliveries go through
+        // `slack::deliver`, which adds the buttons and remembers the message).
+        Outgoing::Slack(message) => slack::post(sink, &message).map(|_| Delivered {
+            status: 200,
+            elapsed: started.elapsed(),
+        }),
     }
 }
 
@@ -183,7 +190,7 @@ fn post(url: &str, headers: &[(String, String)], body: Vec<u8>) -> Result<u16, S
 
 /// An HTTP client error in a few words, its causes included (reqwest's own text is only the
 /// outermost, "error sending request").
-fn describe(e: &reqwest::Error) -> String {
+pub(crate) fn describe(e: &reqwest::Error) -> String {
     let mut text = if e.is_timeout() {
         String::from("timed out")
     } else if e.is_connect() {

@@ -313,6 +313,13 @@ fn deliver(
         None,
         url.as_deref(),
     );
+    if sink.kind == agentx_clarify_core::notify::SinkKind::SlackApp {
+        // Slack's buttons decide through `/slack/interactions`, as the clicker's person.
+        let store = home.0;
+        let config =
+            agentx_clarify_command::Files::load_config(store).map_err(|e| e.to_string())?;
+        return crate::slack::deliver(store, &config, sink, &event, record, now);
+    }
     let actions = match public_url {
         Some(base) if sink.answer_links => {
             let carrier = crate::links::Carrier {

@@ -332,7 +332,7 @@ fn decision(link: &Link, r: &Record, form: &[(String, String)]) -> Result<Verdic
 
 /// An `application/x-www-form-urlencoded` body's fields, in order (a repeated name, as
 /// checkboxes send, stays repeated). Any other body (an ntfy action's empty POST) has none.
-fn form_fields(body: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn form_fields(body: &[u8]) -> Vec<(String, String)> {
     let text = String::from_utf8_lossy(body);
     text.split('&')
         .filter(|p| !p.is_empty())

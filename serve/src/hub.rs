@@ -50,6 +50,8 @@ pub struct App {
     /// Unknown answer links tried, counted as failed sign-ins are (their own counts: a burst
     /// of them never slows a sign-in).
     pub link_failures: Logins,
+    /// Slack interactions taken in the last minutes, by signature (`slack.rs`).
+    pub slack_seen: crate::slack::Seen,
     /// Changes seen by the feed, to the live pages and the worker.
     pub changes: broadcast::Sender<Change>,
     /// Set once on SIGINT/SIGTERM.
@@ -150,6 +152,7 @@ impl App {
             sessions,
             login: Logins::default(),
             link_failures: Logins::default(),
+            slack_seen: crate::slack::Seen::default(),
             changes,
             shutdown,
             public_url: Some(links_to),

@@ -43,6 +43,7 @@ mod ready;
 mod router;
 mod security;
 mod sessions;
+mod slack;
 mod status;
 mod test_hooks;
 pub mod tokens;

@@ -33,6 +33,7 @@ pub fn router(app: Arc<App>, extra: Router<Arc<App>>) -> Router {
             "/a/{token}",
             get(crate::answers::page).post(crate::answers::answer),
         )
+        .route("/slack/interactions", post(crate::slack::interactions))
         .route("/healthz", get(healthz))
         .route("/readyz", get(crate::ready::readyz))
         .merge(crate::mcp_http::router(Arc::clone(&app)))

@@ -23,6 +23,9 @@ pub const SESSIONS: &str = "sessions";
 /// The answer links of notifications, by the hashes of their tokens (docs/protocol.md §35):
 /// every server on the store honours them, and the first use wins on all of them.
 pub const ANSWER_LINKS: &str = "answer-links";
+/// The messages a `slack-app` sink posted, by record: what a decision updates (`chat.update`),
+/// on whichever server it was made.
+pub const SLACK_MESSAGES: &str = "slack-messages";
 
 /// Whether `name` may name a state document: lowercase letters and `-`, so it is a plain file
 /// name in the state directory, never a path.

@@ -24,15 +24,20 @@ pub enum SinkKind {
     Command,
     /// A mail over SMTP (STARTTLS or TLS): text and HTML, the options as answer links.
     Email,
+    /// A Slack app (`chat.postMessage` with a bot token): Block Kit with a button per option,
+    /// answered through `agentx serve`'s `/slack/interactions` (docs/notifications.md).
+    #[serde(rename = "slack-app")]
+    SlackApp,
 }
 
 impl SinkKind {
-    pub const ALL: [SinkKind; 5] = [
+    pub const ALL: [SinkKind; 6] = [
         SinkKind::Webhook,
         SinkKind::Slack,
         SinkKind::Ntfy,
         SinkKind::Command,
         SinkKind::Email,
+        SinkKind::SlackApp,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -42,6 +47,7 @@ impl SinkKind {
             SinkKind::Ntfy => "ntfy",
             SinkKind::Command => "command",
             SinkKind::Email => "email",
+            SinkKind::SlackApp => "slack-app",
         }
     }
 }
@@ -135,6 +141,8 @@ pub struct Sink {
     pub link_hours: f64,
     /// email: where and how the mail is sent.
     pub email: Option<Email>,
+    /// slack-app: the channel, the bot token's and signing secret's variables, the API.
+    pub slack: Option<SlackApp>,
     /// `people = ["role:lead", "alice"]` (docs/protocol.md §37): the sink speaks for these
     /// people only — an escalation assigned to others is not told to it. Empty: everyone's.
     pub people: Vec<String>,
@@ -242,6 +250,24 @@ pub struct Email {
     pub ca_file: Option<String>,
 }
 
+/// How a `slack-app` sink reaches Slack's Web API, and how its interactions are checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlackApp {
+    /// The channel the messages go to: an id (`C0123456789`) or `#name`.
+    pub channel: String,
+    /// The variable holding the bot token (`xoxb-…`).
+    pub token_env: String,
+    /// The variable holding the app's signing secret: `/slack/interactions` takes a request
+    /// only when its `X-Slack-Signature` is this secret's.
+    pub signing_secret_env: String,
+    /// The Web API's base (default `https://slack.com/api`; a stand-in's in tests).
+    pub api_url: String,
+}
+
+/// Slack's Web API, where a `slack-app` sink sends unless `api_url` says otherwise.
+pub const SLACK_API: &str = "https://slack.com/api";
+
 /// `[serve] answer_link_hours` when the file does not set it.
 pub const DEFAULT_LINK_HOURS: f64 = 24.0;
 
@@ -268,6 +294,9 @@ impl Sink {
         if let Some(email) = &self.email {
             return format!("smtp://{}:{}", email.host, email.port);
         }
+        if let Some(slack) = &self.slack {
+            return format!("{} {}", display_url(&slack.api_url), slack.channel);
+        }
         match (&self.url, self.command.first()) {
             (Some(url), _) => display_url(url),
             (None, Some(program)) => program.clone(),
@@ -292,7 +321,8 @@ pub fn display_url(url: &str) -> String {
     format!("{scheme}://{host}{more}")
 }
 
-const KEYS: &[&str] = &[
+/// The keys a `[[notify]]` table may hold (the strict reader of `config.toml` checks them too).
+pub(crate) const KEYS: &[&str] = &[
     "name",
     "kind",
     "url",
@@ -316,6 +346,10 @@ const KEYS: &[&str] = &[
     "people",
     "then",
     "per_person",
+    "channel",
+    "token_env",
+    "signing_secret_env",
+    "api_url",
 ];
 
 /// The sinks of a `config.toml` (`file` names it in errors). No `[[notify]]`: none.
@@ -381,6 +415,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
     } else {
         None
     };
+    let slack = slack_app(src, value, &name, kind, &get)?;
     let secret = secret(src, get("secret_env"), get("secret"))?;
     if secret.is_some() && kind != SinkKind::Webhook {
         return Err(src.error_at(
@@ -432,6 +467,7 @@ fn sink(src: &Source<'_>, value: &Value<'_>) -> Result<Sink, ClarifyError> {
         answer_links,
         link_hours: DEFAULT_LINK_HOURS,
         email,
+        slack,
         people,
         reaches: None,
         then,
@@ -520,7 +556,7 @@ fn sink_kind(src: &Source<'_>, v: &Value<'_>) -> Result<SinkKind, ClarifyError> 
             src.error_at(
                 &v.span(),
                 format!(
-                    "notify.kind must be one of webhook, slack, ntfy, command, email, found \"{}\"",
+                    "notify.kind must be one of webhook, slack, slack-app, ntfy, command, email, found \"{}\"",
                     crate::error::shown(&kind_text)
                 ),
             )
@@ -611,6 +647,12 @@ fn shape(
                 ),
             ))
         }
+        SinkKind::SlackApp if has_url || has_command => {
+            Err(src.error_at(
+                &value.span(),
+                format!("[[notify]] \"{name}\" of kind slack-app needs channel, token_env and signing_secret_env, and no url or command (api_url names a Web API other than Slack's)"),
+            ))
+        }
         SinkKind::Email if has_url || has_command => {
             Err(src.error_at(
                 &value.span(),
@@ -619,6 +661,54 @@ fn shape(
         }
         _ => Ok(()),
     }
+}
+
+/// A `slack-app` sink's settings; `None` for another kind, which may not name them.
+fn slack_app<'v>(
+    src: &Source<'_>,
+    value: &Value<'v>,
+    name: &str,
+    kind: SinkKind,
+    get: &dyn Fn(&str) -> Option<&'v Value<'v>>,
+) -> Result<Option<SlackApp>, ClarifyError> {
+    const OWN: [&str; 4] = ["channel", "token_env", "signing_secret_env", "api_url"];
+    if kind != SinkKind::SlackApp {
+        return match OWN.iter().find_map(|k| get(k).map(|v| (k, v))) {
+            Some((key, v)) => Err(src.error_at(
+                &v.span(),
+                format!(
+                    "[[notify]] \"{name}\": {key} is a slack-app sink's; this one is {}",
+                    kind.as_str()
+                ),
+            )),
+            None => Ok(None),
+        };
+    }
+    let text = |key: &str| -> Result<Option<String>, ClarifyError> {
+        get(key)
+            .map(|v| src.string(&format!("notify.{key}"), v))
+            .transpose()
+    };
+    let needs = |key: &str| {
+        src.error_at(
+            &value.span(),
+            format!("[[notify]] \"{name}\" of kind slack-app needs {key}"),
+        )
+    };
+    let api_url = match get("api_url") {
+        Some(v) => sink_url(src, v)?.trim_end_matches('/').to_owned(),
+        None => SLACK_API.to_owned(),
+    };
+    Ok(Some(SlackApp {
+        channel: text("channel")?
+            .ok_or_else(|| needs("channel (an id like C0123456789, or #name)"))?,
+        token_env: text("token_env")?
+            .ok_or_else(|| needs("token_env (the variable holding the bot token, xoxb-…)"))?,
+        signing_secret_env: text("signing_secret_env")?.ok_or_else(|| {
+            needs("signing_secret_env (the variable holding the app's signing secret)")
+        })?,
+        api_url,
+    }))
 }
 
 /// An email sink's SMTP settings.
@@ -786,7 +876,7 @@ mod tests {
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"webhok\"\nurl = \"https://x.test/\"\n",
-                "config.toml:3:8: notify.kind must be one of webhook, slack, ntfy, command, email, found \"webhok\"",
+                "config.toml:3:8: notify.kind must be one of webhook, slack, slack-app, ntfy, command, email, found \"webhok\"",
             ),
             (
                 "[[notify]]\nname = \"team\"\nkind = \"slack\"\n",
@@ -817,6 +907,30 @@ mod tests {
             let err = parse(text).err().unwrap_or_default();
             assert!(err.contains(message), "{text:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_slack_app_sink_names_its_channel_token_and_secret() {
+        let ok = "[[notify]]\nname = \"s\"\nkind = \"slack-app\"\nchannel = \"#d\"\ntoken_env = \"B\"\nsigning_secret_env = \"S\"\n";
+        let sinks = parse_sinks("config.toml", ok.as_bytes()).unwrap();
+        let slack = sinks[0].slack.as_ref().unwrap();
+        assert_eq!(
+            (slack.api_url.as_str(), slack.channel.as_str()),
+            (SLACK_API, "#d")
+        );
+        assert_eq!(sinks[0].destination(), "https://slack.com/… #d");
+        let without = ok.replace("signing_secret_env = \"S\"\n", "");
+        let e = parse_sinks("config.toml", without.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs signing_secret_env"), "{e}");
+        let with_url = format!("{ok}url = \"https://x.test/\"\n");
+        assert!(parse_sinks("config.toml", with_url.as_bytes()).is_err());
+        let other = "[[notify]]\nname = \"s\"\nkind = \"webhook\"\nurl = \"https://x.test/\"\nchannel = \"#d\"\n";
+        let e = parse_sinks("config.toml", other.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("channel is a slack-app sink's"), "{e}");
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub enum Outgoing {
         html: String,
         thread: String,
     },
+    /// A Slack app's message; the shell posts it to the sink's channel with its bot token
+    /// (or updates the record's earlier messages, `chat.update`).
+    Slack(crate::notify::slack_app::Message),
 }
 
 impl Event {
@@ -302,6 +305,9 @@ impl Event {
                 stdin: self.json().to_string().into_bytes(),
             },
             SinkKind::Email => self.mail(link),
+            // Without the record: a message that tells (the deliverer renders the buttons of
+            // a record still to decide, `slack_app::message`).
+            SinkKind::SlackApp => Outgoing::Slack(crate::notify::slack_app::message(self, None)),
         }
     }
 
@@ -573,7 +579,7 @@ mod tests {
                     .into_iter()
                     .find(|(k, _)| k == "Actions")
                     .map(|(_, v)| v),
-                Outgoing::Command { .. } | Outgoing::Mail { .. } => None,
+                Outgoing::Command { .. } | Outgoing::Mail { .. } | Outgoing::Slack(_) => None,
             }
         };
         assert_eq!(

@@ -5,6 +5,8 @@
 pub mod config;
 pub mod event;
 pub mod outbox;
+pub mod slack_app;
+pub mod slack_interaction;
 
 pub use config::{address, display_url, parse_sinks, EventName, SecretFrom, Sink, SinkKind};
 pub use event::{Event, Outgoing};

@@ -121,6 +121,14 @@ impl People {
     }
 
     /// The person whose `github = "<login>"` is `login` (GitHub logins are case-insensitive).
+    /// The person whose `slack` is this Slack user id (`U…`; ids are compared exactly).
+    pub fn by_slack(&self, user: &str) -> Option<&str> {
+        self.persons
+            .iter()
+            .find(|(_, p)| p.slack.as_deref() == Some(user))
+            .map(|(n, _)| n.as_str())
+    }
+
     pub fn by_github(&self, login: &str) -> Option<&str> {
         self.persons
             .iter()
