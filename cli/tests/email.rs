@@ -292,6 +292,40 @@ fn a_per_person_mail_goes_to_the_assigned_persons_address() {
     );
 }
 
+/// `to` may name people and roles of people.toml beside addresses: each reaches the person's
+/// `email` (a role: whoever holds it or takes its shifts).
+#[test]
+fn to_names_people_and_roles_by_their_addresses() {
+    let dir = workspace();
+    let root = dir.path();
+    let (ca, cert, key) = certificate(root);
+    let smtp = Smtp::start(&cert, &key, None);
+    std::fs::write(
+        root.join(".agentx/people.toml"),
+        "[people.alice]\nroles = [\"lead\"]\nemail = \"alice@example.com\"\n\n[people.bob]\nemail = \"bob@example.com\"\n\n[people.carol]\nroles = [\"lead\"]\n",
+    )
+    .unwrap();
+    write_config(
+        root,
+        &format!(
+            "[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             from = \"AgentX <agentx@example.com>\"\nca_file = \"{ca}\"\nto = [\"ops@example.com\", \"role:lead\"]\n",
+            smtp.port
+        ),
+    );
+    assert_eq!(json_in(root, &["notify", "send"]).json()["delivered"], 0);
+    escalated_choice(root, 3);
+    let sent = json_in(root, &["notify", "send"]).json();
+    assert_eq!(sent["delivered"], 1, "{sent}");
+    let mail = smtp.next();
+    // carol holds the role but has no address: nobody more.
+    assert_eq!(
+        mail["rcpt_to"],
+        serde_json::json!(["ops@example.com", "alice@example.com"]),
+        "{mail}"
+    );
+}
+
 /// A per-person mail's answer link decides as that person (docs/protocol.md §37): the link in
 /// alice's mail records `by: "alice"`, and her decision passes the decider check.
 #[test]

@@ -38,6 +38,12 @@ fn mailbox(address: &str) -> Result<Mailbox, SendError> {
 }
 
 fn message(email: &Email, mail: &Mail<'_>) -> Result<Message, SendError> {
+    if email.to.is_empty() {
+        // `to` named only people, and none of them has an `email` in people.toml.
+        return Err(SendError::Config(
+            "nobody to send to: the people in `to` have no email in .agentx/people.toml".into(),
+        ));
+    }
     let mut builder = Message::builder()
         .from(mailbox(&email.from)?)
         .subject(mail.subject)

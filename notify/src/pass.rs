@@ -355,7 +355,13 @@ fn addressed<'s>(
     sinks: &'s [agentx_clarify_core::notify::Sink],
 ) -> Result<std::borrow::Cow<'s, [agentx_clarify_core::notify::Sink]>, ClarifyError> {
     use agentx_clarify_command::Files as _;
-    if sinks.iter().all(|s| s.people.is_empty()) {
+    let names_people = |s: &agentx_clarify_core::notify::Sink| {
+        !s.people.is_empty()
+            || s.email
+                .as_ref()
+                .is_some_and(|e| e.to.iter().any(|a| !a.contains('@')))
+    };
+    if !sinks.iter().any(names_people) {
         return Ok(std::borrow::Cow::Borrowed(sinks));
     }
     let config = store.load_config()?;

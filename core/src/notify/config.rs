@@ -169,6 +169,9 @@ pub fn address(sinks: &[Sink], people: Option<&crate::people::People>) -> Vec<Si
     let mut out = Vec::new();
     for sink in sinks {
         let mut s = sink.clone();
+        if let Some(email) = s.email.as_mut() {
+            email.to = mail_to(&email.to, people);
+        }
         if s.people.is_empty() {
             out.push(s);
             continue;
@@ -206,6 +209,28 @@ fn per_person(sink: &Sink, name: &str, person: &crate::people::Person) -> Option
         _ => return None,
     }
     Some(s)
+}
+
+/// An email sink's `to` with its people (`alice`, `role:lead`: whoever holds the role or takes
+/// its shifts) as their `email` of `people.toml`; addresses as written. A person without an
+/// address, or a name with no people defined, adds nobody.
+fn mail_to(to: &[String], people: Option<&crate::people::People>) -> Vec<String> {
+    let (addresses, names): (Vec<String>, Vec<String>) =
+        to.iter().cloned().partition(|a| a.contains('@'));
+    if names.is_empty() {
+        return addresses;
+    }
+    let mut all = addresses;
+    if let Some(p) = people {
+        for name in reached(&names, Some(p)) {
+            if let Some(email) = p.get(&name).and_then(|person| person.email.clone()) {
+                if !all.contains(&email) {
+                    all.push(email);
+                }
+            }
+        }
+    }
+    all
 }
 
 fn reached(specs: &[String], people: Option<&crate::people::People>) -> Vec<String> {
@@ -738,8 +763,11 @@ fn email<'v>(
         Some(v) => src.strings(
             "notify.to",
             v,
-            ("addresses", "addresses like \"ops@example.com\""),
-            |a| a.contains('@'),
+            (
+                "addresses",
+                "addresses like \"ops@example.com\", people or role:<role> of people.toml",
+            ),
+            |a| a.contains('@') || crate::people::is_decider_spec(a),
         )?,
         None if per_person => Vec::new(),
         None => return Err(missing("to")),
