@@ -412,6 +412,45 @@ fn assert_refused(root: &Path, server: &Server, path: &str, issue: u32) {
 
 const LEADS: &str = "[people.alice]\nroles = [\"lead\"]\nemail = \"alice@example.com\"\n\n[people.bob]\nemail = \"bob@example.com\"\n";
 
+/// Revoking a person's token revokes the answer links sent to them (docs/protocol.md §35):
+/// the command says how many, and alice's mailed link no longer decides.
+#[test]
+fn revoking_a_persons_token_revokes_their_mailed_links() {
+    let dir = workspace();
+    let root = dir.path();
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "alice"]).code,
+        0
+    );
+    let (_smtp, server, path, id) = alices_link(root, LEADS, 9);
+    let out = run([
+        root_arg(root),
+        "tokens".into(),
+        "revoke".into(),
+        "alice".into(),
+    ]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    // Her mail carried three: the answer page, Redis, In-process LRU.
+    assert!(
+        out.stdout.starts_with("revoked human token 'alice' (")
+            && out
+                .stdout
+                .trim_end()
+                .ends_with("; 3 open answer links revoked"),
+        "{out:#?}"
+    );
+    assert_refused(root, &server, &path, 9);
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(shown["clarification"]["status"], "escalated");
+    // A second revocation of a new token of hers finds nothing open.
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "alice"]).code,
+        0
+    );
+    let again = json_in(root, &["tokens", "revoke", "alice"]).json();
+    assert_eq!(again["linksRevoked"], 0, "{again}");
+}
+
 /// A link sent to a person who is no longer in people.toml is refused at use: it would record
 /// a decision in the name of someone the workspace no longer knows.
 #[test]
