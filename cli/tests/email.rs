@@ -391,3 +391,115 @@ fn a_per_person_mails_link_decides_as_that_person() {
         )
     );
 }
+
+/// A workspace whose leads' escalations go, with answer links, to each lead's own address:
+/// the SMTP server, the serving hub, and alice's option link for a fresh escalation of
+/// `issue` (its path on the hub) with the record's id.
+fn alices_link(root: &Path, people: &str, issue: u32) -> (Smtp, Server, String, String) {
+    let (ca, cert, key) = certificate(root);
+    let smtp = Smtp::start(&cert, &key, None);
+    std::fs::write(root.join(".agentx/people.toml"), people).unwrap();
+    write_config(
+        root,
+        &format!(
+            "[people]\ndefault_deciders = [\"role:lead\"]\n\n[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             from = \"AgentX <agentx@example.com>\"\nca_file = \"{ca}\"\npeople = [\"role:lead\"]\nper_person = true\nanswer_links = true\n",
+            smtp.port
+        ),
+    );
+    let server = Server::start(root, &[]);
+    std::thread::sleep(Duration::from_millis(500));
+    let id = escalated_choice(root, issue);
+    let mail = smtp.next();
+    assert_eq!(
+        mail["rcpt_to"],
+        serde_json::json!(["alice@example.com"]),
+        "{mail}"
+    );
+    let text = mail["text"].as_str().unwrap();
+    let url = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Redis: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let path = url.strip_prefix(&server.origin()).unwrap().to_owned();
+    (smtp, server, path, id)
+}
+
+/// A refused link: GET and POST are 403 "Link revoked", showing nothing of the record, and
+/// the ledger is byte for byte what it was.
+fn assert_refused(root: &Path, server: &Server, path: &str, issue: u32) {
+    let before = bytes(&ledger_path(root, issue));
+    let page = server.get(path, &[]);
+    assert_eq!(page.status, 403, "{page:?}");
+    assert!(page.body.contains("Link revoked"), "{}", page.body);
+    assert!(!page.body.contains("Which cache?"), "{}", page.body);
+    let r = server.send(
+        "POST",
+        path,
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        b"",
+    );
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.body.contains("Link revoked"), "{}", r.body);
+    assert_eq!(bytes(&ledger_path(root, issue)), before, "nothing written");
+}
+
+const LEADS: &str = "[people.alice]\nroles = [\"lead\"]\nemail = \"alice@example.com\"\n\n[people.bob]\nemail = \"bob@example.com\"\n";
+
+/// Revoking a person's token revokes the answer links sent to them (docs/protocol.md §35):
+/// the command says how many, and alice's mailed link no longer decides.
+#[test]
+fn revoking_a_persons_token_revokes_their_mailed_links() {
+    let dir = workspace();
+    let root = dir.path();
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "alice"]).code,
+        0
+    );
+    let (_smtp, server, path, id) = alices_link(root, LEADS, 9);
+    let out = run([
+        root_arg(root),
+        "tokens".into(),
+        "revoke".into(),
+        "alice".into(),
+    ]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    // Her mail carried three: the answer page, Redis, In-process LRU.
+    assert!(
+        out.stdout.starts_with("revoked human token 'alice' (")
+            && out
+                .stdout
+                .trim_end()
+                .ends_with("; 3 open answer links revoked"),
+        "{out:#?}"
+    );
+    assert_refused(root, &server, &path, 9);
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(shown["clarification"]["status"], "escalated");
+    // A second revocation of a new token of hers finds nothing open.
+    assert_eq!(
+        json_in(root, &["tokens", "new", "--human", "alice"]).code,
+        0
+    );
+    let again = json_in(root, &["tokens", "revoke", "alice"]).json();
+    assert_eq!(again["linksRevoked"], 0, "{again}");
+}
+
+/// A link sent to a person who is no longer in people.toml is refused at use: it would record
+/// a decision in the name of someone the workspace no longer knows.
+#[test]
+fn a_link_of_a_person_removed_from_people_toml_is_refused() {
+    let dir = workspace();
+    let root = dir.path();
+    let (_smtp, server, path, id) = alices_link(root, LEADS, 10);
+    // The page still shows while alice is a person (and a GET writes nothing).
+    assert_eq!(server.get(&path, &[]).status, 200);
+    std::fs::write(
+        root.join(".agentx/people.toml"),
+        "[people.bob]\nroles = [\"lead\"]\nemail = \"bob@example.com\"\n",
+    )
+    .unwrap();
+    assert_refused(root, &server, &path, 10);
+    let shown = json_in(root, &["clarify", "show", &id]).json();
+    assert_eq!(shown["clarification"]["status"], "escalated");
+}

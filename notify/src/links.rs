@@ -13,6 +13,7 @@ use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::names::HUMAN;
 use agentx_clarify_core::notify::Sink;
 use agentx_clarify_core::ops::{who_may, Op};
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::{ClarifyError, Config, Record, Status};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,10 @@ pub struct Link {
     /// (`per_person`, docs/protocol.md §37): the decision is theirs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub person: Option<String>,
+    /// When it was revoked (epoch ms): its person's token was revoked
+    /// (`agentx tokens revoke`), so whoever holds the person's message no longer decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked: Option<i64>,
 }
 
 impl Link {
@@ -65,6 +70,17 @@ impl Link {
         self.person
             .clone()
             .unwrap_or_else(|| format!("{}-link", self.sink))
+    }
+
+    /// Whether the link may no longer decide for who it speaks for: it was revoked, or it
+    /// was sent to a person `people` no longer defines (removed from `people.toml`), whose
+    /// decision it would still record under their name.
+    pub fn revoked_for(&self, people: &People) -> bool {
+        self.revoked.is_some()
+            || self
+                .person
+                .as_deref()
+                .is_some_and(|p| people.get(p).is_none())
     }
 
     /// The decision's `via`.
@@ -198,6 +214,7 @@ pub fn mint<S: State + ?Sized>(
             expires: now.saturating_add(life),
             used: None,
             person: c.sink.person.clone(),
+            revoked: None,
         });
         actions.push(Action {
             label,
@@ -211,9 +228,14 @@ pub fn mint<S: State + ?Sized>(
         config,
         LOCK_OWNER,
         |doc: &mut LinksDoc| {
+            // A revoked link stays (until it would have been pruned) so its holder keeps
+            // hearing "revoked", not "unknown".
             doc.links.retain(|l| {
-                !(l.sink == c.sink.name && l.delivery == c.delivery && l.used.is_none())
-                    && l.expires.saturating_add(KEPT_AFTER_MS) > now
+                let replaced = l.sink == c.sink.name
+                    && l.delivery == c.delivery
+                    && l.used.is_none()
+                    && l.revoked.is_none();
+                !replaced && l.expires.saturating_add(KEPT_AFTER_MS) > now
             });
             doc.links.extend(links);
             Ok(())
@@ -251,15 +273,20 @@ pub enum Claim {
     Won(Link),
     /// Used already (at that time): nothing is written.
     Used(Link),
+    /// Revoked, or its person is no longer defined ([`Link::revoked_for`]): nothing is written.
+    Revoked(Link),
     Expired(Link),
     Unknown,
 }
 
 /// Takes the link for one decision under the document's lock: the first caller on any server
-/// wins, every later one hears [`Claim::Used`].
+/// wins, every later one hears [`Claim::Used`]. A link revoked (or whose person `people` no
+/// longer defines) is refused here too, under the lock, so a revocation that lands between
+/// the page's check and this POST still holds.
 pub fn claim<S: State + ?Sized>(
     store: &S,
     config: &Config,
+    people: &People,
     token: &str,
     now: i64,
 ) -> Result<Claim, ClarifyError> {
@@ -273,6 +300,9 @@ pub fn claim<S: State + ?Sized>(
             let Some(link) = doc.links.iter_mut().find(|l| same(&l.sha256, &hash)) else {
                 return Ok(Claim::Unknown);
             };
+            if link.revoked_for(people) {
+                return Ok(Claim::Revoked(link.clone()));
+            }
             if link.used.is_some() {
                 return Ok(Claim::Used(link.clone()));
             }
@@ -281,6 +311,34 @@ pub fn claim<S: State + ?Sized>(
             }
             link.used = Some(now);
             Ok(Claim::Won(link.clone()))
+        },
+    )
+}
+
+/// Revokes every open link sent to `person` (their token revoked: `agentx tokens revoke`,
+/// docs/protocol.md §35) and says how many. A link used, expired or revoked already is left
+/// as it is, so a second revocation counts none; nothing is written when none is open.
+pub fn revoke_person<S: State + ?Sized>(
+    store: &S,
+    config: &Config,
+    person: &str,
+    now: i64,
+) -> Result<usize, ClarifyError> {
+    docs::try_update_json(
+        store,
+        ANSWER_LINKS,
+        config,
+        LOCK_OWNER,
+        |doc: &mut LinksDoc| {
+            let mut revoked = 0;
+            for l in &mut doc.links {
+                let open = l.used.is_none() && l.revoked.is_none() && l.expires > now;
+                if open && l.person.as_deref() == Some(person) {
+                    l.revoked = Some(now);
+                    revoked += 1;
+                }
+            }
+            Ok(revoked)
         },
     )
 }
@@ -304,4 +362,77 @@ pub fn release<S: State + ?Sized>(
             Ok(())
         },
     )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use agentx_clarify_command::mem::MemStore;
+
+    fn link(token: &str, person: Option<&str>, expires: i64) -> Link {
+        Link {
+            sha256: sha256_hex(token),
+            record: "CLR-1-001".into(),
+            issue: 1,
+            round: 1,
+            sink: "mail".into(),
+            kind: "email".into(),
+            delivery: "evt_1".into(),
+            value: None,
+            created: 0,
+            expires,
+            used: None,
+            person: person.map(str::to_owned),
+            revoked: None,
+        }
+    }
+
+    #[test]
+    fn revoking_a_person_revokes_their_open_links_only() {
+        let store = MemStore::new();
+        let config = Config::default();
+        let mut used = link("used", Some("alice"), 1_000);
+        used.used = Some(5);
+        let all = vec![
+            link("open", Some("alice"), 1_000),
+            link("open2", Some("alice"), 1_000),
+            link("gone", Some("alice"), 10),
+            used,
+            link("bobs", Some("bob"), 1_000),
+            link("sinks", None, 1_000),
+        ];
+        docs::try_update_json(&store, ANSWER_LINKS, &config, "t", |d: &mut LinksDoc| {
+            d.links = all;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(revoke_person(&store, &config, "alice", 100).unwrap(), 2);
+        // Once revoked, a second revocation finds none open.
+        assert_eq!(revoke_person(&store, &config, "alice", 200).unwrap(), 0);
+        let people = People::parse("people.toml", "[people.alice]\n\n[people.bob]\n", &[]).unwrap();
+        let revoked = find(&store, "open").unwrap().unwrap();
+        assert_eq!(revoked.revoked, Some(100));
+        assert!(revoked.revoked_for(&people));
+        assert!(matches!(
+            claim(&store, &config, &people, "open", 150).unwrap(),
+            Claim::Revoked(_)
+        ));
+        assert!(find(&store, "open").unwrap().unwrap().used.is_none());
+        // Bob's link decides while bob is a person, and not once he is removed.
+        let without_bob = People::parse("people.toml", "[people.alice]\n", &[]).unwrap();
+        assert!(matches!(
+            claim(&store, &config, &without_bob, "bobs", 150).unwrap(),
+            Claim::Revoked(_)
+        ));
+        assert!(matches!(
+            claim(&store, &config, &people, "bobs", 150).unwrap(),
+            Claim::Won(_)
+        ));
+        // A sink's own link names no person: people do not revoke it.
+        assert!(!find(&store, "sinks")
+            .unwrap()
+            .unwrap()
+            .revoked_for(&without_bob));
+    }
 }

@@ -3,9 +3,10 @@
 //! form. A POST takes the link under the `answer-links` document's lock — the first use wins
 //! on every server — and decides through the command layer as the inbox does, the entry the
 //! sink holder's (`by: "<sink>-link"`, `via: "link"` or `"ntfy"`, `ref: "<sink>/<delivery>"`).
-//! A link for a record that moved on says what happened and writes nothing. Wrong tokens are
-//! counted as failed sign-ins are (`sessions::Logins`); a log line shows a token's first six
-//! characters only.
+//! A link for a record that moved on says what happened and writes nothing; a revoked link (its
+//! person's token revoked, or the person removed from `people.toml`) says so, shows nothing of
+//! the record, and writes nothing. Wrong tokens are counted as failed sign-ins are
+//! (`sessions::Logins`); a log line shows a token's first six characters only.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use agentx_clarify_command::{query, Files as _};
 use agentx_clarify_core::kinds::AnswerKind;
 use agentx_clarify_core::ops::{Attribution, Verdict};
+use agentx_clarify_core::people::People;
 use agentx_clarify_core::Record;
 use agentx_clarify_notify::links::{self, Claim, Link};
 use axum::body::Bytes;
@@ -36,8 +38,14 @@ fn html(status: StatusCode, page: String) -> Response {
     (status, Html(page)).into_response()
 }
 
-/// The link and its record, or the page that refuses (unknown, rate-limited, unreadable).
-async fn look(app: &Arc<App>, peer: SocketAddr, token: &str) -> Result<(Link, Record), Response> {
+/// The link, its record and the workspace's people (read on every use, so a person removed
+/// from `people.toml` is refused at once), or the page that refuses (unknown, rate-limited,
+/// unreadable).
+async fn look(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    token: &str,
+) -> Result<(Link, Record, People), Response> {
     let counted = format!("a/{}", links::shown(token));
     if app.link_failures.blocked(peer.ip(), &counted) {
         return Err(html(
@@ -56,14 +64,14 @@ async fn look(app: &Arc<App>, peer: SocketAddr, token: &str) -> Result<(Link, Re
                 return Ok(None);
             };
             let (_, record) = query::show_id(ws, &link.record)?;
-            Ok(Some((link, record)))
+            Ok(Some((link, record, ws.load_people()?)))
         })
         .await
     } else {
         Ok(None)
     };
     match found {
-        Ok(Some(both)) => Ok(both),
+        Ok(Some(found)) => Ok(found),
         Ok(None) => {
             crate::log::line(&format!(
                 "unknown answer link {}… from {}",
@@ -85,8 +93,25 @@ async fn look(app: &Arc<App>, peer: SocketAddr, token: &str) -> Result<(Link, Re
     }
 }
 
-/// Why `link` cannot decide `r` now, as the page that says so; `None` while it can.
-fn moved_on(link: &Link, r: &Record, now: i64) -> Option<Response> {
+/// The page of a revoked link: 403, and nothing of the record (its holder may no longer
+/// decide, so they need not learn how it went either).
+fn revoked() -> Response {
+    html(
+        StatusCode::FORBIDDEN,
+        said(
+            "Link revoked",
+            "This answer link was revoked: the person it was sent to may no longer decide from it. Nothing was written.",
+            None,
+        ),
+    )
+}
+
+/// Why `link` cannot decide `r` now, as the page that says so; `None` while it can. A revoked
+/// link is refused first, before anything about the record is told.
+fn moved_on(link: &Link, r: &Record, people: &People, now: i64) -> Option<Response> {
+    if link.revoked_for(people) {
+        return Some(revoked());
+    }
     if let Some(text) = what_happened(r) {
         return Some(html(
             StatusCode::CONFLICT,
@@ -122,12 +147,12 @@ pub async fn page(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
 ) -> Response {
-    let (link, record) = match look(&app, peer, &token).await {
-        Ok(both) => both,
+    let (link, record, people) = match look(&app, peer, &token).await {
+        Ok(found) => found,
         Err(refused) => return refused,
     };
     let now = agentx_clarify_store::clock::system_now_ms();
-    if let Some(refused) = moved_on(&link, &record, now) {
+    if let Some(refused) = moved_on(&link, &record, &people, now) {
         return refused;
     }
     html(StatusCode::OK, confirm_page(&token, &link, &record))
@@ -139,12 +164,12 @@ pub async fn answer(
     Path(token): Path<String>,
     body: Bytes,
 ) -> Response {
-    let (link, record) = match look(&app, peer, &token).await {
-        Ok(both) => both,
+    let (link, record, people) = match look(&app, peer, &token).await {
+        Ok(found) => found,
         Err(refused) => return refused,
     };
     let now = agentx_clarify_store::clock::system_now_ms();
-    if let Some(refused) = moved_on(&link, &record, now) {
+    if let Some(refused) = moved_on(&link, &record, &people, now) {
         return refused;
     }
     let form = form_fields(&body);
@@ -177,10 +202,15 @@ async fn decide(app: &Arc<App>, token: &str, link: Link, verdict: Verdict) -> Re
     let owned = token.to_owned();
     let now = agentx_clarify_store::clock::system_now_ms();
     let claimed = app
-        .with_store(move |ws| links::claim(ws, &ws.load_config()?, &owned, now))
+        .with_store(move |ws| {
+            // People read again at the claim: a removal saved since the page's check still
+            // refuses.
+            links::claim(ws, &ws.load_config()?, &ws.load_people()?, &owned, now)
+        })
         .await;
     let won = match claimed {
         Ok(Claim::Won(l)) => l,
+        Ok(Claim::Revoked(_)) => return revoked(),
         Ok(Claim::Used(_)) | Ok(Claim::Expired(_)) | Ok(Claim::Unknown) => {
             return after_the_fact(app, &link).await
         }

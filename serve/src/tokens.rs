@@ -136,6 +136,13 @@ impl Tokens {
             |doc: &mut TokensDoc| change(&mut doc.tokens),
         )
     }
+
+    /// Revokes the open answer links sent to the person `name`, in the same store.
+    fn revoke_links(&self, name: &str, now: i64) -> Result<usize, ClarifyError> {
+        let store = self.ws.store()?;
+        let config = store.load_config()?;
+        agentx_clarify_notify::links::revoke_person(&*store, &config, name, now)
+    }
 }
 
 /// The tokens of the workspace at `root` for one command (`agentx tokens`): where its state
@@ -218,20 +225,43 @@ pub fn new_token(
     Ok((token, secret))
 }
 
-/// Removes the token with this id or name; `NOT_FOUND` when none has it.
-pub fn revoke(store: &Tokens, which: &str) -> Result<Token, ClarifyError> {
-    let removed = store.update(|tokens| {
-        Ok(tokens
-            .iter()
-            .position(|t| t.id == which || t.name == which)
-            .map(|i| tokens.remove(i)))
-    })?;
-    removed.ok_or_else(|| {
+/// What revoking a token did.
+#[derive(Debug)]
+pub struct Revoked {
+    pub token: Token,
+    /// A person's token: how many of their open answer links were revoked with it (none for
+    /// an agent's token: no link is sent to an agent).
+    pub links: Option<usize>,
+}
+
+/// Removes the token with this id or name (`INVALID_INPUT` when none has it); a person's
+/// token takes their open answer links (docs/protocol.md §35) with it.
+pub fn revoke(store: &Tokens, which: &str, now: i64) -> Result<Revoked, ClarifyError> {
+    let missing = || {
         ClarifyError::input(format!(
             "no token has the name or id '{}'",
             agentx_clarify_core::error::shown(which)
         ))
-    })
+    };
+    let found = store
+        .load()?
+        .into_iter()
+        .find(|t| t.id == which || t.name == which)
+        .ok_or_else(missing)?;
+    // The links go first: were the token removed first and the links' write then failed, a
+    // retry would find no token left to name the person by, and their links would stay open.
+    let links = match found.kind {
+        Kind::Human => Some(store.revoke_links(&found.name, now)?),
+        Kind::Agent => None,
+    };
+    let removed = store.update(|tokens| {
+        Ok(tokens
+            .iter()
+            .position(|t| t.id == found.id)
+            .map(|i| tokens.remove(i)))
+    })?;
+    let token = removed.ok_or_else(missing)?;
+    Ok(Revoked { token, links })
 }
 
 /// The stored token a presented secret matches. Every stored hash is compared (constant
@@ -303,8 +333,12 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
         touch(&store, &t.id, None, 5_000);
         assert_eq!(store.load().unwrap()[0].last_used, Some(5_000));
-        revoke(&store, "alice").unwrap();
+        let revoked = revoke(&store, "alice", 6_000).unwrap();
+        assert_eq!((revoked.token.id, revoked.links), (t.id, Some(0)));
         assert!(find(&store.load().unwrap(), &secret).is_none());
-        assert_eq!(revoke(&store, "alice").unwrap_err().code(), "INVALID_INPUT");
+        assert_eq!(
+            revoke(&store, "alice", 6_000).unwrap_err().code(),
+            "INVALID_INPUT"
+        );
     }
 }

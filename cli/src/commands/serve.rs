@@ -78,7 +78,8 @@ pub enum Tokens {
     },
     /// List the tokens (never their secrets)
     List,
-    /// Revoke a token by name or id (takes effect on the next request)
+    /// Revoke a token by name or id (takes effect on the next request); a person's token
+    /// takes their open answer links with it
     Revoke {
         #[arg(value_name = "NAME|ID")]
         which: String,
@@ -243,21 +244,34 @@ pub fn tokens(root: &Path, now: i64, json: bool, cmd: Tokens) -> Result<i32, Cla
             link(root, now, json, &human, &url)
         }
         Tokens::List => list(store, root, json),
-        Tokens::Revoke { which } => {
-            let t = tokens::revoke(store, &which)?;
-            if json {
-                print::json(&json!({"ok": true, "revoked": t.listed()}));
-            } else {
-                print::text(&format!(
-                    "revoked {} token '{}' ({})",
-                    t.kind.as_str(),
-                    t.name,
-                    t.id
-                ));
-            }
-            Ok(0)
-        }
+        Tokens::Revoke { which } => revoke(store, &which, now, json),
     }
+}
+
+/// `tokens revoke`: the token, and for a person's token how many of their open answer links
+/// went with it (`linksRevoked`; absent for an agent's token).
+fn revoke(store: &tokens::Tokens, which: &str, now: i64, json: bool) -> Result<i32, ClarifyError> {
+    let tokens::Revoked { token: t, links } = tokens::revoke(store, which, now)?;
+    if json {
+        let mut v = json!({"ok": true, "revoked": t.listed()});
+        if let Some(n) = links {
+            v["linksRevoked"] = n.into();
+        }
+        print::json(&v);
+    } else {
+        let links = match links {
+            Some(1) => "; 1 open answer link revoked".to_owned(),
+            Some(n) => format!("; {n} open answer links revoked"),
+            None => String::new(),
+        };
+        print::text(&format!(
+            "revoked {} token '{}' ({}){links}",
+            t.kind.as_str(),
+            t.name,
+            t.id
+        ));
+    }
+    Ok(0)
 }
 
 /// `tokens list`: every token, never its secret; a person's token that names nobody of
