@@ -180,7 +180,7 @@ test('an emailed link opened signed out on a phone confirms, and the tap decides
 
   await confirm.click()
   await page.locator('h1', { hasText: 'Decided' }).waitFor(WAIT)
-  assert.match(await page.locator('p.closed').innerText(), /^Decided by mail-link at \d\d:\d\d: Redis$/)
+  assert.match(await page.locator('p.closed').innerText(), /^Decided by mail-link at \d\d:\d\d UTC: Redis$/)
   await page.screenshot({ path: path.join(SHOTS, 'email-link-decided-phone.png') })
   const decided = agentx('clarify', 'show', id).clarification
   assert.equal(decided.status, 'resolved')

@@ -12,13 +12,13 @@ use serde_json::Value;
 use crate::html::{bare, esc};
 
 /// `02:14` (UTC) of an epoch-ms time.
+/// `02:14 UTC`: the hub's clock is UTC, and a person reading it elsewhere must know.
 fn clock(ms: i64) -> String {
-    let text = agentx_clarify_core::time::format_ms(ms);
-    text.get(11..16).unwrap_or(&text).to_owned()
+    format!("{} UTC", agentx_clarify_core::time::hh_mm(ms))
 }
 
 /// What happened to a record that a link can no longer decide, in one line: "Decided by bob
-/// at 02:14: redis", "Abandoned by …", or `None` while it is still open.
+/// at 02:14 UTC: redis", "Abandoned by …", or `None` while it is still open.
 pub fn what_happened(r: &Record) -> Option<String> {
     if !r.current_status().is_terminal() {
         return None;
