@@ -222,26 +222,30 @@ pub fn mint<S: State + ?Sized>(
             url: format!("{base}/a/{token}"),
         });
     }
-    docs::try_update_json(
-        store,
-        ANSWER_LINKS,
-        config,
-        LOCK_OWNER,
-        |doc: &mut LinksDoc| {
-            // A revoked link stays (until it would have been pruned) so its holder keeps
-            // hearing "revoked", not "unknown".
-            doc.links.retain(|l| {
-                let replaced = l.sink == c.sink.name
-                    && l.delivery == c.delivery
-                    && l.used.is_none()
-                    && l.revoked.is_none();
-                !replaced && l.expires.saturating_add(KEPT_AFTER_MS) > now
-            });
-            doc.links.extend(links);
-            Ok(())
-        },
-    )?;
+    changed(store, config, |doc| {
+        // A revoked link stays (until it would have been pruned) so its holder keeps
+        // hearing "revoked", not "unknown".
+        doc.links.retain(|l| {
+            let replaced = l.sink == c.sink.name
+                && l.delivery == c.delivery
+                && l.used.is_none()
+                && l.revoked.is_none();
+            !replaced && l.expires.saturating_add(KEPT_AFTER_MS) > now
+        });
+        doc.links.extend(links);
+        Ok(())
+    })?;
     Ok(actions)
+}
+
+/// A read–change–write of the `answer-links` document under its lock: the first change on
+/// any server wins, and nothing is written when `change` refuses or changes nothing.
+fn changed<S: State + ?Sized, T>(
+    store: &S,
+    config: &Config,
+    change: impl FnOnce(&mut LinksDoc) -> Result<T, ClarifyError>,
+) -> Result<T, ClarifyError> {
+    docs::try_update_json(store, ANSWER_LINKS, config, LOCK_OWNER, change)
 }
 
 /// The link whose token is `token`, as stored (read only: a GET never writes). Every stored
@@ -291,28 +295,22 @@ pub fn claim<S: State + ?Sized>(
     now: i64,
 ) -> Result<Claim, ClarifyError> {
     let hash = sha256_hex(token);
-    docs::try_update_json(
-        store,
-        ANSWER_LINKS,
-        config,
-        LOCK_OWNER,
-        |doc: &mut LinksDoc| {
-            let Some(link) = doc.links.iter_mut().find(|l| same(&l.sha256, &hash)) else {
-                return Ok(Claim::Unknown);
-            };
-            if link.revoked_for(people) {
-                return Ok(Claim::Revoked(link.clone()));
-            }
-            if link.used.is_some() {
-                return Ok(Claim::Used(link.clone()));
-            }
-            if link.expires <= now {
-                return Ok(Claim::Expired(link.clone()));
-            }
-            link.used = Some(now);
-            Ok(Claim::Won(link.clone()))
-        },
-    )
+    changed(store, config, |doc| {
+        let Some(link) = doc.links.iter_mut().find(|l| same(&l.sha256, &hash)) else {
+            return Ok(Claim::Unknown);
+        };
+        if link.revoked_for(people) {
+            return Ok(Claim::Revoked(link.clone()));
+        }
+        if link.used.is_some() {
+            return Ok(Claim::Used(link.clone()));
+        }
+        if link.expires <= now {
+            return Ok(Claim::Expired(link.clone()));
+        }
+        link.used = Some(now);
+        Ok(Claim::Won(link.clone()))
+    })
 }
 
 /// Revokes every open link sent to `person` (their token revoked: `agentx tokens revoke`,
@@ -324,23 +322,17 @@ pub fn revoke_person<S: State + ?Sized>(
     person: &str,
     now: i64,
 ) -> Result<usize, ClarifyError> {
-    docs::try_update_json(
-        store,
-        ANSWER_LINKS,
-        config,
-        LOCK_OWNER,
-        |doc: &mut LinksDoc| {
-            let mut revoked = 0;
-            for l in &mut doc.links {
-                let open = l.used.is_none() && l.revoked.is_none() && l.expires > now;
-                if open && l.person.as_deref() == Some(person) {
-                    l.revoked = Some(now);
-                    revoked += 1;
-                }
+    changed(store, config, |doc| {
+        let mut revoked = 0;
+        for l in &mut doc.links {
+            let open = l.used.is_none() && l.revoked.is_none() && l.expires > now;
+            if open && l.person.as_deref() == Some(person) {
+                l.revoked = Some(now);
+                revoked += 1;
             }
-            Ok(revoked)
-        },
-    )
+        }
+        Ok(revoked)
+    })
 }
 
 /// Gives a won link back when its decision was refused (a note missing, the store failing):
@@ -350,18 +342,12 @@ pub fn release<S: State + ?Sized>(
     config: &Config,
     sha256: &str,
 ) -> Result<(), ClarifyError> {
-    docs::try_update_json(
-        store,
-        ANSWER_LINKS,
-        config,
-        LOCK_OWNER,
-        |doc: &mut LinksDoc| {
-            if let Some(l) = doc.links.iter_mut().find(|l| l.sha256 == sha256) {
-                l.used = None;
-            }
-            Ok(())
-        },
-    )
+    changed(store, config, |doc| {
+        if let Some(l) = doc.links.iter_mut().find(|l| l.sha256 == sha256) {
+            l.used = None;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
