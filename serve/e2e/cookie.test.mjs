@@ -15,16 +15,8 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { spawn, execFileSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const require = createRequire(path.join(ROOT, 'bindings-wasm', 'package.json'))
-const { chromium } = require('playwright-core')
-
-const BIN = process.env.AGENTX_BIN ?? path.join(ROOT, 'target/debug/agentx')
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const WAIT = { timeout: 15000 }
+import { chromium, BIN, CHROMIUM, WAIT, checkTools, CHROMIUM_ARGS } from './harness.mjs'
 
 let ws
 let server
@@ -35,9 +27,7 @@ let listener
 const seen = []
 
 before(async () => {
-  for (const [file, hint] of [[BIN, 'cargo build -p agentx-cli'], [CHROMIUM, 'apt-get install -y --no-install-recommends chromium']]) {
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: ${hint}`)
-  }
+  checkTools()
   ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-serve-cookie-'))
   execFileSync(BIN, ['--root', ws, '--json', 'init'], { encoding: 'utf8' })
   server = spawn(BIN, ['--root', ws, 'serve', '--listen', '127.0.0.1:0', '--no-worker'], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -62,7 +52,7 @@ before(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: CHROMIUM_ARGS,
   })
 })
 

@@ -19,17 +19,8 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { spawn, execFileSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const require = createRequire(path.join(ROOT, 'bindings-wasm', 'package.json'))
-const { chromium } = require('playwright-core')
-
-const BIN = process.env.AGENTX_BIN ?? path.join(ROOT, 'target/debug/agentx')
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const SHOTS = path.join(ROOT, 'docs/screenshots')
-const WAIT = { timeout: 15000 }
+import { BIN, CHROMIUM, SHOTS, WAIT, launch, checkTools } from './harness.mjs'
 const PHONE = { width: 390, height: 844 }
 const DESK = { width: 1280, height: 800 }
 
@@ -112,10 +103,7 @@ async function inFirstScreen(page, selector) {
 }
 
 before(async () => {
-  for (const [file, hint] of [[BIN, 'cargo build -p agentx-cli'], [CHROMIUM, 'apt-get install -y --no-install-recommends chromium']]) {
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: ${hint}`)
-  }
-  fs.mkdirSync(SHOTS, { recursive: true })
+  checkTools()
   ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-serve-e2e-'))
   agentx('init')
   agentx('keys', 'new', 'agent-x')
@@ -132,11 +120,7 @@ before(async () => {
   fs.writeFileSync(path.join(ws, '.agentx', 'config.toml'),
     `[[notify]]\nname = "lead"\nkind = "webhook"\nurl = "http://127.0.0.1:${receiver.address().port}/hook"\n`)
   ;({ child: server, origin } = await startServer())
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  })
+  browser = await launch()
   phone = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, isMobile: true, hasTouch: true })
   desk = await browser.newContext({ viewport: DESK })
 })

@@ -18,17 +18,8 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { spawn, execFileSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const require = createRequire(path.join(ROOT, 'bindings-wasm', 'package.json'))
-const { chromium } = require('playwright-core')
-
-const BIN = process.env.AGENTX_BIN ?? path.join(ROOT, 'target/debug/agentx')
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const SHOTS = path.join(ROOT, 'docs/screenshots')
-const WAIT = { timeout: 15000 }
+import { BIN, CHROMIUM, SHOTS, WAIT, launch, checkTools, watcher } from './harness.mjs'
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true }
 
 let ws
@@ -39,12 +30,7 @@ const problems = []
 
 const agentx = (...args) => JSON.parse(execFileSync(BIN, ['--root', ws, '--json', ...args], { encoding: 'utf8' }))
 
-function watch(page, allowed = () => false) {
-  page.on('console', (m) => { if (m.type() === 'error' && !allowed(m.text())) problems.push(`console.error: ${m.text()}`) })
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  page.on('response', (r) => { if (r.status() >= 400 && !allowed(r.url())) problems.push(`HTTP ${r.status()} ${r.url()}`) })
-  return page
-}
+const watch = (page, allowed) => watcher(problems, allowed)(page)
 
 async function signIn(name) {
   const { link } = agentx('tokens', 'link', '--human', name, '--url', base)
@@ -53,10 +39,7 @@ async function signIn(name) {
 }
 
 before(async () => {
-  for (const [file, hint] of [[BIN, 'cargo build -p agentx-cli'], [CHROMIUM, 'apt-get install -y --no-install-recommends chromium']]) {
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: ${hint}`)
-  }
-  fs.mkdirSync(SHOTS, { recursive: true })
+  checkTools()
   ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentx-people-e2e-'))
   agentx('init')
   for (const a of ['agent-x', 'engineer', 'architect']) agentx('keys', 'new', a)
@@ -85,11 +68,7 @@ before(async () => {
     })
   })
   base = new URL(first.slice(first.indexOf('http'))).origin
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  })
+  browser = await launch()
 })
 
 after(async () => {
