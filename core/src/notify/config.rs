@@ -859,7 +859,7 @@ mod tests {
         assert_eq!(mail.destination(), "smtp://smtp.example.com:587");
         let base = "[[notify]]\nname = \"mail\"\nkind = \"email\"\nhost = \"h\"\nfrom = \"a@example.com\"\n";
         assert!(parse(base).unwrap_err().contains("needs to"));
-        let bad = format!("{base}to = [\"nobody\"]\n");
+        let bad = format!("{base}to = [\"no body\"]\n");
         assert!(parse(&bad).unwrap_err().contains("addresses"));
         let half = format!("{base}to = [\"o@example.com\"]\nusername_env = \"U\"\n");
         assert!(parse(&half).unwrap_err().contains("together"));
