@@ -95,17 +95,52 @@ const LOCK_OWNER: &str = "agentx-tokens";
 /// The tokens of a workspace, in whichever store holds its state.
 pub struct Tokens {
     ws: Arc<Workspace>,
+    /// The file store's tokens as last read, by the stamp of `tokens.json`: every request
+    /// looks them up, and a `stat` is cheaper than a read and a parse (issue 42). Written
+    /// only by replacing the file, so a change always moves its inode.
+    cached: std::sync::Mutex<Option<(FileStamp, Vec<Token>)>>,
+}
+
+/// A file's inode, size and change time: what moves when it is replaced or written.
+type FileStamp = (u64, u64, i64, i64);
+
+fn file_stamp(path: &Path) -> Option<FileStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.ino(), m.len(), m.ctime(), m.ctime_nsec()))
 }
 
 impl Tokens {
     /// The tokens of the workspace `ws` (the server's, or the one `agentx tokens` opened).
     pub fn new(ws: Arc<Workspace>) -> Tokens {
-        Tokens { ws }
+        Tokens {
+            ws,
+            cached: std::sync::Mutex::new(None),
+        }
     }
 
     /// Every stored token, in the order they were made (none when none was ever made).
     pub fn load(&self) -> Result<Vec<Token>, ClarifyError> {
-        let doc: TokensDoc = docs::read_json(&*self.ws.store()?, TOKENS)?;
+        let store = self.ws.store()?;
+        // PostgreSQL's row is read each time: another server may have changed it, and no
+        // stamp of it comes cheaper than the read.
+        let stamp = match &store.state {
+            AnyState::Disk(disk) => file_stamp(&disk.path(&docs::doc_path(TOKENS))),
+            _ => None,
+        };
+        let mut cached = self
+            .cached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let (Some(now), Some((then, tokens))) = (stamp, cached.as_ref()) {
+            if now == *then {
+                return Ok(tokens.clone());
+            }
+        }
+        let doc: TokensDoc = docs::read_json(&*store, TOKENS)?;
+        // Stamped before the read: a write in between is kept under the older stamp, so the
+        // next look reads again (stamped after, it would hide that write for good).
+        *cached = stamp.map(|s| (s, doc.tokens.clone()));
         Ok(doc.tokens)
     }
 

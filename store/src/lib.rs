@@ -55,7 +55,7 @@ pub use read::{
     read_into, read_settings, set_max_file_bytes, DEFAULT_MAX_FILE_BYTES, MAX_SMALL_FILE_BYTES,
 };
 pub use stamp::SettingsStamp;
-pub use watch::{safety_tick, FALLBACK_TICK, SAFETY_TICK};
+pub use watch::{safety_tick, SettingsWatch, FALLBACK_TICK, SAFETY_TICK};
 
 pub(crate) fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ClarifyError {
     // By kind, not errno: tempfile's errors wrap the OS error with the temp file's path.

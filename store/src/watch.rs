@@ -222,6 +222,112 @@ impl Watching {
     }
 }
 
+/// A long-lived process's watch on the settings (`config.toml`, `people.toml`, the workflow
+/// and manifest directories): any event there marks them dirty, so the handle compares their
+/// stamps only after something moved — not at every request (22 `lstat`s each, issue 42's
+/// per-request cost). Starts dirty: whatever was saved before the watch began is looked at
+/// once. `None` (look every time, as before) where watching is unavailable, for the reasons
+/// the change feed gives.
+pub struct SettingsWatch {
+    dirty: std::sync::Arc<AtomicBool>,
+    /// A directory the kernel would not watch: every take looks, as without a watch.
+    broken: AtomicBool,
+    #[cfg(feature = "watch")]
+    watcher: std::sync::Mutex<notify::RecommendedWatcher>,
+    #[cfg(feature = "watch")]
+    watched: std::sync::Mutex<Vec<PathBuf>>,
+    #[cfg_attr(not(feature = "watch"), allow(dead_code))]
+    root: PathBuf,
+}
+
+impl std::fmt::Debug for SettingsWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsWatch")
+            .field("dirty", &self.dirty)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SettingsWatch {
+    /// Watches the settings of the workspace at `root`, if it can.
+    #[cfg(feature = "watch")]
+    pub fn start(root: &Path) -> Option<SettingsWatch> {
+        let agentx = root.join(agentx_clarify_command::paths::AGENTX_DIR);
+        if unavailable(&agentx).is_some() {
+            return None;
+        }
+        let dirty = std::sync::Arc::new(AtomicBool::new(true));
+        let mark = std::sync::Arc::clone(&dirty);
+        let handler = move |event: notify::Result<notify::Event>| {
+            let moved = event.map_or(true, |e| {
+                e.need_rescan() || !matches!(e.kind, notify::EventKind::Access(_))
+            });
+            if moved {
+                mark.store(true, Ordering::SeqCst);
+            }
+        };
+        let watcher = notify::recommended_watcher(handler).ok()?;
+        let watch = SettingsWatch {
+            dirty,
+            broken: AtomicBool::new(false),
+            watcher: std::sync::Mutex::new(watcher),
+            watched: std::sync::Mutex::new(Vec::new()),
+            root: root.to_path_buf(),
+        };
+        watch.complete().then_some(watch)
+    }
+
+    #[cfg(not(feature = "watch"))]
+    pub fn start(_root: &Path) -> Option<SettingsWatch> {
+        None
+    }
+
+    /// Whether the settings may have moved since the last call (and, from now, not). Clears
+    /// the mark before the caller looks, so an event during its look marks them again.
+    pub fn take(&self) -> bool {
+        self.dirty.swap(false, Ordering::SeqCst) || self.broken.load(Ordering::SeqCst)
+    }
+
+    /// Marks them dirty: the caller's look failed, or a watch could not be added.
+    pub fn mark(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// Watches each settings directory that exists and is not watched yet (a workflows
+    /// directory made later is added at the look its creation caused); `false` when the
+    /// kernel refused one (the handle then looks every time).
+    #[cfg(feature = "watch")]
+    pub fn complete(&self) -> bool {
+        use agentx_clarify_command::paths::{AGENTS_DIR, AGENTX_DIR, WORKFLOWS_DIR};
+        use notify::{RecursiveMode, Watcher};
+        let mut watched = self
+            .watched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut watcher = self
+            .watcher
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for dir in [AGENTX_DIR, WORKFLOWS_DIR, AGENTS_DIR] {
+            let path = self.root.join(dir);
+            if watched.contains(&path) || !path.is_dir() {
+                continue;
+            }
+            if watcher.watch(&path, RecursiveMode::NonRecursive).is_err() {
+                self.broken.store(true, Ordering::SeqCst);
+                return false;
+            }
+            watched.push(path);
+        }
+        true
+    }
+
+    #[cfg(not(feature = "watch"))]
+    pub fn complete(&self) -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -62,6 +62,9 @@ pub struct Workspace {
     watching: bool,
     /// The store as last read: in-flight calls keep theirs when a newer one replaces it.
     current: RwLock<Current>,
+    /// A watching handle's file watch on the settings: their stamps are compared only after
+    /// an event (`None`: at every take, where watching is unavailable).
+    settings_watch: Option<agentx_clarify_store::SettingsWatch>,
 }
 
 /// A reading of the settings and the state they name.
@@ -111,12 +114,20 @@ impl Workspace {
         watching: bool,
     ) -> Result<Workspace, ClarifyError> {
         let root = files.root().to_path_buf();
+        // Started before the first take, which looks (it starts dirty): a save between the
+        // reading above and the watch is seen then.
+        let settings_watch = if watching {
+            agentx_clarify_store::SettingsWatch::start(&root)
+        } else {
+            None
+        };
         let current = Current::open(files, agentx_clarify_store_any::store_env())?;
         Ok(Workspace {
             root,
             runner,
             watching,
             current: RwLock::new(current),
+            settings_watch,
         })
     }
 
@@ -140,8 +151,9 @@ impl Workspace {
     }
 
     /// The store to call the command layer on. A watching handle first checks the layout
-    /// (docs/protocol.md §31, as every reading of the settings does) and the settings' stamp,
-    /// and reads them again — and opens the state they name — when a file moved.
+    /// (docs/protocol.md §31, as every reading of the settings does) and the settings' stamp
+    /// — only after its file watch saw an event there, where it has one — and reads them
+    /// again, and opens the state they name, when a file moved.
     pub fn store(&self) -> Result<Arc<WorkspaceStore>, ClarifyError> {
         let (store, env) = {
             let current = self.read();
@@ -152,8 +164,24 @@ impl Workspace {
         }
         store.files.disk().check_layout()?;
         let now_env = agentx_clarify_store_any::store_env();
-        if store.files.unchanged() && now_env == env {
+        let quiet = self.settings_watch.as_ref().is_some_and(|w| !w.take());
+        if (quiet || store.files.unchanged()) && now_env == env {
             return Ok(store);
+        }
+        self.reread(now_env).inspect_err(|_| {
+            // A half-saved file: look again at the next take, event or not.
+            if let Some(w) = &self.settings_watch {
+                w.mark();
+            }
+        })
+    }
+
+    /// Reads the settings again, and opens the state they name when it moved.
+    fn reread(&self, now_env: Option<String>) -> Result<Arc<WorkspaceStore>, ClarifyError> {
+        if let Some(w) = &self.settings_watch {
+            // A settings directory made since (workflows/) is watched from now on (one the
+            // kernel refuses leaves every take looking at the stamps).
+            w.complete();
         }
         let files = WorkspaceFiles::read(&self.root, true)?;
         let location = files.location(now_env.as_deref())?;

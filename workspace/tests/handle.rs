@@ -1,5 +1,7 @@
 //! The workspace handle: settings read once, read again by a watching handle only after a
-//! settings file moved, and the layout checked on every look.
+//! settings file moved, and the layout checked on every look — here by the settings' stamps
+//! alone (`AGENTX_FEED_WATCH=off`, as where watching is unavailable); `handle_watch.rs`
+//! tests the same handle with its file watch.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::path::Path;
@@ -11,7 +13,14 @@ use serde_json::json;
 
 const NOW: i64 = 1_795_341_600_000;
 
+/// Every test of this process compares stamps at every look, as a handle without a file
+/// watch does (the variable is read when a watching handle opens).
+fn by_stamps() {
+    std::env::set_var("AGENTX_FEED_WATCH", "off");
+}
+
 fn init(root: &Path) {
+    by_stamps();
     let ws = Workspace::open(root, ProcessRunner::new(root)).unwrap();
     assert_eq!(ws.call("init", &json!({}), NOW)["ok"], true);
 }
