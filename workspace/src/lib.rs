@@ -10,7 +10,8 @@
 //!
 //! A command (the CLI) reads the settings as they are when it starts and never again
 //! ([`Workspace::open`]). A long-lived door ([`Workspace::open_watching`]) looks at the
-//! settings' stamp (`lstat`s, no read) each time it takes the store, and reads them again
+//! settings' stamp (`lstat`s, no read) when it takes the store — after its file watch saw an
+//! event in a settings directory, or at every take where it has none — and reads them again
 //! only when a file moved: an edited `config.toml` is used by the next request or pass, no
 //! restart. The state stays open (its connections, its caches) while the settings still put
 //! it where it was; a reading that moves it opens the new one.
