@@ -107,7 +107,29 @@ fn abandoned_sessions_are_capped_per_token_and_the_server_stays_small() {
     let root = dir.path();
     let engineer = token(root, "--agent", "engineer");
     let architect = token(root, "--agent", "architect");
-    let server = Server::start(root, &["--no-worker"]);
+    let config = root.join(".agentx/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+    text.push_str("\n[serve]\nmetrics = true\nmetrics_token_env = \"AGENTX_TEST_METRICS_TOKEN\"\n");
+    std::fs::write(&config, text).unwrap();
+    let server = Server::start_with_env(
+        root,
+        &["--no-worker"],
+        &[("AGENTX_TEST_METRICS_TOKEN", "scrape-0123456789abcdef")],
+    );
+    // The sessions the server keeps, as `/metrics` counts them.
+    let counted = || {
+        let r = server.get(
+            "/metrics",
+            &[("Authorization", "Bearer scrape-0123456789abcdef")],
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        r.body
+            .lines()
+            .find_map(|l| l.strip_prefix("agentx_mcp_sessions "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no agentx_mcp_sessions in {}", r.body))
+    };
+    assert_eq!(counted(), 0);
     let mut kept = Session::open(&server, &architect);
     let (_, listed) = kept.call("clarify_inbox", json!({}));
     assert!(listed.is_some());
@@ -124,6 +146,8 @@ fn abandoned_sessions_are_capped_per_token_and_the_server_stays_small() {
         after < before + 64 * 1024,
         "{before} KiB -> {after} KiB after 10,000 abandoned sessions"
     );
+    // The engineer's 16 and the architect's one.
+    assert_eq!(counted(), 17);
     // The oldest idle sessions were closed; another token's were not touched.
     let init_done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(

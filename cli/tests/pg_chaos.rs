@@ -135,6 +135,12 @@ fn while_the_database_is_down_the_feed_backs_off_and_says_so_twice() {
     let used = server.cpu() - cpu;
     let during: Vec<String> = log_lines(&log).split_off(before);
     proxy.up();
+    // The figure issue 50's note reports (`--nocapture`).
+    eprintln!(
+        "a 10 s outage: {used:?} of CPU ({:.3} core), {} log lines",
+        used.as_secs_f64() / 10.0,
+        during.len()
+    );
 
     // At most a tenth of a core, and a few lines (was: a full core, 109,117 lines).
     assert!(

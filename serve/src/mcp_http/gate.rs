@@ -41,8 +41,8 @@ pub struct Gate {
 impl Gate {
     pub fn new(app: Arc<App>, sessions: Sessions) -> Self {
         Gate {
+            book: Arc::new(Book::counted(app.metrics.mcp_sessions.clone())),
             app,
-            book: Arc::default(),
             sessions,
         }
     }

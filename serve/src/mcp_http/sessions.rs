@@ -10,11 +10,14 @@
 //!   recently used session that is not in use closed — the oldest idle first;
 //! - **an idle session ends after [`IDLE_FOR`]**: no request under way and none that long.
 //!
-//! A session in use is never closed by either rule.
+//! A session in use is never closed by either rule. How many the server keeps is the
+//! `agentx_mcp_sessions` gauge of `/metrics` (docs/protocol.md §23.2).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use prometheus_client::metrics::gauge::Gauge;
 
 /// Sessions kept per agent token.
 pub const PER_TOKEN: usize = 16;
@@ -30,9 +33,39 @@ struct Session {
     busy: usize,
 }
 
-/// Every session the server knows, by id, and the count of uses.
+/// Every session the server knows, by id, and the count of uses; `count` follows how many.
 #[derive(Default)]
-pub struct Book(Mutex<(u64, HashMap<String, Session>)>);
+pub struct Book {
+    all: Mutex<(u64, HashMap<String, Session>)>,
+    count: Gauge,
+}
+
+/// The book's lock, which sets the gauge to the number of sessions as it is released (so no
+/// change of the map can miss it).
+struct Locked<'b> {
+    guard: std::sync::MutexGuard<'b, (u64, HashMap<String, Session>)>,
+    count: &'b Gauge,
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.count
+            .set(i64::try_from(self.guard.1.len()).unwrap_or(i64::MAX));
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = (u64, HashMap<String, Session>);
+    fn deref(&self) -> &Self::Target {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.guard
+    }
+}
 
 /// A request under way in a session: the session is in use until it is dropped (when the
 /// response has been sent, or the client went away).
@@ -55,8 +88,19 @@ impl Drop for InUse {
 }
 
 impl Book {
-    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, HashMap<String, Session>)> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A book whose size `count` shows (the gauge `/metrics` registers).
+    pub fn counted(count: Gauge) -> Self {
+        Book {
+            all: Mutex::default(),
+            count,
+        }
+    }
+
+    fn lock(&self) -> Locked<'_> {
+        Locked {
+            guard: self.all.lock().unwrap_or_else(PoisonError::into_inner),
+            count: &self.count,
+        }
     }
 
     /// The token that opened session `id`, if the server knows it.
@@ -173,6 +217,20 @@ mod tests {
         let later = Instant::now() + IDLE_FOR;
         assert_eq!(book.expired(later).len(), PER_TOKEN + 1);
         assert_eq!(book.len(), 0);
+    }
+
+    #[test]
+    fn the_gauge_follows_the_sessions_kept() {
+        let gauge = Gauge::default();
+        let book = Arc::new(Book::counted(gauge.clone()));
+        for n in 0..PER_TOKEN + 3 {
+            drop(book.opened(&format!("s{n}"), "tok").0);
+        }
+        assert_eq!(gauge.get(), i64::try_from(PER_TOKEN).unwrap());
+        book.forget("s18");
+        assert_eq!(gauge.get(), i64::try_from(PER_TOKEN - 1).unwrap());
+        book.expired(Instant::now() + IDLE_FOR);
+        assert_eq!(gauge.get(), 0);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
@@ -36,6 +37,8 @@ pub struct Metrics {
     pub tallies: tally::Tallies,
     /// When the change feed last heard from the store (epoch ms; 0: not yet).
     feed_heard_ms: AtomicI64,
+    /// The `/mcp` sessions this replica keeps (set by their book, `mcp_http/sessions.rs`).
+    pub mcp_sessions: Gauge,
 }
 
 impl Default for Metrics {
@@ -55,8 +58,15 @@ impl Default for Metrics {
             prometheus_client::registry::Unit::Seconds,
             latency.clone(),
         );
+        let mcp_sessions = Gauge::default();
+        registry.register(
+            "mcp_sessions",
+            "Streamable HTTP MCP sessions this replica keeps (capped per agent token, idle ones expire)",
+            mcp_sessions.clone(),
+        );
         Metrics {
             registry,
+            mcp_sessions,
             requests,
             latency,
             tallies: tally::Tallies::default(),
