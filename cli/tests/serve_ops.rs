@@ -325,6 +325,14 @@ fn the_duty_gauge_is_one_while_the_monitor_duty_is_held() {
     let after = scrape_until("0");
     assert_eq!(sample(&after, "agentx_duty", &[("duty", "monitor")]), 0.0);
     assert_eq!(sample(&after, "agentx_duty", &[("duty", "outbox")]), 1.0);
+    // How late the pass began after its planned wake-up: the worker kept up.
+    let lags: Vec<f64> = after
+        .iter()
+        .filter(|s| s["name"] == "agentx_duty_lag_seconds" && s["labels"]["duty"] == "monitor")
+        .filter_map(|s| s["value"].as_f64())
+        .collect();
+    assert_eq!(lags.len(), 1, "one lag series for the monitor: {after:?}");
+    assert!((0.0..5.0).contains(&lags[0]), "lag {} s", lags[0]);
 }
 
 /// A metrics face that would be open to anyone is a refusal to start (exit 2).

@@ -6,7 +6,7 @@
 //! after [`TTL`] on PostgreSQL. The ledger's lock still keeps two passes from acting twice;
 //! the lease keeps them from both running, so one replica's log says it ran a pass.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
 use agentx_clarify_command::{LeaseTake, State as _};
@@ -35,17 +35,21 @@ pub const GITHUB: Duty = Duty {
 /// outlives it is not renewed: another replica may then start a pass of its own, and the
 /// ledger's lock (every write is read–decide–write under it) keeps the two from acting twice
 /// — the lease is there so one replica does the work, the lock so the work is done once.
-pub const TTL: Duration = Duration::from_secs(15);
+/// 10 s, so that with [`HELD_LOOK`] a killed holder's duty moves within 15 s (issue 51); a
+/// monitor pass over 100,000 ledgers takes about 2 s.
+pub const TTL: Duration = Duration::from_secs(10);
 
 /// How soon a worker that found a duty held looks again: a fifth of [`TTL`], so a killed
 /// holder's duty moves within `TTL` and this.
-pub const HELD_LOOK: Duration = Duration::from_secs(3);
+pub const HELD_LOOK: Duration = Duration::from_secs(2);
 
 /// Which duties this replica holds right now (`/metrics`' `agentx_duty`).
 #[derive(Default)]
 pub struct Held {
     monitor: AtomicBool,
     github: AtomicBool,
+    /// How late this replica's last monitor pass began after the wake-up it was for (ms).
+    monitor_lag_ms: AtomicI64,
 }
 
 impl Held {
@@ -60,6 +64,17 @@ impl Held {
     /// Whether this replica holds `duty` at this instant.
     pub fn holds(&self, duty: &Duty) -> bool {
         self.flag(duty).load(Ordering::SeqCst)
+    }
+
+    /// A monitor pass for the wake-up due at `due` (epoch ms) began here at `began`.
+    pub fn monitor_began(&self, due: i64, began: i64) {
+        self.monitor_lag_ms
+            .store((began - due).max(0), Ordering::SeqCst);
+    }
+
+    /// How late this replica's last monitor pass began after its wake-up, in seconds.
+    pub fn monitor_lag_seconds(&self) -> f64 {
+        self.monitor_lag_ms.load(Ordering::SeqCst) as f64 / 1000.0
     }
 }
 

@@ -120,6 +120,7 @@ pub fn start(app: Arc<App>) {
             let planned = app
                 .in_background(move |ws| agentx_clarify_command::query::next_wakeup(ws, now))
                 .await;
+            let due = planned.as_ref().ok().copied().flatten();
             let wait = match planned {
                 Ok(_) if failed => Some(RETRY),
                 // The holder's pass moves the due time (its change re-plans here); failing
@@ -136,8 +137,12 @@ pub fn start(app: Arc<App>) {
             };
             tokio::select! {
                 _ = sleep_for(wait) => {
+                    let began = system_now_ms();
                     match monitor(Arc::clone(&app)).await {
                         Ok(Ran::Ran(done)) => {
+                            if let Some(due) = due {
+                                app.duties.monitor_began(due, began);
+                            }
                             said.clear();
                             failed = false;
                             held = false;

@@ -213,6 +213,15 @@ fn duty_series(reg: &mut Registry, app: &App, face: &Face) {
         "1 while this replica holds the duty (monitor and GitHub sync: leased; outbox: per delivery)",
         duties,
     );
+    let lag = Family::<Labels, Gauge<f64, std::sync::atomic::AtomicU64>>::default();
+    lag.get_or_create(&vec![("duty", "monitor".to_owned())])
+        .set(app.duties.monitor_lag_seconds());
+    reg.register_with_unit(
+        "duty_lag",
+        "How late this replica's last pass of the duty began after the wake-up it was for",
+        Unit::Seconds,
+        lag,
+    );
 }
 
 /// How far the change feed and the inbox's view are behind.
