@@ -38,7 +38,7 @@ impl<S: Store> Home<'_, S> {
 
     /// Every readable ledger (what the outbox owes is found in them).
     pub fn ledgers(&self) -> Result<Vec<Ledger>, ClarifyError> {
-        let read = self.0.scan(Scope::All, |read| read.ledger.ok())?;
+        let read = self.0.scan(Scope::Read, |read| read.ledger.ok())?;
         Ok(read.into_iter().flatten().collect())
     }
 

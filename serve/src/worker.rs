@@ -24,6 +24,9 @@ use crate::duty::{self, Ran};
 use crate::hub::{App, Change};
 use crate::open_follow::FEED_WAIT;
 
+/// The longest the deliverer spaces its change-started passes (a pass over 100,000 ledgers
+/// takes about a second): a new escalation is still told within about twice this.
+const MAX_SPACING: Duration = Duration::from_secs(2);
 /// After a failed store call, the worker tries again after this long.
 const RETRY: Duration = Duration::from_secs(5);
 /// Changes that come close together are planned for once: the worker waits this long after
@@ -63,10 +66,19 @@ fn until(at: i64, now: i64) -> Duration {
 /// A change came (`got`): waits [`PLAN_GAP`] and takes every change that came meanwhile, so a
 /// burst is planned for once. `false` when the feed has closed (the server is stopping).
 async fn take_changes(got: Result<Change, RecvError>, changes: &mut Receiver<Change>) -> bool {
+    take_changes_after(got, changes, PLAN_GAP).await
+}
+
+/// [`take_changes`] after `gap`.
+async fn take_changes_after(
+    got: Result<Change, RecvError>,
+    changes: &mut Receiver<Change>,
+    gap: Duration,
+) -> bool {
     if matches!(got, Err(RecvError::Closed)) {
         return false;
     }
-    tokio::time::sleep(PLAN_GAP).await;
+    tokio::time::sleep(gap).await;
     loop {
         match changes.try_recv() {
             Ok(_) | Err(TryRecvError::Lagged(_)) => {}
@@ -214,6 +226,13 @@ async fn monitor(app: Arc<App>) -> Result<Ran<String>, String> {
 /// pending delivery falls due (a retry, a ladder step, a reminder) — the same pass as `agentx
 /// notify send`, so the two may run side by side (each delivery is leased to one of them).
 ///
+/// A pass reads every ledger (what each sink is owed is derived from them), so under a burst
+/// of writes the passes a change starts are spaced: after a change the deliverer waits
+/// [`PLAN_GAP`], or as long as its last pass took when that was longer (at most
+/// [`MAX_SPACING`]), and takes every change that came meanwhile — one pass for the lot, and
+/// the deliverer never holds a core for more than about half the time (issue 50 item 5: the
+/// worker cost one pass per decision).
+///
 /// The next wake-up comes from the outbox's due times whatever the last pass did: after a
 /// pass that failed (the store is down) the outbox is read again for them, and, while it
 /// cannot be, the pass is tried again after a short, growing wait — so a delivery that fell
@@ -228,10 +247,12 @@ pub fn start_notify(app: Arc<App>) {
         loop {
             let ws = Arc::clone(&app.ws);
             let public_url = app.public_url.clone();
+            let began = std::time::Instant::now();
             let ran = tokio::task::spawn_blocking(move || {
                 agentx_clarify_notify::pass_with(&ws, system_now_ms(), public_url.as_deref())
             })
             .await;
+            let spacing = began.elapsed().clamp(PLAN_GAP, MAX_SPACING);
             let wait = match ran {
                 Ok(Ok(report)) => {
                     said.clear();
@@ -258,7 +279,7 @@ pub fn start_notify(app: Arc<App>) {
             tokio::select! {
                 _ = sleep_for(wait) => {}
                 got = changes.recv() => {
-                    if matches!(got, Err(RecvError::Closed)) {
+                    if !take_changes_after(got, &mut changes, spacing).await {
                         return;
                     }
                 }

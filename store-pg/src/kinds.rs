@@ -72,7 +72,7 @@ impl PgKind for Clarifications {
             })
         };
         match scope {
-            Scope::All => store.pass(ALL, &[], &read),
+            Scope::All | Scope::Read => store.pass(ALL, &[], &read),
             // The index is written in the ledger's own transaction: it cannot be outdated, so
             // `clarify monitor` reads from it too.
             Scope::Monitor | Scope::MonitorDryRun => store.pass(MARKED, &[&String::new()], &read),
@@ -122,7 +122,7 @@ impl PgKind for Delegations {
     ) -> Result<Vec<R>, ClarifyError> {
         let now;
         let (sql, params): (_, &[&(dyn postgres::types::ToSql + Sync)]) = match scope {
-            Scope::All => (ALL_DELEGATIONS, &[]),
+            Scope::All | Scope::Read => (ALL_DELEGATIONS, &[]),
             Scope::Monitor | Scope::MonitorDryRun => (MARKED_DELEGATIONS, &[]),
             Scope::FollowUp { now: at, .. } => {
                 now = at;

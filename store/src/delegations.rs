@@ -104,9 +104,10 @@ impl DiskStore {
         }
         // Every ledger, and the index rebuilt from what was read (a workspace without
         // delegations gets none).
-        let rebuild = (scope != Scope::MonitorDryRun && self.path(paths::DELEGATIONS_DIR).is_dir())
-            .then(|| self.delegation_index.begin_rebuild())
-            .flatten();
+        let rebuild = (!matches!(scope, Scope::MonitorDryRun | Scope::Read)
+            && self.path(paths::DELEGATIONS_DIR).is_dir())
+        .then(|| self.delegation_index.begin_rebuild())
+        .flatten();
         let files = self.delegation_files()?;
         let out = parallel_map(&files, |(n, path)| {
             read::with_buffer(|buf| {

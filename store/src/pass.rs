@@ -76,7 +76,7 @@ impl DiskStore {
                 return Ok(self.scan_marked(issues, written, &seen, visit));
             }
         }
-        self.scan_all(visit, scope != Scope::MonitorDryRun)
+        self.scan_all(visit, !matches!(scope, Scope::MonitorDryRun | Scope::Read))
     }
 
     fn ledger_file(&self, issue: u64) -> PathBuf {

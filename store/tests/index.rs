@@ -359,3 +359,42 @@ fn a_dry_run_writes_nothing_the_index_included() {
     let again = run_monitor(&store, &config, LATE, true, Scope::Monitor).unwrap();
     assert_eq!(dry.report, again.report);
 }
+
+/// Every file under `dir` with its bytes (what a pass may have written).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_reader_beside_the_writers_leaves_the_index_alone() {
+    // Issue 50 item 5: the notification deliverer read every ledger through `Scope::All`
+    // after each change, which repairs the index — a write of its stamp and markers that the
+    // next writer invalidated again — and the server with its worker on fell to 4 decisions/s
+    // at 20,000 ledgers. `Scope::Read` reads what `All` reads and writes nothing.
+    let (dir, store) = workspace();
+    let root = dir.path();
+    visited(&store, Scope::All);
+    // A ledger written behind the index: a repairing pass would write its marker and stamp.
+    put(root, 90, Kind::Stuck);
+    let index = root.join(".agentx/index");
+    let before = snapshot(&index);
+    assert_eq!(visited(&store, Scope::Read), visited(&store, Scope::All));
+    let repaired = snapshot(&index);
+    assert_ne!(before, repaired, "`All` repairs the index");
+    put(root, 91, Kind::Stuck);
+    let before = snapshot(&index);
+    assert!(visited(&store, Scope::Read).contains(&91));
+    assert_eq!(snapshot(&index), before, "`Read` wrote the index");
+}

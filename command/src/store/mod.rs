@@ -41,8 +41,14 @@ use agentx_clarify_core::{ClarifyError, Ledger};
 /// Which ledgers a workspace pass needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope<'a> {
-    /// Every ledger (`list`, `stats`, `ready`).
+    /// Every ledger (`list`, `stats`, `ready`); the file store repairs its index on the way.
     All,
+    /// Every ledger, as [`Scope::All`], changing nothing: for a reader that runs beside the
+    /// writers after each of their changes (the notification deliverer, GitHub sync). The
+    /// file store's repair rewrites its index's stamp and markers, which the next write
+    /// invalidates again: a deliverer that repaired on every pass fought every writer for
+    /// the index (issue 50 item 5: 4 decisions/s at 20,000 ledgers with the worker on).
+    Read,
     /// `clarify monitor`: every ledger that can need action (docs/protocol.md §19). A store whose index of
     /// active records cannot be outdated (a database: every writer goes through its
     /// transactions) answers from it; a store whose files others may change (the file store)

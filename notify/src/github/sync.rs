@@ -63,7 +63,7 @@ pub struct SyncReport {
 
 /// Every readable ledger of the workspace, wherever its state is.
 fn ledgers(store: &WorkspaceStore) -> Result<Vec<Ledger>, ClarifyError> {
-    let read = store.scan(Scope::All, |read| read.ledger.ok())?;
+    let read = store.scan(Scope::Read, |read| read.ledger.ok())?;
     Ok(read.into_iter().flatten().collect())
 }
 
