@@ -186,6 +186,66 @@ fn while_the_database_is_down_the_feed_backs_off_and_says_so_twice() {
     );
 }
 
+/// The database goes away before the feed's first look (held back 4 s by the test hook):
+/// the feed starts once the database answers, and live updates work — they stayed off until
+/// a restart ("the store's change feed could not start"), seen when a loaded machine started
+/// the feed late in the test above.
+#[test]
+fn a_feed_that_could_not_start_starts_when_the_database_returns() {
+    let (proxy, url) = Proxy::new(&fresh_database("chaos_feed_start"));
+    let dir = pg_workspace(&url, "");
+    let root = dir.path();
+    let log = root.join("serve.log");
+    let started = Instant::now();
+    let server = Server::start_logged(
+        root,
+        &[],
+        &[("AGENTX_TEST_FEED_BASELINE_DELAY_MS", "4000")],
+        &log,
+    );
+    let (cookie, _) = server.sign_in();
+    let (mut events, _) = open_events(&server, &cookie, 30);
+    proxy.down();
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the database went away after the feed's first look ({:?})",
+        started.elapsed()
+    );
+    std::thread::sleep(Duration::from_secs(6));
+    proxy.up();
+    let back = Instant::now();
+    while !log_lines(&log)
+        .iter()
+        .any(|l| l.contains("live updates are on"))
+    {
+        assert!(
+            back.elapsed() < Duration::from_secs(10),
+            "the feed did not start:\n{}",
+            log_lines(&log).join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    escalated(root, 7, "Back");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(events.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if line.starts_with("data:") && line.contains("[7]") {
+            break;
+        }
+    }
+    let all = log_lines(&log);
+    assert_eq!(
+        all.iter()
+            .filter(|l| l.contains("the store's change feed:"))
+            .count(),
+        1,
+        "the failed start is told once:\n{}",
+        all.join("\n")
+    );
+    assert!(!all.iter().any(|l| l.contains("live updates are off")));
+}
+
 #[test]
 fn a_retry_due_while_the_database_is_down_is_sent_within_5_s_of_its_return() {
     let (proxy, url) = Proxy::new(&fresh_database("chaos_retry"));

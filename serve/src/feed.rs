@@ -68,20 +68,7 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// which never drops one (`open_follow.rs`).
 pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
     tokio::spawn(async move {
-        let ws = Arc::clone(&app.ws);
-        let made =
-            tokio::task::spawn_blocking(move || -> Option<(Box<dyn ChangeFeed>, Option<Wake>)> {
-                if let Some(late) = crate::test_hooks::pause(crate::test_hooks::FEED_BASELINE) {
-                    std::thread::sleep(late);
-                }
-                let store = ws.store().ok()?;
-                let mut feed = StoreFeed::open(store).ok()?;
-                let wake = feed.wake();
-                Some((Box::new(feed) as Box<dyn ChangeFeed>, wake))
-            })
-            .await;
-        let Ok(Some((feed, wake))) = made else {
-            crate::log::line("live updates are off: the store's change feed could not start");
+        let Some((feed, wake)) = opened(&app).await else {
             return;
         };
         // The baseline is taken: every write from now on is reported (the inbox's view of the
@@ -93,6 +80,62 @@ pub fn start(app: Arc<App>, view: UnboundedSender<Change>) {
             let _ = tokio::task::spawn_blocking(move || drop(feed)).await;
         }
     });
+}
+
+type Opened = (Box<dyn ChangeFeed>, Option<Wake>);
+
+/// The feed, opened on the blocking pool. A store that cannot give one (the database went
+/// away before the feed's first look) is tried again after a [`Backoff`], the outage logged
+/// when it begins and when it ends — before, live updates stayed off until a restart.
+/// `None`: shutdown came first, or the opening panicked.
+async fn opened(app: &Arc<App>) -> Option<Opened> {
+    let mut shutdown = app.shutdown.subscribe();
+    let mut backoff = Backoff::new(EVERY, MAX_BACKOFF);
+    let mut first = true;
+    loop {
+        let ws = Arc::clone(&app.ws);
+        let late = std::mem::take(&mut first);
+        let made = tokio::task::spawn_blocking(move || -> Result<Opened, String> {
+            if let Some(delay) = late
+                .then(|| crate::test_hooks::pause(crate::test_hooks::FEED_BASELINE))
+                .flatten()
+            {
+                std::thread::sleep(delay);
+            }
+            let store = ws.store().map_err(|e| e.to_string())?;
+            let mut feed = StoreFeed::open(store).map_err(|e| e.to_string())?;
+            let wake = feed.wake();
+            Ok((Box::new(feed) as Box<dyn ChangeFeed>, wake))
+        })
+        .await;
+        let why = match made {
+            Ok(Ok(opened)) => {
+                if let Some((down, failures)) = backoff.succeeded() {
+                    crate::log::line(&format!(
+                        "the store's change feed is back after {:.1} s ({failures} failed starts): live updates are on",
+                        down.as_secs_f64()
+                    ));
+                }
+                return Some(opened);
+            }
+            Ok(Err(why)) => why,
+            Err(_) => {
+                crate::log::line("live updates are off: the store's change feed could not start");
+                return None;
+            }
+        };
+        let (wait, began) = backoff.failed();
+        if began {
+            crate::log::line(&format!(
+                "the store's change feed: {why}; live updates start once it answers (looking again every {} s at most)",
+                MAX_BACKOFF.as_secs()
+            ));
+        }
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = shutdown.changed() => return None,
+        }
+    }
 }
 
 /// Follows `feed` until shutdown (then returns it, to be closed), broadcasting each change.

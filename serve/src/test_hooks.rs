@@ -6,8 +6,9 @@
 use std::time::Duration;
 
 /// `AGENTX_TEST_FEED_BASELINE_DELAY_MS` takes the feed's baseline that much later, so a test
-/// can show that no worker reads the store before it (`cli/tests/github.rs`).
-pub(crate) const FEED_BASELINE: (&str, u64) = ("AGENTX_TEST_FEED_BASELINE_DELAY_MS", 2_000);
+/// can show that no worker reads the store before it (`cli/tests/github.rs`), or take the
+/// database away before the feed's first look (`cli/tests/pg_chaos.rs`).
+pub(crate) const FEED_BASELINE: (&str, u64) = ("AGENTX_TEST_FEED_BASELINE_DELAY_MS", 5_000);
 
 /// `AGENTX_TEST_OPEN_VIEW_DELAY_MS` holds each change back before the open-records view applies
 /// it, so a test can show a page never answers from a view behind the feed
