@@ -224,8 +224,8 @@ fn a_server_and_a_cron_make_one_comment_per_record_on_postgresql() {
 
 /// Two servers on one store sync at start, at once: each comment is answered once — one 👍
 /// per acted comment, one 😕 and one reply per refused one — and acts once.
-fn two_servers(kept: Kept) {
-    let env = Env::on(Way::Api, kept);
+fn two_servers(way: Way, kept: Kept) {
+    let env = Env::on(way, kept);
     let t = now0();
     env.hub.role("ann", "write");
     env.hub.role("rob", "read");
@@ -304,12 +304,19 @@ fn two_servers(kept: Kept) {
 
 #[test]
 fn two_servers_answer_each_comment_once() {
-    two_servers(Kept::Files);
+    two_servers(Way::Api, Kept::Files);
 }
 
 #[test]
 fn two_servers_answer_each_comment_once_on_postgresql() {
-    two_servers(Kept::Pg);
+    two_servers(Way::Api, Kept::Pg);
+}
+
+/// Issue 51: GitHub Mode on PostgreSQL with two replicas through the real `gh` (against the
+/// OpenAPI-checked stand-in), each comment acted on once.
+#[test]
+fn two_servers_answer_each_comment_once_through_gh_on_postgresql() {
+    two_servers(Way::Gh, Kept::Pg);
 }
 
 /// Two syncs at once after a sync died between writing a decision and remembering it: both
