@@ -376,6 +376,81 @@ fn an_escalation_is_delivered_once_verified_and_retried_with_the_same_id() {
     );
 }
 
+/// Issue 50's receivers — one that refuses connections, one that answers 500, one that says
+/// 410 Gone, one that hangs — each make a failed try that says why, and the retry after the
+/// backoff delivers the event once (a 410 is a failure like the others: the next try may
+/// reach a receiver set up again; after 24 h the delivery is dead).
+#[test]
+fn a_receiver_that_refuses_fails_is_gone_or_hangs_gets_the_event_once_later() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (case, args, says) in [
+        ("refused", &[][..], "could not connect"),
+        ("500", &["--fail", "1"][..], "answered 500"),
+        (
+            "410",
+            &["--fail", "1", "--status", "410"][..],
+            "answered 410",
+        ),
+        ("hangs", &["--stall", "1"][..], "timed out"),
+    ] {
+        let ws = workspace();
+        let mut receiver = Receiver::start(args);
+        let url = if case == "refused" {
+            format!("http://127.0.0.1:{closed}/h")
+        } else {
+            receiver.url("/h")
+        };
+        webhook_config(ws.path(), &url, "");
+        agentx_at(ws.path(), NOW, &["notify", "send"]);
+        escalate(ws.path(), 42, 1);
+        let first = agentx_at(ws.path(), &at(2), &["notify", "send"]).json();
+        assert_eq!(
+            (
+                first["delivered"].as_u64(),
+                first["failed"].as_array().map(Vec::len)
+            ),
+            (Some(0), Some(1)),
+            "{case}: {first}"
+        );
+        let status = agentx_at(ws.path(), &at(2), &["notify", "status"]).json();
+        let error = status["deliveries"][0]["lastError"].as_str().unwrap_or("");
+        assert!(error.contains(says), "{case}: {status}");
+        let tried_id = (case != "refused").then(|| {
+            let got = receiver.next();
+            got["headers"]["webhook-id"].as_str().unwrap().to_owned()
+        });
+        if case == "refused" {
+            // The receiver is up again (where the sink now points).
+            webhook_config(ws.path(), &receiver.url("/h"), "");
+        }
+        let next = tried_next(&status);
+        let retry = agentx_at(ws.path(), &next.to_string(), &["notify", "send"]).json();
+        assert_eq!(retry["delivered"], 1, "{case}: {retry}");
+        let got = receiver.next();
+        assert_eq!(
+            (got["status"].as_u64(), got["verified"].as_bool()),
+            (Some(200), Some(true))
+        );
+        if let Some(id) = tried_id {
+            assert_eq!(
+                got["headers"]["webhook-id"],
+                id.as_str(),
+                "{case}: the same id"
+            );
+        }
+        let after = agentx_at(ws.path(), &at(30), &["notify", "send"]).json();
+        assert_eq!(
+            (after["delivered"].as_u64(), after["pending"].as_u64()),
+            (Some(0), Some(0)),
+            "{case}: once"
+        );
+    }
+}
+
 #[test]
 fn a_ladder_step_waits_and_a_resolution_cancels_it() {
     let ws = workspace();

@@ -2,13 +2,13 @@
 """A notification receiver on 127.0.0.1 for the tests: it verifies every webhook delivery with
 the official Standard Webhooks library (PyPI `standardwebhooks`) and records what arrived.
 
-    receiver.py SECRET [--fail N] [--slow SECONDS] [--stall N]
+    receiver.py SECRET [--fail N [--status CODE]] [--slow SECONDS] [--stall N]
 
 Prints `port <n>` on its first line, then one JSON line per request received:
 {"path", "headers", "title", "body", "verified", "error", "status"} — `title` is the `Title`
 header as the standard library's RFC 2047 decoder reads it (ntfy decodes it the same way);
 with --fail N the first N
-requests are answered 500 (a receiver that is down for a while); with --slow S each request
+requests are answered 500, or CODE with --status (410: a receiver that says it is gone); with --slow S each request
 waits S seconds before it is recorded and answered; with --stall N the first N requests are
 recorded at once as {"stalled": true, "path", "headers"} and never answered (a receiver that
 hangs). Stops when stdin closes.
@@ -28,6 +28,7 @@ parser.add_argument("secret")
 parser.add_argument("--fail", type=int, default=0)
 parser.add_argument("--slow", type=float, default=0)
 parser.add_argument("--stall", type=int, default=0)
+parser.add_argument("--status", type=int, default=500)
 args = parser.parse_args()
 secret, fail = args.secret, args.fail
 lock = threading.Lock()
@@ -68,7 +69,7 @@ class Handler(BaseHTTPRequestHandler):
                 title = f"undecodable: {e}"
         with lock:
             count += 1
-            status = 500 if count <= fail else 200
+            status = args.status if count <= fail else 200
             print(json.dumps({"path": self.path, "headers": headers, "title": title,
                               "body": body.decode("utf-8", "replace"),
                               "verified": verified, "error": error, "status": status}),
