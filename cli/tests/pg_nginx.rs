@@ -88,6 +88,23 @@ impl Drop for Nginx {
     }
 }
 
+/// A replica on `127.0.0.1:<port>` behind the proxy at `public`, without a worker.
+fn replica(root: &Path, port: u16, public: &str, env: &[(&str, &str)]) -> Server {
+    let listen = format!("127.0.0.1:{port}");
+    Server::start_with_env(
+        root,
+        &[
+            "--no-worker",
+            "--listen",
+            &listen,
+            "--behind-proxy",
+            "--public-url",
+            public,
+        ],
+        env,
+    )
+}
+
 /// nginx running the shipped config in front of the replicas on ports `a` and `b`, TLS on
 /// `https` with a certificate made for 127.0.0.1, answering `/readyz`.
 struct Front {
@@ -183,21 +200,10 @@ fn a_decision_through_nginx_reaches_the_other_replicas_stream() {
 
     let (a, b, https, http) = (free_port(), free_port(), free_port(), free_port());
     let public = format!("https://127.0.0.1:{https}");
-    let replica = |port: u16| {
-        let listen = format!("127.0.0.1:{port}");
-        Server::start(
-            root,
-            &[
-                "--no-worker",
-                "--listen",
-                &listen,
-                "--behind-proxy",
-                "--public-url",
-                &public,
-            ],
-        )
-    };
-    let (_a, _b) = (replica(a), replica(b));
+    let (_a, _b) = (
+        replica(root, a, &public, &[]),
+        replica(root, b, &public, &[]),
+    );
 
     let Front {
         nginx,
@@ -286,22 +292,11 @@ fn an_mcp_session_through_nginx_is_opened_again_when_its_replica_dies() {
     let engineer = token(root, "--agent", "engineer");
     let (a, b, https, http) = (free_port(), free_port(), free_port(), free_port());
     let public = format!("https://127.0.0.1:{https}");
-    let replica = |port: u16| {
-        let listen = format!("127.0.0.1:{port}");
-        Server::start_with_env(
-            root,
-            &[
-                "--no-worker",
-                "--listen",
-                &listen,
-                "--behind-proxy",
-                "--public-url",
-                &public,
-            ],
-            &[("AGENTX_TEST_METRICS_TOKEN", METRICS_TOKEN)],
-        )
-    };
-    let mut replicas = [replica(a), replica(b)];
+    let env = [("AGENTX_TEST_METRICS_TOKEN", METRICS_TOKEN)];
+    let mut replicas = [
+        replica(root, a, &public, &env),
+        replica(root, b, &public, &env),
+    ];
     let front = front(a, b, https, http);
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/test/nginx-client.mjs");
