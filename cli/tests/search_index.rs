@@ -84,8 +84,10 @@ fn another_processs_thousand_records_are_found_by_the_next_search() {
     let took = ended.elapsed();
     eprintln!("the first search after the writers: {took:?}");
     assert_eq!(ids(&found).len(), 100, "{found:#}");
+    // A bound on liveness, not a speed target (those are scripts/bench-search's): 309 ms on a
+    // quiet machine, 1.3 s once under a load of 30 on 2 cores.
     assert!(
-        took < Duration::from_secs(1),
+        took < Duration::from_secs(10),
         "search saw them after {took:?}"
     );
     // Every one of the 1,000 is there: each writer's batches by their own words.
