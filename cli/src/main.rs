@@ -1,9 +1,12 @@
 //! `agentx`: the AgentX Clarify command line. Parses arguments, reads the clock and the
 //! workspace root once, dispatches to the command families of `commands/`, and exits with the
 //! code of docs/protocol.md §11.1.
-#![forbid(unsafe_code)]
+//!
+//! `unsafe` is denied (the workspace's lints) everywhere but `alloc.rs`: the one call into
+//! the allocator.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod alloc;
 mod cli;
 mod commands;
 mod exit;
@@ -30,9 +33,6 @@ use commands::{
     signals, status, store,
 };
 use exit::Outcome;
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -7,7 +7,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use agentx_clarify_core::ClarifyError;
 use agentx_clarify_store_any::watch::{Abandoned, Watch};
@@ -233,6 +233,7 @@ impl App {
         &self,
         f: impl FnOnce() -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
+        let f = move || given_back(Instant::now(), f);
         let Location::Postgres(url) = self.ws.location() else {
             return joined(tokio::task::spawn_blocking(f).await);
         };
@@ -257,7 +258,10 @@ impl App {
         // One bound for every door (docs/protocol.md §31): the run waits its turn, in order.
         let _turn = Arc::clone(&self.routes).acquire_owned().await;
         let ws = Arc::clone(&self.ws);
-        let done = tokio::task::spawn_blocking(move || ws.call_routed(&op, &input)).await;
+        let done = tokio::task::spawn_blocking(move || {
+            given_back(Instant::now(), || ws.call_routed(&op, &input))
+        })
+        .await;
         done.unwrap_or_else(|e| {
             agentx_clarify_core::envelope::refusal(
                 "INTERNAL",
@@ -283,8 +287,19 @@ impl App {
         f: impl FnOnce(&WorkspaceStore) -> Result<T, ClarifyError> + Send + 'static,
     ) -> Result<T, ClarifyError> {
         let ws = Arc::clone(&self.ws);
-        joined(tokio::task::spawn_blocking(move || f(&*ws.store()?)).await)
+        joined(
+            tokio::task::spawn_blocking(move || given_back(Instant::now(), || f(&*ws.store()?)))
+                .await,
+        )
     }
+}
+
+/// `call()` on this blocking thread (begun at `started`), which then gives back what the call
+/// freed (a read of every ledger frees most of what it allocated: `memory.rs`).
+fn given_back<T>(started: Instant, call: impl FnOnce() -> T) -> T {
+    let out = call();
+    crate::memory::after_call(started);
+    out
 }
 
 /// A store call's result once its thread is done (one that panicked is `INTERNAL`).

@@ -33,6 +33,7 @@ mod limits;
 pub mod links;
 mod log;
 mod mcp_http;
+mod memory;
 mod metrics;
 mod next;
 mod observe;
@@ -70,6 +71,10 @@ pub struct Options {
     pub no_worker: bool,
     /// `--log-format json`: one JSON object per log line (docs/protocol.md §23.3).
     pub json_log: bool,
+    /// Gives what the allocator holds freed on the calling thread back to the system: the
+    /// binary's allocator's call (`memory.rs` says when the server makes it); `None` leaves
+    /// the allocator to itself.
+    pub give_back: Option<fn()>,
 }
 
 /// How long shutdown waits for requests in flight.
@@ -163,8 +168,19 @@ pub fn run(opts: Options) -> Result<i32, ClarifyError> {
         None => None,
     };
     let state = Arc::new(hub::App::new(ws, opts.public_url.as_deref(), bound, https)?);
+    if let Some(give_back) = opts.give_back {
+        memory::install(give_back);
+    }
+    // A worker about to park and any thread about to end give back what they freed: the
+    // allocator would otherwise keep it until that thread allocates again (`memory.rs`). A
+    // blocking thread idle for a second ends (tokio's default is 10 s): what other threads
+    // freed into it — the envelope it built, dropped by the worker that sent it — comes back
+    // at its end, and under load the threads stay busy and are reused all the same.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_keep_alive(memory::IDLE_THREAD_ENDS)
+        .on_thread_park(memory::now_and_then)
+        .on_thread_stop(memory::at_thread_end)
         .enable_all()
         .build()
         .map_err(|e| ClarifyError::Io {

@@ -109,6 +109,8 @@ pub fn serve(root: PathBuf, args: ServeArgs) -> Result<i32, ClarifyError> {
         behind_proxy: args.behind_proxy,
         no_worker: args.no_worker,
         json_log: args.log_format == "json",
+        // A long-lived process gives back what its large reads freed (issue 50 item 11).
+        give_back: Some(crate::alloc::give_back),
     })
 }
 
