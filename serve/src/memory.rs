@@ -12,9 +12,9 @@
 //! on the blocking pool, when an async worker is about to park, and before any of its threads
 //! stops — at most once a second per thread, or at once after a long store call (the call
 //! purges, and what it purges a busy thread faults in again). A blocking thread idle for a
-//! second ends, so what other threads freed into it (the response it built) comes back too. What the call does is the
-//! binary's ([`crate::Options::give_back`]): this crate names no allocator, and a build
-//! without one gives nothing back.
+//! second ends, so what other threads freed into it (the response it built) comes back too.
+//! What the call does is the binary's ([`crate::Options::give_back`]): this crate names no
+//! allocator, and a build without one gives nothing back.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
